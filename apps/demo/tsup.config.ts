@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/cli.ts'],
+  format: ['esm'],
+  target: 'node20',
+  clean: true,
+  sourcemap: true,
+  banner: { js: '#!/usr/bin/env node' },
+});

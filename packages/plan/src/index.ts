@@ -1,0 +1,25 @@
+export { PlanError, type PlanErrorCode } from './plan-error';
+export { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
+export {
+  type PlanInput,
+  planInputSchema,
+  type Step,
+  type StepClaims,
+  type StepClaimsInput,
+  type StepDraft,
+  type StepId,
+  type StepStatus,
+  type SubgraphDraft,
+  stepClaimsSchema,
+  stepDraftSchema,
+  stepIdSchema,
+  stepSchema,
+  stepStatusSchema,
+  subgraphDraftSchema,
+  type ToolCallRecord,
+  type ToolCallStatus,
+  toolCallRecordSchema,
+  type VerificationRecord,
+  type VerificationRecordInput,
+  verificationRecordSchema,
+} from './schema';

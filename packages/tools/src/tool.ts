@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+
+/** Progress a long-running tool reports while it works. */
+export interface ToolProgress {
+  message: string;
+  /** 0..1 when known. */
+  fraction?: number;
+}
+
+/** What a tool receives besides its validated input. */
+export interface ToolContext {
+  /** The run's signal: a tool must stop promptly when it aborts. */
+  signal: AbortSignal;
+  /** Provider call id of this invocation. */
+  callId: string;
+  onProgress?: (progress: ToolProgress) => void;
+}
+
+/**
+ * A tool the model can call. Build one with `defineTool`. `execute` returns any
+ * JSON-serialisable value (strings pass through unchanged) or throws: a throw becomes an
+ * `error` result the model sees, never a crash of the loop.
+ */
+export interface Tool<Input = unknown, Output = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Input>;
+  readonly output?: z.ZodType<Output>;
+  /** Deletes/overwrites data, runs a shell-like command, pushes… Always pre-verified by the guard. */
+  readonly destructive: boolean;
+  /** Safe to re-run after a crash (resume re-runs in-flight idempotent steps only). */
+  readonly idempotent: boolean;
+  readonly timeoutMs: number | undefined;
+  execute(input: Input, context: ToolContext): Promise<Output>;
+}
+
+/** A tool with its generic types erased, as registries hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: variance escape hatch for heterogeneous tool lists
+export type AnyTool = Tool<any, any>;
+
+/** The outcome of one registry execution: always a value, never a throw (except abort). */
+export type ToolOutcome =
+  | { status: 'success'; output: unknown; text: string }
+  | { status: 'error'; code: ToolErrorCode; message: string; text: string };
+
+export type ToolErrorCode =
+  | 'unknown-tool'
+  | 'invalid-arguments'
+  | 'execution-failed'
+  | 'timeout'
+  | 'aborted'
+  | 'path-escape'
+  | 'command-denied'
+  | 'output-invalid';

@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { publint } from 'publint';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const packagesDir = join(import.meta.dirname, '..', 'packages');
+const published = readdirSync(packagesDir).filter((name) => {
+  const manifest = JSON.parse(readFileSync(join(packagesDir, name, 'package.json'), 'utf8'));
+  return manifest.private !== true;
+});
+
+/**
+ * Every published package must pass publint (strict) and "Are the types wrong?" for ESM-only
+ * consumers. Runs on the built `dist/` that `pnpm check` produces before vitest starts.
+ */
+describe.each(published)('@closedloop/%s package', (name) => {
+  const pkgDir = join(packagesDir, name);
+
+  it('passes publint', async () => {
+    const { messages } = await publint({ pkgDir, strict: true });
+    expect(messages.map((message) => `${message.type}: ${message.code} ${JSON.stringify(message.args)}`)).toEqual(
+      [],
+    );
+  });
+
+  it('passes attw (esm-only profile)', async () => {
+    const attw = join(import.meta.dirname, '..', 'node_modules', '.bin', 'attw');
+    const { stdout } = await run(attw, ['--pack', pkgDir, '--profile', 'esm-only', '--format', 'json'], {
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    const report = JSON.parse(stdout) as { analysis?: { problems?: unknown[] } };
+    expect(report.analysis?.problems ?? ['attw produced no analysis']).toEqual([]);
+  });
+});

@@ -1,0 +1,35 @@
+import { readdirSync } from 'node:fs';
+import { defaultClientConditions, defaultServerConditions } from 'vite';
+import { defineConfig } from 'vitest/config';
+
+/** Every workspace folder is one vitest project; tests run against `src/` via the source condition. */
+const projectDirs = ['packages', 'apps'].flatMap((group) =>
+  readdirSync(group, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => `${group}/${entry.name}`),
+);
+
+const sourceCondition = '@closedloop/source';
+
+export default defineConfig({
+  resolve: { conditions: [sourceCondition, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [sourceCondition, ...defaultServerConditions] } },
+  test: {
+    reporters: ['default', ['json', { outputFile: '.ci/results/vitest.json' }]],
+    projects: [
+      ...projectDirs.map((dir) => ({
+        extends: true as const,
+        test: {
+          name: dir.split('/')[1],
+          root: dir,
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      })),
+      {
+        extends: true as const,
+        test: { name: 'repo', root: '.', include: ['scripts/**/*.test.ts'], testTimeout: 120_000 },
+      },
+    ],
+  },
+});
