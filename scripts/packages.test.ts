@@ -21,9 +21,9 @@ describe.each(published)('@closedloop/%s package', (name) => {
 
   it('passes publint', async () => {
     const { messages } = await publint({ pkgDir, strict: true });
-    expect(messages.map((message) => `${message.type}: ${message.code} ${JSON.stringify(message.args)}`)).toEqual(
-      [],
-    );
+    expect(
+      messages.map((message) => `${message.type}: ${message.code} ${JSON.stringify(message.args)}`),
+    ).toEqual([]);
   });
 
   it('passes attw (esm-only profile)', async () => {

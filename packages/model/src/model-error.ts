@@ -11,7 +11,12 @@ export type ModelErrorCode =
   | 'invalid-response'
   | 'aborted';
 
-const retryableCodes: ReadonlySet<ModelErrorCode> = new Set(['rate-limited', 'overloaded', 'timeout', 'network']);
+const retryableCodes: ReadonlySet<ModelErrorCode> = new Set([
+  'rate-limited',
+  'overloaded',
+  'timeout',
+  'network',
+]);
 
 /**
  * Every model failure, normalised across providers. Never carries an API key: adapters build

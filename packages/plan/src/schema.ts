@@ -11,7 +11,14 @@ export type StepId = z.infer<typeof stepIdSchema>;
  * - `failed` (verification failed, awaiting replan) → `blocked` | `not_started` (retry in place)
  * - `completed`, `blocked`, `skipped` are terminal.
  */
-export const stepStatusSchema = z.enum(['not_started', 'in_progress', 'completed', 'failed', 'blocked', 'skipped']);
+export const stepStatusSchema = z.enum([
+  'not_started',
+  'in_progress',
+  'completed',
+  'failed',
+  'blocked',
+  'skipped',
+]);
 export type StepStatus = z.infer<typeof stepStatusSchema>;
 
 /** One entry of a step's tool-call ledger. Written `pending` before the tool runs. */
@@ -41,7 +48,9 @@ export const stepClaimsSchema = z.object({
       z.object({
         file: z.string(),
         name: z.string(),
-        kind: z.enum(['function', 'class', 'interface', 'type', 'variable', 'export', 'import', 'any']).default('any'),
+        kind: z
+          .enum(['function', 'class', 'interface', 'type', 'variable', 'export', 'import', 'any'])
+          .default('any'),
       }),
     )
     .default([]),
