@@ -1,4 +1,19 @@
+export { abortableSleep } from './abortable-sleep';
 export type { ModelCapabilities } from './capabilities';
+export {
+  builtInCapabilities,
+  type CapabilityEntry,
+  type CapabilityRegistration,
+  type CapabilitySource,
+  conservativeCapabilities,
+  formatCapabilityTable,
+  lookupCapabilities,
+  matchesModelPattern,
+  type ResolveCapabilitiesOptions,
+  registerCapabilities,
+  resetCapabilityRegistry,
+  resolveCapabilities,
+} from './capability-registry';
 export type {
   CallOptions,
   ChatMessage,
@@ -14,4 +29,53 @@ export type {
   ToolSpec,
   Usage,
 } from './chat-model';
+export { type ExtractJsonResult, extractJson } from './extract-json';
+export { type GenerateOptions, generate } from './generate';
+export {
+  type GenerateObjectOptions,
+  type GenerateObjectResult,
+  generateObject,
+  jsonInstruction,
+} from './generate-object';
 export { ModelError, type ModelErrorCode } from './model-error';
+export {
+  codeForStatus,
+  type NormalizeErrorOptions,
+  normalizeError,
+  parseRetryAfter,
+} from './normalize-error';
+export {
+  clearProbeCache,
+  type ProbeCapabilitiesOptions,
+  type ProbeOutcome,
+  type ProbeResult,
+  probeCapabilities,
+} from './probe-capabilities';
+export { redactSecrets } from './redact-secrets';
+export {
+  type ResultToStreamOptions,
+  resultToStream,
+  type StreamToResultOptions,
+  streamToResult,
+} from './stream-to-result';
+export {
+  stripSchemaKeyword,
+  type ToJsonSchemaOptions,
+  type ToToolSpecInput,
+  toJsonSchema,
+  toToolSpec,
+} from './to-tool-spec';
+export { addUsage, emptyUsage } from './usage';
+export {
+  computeCost,
+  createUsageTracker,
+  findPrice,
+  type ModelPrice,
+  type PriceTable,
+  type UsageInput,
+  type UsageRecord,
+  type UsageSummary,
+  type UsageTracker,
+  type UsageTrackerOptions,
+} from './usage-tracker';
+export { backoffDelay, type RetryAttempt, type RetryEvent, type RetryOptions, withRetry } from './with-retry';

@@ -34,6 +34,8 @@ export class ModelError extends Error {
   readonly provider: string | undefined;
   /** Raw model output, for `invalid-response` errors. */
   readonly rawOutput: string | undefined;
+  /** Every raw output tried, oldest first (e.g. first answer and repair answer of `generateObject`). */
+  readonly rawOutputs: readonly string[] | undefined;
 
   constructor(options: {
     code: ModelErrorCode;
@@ -44,6 +46,7 @@ export class ModelError extends Error {
     requestId?: string;
     provider?: string;
     rawOutput?: string;
+    rawOutputs?: readonly string[];
     cause?: unknown;
   }) {
     super(options.message, { cause: options.cause });
@@ -54,6 +57,7 @@ export class ModelError extends Error {
     this.requestId = options.requestId;
     this.provider = options.provider;
     this.rawOutput = options.rawOutput;
+    this.rawOutputs = options.rawOutputs;
   }
 
   static isInstance(error: unknown): error is ModelError {

@@ -1,1 +1,26 @@
-export {};
+export {
+  type CassetteEntry,
+  CassetteError,
+  type CassetteErrorCode,
+  type CassetteErrorRecord,
+  hashRequest,
+  type RecordModelOptions,
+  type ReplayModelOptions,
+  recordModel,
+  replayModel,
+} from './cassette';
+export {
+  errorTurn,
+  estimateTokens,
+  type ScriptedCall,
+  type ScriptedError,
+  type ScriptedMatcher,
+  ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedResponse,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type ScriptedTurnContext,
+  textTurn,
+  toolCallTurn,
+} from './scripted-model';

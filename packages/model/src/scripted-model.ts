@@ -1,0 +1,300 @@
+import { abortableSleep, abortedError, raceAbort } from './abortable-sleep';
+import type { ModelCapabilities } from './capabilities';
+import type {
+  CallOptions,
+  ChatModel,
+  FinishReason,
+  GenerateRequest,
+  GenerateResult,
+  ReasoningPart,
+  StreamPart,
+  ToolCall,
+  Usage,
+} from './chat-model';
+import { ModelError } from './model-error';
+import { resultToStream } from './stream-to-result';
+
+/** A tool call in a script: `arguments` as a value; `id` and `rawArguments` are filled in. */
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments?: unknown;
+  /** Raw argument text; default `JSON.stringify(arguments ?? {})`. Set it to script malformed JSON. */
+  rawArguments?: string;
+}
+
+/** A scripted answer: a partial `GenerateResult`. Missing fields get deterministic defaults. */
+export interface ScriptedResponse {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Default `tool-calls` when there are tool calls, else `stop`. */
+  finishReason?: FinishReason;
+  rawFinishReason?: string;
+  /** Default: about one token per 4 characters of input and output. */
+  usage?: Partial<Usage>;
+  reasoning?: ReasoningPart[];
+  confidence?: number;
+  response?: GenerateResult['response'];
+}
+
+/** A scripted failure: the call throws `error`. */
+export interface ScriptedError {
+  error: Error;
+}
+
+/** Context passed to a function turn. */
+export interface ScriptedTurnContext {
+  /** 0-based index of this call on the model. */
+  callIndex: number;
+}
+
+/** One scripted step: an answer, a failure, or a function of the request returning either. */
+export type ScriptedTurn =
+  | ScriptedResponse
+  | ScriptedError
+  | ((
+      request: GenerateRequest,
+      context: ScriptedTurnContext,
+    ) => ScriptedResponse | ScriptedError | Promise<ScriptedResponse | ScriptedError>);
+
+/** A rule checked before the ordered turns: when `match(request)` holds, answer with `respond`. */
+export interface ScriptedMatcher {
+  match: (request: GenerateRequest) => boolean;
+  respond: ScriptedTurn;
+  /** How many times the rule may answer. Default unlimited. */
+  times?: number;
+}
+
+/** Options of {@link ScriptedModel}. */
+export interface ScriptedModelOptions {
+  /** Default `scripted-model`. */
+  modelId?: string;
+  /** Merged over the scripted defaults (everything on except logprobs, reasoning and vision). */
+  capabilities?: Partial<ModelCapabilities>;
+  /** Delay before each answer, fixed or per request. Aborting during it rejects at once. */
+  latencyMs?: number | ((request: GenerateRequest) => number);
+  /** Answers in order. */
+  turns?: ScriptedTurn[];
+  /** Rules checked before `turns`, first match wins. */
+  matchers?: ScriptedMatcher[];
+  /** Characters per delta in `doStream`. Default 8. */
+  streamChunkSize?: number;
+}
+
+/** A record of one call on a {@link ScriptedModel}. */
+export interface ScriptedCall {
+  request: GenerateRequest;
+  result?: GenerateResult;
+  error?: Error;
+}
+
+const defaultCapabilities: ModelCapabilities = {
+  toolCalling: true,
+  parallelToolCalls: true,
+  streaming: true,
+  structuredOutput: true,
+  logprobs: false,
+  reasoning: false,
+  vision: false,
+  contextWindow: 128_000,
+  maxOutputTokens: 16_384,
+};
+
+/** Deterministic token estimate: one token per 4 characters, rounded up. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function requestText(request: GenerateRequest): string {
+  let text = '';
+  for (const message of request.messages) {
+    text += message.content;
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) text += call.name + call.rawArguments;
+    }
+  }
+  for (const tool of request.tools ?? [])
+    text += tool.name + tool.description + JSON.stringify(tool.inputSchema);
+  if (request.responseFormat?.schema) text += JSON.stringify(request.responseFormat.schema);
+  return text;
+}
+
+function cloneRequest(request: GenerateRequest): GenerateRequest {
+  try {
+    return structuredClone(request);
+  } catch {
+    return { ...request, messages: request.messages.map((message) => ({ ...message })) };
+  }
+}
+
+function describeRequest(request: GenerateRequest): string {
+  const last = request.messages.at(-1);
+  const lastText = last
+    ? `last message (${last.role}): ${JSON.stringify(last.content.slice(0, 160))}`
+    : 'no messages';
+  const tools = request.tools?.length ? `, tools: ${request.tools.map((tool) => tool.name).join(', ')}` : '';
+  return `${request.messages.length} message(s), ${lastText}${tools}`;
+}
+
+function isScriptedError(value: ScriptedResponse | ScriptedError): value is ScriptedError {
+  return 'error' in value && value.error instanceof Error;
+}
+
+/** Builds a turn that answers with one tool call. */
+export function toolCallTurn(name: string, args: unknown = {}, id?: string): ScriptedResponse {
+  return { toolCalls: [{ name, arguments: args, ...(id !== undefined ? { id } : {}) }] };
+}
+
+/** Builds a turn that answers with text. */
+export function textTurn(text: string): ScriptedResponse {
+  return { text };
+}
+
+/** Builds a turn that throws `error` (e.g. a `ModelError` with code `rate-limited`). */
+export function errorTurn(error: Error): ScriptedError {
+  return { error };
+}
+
+/**
+ * A deterministic `ChatModel` for tests and offline demos. Answers from matchers (first match),
+ * then ordered turns; records every request; honours `signal`; streams by chunking its answers.
+ * Running out of turns throws a `ModelError('invalid-response')` that names the request.
+ *
+ * @example
+ * const model = new ScriptedModel({ turns: [toolCallTurn('read_file', { path: 'a.ts' }), textTurn('done')] });
+ */
+export class ScriptedModel implements ChatModel {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'scripted';
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  /** Every request received, in order (deep copies). */
+  readonly requests: GenerateRequest[] = [];
+  /** Every call with its result or error, in order. */
+  readonly calls: ScriptedCall[] = [];
+  private readonly turns: ScriptedTurn[];
+  private readonly matchers: Array<ScriptedMatcher & { used: number }>;
+  private readonly latencyMs: ScriptedModelOptions['latencyMs'];
+  private readonly streamChunkSize: number;
+  private nextCallId = 1;
+
+  constructor(options: ScriptedModelOptions = {}) {
+    this.modelId = options.modelId ?? 'scripted-model';
+    this.capabilities = { ...defaultCapabilities, ...options.capabilities };
+    this.turns = [...(options.turns ?? [])];
+    this.matchers = (options.matchers ?? []).map((matcher) => ({ ...matcher, used: 0 }));
+    this.latencyMs = options.latencyMs;
+    this.streamChunkSize = options.streamChunkSize ?? 8;
+  }
+
+  /** Ordered turns not used yet. */
+  get remainingTurns(): number {
+    return this.turns.length;
+  }
+
+  /** Appends turns to the script. */
+  addTurns(...turns: ScriptedTurn[]): void {
+    this.turns.push(...turns);
+  }
+
+  /** Answers the next scripted turn. */
+  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    return this.answer(request, options.signal);
+  }
+
+  /** Streams the next scripted turn as text / tool-call deltas and one `finish` part. */
+  async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
+    const { signal } = options;
+    const result = await this.answer(request, signal);
+    for await (const part of resultToStream(result, { chunkSize: this.streamChunkSize })) {
+      if (signal?.aborted) throw abortedError(signal, this.provider);
+      yield part;
+    }
+  }
+
+  private async answer(request: GenerateRequest, signal: AbortSignal | undefined): Promise<GenerateResult> {
+    const callIndex = this.calls.length;
+    const copy = cloneRequest(request);
+    this.requests.push(copy);
+    const call: ScriptedCall = { request: copy };
+    this.calls.push(call);
+    try {
+      if (signal?.aborted) throw abortedError(signal, this.provider);
+      const turn = this.nextTurn(request, callIndex);
+      const latency = typeof this.latencyMs === 'function' ? this.latencyMs(request) : (this.latencyMs ?? 0);
+      if (latency > 0) await abortableSleep(latency, signal);
+      const answer =
+        typeof turn === 'function'
+          ? await raceAbort(Promise.resolve(turn(request, { callIndex })), signal)
+          : turn;
+      if (signal?.aborted) throw abortedError(signal, this.provider);
+      if (isScriptedError(answer)) throw answer.error;
+      call.result = this.toResult(request, answer);
+      return call.result;
+    } catch (error) {
+      call.error = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    }
+  }
+
+  private nextTurn(request: GenerateRequest, callIndex: number): ScriptedTurn {
+    for (const matcher of this.matchers) {
+      if (matcher.used >= (matcher.times ?? Number.POSITIVE_INFINITY)) continue;
+      if (matcher.match(request)) {
+        matcher.used++;
+        return matcher.respond;
+      }
+    }
+    const turn = this.turns.shift();
+    if (turn === undefined) {
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `ScriptedModel(${this.modelId}): no scripted turn left for call #${callIndex + 1} (${describeRequest(
+          request,
+        )}). Add turns or a matcher for it.`,
+        isRetryable: false,
+        provider: this.provider,
+      });
+    }
+    return turn;
+  }
+
+  private toResult(request: GenerateRequest, answer: ScriptedResponse): GenerateResult {
+    const text = answer.text ?? '';
+    const toolCalls: ToolCall[] = (answer.toolCalls ?? []).map((call) => {
+      const rawArguments = call.rawArguments ?? JSON.stringify(call.arguments ?? {});
+      let args: unknown = call.arguments;
+      if (args === undefined) {
+        try {
+          args = JSON.parse(rawArguments);
+        } catch {
+          args = rawArguments;
+        }
+      }
+      return { id: call.id ?? `call_${this.nextCallId++}`, name: call.name, arguments: args, rawArguments };
+    });
+    const outputText =
+      text +
+      (answer.reasoning ?? []).map((part) => part.text).join('') +
+      toolCalls.map((call) => call.name + call.rawArguments).join('');
+    const inputTokens = answer.usage?.inputTokens ?? estimateTokens(requestText(request));
+    const outputTokens = answer.usage?.outputTokens ?? estimateTokens(outputText);
+    const usage: Usage = {
+      ...answer.usage,
+      inputTokens,
+      outputTokens,
+      totalTokens: answer.usage?.totalTokens ?? inputTokens + outputTokens,
+    };
+    const result: GenerateResult = {
+      text,
+      toolCalls,
+      finishReason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
+      usage,
+      response: answer.response ?? { id: `scripted-${this.calls.length}`, modelId: this.modelId },
+    };
+    if (answer.rawFinishReason !== undefined) result.rawFinishReason = answer.rawFinishReason;
+    if (answer.reasoning !== undefined) result.reasoning = answer.reasoning;
+    if (answer.confidence !== undefined) result.confidence = answer.confidence;
+    return result;
+  }
+}
