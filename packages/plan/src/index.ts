@@ -1,5 +1,20 @@
+export { type FormatToolHistoryOptions, formatStepHistory, truncateText } from './format-tool-history';
+export { findCycle } from './graph';
+export {
+  type CreatePlanOptions,
+  type MarkStepOptions,
+  Plan,
+  type PlanListener,
+  type PlanOptions,
+  type ReplaceSubgraphResult,
+  type ReplayOptions,
+  type StepCounts,
+  type ToolCallInput,
+  type ToolResultInput,
+} from './plan';
 export { PlanError, type PlanErrorCode } from './plan-error';
 export { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
+export { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 export {
   type PlanInput,
   planInputSchema,
@@ -23,3 +38,5 @@ export {
   type VerificationRecordInput,
   verificationRecordSchema,
 } from './schema';
+export { formatStepNotes, type ParsedStepNotes, parseStepNotes, type StepNotesStatus } from './step-notes';
+export { isLegalTransition, isTerminalStatus, stepTransitions } from './step-transitions';

@@ -3,6 +3,7 @@ const marker = Symbol.for('closedloop.plan.error');
 /** Every way a plan operation can be refused. */
 export type PlanErrorCode =
   | 'invalid-plan'
+  | 'invalid-argument'
   | 'duplicate-step'
   | 'unknown-step'
   | 'dangling-dependency'
@@ -11,6 +12,7 @@ export type PlanErrorCode =
   | 'completed-step-touched'
   | 'empty-redesign'
   | 'unknown-tool-call'
+  | 'duplicate-tool-call'
   | 'invalid-snapshot'
   | 'invalid-event';
 

@@ -1,0 +1,766 @@
+import { describe, expect, it, vi } from 'vitest';
+import { seedDag, tickingClock } from './__fixtures__/seed-dag';
+import { Plan } from './plan';
+import { PlanError, type PlanErrorCode } from './plan-error';
+import type { PlanEvent } from './plan-events';
+import type { StepId } from './schema';
+
+function expectPlanError(run: () => unknown, code: PlanErrorCode): PlanError {
+  try {
+    run();
+  } catch (error) {
+    expect(PlanError.isInstance(error)).toBe(true);
+    expect((error as PlanError).code).toBe(code);
+    return error as PlanError;
+  }
+  throw new Error(`expected PlanError(${code}), nothing was thrown`);
+}
+
+function seedPlan(): Plan {
+  return Plan.create(seedDag, { id: 'plan-1', clock: tickingClock() });
+}
+
+/** Runs a step to completion. */
+function complete(plan: Plan, ...ids: StepId[]): void {
+  for (const id of ids) {
+    plan.markStep(id, { status: 'in_progress' });
+    plan.markStep(id, { status: 'completed', notes: '[SUCCESS]: done' });
+  }
+}
+
+/** Every id comes after all of its dependencies within the list. */
+function expectTopological(plan: Plan, ids: StepId[]): void {
+  const position = new Map(ids.map((id, index) => [id, index]));
+  for (const id of ids) {
+    for (const dep of plan.step(id).dependsOn) {
+      if (position.has(dep)) expect(position.get(dep)!).toBeLessThan(position.get(id)!);
+    }
+  }
+}
+
+describe('Plan.create', () => {
+  it('builds the plan, emits plan-created and starts with the roots ready', () => {
+    const plan = seedPlan();
+    expect(plan.id).toBe('plan-1');
+    expect(plan.title).toBe('REST API');
+    expect(plan.goal).toBe('Build a REST API with tests');
+    expect(plan.stepIds).toEqual(seedDag.steps.map((step) => step.id));
+    expect(plan.readySteps()).toEqual(['analyze']);
+    expect(plan.events).toHaveLength(1);
+    expect(plan.events[0]).toMatchObject({ type: 'plan-created', planId: 'plan-1', seq: 0, at: 1000 });
+    expect(plan.step('api')).toMatchObject({
+      status: 'not_started',
+      notes: '',
+      ledger: [],
+      replanAttempts: 0,
+    });
+  });
+
+  it('defaults the id to a UUID and the clock to Date.now', () => {
+    const before = Date.now();
+    const plan = Plan.create({ steps: [{ id: 'a', description: 'A' }] });
+    expect(plan.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(plan.events[0]!.at).toBeGreaterThanOrEqual(before);
+    expect(Plan.create({ id: 'from-input', steps: [] }).id).toBe('from-input');
+  });
+
+  it('rejects malformed input, duplicates, dangling ids and cycles', () => {
+    expectPlanError(() => Plan.create({ steps: [{ id: '', description: 'x' }] }), 'invalid-plan');
+    expectPlanError(() => Plan.create({ steps: 'nope' } as never), 'invalid-plan');
+    expectPlanError(
+      () =>
+        Plan.create({
+          steps: [
+            { id: 'a', description: 'A' },
+            { id: 'a', description: 'again' },
+          ],
+        }),
+      'duplicate-step',
+    );
+    const dangling = expectPlanError(
+      () => Plan.create({ steps: [{ id: 'a', description: 'A', dependsOn: ['ghost'] }] }),
+      'dangling-dependency',
+    );
+    expect(dangling.details).toEqual({ stepId: 'a', dependency: 'ghost' });
+    const cycle = expectPlanError(
+      () =>
+        Plan.create({
+          steps: [
+            { id: 'a', description: 'A', dependsOn: ['c'] },
+            { id: 'b', description: 'B', dependsOn: ['a'] },
+            { id: 'c', description: 'C', dependsOn: ['b'] },
+            { id: 'd', description: 'D' },
+          ],
+        }),
+      'cycle',
+    );
+    const path = cycle.details.cycle as string[];
+    expect(path[0]).toBe(path.at(-1));
+    expect(new Set(path)).toEqual(new Set(['a', 'b', 'c']));
+    expectPlanError(() => Plan.create({ steps: [{ id: 'a', description: 'A', dependsOn: ['a'] }] }), 'cycle');
+  });
+
+  it('drops a dependency listed twice', () => {
+    const plan = Plan.create({
+      steps: [
+        { id: 'a', description: 'A' },
+        { id: 'b', description: 'B', dependsOn: ['a', 'a'] },
+      ],
+    });
+    expect(plan.step('b').dependsOn).toEqual(['a']);
+    complete(plan, 'a');
+    expect(plan.readySteps()).toEqual(['b']);
+  });
+});
+
+describe('queries', () => {
+  it('step() and has()', () => {
+    const plan = seedPlan();
+    expect(plan.has('api')).toBe(true);
+    expect(plan.has('nope')).toBe(false);
+    expect(plan.step('api').title).toBe('Write API endpoints');
+    expectPlanError(() => plan.step('nope'), 'unknown-step');
+  });
+
+  it('returns copies: mutating them does not touch the plan', () => {
+    const plan = seedPlan();
+    const step = plan.step('api');
+    step.status = 'completed';
+    step.dependsOn.push('x');
+    plan.steps[0]!.notes = 'hacked';
+    expect(plan.step('api').status).toBe('not_started');
+    expect(plan.step('api').dependsOn).toEqual(['models', 'db']);
+    expect(plan.step('analyze').notes).toBe('');
+  });
+
+  it('downstreamOf: direct dependency', () => {
+    const plan = seedPlan();
+    expect(plan.downstreamOf('api')).toEqual(['write-tests', 'run-tests']);
+    expect(plan.downstreamOf('run-tests')).toEqual([]);
+  });
+
+  it('downstreamOf: indirect dependency, topological order', () => {
+    const plan = seedPlan();
+    const down = plan.downstreamOf('scaffold');
+    expect(new Set(down)).toEqual(new Set(['models', 'api', 'write-tests', 'run-tests']));
+    expectTopological(plan, down);
+    expect(down[0]).toBe('models');
+  });
+
+  it('downstreamOf: complex DAG, several inputs, inputs excluded', () => {
+    const plan = seedPlan();
+    const all = plan.downstreamOf('analyze');
+    expect(new Set(all)).toEqual(new Set(plan.stepIds.filter((id) => id !== 'analyze')));
+    expectTopological(plan, all);
+    const fromTwo = plan.downstreamOf(['models', 'config']);
+    expect(new Set(fromTwo)).toEqual(new Set(['db', 'api', 'write-tests', 'run-tests']));
+    expectTopological(plan, fromTwo);
+    // An input downstream of another input is still excluded.
+    expect(plan.downstreamOf(['scaffold', 'models'])).not.toContain('models');
+    expectPlanError(() => plan.downstreamOf('ghost'), 'unknown-step');
+  });
+
+  it('upstreamOf: transitive, dependencies first', () => {
+    const plan = seedPlan();
+    const up = plan.upstreamOf('api');
+    expect(new Set(up)).toEqual(new Set(['analyze', 'scaffold', 'config', 'models', 'db']));
+    expect(up[0]).toBe('analyze');
+    expectTopological(plan, up);
+    expect(plan.upstreamOf('analyze')).toEqual([]);
+    expect(new Set(plan.upstreamOf(['write-tests', 'run-tests']))).toEqual(
+      new Set(['analyze', 'scaffold', 'config', 'models', 'db', 'api']),
+    );
+  });
+
+  it('readySteps follows completions, in display order, and counts/isSettled agree', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    expect(plan.readySteps()).toEqual(['scaffold', 'config']);
+    complete(plan, 'config');
+    expect(plan.readySteps()).toEqual(['scaffold', 'db']);
+    plan.markStep('scaffold', { status: 'in_progress' });
+    expect(plan.readySteps()).toEqual(['db']);
+    expect(plan.isSettled()).toBe(false);
+    expect(plan.counts()).toEqual({
+      not_started: 5,
+      in_progress: 1,
+      completed: 2,
+      failed: 0,
+      blocked: 0,
+      skipped: 0,
+    });
+    complete(plan, 'db');
+    plan.markStep('scaffold', { status: 'completed' });
+    complete(plan, 'models', 'api', 'write-tests', 'run-tests');
+    expect(plan.readySteps()).toEqual([]);
+    expect(plan.isSettled()).toBe(true);
+    expect(plan.counts().completed).toBe(8);
+  });
+});
+
+describe('markStep', () => {
+  it('allows only legal transitions', () => {
+    const plan = seedPlan();
+    expectPlanError(() => plan.markStep('analyze', { status: 'completed' }), 'illegal-transition');
+    expectPlanError(() => plan.markStep('analyze', { status: 'failed' }), 'illegal-transition');
+    complete(plan, 'analyze');
+    expectPlanError(() => plan.markStep('analyze', { status: 'not_started' }), 'illegal-transition');
+    plan.markStep('scaffold', { status: 'in_progress' });
+    plan.markStep('scaffold', { status: 'failed', notes: '[FAIL]: disk full' });
+    expectPlanError(() => plan.markStep('scaffold', { status: 'completed' }), 'illegal-transition');
+    plan.markStep('scaffold', { status: 'not_started' });
+    expect(plan.readySteps()).toContain('scaffold');
+    plan.markStep('config', { status: 'skipped' });
+    expectPlanError(() => plan.markStep('config', { status: 'in_progress' }), 'illegal-transition');
+  });
+
+  it('refuses to start a step whose dependencies are not completed', () => {
+    const plan = seedPlan();
+    const error = expectPlanError(
+      () => plan.markStep('api', { status: 'in_progress' }),
+      'illegal-transition',
+    );
+    expect(error.details.waitingOn).toEqual(['models', 'db']);
+  });
+
+  it('stores notes, output, files and claims', () => {
+    const plan = seedPlan();
+    plan.markStep('analyze', { status: 'in_progress' });
+    const step = plan.markStep('analyze', {
+      notes: '[SUCCESS]: read it',
+      output: 'needs a REST API',
+      files: ['requirements.md'],
+      claims: { filesWritten: ['notes.md'] },
+    });
+    expect(step).toMatchObject({
+      status: 'in_progress',
+      notes: '[SUCCESS]: read it',
+      output: 'needs a REST API',
+      files: ['requirements.md'],
+      claims: { filesWritten: ['notes.md'], filesDeleted: [], symbolsAdded: [], commandsPassed: [] },
+    });
+    expect(plan.events.at(-1)).toMatchObject({ type: 'step-marked', stepId: 'analyze' });
+    expect(plan.events.at(-1)).not.toHaveProperty('status');
+  });
+
+  it('rejects malformed options with invalid-argument', () => {
+    const plan = seedPlan();
+    expectPlanError(() => plan.markStep('analyze', { status: 'done' as never }), 'invalid-argument');
+    expectPlanError(() => plan.markStep('analyze', { notes: 3 as never }), 'invalid-argument');
+    expectPlanError(() => plan.markStep('analyze', { files: [1] as never }), 'invalid-argument');
+    expectPlanError(
+      () => plan.markStep('analyze', { claims: { filesWritten: 'x' } as never }),
+      'invalid-argument',
+    );
+    expectPlanError(() => plan.markStep('analyze', null as never), 'invalid-argument');
+    expectPlanError(() => plan.markStep('ghost', { status: 'in_progress' }), 'unknown-step');
+  });
+
+  it('blocked cascades to unfinished downstream steps, one event each', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze', 'scaffold');
+    plan.markStep('config', { status: 'skipped' });
+    const before = plan.events.length;
+    plan.markStep('models', { status: 'blocked', notes: '[FAIL]: gave up' });
+    const cascade = plan.events.slice(before);
+    expect(cascade.map((event) => (event.type === 'step-marked' ? event.stepId : ''))).toEqual([
+      'models',
+      'api',
+      'write-tests',
+      'run-tests',
+    ]);
+    expect(cascade[1]).toMatchObject({
+      status: 'blocked',
+      previousStatus: 'not_started',
+      notes: '[FAIL]: upstream step models is blocked',
+    });
+    expect(new Set(cascade.map((event) => event.at)).size).toBe(1);
+    expect(plan.step('db').status).toBe('not_started');
+    expect(plan.step('config').status).toBe('skipped');
+    expect(plan.counts().blocked).toBe(4);
+  });
+});
+
+describe('tool-call ledger', () => {
+  it('add_tool_call / update_tool_result / finalize_step', () => {
+    const plan = seedPlan();
+    plan.markStep('analyze', { status: 'in_progress' });
+    const call = plan.recordToolCall('analyze', {
+      callId: 'call_1',
+      tool: 'read_file',
+      args: { path: 'requirements.md' },
+    });
+    expect(call).toEqual({
+      callId: 'call_1',
+      generatedId: false,
+      tool: 'read_file',
+      args: { path: 'requirements.md' },
+      status: 'pending',
+      calledAt: expect.any(Number),
+    });
+    plan.recordToolCall('analyze', { callId: 'call_2', tool: 'write_file', args: { path: 'x' } });
+    const done = plan.recordToolResult('analyze', {
+      callId: 'call_1',
+      tool: 'read_file',
+      status: 'success',
+      result: 'needs a REST API',
+    });
+    expect(done).toMatchObject({ status: 'success', result: 'needs a REST API' });
+    expect(done.respondedAt).toBeGreaterThan(done.calledAt);
+    const pending = plan.finalizeStep('analyze');
+    expect(pending.map((record) => record.callId)).toEqual(['call_2']);
+    expect(plan.events.at(-1)).toMatchObject({ type: 'step-finalized', pendingCallIds: ['call_2'] });
+    expect(plan.step('analyze').ledger.map((record) => record.status)).toEqual(['success', 'pending']);
+  });
+
+  it('generates auto-N ids and pairs id-less results FIFO by tool name', () => {
+    const plan = seedPlan();
+    const a = plan.recordToolCall('analyze', { tool: 'run_command', args: { command: 'a' } });
+    const b = plan.recordToolCall('analyze', { tool: 'read_file', args: { path: 'b' } });
+    const c = plan.recordToolCall('analyze', { tool: 'run_command', args: { command: 'c' } });
+    expect([a.callId, b.callId, c.callId]).toEqual(['auto-1', 'auto-2', 'auto-3']);
+    expect(a.generatedId).toBe(true);
+    const first = plan.recordToolResult('analyze', { tool: 'run_command', status: 'success', result: 'A' });
+    expect(first.callId).toBe('auto-1');
+    const second = plan.recordToolResult('analyze', {
+      tool: 'run_command',
+      status: 'error',
+      error: new Error('boom'),
+    });
+    expect(second).toMatchObject({ callId: 'auto-3', status: 'error', error: 'boom' });
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { tool: 'run_command', status: 'success' }),
+      'unknown-tool-call',
+    );
+    expect(plan.finalizeStep('analyze').map((record) => record.callId)).toEqual(['auto-2']);
+  });
+
+  it('does not pair id-less results with provider-id calls, and skips taken auto ids', () => {
+    const plan = seedPlan();
+    plan.recordToolCall('analyze', { callId: 'auto-1', tool: 'read_file' });
+    expect(plan.recordToolCall('analyze', { tool: 'read_file' }).callId).toBe('auto-2');
+    expect(plan.recordToolResult('analyze', { tool: 'read_file', status: 'success' }).callId).toBe('auto-2');
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { tool: 'read_file', status: 'success' }),
+      'unknown-tool-call',
+    );
+  });
+
+  it('stores a call without arguments as {} so snapshots and journals round-trip', () => {
+    const plan = seedPlan();
+    expect(plan.recordToolCall('analyze', { tool: 'git_status' }).args).toEqual({});
+    const json = JSON.parse(JSON.stringify(plan.toJSON()));
+    expect(Plan.fromJSON(json).toJSON()).toStrictEqual(plan.toJSON());
+    expect(Plan.replay(JSON.parse(JSON.stringify(plan.events))).toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('stores non-string results as JSON', () => {
+    const plan = seedPlan();
+    plan.recordToolCall('analyze', { callId: 'x', tool: 'list_dir', args: {} });
+    const record = plan.recordToolResult('analyze', {
+      callId: 'x',
+      tool: 'list_dir',
+      status: 'success',
+      result: { entries: ['a', 'b'] },
+    });
+    expect(record.result).toBe('{"entries":["a","b"]}');
+  });
+
+  it('refuses unknown, answered, mismatched and duplicate calls', () => {
+    const plan = seedPlan();
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { callId: 'nope', tool: 'read_file', status: 'success' }),
+      'unknown-tool-call',
+    );
+    plan.recordToolCall('analyze', { callId: 'c1', tool: 'read_file' });
+    expectPlanError(
+      () => plan.recordToolCall('analyze', { callId: 'c1', tool: 'read_file' }),
+      'duplicate-tool-call',
+    );
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { callId: 'c1', tool: 'write_file', status: 'success' }),
+      'unknown-tool-call',
+    );
+    plan.recordToolResult('analyze', { callId: 'c1', tool: 'read_file', status: 'success' });
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { callId: 'c1', tool: 'read_file', status: 'success' }),
+      'unknown-tool-call',
+    );
+    expectPlanError(() => plan.recordToolCall('analyze', { tool: '' }), 'invalid-argument');
+    expectPlanError(
+      () => plan.recordToolResult('analyze', { callId: 'c1', tool: 'read_file', status: 'ok' as never }),
+      'invalid-argument',
+    );
+    expectPlanError(() => plan.recordToolCall('ghost', { tool: 'read_file' }), 'unknown-step');
+  });
+
+  it('refuses new calls on finished steps', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    expectPlanError(() => plan.recordToolCall('analyze', { tool: 'read_file' }), 'illegal-transition');
+  });
+
+  it('recordVerification stores the verdict', () => {
+    const plan = seedPlan();
+    const record = plan.recordVerification('analyze', {
+      verdict: 'failed',
+      findings: [
+        { check: 'pending-calls', priority: 'P0', status: 'fail', message: '1 call never answered' },
+      ],
+    });
+    expect(record).toEqual({
+      verdict: 'failed',
+      unverified: false,
+      findings: [
+        { check: 'pending-calls', priority: 'P0', status: 'fail', message: '1 call never answered' },
+      ],
+    });
+    expect(plan.step('analyze').verification).toEqual(record);
+    expect(plan.events.at(-1)).toMatchObject({ type: 'step-verified', stepId: 'analyze' });
+    expectPlanError(
+      () => plan.recordVerification('analyze', { verdict: 'great' as never }),
+      'invalid-argument',
+    );
+  });
+});
+
+describe('replaceSubgraph', () => {
+  function failedAtApi(): Plan {
+    const plan = seedPlan();
+    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
+    plan.markStep('api', { status: 'in_progress' });
+    plan.markStep('api', { status: 'failed', notes: '[FAIL]: write_file never answered' });
+    return plan;
+  }
+
+  it('removes the failed step and its downstream, inserts the redesign, updates dependencies', () => {
+    const plan = failedAtApi();
+    const result = plan.replaceSubgraph(['api'], {
+      steps: [
+        { description: 'Create the API skeleton and routes', dependsOn: ['models', 'db'] },
+        { description: 'Implement the endpoint logic', dependsOn: [0] },
+        { id: 'tests', description: 'Write and run unit tests', dependsOn: [1] },
+      ],
+    });
+    expect(result.removed).toEqual(['api', 'write-tests', 'run-tests']);
+    expect(result.added.map((step) => step.id)).toEqual(['s1', 's2', 'tests']);
+    expect(result.added.map((step) => step.dependsOn)).toEqual([['models', 'db'], ['s1'], ['s2']]);
+    for (const step of result.added) {
+      expect(step).toMatchObject({ status: 'not_started', replanAttempts: 1, replaces: result.removed });
+    }
+    expect(plan.stepIds).toEqual(['analyze', 'scaffold', 'config', 'models', 'db', 's1', 's2', 'tests']);
+    expect(plan.has('api')).toBe(false);
+    expect(plan.readySteps()).toEqual(['s1']);
+    expect(plan.downstreamOf('models')).toEqual(['s1', 's2', 'tests']);
+    expect(plan.events.at(-1)).toMatchObject({
+      type: 'replan-applied',
+      failed: ['api'],
+      removed: ['api', 'write-tests', 'run-tests'],
+      insertAt: 5,
+    });
+  });
+
+  it('preserves completed steps untouched', () => {
+    const plan = failedAtApi();
+    const before = plan.steps.filter((step) => step.status === 'completed');
+    plan.replaceSubgraph('api', { steps: [{ description: 'Do it again', dependsOn: ['models'] }] });
+    expect(plan.steps.filter((step) => step.status === 'completed')).toEqual(before);
+  });
+
+  it('inserts at the display position of the first removed step', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    const result = plan.replaceSubgraph('scaffold', {
+      steps: [{ description: 'New scaffold', dependsOn: ['analyze'] }],
+    });
+    expect(result.removed).toEqual(['scaffold', 'models', 'api', 'write-tests', 'run-tests']);
+    expect(plan.stepIds).toEqual(['analyze', 's1', 'config', 'db']);
+  });
+
+  it('carries attempt counters across replans and never reuses generated ids', () => {
+    const plan = failedAtApi();
+    const first = plan.replaceSubgraph('api', {
+      steps: [{ description: 'try 2', dependsOn: ['models', 'db'] }],
+    });
+    const id = first.added[0]!.id;
+    plan.markStep(id, { status: 'in_progress' });
+    plan.markStep(id, { status: 'failed' });
+    const second = plan.replaceSubgraph(id, {
+      steps: [{ id: 's1', description: 'try 3 asks for a taken id', dependsOn: ['models', 'db'] }],
+    });
+    expect(second.added[0]).toMatchObject({ id: 's2', replanAttempts: 2, replaces: ['s1'] });
+    expect(plan.toJSON().idCounter).toBe(2);
+  });
+
+  it('resolves string dependencies on other draft steps by their asked id', () => {
+    const plan = failedAtApi();
+    const result = plan.replaceSubgraph('api', {
+      steps: [
+        { id: 'routes', description: 'Routes', dependsOn: ['models'] },
+        { id: 'handlers', description: 'Handlers', dependsOn: ['routes', 'db'] },
+      ],
+    });
+    expect(result.added.map((step) => [step.id, step.dependsOn])).toEqual([
+      ['routes', ['models']],
+      ['handlers', ['routes', 'db']],
+    ]);
+  });
+
+  it('rejects bad surgeries atomically with typed codes', () => {
+    const plan = failedAtApi();
+    const snapshot = plan.toJSON();
+    const eventCount = plan.events.length;
+    expectPlanError(
+      () => plan.replaceSubgraph('models', { steps: [{ description: 'x' }] }),
+      'completed-step-touched',
+    );
+    expectPlanError(() => plan.replaceSubgraph('api', { steps: [] }), 'empty-redesign');
+    expectPlanError(() => plan.replaceSubgraph('ghost', { steps: [{ description: 'x' }] }), 'unknown-step');
+    expectPlanError(() => plan.replaceSubgraph([], { steps: [{ description: 'x' }] }), 'invalid-argument');
+    expectPlanError(() => plan.replaceSubgraph('api', { steps: [{ description: '' }] }), 'invalid-argument');
+    expectPlanError(
+      () =>
+        plan.replaceSubgraph('api', {
+          steps: [
+            { description: 'a', dependsOn: [1] },
+            { description: 'b', dependsOn: [0] },
+          ],
+        }),
+      'cycle',
+    );
+    expectPlanError(
+      () => plan.replaceSubgraph('api', { steps: [{ description: 'a', dependsOn: [0] }] }),
+      'cycle',
+    );
+    expectPlanError(
+      () => plan.replaceSubgraph('api', { steps: [{ description: 'a', dependsOn: [5] }] }),
+      'dangling-dependency',
+    );
+    const removedDep = expectPlanError(
+      () => plan.replaceSubgraph('api', { steps: [{ description: 'a', dependsOn: ['write-tests'] }] }),
+      'dangling-dependency',
+    );
+    expect(removedDep.message).toContain('removes');
+    expectPlanError(
+      () => plan.replaceSubgraph('api', { steps: [{ description: 'a', dependsOn: ['ghost'] }] }),
+      'dangling-dependency',
+    );
+    expectPlanError(
+      () =>
+        plan.replaceSubgraph('api', {
+          steps: [
+            { id: 'x', description: 'a' },
+            { id: 'x', description: 'b' },
+          ],
+        }),
+      'duplicate-step',
+    );
+    expect(plan.toJSON()).toStrictEqual(snapshot);
+    expect(plan.events).toHaveLength(eventCount);
+  });
+});
+
+describe('formatToolHistory', () => {
+  it('renders the replanner format with truncation markers', () => {
+    const plan = seedPlan();
+    plan.recordToolCall('analyze', { callId: 'r', tool: 'read_file', args: { path: 'requirements.md' } });
+    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
+    plan.markStep('api', { status: 'in_progress' });
+    plan.recordToolCall('api', {
+      callId: 'w',
+      tool: 'write_file',
+      args: { path: 'src/api.py', content: 'x'.repeat(300) },
+    });
+    plan.recordToolCall('api', { callId: 'r1', tool: 'read_file', args: { path: 'a.txt' } });
+    plan.recordToolResult('api', {
+      callId: 'r1',
+      tool: 'read_file',
+      status: 'success',
+      result: `contents${'y'.repeat(3000)}`,
+    });
+    plan.recordToolCall('api', { callId: 'c', tool: 'run_command', args: { command: 'pytest' } });
+    plan.recordToolResult('api', { callId: 'c', tool: 'run_command', status: 'error', error: 'exit 1' });
+    plan.markStep('api', { status: 'failed', notes: '[FAIL]: write_file never answered' });
+    const text = plan.formatToolHistory(['api', 'write-tests'], { maxResultChars: 20 });
+    expect(text).toBe(
+      [
+        '### Step api: Write API endpoints [failed]',
+        'Description: Write the API endpoints',
+        'Depends on: models, db',
+        'Notes: [FAIL]: write_file never answered',
+        'Tool calls:',
+        `- write_file(path="src/api.py", content="${'x'.repeat(200)}…[truncated 100 chars]") → status: pending ❌`,
+        `- read_file(path="a.txt") → "contents${'y'.repeat(12)}…[truncated 2988 chars]"`,
+        '- run_command(command="pytest") → error: "exit 1" ❌',
+        '',
+        '### Step write-tests: Write the tests [not_started]',
+        'Depends on: api',
+        'Tool calls: none',
+      ].join('\n'),
+    );
+    expect(plan.formatToolHistory('analyze')).toContain(
+      '- read_file(path="requirements.md") → status: pending ❌',
+    );
+    expectPlanError(() => plan.formatToolHistory(['ghost']), 'unknown-step');
+  });
+});
+
+describe('snapshots', () => {
+  it('toJSON / fromJSON round-trips and continues the event sequence', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    plan.recordToolCall('scaffold', { tool: 'mkdir', args: { path: 'src' } });
+    const json = JSON.parse(JSON.stringify(plan.toJSON()));
+    expect(json.schemaVersion).toBe(1);
+    const restored = Plan.fromJSON(json, { clock: tickingClock(5000) });
+    expect(restored.toJSON()).toStrictEqual(plan.toJSON());
+    expect(restored.readySteps()).toEqual(plan.readySteps());
+    expect(restored.events).toEqual([]);
+    restored.markStep('scaffold', { status: 'in_progress' });
+    expect(restored.events[0]!.seq).toBe(plan.events.length);
+    expect(restored.recordToolResult('scaffold', { tool: 'mkdir', status: 'success' }).callId).toBe('auto-1');
+  });
+
+  it('rejects invalid snapshots with invalid-snapshot', () => {
+    const plan = seedPlan();
+    const json = plan.toJSON();
+    const zodError = expectPlanError(() => Plan.fromJSON({ ...json, schemaVersion: 2 }), 'invalid-snapshot');
+    expect(zodError.details.issues).toBeInstanceOf(Array);
+    expectPlanError(() => Plan.fromJSON('nope'), 'invalid-snapshot');
+    const cyclic = structuredClone(json);
+    cyclic.steps[0]!.dependsOn = ['run-tests'];
+    expect(expectPlanError(() => Plan.fromJSON(cyclic), 'invalid-snapshot').details.reason).toBe('cycle');
+    const dangling = structuredClone(json);
+    dangling.steps[1]!.dependsOn = ['ghost'];
+    expect(expectPlanError(() => Plan.fromJSON(dangling), 'invalid-snapshot').details.reason).toBe(
+      'dangling-dependency',
+    );
+    const inconsistent = structuredClone(json);
+    inconsistent.steps[5]!.status = 'completed';
+    expect(expectPlanError(() => Plan.fromJSON(inconsistent), 'invalid-snapshot').details.reason).toBe(
+      'illegal-transition',
+    );
+  });
+});
+
+describe('events and replay', () => {
+  function busyPlan(): Plan {
+    const plan = seedPlan();
+    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
+    plan.markStep('api', { status: 'in_progress' });
+    plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } });
+    plan.finalizeStep('api');
+    plan.recordVerification('api', { verdict: 'failed' });
+    plan.markStep('api', { status: 'failed', notes: '[FAIL]: pending call' });
+    plan.replaceSubgraph('api', {
+      steps: [
+        { description: 'again', dependsOn: ['models', 'db'] },
+        { description: 'test', dependsOn: [0] },
+      ],
+    });
+    plan.markStep('s1', { status: 'in_progress' });
+    plan.markStep('s1', { status: 'blocked', notes: '[FAIL]: gave up' });
+    return plan;
+  }
+
+  it('events carry planId, gap-free seq and the injected clock', () => {
+    const plan = busyPlan();
+    plan.events.forEach((event, index) => {
+      expect(event.planId).toBe('plan-1');
+      expect(event.seq).toBe(index);
+    });
+    expect(plan.events.at(-1)).toMatchObject({ type: 'step-marked', stepId: 's2', status: 'blocked' });
+  });
+
+  it('Plan.replay(plan.events) equals the live plan, also through JSON', () => {
+    const plan = busyPlan();
+    expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+    const wire = JSON.parse(JSON.stringify(plan.events)) as unknown[];
+    const replayed = Plan.replay(wire);
+    expect(replayed.toJSON()).toStrictEqual(plan.toJSON());
+    expect(replayed.readySteps()).toEqual(plan.readySteps());
+    expect(replayed.events).toHaveLength(plan.events.length);
+  });
+
+  it('replays the tail of a log on top of a snapshot', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    const snapshot = plan.toJSON();
+    const from = plan.events.length;
+    complete(plan, 'scaffold');
+    plan.recordToolCall('config', { tool: 'read_file' });
+    const resumed = Plan.replay(plan.events.slice(from), { from: snapshot });
+    expect(resumed.toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('rejects broken logs with invalid-event', () => {
+    const plan = busyPlan();
+    const events = [...plan.events];
+    expectPlanError(() => Plan.replay([]), 'invalid-event');
+    expectPlanError(() => Plan.replay(events.slice(1)), 'invalid-event');
+    expectPlanError(() => Plan.replay([events[0], events[2]]), 'invalid-event');
+    expectPlanError(() => Plan.replay([events[0], { ...events[1]!, planId: 'other' }]), 'invalid-event');
+    expectPlanError(() => Plan.replay([events[0], { type: 'step-exploded' }]), 'invalid-event');
+    const illegal = expectPlanError(
+      () => Plan.replay([events[0], { ...events[1], status: 'completed', previousStatus: undefined }]),
+      'invalid-event',
+    );
+    expect(illegal.details.reason).toBe('illegal-transition');
+    expect(PlanError.isInstance(illegal.cause)).toBe(true);
+  });
+
+  it('subscribe delivers each event after it is applied; unsubscribe stops it', () => {
+    const plan = seedPlan();
+    const seen: Array<[PlanEvent['type'], number]> = [];
+    const stop = plan.subscribe((event, live) => seen.push([event.type, live.events.length]));
+    complete(plan, 'analyze');
+    expect(seen).toEqual([
+      ['step-marked', 2],
+      ['step-marked', 3],
+    ]);
+    stop();
+    plan.markStep('scaffold', { status: 'in_progress' });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('a throwing listener neither undoes the mutation nor stops other listeners', async () => {
+    const plan = seedPlan();
+    const other = vi.fn();
+    plan.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    plan.subscribe(other);
+    const errors: unknown[] = [];
+    const onError = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', onError);
+    try {
+      plan.markStep('analyze', { status: 'in_progress' });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      process.off('uncaughtException', onError);
+    }
+    expect(plan.step('analyze').status).toBe('in_progress');
+    expect(other).toHaveBeenCalledTimes(1);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('a refused mutation leaves toJSON and the log unchanged', () => {
+    const plan = busyPlan();
+    const before = plan.toJSON();
+    const count = plan.events.length;
+    const attempts: Array<() => unknown> = [
+      () => plan.markStep('s2', { status: 'in_progress', notes: 'should not stick' }),
+      () => plan.markStep('analyze', { status: 'failed' }),
+      () => plan.markStep('analyze', { notes: 'x', claims: { filesWritten: 5 } as never }),
+      () => plan.recordToolCall('analyze', { tool: 'x' }),
+      () => plan.recordToolResult('s2', { tool: 'x', status: 'success' }),
+      () => plan.replaceSubgraph('analyze', { steps: [{ description: 'x' }] }),
+      () => plan.recordVerification('s2', { verdict: 'nope' as never }),
+    ];
+    for (const attempt of attempts) {
+      expect(attempt).toThrow(PlanError);
+      expect(plan.toJSON()).toStrictEqual(before);
+      expect(plan.events).toHaveLength(count);
+    }
+  });
+});

@@ -1,0 +1,1150 @@
+import type { z } from 'zod';
+import { type FormatToolHistoryOptions, formatStepHistory } from './format-tool-history';
+import { findCycle, validateGraph } from './graph';
+import { PlanError } from './plan-error';
+import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
+import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
+import {
+  type PlanInput,
+  planInputSchema,
+  type Step,
+  type StepClaims,
+  type StepClaimsInput,
+  type StepId,
+  type StepStatus,
+  type SubgraphDraft,
+  stepClaimsSchema,
+  type stepDraftSchema,
+  stepStatusSchema,
+  subgraphDraftSchema,
+  type ToolCallRecord,
+  type VerificationRecord,
+  type VerificationRecordInput,
+  verificationRecordSchema,
+} from './schema';
+import { isLegalTransition, isTerminalStatus } from './step-transitions';
+
+/** Options of `Plan.create`, `Plan.fromJSON` and `Plan.replay`. */
+export interface PlanOptions {
+  /** Epoch-milliseconds clock stamped on every event (`at`) and ledger entry. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** Options of `Plan.create`. */
+export interface CreatePlanOptions extends PlanOptions {
+  /** The plan id (`planId` of every event). Default: `input.id`, else `crypto.randomUUID()`. */
+  id?: string;
+}
+
+/** Options of `Plan.replay`. */
+export interface ReplayOptions extends PlanOptions {
+  /**
+   * A snapshot (`plan.toJSON()`) to start from; the events then continue it (their first `seq`
+   * is the snapshot's `nextSeq`). Without it the first event must be `plan-created`.
+   */
+  from?: unknown;
+}
+
+/** Receives every event after it has been applied. Listeners must not throw. */
+export type PlanListener = (event: PlanEvent, plan: Plan) => void;
+
+/** What `plan.markStep` may change. Omitted fields keep their value. */
+export interface MarkStepOptions {
+  /** New status; must be a legal transition (see `stepTransitions`). Same status = no transition. */
+  status?: StepStatus;
+  /** Notes, by convention starting `[SUCCESS]:` or `[FAIL]:` (see `parseStepNotes`). */
+  notes?: string;
+  /** The step's output, for downstream steps and the final answer. */
+  output?: string;
+  /** Files the step produced or touched. */
+  files?: readonly string[];
+  /** Structured claims for the verifier (files written, symbols added, commands that passed). */
+  claims?: StepClaimsInput;
+}
+
+/** Input of `plan.recordToolCall`. */
+export interface ToolCallInput {
+  /** The provider's call id. Without one an id `auto-N` is generated (`generatedId: true`). */
+  callId?: string;
+  tool: string;
+  /** The call's arguments as the model sent them (stored as given; omitted = `{}`). */
+  args?: unknown;
+}
+
+/** Input of `plan.recordToolResult`. */
+export interface ToolResultInput {
+  /** The provider's call id; without it the oldest pending generated-id call of `tool` is paired. */
+  callId?: string;
+  tool: string;
+  status: 'success' | 'error';
+  /** Stored as a string; anything else is `JSON.stringify`'d. */
+  result?: unknown;
+  /** Stored as a string; an `Error` contributes its message. */
+  error?: unknown;
+}
+
+/** Result of `plan.replaceSubgraph`. */
+export interface ReplaceSubgraphResult {
+  /** Every removed step id (the given ids and their downstream), in topological order. */
+  removed: StepId[];
+  /** The inserted steps, in draft order, with their final ids and dependencies. */
+  added: Step[];
+}
+
+/** Number of steps per status. */
+export type StepCounts = Record<StepStatus, number>;
+
+/** An event before the plan stamps `planId`, `seq` and `at` on it. */
+type Payload<T extends PlanEventType> = Omit<PlanEventOf<T>, 'planId' | 'seq' | 'at'>;
+type EventPayload = { [T in PlanEventType]: Payload<T> }[PlanEventType];
+
+type ParsedDraft = z.infer<typeof stepDraftSchema>;
+
+interface StepNode {
+  step: Step;
+  /** Dependency nodes, in `step.dependsOn` order. Never changes while the node lives. */
+  deps: StepNode[];
+  /** Steps that depend on this one. */
+  dependents: StepNode[];
+  /** Dependencies that are not `completed` yet. */
+  unmet: number;
+  /** Index in display order. */
+  pos: number;
+  calls: Map<string, ToolCallRecord>;
+  /** Scratch for graph walks: the walk that last reached this node, and a counter. */
+  mark: number;
+  scratch: number;
+}
+
+const STATUSES = new Set<string>(stepStatusSchema.options);
+const GENERATED_ID = /^s(\d+)$/;
+
+function emptyCounts(): StepCounts {
+  return { not_started: 0, in_progress: 0, completed: 0, failed: 0, blocked: 0, skipped: 0 };
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return values.length < 2 ? [...values] : [...new Set(values)];
+}
+
+function copyClaims(claims: StepClaims): StepClaims {
+  return {
+    filesWritten: [...claims.filesWritten],
+    filesDeleted: [...claims.filesDeleted],
+    symbolsAdded: claims.symbolsAdded.map((symbol) => ({ ...symbol })),
+    commandsPassed: claims.commandsPassed.map((command) => ({ argv: [...command.argv] })),
+  };
+}
+
+function copyVerification(record: VerificationRecord): VerificationRecord {
+  return { ...record, findings: record.findings.map((finding) => ({ ...finding })) };
+}
+
+/** A detached copy of a step (arguments of tool calls are shared, never mutated by the plan). */
+function copyStep(step: Step): Step {
+  const copy: Step = {
+    ...step,
+    dependsOn: [...step.dependsOn],
+    requiredTools: [...step.requiredTools],
+    successCriteria: [...step.successCriteria],
+    protocols: [...step.protocols],
+    files: [...step.files],
+    ledger: step.ledger.map((call) => ({ ...call })),
+    replaces: [...step.replaces],
+  };
+  if (step.claims !== undefined) copy.claims = copyClaims(step.claims);
+  if (step.verification !== undefined) copy.verification = copyVerification(step.verification);
+  return copy;
+}
+
+function draftToStep(draft: ParsedDraft): Step {
+  const step: Step = {
+    id: draft.id,
+    description: draft.description,
+    dependsOn: unique(draft.dependsOn),
+    requiredTools: [...draft.requiredTools],
+    successCriteria: [...draft.successCriteria],
+    protocols: [...draft.protocols],
+    status: 'not_started',
+    notes: '',
+    files: [],
+    ledger: [],
+    replanAttempts: 0,
+    replaces: [],
+  };
+  if (draft.title !== undefined) step.title = draft.title;
+  return step;
+}
+
+function invalidArgument(message: string, details: Record<string, unknown> = {}): PlanError {
+  return new PlanError({ code: 'invalid-argument', message, details });
+}
+
+function toText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return value.message;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * A plan: a DAG of steps with stable string ids, each with a status, notes, output, claims, a
+ * tool-call ledger and a verification record.
+ *
+ * Every mutation validates first, then turns into events that one internal `apply` folds into
+ * the state; `Plan.replay(plan.events)` folds the same function, so a replayed plan equals the
+ * live one and a refused mutation (a thrown `PlanError`) changes nothing.
+ *
+ * @example
+ * const plan = Plan.create({ goal: 'API', steps: [
+ *   { id: 'models', description: 'Write models' },
+ *   { id: 'api', description: 'Write API', dependsOn: ['models'] },
+ * ] });
+ * plan.readySteps(); // ['models']
+ */
+export class Plan {
+  /** The plan id, the `planId` of every event. */
+  readonly id: string;
+  #title = '';
+  #goal = '';
+  readonly #clock: () => number;
+  readonly #nodes = new Map<StepId, StepNode>();
+  #order: StepNode[] = [];
+  readonly #ready = new Set<StepNode>();
+  readonly #counts: StepCounts = emptyCounts();
+  readonly #events: PlanEvent[] = [];
+  readonly #listeners = new Set<PlanListener>();
+  #nextSeq = 0;
+  #idCounter = 0;
+  #walk = 0;
+
+  private constructor(id: string, clock: () => number) {
+    this.id = id;
+    this.#clock = clock;
+  }
+
+  // ─── construction ────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Validates a plan (zod shape, unique ids, no dangling dependencies, no cycles) and builds it,
+   * emitting `plan-created`. Throws `PlanError` (`invalid-plan`, `duplicate-step`,
+   * `dangling-dependency`, `cycle`).
+   */
+  static create(input: PlanInput, options: CreatePlanOptions = {}): Plan {
+    const parsed = planInputSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new PlanError({
+        code: 'invalid-plan',
+        message: `The plan input is invalid: ${parsed.error.message}`,
+        details: { issues: parsed.error.issues },
+        cause: parsed.error,
+      });
+    }
+    const steps = parsed.data.steps.map((draft) => ({ ...draft, dependsOn: unique(draft.dependsOn) }));
+    validateGraph(steps);
+    const id = options.id ?? parsed.data.id ?? globalThis.crypto.randomUUID();
+    const plan = new Plan(id, options.clock ?? Date.now);
+    plan.#commit([{ type: 'plan-created', title: parsed.data.title, goal: parsed.data.goal, steps }]);
+    return plan;
+  }
+
+  /**
+   * Rebuilds a plan from `plan.toJSON()` output. Validates the shape with zod, then the graph
+   * (unique ids, dependencies, acyclic) and the state (a started step's dependencies are
+   * completed, call ids unique per ledger). Throws `PlanError('invalid-snapshot')`; `details`
+   * holds the zod `issues` or the underlying `reason`. The restored plan's event log is empty;
+   * new events continue at the snapshot's `nextSeq`.
+   */
+  static fromJSON(json: unknown, options: PlanOptions = {}): Plan {
+    const parsed = planSnapshotSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new PlanError({
+        code: 'invalid-snapshot',
+        message: `The plan snapshot is invalid: ${parsed.error.message}`,
+        details: { issues: parsed.error.issues },
+        cause: parsed.error,
+      });
+    }
+    const snapshot = parsed.data;
+    try {
+      validateGraph(snapshot.steps);
+      const byId = new Map(snapshot.steps.map((step) => [step.id, step]));
+      for (const step of snapshot.steps) {
+        if (unique(step.dependsOn).length !== step.dependsOn.length) {
+          throw invalidArgument(`Step "${step.id}" lists a dependency twice.`, { stepId: step.id });
+        }
+        if (step.status === 'in_progress' || step.status === 'completed' || step.status === 'failed') {
+          const waiting = step.dependsOn.filter((dep) => byId.get(dep)?.status !== 'completed');
+          if (waiting.length > 0) {
+            throw new PlanError({
+              code: 'illegal-transition',
+              message: `Step "${step.id}" is ${step.status} but its dependencies ${waiting.join(', ')} are not completed.`,
+              details: { stepId: step.id, waitingOn: waiting },
+            });
+          }
+        }
+        const callIds = new Set<string>();
+        for (const call of step.ledger) {
+          if (callIds.has(call.callId)) {
+            throw new PlanError({
+              code: 'duplicate-tool-call',
+              message: `Step "${step.id}" has two ledger entries with call id "${call.callId}".`,
+              details: { stepId: step.id, callId: call.callId },
+            });
+          }
+          callIds.add(call.callId);
+        }
+      }
+    } catch (error) {
+      if (!PlanError.isInstance(error)) throw error;
+      throw new PlanError({
+        code: 'invalid-snapshot',
+        message: `The plan snapshot is inconsistent: ${error.message}`,
+        details: { reason: error.code, ...error.details },
+        cause: error,
+      });
+    }
+    const plan = new Plan(snapshot.id, options.clock ?? Date.now);
+    plan.#title = snapshot.title;
+    plan.#goal = snapshot.goal;
+    plan.#insertSteps(snapshot.steps, 0);
+    plan.#idCounter = snapshot.idCounter;
+    plan.#nextSeq = snapshot.nextSeq;
+    return plan;
+  }
+
+  /**
+   * Folds an event log into a plan, through the same `apply` as live mutations (cascades are
+   * their own events, nothing is recomputed). Every event is zod-validated and checked against
+   * the state it applies to: same `planId`, gap-free `seq`, legal transitions, known steps and
+   * calls. Throws `PlanError('invalid-event')` with `details.seq` and the underlying `reason`.
+   */
+  static replay(events: readonly unknown[], options: ReplayOptions = {}): Plan {
+    const clock = options.clock ?? Date.now;
+    let plan: Plan | undefined;
+    if (options.from !== undefined) plan = Plan.fromJSON(options.from, { clock });
+    for (const [index, raw] of events.entries()) {
+      const parsed = planEventSchema.safeParse(raw);
+      if (!parsed.success) {
+        throw new PlanError({
+          code: 'invalid-event',
+          message: `Event #${index} is not a plan event: ${parsed.error.message}`,
+          details: { index, issues: parsed.error.issues },
+          cause: parsed.error,
+        });
+      }
+      const event = parsed.data;
+      if (plan === undefined) {
+        if (event.type !== 'plan-created' || event.seq !== 0) {
+          throw new PlanError({
+            code: 'invalid-event',
+            message: `A log must start with plan-created at seq 0; got ${event.type} at seq ${event.seq}.`,
+            details: { index, seq: event.seq, type: event.type },
+          });
+        }
+        plan = new Plan(event.planId, clock);
+      }
+      plan.#replayOne(event, index);
+    }
+    if (plan === undefined) {
+      throw new PlanError({
+        code: 'invalid-event',
+        message: 'Cannot replay an empty event log without a snapshot to start from (`from`).',
+      });
+    }
+    return plan;
+  }
+
+  #replayOne(event: PlanEvent, index: number): void {
+    const fail = (message: string, cause?: PlanError): never => {
+      throw new PlanError({
+        code: 'invalid-event',
+        message: `Event #${index} (${event.type}, seq ${event.seq}) cannot be applied: ${message}`,
+        details: { index, seq: event.seq, type: event.type, ...(cause ? { reason: cause.code } : {}) },
+        cause,
+      });
+    };
+    if (event.planId !== this.id) fail(`it belongs to plan "${event.planId}", not "${this.id}".`);
+    if (event.seq !== this.#nextSeq) fail(`expected seq ${this.#nextSeq}.`);
+    try {
+      this.#check(event);
+    } catch (error) {
+      if (!PlanError.isInstance(error)) throw error;
+      fail(error.message, error);
+    }
+    this.#apply(event);
+    this.#events.push(event);
+    this.#nextSeq = event.seq + 1;
+  }
+
+  // ─── reads ───────────────────────────────────────────────────────────────────────────────
+
+  /** The plan's title. */
+  get title(): string {
+    return this.#title;
+  }
+
+  /** The goal the plan serves. */
+  get goal(): string {
+    return this.#goal;
+  }
+
+  /** Copies of all steps, in display order. */
+  get steps(): Step[] {
+    return this.#order.map((node) => copyStep(node.step));
+  }
+
+  /** All step ids, in display order. */
+  get stepIds(): StepId[] {
+    return this.#order.map((node) => node.step.id);
+  }
+
+  /** Number of steps. */
+  get size(): number {
+    return this.#order.length;
+  }
+
+  /** The event log of this object: since `create`, or since `fromJSON` (then starting at `nextSeq`). */
+  get events(): readonly PlanEvent[] {
+    return this.#events;
+  }
+
+  /** A copy of one step. Throws `PlanError('unknown-step')`. */
+  step(id: StepId): Step {
+    return copyStep(this.#node(id).step);
+  }
+
+  /** True when the plan has a step with this id. */
+  has(id: StepId): boolean {
+    return this.#nodes.has(id);
+  }
+
+  /** Steps per status. */
+  counts(): StepCounts {
+    return { ...this.#counts };
+  }
+
+  /**
+   * `not_started` steps whose dependencies are all `completed`, in display order. Kept
+   * incrementally (unmet-dependency counters), so the cost is the number of ready steps.
+   */
+  readySteps(): StepId[] {
+    const ready = Array.from(this.#ready);
+    ready.sort((a, b) => a.pos - b.pos);
+    return ready.map((node) => node.step.id);
+  }
+
+  /** True when no step is ready and none is running: nothing more can happen without a replan. */
+  isSettled(): boolean {
+    return this.#ready.size === 0 && this.#counts.in_progress === 0;
+  }
+
+  /**
+   * Every step that depends on `ids`, directly or transitively, in topological order (each step
+   * after its dependencies), the inputs excluded. Linear in what it reaches.
+   */
+  downstreamOf(ids: StepId | readonly StepId[]): StepId[] {
+    const starts = this.#nodesOf(ids);
+    const inputs = new Set(starts);
+    return this.#reach(starts, 'down')
+      .filter((node) => !inputs.has(node))
+      .map((node) => node.step.id);
+  }
+
+  /**
+   * Every step `ids` depend on, directly or transitively, in topological order (dependencies
+   * first), the inputs excluded. Linear in what it reaches.
+   */
+  upstreamOf(ids: StepId | readonly StepId[]): StepId[] {
+    const starts = this.#nodesOf(ids);
+    const inputs = new Set(starts);
+    return this.#reach(starts, 'up')
+      .filter((node) => !inputs.has(node))
+      .map((node) => node.step.id)
+      .reverse();
+  }
+
+  /**
+   * The replanner's view of steps, in the given order: header (`### Step id: title [status]`),
+   * dependencies, notes, output, files, verification, and every tool call with its result
+   * (`→ status: pending ❌` for unanswered calls). Long values are truncated with a marker.
+   */
+  formatToolHistory(ids: StepId | readonly StepId[], options: FormatToolHistoryOptions = {}): string {
+    return this.#nodesOf(ids)
+      .map((node) => formatStepHistory(node.step, options))
+      .join('\n\n');
+  }
+
+  /** A detached snapshot: `schemaVersion`, id, title, goal, steps in display order, counters. */
+  toJSON(): PlanSnapshot {
+    return {
+      schemaVersion: PLAN_SNAPSHOT_VERSION,
+      id: this.id,
+      title: this.#title,
+      goal: this.#goal,
+      steps: this.steps,
+      idCounter: this.#idCounter,
+      nextSeq: this.#nextSeq,
+    };
+  }
+
+  /** Calls `listener` with every event after it is applied. Returns the unsubscribe function. */
+  subscribe(listener: PlanListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  // ─── mutations ───────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Changes a step's status and/or its notes, output, files, claims. Only legal transitions
+   * (`stepTransitions`); `in_progress` also needs every dependency `completed`. Marking a step
+   * `blocked` also blocks every downstream step that is not finished, each as its own event with
+   * notes `[FAIL]: upstream step <id> is blocked`. Returns a copy of the updated step.
+   * Throws `PlanError` (`unknown-step`, `illegal-transition`, `invalid-argument`).
+   */
+  markStep(id: StepId, options: MarkStepOptions): Step {
+    const node = this.#node(id);
+    if (typeof options !== 'object' || options === null) {
+      throw invalidArgument(`markStep("${id}") needs an options object.`);
+    }
+    const { status, notes, output, files, claims } = options;
+    if (status !== undefined && !STATUSES.has(status)) {
+      throw invalidArgument(`Unknown step status "${String(status)}".`, { status });
+    }
+    if (notes !== undefined && typeof notes !== 'string') throw invalidArgument('`notes` must be a string.');
+    if (output !== undefined && typeof output !== 'string')
+      throw invalidArgument('`output` must be a string.');
+    if (files !== undefined && (!Array.isArray(files) || files.some((file) => typeof file !== 'string'))) {
+      throw invalidArgument('`files` must be an array of strings.');
+    }
+    const event: Payload<'step-marked'> = { type: 'step-marked', stepId: id };
+    const previous = node.step.status;
+    const changes = status !== undefined && status !== previous;
+    if (changes) {
+      event.status = status;
+      event.previousStatus = previous;
+    }
+    if (notes !== undefined) event.notes = notes;
+    if (output !== undefined) event.output = output;
+    if (files !== undefined) event.files = [...files];
+    if (claims !== undefined) {
+      const parsed = stepClaimsSchema.safeParse(claims);
+      if (!parsed.success) {
+        throw invalidArgument(`\`claims\` are invalid: ${parsed.error.message}`, {
+          issues: parsed.error.issues,
+        });
+      }
+      event.claims = parsed.data;
+    }
+    this.#check(event);
+    const events: EventPayload[] = [event];
+    if (changes && status === 'blocked') {
+      for (const down of this.#reach([node], 'down')) {
+        if (down === node || isTerminalStatus(down.step.status)) continue;
+        events.push({
+          type: 'step-marked',
+          stepId: down.step.id,
+          status: 'blocked',
+          previousStatus: down.step.status,
+          notes: `[FAIL]: upstream step ${id} is blocked`,
+        });
+      }
+    }
+    this.#commit(events);
+    return copyStep(node.step);
+  }
+
+  /**
+   * Writes a tool call to the step's ledger as `pending`, before the tool runs. Without a
+   * `callId` one is generated (`auto-N`, `generatedId: true`). Returns the record. Throws
+   * `PlanError` (`unknown-step`, `duplicate-tool-call`, `illegal-transition` on a finished step,
+   * `invalid-argument`).
+   */
+  recordToolCall(stepId: StepId, input: ToolCallInput): ToolCallRecord {
+    const node = this.#node(stepId);
+    if (typeof input !== 'object' || input === null || typeof input.tool !== 'string' || input.tool === '') {
+      throw invalidArgument('recordToolCall needs `{ tool, args }` with a non-empty tool name.');
+    }
+    if (input.callId !== undefined && (typeof input.callId !== 'string' || input.callId === '')) {
+      throw invalidArgument('`callId` must be a non-empty string when given.');
+    }
+    let callId = input.callId;
+    const generatedId = callId === undefined;
+    if (callId === undefined) {
+      let n = node.step.ledger.length + 1;
+      while (node.calls.has(`auto-${n}`)) n++;
+      callId = `auto-${n}`;
+    }
+    const event: EventPayload = {
+      type: 'tool-call-started',
+      stepId,
+      callId,
+      generatedId,
+      tool: input.tool,
+      // `args` is a required key of the ledger and event schemas: no arguments = `{}`.
+      args: input.args === undefined ? {} : input.args,
+    };
+    this.#check(event);
+    this.#commit([event]);
+    return { ...node.calls.get(callId)! };
+  }
+
+  /**
+   * Records a tool's answer. Pairs by `callId`; without one, with the oldest `pending`
+   * generated-id call of the same tool (FIFO). Results and errors are stored as strings.
+   * Returns the updated record. Throws `PlanError` (`unknown-step`, `unknown-tool-call` when no
+   * pending call matches, `invalid-argument`).
+   */
+  recordToolResult(stepId: StepId, input: ToolResultInput): ToolCallRecord {
+    const node = this.#node(stepId);
+    if (typeof input !== 'object' || input === null || typeof input.tool !== 'string') {
+      throw invalidArgument('recordToolResult needs `{ tool, status }`.');
+    }
+    if (input.status !== 'success' && input.status !== 'error') {
+      throw invalidArgument(
+        `Tool result status must be "success" or "error", got "${String(input.status)}".`,
+      );
+    }
+    let callId = input.callId;
+    if (callId === undefined) {
+      callId = node.step.ledger.find(
+        (call) => call.generatedId && call.status === 'pending' && call.tool === input.tool,
+      )?.callId;
+      if (callId === undefined) {
+        throw new PlanError({
+          code: 'unknown-tool-call',
+          message: `Step "${stepId}" has no pending call of "${input.tool}" without a call id to pair this result with.`,
+          details: { stepId, tool: input.tool },
+        });
+      }
+    } else {
+      const call = node.calls.get(callId);
+      if (call !== undefined && call.tool !== input.tool) {
+        throw new PlanError({
+          code: 'unknown-tool-call',
+          message: `Call "${callId}" of step "${stepId}" is a "${call.tool}" call, not "${input.tool}".`,
+          details: { stepId, callId, tool: input.tool, recordedTool: call.tool },
+        });
+      }
+    }
+    const event: Payload<'tool-call-finished'> = {
+      type: 'tool-call-finished',
+      stepId,
+      callId,
+      status: input.status,
+    };
+    if (input.result !== undefined) event.result = toText(input.result);
+    if (input.error !== undefined) event.error = toText(input.error);
+    this.#check(event);
+    this.#commit([event]);
+    return { ...node.calls.get(callId)! };
+  }
+
+  /**
+   * Ends a step's tool use: emits `step-finalized` and returns (copies of) the calls still
+   * `pending`, i.e. calls that never got an answer. Throws `PlanError('unknown-step')`.
+   */
+  finalizeStep(id: StepId): ToolCallRecord[] {
+    const node = this.#node(id);
+    const pending = node.step.ledger.filter((call) => call.status === 'pending');
+    this.#commit([
+      { type: 'step-finalized', stepId: id, pendingCallIds: pending.map((call) => call.callId) },
+    ]);
+    return pending.map((call) => ({ ...call }));
+  }
+
+  /**
+   * Stores the verifier's verdict and findings on the step (emits `step-verified`). Returns
+   * the stored record. Throws `PlanError` (`unknown-step`, `invalid-argument`).
+   */
+  recordVerification(id: StepId, record: VerificationRecordInput): VerificationRecord {
+    const node = this.#node(id);
+    const parsed = verificationRecordSchema.safeParse(record);
+    if (!parsed.success) {
+      throw invalidArgument(`The verification record is invalid: ${parsed.error.message}`, {
+        issues: parsed.error.issues,
+      });
+    }
+    this.#commit([{ type: 'step-verified', stepId: id, verification: parsed.data }]);
+    return copyVerification(node.step.verification!);
+  }
+
+  /**
+   * Subgraph surgery: removes `ids` and everything downstream of them, and inserts
+   * `draft.steps` at the display position of the first removed step, atomically.
+   *
+   * A draft step's `dependsOn` entries are a number (index into `draft.steps`), the id of a
+   * preserved step, or the id another draft step asked for. A draft id is kept when it is free
+   * (not the id of any step still in the plan or removed now); otherwise an id `s<N>` is
+   * generated from a counter that never goes back. Every new step gets
+   * `replanAttempts = max(removed steps' replanAttempts) + 1` and `replaces = removed ids`.
+   *
+   * Throws `PlanError` (`unknown-step`, `completed-step-touched`, `empty-redesign`,
+   * `duplicate-step`, `dangling-dependency`, `cycle`, `invalid-argument`); then nothing changed.
+   */
+  replaceSubgraph(ids: StepId | readonly StepId[], draft: SubgraphDraft): ReplaceSubgraphResult {
+    const failed = unique(typeof ids === 'string' ? [ids] : [...ids]);
+    if (failed.length === 0) {
+      throw invalidArgument('replaceSubgraph needs at least one step id to replace.');
+    }
+    const starts = this.#nodesOf(failed);
+    const removedNodes = this.#reach(starts, 'down');
+    const completed = removedNodes.filter((node) => node.step.status === 'completed').map((n) => n.step.id);
+    if (completed.length > 0) {
+      throw new PlanError({
+        code: 'completed-step-touched',
+        message: `Replacing ${failed.join(', ')} would remove completed step(s) ${completed.join(', ')}; completed steps are never replaced.`,
+        details: { stepIds: completed },
+      });
+    }
+    if (
+      typeof draft !== 'object' ||
+      draft === null ||
+      !Array.isArray(draft.steps) ||
+      draft.steps.length === 0
+    ) {
+      throw new PlanError({
+        code: 'empty-redesign',
+        message: 'The redesign has no steps; give at least one step, or block the failed steps instead.',
+        details: { stepIds: failed },
+      });
+    }
+    const parsed = subgraphDraftSchema.safeParse(draft);
+    if (!parsed.success) {
+      throw invalidArgument(`The redesign is invalid: ${parsed.error.message}`, {
+        issues: parsed.error.issues,
+      });
+    }
+    const drafts = parsed.data.steps;
+    const removedIds = new Set(removedNodes.map((node) => node.step.id));
+
+    // Ids: a draft id twice is an error; a draft id in use (or removed now) is replaced.
+    const asked = new Map<string, number>();
+    for (const [index, step] of drafts.entries()) {
+      if (step.id === undefined) continue;
+      if (asked.has(step.id)) {
+        throw new PlanError({
+          code: 'duplicate-step',
+          message: `The redesign uses the id "${step.id}" for steps ${asked.get(step.id)} and ${index}.`,
+          details: { stepId: step.id, indexes: [asked.get(step.id), index] },
+        });
+      }
+      asked.set(step.id, index);
+    }
+    const finalIds: string[] = [];
+    const taken = (id: string) => this.#nodes.has(id) || finalIds.includes(id) || asked.has(id);
+    let counter = this.#idCounter;
+    for (const step of drafts) {
+      if (step.id !== undefined && !this.#nodes.has(step.id)) {
+        finalIds.push(step.id);
+        continue;
+      }
+      let id: string;
+      do id = `s${++counter}`;
+      while (taken(id));
+      finalIds.push(id);
+    }
+    const keptAsked = new Map<string, number>();
+    for (const [id, index] of asked) if (finalIds[index] === id) keptAsked.set(id, index);
+
+    // Dependencies: relative index, preserved step, or a kept draft id.
+    const dependsOn: string[][] = drafts.map((step, index) =>
+      unique(
+        step.dependsOn.map((dep) => {
+          if (typeof dep === 'number') {
+            const target = finalIds[dep];
+            if (target === undefined) {
+              throw new PlanError({
+                code: 'dangling-dependency',
+                message: `Redesigned step ${index} depends on step index ${dep}, but the redesign has ${drafts.length} steps.`,
+                details: { index, dependency: dep },
+              });
+            }
+            return target;
+          }
+          if (this.#nodes.has(dep) && !removedIds.has(dep)) return dep;
+          const draftIndex = keptAsked.get(dep);
+          if (draftIndex !== undefined) return finalIds[draftIndex]!;
+          throw new PlanError({
+            code: 'dangling-dependency',
+            message: removedIds.has(dep)
+              ? `Redesigned step ${index} depends on "${dep}", which this replan removes; depend on a new step by its index instead.`
+              : `Redesigned step ${index} depends on "${dep}", which is neither a preserved step nor a step of the redesign.`,
+            details: { index, dependency: dep },
+          });
+        }),
+      ),
+    );
+    const cycle = findCycle(finalIds.map((id, index) => ({ id, dependsOn: dependsOn[index]! })));
+    if (cycle !== undefined) {
+      throw new PlanError({
+        code: 'cycle',
+        message: `The redesign forms a dependency cycle: ${cycle.join(' → ')}.`,
+        details: { cycle },
+      });
+    }
+
+    const replanAttempts = Math.max(...removedNodes.map((node) => node.step.replanAttempts)) + 1;
+    const removed = removedNodes.map((node) => node.step.id);
+    const added: Step[] = drafts.map((step, index) => {
+      const draftStep: ParsedDraft = { ...step, id: finalIds[index]!, dependsOn: dependsOn[index]! };
+      return { ...draftToStep(draftStep), replanAttempts, replaces: [...removed] };
+    });
+    const insertAt = Math.min(...removedNodes.map((node) => node.pos));
+    const event: EventPayload = { type: 'replan-applied', failed, removed, added, insertAt };
+    this.#check(event);
+    this.#commit([event]);
+    return { removed: [...removed], added: added.map((step) => this.step(step.id)) };
+  }
+
+  // ─── the event machinery ─────────────────────────────────────────────────────────────────
+
+  #node(id: StepId): StepNode {
+    const node = this.#nodes.get(id);
+    if (node === undefined) {
+      throw new PlanError({
+        code: 'unknown-step',
+        message: `Plan "${this.id}" has no step "${String(id)}".`,
+        details: { stepId: id },
+      });
+    }
+    return node;
+  }
+
+  #nodesOf(ids: StepId | readonly StepId[]): StepNode[] {
+    if (typeof ids === 'string') return [this.#node(ids)];
+    return unique(ids).map((id) => this.#node(id));
+  }
+
+  /**
+   * Everything reachable from `starts` along dependents (`down`) or dependencies (`up`), in
+   * topological order along that direction (Kahn's algorithm restricted to the reached part),
+   * starts included. Linear in the nodes and edges reached: marks live on the nodes.
+   */
+  #reach(starts: readonly StepNode[], direction: 'down' | 'up'): StepNode[] {
+    const walk = ++this.#walk;
+    const next = direction === 'down' ? (node: StepNode) => node.dependents : (node: StepNode) => node.deps;
+    const seen: StepNode[] = [];
+    for (const node of starts) {
+      if (node.mark === walk) continue;
+      node.mark = walk;
+      node.scratch = 0;
+      seen.push(node);
+    }
+    const sources = seen.slice();
+    for (let index = 0; index < seen.length; index++) {
+      for (const to of next(seen[index]!)) {
+        if (to.mark !== walk) {
+          to.mark = walk;
+          to.scratch = 0;
+          seen.push(to);
+        }
+      }
+    }
+    for (const node of seen) for (const to of next(node)) to.scratch++;
+    // Every reached node that is not a start has an incoming edge, so the sources are starts.
+    const order = sources.filter((node) => node.scratch === 0);
+    for (let head = 0; head < order.length; head++) {
+      for (const to of next(order[head]!)) if (--to.scratch === 0) order.push(to);
+    }
+    return order;
+  }
+
+  /** Stamps, applies, logs and publishes events. Callers have checked them. */
+  #commit(payloads: readonly EventPayload[]): void {
+    const at = this.#clock();
+    const start = this.#events.length;
+    for (const payload of payloads) {
+      // Payloads are fresh objects built by the mutation: stamping them in place avoids a copy.
+      const event = payload as PlanEvent;
+      event.planId = this.id;
+      event.seq = this.#nextSeq;
+      event.at = at;
+      this.#apply(event);
+      this.#events.push(event);
+      this.#nextSeq++;
+    }
+    if (this.#listeners.size === 0) return;
+    for (let index = start; index < this.#events.length; index++) {
+      const event = this.#events[index]!;
+      for (const listener of [...this.#listeners]) {
+        try {
+          listener(event, this);
+        } catch (error) {
+          // A listener's failure must not undo or interrupt a mutation that already happened.
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
+    }
+  }
+
+  /** Checks that an event fits the current state; throws the specific `PlanError`. */
+  #check(event: EventPayload): void {
+    switch (event.type) {
+      case 'plan-created': {
+        if (this.#nextSeq !== 0 || this.#nodes.size > 0) {
+          throw new PlanError({ code: 'invalid-event', message: 'plan-created must be the first event.' });
+        }
+        validateGraph(event.steps);
+        for (const step of event.steps) {
+          if (unique(step.dependsOn).length !== step.dependsOn.length) {
+            throw invalidArgument(`Step "${step.id}" lists a dependency twice.`);
+          }
+        }
+        return;
+      }
+      case 'step-marked': {
+        const node = this.#node(event.stepId);
+        const from = node.step.status;
+        if (event.previousStatus !== undefined && event.previousStatus !== from) {
+          throw new PlanError({
+            code: 'illegal-transition',
+            message: `Step "${event.stepId}" is ${from}, not ${event.previousStatus}.`,
+            details: { stepId: event.stepId, status: from },
+          });
+        }
+        const to = event.status;
+        if (to === undefined || to === from) return;
+        if (!isLegalTransition(from, to)) {
+          throw new PlanError({
+            code: 'illegal-transition',
+            message: `Step "${event.stepId}" cannot go from ${from} to ${to}.`,
+            details: { stepId: event.stepId, from, to },
+          });
+        }
+        if (to === 'in_progress' && node.unmet > 0) {
+          const waitingOn = node.deps
+            .filter((dep) => dep.step.status !== 'completed')
+            .map((dep) => dep.step.id);
+          throw new PlanError({
+            code: 'illegal-transition',
+            message: `Step "${event.stepId}" cannot start: dependencies ${waitingOn.join(', ')} are not completed.`,
+            details: { stepId: event.stepId, from, to, waitingOn },
+          });
+        }
+        return;
+      }
+      case 'tool-call-started': {
+        const node = this.#node(event.stepId);
+        if (node.calls.has(event.callId)) {
+          throw new PlanError({
+            code: 'duplicate-tool-call',
+            message: `Step "${event.stepId}" already has a call with id "${event.callId}".`,
+            details: { stepId: event.stepId, callId: event.callId },
+          });
+        }
+        if (isTerminalStatus(node.step.status)) {
+          throw new PlanError({
+            code: 'illegal-transition',
+            message: `Step "${event.stepId}" is ${node.step.status}; it cannot make tool calls any more.`,
+            details: { stepId: event.stepId, status: node.step.status },
+          });
+        }
+        return;
+      }
+      case 'tool-call-finished': {
+        const node = this.#node(event.stepId);
+        const call = node.calls.get(event.callId);
+        if (call === undefined || call.status !== 'pending') {
+          throw new PlanError({
+            code: 'unknown-tool-call',
+            message:
+              call === undefined
+                ? `Step "${event.stepId}" has no call "${event.callId}".`
+                : `Call "${event.callId}" of step "${event.stepId}" already has a result (${call.status}).`,
+            details: { stepId: event.stepId, callId: event.callId },
+          });
+        }
+        return;
+      }
+      case 'step-finalized':
+      case 'step-verified': {
+        this.#node(event.stepId);
+        return;
+      }
+      case 'replan-applied':
+        this.#checkReplan(event);
+        return;
+    }
+  }
+
+  #checkReplan(event: Payload<'replan-applied'>): void {
+    const removed = new Set<StepNode>();
+    for (const id of event.removed) {
+      const node = this.#node(id);
+      if (node.step.status === 'completed') {
+        throw new PlanError({
+          code: 'completed-step-touched',
+          message: `Step "${id}" is completed and cannot be removed.`,
+          details: { stepIds: [id] },
+        });
+      }
+      removed.add(node);
+    }
+    for (const node of removed) {
+      for (const down of node.dependents) {
+        if (!removed.has(down)) {
+          throw new PlanError({
+            code: 'dangling-dependency',
+            message: `Step "${down.step.id}" depends on removed step "${node.step.id}" but is not removed.`,
+            details: { stepId: down.step.id, dependency: node.step.id },
+          });
+        }
+      }
+    }
+    for (const id of event.failed) {
+      if (!removed.has(this.#node(id))) {
+        throw invalidArgument(`Failed step "${id}" is not among the removed steps.`);
+      }
+    }
+    if (event.added.length === 0) {
+      throw new PlanError({ code: 'empty-redesign', message: 'A replan must add at least one step.' });
+    }
+    for (const step of event.added) {
+      if (this.#nodes.has(step.id)) {
+        throw new PlanError({
+          code: 'duplicate-step',
+          message: `Added step id "${step.id}" is already used.`,
+          details: { stepId: step.id },
+        });
+      }
+      if (step.status !== 'not_started') {
+        throw invalidArgument(`Added step "${step.id}" must be not_started, not ${step.status}.`);
+      }
+    }
+    validateGraph(event.added, {
+      isExternal: (id) => {
+        const node = this.#nodes.get(id);
+        return node !== undefined && !removed.has(node);
+      },
+    });
+    for (const step of event.added) {
+      if (unique(step.dependsOn).length !== step.dependsOn.length) {
+        throw invalidArgument(`Step "${step.id}" lists a dependency twice.`);
+      }
+    }
+    if (event.insertAt > this.#order.length - removed.size) {
+      throw invalidArgument(`insertAt ${event.insertAt} is past the end of the plan.`);
+    }
+  }
+
+  /** The one place state changes. Events are checked before they get here. */
+  #apply(event: PlanEvent): void {
+    switch (event.type) {
+      case 'plan-created':
+        this.#title = event.title;
+        this.#goal = event.goal;
+        this.#insertSteps(event.steps.map(draftToStep), 0);
+        return;
+      case 'step-marked': {
+        const node = this.#nodes.get(event.stepId)!;
+        if (event.status !== undefined && event.status !== node.step.status)
+          this.#setStatus(node, event.status);
+        if (event.notes !== undefined) node.step.notes = event.notes;
+        if (event.output !== undefined) node.step.output = event.output;
+        if (event.files !== undefined) node.step.files = [...event.files];
+        if (event.claims !== undefined) node.step.claims = copyClaims(event.claims);
+        return;
+      }
+      case 'tool-call-started': {
+        const node = this.#nodes.get(event.stepId)!;
+        const call: ToolCallRecord = {
+          callId: event.callId,
+          generatedId: event.generatedId,
+          tool: event.tool,
+          args: event.args,
+          status: 'pending',
+          calledAt: event.at,
+        };
+        node.step.ledger.push(call);
+        node.calls.set(call.callId, call);
+        return;
+      }
+      case 'tool-call-finished': {
+        const call = this.#nodes.get(event.stepId)!.calls.get(event.callId)!;
+        call.status = event.status;
+        if (event.result !== undefined) call.result = event.result;
+        if (event.error !== undefined) call.error = event.error;
+        call.respondedAt = event.at;
+        return;
+      }
+      case 'step-finalized':
+        return;
+      case 'step-verified':
+        this.#nodes.get(event.stepId)!.step.verification = copyVerification(event.verification);
+        return;
+      case 'replan-applied': {
+        const removed = new Set(event.removed.map((id) => this.#nodes.get(id)!));
+        for (const node of removed) {
+          this.#ready.delete(node);
+          this.#counts[node.step.status]--;
+          this.#nodes.delete(node.step.id);
+        }
+        const touched = new Set<StepNode>();
+        for (const node of removed) for (const dep of node.deps) if (!removed.has(dep)) touched.add(dep);
+        for (const dep of touched) dep.dependents = dep.dependents.filter((down) => !removed.has(down));
+        this.#order = this.#order.filter((node) => !removed.has(node));
+        this.#insertSteps(event.added.map(copyStep), event.insertAt);
+        return;
+      }
+    }
+  }
+
+  /** Adds steps (owned by the plan from now on) at a display position and wires their edges. */
+  #insertSteps(steps: readonly Step[], at: number): void {
+    const nodes = steps.map(
+      (step): StepNode => ({
+        step,
+        deps: [],
+        dependents: [],
+        unmet: 0,
+        pos: 0,
+        calls: new Map(),
+        mark: 0,
+        scratch: 0,
+      }),
+    );
+    for (const node of nodes) {
+      this.#nodes.set(node.step.id, node);
+      for (const call of node.step.ledger) node.calls.set(call.callId, call);
+      const match = GENERATED_ID.exec(node.step.id);
+      if (match) this.#idCounter = Math.max(this.#idCounter, Number(match[1]));
+    }
+    for (const node of nodes) {
+      for (const id of node.step.dependsOn) {
+        const dep = this.#nodes.get(id)!;
+        node.deps.push(dep);
+        dep.dependents.push(node);
+        if (dep.step.status !== 'completed') node.unmet++;
+      }
+      this.#counts[node.step.status]++;
+      if (node.step.status === 'not_started' && node.unmet === 0) this.#ready.add(node);
+    }
+    const order = this.#order;
+    this.#order = order.length === 0 ? nodes : [...order.slice(0, at), ...nodes, ...order.slice(at)];
+    for (let index = at; index < this.#order.length; index++) this.#order[index]!.pos = index;
+  }
+
+  #setStatus(node: StepNode, next: StepStatus): void {
+    const previous = node.step.status;
+    this.#counts[previous]--;
+    this.#counts[next]++;
+    node.step.status = next;
+    if (previous === 'not_started') this.#ready.delete(node);
+    if (next === 'not_started' && node.unmet === 0) this.#ready.add(node);
+    if (next === 'completed') {
+      for (const down of node.dependents) {
+        down.unmet--;
+        if (down.unmet === 0 && down.step.status === 'not_started') this.#ready.add(down);
+      }
+    }
+  }
+}
