@@ -1,1 +1,1 @@
-export {};
+export { createTempWorkspace, type TempWorkspace, type TempWorkspaceOptions } from './create-temp-workspace';

@@ -31,6 +31,16 @@ export interface Tool<Input = unknown, Output = unknown> {
   /** Safe to re-run after a crash (resume re-runs in-flight idempotent steps only). */
   readonly idempotent: boolean;
   readonly timeoutMs: number | undefined;
+  /**
+   * The JSON Schema the model sees, when it must not be derived from `input` (MCP tools keep
+   * their server's schema). Default: `z.toJSONSchema(input)`.
+   */
+  readonly inputJsonSchema?: Record<string, unknown>;
+  /**
+   * Renders a successful result for the model. Without it the registry sends strings as is and
+   * anything else as JSON. (`run_command` uses it to show stdout/stderr as plain text.)
+   */
+  toText?(output: Output): string;
   execute(input: Input, context: ToolContext): Promise<Output>;
 }
 
@@ -38,11 +48,26 @@ export interface Tool<Input = unknown, Output = unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: variance escape hatch for heterogeneous tool lists
 export type AnyTool = Tool<any, any>;
 
-/** The outcome of one registry execution: always a value, never a throw (except abort). */
+/**
+ * The outcome of one registry execution: always a value, never a throw (an aborted run answers
+ * `{ status: 'error', code: 'aborted' }`). `text` is what goes back to the model: redacted and
+ * truncated.
+ */
 export type ToolOutcome =
   | { status: 'success'; output: unknown; text: string }
-  | { status: 'error'; code: ToolErrorCode; message: string; text: string };
+  | {
+      status: 'error';
+      code: ToolErrorCode;
+      message: string;
+      text: string;
+      /** Structured detail (available tool names, zod issues, the offending path…). */
+      details?: Readonly<Record<string, unknown>>;
+    };
 
+/**
+ * Why a tool call failed. `invalid-definition` is only thrown by `defineTool` /
+ * `createToolRegistry` for a bad tool definition; it never appears in an outcome.
+ */
 export type ToolErrorCode =
   | 'unknown-tool'
   | 'invalid-arguments'
@@ -51,4 +76,5 @@ export type ToolErrorCode =
   | 'aborted'
   | 'path-escape'
   | 'command-denied'
-  | 'output-invalid';
+  | 'output-invalid'
+  | 'invalid-definition';

@@ -1,0 +1,299 @@
+import type { JsonSchema, ToolSpec } from '@closedloop/model';
+import { z } from 'zod';
+import { createRedactor, type Redactor } from './create-redactor';
+import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome } from './tool';
+import { ToolError } from './tool-error';
+
+/** Options of {@link createToolRegistry}. */
+export interface ToolRegistryOptions {
+  /**
+   * Cleans every result text and error message. Default: `createRedactor()` over
+   * `process.env`; pass `false` to send results unredacted.
+   */
+  redactor?: Redactor | false;
+  /** Result texts longer than this are cut in the middle with a marker. Default 20 000. */
+  maxResultChars?: number;
+}
+
+/** What {@link ToolRegistry.execute} needs besides the arguments. */
+export type ToolExecuteContext = ToolContext;
+
+/** A validated set of tools, as the executor uses it. */
+export interface ToolRegistry {
+  /** The tools, in the order given. */
+  readonly tools: readonly AnyTool[];
+  get(name: string): AnyTool | undefined;
+  has(name: string): boolean;
+  /** What the model sees: name, description and the input's JSON Schema (no `$schema`). */
+  specs(): ToolSpec[];
+  /**
+   * Validates `rawArgs`, runs the tool and returns an outcome. Never throws for bad input, a
+   * failing tool, a timeout or an abort: each has its own error code.
+   */
+  execute(name: string, rawArgs: unknown, context: ToolExecuteContext): Promise<ToolOutcome>;
+}
+
+const truncationMarker = (omitted: number, total: number) =>
+  `\n\n[… truncated: ${omitted} of ${total} characters omitted …]\n\n`;
+
+/**
+ * Cuts `text` to at most `max` characters, keeping its head (70 %) and tail (30 %) around a
+ * marker that says how much was left out.
+ */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - truncationMarker(text.length, text.length).length;
+  if (room <= 0) return text.slice(0, max);
+  const head = Math.ceil(room * 0.7);
+  const tail = room - head;
+  return (
+    text.slice(0, head) +
+    truncationMarker(text.length - room, text.length) +
+    (tail > 0 ? text.slice(-tail) : '')
+  );
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
+
+function toText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (output === undefined) return '(no output)';
+  const json = JSON.stringify(output, (_key, value: unknown) =>
+    typeof value === 'bigint' ? value.toString() : value,
+  );
+  return json ?? String(output);
+}
+
+function redactDeep(value: unknown, redactor: Redactor, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactor.redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return value;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redactor, seen));
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redactor, seen);
+  return out;
+}
+
+function inputJsonSchema(tool: AnyTool): JsonSchema {
+  const schema =
+    tool.inputJsonSchema ??
+    (z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+/** Settles after `ms`, or never when `ms` is undefined. Returns a cancel function. */
+function delay(ms: number | undefined): { promise: Promise<void>; cancel(): void } {
+  if (ms === undefined) return { promise: new Promise<void>(() => {}), cancel: () => {} };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+function whenAborted(signal: AbortSignal): { promise: Promise<void>; cancel(): void } {
+  if (signal.aborted) return { promise: Promise.resolve(), cancel: () => {} };
+  let onAbort: (() => void) | undefined;
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, cancel: () => onAbort && signal.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * Builds a {@link ToolRegistry}. Tool names must be unique (`ToolError` with code
+ * `invalid-definition` otherwise).
+ *
+ * Outcomes of `execute`:
+ * - `unknown-tool`: no tool has that name (the text lists the available ones);
+ * - `invalid-arguments`: the arguments fail the input schema (the text has zod's prettified
+ *   issues, so the model can correct itself); a JSON string is parsed first;
+ * - `execution-failed`: the tool threw (a thrown `ToolError` keeps its own code);
+ * - `timeout`: the tool's `timeoutMs` elapsed (its signal is aborted too);
+ * - `aborted`: the caller's signal aborted; answered at once even if the tool ignores it;
+ * - `output-invalid`: the result fails the tool's output schema or is not JSON-serialisable;
+ * - `success`: `text` is the result (strings as is, anything else as JSON), redacted, then
+ *   truncated to `maxResultChars`.
+ */
+export function createToolRegistry(
+  tools: readonly AnyTool[],
+  options: ToolRegistryOptions = {},
+): ToolRegistry {
+  const byName = new Map<string, AnyTool>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) {
+      throw new ToolError({
+        code: 'invalid-definition',
+        message: `Two tools are named "${tool.name}": tool names must be unique in a registry.`,
+        details: { name: tool.name },
+      });
+    }
+    byName.set(tool.name, tool);
+  }
+  const redactor: Redactor | undefined =
+    options.redactor === false ? undefined : (options.redactor ?? createRedactor());
+  const maxResultChars = options.maxResultChars ?? 20_000;
+  if (!(Number.isInteger(maxResultChars) && maxResultChars > 0)) {
+    throw new ToolError({
+      code: 'invalid-definition',
+      message: `maxResultChars must be a positive integer, got ${String(maxResultChars)}.`,
+    });
+  }
+  const redact = (text: string) => (redactor ? redactor.redact(text) : text);
+  const list = [...tools];
+  let cachedSpecs: ToolSpec[] | undefined;
+
+  const failure = (code: ToolErrorCode, message: string, details?: Record<string, unknown>): ToolOutcome => {
+    const clean = redact(message);
+    const outcome: ToolOutcome = {
+      status: 'error',
+      code,
+      message: clean,
+      text: truncateText(`Error (${code}): ${clean}`, maxResultChars),
+    };
+    if (details !== undefined)
+      outcome.details = redactor ? (redactDeep(details, redactor) as Record<string, unknown>) : details;
+    return outcome;
+  };
+
+  const parseArguments = (tool: AnyTool, rawArgs: unknown) => {
+    const args = rawArgs === undefined || rawArgs === null || rawArgs === '' ? {} : rawArgs;
+    const first = tool.input.safeParse(args);
+    if (first.success || typeof args !== 'string') return first;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(args);
+    } catch {
+      return first;
+    }
+    return tool.input.safeParse(parsed);
+  };
+
+  return {
+    tools: list,
+    get: (name) => byName.get(name),
+    has: (name) => byName.has(name),
+    specs() {
+      cachedSpecs ??= list.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: inputJsonSchema(tool),
+      }));
+      return cachedSpecs.map((spec) => ({ ...spec, inputSchema: structuredClone(spec.inputSchema) }));
+    },
+    async execute(name, rawArgs, context) {
+      const tool = byName.get(name);
+      if (tool === undefined) {
+        const available = list.map((t) => t.name);
+        return failure(
+          'unknown-tool',
+          `There is no tool named ${JSON.stringify(name)}. Available tools: ${available.join(', ') || '(none)'}.`,
+          { name, available },
+        );
+      }
+      if (context.signal.aborted)
+        return failure('aborted', `The call to "${name}" was aborted before it started.`);
+
+      const parsed = parseArguments(tool, rawArgs);
+      if (!parsed.success) {
+        return failure(
+          'invalid-arguments',
+          `Invalid arguments for "${name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
+          { issues: parsed.error.issues },
+        );
+      }
+
+      const controller = new AbortController();
+      const aborted = whenAborted(context.signal);
+      const timeout = delay(tool.timeoutMs);
+      const onOuterAbort = () => controller.abort(context.signal.reason);
+      context.signal.addEventListener('abort', onOuterAbort, { once: true });
+      const toolContext: ToolContext = { signal: controller.signal, callId: context.callId };
+      if (context.onProgress) toolContext.onProgress = context.onProgress;
+
+      type Race =
+        | { kind: 'done'; output: unknown }
+        | { kind: 'threw'; error: unknown }
+        | { kind: 'timeout' }
+        | { kind: 'aborted' };
+      let running: Promise<unknown>;
+      try {
+        running = Promise.resolve(tool.execute(parsed.data, toolContext));
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      const race: Race = await Promise.race<Race>([
+        running.then(
+          (output): Race => ({ kind: 'done', output }),
+          (error: unknown): Race => ({ kind: 'threw', error }),
+        ),
+        timeout.promise.then((): Race => ({ kind: 'timeout' })),
+        aborted.promise.then((): Race => ({ kind: 'aborted' })),
+      ]);
+      timeout.cancel();
+      aborted.cancel();
+      context.signal.removeEventListener('abort', onOuterAbort);
+
+      switch (race.kind) {
+        case 'aborted':
+          controller.abort(context.signal.reason);
+          return failure('aborted', `The call to "${name}" was aborted.`);
+        case 'timeout':
+          controller.abort(new ToolError({ code: 'timeout', message: `"${name}" timed out` }));
+          return failure('timeout', `"${name}" did not finish within ${tool.timeoutMs} ms and was stopped.`, {
+            timeoutMs: tool.timeoutMs,
+          });
+        case 'threw': {
+          if (context.signal.aborted) return failure('aborted', `The call to "${name}" was aborted.`);
+          const { error } = race;
+          if (ToolError.isInstance(error)) {
+            const code = error.code === 'invalid-definition' ? 'execution-failed' : error.code;
+            return failure(code, error.message, { ...error.details });
+          }
+          return failure('execution-failed', `"${name}" failed: ${errorMessage(error)}`);
+        }
+        case 'done': {
+          let output = race.output;
+          if (tool.output !== undefined) {
+            const checked = tool.output.safeParse(output);
+            if (!checked.success) {
+              return failure(
+                'output-invalid',
+                `"${name}" returned a result that does not match its output schema:\n${z.prettifyError(checked.error)}`,
+                { issues: checked.error.issues },
+              );
+            }
+            output = checked.data;
+          }
+          let text: string;
+          try {
+            text = tool.toText ? tool.toText(output) : toText(output);
+          } catch (error) {
+            return failure(
+              'output-invalid',
+              `"${name}" returned a result that is not JSON-serialisable: ${errorMessage(error)}`,
+            );
+          }
+          return {
+            status: 'success',
+            output: redactor ? redactDeep(output, redactor) : output,
+            text: truncateText(redact(text), maxResultChars),
+          };
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from './define-tool';
+import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
+import type { AnyTool } from './tool';
+import { ToolError } from './tool-error';
+
+/** Options the file tools share. */
+export interface FileToolsOptions {
+  root: string;
+  /** `read_file` refuses larger files. Default 5 MiB. */
+  maxReadBytes?: number;
+  /** `list_dir` stops after this many entries. Default 1000. */
+  maxListEntries?: number;
+}
+
+const skippedInRecursiveListing: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+function errnoCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+function notFound(relative: string, cause: unknown): Error {
+  return new Error(`${relative} does not exist. Use list_dir to see what is there.`, { cause });
+}
+
+async function realRootOf(root: string): Promise<string> {
+  return resolveInWorkspace(root, '.');
+}
+
+/** Refuses writes into `.git` internals: git config and hooks can run arbitrary commands. */
+function assertNotProtected(userPath: string, relative: string): void {
+  if (relative.split('/').includes('.git')) {
+    throw new ToolError({
+      code: 'path-escape',
+      message: `Path ${JSON.stringify(userPath)} is refused: the .git folder is protected (its config and hooks can run commands). Use git commands instead.`,
+      details: { path: userPath, reason: 'protected' },
+    });
+  }
+}
+
+function looksBinary(buffer: Buffer): boolean {
+  return buffer.subarray(0, 8192).includes(0);
+}
+
+/** Opens a resolved (symlink-free) path without following a symlink swapped in since. */
+async function openNoFollow(absolute: string, flags: number) {
+  return open(absolute, flags | constants.O_NOFOLLOW, 0o666);
+}
+
+/** Builds `read_file`, `write_file`, `edit_file`, `list_dir` and `delete_file` for `root`. */
+export function fileTools(options: FileToolsOptions): AnyTool[] {
+  const { root } = options;
+  const maxReadBytes = options.maxReadBytes ?? 5 * 1024 * 1024;
+  const maxListEntries = options.maxListEntries ?? 1000;
+
+  const readFile = defineTool({
+    name: 'read_file',
+    description:
+      'Read a UTF-8 text file in the workspace. Paths are relative to the workspace root. Optionally pass start_line/end_line (1-based, inclusive) to read part of a large file.',
+    input: z.object({
+      path: z.string().min(1).describe('File path relative to the workspace root'),
+      start_line: z.number().int().min(1).optional().describe('First line to return (1-based)'),
+      end_line: z.number().int().min(1).optional().describe('Last line to return (inclusive)'),
+    }),
+    idempotent: true,
+    async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const relative = workspaceRelative(await realRootOf(root), absolute);
+      let handle: Awaited<ReturnType<typeof open>>;
+      try {
+        handle = await openNoFollow(absolute, constants.O_RDONLY);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: use list_dir.`);
+        throw error;
+      }
+      try {
+        const stats = await handle.stat();
+        if (stats.isDirectory()) throw new Error(`${relative} is a directory: use list_dir.`);
+        if (stats.size > maxReadBytes) {
+          throw new Error(
+            `${relative} is ${stats.size} bytes, over the ${maxReadBytes}-byte read limit. Search it with run_command (rg/grep) instead.`,
+          );
+        }
+        const buffer = await handle.readFile();
+        if (looksBinary(buffer))
+          throw new Error(
+            `${relative} is a binary file (${buffer.length} bytes); read_file reads text only.`,
+          );
+        const text = buffer.toString('utf8');
+        if (input.start_line === undefined && input.end_line === undefined) return text;
+        const lines = text.split('\n');
+        const start = input.start_line ?? 1;
+        const end = Math.min(input.end_line ?? lines.length, lines.length);
+        if (start > lines.length)
+          throw new Error(`${relative} has ${lines.length} lines; start_line ${start} is past the end.`);
+        if (end < start) throw new Error(`end_line ${end} is before start_line ${start}.`);
+        return lines.slice(start - 1, end).join('\n');
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+
+  const writeFile = defineTool({
+    name: 'write_file',
+    description:
+      'Create or overwrite a UTF-8 text file in the workspace with the given content. Missing parent folders are created. Paths are relative to the workspace root.',
+    input: z.object({
+      path: z.string().min(1).describe('File path relative to the workspace root'),
+      content: z.string().describe('The complete new content of the file'),
+    }),
+    idempotent: true,
+    async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const realRoot = await realRootOf(root);
+      const relative = workspaceRelative(realRoot, absolute);
+      if (absolute === realRoot)
+        throw new Error('The workspace root is a directory, not a file: give a file path.');
+      assertNotProtected(input.path, relative);
+      let created = true;
+      try {
+        const stats = await stat(absolute);
+        if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
+        created = false;
+      } catch (error) {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      }
+      await mkdir(path.dirname(absolute), { recursive: true });
+      // The parent may have been created through a path that changed meanwhile: check again.
+      const recheck = await resolveInWorkspace(root, input.path);
+      if (recheck !== absolute) throw new Error(`${relative} changed while it was being written; try again.`);
+      const handle = await openNoFollow(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
+      try {
+        await handle.writeFile(input.content, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return { path: relative, bytes: Buffer.byteLength(input.content, 'utf8'), created };
+    },
+  });
+
+  const editFile = defineTool({
+    name: 'edit_file',
+    description:
+      'Replace one exact occurrence of old_string with new_string in a workspace file. old_string must match exactly once (including whitespace); include surrounding lines to make it unique.',
+    input: z.object({
+      path: z.string().min(1).describe('File path relative to the workspace root'),
+      old_string: z.string().min(1).describe('Exact text to replace; must occur exactly once'),
+      new_string: z.string().describe('Replacement text'),
+    }),
+    async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const relative = workspaceRelative(await realRootOf(root), absolute);
+      assertNotProtected(input.path, relative);
+      let handle: Awaited<ReturnType<typeof open>>;
+      try {
+        handle = await openNoFollow(absolute, constants.O_RDWR);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory, not a file.`);
+        throw error;
+      }
+      try {
+        const text = (await handle.readFile()).toString('utf8');
+        const first = text.indexOf(input.old_string);
+        if (first === -1) {
+          throw new Error(
+            `old_string was not found in ${relative}. Read the file again and copy the exact text, including whitespace.`,
+          );
+        }
+        let count = 0;
+        for (let at = first; at !== -1; at = text.indexOf(input.old_string, at + 1)) count++;
+        if (count > 1) {
+          throw new Error(
+            `old_string occurs ${count} times in ${relative}; it must be unique. Include more surrounding lines.`,
+          );
+        }
+        const next = text.slice(0, first) + input.new_string + text.slice(first + input.old_string.length);
+        await handle.truncate(0);
+        await handle.write(next, 0, 'utf8');
+        const line = text.slice(0, first).split('\n').length;
+        return { path: relative, replacements: 1, line };
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+
+  const listDir = defineTool({
+    name: 'list_dir',
+    description:
+      'List a workspace folder: name, type (file, directory, symlink) and size. recursive=true walks sub-folders (skipping .git and node_modules).',
+    input: z.object({
+      path: z.string().min(1).default('.').describe('Folder path relative to the workspace root'),
+      recursive: z.boolean().default(false),
+    }),
+    idempotent: true,
+    async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const realRoot = await realRootOf(root);
+      const relative = workspaceRelative(realRoot, absolute);
+      try {
+        const stats = await stat(absolute);
+        if (!stats.isDirectory()) throw new Error(`${relative} is a file, not a folder: use read_file.`);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        throw error;
+      }
+      const entries: { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size?: number }[] = [];
+      let truncated = false;
+      const walk = async (folder: string): Promise<void> => {
+        const dirents = (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
+          a.name.localeCompare(b.name),
+        );
+        for (const dirent of dirents) {
+          if (entries.length >= maxListEntries) {
+            truncated = true;
+            return;
+          }
+          const full = path.join(folder, dirent.name);
+          const entryPath = workspaceRelative(realRoot, full);
+          if (dirent.isSymbolicLink()) entries.push({ path: entryPath, type: 'symlink' });
+          else if (dirent.isDirectory()) {
+            entries.push({ path: entryPath, type: 'directory' });
+            if (input.recursive && !skippedInRecursiveListing.has(dirent.name)) await walk(full);
+          } else if (dirent.isFile()) {
+            const size = (await lstat(full)).size;
+            entries.push({ path: entryPath, type: 'file', size });
+          } else entries.push({ path: entryPath, type: 'other' });
+        }
+      };
+      await walk(absolute);
+      return { path: relative, entries, truncated };
+    },
+  });
+
+  const deleteFile = defineTool({
+    name: 'delete_file',
+    description:
+      'Delete a file (or a symlink) in the workspace. Folders need recursive=true. The workspace root and .git cannot be deleted.',
+    input: z.object({
+      path: z.string().min(1).describe('Path relative to the workspace root'),
+      recursive: z.boolean().default(false).describe('Required to delete a folder and its contents'),
+    }),
+    destructive: true,
+    async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const realRoot = await realRootOf(root);
+      if (absolute === realRoot) throw new Error('The workspace root cannot be deleted.');
+      // The link itself, not its target, is what a path naming a symlink deletes.
+      const normalized = path.posix.normalize(input.path.replace(/\\/g, '/')).replace(/\/+$/, '');
+      const parent = await resolveInWorkspace(root, path.posix.dirname(normalized));
+      const named = path.join(parent, path.posix.basename(normalized));
+      const relative = workspaceRelative(realRoot, named);
+      assertNotProtected(input.path, workspaceRelative(realRoot, absolute));
+      assertNotProtected(input.path, relative);
+      let stats: Awaited<ReturnType<typeof lstat>>;
+      try {
+        stats = await lstat(named);
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        throw error;
+      }
+      if (stats.isSymbolicLink()) {
+        await unlink(named);
+        return { path: relative, deleted: 'symlink' as const };
+      }
+      if (stats.isDirectory()) {
+        if (!input.recursive)
+          throw new Error(`${relative} is a folder: pass recursive=true to delete it and its contents.`);
+        await rm(named, { recursive: true });
+        return { path: relative, deleted: 'directory' as const };
+      }
+      await unlink(named);
+      return { path: relative, deleted: 'file' as const };
+    },
+  });
+
+  return [readFile, writeFile, editFile, listDir, deleteFile];
+}

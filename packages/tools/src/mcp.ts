@@ -1,0 +1,10 @@
+export {
+  type McpCallToolResult,
+  type McpClientLike,
+  type McpContentBlock,
+  type McpToolInfo,
+  type McpToolsOptions,
+  mcpInputSchema,
+  mcpResultText,
+  mcpTools,
+} from './mcp-tools';

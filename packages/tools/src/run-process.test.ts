@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findExecutable, runProcess } from './run-process';
+
+const base = {
+  cwd: process.cwd(),
+  env: { PATH: process.env.PATH ?? '' },
+  timeoutMs: 5_000,
+  maxOutputBytes: 1024,
+};
+
+/** Running, not dead and not a zombie waiting to be reaped. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
+  } catch {
+    return false;
+  }
+}
+
+describe('runProcess', () => {
+  it('does not hang when a grandchild keeps the pipes open, and kills it', async () => {
+    const script = [
+      "const { spawn } = require('node:child_process');",
+      "const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' });",
+      'console.log(child.pid);',
+      'process.exit(0);',
+    ].join('\n');
+    const started = Date.now();
+    const result = await runProcess(process.execPath, ['-e', script], base);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    const grandchild = Number(result.stdout.trim());
+    expect(grandchild).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isRunning(grandchild)).toBe(false);
+  });
+
+  it('strips ANSI escapes and reports a signal death', async () => {
+    const colored = await runProcess(
+      process.execPath,
+      ['-e', 'console.log("\\u001b[31mred\\u001b[0m")'],
+      base,
+    );
+    expect(colored.stdout).toBe('red\n');
+    const killed = await runProcess(process.execPath, ['-e', 'process.kill(process.pid, "SIGKILL")'], base);
+    expect(killed).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+  });
+
+  it('rejects when the program cannot start or the signal is already aborted', async () => {
+    await expect(runProcess('/nonexistent/program', [], base)).rejects.toMatchObject({ code: 'ENOENT' });
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(
+      runProcess(process.execPath, ['-v'], { ...base, signal: controller.signal }),
+    ).rejects.toThrow('stop');
+  });
+});
+
+describe('findExecutable', () => {
+  it('finds programs on PATH and prefers the local bin folder', async () => {
+    const node = await findExecutable('node', { pathVariable: process.env.PATH });
+    expect(node && path.isAbsolute(node)).toBe(true);
+    expect(
+      await findExecutable('closedloop-missing-program', { pathVariable: process.env.PATH }),
+    ).toBeUndefined();
+    expect(await findExecutable('node', { pathVariable: 'relative/dir' })).toBeUndefined();
+    const local = await findExecutable('node', {
+      pathVariable: '',
+      localBinDir: path.dirname(process.execPath),
+    });
+    expect(local).toBe(path.join(path.dirname(process.execPath), 'node'));
+  });
+});
