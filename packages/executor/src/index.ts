@@ -1,1 +1,26 @@
-export {};
+export {
+  type BuildStepPromptOptions,
+  buildStepPrompt,
+  buildSummaryPrompt,
+  type DependencyOutput,
+} from './build-step-prompt';
+export { canonicalJson } from './canonical-json';
+export {
+  type ExecuteStepOptions,
+  executeStep,
+  type StepExecutionContext,
+  type StepExecutionResult,
+  type StepStopReason,
+} from './execute-step';
+export { ExecutorError, type ExecutorErrorCode } from './executor-error';
+export type { ExecutorEvent, ExecutorEventType } from './executor-events';
+export { executorSystemPrompt } from './executor-system-prompt';
+export {
+  type MarkStepInput,
+  markStepInputSchema,
+  markStepToolName,
+  markStepToolSpec,
+} from './mark-step-tool';
+export type { ExecutionLimits, ExecutionMode } from './resolve-execute-options';
+export type { AskHumanRequest, GuardCheckInput, GuardDecision, ToolCallGuard } from './tool-call-guard';
+export { truncateToolResult } from './truncate-tool-result';

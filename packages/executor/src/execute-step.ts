@@ -1,0 +1,851 @@
+import {
+  addUsage,
+  type ChatMessage,
+  type ChatModel,
+  emptyUsage,
+  type GenerateOptions,
+  type GenerateRequest,
+  type GenerateResult,
+  generate,
+  ModelError,
+  type StreamPart,
+  type ToolCall,
+  type ToolSpec,
+  type Usage,
+} from '@closedloop/model';
+import {
+  formatStepNotes,
+  type Plan,
+  parseStepNotes,
+  type Step,
+  type StepId,
+  type ToolCallRecord,
+} from '@closedloop/plan';
+import {
+  type AnyTool,
+  createToolRegistry,
+  type ToolContext,
+  type ToolOutcome,
+  type ToolRegistry,
+} from '@closedloop/tools';
+import { z } from 'zod';
+import { buildStepPrompt, buildSummaryPrompt, type DependencyOutput } from './build-step-prompt';
+import { canonicalJson } from './canonical-json';
+import { ExecutorError } from './executor-error';
+import type { ExecutorEvent } from './executor-events';
+import { executorSystemPrompt } from './executor-system-prompt';
+import { markStepInputSchema, markStepToolName, markStepToolSpec } from './mark-step-tool';
+import { aborted, raceAbort } from './race-abort';
+import {
+  type ExecutionLimits,
+  type ExecutionMode,
+  type ResolvedLimits,
+  resolveLimits,
+  resolveOptionalMs,
+  resolvePositiveInteger,
+} from './resolve-execute-options';
+import type { AskHumanRequest, GuardDecision, ToolCallGuard } from './tool-call-guard';
+import { truncateToolResult } from './truncate-tool-result';
+
+/** Why a step's loop ended. */
+export type StepStopReason =
+  /** The model called `mark_step` (with `success` or `fail`). */
+  | 'marked'
+  /** The model answered without tool calls. */
+  | 'no-tool-calls'
+  /** `limits.maxSuccesses` successful tool rounds; one summary turn without tools followed. */
+  | 'success-cap'
+  /** `limits.maxIterations` model turns without an end. */
+  | 'max-iterations'
+  /** The same tool with the same arguments was asked for `limits.maxRepeatedCalls` times. */
+  | 'repeated-call'
+  /** The caller's signal aborted. */
+  | 'aborted'
+  /** The model call failed for good (after the retry policy); see `error`. */
+  | 'model-error';
+
+/** What the run knows besides the plan, for the step's first user message. */
+export interface StepExecutionContext {
+  /** The run's goal. Default: `plan.goal`. */
+  goal?: string;
+  /**
+   * Outputs of the step's completed dependencies. Default: read from the plan (each completed
+   * dependency's `output`, or its notes), flagged `unverified` from its verification record.
+   */
+  dependencyOutputs?: DependencyOutput[];
+}
+
+/** Options of {@link executeStep}. */
+export interface ExecuteStepOptions {
+  model: ChatModel;
+  /** The step's tools, as a list or a registry from `createToolRegistry`. `mark_step` is added. */
+  tools: readonly AnyTool[] | ToolRegistry;
+  /** `single`: one successful tool round, then a summary; `auto`: up to five. Default `auto`. */
+  mode?: ExecutionMode;
+  limits?: ExecutionLimits;
+  /** Pre-execution check of every tool call (not of `mark_step`). */
+  guard?: ToolCallGuard;
+  /**
+   * Asked when the guard answers `ask-human`: `true` runs the call, `false` denies it.
+   * Default: deny (no human is around).
+   */
+  onAskHuman?: (request: AskHumanRequest) => boolean | Promise<boolean>;
+  /** Aborting stops the in-flight model request and tools at once; the step ends `aborted`. */
+  signal?: AbortSignal;
+  /** Loop events as they happen. A throwing listener is ignored. */
+  onEvent?: (event: ExecutorEvent) => void;
+  context?: StepExecutionContext;
+  /** Extra instructions appended to {@link executorSystemPrompt} (never replacing it). */
+  systemPrompt?: string;
+  /**
+   * How many non-destructive calls of one response may run at once. Default 1 (sequential, in
+   * call order). Destructive calls always run one at a time, after the non-destructive ones.
+   */
+  parallelTools?: number;
+  /** Tool results longer than this are cut (head + tail, with a marker) for the model. Default 8000. */
+  maxToolResultChars?: number;
+  /** Timeout for tools that set no `timeoutMs` of their own. Default: none. */
+  toolTimeoutMs?: number;
+  /** Stream model turns (`doStream`) when the model supports it, emitting deltas. Default false. */
+  stream?: boolean;
+  /** Retry policy for model calls (`generate`'s), or `false` for one attempt. Default: its defaults. */
+  retry?: GenerateOptions['retry'];
+  /** Extra request settings for every model call. */
+  callSettings?: Pick<GenerateRequest, 'temperature' | 'maxOutputTokens' | 'providerOptions'>;
+}
+
+/** What {@link executeStep} returns. It never sets the step `completed` or `failed`. */
+export interface StepExecutionResult {
+  stepId: StepId;
+  stopReason: StepStopReason;
+  /**
+   * The step's answer: the summary for `success-cap`, the final text for `no-tool-calls`, else
+   * the last non-empty assistant text (for `marked` without text: the notes' message).
+   */
+  answer: string;
+  /** Model turns of the loop (the success-cap summary call is not one). */
+  iterations: number;
+  /** Successful tool rounds (model responses whose tool calls all succeeded). */
+  successes: number;
+  /** Tokens of every model call of the step, the summary call included. */
+  usage: Usage;
+  /** Present when the model called `mark_step` successfully. */
+  marked?: { status: 'success' | 'fail'; notes: string };
+  /** Ledger entries still `pending` at `finalizeStep` (empty unless a tool call was lost). */
+  pendingCalls: ToolCallRecord[];
+  /** The final model failure, for `stopReason: 'model-error'`. */
+  error?: ModelError;
+  /** The step's whole conversation, system prompt first. */
+  messages: ChatMessage[];
+}
+
+/** The result of running (or refusing) one tool call. */
+interface CallOutcome {
+  ok: boolean;
+  /** Full text: recorded in the ledger; the model gets it truncated. */
+  text: string;
+}
+
+interface PendingCall {
+  call: ToolCall;
+  ledgerId: string;
+  outcome?: CallOutcome;
+}
+
+const neverAborted = new AbortController().signal;
+
+function errorText(code: string, message: string): string {
+  return `Error (${code}): ${message}`;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function isRegistry(tools: readonly AnyTool[] | ToolRegistry): tools is ToolRegistry {
+  return !Array.isArray(tools);
+}
+
+function normaliseArguments(rawArgs: unknown): unknown {
+  const args = rawArgs === undefined || rawArgs === null || rawArgs === '' ? {} : rawArgs;
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
+function defaultDependencyOutputs(plan: Plan, step: Step): DependencyOutput[] {
+  const outputs: DependencyOutput[] = [];
+  for (const id of step.dependsOn) {
+    if (!plan.has(id)) continue;
+    const dependency = plan.step(id);
+    if (dependency.status !== 'completed') continue;
+    const verification = dependency.verification;
+    outputs.push({
+      stepId: id,
+      description: dependency.title ?? dependency.description,
+      output: dependency.output ?? parseStepNotes(dependency.notes).message,
+      unverified:
+        verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
+    });
+  }
+  return outputs;
+}
+
+function toRegistry(tools: readonly AnyTool[] | ToolRegistry): ToolRegistry {
+  let registry: ToolRegistry;
+  if (isRegistry(tools)) {
+    registry = tools;
+  } else {
+    try {
+      registry = createToolRegistry(tools);
+    } catch (error) {
+      throw new ExecutorError({
+        code: 'tool-name-conflict',
+        message: `The tools cannot be registered: ${describeError(error)}`,
+        details: { tools: tools.map((tool) => tool.name) },
+        cause: error,
+      });
+    }
+  }
+  if (registry.has(markStepToolName)) {
+    throw new ExecutorError({
+      code: 'tool-name-conflict',
+      message: `A tool is named "${markStepToolName}", the executor's built-in tool that ends a step. Rename it.`,
+      details: { name: markStepToolName },
+    });
+  }
+  return registry;
+}
+
+/**
+ * Runs one step of `plan` as a ReAct loop: model turn → tool calls → results back into the
+ * conversation → repeat, until the model calls `mark_step`, answers without tools, or a limit
+ * hits. Every tool call is written to the step's ledger `pending` before anything else happens
+ * to it, then `success` or `error`. Unknown tools, invalid arguments, guard denials, tool
+ * failures and timeouts become error results the model can react to.
+ *
+ * The caller sets the step `in_progress` first and decides `completed`/`failed` afterwards from
+ * the verifier: this function only writes notes, claims and output (`plan.markStep`) and always
+ * calls `plan.finalizeStep` — also on abort and model errors. It throws `ExecutorError` for bad
+ * input, before the loop starts; afterwards only a `PlanError` from a plan changed underneath the
+ * step (e.g. the step removed by a concurrent replan) can escape.
+ *
+ * @example
+ * ```ts
+ * plan.markStep('write-readme', { status: 'in_progress' });
+ * const result = await executeStep(plan, 'write-readme', { model, tools: workspaceTools({ root }) });
+ * result.stopReason; // 'marked'
+ * ```
+ */
+export async function executeStep(
+  plan: Plan,
+  stepId: StepId,
+  options: ExecuteStepOptions,
+): Promise<StepExecutionResult> {
+  return new StepRun(plan, stepId, options).run();
+}
+
+class StepRun {
+  private readonly plan: Plan;
+  private readonly stepId: StepId;
+  private readonly options: ExecuteStepOptions;
+  private readonly model: ChatModel;
+  private readonly mode: ExecutionMode;
+  private readonly limits: ResolvedLimits;
+  private readonly registry: ToolRegistry;
+  private readonly specs: ToolSpec[];
+  private readonly signal: AbortSignal;
+  private readonly parallelTools: number;
+  private readonly maxToolResultChars: number;
+  private readonly toolTimeoutMs: number | undefined;
+  private readonly streaming: boolean;
+  private readonly request: string;
+  private readonly messages: ChatMessage[];
+  private readonly usedCallIds: Set<string>;
+  private readonly repeats = new Map<string, number>();
+  private usage: Usage = emptyUsage();
+  private iterations = 0;
+  private successes = 0;
+  private lastText = '';
+  private marked: { status: 'success' | 'fail'; notes: string; message: string } | undefined;
+  private confidence: number | undefined;
+
+  constructor(plan: Plan, stepId: StepId, options: ExecuteStepOptions) {
+    if (options === null || typeof options !== 'object' || options.model === undefined) {
+      throw new ExecutorError({
+        code: 'invalid-options',
+        message: 'executeStep needs options with a `model` (a ChatModel) and `tools`.',
+        details: { option: 'model' },
+      });
+    }
+    if (options.tools === undefined || options.tools === null) {
+      throw new ExecutorError({
+        code: 'invalid-options',
+        message: 'executeStep needs `tools`: a list of tools (may be empty) or a tool registry.',
+        details: { option: 'tools' },
+      });
+    }
+    this.mode = options.mode ?? 'auto';
+    this.limits = resolveLimits(this.mode, options.limits);
+    this.parallelTools = resolvePositiveInteger('parallelTools', options.parallelTools, 1);
+    this.maxToolResultChars = resolvePositiveInteger('maxToolResultChars', options.maxToolResultChars, 8000);
+    this.toolTimeoutMs = resolveOptionalMs('toolTimeoutMs', options.toolTimeoutMs);
+    if (!plan.has(stepId)) {
+      throw new ExecutorError({
+        code: 'unknown-step',
+        message: `The plan has no step "${stepId}".`,
+        details: { stepId },
+      });
+    }
+    const step = plan.step(stepId);
+    if (step.status !== 'in_progress') {
+      throw new ExecutorError({
+        code: 'step-not-in-progress',
+        message: `Step "${stepId}" is ${step.status}; set it in_progress (plan.markStep(id, { status: 'in_progress' })) before executing it.`,
+        details: { stepId, status: step.status },
+      });
+    }
+    this.plan = plan;
+    this.stepId = stepId;
+    this.options = options;
+    this.model = options.model;
+    this.registry = toRegistry(options.tools);
+    this.specs = [...this.registry.specs(), markStepToolSpec];
+    this.signal = options.signal ?? neverAborted;
+    this.streaming = options.stream === true && options.model.capabilities.streaming;
+    this.usedCallIds = new Set(step.ledger.map((record) => record.callId));
+
+    const goal = options.context?.goal ?? plan.goal;
+    this.request = `${goal.trim() === '' ? '' : `Goal: ${goal.trim()}\n`}Step ${step.id}: ${step.description}`;
+    const system =
+      options.systemPrompt !== undefined && options.systemPrompt.trim() !== ''
+        ? `${executorSystemPrompt}\n\n${options.systemPrompt.trim()}`
+        : executorSystemPrompt;
+    const user = buildStepPrompt({
+      step,
+      goal,
+      dependencyOutputs: options.context?.dependencyOutputs ?? defaultDependencyOutputs(plan, step),
+      maxOutputChars: this.maxToolResultChars,
+    });
+    this.messages = [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ];
+  }
+
+  async run(): Promise<StepExecutionResult> {
+    let stopReason: StepStopReason = 'aborted';
+    let answer = '';
+    let error: ModelError | undefined;
+    let pendingCalls: ToolCallRecord[] = [];
+    try {
+      for (;;) {
+        if (this.signal.aborted) {
+          stopReason = 'aborted';
+          break;
+        }
+        this.iterations++;
+        const turn = await this.callModel('turn');
+        if (turn.kind === 'aborted') {
+          stopReason = 'aborted';
+          break;
+        }
+        if (turn.kind === 'error') {
+          stopReason = 'model-error';
+          error = turn.error;
+          break;
+        }
+        const result = turn.result;
+        this.confidence = result.confidence;
+        const assistant: ChatMessage = { role: 'assistant', content: result.text };
+        if (result.toolCalls.length > 0) assistant.toolCalls = result.toolCalls;
+        if (result.reasoning !== undefined) assistant.reasoning = result.reasoning;
+        this.messages.push(assistant);
+        if (result.text.trim() !== '') this.lastText = result.text;
+        if (result.toolCalls.length === 0) {
+          stopReason = 'no-tool-calls';
+          answer = result.text;
+          break;
+        }
+
+        const round = await this.runToolCalls(result.toolCalls);
+        if (round === 'repeated-call') {
+          stopReason = 'repeated-call';
+          break;
+        }
+        if (this.signal.aborted) {
+          stopReason = 'aborted';
+          break;
+        }
+        if (this.marked !== undefined) {
+          stopReason = 'marked';
+          break;
+        }
+        if (this.successes >= this.limits.maxSuccesses) {
+          const summary = await this.summarise();
+          if (summary.kind === 'aborted') stopReason = 'aborted';
+          else if (summary.kind === 'error') {
+            stopReason = 'model-error';
+            error = summary.error;
+          } else {
+            stopReason = 'success-cap';
+            answer = summary.result.text.trim() !== '' ? summary.result.text : this.lastText;
+          }
+          break;
+        }
+        if (this.iterations >= this.limits.maxIterations) {
+          stopReason = 'max-iterations';
+          break;
+        }
+      }
+      if (answer === '') answer = this.lastText;
+      if (answer === '' && this.marked !== undefined) answer = this.marked.message;
+    } finally {
+      try {
+        if (answer.trim() !== '') this.plan.markStep(this.stepId, { output: answer });
+      } finally {
+        pendingCalls = this.plan.finalizeStep(this.stepId);
+      }
+    }
+    const outcome: StepExecutionResult = {
+      stepId: this.stepId,
+      stopReason,
+      answer,
+      iterations: this.iterations,
+      successes: this.successes,
+      usage: this.usage,
+      pendingCalls,
+      messages: this.messages,
+    };
+    if (this.marked !== undefined) outcome.marked = { status: this.marked.status, notes: this.marked.notes };
+    if (error !== undefined) outcome.error = error;
+    return outcome;
+  }
+
+  private emit(event: ExecutorEvent): void {
+    const listener = this.options.onEvent;
+    if (listener === undefined) return;
+    try {
+      listener(event);
+    } catch {
+      // A listener's failure must not break the step.
+    }
+  }
+
+  private async callModel(
+    purpose: 'turn' | 'summary',
+  ): Promise<
+    { kind: 'ok'; result: GenerateResult } | { kind: 'aborted' } | { kind: 'error'; error: ModelError }
+  > {
+    if (this.signal.aborted) return { kind: 'aborted' };
+    const request: GenerateRequest = {
+      ...this.options.callSettings,
+      // A copy per turn: a model (or a recorder) may keep the request; the loop keeps appending.
+      messages: this.messages.slice(),
+      tools: this.specs,
+      toolChoice: purpose === 'summary' ? 'none' : 'auto',
+    };
+    if (this.mode === 'single' && purpose === 'turn') request.parallelToolCalls = false;
+    const iteration = this.iterations;
+    const streaming = this.streaming && purpose === 'turn';
+    this.emit({ type: 'model-call-started', stepId: this.stepId, iteration, purpose, streaming });
+    const startedAt = performance.now();
+    const generateOptions: GenerateOptions = { signal: this.signal };
+    if (this.options.retry !== undefined) generateOptions.retry = this.options.retry;
+    if (streaming) generateOptions.onPart = (part) => this.onStreamPart(part, iteration);
+    let result: GenerateResult | typeof aborted;
+    try {
+      result = await raceAbort(generate(this.model, request, generateOptions), this.signal);
+    } catch (error) {
+      if (this.signal.aborted) return { kind: 'aborted' };
+      return {
+        kind: 'error',
+        error: ModelError.isInstance(error)
+          ? error
+          : new ModelError({
+              code: 'invalid-response',
+              message: `model call failed: ${describeError(error)}`,
+              provider: this.model.provider,
+              cause: error,
+            }),
+      };
+    }
+    if (result === aborted) return { kind: 'aborted' };
+    this.usage = addUsage(this.usage, result.usage);
+    this.emit({
+      type: 'model-call-finished',
+      stepId: this.stepId,
+      iteration,
+      purpose,
+      usage: result.usage,
+      finishReason: result.finishReason,
+      toolCalls: result.toolCalls.length,
+      durationMs: performance.now() - startedAt,
+    });
+    return { kind: 'ok', result };
+  }
+
+  private onStreamPart(part: StreamPart, iteration: number): void {
+    if (part.type === 'text-delta') {
+      this.emit({ type: 'text-delta', stepId: this.stepId, iteration, delta: part.delta });
+    } else if (part.type === 'tool-call-delta') {
+      const event: ExecutorEvent = {
+        type: 'tool-call-delta',
+        stepId: this.stepId,
+        iteration,
+        index: part.index,
+        argumentsDelta: part.argumentsDelta,
+      };
+      if (part.id !== undefined) event.id = part.id;
+      if (part.name !== undefined) event.name = part.name;
+      this.emit(event);
+    }
+  }
+
+  private async summarise() {
+    this.messages.push({
+      role: 'user',
+      content: buildSummaryPrompt({ successes: this.successes, mode: this.mode }),
+    });
+    const summary = await this.callModel('summary');
+    if (summary.kind === 'ok') this.messages.push({ role: 'assistant', content: summary.result.text });
+    return summary;
+  }
+
+  /** A ledger id unique in the step: the provider's id, suffixed when a provider reuses one. */
+  private ledgerIdFor(call: ToolCall): string {
+    const base = call.id === '' ? `call-${this.usedCallIds.size + 1}` : call.id;
+    let id = base;
+    for (let n = 2; this.usedCallIds.has(id); n++) id = `${base}#${n}`;
+    this.usedCallIds.add(id);
+    return id;
+  }
+
+  private record(pending: PendingCall, outcome: CallOutcome): void {
+    pending.outcome = outcome;
+    this.plan.recordToolResult(
+      this.stepId,
+      outcome.ok
+        ? { callId: pending.ledgerId, tool: pending.call.name, status: 'success', result: outcome.text }
+        : { callId: pending.ledgerId, tool: pending.call.name, status: 'error', error: outcome.text },
+    );
+  }
+
+  private async runToolCalls(calls: ToolCall[]): Promise<'done' | 'repeated-call'> {
+    // 1. The ledger first: every call of the response is `pending` before anything runs.
+    const pending: PendingCall[] = calls.map((call) => {
+      const ledgerId = this.ledgerIdFor(call);
+      this.plan.recordToolCall(this.stepId, { callId: ledgerId, tool: call.name, args: call.arguments });
+      return { call, ledgerId };
+    });
+
+    // 2. Identical repeated calls stop the step before anything of this response runs.
+    const keys = new Map<string, number>();
+    let repeated: string | undefined;
+    for (const { call } of pending) {
+      if (call.name === markStepToolName) continue;
+      const key = `${call.name}\u0000${canonicalJson(normaliseArguments(call.arguments))}`;
+      const count = (keys.get(key) ?? this.repeats.get(key) ?? 0) + 1;
+      keys.set(key, count);
+      if (count >= this.limits.maxRepeatedCalls && repeated === undefined) repeated = call.name;
+    }
+    for (const [key, count] of keys) this.repeats.set(key, count);
+    if (repeated !== undefined) {
+      for (const item of pending) {
+        this.record(item, {
+          ok: false,
+          text: errorText(
+            'repeated-call',
+            `Not run: "${repeated}" was called with identical arguments ${this.limits.maxRepeatedCalls} times in this step, so the step was stopped.`,
+          ),
+        });
+      }
+      this.pushToolMessages(pending);
+      return 'repeated-call';
+    }
+
+    // 3. Run the real calls: sequential, or non-destructive ones concurrently then destructive ones.
+    const real = pending.filter((item) => item.call.name !== markStepToolName);
+    const marks = pending.filter((item) => item.call.name === markStepToolName);
+    if (this.parallelTools <= 1) {
+      for (const item of real) await this.runOne(item);
+    } else {
+      const isDestructive = (item: PendingCall) => this.registry.get(item.call.name)?.destructive === true;
+      await this.runPool(
+        real.filter((item) => !isDestructive(item)),
+        this.parallelTools,
+      );
+      for (const item of real.filter(isDestructive)) await this.runOne(item);
+    }
+
+    // 4. mark_step last: it may not claim success over sibling calls that failed.
+    const siblingFailed = real.some((item) => item.outcome?.ok !== true);
+    for (const item of marks) this.applyMarkStep(item, siblingFailed);
+
+    this.pushToolMessages(pending);
+    if (real.length > 0 && !siblingFailed) this.successes++;
+    return 'done';
+  }
+
+  private pushToolMessages(pending: PendingCall[]): void {
+    for (const item of pending) {
+      const outcome = item.outcome ?? { ok: false, text: errorText('internal', 'no result') };
+      const message: ChatMessage = {
+        role: 'tool',
+        toolCallId: item.call.id,
+        toolName: item.call.name,
+        content: truncateToolResult(outcome.text, this.maxToolResultChars),
+      };
+      if (!outcome.ok) message.isError = true;
+      this.messages.push(message);
+    }
+  }
+
+  private async runPool(items: PendingCall[], concurrency: number): Promise<void> {
+    let next = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        await this.runOne(item);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  }
+
+  private async runOne(item: PendingCall): Promise<void> {
+    let outcome: CallOutcome;
+    try {
+      outcome = await this.execute(item);
+    } catch (error) {
+      // A registry or guard that throws is a failed call, never a crashed loop.
+      outcome = { ok: false, text: errorText('execution-failed', describeError(error)) };
+    }
+    this.record(item, outcome);
+  }
+
+  private async execute(item: PendingCall): Promise<CallOutcome> {
+    const { call, ledgerId } = item;
+    if (this.signal.aborted) {
+      return {
+        ok: false,
+        text: errorText('aborted', `Not run: the step was aborted before "${call.name}" started.`),
+      };
+    }
+    const tool = this.registry.get(call.name);
+    if (tool === undefined) {
+      const available = this.specs.map((spec) => spec.name).join(', ');
+      return {
+        ok: false,
+        text: errorText(
+          'unknown-tool',
+          `There is no tool named ${JSON.stringify(call.name)}. Available tools: ${available}.`,
+        ),
+      };
+    }
+    const parsed = tool.input.safeParse(normaliseArguments(call.arguments));
+    if (!parsed.success) {
+      // Decided here, not by the registry: a call the guard has not seen must never run.
+      return {
+        ok: false,
+        text: errorText(
+          'invalid-arguments',
+          `Invalid arguments for "${call.name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
+        ),
+      };
+    }
+    if (this.options.guard !== undefined) {
+      const denial = await this.checkGuard(item, tool, parsed.data);
+      if (denial !== undefined) return denial;
+    }
+    return this.runTool(call, ledgerId, tool);
+  }
+
+  /** Returns an error outcome when the call may not run, `undefined` when it may. */
+  private async checkGuard(
+    item: PendingCall,
+    tool: AnyTool,
+    args: unknown,
+  ): Promise<CallOutcome | undefined> {
+    const guard = this.options.guard!;
+    const { call, ledgerId } = item;
+    const input: Parameters<ToolCallGuard['check']>[0] = { tool, args, request: this.request };
+    if (this.confidence !== undefined) input.confidence = this.confidence;
+    let decision: GuardDecision | typeof aborted;
+    try {
+      decision = await raceAbort(guard.check(input, { signal: this.signal }), this.signal);
+    } catch (error) {
+      // Fail closed: a guard that cannot decide does not let the call through.
+      decision = this.signal.aborted
+        ? aborted
+        : { action: 'deny', reason: `the guard failed: ${describeError(error)}` };
+    }
+    if (decision === aborted) {
+      return {
+        ok: false,
+        text: errorText('aborted', `Not run: the step was aborted while "${call.name}" was being checked.`),
+      };
+    }
+    if (decision.action === 'allow') {
+      this.emit({ type: 'guard-decided', stepId: this.stepId, callId: ledgerId, tool: call.name, decision });
+      return undefined;
+    }
+    if (decision.action === 'deny') {
+      this.emit({ type: 'guard-decided', stepId: this.stepId, callId: ledgerId, tool: call.name, decision });
+      return {
+        ok: false,
+        text: errorText(
+          'denied',
+          `The tool-call guard denied this call: ${decision.reason}. Choose another way to do the step.`,
+        ),
+      };
+    }
+    let approved = false;
+    const ask = this.options.onAskHuman;
+    if (ask !== undefined) {
+      try {
+        const answer = await raceAbort(
+          Promise.resolve(
+            ask({
+              stepId: this.stepId,
+              callId: ledgerId,
+              tool,
+              args,
+              reason: decision.reason,
+              signal: this.signal,
+            }),
+          ),
+          this.signal,
+        );
+        if (answer === aborted) {
+          return {
+            ok: false,
+            text: errorText(
+              'aborted',
+              `Not run: the step was aborted while waiting for approval of "${call.name}".`,
+            ),
+          };
+        }
+        approved = answer === true;
+      } catch {
+        approved = false;
+      }
+    }
+    this.emit({
+      type: 'guard-decided',
+      stepId: this.stepId,
+      callId: ledgerId,
+      tool: call.name,
+      decision,
+      approved,
+    });
+    if (approved) return undefined;
+    return {
+      ok: false,
+      text: errorText(
+        'denied',
+        `This call needs a human's approval (${decision.reason}) and was ${ask === undefined ? 'denied: no one is available to approve it' : 'not approved'}. Choose another way to do the step.`,
+      ),
+    };
+  }
+
+  private async runTool(call: ToolCall, ledgerId: string, tool: AnyTool): Promise<CallOutcome> {
+    const fallbackTimeout = tool.timeoutMs === undefined ? this.toolTimeoutMs : undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
+    let signal = this.signal;
+    if (fallbackTimeout !== undefined) {
+      const timeout = new AbortController();
+      timer = setTimeout(() => {
+        timedOut = true;
+        timeout.abort(new Error(`timed out after ${fallbackTimeout} ms`));
+      }, fallbackTimeout);
+      signal = this.signal === neverAborted ? timeout.signal : AbortSignal.any([this.signal, timeout.signal]);
+    }
+    const context: ToolContext = {
+      signal,
+      callId: ledgerId,
+      onProgress: (progress) =>
+        this.emit({
+          type: 'tool-call-progress',
+          stepId: this.stepId,
+          callId: ledgerId,
+          tool: call.name,
+          progress,
+        }),
+    };
+    let outcome: ToolOutcome | typeof aborted;
+    try {
+      outcome = await raceAbort(this.registry.execute(call.name, call.arguments, context), signal);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+    if (this.signal.aborted) {
+      return {
+        ok: false,
+        text: errorText('aborted', `The call to "${call.name}" was aborted while it ran.`),
+      };
+    }
+    if (outcome === aborted || (timedOut && outcome.status === 'error' && outcome.code === 'aborted')) {
+      return {
+        ok: false,
+        text: errorText(
+          'timeout',
+          `"${call.name}" did not finish within ${fallbackTimeout} ms and was stopped.`,
+        ),
+      };
+    }
+    return { ok: outcome.status === 'success', text: outcome.text };
+  }
+
+  private applyMarkStep(item: PendingCall, siblingFailed: boolean): void {
+    this.record(item, this.markStep(item.call, siblingFailed));
+  }
+
+  private markStep(call: ToolCall, siblingFailed: boolean): CallOutcome {
+    const fail = (code: string, message: string): CallOutcome => ({
+      ok: false,
+      text: errorText(code, message),
+    });
+    if (this.signal.aborted) return fail('aborted', 'Not run: the step was aborted.');
+    if (this.marked !== undefined) {
+      return fail('already-marked', 'mark_step was already called in this response; only the first counts.');
+    }
+    const parsed = markStepInputSchema.safeParse(normaliseArguments(call.arguments));
+    if (!parsed.success) {
+      return fail(
+        'invalid-arguments',
+        `Invalid arguments for "mark_step":\n${z.prettifyError(parsed.error)}\nFix the arguments and call mark_step again.`,
+      );
+    }
+    const input = parsed.data;
+    const tagged = parseStepNotes(input.notes);
+    // The more pessimistic of `status` and the notes' own tag wins.
+    const status: 'success' | 'fail' =
+      input.status === 'fail' || tagged.status === 'fail' ? 'fail' : 'success';
+    if (status === 'success' && siblingFailed) {
+      return fail(
+        'mark-refused',
+        'mark_step with success was refused: another tool call in the same response failed (see its result). Look at the results, then call mark_step again on its own.',
+      );
+    }
+    if (tagged.message === '') {
+      return fail(
+        'invalid-arguments',
+        'mark_step notes need a message after the tag: say what was done, or why not.',
+      );
+    }
+    const notes = formatStepNotes(status, tagged.message);
+    try {
+      if (input.claims !== undefined) this.plan.markStep(this.stepId, { notes, claims: input.claims });
+      else this.plan.markStep(this.stepId, { notes });
+    } catch (error) {
+      return fail('execution-failed', `The plan refused the notes: ${describeError(error)}`);
+    }
+    this.marked = { status, notes, message: tagged.message };
+    return { ok: true, text: `Step ${this.stepId} marked ${status}: ${notes}` };
+  }
+}

@@ -1,0 +1,61 @@
+import type { FinishReason, Usage } from '@closedloop/model';
+import type { StepId } from '@closedloop/plan';
+import type { ToolProgress } from '@closedloop/tools';
+import type { GuardDecision } from './tool-call-guard';
+
+/**
+ * Events of one step's loop, passed to `onEvent` as they happen (noun-then-verb, kebab-case).
+ * Ledger changes are not repeated here: they are the plan's own `tool-call-started` /
+ * `tool-call-finished` / `step-marked` / `step-finalized` events (`plan.subscribe`).
+ */
+export type ExecutorEvent =
+  | {
+      type: 'model-call-started';
+      stepId: StepId;
+      /** 1-based loop turn; the success-cap summary call carries the turn it follows. */
+      iteration: number;
+      /** `turn` for a ReAct turn, `summary` for the success-cap summary call (no tools). */
+      purpose: 'turn' | 'summary';
+      streaming: boolean;
+    }
+  | {
+      type: 'model-call-finished';
+      stepId: StepId;
+      iteration: number;
+      purpose: 'turn' | 'summary';
+      usage: Usage;
+      finishReason: FinishReason;
+      /** Number of tool calls in the response. */
+      toolCalls: number;
+      durationMs: number;
+    }
+  | { type: 'text-delta'; stepId: StepId; iteration: number; delta: string }
+  | {
+      type: 'tool-call-delta';
+      stepId: StepId;
+      iteration: number;
+      /** Position of the call in the response, as the provider streams it. */
+      index: number;
+      id?: string;
+      name?: string;
+      argumentsDelta: string;
+    }
+  | {
+      type: 'tool-call-progress';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      progress: ToolProgress;
+    }
+  | {
+      type: 'guard-decided';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      decision: GuardDecision;
+      /** For `ask-human`: what `onAskHuman` answered (`false` when no handler is set). */
+      approved?: boolean;
+    };
+
+/** The `type` of every {@link ExecutorEvent}. */
+export type ExecutorEventType = ExecutorEvent['type'];
