@@ -192,3 +192,14 @@ describe('ScriptedModel', () => {
     expect((await model.doGenerate(ask('x'))).text).toBe('late turn');
   });
 });
+
+describe('ScriptedModel recordRequests: false', () => {
+  it('answers without keeping copies of the requests', async () => {
+    const model = new ScriptedModel({ recordRequests: false, turns: [textTurn('a'), textTurn('b')] });
+    const request = { messages: [{ role: 'user' as const, content: 'hi' }] };
+    expect((await model.doGenerate(request)).text).toBe('a');
+    expect((await model.doGenerate(request)).text).toBe('b');
+    expect(model.requests).toEqual([]);
+    expect(model.calls).toEqual([]);
+  });
+});

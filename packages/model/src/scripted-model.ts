@@ -79,6 +79,11 @@ export interface ScriptedModelOptions {
   matchers?: ScriptedMatcher[];
   /** Characters per delta in `doStream`. Default 8. */
   streamChunkSize?: number;
+  /**
+   * Keep a deep copy of every request in `requests`/`calls` (default `true`). Turn it off for
+   * long runs and benchmarks: copying a growing conversation on every call is quadratic.
+   */
+  recordRequests?: boolean;
 }
 
 /** A record of one call on a {@link ScriptedModel}. */
@@ -176,6 +181,8 @@ export class ScriptedModel implements ChatModel {
   private readonly matchers: Array<ScriptedMatcher & { used: number }>;
   private readonly latencyMs: ScriptedModelOptions['latencyMs'];
   private readonly streamChunkSize: number;
+  private readonly recordRequests: boolean;
+  private callCount = 0;
   private nextCallId = 1;
 
   constructor(options: ScriptedModelOptions = {}) {
@@ -185,6 +192,7 @@ export class ScriptedModel implements ChatModel {
     this.matchers = (options.matchers ?? []).map((matcher) => ({ ...matcher, used: 0 }));
     this.latencyMs = options.latencyMs;
     this.streamChunkSize = options.streamChunkSize ?? 8;
+    this.recordRequests = options.recordRequests ?? true;
   }
 
   /** Ordered turns not used yet. */
@@ -213,11 +221,13 @@ export class ScriptedModel implements ChatModel {
   }
 
   private async answer(request: GenerateRequest, signal: AbortSignal | undefined): Promise<GenerateResult> {
-    const callIndex = this.calls.length;
-    const copy = cloneRequest(request);
-    this.requests.push(copy);
-    const call: ScriptedCall = { request: copy };
-    this.calls.push(call);
+    const callIndex = this.callCount++;
+    const call: ScriptedCall = { request };
+    if (this.recordRequests) {
+      call.request = cloneRequest(request);
+      this.requests.push(call.request);
+      this.calls.push(call);
+    }
     try {
       if (signal?.aborted) throw abortedError(signal, this.provider);
       const turn = this.nextTurn(request, callIndex);
@@ -290,7 +300,7 @@ export class ScriptedModel implements ChatModel {
       toolCalls,
       finishReason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop'),
       usage,
-      response: answer.response ?? { id: `scripted-${this.calls.length}`, modelId: this.modelId },
+      response: answer.response ?? { id: `scripted-${this.callCount}`, modelId: this.modelId },
     };
     if (answer.rawFinishReason !== undefined) result.rawFinishReason = answer.rawFinishReason;
     if (answer.reasoning !== undefined) result.reasoning = answer.reasoning;
