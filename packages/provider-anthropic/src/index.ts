@@ -1,1 +1,17 @@
-export {};
+export { AnthropicChatModel, type AnthropicChatModelConfig } from './anthropic-chat-model';
+export {
+  type AnthropicChatModelId,
+  type AnthropicProvider,
+  type AnthropicProviderOptions,
+  anthropic,
+  createAnthropic,
+} from './anthropic-provider';
+export {
+  type AnthropicChatSettings,
+  type BuildAnthropicRequestOptions,
+  buildAnthropicRequest,
+  type ResponseTool,
+  toAnthropicMessages,
+} from './build-anthropic-request';
+export { classifyAnthropicError, type MapErrorContext, mapAnthropicError } from './map-anthropic-error';
+export { mapAnthropicStopReason, mapAnthropicUsage } from './parse-anthropic-response';

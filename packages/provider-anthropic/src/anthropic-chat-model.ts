@@ -1,0 +1,359 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type {
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageCreateParamsStreaming,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import {
+  type CallOptions,
+  type ChatModel,
+  type FinishReason,
+  type GenerateRequest,
+  type GenerateResult,
+  type ModelCapabilities,
+  ModelError,
+  type ReasoningPart,
+  type StreamPart,
+  type ToolCall,
+} from '@closedloop/model';
+import {
+  type AnthropicChatSettings,
+  buildAnthropicRequest,
+  type ResponseTool,
+} from './build-anthropic-request';
+import { mapAnthropicError } from './map-anthropic-error';
+import {
+  type AnthropicUsageFields,
+  mapAnthropicStopReason,
+  mapAnthropicUsage,
+  mergeAnthropicUsage,
+  toolCallFromJson,
+} from './parse-anthropic-response';
+
+/** What a provider hands each of its models. */
+export interface AnthropicChatModelConfig {
+  provider: string;
+  /** Returns the (lazily created) SDK client; throws `ModelError('auth')` when no key is set. */
+  client: () => Anthropic;
+  /** Literal secrets to redact from error messages (the API key once known). */
+  secrets: () => readonly string[];
+}
+
+type StreamBlock =
+  | { kind: 'text' }
+  | { kind: 'reasoning'; part: ReasoningPart }
+  | { kind: 'tool'; ordinal: number; id: string; name: string; raw: string }
+  | { kind: 'response'; raw: string }
+  | { kind: 'other' };
+
+function structuredText(input: unknown, tool: ResponseTool): string {
+  const value =
+    tool.wrapped && typeof input === 'object' && input !== null
+      ? (input as { value?: unknown }).value
+      : input;
+  return JSON.stringify(value ?? {});
+}
+
+function finishReasonOf(
+  raw: string | null | undefined,
+  answeredWithResponseTool: boolean,
+  toolCalls: number,
+): FinishReason {
+  if (raw === 'tool_use' && answeredWithResponseTool && toolCalls === 0) return 'stop';
+  return mapAnthropicStopReason(raw);
+}
+
+/**
+ * A `ChatModel` over Anthropic's Messages API through the official `@anthropic-ai/sdk` with
+ * `maxRetries: 0`. Created by `createAnthropic(...)(modelId)`.
+ */
+export class AnthropicChatModel implements ChatModel {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  readonly #settings: AnthropicChatSettings;
+  readonly #config: AnthropicChatModelConfig;
+
+  constructor(options: {
+    modelId: string;
+    settings: AnthropicChatSettings;
+    capabilities: ModelCapabilities;
+    config: AnthropicChatModelConfig;
+  }) {
+    this.modelId = options.modelId;
+    this.provider = options.config.provider;
+    this.capabilities = options.capabilities;
+    this.#settings = options.settings;
+    this.#config = options.config;
+  }
+
+  #build(request: GenerateRequest, stream: boolean) {
+    return buildAnthropicRequest({
+      provider: this.provider,
+      modelId: this.modelId,
+      request,
+      capabilities: this.capabilities,
+      settings: this.#settings,
+      stream,
+    });
+  }
+
+  #error(error: unknown, signal: AbortSignal | undefined): ModelError {
+    return mapAnthropicError(error, { provider: this.provider, signal, secrets: this.#config.secrets() });
+  }
+
+  #result(parts: {
+    text: string;
+    toolCalls: ToolCall[];
+    reasoning: ReasoningPart[];
+    rawStopReason: string | null | undefined;
+    answeredWithResponseTool: boolean;
+    usage: AnthropicUsageFields | null | undefined;
+    id: string | undefined;
+    model: string | undefined;
+    requestId: string | undefined;
+  }): GenerateResult {
+    const result: GenerateResult = {
+      text: parts.text,
+      toolCalls: parts.toolCalls,
+      finishReason: finishReasonOf(
+        parts.rawStopReason,
+        parts.answeredWithResponseTool,
+        parts.toolCalls.length,
+      ),
+      usage: mapAnthropicUsage(parts.usage),
+    };
+    if (parts.rawStopReason) result.rawFinishReason = parts.rawStopReason;
+    if (parts.reasoning.length > 0) result.reasoning = parts.reasoning;
+    const response: NonNullable<GenerateResult['response']> = {};
+    if (parts.id) response.id = parts.id;
+    if (parts.model) response.modelId = parts.model;
+    if (parts.requestId) response.requestId = parts.requestId;
+    result.response = response;
+    return result;
+  }
+
+  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    const { signal } = options;
+    let message: Message;
+    let requestId: string | undefined;
+    let responseTool: ResponseTool | undefined;
+    try {
+      const built = this.#build(request, false);
+      responseTool = built.responseTool;
+      const { data, request_id } = await this.#config
+        .client()
+        .messages.create(built.body as MessageCreateParamsNonStreaming, { signal })
+        .withResponse();
+      message = data;
+      requestId = request_id ?? undefined;
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+    if (!message || !Array.isArray(message.content)) {
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the response has no content array${requestId ? ` (request ${requestId})` : ''}`,
+        provider: this.provider,
+        rawOutput: JSON.stringify(message),
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    let text = '';
+    let answered = false;
+    const toolCalls: ToolCall[] = [];
+    const reasoning: ReasoningPart[] = [];
+    for (const block of message.content) {
+      if (block.type === 'text') text += block.text;
+      else if (block.type === 'thinking')
+        reasoning.push({ text: block.thinking, signature: block.signature });
+      else if (block.type === 'redacted_thinking')
+        reasoning.push({ text: '', signature: block.data, redacted: true });
+      else if (block.type === 'tool_use') {
+        if (responseTool && block.name === responseTool.name) {
+          text += structuredText(block.input, responseTool);
+          answered = true;
+        } else {
+          toolCalls.push({
+            id: block.id,
+            name: block.name,
+            arguments: block.input ?? {},
+            rawArguments: JSON.stringify(block.input ?? {}),
+          });
+        }
+      }
+    }
+    return this.#result({
+      text,
+      toolCalls,
+      reasoning,
+      rawStopReason: message.stop_reason,
+      answeredWithResponseTool: answered,
+      usage: message.usage,
+      id: message.id,
+      model: message.model,
+      requestId,
+    });
+  }
+
+  async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
+    const { signal } = options;
+    let stream: AsyncIterable<RawMessageStreamEvent>;
+    let requestId: string | undefined;
+    let responseTool: ResponseTool | undefined;
+    try {
+      const built = this.#build(request, true);
+      responseTool = built.responseTool;
+      const { data, request_id } = await this.#config
+        .client()
+        .messages.create(built.body as MessageCreateParamsStreaming, { signal })
+        .withResponse();
+      stream = data;
+      requestId = request_id ?? undefined;
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+
+    const blocks = new Map<number, StreamBlock>();
+    const reasoning: ReasoningPart[] = [];
+    const toolCalls: ToolCall[] = [];
+    let text = '';
+    let answered = false;
+    let toolOrdinal = 0;
+    let usage: AnthropicUsageFields | undefined;
+    let rawStopReason: string | null | undefined;
+    let id: string | undefined;
+    let model: string | undefined;
+    let stopped = false;
+    try {
+      for await (const event of stream) {
+        switch (event.type) {
+          case 'message_start':
+            id = event.message.id;
+            model = event.message.model;
+            usage = mergeAnthropicUsage(undefined, event.message.usage);
+            break;
+          case 'content_block_start': {
+            const block = event.content_block;
+            if (block.type === 'text') {
+              blocks.set(event.index, { kind: 'text' });
+              if (block.text !== '') {
+                text += block.text;
+                yield { type: 'text-delta', delta: block.text };
+              }
+            } else if (block.type === 'thinking') {
+              const part: ReasoningPart = { text: block.thinking, signature: block.signature };
+              reasoning.push(part);
+              blocks.set(event.index, { kind: 'reasoning', part });
+              if (block.thinking !== '') yield { type: 'reasoning-delta', delta: block.thinking };
+            } else if (block.type === 'redacted_thinking') {
+              reasoning.push({ text: '', signature: block.data, redacted: true });
+              blocks.set(event.index, { kind: 'other' });
+            } else if (block.type === 'tool_use') {
+              if (responseTool && block.name === responseTool.name) {
+                blocks.set(event.index, { kind: 'response', raw: '' });
+              } else {
+                const ordinal = toolOrdinal++;
+                blocks.set(event.index, { kind: 'tool', ordinal, id: block.id, name: block.name, raw: '' });
+                yield {
+                  type: 'tool-call-delta',
+                  index: ordinal,
+                  id: block.id,
+                  name: block.name,
+                  argumentsDelta: '',
+                };
+              }
+            } else {
+              blocks.set(event.index, { kind: 'other' });
+            }
+            break;
+          }
+          case 'content_block_delta': {
+            const block = blocks.get(event.index);
+            const delta = event.delta;
+            if (!block) break;
+            if (delta.type === 'text_delta' && block.kind === 'text') {
+              text += delta.text;
+              yield { type: 'text-delta', delta: delta.text };
+            } else if (delta.type === 'thinking_delta' && block.kind === 'reasoning') {
+              block.part.text += delta.thinking;
+              yield { type: 'reasoning-delta', delta: delta.thinking };
+            } else if (delta.type === 'signature_delta' && block.kind === 'reasoning') {
+              block.part.signature = (block.part.signature ?? '') + delta.signature;
+            } else if (delta.type === 'input_json_delta') {
+              if (block.kind === 'tool') {
+                block.raw += delta.partial_json;
+                if (delta.partial_json !== '') {
+                  yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: delta.partial_json };
+                }
+              } else if (block.kind === 'response') {
+                block.raw += delta.partial_json;
+                if (!responseTool?.wrapped && delta.partial_json !== '') {
+                  text += delta.partial_json;
+                  yield { type: 'text-delta', delta: delta.partial_json };
+                }
+              }
+            }
+            break;
+          }
+          case 'content_block_stop': {
+            const block = blocks.get(event.index);
+            if (block?.kind === 'tool') {
+              const toolCall = toolCallFromJson({ id: block.id, name: block.name, rawArguments: block.raw });
+              toolCalls.push(toolCall);
+              yield { type: 'tool-call', toolCall };
+            } else if (block?.kind === 'response' && responseTool) {
+              answered = true;
+              if (responseTool.wrapped || block.raw.trim() === '') {
+                const json = structuredText(
+                  block.raw.trim() === '' ? {} : JSON.parse(block.raw),
+                  responseTool,
+                );
+                text += json;
+                yield { type: 'text-delta', delta: json };
+              }
+            }
+            break;
+          }
+          case 'message_delta':
+            rawStopReason = event.delta.stop_reason ?? rawStopReason;
+            usage = mergeAnthropicUsage(usage, event.usage);
+            break;
+          case 'message_stop':
+            stopped = true;
+            break;
+        }
+      }
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+    // The SDK ends iteration quietly when the request is aborted mid-stream.
+    if (signal?.aborted) throw this.#error(signal.reason, signal);
+    if (!stopped) {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the stream ended before message_stop (connection closed early after ${text.length} characters)${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    yield {
+      type: 'finish',
+      result: this.#result({
+        text,
+        toolCalls,
+        reasoning,
+        rawStopReason,
+        answeredWithResponseTool: answered,
+        usage,
+        id,
+        model,
+        requestId,
+      }),
+    };
+  }
+}

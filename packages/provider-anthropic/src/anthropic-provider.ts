@@ -1,0 +1,154 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ModelError, resolveCapabilities } from '@closedloop/model';
+import { AnthropicChatModel } from './anthropic-chat-model';
+import type { AnthropicChatSettings } from './build-anthropic-request';
+
+/** Model ids with known capabilities (autocompleted); any other string is accepted too. */
+export type AnthropicChatModelId =
+  | 'claude-sonnet-4-6'
+  | 'claude-opus-4-6'
+  | 'claude-sonnet-4-5'
+  | 'claude-opus-4-5'
+  | 'claude-haiku-4-5'
+  | 'claude-opus-4-1'
+  | 'claude-sonnet-4-0'
+  | 'claude-opus-4-0'
+  | (string & {});
+
+/** Options of {@link createAnthropic}. Every field is optional. */
+export interface AnthropicProviderOptions {
+  /** API key. Default: the `ANTHROPIC_API_KEY` environment variable, read at the first request. */
+  apiKey?: string;
+  /** Base URL without the `/v1` path. Default `https://api.anthropic.com`. */
+  baseURL?: string;
+  /** Extra headers sent with every request (e.g. `anthropic-beta`). */
+  headers?: Record<string, string>;
+  /** A `fetch` implementation (proxies, tests, instrumentation). Default: the global `fetch`. */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** Provider id reported by the models and their errors. Default `anthropic`. */
+  name?: string;
+  /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
+  timeoutMs?: number;
+}
+
+/** A configured Anthropic provider: call it with a model id to get a `ChatModel`. */
+export interface AnthropicProvider {
+  (modelId: AnthropicChatModelId, settings?: AnthropicChatSettings): AnthropicChatModel;
+  /** Same as calling the provider. */
+  chat(modelId: AnthropicChatModelId, settings?: AnthropicChatSettings): AnthropicChatModel;
+  /** The provider id its models report. */
+  readonly provider: string;
+}
+
+const defaultBaseURL = 'https://api.anthropic.com';
+
+function envVar(name: string): string | undefined {
+  const value = globalThis.process?.env?.[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+function invalidOption(provider: string, message: string): ModelError {
+  return new ModelError({ code: 'bad-request', message: `createAnthropic: ${message}`, provider });
+}
+
+/**
+ * Creates an Anthropic provider over the official `@anthropic-ai/sdk`. The SDK client is created
+ * at the first request with `maxRetries: 0`: retries belong to closedloop's one policy
+ * (`withRetry`, `generate`), so attempts never multiply.
+ *
+ * Capabilities come from `resolveCapabilities`; `structuredOutput` is reported as `true` because
+ * this adapter implements it with a forced tool (override it per model to opt out).
+ *
+ * @example
+ * const anthropic = createAnthropic({ apiKey: process.env.ANTHROPIC_API_KEY });
+ * const model = anthropic('claude-sonnet-4-5');
+ */
+export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
+  const provider = options.name ?? 'anthropic';
+  if (provider.trim() === '') throw invalidOption(provider, 'name must not be empty');
+  if (options.baseURL !== undefined && !isHttpUrl(options.baseURL)) {
+    throw invalidOption(
+      provider,
+      `baseURL ${JSON.stringify(options.baseURL)} is not a valid http(s) URL; expected e.g. https://api.anthropic.com`,
+    );
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw invalidOption(
+      provider,
+      `timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
+    );
+  }
+  let client: Anthropic | undefined;
+  let apiKey: string | undefined = options.apiKey;
+
+  const getClient = (): Anthropic => {
+    if (client) return client;
+    apiKey = options.apiKey ?? envVar('ANTHROPIC_API_KEY');
+    if (!apiKey) {
+      throw new ModelError({
+        code: 'auth',
+        message: `${provider}: no API key. Set the ANTHROPIC_API_KEY environment variable or pass createAnthropic({ apiKey }).`,
+        isRetryable: false,
+        provider,
+      });
+    }
+    client = new Anthropic({
+      apiKey,
+      // Only the API key authenticates: no ANTHROPIC_AUTH_TOKEN bearer, no config-file profile.
+      authToken: null,
+      baseURL: options.baseURL ?? defaultBaseURL,
+      maxRetries: 0,
+      // Always explicit: the SDK otherwise refuses non-streaming requests with a large max_tokens.
+      timeout: options.timeoutMs ?? 600_000,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    return client;
+  };
+
+  const config = {
+    provider,
+    client: getClient,
+    secrets: (): readonly string[] => (apiKey ? [apiKey] : []),
+  };
+
+  const create = (
+    modelId: AnthropicChatModelId,
+    settings: AnthropicChatSettings = {},
+  ): AnthropicChatModel => {
+    if (typeof modelId !== 'string' || modelId.trim() === '') {
+      throw invalidOption(provider, `model id must be a non-empty string, got ${JSON.stringify(modelId)}`);
+    }
+    const resolved = resolveCapabilities({
+      // The capability table knows Anthropic models under `anthropic`, whatever this provider is named.
+      provider: 'anthropic',
+      modelId,
+      ...(settings.capabilities ? { overrides: settings.capabilities } : {}),
+    });
+    return new AnthropicChatModel({
+      modelId,
+      settings,
+      capabilities: { ...resolved, structuredOutput: settings.capabilities?.structuredOutput ?? true },
+      config,
+    });
+  };
+  const providerFunction = (modelId: AnthropicChatModelId, settings?: AnthropicChatSettings) =>
+    create(modelId, settings);
+  return Object.assign(providerFunction, { chat: create, provider });
+}
+
+/**
+ * The default Anthropic provider. Reads `ANTHROPIC_API_KEY` at its first request (not at
+ * import); without it, calls fail with `ModelError` code `auth`.
+ *
+ * @example
+ * import { anthropic } from '@closedloop/provider-anthropic';
+ * const result = await generate(anthropic('claude-sonnet-4-5'), { messages: [{ role: 'user', content: 'Hi' }] });
+ */
+export const anthropic: AnthropicProvider = createAnthropic();

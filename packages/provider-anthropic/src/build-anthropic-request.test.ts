@@ -1,0 +1,214 @@
+import { type GenerateRequest, ModelError, resolveCapabilities } from '@closedloop/model';
+import { describe, expect, it } from 'vitest';
+import {
+  type AnthropicChatSettings,
+  buildAnthropicRequest,
+  toAnthropicMessages,
+} from './build-anthropic-request';
+
+const sonnet = {
+  ...resolveCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-4-6' }),
+  structuredOutput: true,
+};
+const hi: GenerateRequest = { messages: [{ role: 'user', content: 'hi' }] };
+
+function build(request: GenerateRequest, settings: AnthropicChatSettings = {}, capabilities = sonnet) {
+  return buildAnthropicRequest({
+    provider: 'anthropic',
+    modelId: 'claude-sonnet-4-6',
+    request,
+    capabilities,
+    settings,
+    stream: false,
+  });
+}
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    return ModelError.isInstance(error) ? `${error.code}: ${error.message}` : `untyped: ${String(error)}`;
+  }
+  return 'no error';
+}
+
+describe('toAnthropicMessages', () => {
+  it('extracts every system message into one system prompt', () => {
+    const { system, messages } = toAnthropicMessages([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'Answer in French.' },
+    ]);
+    expect(system).toBe('Be brief.\n\nAnswer in French.');
+    expect(messages).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('merges consecutive tool results and a following user message, tool results first', () => {
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 't1', name: 'a', arguments: { x: 1 }, rawArguments: '{"x":1}' },
+          { id: 't2', name: 'b', arguments: 'not json', rawArguments: 'not json' },
+        ],
+      },
+      { role: 'tool', toolCallId: 't1', toolName: 'a', content: 'one' },
+      { role: 'tool', toolCallId: 't2', toolName: 'b', content: 'failed', isError: true },
+      { role: 'user', content: 'and?' },
+    ]);
+    expect(messages).toEqual([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 't1', name: 'a', input: { x: 1 } },
+          { type: 'tool_use', id: 't2', name: 'b', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'one' },
+          { type: 'tool_result', tool_use_id: 't2', content: 'failed', is_error: true },
+          { type: 'text', text: 'and?' },
+        ],
+      },
+    ]);
+  });
+
+  it('sends thinking blocks back unchanged (signature, redacted data) and drops unsigned reasoning', () => {
+    const { messages } = toAnthropicMessages([
+      { role: 'user', content: 'q' },
+      {
+        role: 'assistant',
+        content: 'a',
+        reasoning: [
+          { text: 'thought', signature: 'sig-1' },
+          { text: '', signature: 'opaque-data', redacted: true },
+          { text: 'from another provider' },
+        ],
+      },
+      { role: 'user', content: 'next' },
+    ]);
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'thought', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'opaque-data' },
+        { type: 'text', text: 'a' },
+      ],
+    });
+  });
+
+  it('rejects an unknown role with a typed error', () => {
+    const bad = [{ role: 'robot', content: 'x' }] as unknown as Parameters<typeof toAnthropicMessages>[0];
+    expect(errorOf(() => toAnthropicMessages(bad))).toMatch(
+      /^bad-request: .*messages\[0\] has unknown role "robot"/,
+    );
+  });
+});
+
+describe('buildAnthropicRequest', () => {
+  it('defaults max_tokens to min(8192, the model limit), 4096 for unknown models', () => {
+    expect(build(hi).body.max_tokens).toBe(8192);
+    const opus3 = resolveCapabilities({ provider: 'anthropic', modelId: 'claude-3-opus-20240229' });
+    expect(build(hi, {}, opus3).body.max_tokens).toBe(4096);
+    const unknown = resolveCapabilities({
+      provider: 'anthropic',
+      modelId: 'claude-next-preview',
+      onWarning: () => {},
+    });
+    expect(build(hi, {}, unknown).body.max_tokens).toBe(4096);
+    expect(build({ ...hi, maxOutputTokens: 300 }).body.max_tokens).toBe(300);
+    expect(build(hi, { defaultMaxTokens: 1000 }).body.max_tokens).toBe(1000);
+  });
+
+  it('enables thinking: budget plus the default output, no temperature', () => {
+    const { body } = build({ ...hi, temperature: 0.5 }, { thinking: { budgetTokens: 2048 } });
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(body.max_tokens).toBe(2048 + 8192);
+    expect(body).not.toHaveProperty('temperature');
+    expect(build(hi, { thinking: { type: 'adaptive' } }).body.thinking).toEqual({ type: 'adaptive' });
+    expect(errorOf(() => build(hi, { thinking: { budgetTokens: 100 } }))).toMatch(/^bad-request: .*>= 1024/);
+  });
+
+  it('maps tool choices and parallelToolCalls: false', () => {
+    const tools = [{ name: 'f', description: 'd', inputSchema: { type: 'object', properties: {} } }];
+    expect(build({ ...hi, tools, toolChoice: 'required' }).body.tool_choice).toEqual({ type: 'any' });
+    expect(build({ ...hi, tools, toolChoice: 'none' }).body.tool_choice).toEqual({ type: 'none' });
+    expect(build({ ...hi, tools, toolChoice: { type: 'tool', name: 'f' } }).body.tool_choice).toEqual({
+      type: 'tool',
+      name: 'f',
+    });
+    expect(build({ ...hi, tools, parallelToolCalls: false }).body.tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
+    expect(build({ ...hi, tools }).body).not.toHaveProperty('tool_choice');
+    expect(build({ ...hi, tools }).body.tools).toEqual([
+      { name: 'f', description: 'd', input_schema: { type: 'object', properties: {} } },
+    ]);
+    expect(errorOf(() => build({ ...hi, toolChoice: 'required' }))).toMatch(/needs at least one tool/);
+  });
+
+  it('asks for structured output with a forced tool; wraps non-object schemas; avoids name clashes', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    const forced = build({ ...hi, responseFormat: { type: 'json', schema, name: 'answer' } });
+    expect(forced.responseTool).toEqual({ name: 'answer', wrapped: false });
+    expect(forced.body.tool_choice).toEqual({ type: 'tool', name: 'answer' });
+    expect(forced.body.tools?.[0]).toMatchObject({ name: 'answer', input_schema: schema });
+
+    const list = build({
+      ...hi,
+      responseFormat: { type: 'json', schema: { type: 'array', items: { type: 'string' } } },
+    });
+    expect(list.responseTool).toEqual({ name: 'json_response', wrapped: true });
+    expect(list.body.tools?.[0]).toMatchObject({
+      input_schema: { type: 'object', properties: { value: { type: 'array' } }, required: ['value'] },
+    });
+
+    const clash = build({
+      ...hi,
+      tools: [{ name: 'answer', description: 'user tool', inputSchema: { type: 'object' } }],
+      responseFormat: { type: 'json', schema, name: 'answer' },
+    });
+    expect(clash.responseTool?.name).toBe('answer_2');
+
+    const thinking = build(
+      { ...hi, responseFormat: { type: 'json', schema } },
+      { thinking: { budgetTokens: 1024 } },
+    );
+    expect(thinking.body.tool_choice).toEqual({ type: 'auto' });
+  });
+
+  it('does not use a tool for structured output when the capability is turned off', () => {
+    const { body, responseTool } = build(
+      { ...hi, responseFormat: { type: 'json', schema: { type: 'object' } } },
+      {},
+      { ...sonnet, structuredOutput: false },
+    );
+    expect(responseTool).toBeUndefined();
+    expect(body).not.toHaveProperty('tools');
+  });
+
+  it('rejects requests without a user or assistant message', () => {
+    expect(errorOf(() => build({ messages: [] }))).toMatch(/^bad-request: .*non-empty array/);
+    expect(errorOf(() => build({ messages: [{ role: 'system', content: 'only a system prompt' }] }))).toMatch(
+      /^bad-request: .*no user or assistant message/,
+    );
+  });
+
+  it('merges providerOptions.anthropic last and streams when asked', () => {
+    const { body } = buildAnthropicRequest({
+      provider: 'anthropic',
+      modelId: 'claude-sonnet-4-6',
+      request: { ...hi, providerOptions: { anthropic: { top_k: 5, metadata: { user_id: 'u1' } } } },
+      capabilities: sonnet,
+      settings: {},
+      stream: true,
+    });
+    expect(body).toMatchObject({ stream: true, top_k: 5, metadata: { user_id: 'u1' } });
+  });
+});

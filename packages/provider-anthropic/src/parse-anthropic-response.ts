@@ -1,0 +1,77 @@
+import type { FinishReason, ToolCall, Usage } from '@closedloop/model';
+
+/**
+ * Maps an Anthropic `stop_reason`: `end_turn`/`stop_sequence` → stop, `tool_use` → tool-calls,
+ * `max_tokens` and `model_context_window_exceeded` → length, `refusal` → refusal, `pause_turn` →
+ * other; anything else (or none) → unknown, with the raw value kept in `rawFinishReason`.
+ */
+export function mapAnthropicStopReason(raw: string | null | undefined): FinishReason {
+  switch (raw) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'refusal':
+      return 'refusal';
+    case 'pause_turn':
+      return 'other';
+    default:
+      return 'unknown';
+  }
+}
+
+/** The usage fields Anthropic reports (message or message_delta usage). */
+export interface AnthropicUsageFields {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
+}
+
+/**
+ * Maps Anthropic usage. `inputTokens` counts every prompt token — uncached, written to and read
+ * from the cache — like OpenAI's `prompt_tokens`; `cachedInputTokens` is the cache reads.
+ */
+export function mapAnthropicUsage(usage: AnthropicUsageFields | null | undefined): Usage {
+  const cacheRead = usage?.cache_read_input_tokens ?? undefined;
+  const inputTokens =
+    (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (cacheRead ?? 0);
+  const outputTokens = usage?.output_tokens ?? 0;
+  const mapped: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  if (typeof cacheRead === 'number') mapped.cachedInputTokens = cacheRead;
+  const thinking = usage?.output_tokens_details?.thinking_tokens;
+  if (typeof thinking === 'number') mapped.reasoningTokens = thinking;
+  return mapped;
+}
+
+/** Merges a `message_delta` usage (cumulative counts) over the `message_start` usage. */
+export function mergeAnthropicUsage(
+  start: AnthropicUsageFields | null | undefined,
+  delta: AnthropicUsageFields | null | undefined,
+): AnthropicUsageFields {
+  const merged: AnthropicUsageFields = { ...start };
+  for (const [key, value] of Object.entries(delta ?? {}) as Array<[keyof AnthropicUsageFields, unknown]>) {
+    if (value !== null && value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  }
+  return merged;
+}
+
+/** A `ToolCall` from streamed `input_json_delta` text: `{}` when empty, the raw text when unparsable. */
+export function toolCallFromJson(options: { id: string; name: string; rawArguments: string }): ToolCall {
+  const { id, name, rawArguments } = options;
+  let parsed: unknown;
+  if (rawArguments.trim() === '') parsed = {};
+  else {
+    try {
+      parsed = JSON.parse(rawArguments);
+    } catch {
+      parsed = rawArguments;
+    }
+  }
+  return { id, name, arguments: parsed, rawArguments };
+}

@@ -1,0 +1,676 @@
+/**
+ * The one conformance suite every closedloop provider adapter must pass.
+ *
+ * Each scenario is a provider-neutral `GenerateRequest` plus provider-neutral expectations on
+ * what the adapter returns; the adapter under test only supplies how its provider answers on the
+ * wire (recorded `.http` fixtures, replayed by the loopback server). The adapter runs with the
+ * real vendor SDK over real HTTP. For every scenario the suite
+ *
+ * - asserts the neutral expectations,
+ * - asserts the server saw exactly one HTTP attempt (no hidden SDK retries),
+ * - snapshots the request the SDK sent (normalised) and the result the adapter parsed,
+ * - asserts the API key appears in no error message, serialisation or `util.inspect` output.
+ *
+ * Test code only. It lives in provider-openai and is imported by provider-anthropic's test by
+ * relative path; its natural home is `@closedloop/model/testing` (see the README).
+ */
+import { inspect } from 'node:util';
+import {
+  type ChatModel,
+  type GenerateRequest,
+  type GenerateResult,
+  ModelError,
+  type StreamPart,
+  withRetry,
+} from '@closedloop/model';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type LoopbackReply,
+  type LoopbackServer,
+  type RecordedRequest,
+  startLoopbackServer,
+} from './loopback-server';
+
+/**
+ * The API key every conformance model is created with. Fixtures that echo keys (the 401 body,
+ * an echoed header) contain it, so the suite can prove it never leaks into errors. It does not
+ * look like an `sk-` key on purpose: redaction must not rely on key-shaped patterns only.
+ */
+export const CANARY_API_KEY = 'canary-key-Zq81Xw5Lm3Vb7Nt2';
+
+/** Every scenario name; a target must supply replies for all of them. */
+export const conformanceScenarioNames = [
+  'text',
+  'text-stream',
+  'conversation',
+  'tool-call',
+  'parallel-tool-calls',
+  'tool-call-no-arguments',
+  'tool-arguments-split',
+  'structured-output',
+  'structured-output-stream',
+  'unknown-finish-reason',
+  'rate-limited',
+  'server-error-500',
+  'bad-gateway-502',
+  'unavailable-503',
+  'overloaded-529',
+  'auth-canary',
+  'context-length',
+  'bad-request',
+  'malformed-json',
+  'stream-error-event',
+  'stream-cut',
+  'connection-reset',
+  'connection-reset-mid-stream',
+  'timeout',
+  'abort-mid-stream',
+  'abort-generate',
+] as const;
+
+/** A scenario name. */
+export type ConformanceScenarioName = (typeof conformanceScenarioNames)[number];
+
+/** What an adapter supplies to run the suite. */
+export interface ConformanceTarget {
+  /** Suite title (`openai`, `anthropic`). */
+  name: string;
+  /** Provider id the models report (`ChatModel.provider`, `ModelError.provider`). */
+  provider: string;
+  /**
+   * Builds the adapter under test against the loopback server. `serverUrl` is the bare origin;
+   * the target appends whatever base path its SDK expects.
+   */
+  createModel(options: { serverUrl: string; apiKey: string; timeoutMs: number }): ChatModel;
+  /** The replies, in the provider's wire format, for each scenario. */
+  replies: Record<ConformanceScenarioName, LoopbackReply[]>;
+  /** Request headers kept in the snapshots (lower case); the API key is replaced by `<api-key>`. */
+  snapshotHeaders: readonly string[];
+  /** The reply pair for the retry test: a 429 with a short Retry-After, then a 200 text answer. */
+  retryReplies: LoopbackReply[];
+}
+
+interface Outcome {
+  result?: GenerateResult;
+  parts: StreamPart[];
+  error?: unknown;
+  /** Milliseconds from `abort()` to the rejection, for abort scenarios. */
+  abortLatencyMs?: number;
+}
+
+interface Scenario {
+  name: ConformanceScenarioName;
+  mode: 'generate' | 'stream';
+  request: GenerateRequest;
+  timeoutMs?: number;
+  /** Abort on the first text delta (stream) or this many ms after the call starts (generate). */
+  abort?: 'first-delta' | number;
+  check(outcome: Outcome): void;
+}
+
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Current weather for a city.',
+  inputSchema: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
+};
+const timeTool = {
+  name: 'get_time',
+  description: 'Current local time in an IANA time zone.',
+  inputSchema: {
+    type: 'object',
+    properties: { timezone: { type: 'string' } },
+    required: ['timezone'],
+    additionalProperties: false,
+  },
+};
+const listFilesTool = {
+  name: 'list_files',
+  description: 'List the files in the workspace root.',
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+};
+const writeFileTool = {
+  name: 'write_file',
+  description: 'Write a text file.',
+  inputSchema: {
+    type: 'object',
+    properties: { path: { type: 'string' }, content: { type: 'string' } },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  },
+};
+const recipeSchema = {
+  type: 'object',
+  properties: {
+    title: { type: 'string' },
+    servings: { type: 'integer' },
+    tags: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['title', 'servings', 'tags'],
+  additionalProperties: false,
+};
+const recipe = { title: 'Pancakes', servings: 4, tags: ['breakfast', 'sweet'] };
+const helloText = 'Hello from the loopback server.';
+const helloUsage = { inputTokens: 12, outputTokens: 7, totalTokens: 19 };
+const simpleRequest: GenerateRequest = {
+  messages: [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Say hello.' },
+  ],
+  temperature: 0,
+  maxOutputTokens: 64,
+};
+
+function textOf(parts: StreamPart[]): string {
+  return parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
+}
+
+function expectModelError(
+  outcome: Outcome,
+  expected: {
+    code: ModelError['code'] | readonly ModelError['code'][];
+    status?: number;
+    isRetryable: boolean;
+  },
+): ModelError {
+  expect(outcome.result, 'the call should have failed').toBeUndefined();
+  const error = outcome.error;
+  expect(ModelError.isInstance(error), `expected a ModelError, got ${String(error)}`).toBe(true);
+  const modelError = error as ModelError;
+  const codes = Array.isArray(expected.code) ? expected.code : [expected.code];
+  expect(codes).toContain(modelError.code);
+  expect(modelError.isRetryable).toBe(expected.isRetryable);
+  if (expected.status !== undefined) expect(modelError.status).toBe(expected.status);
+  expect(modelError.message.length).toBeGreaterThan(10);
+  return modelError;
+}
+
+function expectOk(outcome: Outcome): GenerateResult {
+  if (outcome.error !== undefined) throw outcome.error;
+  expect(outcome.result).toBeDefined();
+  return outcome.result as GenerateResult;
+}
+
+function expectStreamInvariants(outcome: Outcome): void {
+  const finishes = outcome.parts.filter((part) => part.type === 'finish');
+  expect(finishes).toHaveLength(1);
+  expect(outcome.parts.at(-1)?.type).toBe('finish');
+  const result = (finishes[0] as { result: GenerateResult }).result;
+  expect(textOf(outcome.parts)).toBe(result.text);
+  const calls = outcome.parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : []));
+  expect(calls).toEqual(result.toolCalls);
+  for (const call of result.toolCalls) {
+    const deltas = outcome.parts.filter(
+      (part) => part.type === 'tool-call-delta' && part.index === result.toolCalls.indexOf(call),
+    );
+    expect(deltas.map((part) => (part.type === 'tool-call-delta' ? part.argumentsDelta : '')).join('')).toBe(
+      call.rawArguments,
+    );
+  }
+}
+
+function expectToolCalls(
+  result: GenerateResult,
+  expected: Array<{ name: string; arguments: Record<string, unknown> }>,
+): void {
+  expect(result.toolCalls.map(({ name, arguments: args }) => ({ name, arguments: args }))).toEqual(expected);
+  for (const call of result.toolCalls) {
+    expect(call.id).toMatch(/\S/);
+    expect(JSON.parse(call.rawArguments === '' ? '{}' : call.rawArguments)).toEqual(call.arguments);
+  }
+  expect(new Set(result.toolCalls.map((call) => call.id)).size).toBe(result.toolCalls.length);
+  expect(result.finishReason).toBe('tool-calls');
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'text',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      const result = expectOk(outcome);
+      expect(result.text).toBe(helloText);
+      expect(result.finishReason).toBe('stop');
+      expect(result.toolCalls).toEqual([]);
+      expect(result.usage).toMatchObject(helloUsage);
+      expect(result.response?.requestId).toBe('req_text');
+    },
+  },
+  {
+    name: 'text-stream',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expect(result.text).toBe(helloText);
+      expect(outcome.parts.filter((part) => part.type === 'text-delta').length).toBeGreaterThanOrEqual(3);
+      expect(result.finishReason).toBe('stop');
+      expect(result.usage).toMatchObject(helloUsage);
+      expect(result.response?.requestId).toBe('req_text_stream');
+    },
+  },
+  {
+    name: 'conversation',
+    mode: 'generate',
+    request: {
+      messages: [
+        { role: 'system', content: 'You are a travel assistant.' },
+        { role: 'user', content: 'Weather and time in Paris?' },
+        {
+          role: 'assistant',
+          content: 'Checking both.',
+          toolCalls: [
+            {
+              id: 'call_w1',
+              name: 'get_weather',
+              arguments: { city: 'Paris' },
+              rawArguments: '{"city":"Paris"}',
+            },
+            {
+              id: 'call_t1',
+              name: 'get_time',
+              arguments: { timezone: 'Europe/Paris' },
+              rawArguments: '{"timezone":"Europe/Paris"}',
+            },
+          ],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_w1',
+          toolName: 'get_weather',
+          content: '{"tempC":18,"sky":"clear"}',
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_t1',
+          toolName: 'get_time',
+          content: 'time service unavailable',
+          isError: true,
+        },
+        { role: 'user', content: 'Just the weather then.' },
+      ],
+      tools: [weatherTool, timeTool],
+      toolChoice: 'auto',
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expect(result.text).toBe('It is 18 °C and clear in Paris.');
+      expect(result.finishReason).toBe('stop');
+    },
+  },
+  {
+    name: 'tool-call',
+    mode: 'generate',
+    request: {
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [weatherTool],
+      toolChoice: { type: 'tool', name: 'get_weather' },
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectToolCalls(result, [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
+    },
+  },
+  {
+    name: 'parallel-tool-calls',
+    mode: 'stream',
+    request: {
+      messages: [{ role: 'user', content: 'Weather and time in Paris?' }],
+      tools: [weatherTool, timeTool],
+      toolChoice: 'required',
+      parallelToolCalls: true,
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expectToolCalls(result, [
+        { name: 'get_weather', arguments: { city: 'Paris' } },
+        { name: 'get_time', arguments: { timezone: 'Europe/Paris' } },
+      ]);
+      expect(outcome.parts.filter((part) => part.type === 'tool-call')).toHaveLength(2);
+    },
+  },
+  {
+    name: 'tool-call-no-arguments',
+    mode: 'stream',
+    request: { messages: [{ role: 'user', content: 'What files are there?' }], tools: [listFilesTool] },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expectToolCalls(result, [{ name: 'list_files', arguments: {} }]);
+    },
+  },
+  {
+    name: 'tool-arguments-split',
+    mode: 'stream',
+    request: { messages: [{ role: 'user', content: 'Write the notes file.' }], tools: [writeFileTool] },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expectToolCalls(result, [
+        {
+          name: 'write_file',
+          arguments: { path: 'notes/übersicht.md', content: 'line 1\nline 2 with "quotes" and {braces}' },
+        },
+      ]);
+      expect(outcome.parts.filter((part) => part.type === 'tool-call-delta').length).toBeGreaterThanOrEqual(
+        10,
+      );
+    },
+  },
+  {
+    name: 'structured-output',
+    mode: 'generate',
+    request: {
+      messages: [{ role: 'user', content: 'A pancake recipe as JSON.' }],
+      responseFormat: { type: 'json', name: 'recipe', description: 'A recipe.', schema: recipeSchema },
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expect(JSON.parse(result.text)).toEqual(recipe);
+      expect(result.toolCalls).toEqual([]);
+      expect(result.finishReason).toBe('stop');
+    },
+  },
+  {
+    name: 'structured-output-stream',
+    mode: 'stream',
+    request: {
+      messages: [{ role: 'user', content: 'A pancake recipe as JSON.' }],
+      responseFormat: { type: 'json', name: 'recipe', description: 'A recipe.', schema: recipeSchema },
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expect(JSON.parse(result.text)).toEqual(recipe);
+      expect(result.toolCalls).toEqual([]);
+      expect(result.finishReason).toBe('stop');
+    },
+  },
+  {
+    name: 'unknown-finish-reason',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      const result = expectOk(outcome);
+      expect(result.text).toBe('Partial answer.');
+      expect(result.finishReason).toBe('unknown');
+      expect(result.rawFinishReason).toBe('brand_new_reason');
+    },
+  },
+  {
+    name: 'rate-limited',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      const error = expectModelError(outcome, { code: 'rate-limited', status: 429, isRetryable: true });
+      expect(error.retryAfterMs).toBeGreaterThan(0);
+      expect(error.requestId).toBe('req_rate_limited');
+    },
+  },
+  {
+    name: 'server-error-500',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'network', status: 500, isRetryable: true });
+    },
+  },
+  {
+    name: 'bad-gateway-502',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'network', status: 502, isRetryable: true });
+    },
+  },
+  {
+    name: 'unavailable-503',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'overloaded', status: 503, isRetryable: true });
+    },
+  },
+  {
+    name: 'overloaded-529',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'overloaded', status: 529, isRetryable: true });
+    },
+  },
+  {
+    name: 'auth-canary',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      const error = expectModelError(outcome, { code: 'auth', status: 401, isRetryable: false });
+      expect(error.requestId).toBe('req_auth');
+    },
+  },
+  {
+    name: 'context-length',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'context-length', status: 400, isRetryable: false });
+    },
+  },
+  {
+    name: 'bad-request',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'bad-request', status: 400, isRetryable: false });
+    },
+  },
+  {
+    name: 'malformed-json',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'invalid-response', isRetryable: false });
+    },
+  },
+  {
+    name: 'stream-error-event',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: ['overloaded', 'network'], isRetryable: true });
+      expect(outcome.parts.some((part) => part.type === 'finish')).toBe(false);
+    },
+  },
+  {
+    name: 'stream-cut',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'network', isRetryable: true });
+      expect(textOf(outcome.parts).length).toBeGreaterThan(0);
+      expect(outcome.parts.some((part) => part.type === 'finish')).toBe(false);
+    },
+  },
+  {
+    name: 'connection-reset',
+    mode: 'generate',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'network', isRetryable: true });
+    },
+  },
+  {
+    name: 'connection-reset-mid-stream',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'network', isRetryable: true });
+      expect(outcome.parts.some((part) => part.type === 'finish')).toBe(false);
+    },
+  },
+  {
+    name: 'timeout',
+    mode: 'generate',
+    request: simpleRequest,
+    timeoutMs: 150,
+    check(outcome) {
+      expectModelError(outcome, { code: 'timeout', isRetryable: true });
+    },
+  },
+  {
+    name: 'abort-mid-stream',
+    mode: 'stream',
+    request: simpleRequest,
+    abort: 'first-delta',
+    check(outcome) {
+      expectModelError(outcome, { code: 'aborted', isRetryable: false });
+      expect(textOf(outcome.parts).length).toBeGreaterThan(0);
+      expect(outcome.abortLatencyMs).toBeLessThan(100);
+    },
+  },
+  {
+    name: 'abort-generate',
+    mode: 'generate',
+    request: simpleRequest,
+    abort: 30,
+    check(outcome) {
+      expectModelError(outcome, { code: 'aborted', isRetryable: false });
+      expect(outcome.abortLatencyMs).toBeLessThan(100);
+    },
+  },
+];
+
+async function run(model: ChatModel, scenario: Scenario): Promise<Outcome> {
+  const controller = new AbortController();
+  const outcome: Outcome = { parts: [] };
+  let abortedAt: number | undefined;
+  const abort = () => {
+    abortedAt = performance.now();
+    controller.abort();
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (typeof scenario.abort === 'number') timer = setTimeout(abort, scenario.abort);
+  try {
+    if (scenario.mode === 'generate') {
+      outcome.result = await model.doGenerate(scenario.request, { signal: controller.signal });
+    } else {
+      for await (const part of model.doStream(scenario.request, { signal: controller.signal })) {
+        outcome.parts.push(part);
+        if (part.type === 'finish') outcome.result = part.result;
+        if (scenario.abort === 'first-delta' && part.type === 'text-delta' && abortedAt === undefined)
+          abort();
+      }
+    }
+  } catch (error) {
+    outcome.error = error;
+    outcome.result = undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (abortedAt !== undefined) outcome.abortLatencyMs = performance.now() - abortedAt;
+  return outcome;
+}
+
+function normaliseRequest(request: RecordedRequest, keep: readonly string[]): unknown {
+  const headers: Record<string, string> = {};
+  for (const name of keep) {
+    const value = request.headers[name];
+    if (value !== undefined) headers[name] = value.replaceAll(CANARY_API_KEY, '<api-key>');
+  }
+  return { method: request.method, path: request.path, headers, body: request.json ?? request.body };
+}
+
+function summariseError(error: unknown): unknown {
+  if (!ModelError.isInstance(error)) return { unexpected: String(error) };
+  const { name, code, status, isRetryable, retryAfterMs, requestId, provider, message } = error;
+  return { name, code, status, isRetryable, retryAfterMs, requestId, provider, message };
+}
+
+function expectNoKeyLeak(error: unknown): void {
+  if (error === undefined) return;
+  const renderings = [
+    String(error),
+    JSON.stringify(error),
+    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    error instanceof Error ? String(error.stack) : '',
+    error instanceof Error ? inspect(error.cause, { depth: Number.POSITIVE_INFINITY, showHidden: true }) : '',
+  ];
+  for (const text of renderings) expect(text).not.toContain(CANARY_API_KEY);
+}
+
+/**
+ * Registers the conformance suite (a vitest `describe` block) for one adapter. Call it at the
+ * top level of a test file; snapshots go to that file's `__snapshots__`.
+ */
+export function runConformanceSuite(target: ConformanceTarget): void {
+  describe(`conformance: ${target.name}`, () => {
+    let server: LoopbackServer;
+    beforeAll(async () => {
+      server = await startLoopbackServer();
+    });
+    afterAll(async () => {
+      await server.close();
+    });
+
+    const create = (timeoutMs = 5_000) =>
+      target.createModel({ serverUrl: server.url, apiKey: CANARY_API_KEY, timeoutMs });
+
+    it('covers every scenario with replies', () => {
+      expect(Object.keys(target.replies).sort()).toEqual([...conformanceScenarioNames].sort());
+    });
+
+    for (const scenario of scenarios) {
+      it(`${scenario.name} (${scenario.mode})`, async () => {
+        server.script(target.replies[scenario.name]);
+        const model = create(scenario.timeoutMs);
+        expect(model.specificationVersion).toBe('v1');
+        expect(model.provider).toBe(target.provider);
+        const outcome = await run(model, scenario);
+        scenario.check(outcome);
+        expect(server.requests, 'exactly one HTTP attempt per call').toHaveLength(1);
+        expectNoKeyLeak(outcome.error);
+        if (ModelError.isInstance(outcome.error)) expect(outcome.error.provider).toBe(target.provider);
+        const firstRequest = server.requests[0] as RecordedRequest;
+        expect({
+          request: normaliseRequest(firstRequest, target.snapshotHeaders),
+          ...(outcome.error === undefined
+            ? { result: outcome.result, ...(scenario.mode === 'stream' ? { parts: outcome.parts } : {}) }
+            : { error: summariseError(outcome.error) }),
+        }).toMatchSnapshot();
+      });
+    }
+
+    it('withRetry over the adapter: 429 then 200 is exactly 2 HTTP attempts', async () => {
+      server.script(target.retryReplies);
+      const model = create();
+      const delays: number[] = [];
+      const result = await withRetry(({ signal }) => model.doGenerate(simpleRequest, { signal }), {
+        maxAttempts: 3,
+        jitter: false,
+        initialDelayMs: 1,
+        onRetry: (event) => delays.push(event.delayMs),
+        sleep: async () => {},
+      });
+      expect(result.text).toBe(helloText);
+      expect(server.requests).toHaveLength(2);
+      expect(delays).toHaveLength(1);
+      expect(delays[0]).toBeGreaterThanOrEqual(1);
+      expect(server.requests[0]?.body).toBe(server.requests[1]?.body);
+    });
+
+    it('a non-retryable error is attempted once even under withRetry', async () => {
+      server.script([...target.replies['bad-request'], ...target.replies.text]);
+      const model = create();
+      await expect(
+        withRetry(({ signal }) => model.doGenerate(simpleRequest, { signal }), { sleep: async () => {} }),
+      ).rejects.toMatchObject({ code: 'bad-request' });
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+}

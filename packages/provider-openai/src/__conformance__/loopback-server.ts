@@ -1,0 +1,205 @@
+/**
+ * A `node:http` server on 127.0.0.1 that replays recorded provider responses to the official
+ * SDKs over real HTTP, and records every request it receives (so tests can snapshot the request
+ * body and count attempts).
+ *
+ * Test code only (not exported from the package). Shared by the provider-openai and
+ * provider-anthropic conformance tests.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** One request the server received. */
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The raw body text. */
+  body: string;
+  /** The body parsed as JSON, or `undefined` when it is not JSON. */
+  json: unknown;
+}
+
+/** A recorded HTTP response: status, headers and body, as stored in a `.http` fixture. */
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What the server does with the next request. */
+export type LoopbackReply =
+  | {
+      type: 'response';
+      response: RecordedResponse;
+      /**
+       * How the body is written. `whole`: one write. `events`: one write per SSE event (split on
+       * blank lines), each event itself split in two writes mid-line to exercise the SDK's SSE
+       * line decoder.
+       */
+      chunking?: 'whole' | 'events';
+      /**
+       * What happens after the last event: `end` (default) ends the response normally, `hold`
+       * keeps the connection open (for abort tests), `destroy` resets the socket.
+       */
+      after?: 'end' | 'hold' | 'destroy';
+      /** Write only the first N events, then apply `after`. */
+      limitEvents?: number;
+    }
+  /** Destroys the socket without sending a byte (a connection reset). */
+  | { type: 'reset' }
+  /** Never answers (for timeout and abort tests); the socket is closed when the server closes. */
+  | { type: 'hang' };
+
+/** A running loopback server. */
+export interface LoopbackServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Every request received since the last `script`, in order. */
+  readonly requests: RecordedRequest[];
+  /**
+   * Replaces the reply queue (one reply per expected request) and clears `requests`. With
+   * `fallback`, requests beyond the queue get that reply instead of an error (benchmarks).
+   */
+  script(replies: LoopbackReply[], options?: { fallback?: LoopbackReply; record?: boolean }): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Parses a `.http` fixture: a status line (`HTTP/1.1 200 OK`), header lines, a blank line, then
+ * the body verbatim.
+ */
+export function parseRecordedResponse(text: string): RecordedResponse {
+  const normalized = text.replace(/\r\n/g, '\n');
+  const split = normalized.indexOf('\n\n');
+  const head = split === -1 ? normalized : normalized.slice(0, split);
+  const body = split === -1 ? '' : normalized.slice(split + 2);
+  const [statusLine = '', ...headerLines] = head.split('\n');
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
+  if (!match?.[1]) throw new Error(`fixture does not start with an HTTP status line: ${statusLine}`);
+  const headers: Record<string, string> = {};
+  for (const line of headerLines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new Error(`bad header line in fixture: ${line}`);
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(match[1]), headers, body };
+}
+
+/** Reads and parses a `.http` fixture file. */
+export function readRecordedResponse(path: string | URL): RecordedResponse {
+  return parseRecordedResponse(readFileSync(path, 'utf8'));
+}
+
+function splitEvents(body: string): string[] {
+  return body
+    .split(/\n\n+/)
+    .filter((event) => event.trim() !== '')
+    .map((event) => `${event}\n\n`);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+async function writeReply(res: ServerResponse, reply: LoopbackReply, sockets: Set<Socket>): Promise<void> {
+  if (reply.type === 'reset') {
+    res.socket?.destroy();
+    return;
+  }
+  if (reply.type === 'hang') {
+    if (res.socket) sockets.add(res.socket);
+    return;
+  }
+  const { response, chunking = 'whole', after = 'end', limitEvents } = reply;
+  const headers = { ...response.headers };
+  if (chunking === 'whole' && after === 'end' && limitEvents === undefined) {
+    headers['content-length'] = String(Buffer.byteLength(response.body));
+  }
+  res.writeHead(response.status, headers);
+  if (chunking === 'whole') {
+    res.write(response.body);
+  } else {
+    const events = splitEvents(response.body).slice(0, limitEvents);
+    res.flushHeaders();
+    for (const event of events) {
+      const middle = Math.floor(event.length / 2);
+      res.write(event.slice(0, middle));
+      await tick();
+      res.write(event.slice(middle));
+      await tick();
+    }
+  }
+  if (after === 'end') res.end();
+  else if (after === 'destroy') {
+    await tick();
+    res.socket?.destroy();
+  } else if (res.socket) sockets.add(res.socket);
+}
+
+/** Options of {@link startLoopbackServer}. */
+export interface LoopbackServerOptions {
+  /** HTTP keep-alive timeout; short by default so tests close fast, longer for benchmarks. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** Starts a loopback server on an ephemeral port of 127.0.0.1. */
+export async function startLoopbackServer(options: LoopbackServerOptions = {}): Promise<LoopbackServer> {
+  let queue: LoopbackReply[] = [];
+  let fallback: LoopbackReply | undefined;
+  let record = true;
+  const requests: RecordedRequest[] = [];
+  const held = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      let json: unknown;
+      try {
+        json = body === '' ? undefined : JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      if (record) requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers, body, json });
+      const reply = queue.shift() ?? fallback;
+      if (!reply) {
+        res.writeHead(599, { 'content-type': 'text/plain' });
+        res.end('loopback: no reply scripted for this request');
+        return;
+      }
+      await writeReply(res, reply, held);
+    })();
+  });
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 1;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    script(replies, scriptOptions = {}) {
+      for (const socket of held) socket.destroy();
+      held.clear();
+      queue = [...replies];
+      fallback = scriptOptions.fallback;
+      record = scriptOptions.record ?? true;
+      requests.length = 0;
+    },
+    close() {
+      for (const socket of held) socket.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
