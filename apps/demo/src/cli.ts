@@ -1,1 +1,109 @@
-export {};
+import type { RunEvent, RunResult } from '@closedloop/cortex';
+import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
+import { createDemoRunner } from './run-task';
+import { createTerminalView } from './view/terminal-view';
+
+interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}
+
+function summary(result: RunResult, workspace: string): string {
+  const { report } = result;
+  const failedFindings = report.steps.flatMap((step) =>
+    step.findings.filter((finding) => finding.status === 'fail'),
+  );
+  return [
+    '',
+    `stop reason: ${result.stopReason} — ${result.reason}`,
+    `steps: ${report.steps.length}, replans: ${report.replans.length}, failed checks caught: ${failedFindings.length}`,
+    `tokens: ${report.usage.usage.inputTokens} in / ${report.usage.usage.outputTokens} out`,
+    `workspace: ${workspace}`,
+    `journal: closedloop report ${result.runId}`,
+    '',
+    result.answer,
+    '',
+  ].join('\n');
+}
+
+async function runOrResume(
+  command: Extract<CliCommand, { kind: 'run' | 'resume' }>,
+  io: Io,
+): Promise<number> {
+  const { options } = command;
+  const runner = createDemoRunner(options);
+  const tty = !options.json && io.stdout.isTTY === true;
+  const view = options.json ? undefined : createTerminalView({ write: (text) => io.stdout.write(text), tty });
+  const onEvent = (event: RunEvent) => view?.onEvent(event);
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    io.stderr.write('\nCancelling… (Ctrl-C again to quit at once)\n');
+    controller.abort(new Error('cancelled by the user (Ctrl-C)'));
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const started =
+      command.kind === 'run'
+        ? await runner.startRun({
+            task: command.task,
+            mode: options.mode,
+            signal: controller.signal,
+            onEvent,
+          })
+        : await runner.resumeRun({ runId: command.runId, signal: controller.signal, onEvent });
+    view?.note(`workspace: ${started.workspace}`);
+    const result = await started.result;
+    view?.close();
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      io.stdout.write(summary(result, started.workspace));
+      if (result.stopReason === 'cancelled') {
+        io.stdout.write(`Resume with: closedloop resume ${result.runId} --journal ${options.journal}\n`);
+      }
+    }
+    return result.stopReason === 'completed' || result.stopReason === 'completed-with-warnings' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io): Promise<number> {
+  const runner = createDemoRunner(command.options);
+  const events = await runner.readRun(command.runId);
+  if (!events)
+    throw new CliUsageError(`No journal for run "${command.runId}" in ${command.options.journal}.`);
+  if (command.options.json) {
+    io.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+    return 0;
+  }
+  const view = createTerminalView({ write: (text) => io.stdout.write(text), tty: false });
+  for (const event of events) view.onEvent(event);
+  view.close();
+  return 0;
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }) {
+  try {
+    const command = parseCli(argv);
+    switch (command.kind) {
+      case 'help':
+        io.stdout.write(usage);
+        return 0;
+      case 'report':
+        return await report(command, io);
+      default:
+        return await runOrResume(command, io);
+    }
+  } catch (error) {
+    if (error instanceof CliUsageError || (error instanceof Error && error.name === 'CortexError')) {
+      io.stderr.write(`closedloop: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

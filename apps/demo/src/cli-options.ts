@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util';
+
+/** Providers the CLI can drive. `scripted` is the offline demo model. */
+export const providerNames = ['scripted', 'openai', 'anthropic', 'openai-compatible'] as const;
+export type ProviderName = (typeof providerNames)[number];
+
+export type CliCommand =
+  | { kind: 'run'; task: string | undefined; options: RunOptions }
+  | { kind: 'resume'; runId: string; options: RunOptions }
+  | { kind: 'report'; runId: string; options: RunOptions }
+  | { kind: 'help' };
+
+export interface RunOptions {
+  provider: ProviderName;
+  model: string | undefined;
+  baseURL: string | undefined;
+  mode: 'single' | 'auto';
+  workspace: string | undefined;
+  concurrency: number;
+  maxIterations: number;
+  budgetTokens: number | undefined;
+  json: boolean;
+  journal: string;
+}
+
+/** A command line the CLI cannot act on; the message says what to do instead. */
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError';
+}
+
+export const usage = `closedloop — LLM agents that prove their work
+
+Usage:
+  closedloop run ["<task>"] [options]   run a task (default: the offline isPrime scenario)
+  closedloop resume <runId> [options]   continue an interrupted run from its journal
+  closedloop report <runId> [options]   re-render a finished run from its journal
+
+Options:
+  --provider <name>        scripted | openai | anthropic | openai-compatible   (default: scripted)
+  --model <id>             model id, e.g. gpt-4.1 or claude-sonnet-4-5
+  --base-url <url>         OpenAI-compatible server, e.g. http://localhost:11434/v1
+  --mode <single|auto>     single: one successful action per step; auto: up to five (default: auto)
+  --workspace <dir>        folder the agent works in (default: a fresh temp folder)
+  --concurrency <n>        steps run at once (default: 4)
+  --max-iterations <n>     goal-level iterations (default: 3)
+  --budget <tokens>        stop when this many tokens were used
+  --journal <dir>          where run journals are kept (default: .closedloop/runs)
+  --json                   print the full RunResult as JSON on stdout
+  -h, --help               this text
+`;
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) {
+    throw new CliUsageError(`--${name} must be a whole number ≥ 1, got "${value}".`);
+  }
+  return parsed;
+}
+
+/** Parses argv (without `node` and the script path) into a command. Throws `CliUsageError`. */
+export function parseCli(argv: string[]): CliCommand {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      provider: { type: 'string' },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      mode: { type: 'string' },
+      workspace: { type: 'string' },
+      concurrency: { type: 'string' },
+      'max-iterations': { type: 'string' },
+      budget: { type: 'string' },
+      journal: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return { kind: 'help' };
+
+  const provider = values.provider ?? (values['base-url'] ? 'openai-compatible' : 'scripted');
+  if (!providerNames.includes(provider as ProviderName)) {
+    throw new CliUsageError(`Unknown provider "${provider}". Use one of: ${providerNames.join(', ')}.`);
+  }
+  const mode = values.mode ?? 'auto';
+  if (mode !== 'single' && mode !== 'auto') {
+    throw new CliUsageError(`--mode must be "single" or "auto", got "${mode}".`);
+  }
+  const options: RunOptions = {
+    provider: provider as ProviderName,
+    model: values.model,
+    baseURL: values['base-url'],
+    mode,
+    workspace: values.workspace,
+    concurrency: positiveInt('concurrency', values.concurrency, 4),
+    maxIterations: positiveInt('max-iterations', values['max-iterations'], 3),
+    budgetTokens: values.budget === undefined ? undefined : positiveInt('budget', values.budget, 1),
+    json: values.json ?? false,
+    journal: values.journal ?? '.closedloop/runs',
+  };
+
+  const [command = 'run', ...rest] = positionals;
+  switch (command) {
+    case 'run':
+      return { kind: 'run', task: rest.join(' ') || undefined, options };
+    case 'resume':
+    case 'report': {
+      const runId = rest[0];
+      if (!runId)
+        throw new CliUsageError(`"closedloop ${command}" needs a run id: closedloop ${command} <runId>.`);
+      return { kind: command, runId, options };
+    }
+    default:
+      throw new CliUsageError(`Unknown command "${command}". Commands: run, resume, report.`);
+  }
+}
