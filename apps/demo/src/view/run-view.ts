@@ -104,7 +104,8 @@ export function applyRunEvent(view: RunView, event: RunEvent): RunView {
     case 'step-finished': {
       const step = view.steps.get(event.stepId);
       if (step) {
-        step.status = event.status;
+        // An interrupted step (cancelled mid-run) goes back to waiting: resume runs it again.
+        step.status = event.status === 'interrupted' ? 'not_started' : event.status;
         step.finishedAt = event.at;
         step.unverified = event.unverified;
       }

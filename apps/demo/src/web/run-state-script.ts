@@ -291,7 +291,18 @@ export function applyEvent(state, event) {
         const explicit = fresh.filter((newId) => state.steps.get(newId).replaces.indexOf(id) !== -1);
         step.replacedBy = explicit.length ? explicit : fresh.slice(0, 1);
       }
-      state.order.splice(insertAfter === -1 ? state.order.length : insertAfter + 1, 0, ...fresh);
+      // Each new step goes right after the step it replaces (else after the last removed one),
+      // after the new steps already placed there, so a redesign reads in its draft order.
+      const lastRemoved = insertAfter === -1 ? null : state.order[insertAfter];
+      const inserted = new Set();
+      for (const id of fresh) {
+        const anchors = state.steps.get(id).replaces.filter((old) => state.order.indexOf(old) !== -1);
+        const anchor = anchors.length ? anchors[anchors.length - 1] : lastRemoved;
+        let at = anchor === null ? state.order.length : state.order.indexOf(anchor) + 1;
+        while (at < state.order.length && inserted.has(state.order[at])) at += 1;
+        state.order.splice(at, 0, id);
+        inserted.add(id);
+      }
       state.replans.push({ failed: event.failed || [], removed: event.removed || [], added: added, at: at });
       say(
         state,
