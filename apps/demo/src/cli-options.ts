@@ -8,6 +8,7 @@ export type CliCommand =
   | { kind: 'run'; task: string | undefined; options: RunOptions }
   | { kind: 'resume'; runId: string; options: RunOptions }
   | { kind: 'report'; runId: string; options: RunOptions }
+  | { kind: 'serve'; host: string; port: number; options: RunOptions }
   | { kind: 'help' };
 
 export interface RunOptions {
@@ -34,6 +35,7 @@ Usage:
   closedloop run ["<task>"] [options]   run a task (default: the offline isPrime scenario)
   closedloop resume <runId> [options]   continue an interrupted run from its journal
   closedloop report <runId> [options]   re-render a finished run from its journal
+  closedloop serve [--host h] [--port n] the web UI (default http://127.0.0.1:4173)
 
 Options:
   --provider <name>        scripted | openai | anthropic | openai-compatible   (default: scripted)
@@ -46,6 +48,7 @@ Options:
   --budget <tokens>        stop when this many tokens were used
   --journal <dir>          where run journals are kept (default: .closedloop/runs)
   --json                   print the full RunResult as JSON on stdout
+  --host <addr>, --port <n>  where "serve" listens (default 127.0.0.1:4173; 0 = any free port)
   -h, --help               this text
 `;
 
@@ -75,6 +78,8 @@ export function parseCli(argv: string[]): CliCommand {
       budget: { type: 'string' },
       journal: { type: 'string' },
       json: { type: 'boolean', default: false },
+      host: { type: 'string' },
+      port: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -112,7 +117,14 @@ export function parseCli(argv: string[]): CliCommand {
         throw new CliUsageError(`"closedloop ${command}" needs a run id: closedloop ${command} <runId>.`);
       return { kind: command, runId, options };
     }
+    case 'serve': {
+      const port = values.port === undefined ? 4173 : Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+        throw new CliUsageError(`--port must be a port number 0-65535, got "${values.port}".`);
+      }
+      return { kind: 'serve', host: values.host ?? '127.0.0.1', port, options };
+    }
     default:
-      throw new CliUsageError(`Unknown command "${command}". Commands: run, resume, report.`);
+      throw new CliUsageError(`Unknown command "${command}". Commands: run, resume, report, serve.`);
   }
 }

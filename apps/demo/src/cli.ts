@@ -1,6 +1,7 @@
 import type { RunEvent, RunResult } from '@closedloop/cortex';
 import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
 import { createDemoRunner } from './run-task';
+import { startWebServer } from './server/web-server';
 import { createTerminalView } from './view/terminal-view';
 
 interface Io {
@@ -86,6 +87,21 @@ async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io):
   return 0;
 }
 
+async function serve(command: Extract<CliCommand, { kind: 'serve' }>, io: Io): Promise<number> {
+  const runner = createDemoRunner(command.options);
+  const server = await startWebServer({
+    host: command.host,
+    port: command.port,
+    journalDir: command.options.journal,
+    startRun: runner.startRun,
+    readRun: runner.readRun,
+  });
+  io.stdout.write(`closedloop web UI: ${server.url}  (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+  await server.close();
+  return 0;
+}
+
 /** Runs the CLI; resolves with the exit code. */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }) {
   try {
@@ -96,6 +112,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return 0;
       case 'report':
         return await report(command, io);
+      case 'serve':
+        return await serve(command, io);
       default:
         return await runOrResume(command, io);
     }

@@ -51,6 +51,12 @@ function h(tag, attributes, ...children) {
   return element;
 }
 
+/** Replaces an element's children; null/false children are skipped and arrays flattened (unlike replaceChildren). */
+function fill(element, ...children) {
+  element.replaceChildren();
+  appendChildren(element, children);
+}
+
 /** An SVG element. */
 function svg(tag, attributes, ...children) {
   const element = document.createElementNS(SVG_NS, tag);
@@ -86,6 +92,8 @@ const ui = {
   state: createRunState(),
   runId: null,
   starting: false,
+  /** A run this page follows live (started here, or opened while unfinished). */
+  live: false,
   pendingTask: null,
   nextIndex: 0,
   source: null,
@@ -195,6 +203,7 @@ function resetRun(runId) {
   ui.selected = null;
   ui.notice = null;
   ui.starting = false;
+  ui.live = false;
   ui.pendingTask = null;
   return ui.load;
 }
@@ -208,8 +217,10 @@ async function openRun(runId) {
     if (load !== ui.load) return;
     for (const event of data.events) applyEvent(ui.state, event);
     ui.nextIndex = data.events.length;
-    if (!ui.state.finished) subscribe(runId, load);
-    else ui.streamEnded = true;
+    if (!ui.state.finished) {
+      ui.live = true;
+      subscribe(runId, load);
+    } else ui.streamEnded = true;
   } catch (error) {
     if (load !== ui.load) return;
     ui.runId = null;
@@ -238,6 +249,7 @@ async function startRun(event) {
     if (load !== ui.load) return;
     ui.runId = data.runId;
     ui.starting = false;
+    ui.live = true;
     dom.task.value = '';
     location.hash = 'run=' + encodeURIComponent(data.runId);
     subscribe(data.runId, load);
@@ -297,7 +309,9 @@ function isLocked() {
 }
 
 function currentStatus() {
-  if (ui.starting) return uiStatus(ui.state, { starting: true });
+  // Between "run started" (POST answered) and its first event the run is live but the state is empty.
+  const waiting = ui.starting || (ui.live && ui.state.runId === null && !ui.streamEnded);
+  if (waiting) return uiStatus(ui.state, { starting: true });
   return uiStatus(ui.state, { ended: ui.streamEnded });
 }
 
@@ -405,6 +419,7 @@ function truncate(text, max) {
 
 function nodeStatusLine(step, key) {
   if (key === 'replaced') return 'replaced by ' + step.replacedBy.join(', ');
+  if (step.interrupted && key === 'in_progress') return 'interrupted';
   let line = visualLabel(key);
   if (step.attempt > 1) line += ' · attempt ' + step.attempt;
   return line;
@@ -452,7 +467,7 @@ function renderDag() {
     const group = svg(
       'g',
       {
-        class: 'node node--' + key + (selected ? ' is-selected' : ''),
+        class: 'node node--' + key + (selected ? ' is-selected' : '') + (step.interrupted ? ' is-interrupted' : ''),
         transform: 'translate(' + node.x + ' ' + node.y + ')',
         tabindex: 0,
         role: 'button',
@@ -475,8 +490,8 @@ function renderDag() {
       svg('circle', { class: 'node-dot', cx: 18, cy: 18, r: 4.5 }),
       svg('text', { class: 'node-id', x: 29, y: 22 }, truncate(step.id, 18)),
       calls ? svg('text', { class: 'node-meta', x: NODE_WIDTH - 12, y: 22, 'text-anchor': 'end' }, calls + (calls === 1 ? ' call' : ' calls')) : null,
-      svg('text', { class: 'node-title', x: 14, y: 42 }, truncate(step.title, 26)),
-      svg('text', { class: 'node-status', x: 14, y: 58 }, truncate(nodeStatusLine(step, key), 32)),
+      svg('text', { class: 'node-title', x: 14, y: 42 }, truncate(step.title, 40)),
+      svg('text', { class: 'node-status', x: 14, y: 58 }, truncate(nodeStatusLine(step, key), 48)),
     );
     return group;
   });
@@ -497,9 +512,31 @@ function renderDag() {
   const focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest('.node') : null;
   const focusKey = focused ? focused.getAttribute('data-key') : null;
   dom.dag.replaceChildren(picture);
+  fitDag(picture, layout);
+  for (const text of picture.querySelectorAll('.node-title, .node-status')) fitText(text, NODE_WIDTH - 26);
   if (focusKey) {
     const again = dom.dag.querySelector('.node[data-key="' + CSS.escape(focusKey) + '"]');
     if (again) again.focus();
+  }
+}
+
+/** Shrinks the picture to the panel's width (down to 70 %; below that the panel scrolls). */
+function fitDag(picture, layout) {
+  const available = dom.dag.clientWidth - 24;
+  const scale = available > 0 ? Math.max(0.7, Math.min(1, available / layout.width)) : 1;
+  picture.setAttribute('width', String(Math.round(layout.width * scale)));
+  picture.setAttribute('height', String(Math.round(layout.height * scale)));
+}
+
+/** Cuts an SVG text with an ellipsis until it fits max user units. */
+function fitText(text, max) {
+  const full = text.textContent;
+  if (text.getComputedTextLength() <= max) return;
+  let length = full.length;
+  while (length > 3) {
+    length -= 1;
+    text.textContent = full.slice(0, length).trimEnd() + '…';
+    if (text.getComputedTextLength() <= max) return;
   }
 }
 
@@ -537,6 +574,14 @@ function claimsList(claims) {
   }
   if (!rows.length) return null;
   return h('dl', { class: 'claims' }, rows.map((row) => [h('dt', null, row[0]), h('dd', null, h('code', null, row[1]))]));
+}
+
+const STATUS_ORDER = { fail: 0, error: 1, warn: 2, pass: 3, skip: 4 };
+
+/** Failing findings first, then by priority (P0 before P2); stable otherwise. */
+function bySeverity(a, b) {
+  const status = (STATUS_ORDER[a.status] ?? 5) - (STATUS_ORDER[b.status] ?? 5);
+  return status !== 0 ? status : String(a.priority).localeCompare(String(b.priority));
 }
 
 function findingItem(finding) {
@@ -579,12 +624,12 @@ function renderDetail() {
           : null,
     ),
   );
-  const findings = step.findings.length
-    ? step.findings
-    : step.verification && step.verification.findings
-      ? step.verification.findings
-      : [];
-  container.replaceChildren(
+  // The verifier's record has every check of the latest attempt (passes too); finding-reported
+  // events only carry the non-passing ones.
+  const verified = step.verification && Array.isArray(step.verification.findings) ? step.verification.findings : [];
+  const findings = (verified.length ? verified : step.findings).slice().sort(bySeverity);
+  fill(
+    container,
     h('div', { class: 'detail-head' }, h('h3', null, step.title), badge(key, visualLabel(key))),
     h(
       'dl',
@@ -636,14 +681,16 @@ function renderReport() {
   const finished = state.finished;
   if (!finished) {
     const waiting = state.runId && !ui.streamEnded;
-    dom.report.replaceChildren(
+    fill(
+      dom.report,
       h('p', { class: 'empty' }, waiting ? 'The report appears when the run finishes.' : ui.streamEnded ? 'The run did not finish.' : 'No run yet.'),
       state.runId ? usageGrid(state) : null,
     );
     return;
   }
   const failingGoal = state.goalFindings.filter((finding) => finding.status !== 'pass' && finding.status !== 'skip');
-  dom.report.replaceChildren(
+  fill(
+    dom.report,
     h(
       'div',
       { class: 'report-head' },
@@ -656,7 +703,9 @@ function renderReport() {
     h('div', { class: 'answer' }, finished.answer || '—'),
     h('h4', null, 'Usage'),
     usageGrid(state),
-    failingGoal.length ? [h('h4', null, 'Goal findings'), h('ul', { class: 'findings' }, failingGoal.map(findingItem))] : null,
+    failingGoal.length
+      ? [h('h4', null, 'Goal findings'), h('ul', { class: 'findings' }, failingGoal.sort(bySeverity).map(findingItem))]
+      : null,
   );
 }
 
@@ -685,6 +734,11 @@ dom.newRun.addEventListener('click', () => {
 });
 dom.recent.addEventListener('change', () => {
   if (dom.recent.value) location.hash = 'run=' + encodeURIComponent(dom.recent.value);
+});
+let resizeFrame = 0;
+window.addEventListener('resize', () => {
+  cancelAnimationFrame(resizeFrame);
+  resizeFrame = requestAnimationFrame(renderDag);
 });
 window.addEventListener('hashchange', () => {
   const runId = readHash();

@@ -79,7 +79,8 @@ h4 { margin: 18px 0 8px; font-size: 12px; font-weight: 650; letter-spacing: .04e
   flex: 1; min-height: 0;
   display: grid; gap: 16px; padding: 16px;
   grid-template-columns: minmax(320px, 400px) minmax(0, 1fr) minmax(0, 1fr);
-  grid-template-rows: minmax(280px, 1.15fr) minmax(240px, 1fr);
+  /* The plan takes the height it needs (up to 58 %); step detail and report get the rest. */
+  grid-template-rows: fit-content(58%) minmax(260px, 1fr);
 }
 .panel {
   min-height: 0; min-width: 0;
@@ -181,6 +182,11 @@ h4 { margin: 18px 0 8px; font-size: 12px; font-weight: 650; letter-spacing: .04e
 .node:focus-visible .node-box, .node.is-selected .node-box { stroke-width: 3; }
 .node.is-selected .node-box { filter: drop-shadow(0 3px 8px rgba(37, 99, 235, .25)); }
 
+.badge {
+  display: inline-block; padding: 1px 8px; border-radius: 999px; border: 1px solid var(--border-strong);
+  font-size: 11.5px; font-weight: 600; white-space: nowrap; background: #f3f4f6; color: #374151;
+}
+
 /* Status colours: the same keys for nodes, legend swatches and badges. */
 ${['not_started', 'in_progress', 'completed', 'unverified', 'failed', 'blocked', 'skipped', 'replaced']
   .map(
@@ -200,6 +206,8 @@ ${['not_started', 'in_progress', 'completed', 'unverified', 'failed', 'blocked',
 .node--replaced .node-status { font-style: italic; fill: #b45309; }
 .node--in_progress .node-box { animation: pulse 1.4s ease-in-out infinite; }
 .node--in_progress .node-dot { animation: blink 1.4s ease-in-out infinite; }
+.node.is-interrupted .node-box, .node.is-interrupted .node-dot { animation: none; }
+.node.is-interrupted .node-box { stroke-dasharray: 4 3; }
 
 @keyframes pulse {
   0%, 100% { stroke-opacity: 1; stroke-width: 1.6; }
@@ -212,10 +220,6 @@ ${['not_started', 'in_progress', 'completed', 'unverified', 'failed', 'blocked',
 }
 
 /* Detail + report ---------------------------------------------------------------------------- */
-.badge {
-  display: inline-block; padding: 1px 8px; border-radius: 999px; border: 1px solid var(--border-strong);
-  font-size: 11.5px; font-weight: 600; white-space: nowrap; background: #f3f4f6; color: #374151;
-}
 .badge--pending { background: #eef2ff; color: #3730a3; border-color: #a5b4fc; }
 .badge--success, .badge--pass { background: #ecfdf3; color: #166534; border-color: #86efac; }
 .badge--error, .badge--fail { background: #fef0f0; color: #991b1b; border-color: #fca5a5; }

@@ -12,6 +12,7 @@ import { runStateScript } from './run-state-script';
 interface StepState {
   id: string;
   key: string;
+  title: string;
   status: string;
   attempt: number;
   unverified: boolean;
@@ -111,9 +112,9 @@ describe('applyEvent', () => {
       'inspect',
       'write-impl',
       'write-impl-2',
-      'run-tests-2',
       'write-tests',
       'run-tests',
+      'run-tests-2',
     ]);
     const step = (id: string) => state.steps.get(id)!;
     expect(step('inspect').status).toBe('completed');
@@ -201,6 +202,19 @@ describe('applyEvent', () => {
     expect(state.steps.get('a')).toMatchObject({ removed: false, replaces: ['b'] });
     expect(state.steps.get('b')).toMatchObject({ removed: true, replacedBy: ['a'] });
   });
+  it('keeps a step interrupted by the end of the run in progress, marked interrupted', () => {
+    const state = foldUntil((event) => event.type === 'tool-call-started');
+    mod.applyEvent(state, {
+      type: 'step-finished',
+      stepId: 'inspect',
+      status: 'interrupted',
+      unverified: false,
+    });
+    mod.applyEvent(state, { type: 'run-finished', stopReason: 'cancelled', reason: 'the caller aborted' });
+    expect(state.steps.get('inspect')).toMatchObject({ status: 'in_progress', interrupted: true });
+    expect(mod.stepVisual(state.steps.get('inspect')!)).toBe('in_progress');
+    expect(mod.uiStatus(state).phase).toBe('idle');
+  });
 });
 
 describe('uiStatus', () => {
@@ -217,7 +231,7 @@ describe('uiStatus', () => {
     expect(mod.uiStatus(foldUntil((event) => event.type === 'model-call-started'))).toMatchObject({
       phase: 'thinking',
       text: 'Thinking…',
-      detail: 'step Inspect the workspace',
+      detail: 'Inspect the workspace',
     });
     expect(mod.uiStatus(foldUntil((event) => event.type === 'tool-call-started'))).toMatchObject({
       phase: 'executing',
@@ -256,8 +270,8 @@ describe('layoutDag', () => {
       'write-impl': [1, 0],
       'write-impl-2': [1, 1],
       'write-tests': [1, 2],
-      'run-tests-2': [2, 0],
-      'run-tests': [2, 1],
+      'run-tests': [2, 0],
+      'run-tests-2': [2, 1],
     });
     expect(byId.get('write-impl-2')?.x).toBe(byId.get('write-impl')?.x);
     expect(byId.get('run-tests-2')!.x).toBe(byId.get('inspect')!.x + 2 * (mod.NODE_WIDTH + mod.GAP_X));
@@ -275,7 +289,7 @@ describe('layoutDag', () => {
         'dependency:write-impl->run-tests faded',
       ]),
     );
-    expect(layout.edges).toHaveLength(10);
+    expect(layout.edges).toHaveLength(9);
     expect(layout.width).toBeGreaterThan(3 * mod.NODE_WIDTH);
   });
 

@@ -7,6 +7,7 @@
  * Plain JavaScript inside `String.raw` (no build step): it must not contain a backtick or a
  * dollar-brace sequence.
  */
+// biome-ignore lint/complexity/noUselessStringRaw: keeps any backslash escape verbatim in the served JS.
 export const runStateScript = String.raw`
 /** Geometry of the DAG picture (px). */
 export const NODE_WIDTH = 208;
@@ -94,8 +95,12 @@ function addStep(state, draft, extra) {
     findings: [],
     verification: null,
     removed: false,
+    /** Still in_progress when the run finished (cancelled, deadline…). */
+    interrupted: false,
     replacedBy: [],
     replaces: Array.isArray(draft.replaces) ? draft.replaces.slice() : [],
+    /** The removed step the picture draws this (redesigned) step from, with a dashed "replaced by" edge. */
+    drawnFrom: null,
     startedAt: null,
     finishedAt: null,
   };
@@ -167,6 +172,7 @@ export function applyEvent(state, event) {
         step.startedAt = at;
         step.finishedAt = null;
         step.unverified = false;
+        step.interrupted = false;
         step.error = null;
       }
       break;
@@ -186,7 +192,6 @@ export function applyEvent(state, event) {
       break;
     case 'model-call-finished':
       state.openModelCalls.delete(event.stepId + ':' + event.iteration + ':' + event.purpose);
-      state.usage.modelCalls += 1;
       break;
     case 'tool-call-started': {
       const step = state.steps.get(event.stepId);
@@ -243,7 +248,15 @@ export function applyEvent(state, event) {
       const step = state.steps.get(event.stepId);
       clearOpenCallsOf(state, event.stepId);
       if (!step) break;
+      if (event.status === 'interrupted') {
+        // The run stopped while the step ran: it stays in_progress (a resume decides), drawn as interrupted.
+        step.status = 'in_progress';
+        step.interrupted = true;
+        step.finishedAt = at;
+        break;
+      }
       step.status = event.status;
+      step.interrupted = false;
       step.unverified = Boolean(event.unverified);
       step.verdict = event.verdict || null;
       step.confidence = typeof event.confidence === 'number' ? event.confidence : null;
@@ -285,22 +298,45 @@ export function applyEvent(state, event) {
         addStep(state, draft);
         fresh.push(draft.id);
       }
-      for (const id of event.removed || []) {
+      const removedIds = (event.removed || []).filter((id) => state.steps.has(id));
+      for (const id of removedIds) {
         const step = state.steps.get(id);
-        if (!step) continue;
         const explicit = fresh.filter((newId) => state.steps.get(newId).replaces.indexOf(id) !== -1);
-        step.replacedBy = explicit.length ? explicit : fresh.slice(0, 1);
+        step.replacedBy = explicit.length ? explicit : fresh.slice();
       }
-      // Each new step goes right after the step it replaces (else after the last removed one),
-      // after the new steps already placed there, so a redesign reads in its draft order.
+      // The plan lists every removed step in each new step's replaces (the whole subgraph was
+      // redesigned). For the picture, each new step gets one predecessor: the removed step with
+      // the same title, else the removed steps in order (by the new step's position).
+      const claimed = new Set();
+      const pairs = new Map();
+      for (const id of fresh) {
+        const step = state.steps.get(id);
+        const candidates = step.replaces.filter((old) => removedIds.indexOf(old) !== -1);
+        const pool = candidates.length ? candidates : removedIds;
+        const twin = pool.find((old) => state.steps.get(old).title.toLowerCase() === step.title.toLowerCase());
+        if (twin) {
+          pairs.set(id, twin);
+          claimed.add(twin);
+        }
+      }
+      fresh.forEach((id, index) => {
+        if (pairs.has(id)) return;
+        const step = state.steps.get(id);
+        const candidates = step.replaces.filter((old) => removedIds.indexOf(old) !== -1);
+        const pool = (candidates.length ? candidates : removedIds).filter((old) => !claimed.has(old));
+        const fallback = pool.length ? pool : candidates.length ? candidates : removedIds;
+        if (fallback.length) pairs.set(id, fallback[Math.min(index, fallback.length - 1)]);
+      });
+      for (const [id, old] of pairs) state.steps.get(id).drawnFrom = old;
+      // Each new step goes right after the step it is drawn from (else after the last removed
+      // one), after the new steps already placed there, so a redesign reads in its draft order.
       const lastRemoved = insertAfter === -1 ? null : state.order[insertAfter];
       const inserted = new Set();
       for (const id of fresh) {
-        const anchors = state.steps.get(id).replaces.filter((old) => state.order.indexOf(old) !== -1);
-        const anchor = anchors.length ? anchors[anchors.length - 1] : lastRemoved;
-        let at = anchor === null ? state.order.length : state.order.indexOf(anchor) + 1;
-        while (at < state.order.length && inserted.has(state.order[at])) at += 1;
-        state.order.splice(at, 0, id);
+        const anchor = pairs.has(id) ? pairs.get(id) : lastRemoved;
+        let position = anchor === null ? state.order.length : state.order.indexOf(anchor) + 1;
+        while (position < state.order.length && inserted.has(state.order[position])) position += 1;
+        state.order.splice(position, 0, id);
         inserted.add(id);
       }
       state.replans.push({ failed: event.failed || [], removed: event.removed || [], added: added, at: at });
@@ -330,6 +366,8 @@ export function applyEvent(state, event) {
       for (const approval of state.approvals) if (approval.approvalId === event.approvalId) approval.resolved = event.approved;
       break;
     case 'usage-recorded':
+      // One per model call of any purpose (planner, step, replanner, verifier, aggregate).
+      state.usage.modelCalls += 1;
       if (event.usage) {
         state.usage.inputTokens += event.usage.inputTokens || 0;
         state.usage.outputTokens += event.usage.outputTokens || 0;
@@ -347,6 +385,7 @@ export function applyEvent(state, event) {
       };
       state.planning = false;
       state.replanning = 0;
+      for (const step of state.steps.values()) if (step.status === 'in_progress') step.interrupted = true;
       state.openModelCalls.clear();
       state.openToolCalls.clear();
       say(state, 'answer', state.finished.answer || event.reason || event.stopReason, at);
@@ -400,7 +439,7 @@ export function uiStatus(state, options) {
     else {
       const names = [];
       for (const call of state.openModelCalls.values()) names.push(stepName(state, call.stepId));
-      detail = 'step ' + names.join(', ');
+      detail = names.join(', ');
     }
     return { phase: 'thinking', text: 'Thinking…', detail: detail };
   }
@@ -462,8 +501,8 @@ export function layoutDag(state) {
       if (!from) continue;
       edges.push({ kind: 'dependency', from: dep, to: node.id, faded: from.step.removed || node.step.removed });
     }
-    for (const target of node.step.replacedBy) {
-      if (nodes.has(target)) edges.push({ kind: 'replaced', from: node.id, to: target, faded: false });
+    if (node.step.drawnFrom !== null && nodes.has(node.step.drawnFrom)) {
+      edges.push({ kind: 'replaced', from: node.step.drawnFrom, to: node.id, faded: false });
     }
   }
   let layers = 0;

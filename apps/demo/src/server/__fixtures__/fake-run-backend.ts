@@ -56,6 +56,7 @@ export function createFakeRunBackend(options: FakeRunBackendOptions): FakeRunBac
 
     const result = (async () => {
       const open = new Map<string, RunEvent & { type: 'tool-call-started' }>();
+      const running = new Set<string>();
       let previous: string | undefined;
       let count = 0;
       for (const event of script) {
@@ -68,11 +69,24 @@ export function createFakeRunBackend(options: FakeRunBackendOptions): FakeRunBac
         await emit(event);
         count += 1;
         previous = event.type;
+        if (event.type === 'step-started') running.add(event.stepId);
+        if (event.type === 'step-finished') running.delete(event.stepId);
         if (event.type === 'tool-call-started') open.set(event.callId, event);
         if (event.type === 'tool-call-finished') open.delete(event.callId);
       }
       if (signal.aborted) {
         let seq = script.filter((event) => 'seq' in event).length + 1000;
+        for (const stepId of running) {
+          await emit({
+            type: 'step-finished',
+            runId,
+            at: 0,
+            stepId,
+            status: 'interrupted',
+            unverified: false,
+            durationMs: 0,
+          });
+        }
         for (const call of open.values()) {
           const { runId: id, planId, stepId, callId } = call;
           await emit({
