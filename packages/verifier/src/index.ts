@@ -1,1 +1,149 @@
-export {};
+export { type BuiltinProtocolName, builtinProtocols, resolveProtocols } from './builtin-protocols';
+export {
+  CONFIDENCE_UNVERIFIED_THRESHOLD,
+  CONFIDENCE_USE_THRESHOLD,
+  type ConfidenceClass,
+  classifyConfidence,
+  propagateConfidence,
+} from './confidence';
+export {
+  defineProtocol,
+  type ProtocolDefinition,
+  type ProtocolStepFunction,
+  type ProtocolStepOutcome,
+  type ProtocolStepResult,
+  protocolDefinitionSchema,
+} from './define-protocol';
+export { detectTooling, type TestRunner, type Tooling, type ToolingCommand } from './detect-tooling';
+export {
+  type Claim,
+  type ClaimSource,
+  claimsFromStepClaims,
+  describeClaim,
+  extractClaims,
+  findPaths,
+  splitCommandLine,
+} from './extract-claims';
+export {
+  canFindSymbols,
+  type FindSymbolOptions,
+  type FoundSymbol,
+  findSymbol,
+  listSymbols,
+  type SymbolKind,
+} from './find-symbol';
+export {
+  excerpt,
+  type Finding,
+  type FindingEvidence,
+  type FindingStatus,
+  findingEvidenceSchema,
+  findingSchema,
+  findingStatusSchema,
+  type Priority,
+  prioritySchema,
+  type VerificationLayer,
+  verificationLayerSchema,
+} from './finding';
+export { parseTestCounts, stripAnsi, type TestCounts } from './parse-test-counts';
+export {
+  type ContextRunOptions,
+  createProtocolContext,
+  type FunctionalityCase,
+  type FunctionalityCaseInput,
+  functionalityCaseSchema,
+  type HumanReviewDecision,
+  type HumanReviewHandler,
+  type HumanReviewRequest,
+  type Protocol,
+  type ProtocolContext,
+  type ProtocolContextOptions,
+} from './protocol';
+export {
+  type ArchitectureChanges,
+  detectArchitectureChanges,
+  isSecuritySensitive,
+} from './protocols/architecture-changes';
+export { judgeTestRun } from './protocols/command-protocols';
+export { parseCorrectness } from './protocols/functionality-protocol';
+export {
+  buildJudgePrompt,
+  type JudgeVerdict,
+  judgeChange,
+  judgeVerdictSchema,
+} from './protocols/judge-protocols';
+export { findCrash, syntaxErrors } from './protocols/static-protocols';
+export { type CommandResult, type RunCommandOptions, runCommand } from './run-command';
+export {
+  MODE_LAYERS,
+  type ProtocolRunResult,
+  type RunProtocolsOptions,
+  runProtocols,
+  type VerificationMode,
+  validateProtocols,
+} from './run-protocols';
+export {
+  analyseLedger,
+  checkEffects,
+  checkLedger,
+  checkNotes,
+  defaultAllowCommand,
+  type LedgerAnalysis,
+  type LedgerError,
+} from './step-checks';
+export {
+  type DeriveSuccessCriteriaOptions,
+  deriveSuccessCriteria,
+  type SuccessCriterion,
+  type SuccessCriterionInput,
+  successCriterionSchema,
+} from './success-criteria';
+export {
+  classifyDestructive,
+  createToolCallGuard,
+  type DestructiveClassification,
+  type GuardCheckInput,
+  type GuardDecision,
+  type GuardHumanRequest,
+  parseYesNo,
+  type ToolCallGuard,
+  type ToolCallGuardOptions,
+} from './tool-call-guard';
+export {
+  checkToolContracts,
+  parseToolContracts,
+  resolveToolContracts,
+  type ToolContract,
+  type ToolContractInput,
+  type ToolContractSet,
+  type ToolContractSetInput,
+  type ToolContractsConfig,
+  type ToolContractsConfigInput,
+  toolContractSchema,
+  toolContractSetSchema,
+  toolContractsConfigSchema,
+} from './tool-contracts';
+export {
+  type CheckTiming,
+  createReport,
+  decideVerdict,
+  toVerificationRecord,
+  type Verdict,
+  type VerificationReport,
+} from './verdict';
+export { VerifierError, type VerifierErrorCode } from './verifier-error';
+export {
+  type CriterionResult,
+  type GoalContext,
+  type GoalVerificationReport,
+  type VerifyGoalOptions,
+  verifyGoal,
+} from './verify-goal';
+export { stepClaims, type VerifyStepOptions, verifyStep } from './verify-step';
+export {
+  type ChangedFile,
+  type ChangeKind,
+  createWorkspaceFacts,
+  type WorkspaceFacts,
+  type WorkspaceFactsOptions,
+} from './workspace-facts';

@@ -1,0 +1,111 @@
+/**
+ * Deterministic step verification of a step with 1,000 ledger entries and 50 claims (file
+ * claims on real files, no commands). Target: median < 5 ms.
+ *
+ * Run: `npx tsx --conditions=@closedloop/source bench/verify-step.bench.ts`
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Plan } from '@closedloop/plan';
+import { verifyStep } from '../src/verify-step';
+
+const LEDGER = 1000;
+const CLAIMS = 50;
+const RUNS = 200;
+const TARGET_MS = 5;
+
+async function setup(): Promise<{ root: string; plan: Plan }> {
+  const root = await mkdtemp(path.join(tmpdir(), 'closedloop-bench-'));
+  await mkdir(path.join(root, 'src'), { recursive: true });
+  const files: string[] = [];
+  for (let index = 0; index < CLAIMS; index += 1) {
+    const file = `src/module-${index}.ts`;
+    files.push(file);
+    await writeFile(
+      path.join(root, file),
+      `export function f${index}(x: number): number {\n  return x + ${index};\n}\n`,
+    );
+  }
+  const plan = Plan.create({
+    steps: [
+      {
+        id: 'big',
+        description: 'write 50 modules',
+        requiredTools: ['read_file', 'write_file', 'run_command'],
+      },
+    ],
+  });
+  plan.markStep('big', { status: 'in_progress' });
+  for (let index = 0; index < LEDGER; index += 1) {
+    const callId = `call_${index}`;
+    const kind = index % 4;
+    const file = files[Math.floor(index / 4) % CLAIMS] as string;
+    const tool =
+      kind === 0 ? 'read_file' : kind === 1 ? 'write_file' : kind === 2 ? 'list_dir' : 'run_command';
+    const args =
+      tool === 'write_file'
+        ? { path: file, content: `export function f() {}\n`.repeat(5) }
+        : tool === 'run_command'
+          ? { argv: ['node', '--test', file.replace('.ts', '.test.ts')] }
+          : { path: file };
+    plan.recordToolCall('big', { callId, tool, args });
+    // Every 50th call fails once and is retried successfully by the next call of the same tool.
+    const status = index % 50 === 7 ? 'error' : 'success';
+    plan.recordToolResult('big', {
+      callId,
+      tool,
+      status,
+      ...(status === 'error' ? { error: 'EBUSY: resource busy' } : { result: `ok ${index}` }),
+    });
+  }
+  plan.markStep('big', {
+    notes: `[SUCCESS]: wrote ${CLAIMS} modules`,
+    claims: { filesWritten: files },
+  });
+  return { root, plan };
+}
+
+const { root, plan } = await setup();
+try {
+  const times: number[] = [];
+  let verdict = '';
+  let lastReport: Awaited<ReturnType<typeof verifyStep>> | undefined;
+  for (let run = 0; run < RUNS + 20; run += 1) {
+    const started = performance.now();
+    const report = await verifyStep(plan, 'big', { workspace: root });
+    const ms = performance.now() - started;
+    if (run >= 20) times.push(ms);
+    verdict = report.verdict;
+    lastReport = report;
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)] ?? Number.NaN;
+  const p95 = times[Math.floor(times.length * 0.95)] ?? Number.NaN;
+  console.log(`verifyStep: ${LEDGER} ledger entries, ${CLAIMS} file claims, ${RUNS} runs (after 20 warm-up)`);
+  console.log(`verdict: ${verdict}`);
+  for (const finding of lastReport?.infrastructureErrors ?? [])
+    console.log(`infrastructure error: ${finding.message}`);
+  console.log(
+    `median ${median.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, min ${(times[0] ?? 0).toFixed(2)} ms`,
+  );
+  console.log(`target median < ${TARGET_MS} ms → ${median < TARGET_MS ? 'PASS' : 'FAIL'}`);
+  process.exitCode = median < TARGET_MS ? 0 : 1;
+
+  // For information: the same step in a git repository (one `git status` + `git diff` per verification).
+  await promisify(execFile)('git', ['init', '--quiet'], { cwd: root });
+  const gitTimes: number[] = [];
+  for (let run = 0; run < 40; run += 1) {
+    const started = performance.now();
+    await verifyStep(plan, 'big', { workspace: root });
+    if (run >= 5) gitTimes.push(performance.now() - started);
+  }
+  gitTimes.sort((a, b) => a - b);
+  console.log(
+    `(info) same step in a git repository: median ${(gitTimes[Math.floor(gitTimes.length / 2)] ?? 0).toFixed(2)} ms (includes spawning git twice)`,
+  );
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,159 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Plan, type StepClaimsInput } from '@closedloop/plan';
+import { z } from 'zod';
+
+const execFileAsync = promisify(execFile);
+
+/** One ledger entry of a trace. */
+export const traceCallSchema = z.object({
+  tool: z.string(),
+  args: z.unknown().optional(),
+  status: z.enum(['success', 'error', 'pending']),
+  result: z.string().optional(),
+  error: z.string().optional(),
+});
+
+/** A labelled step trace: plan step + ledger + notes/claims + workspace + expected verdict class. */
+export const stepTraceSchema = z.object({
+  id: z.string(),
+  class: z.string(),
+  description: z.string().optional(),
+  expected: z.object({
+    verdict: z.enum(['success', 'success-with-warnings', 'retry', 'failed', 'unverified']),
+  }),
+  step: z.object({
+    description: z.string(),
+    requiredTools: z.array(z.string()).optional(),
+    protocols: z.array(z.string()).optional(),
+  }),
+  workspace: z.object({
+    git: z.boolean().default(true),
+    /** Files present (and committed, with git) before the step ran. */
+    files: z.record(z.string(), z.string()).default({}),
+    /** What the step really did to the workspace. */
+    changes: z
+      .object({
+        write: z.record(z.string(), z.string()).default({}),
+        delete: z.array(z.string()).default([]),
+      })
+      .default({ write: {}, delete: [] }),
+  }),
+  ledger: z.array(traceCallSchema).default([]),
+  notes: z.string().optional(),
+  claims: z.custom<StepClaimsInput>().optional(),
+  options: z
+    .object({
+      contracts: z.unknown().optional(),
+      profile: z.string().optional(),
+      claimsFromNotes: z.enum(['fallback', 'always', 'never']).optional(),
+    })
+    .default({}),
+});
+export type StepTrace = z.infer<typeof stepTraceSchema>;
+export type StepTraceInput = z.input<typeof stepTraceSchema>;
+
+/** A materialised trace: a real temp workspace and a plan whose step carries the trace. */
+export interface MaterialisedTrace {
+  root: string;
+  plan: Plan;
+  stepId: string;
+  cleanup(): Promise<void>;
+}
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'closedloop corpus',
+  GIT_AUTHOR_EMAIL: 'corpus@closedloop.invalid',
+  GIT_COMMITTER_NAME: 'closedloop corpus',
+  GIT_COMMITTER_EMAIL: 'corpus@closedloop.invalid',
+};
+
+async function git(root: string, ...args: string[]): Promise<void> {
+  await execFileAsync('git', args, { cwd: root, env: GIT_ENV });
+}
+
+async function writeAll(root: string, files: Record<string, string>): Promise<void> {
+  for (const [file, content] of Object.entries(files)) {
+    const full = path.join(root, file);
+    await mkdir(path.dirname(full), { recursive: true });
+    await writeFile(full, content, 'utf8');
+  }
+}
+
+/** Builds a one-step plan whose step has the given ledger, notes and claims. */
+export function planWithStep(options: {
+  stepId?: string;
+  description: string;
+  requiredTools?: string[];
+  protocols?: string[];
+  ledger?: z.input<typeof traceCallSchema>[];
+  notes?: string;
+  claims?: StepClaimsInput;
+  files?: string[];
+}): Plan {
+  const stepId = options.stepId ?? 's1';
+  const plan = Plan.create({
+    title: 'trace',
+    goal: options.description,
+    steps: [
+      {
+        id: stepId,
+        description: options.description,
+        requiredTools: options.requiredTools ?? [],
+        protocols: options.protocols ?? [],
+      },
+    ],
+  });
+  plan.markStep(stepId, { status: 'in_progress' });
+  (options.ledger ?? []).forEach((call, index) => {
+    const callId = `call_${index + 1}`;
+    plan.recordToolCall(stepId, { callId, tool: call.tool, args: call.args ?? {} });
+    if (call.status !== 'pending') {
+      plan.recordToolResult(stepId, {
+        callId,
+        tool: call.tool,
+        status: call.status,
+        ...(call.result !== undefined ? { result: call.result } : {}),
+        ...(call.error !== undefined ? { error: call.error } : {}),
+      });
+    }
+  });
+  plan.markStep(stepId, {
+    ...(options.notes !== undefined ? { notes: options.notes } : {}),
+    ...(options.claims !== undefined ? { claims: options.claims } : {}),
+    ...(options.files !== undefined ? { files: options.files } : {}),
+  });
+  return plan;
+}
+
+/**
+ * Materialises a trace: a temp folder with the "before" files (committed in a real git repo
+ * when `git`), then the step's real changes applied on top, and a plan carrying the ledger.
+ */
+export async function materialiseTrace(input: StepTraceInput): Promise<MaterialisedTrace> {
+  const trace = stepTraceSchema.parse(input);
+  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'closedloop-corpus-')));
+  await writeAll(root, trace.workspace.files);
+  if (trace.workspace.git) {
+    await git(root, 'init', '--quiet', '--initial-branch=main');
+    await git(root, 'add', '--all');
+    await git(root, 'commit', '--quiet', '--allow-empty', '--no-gpg-sign', '-m', 'before the step');
+  }
+  await writeAll(root, trace.workspace.changes.write);
+  for (const file of trace.workspace.changes.delete) await rm(path.join(root, file), { force: true });
+  const plan = planWithStep({
+    description: trace.step.description,
+    ...(trace.step.requiredTools ? { requiredTools: trace.step.requiredTools } : {}),
+    ...(trace.step.protocols ? { protocols: trace.step.protocols } : {}),
+    ledger: trace.ledger,
+    ...(trace.notes !== undefined ? { notes: trace.notes } : {}),
+    ...(trace.claims !== undefined ? { claims: trace.claims } : {}),
+  });
+  return { root, plan, stepId: 's1', cleanup: () => rm(root, { recursive: true, force: true }) };
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type Claim,
+  claimsFromStepClaims,
+  extractClaims,
+  findPaths,
+  splitCommandLine,
+} from './extract-claims';
+
+function simple(text: string) {
+  return extractClaims(text).map((claim) => {
+    const { text: _text, source, ...rest } = claim as Claim & { text: string };
+    expect(source).toBe('notes');
+    return rest;
+  });
+}
+
+describe('extractClaims', () => {
+  it.each([
+    ['created src/a.ts', [{ kind: 'file-written', file: 'src/a.ts', action: 'created' }]],
+    ['wrote `src/a.ts`', [{ kind: 'file-written', file: 'src/a.ts', action: 'created' }]],
+    ['modified auth.ts', [{ kind: 'file-written', file: 'auth.ts', action: 'modified' }]],
+    ['Updated README.md with usage.', [{ kind: 'file-written', file: 'README.md', action: 'modified' }]],
+    ['added validation to src/a.ts', [{ kind: 'file-written', file: 'src/a.ts', action: 'modified' }]],
+    ['已修改 auth.ts', [{ kind: 'file-written', file: 'auth.ts', action: 'modified' }]],
+    ['新增了 src/a.ts', [{ kind: 'file-written', file: 'src/a.ts', action: 'created' }]],
+    ['删除了 x.ts', [{ kind: 'file-deleted', file: 'x.ts' }]],
+    ['刪除了 x.ts', [{ kind: 'file-deleted', file: 'x.ts' }]],
+    [
+      'deleted src/old.js and added src/new.js',
+      [
+        { kind: 'file-deleted', file: 'src/old.js' },
+        { kind: 'file-written', file: 'src/new.js', action: 'created' },
+      ],
+    ],
+    [
+      '已删除 tmp.txt，并新增了 src/b.ts',
+      [
+        { kind: 'file-deleted', file: 'tmp.txt' },
+        { kind: 'file-written', file: 'src/b.ts', action: 'created' },
+      ],
+    ],
+    [
+      'added function validateToken in auth.ts',
+      [{ kind: 'symbol-added', name: 'validateToken', file: 'auth.ts', symbolKind: 'function' }],
+    ],
+    [
+      '在 auth.ts 中加入了 validateToken 函數',
+      [{ kind: 'symbol-added', name: 'validateToken', file: 'auth.ts', symbolKind: 'function' }],
+    ],
+    [
+      '我已在 auth.ts 第 42 行加入了 validateToken 函数',
+      [{ kind: 'symbol-added', name: 'validateToken', file: 'auth.ts', symbolKind: 'function' }],
+    ],
+    [
+      'created the class `AuthService` in src/auth.ts',
+      [{ kind: 'symbol-added', name: 'AuthService', file: 'src/auth.ts', symbolKind: 'class' }],
+    ],
+    [
+      'added an interface User to src/types.ts',
+      [{ kind: 'symbol-added', name: 'User', file: 'src/types.ts', symbolKind: 'interface' }],
+    ],
+    [
+      'Added `validateToken()` to `src/auth.ts`',
+      [{ kind: 'symbol-added', name: 'validateToken', file: 'src/auth.ts', symbolKind: 'any' }],
+    ],
+    [
+      'Implemented isPrime in math.js',
+      [{ kind: 'symbol-added', name: 'isPrime', file: 'math.js', symbolKind: 'any' }],
+    ],
+    ['tests pass', [{ kind: 'check-passed', check: 'test' }]],
+    ['All tests passed.', [{ kind: 'check-passed', check: 'test' }]],
+    ['all 12 unit tests are passing', [{ kind: 'check-passed', check: 'test' }]],
+    ['测试通过', [{ kind: 'check-passed', check: 'test' }]],
+    ['測試通過', [{ kind: 'check-passed', check: 'test' }]],
+    ['所有测试都通过了', [{ kind: 'check-passed', check: 'test' }]],
+    ['no type errors', [{ kind: 'check-passed', check: 'typecheck' }]],
+    ['類型檢查通過', [{ kind: 'check-passed', check: 'typecheck' }]],
+    ['the build succeeds', [{ kind: 'check-passed', check: 'build' }]],
+    ['编译通过', [{ kind: 'check-passed', check: 'build' }]],
+    ['lint passes', [{ kind: 'check-passed', check: 'lint' }]],
+    ['Ran `npm test` successfully', [{ kind: 'command-passed', argv: ['npm', 'test'] }]],
+    ['`node --test` passes', [{ kind: 'command-passed', argv: ['node', '--test'] }]],
+    ['执行 `pytest -q` 成功', [{ kind: 'command-passed', argv: ['pytest', '-q'] }]],
+  ])('%s', (text, expected) => {
+    expect(simple(text)).toEqual(expected);
+  });
+
+  it.each([
+    'could not create src/a.ts',
+    'I tried to update auth.ts but tests do not pass',
+    'will add function validateToken in auth.ts',
+    'removed the unused import from a.ts',
+    'Added TypeScript support',
+    'Used Node.js to do it',
+    '测试未通过',
+    '测试没有通过',
+    '未能修改 auth.ts',
+    '无法删除 x.ts',
+    'not all tests pass',
+    'See https://example.com/docs/index.html',
+    'version 1.2.3 released',
+    'the file src/a.ts was not created',
+  ])('extracts nothing from %j', (text) => {
+    expect(extractClaims(text)).toEqual([]);
+  });
+
+  it('combines claims across sentences, drops the status tag and duplicates', () => {
+    const claims = extractClaims(
+      '[SUCCESS]: Created src/a.ts, src/b.ts and modified src/c.ts. All 3 tests pass. Created src/a.ts again.',
+    );
+    expect(claims.map((claim) => claim.kind)).toEqual([
+      'file-written',
+      'file-written',
+      'file-written',
+      'check-passed',
+    ]);
+    expect(claims[0]).toMatchObject({
+      source: 'notes',
+      text: 'Created src/a.ts, src/b.ts and modified src/c.ts.',
+    });
+  });
+});
+
+describe('claimsFromStepClaims', () => {
+  it('maps structured claims', () => {
+    expect(
+      claimsFromStepClaims({
+        filesWritten: ['a.ts'],
+        filesDeleted: ['b.ts'],
+        symbolsAdded: [{ file: 'a.ts', name: 'f', kind: 'function' }],
+        commandsPassed: [{ argv: ['npm', 'test'] }],
+      }).map(({ text, ...claim }) => claim),
+    ).toEqual([
+      { kind: 'file-written', file: 'a.ts', action: 'written', source: 'claims' },
+      { kind: 'file-deleted', file: 'b.ts', source: 'claims' },
+      { kind: 'symbol-added', name: 'f', file: 'a.ts', symbolKind: 'function', source: 'claims' },
+      { kind: 'command-passed', argv: ['npm', 'test'], source: 'claims' },
+    ]);
+    expect(claimsFromStepClaims(undefined)).toEqual([]);
+  });
+});
+
+describe('helpers', () => {
+  it('finds paths and rejects non-files', () => {
+    expect(
+      findPaths('see `src/a.ts`, ./b.json, Dockerfile and .gitignore; not Node.js or 1.2.3').map(
+        (p) => p.file,
+      ),
+    ).toEqual(['src/a.ts', 'b.json', 'Dockerfile', '.gitignore']);
+  });
+
+  it('splits command lines with quotes, without expansion', () => {
+    expect(splitCommandLine(`node -e "console.log('a b')" '$HOME'`)).toEqual([
+      'node',
+      '-e',
+      "console.log('a b')",
+      '$HOME',
+    ]);
+  });
+});

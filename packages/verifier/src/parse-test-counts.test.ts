@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { parseTestCounts } from './parse-test-counts';
+
+describe('parseTestCounts', () => {
+  it('parses node --test TAP and spec summaries', () => {
+    expect(
+      parseTestCounts(
+        'ok 1\n1..2\n# tests 3\n# suites 0\n# pass 2\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n',
+      ),
+    ).toEqual({
+      format: 'node-test',
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      total: 3,
+    });
+    expect(parseTestCounts('ℹ tests 4\nℹ pass 4\nℹ fail 0\nℹ skipped 0\n')).toMatchObject({
+      passed: 4,
+      failed: 0,
+      total: 4,
+    });
+  });
+
+  it('parses vitest, with colours', () => {
+    const out =
+      '\u001b[2m Test Files \u001b[22m 1 failed | 2 passed (3)\n\u001b[2m      Tests \u001b[22m 1 failed | 5 passed | 1 skipped (7)\n';
+    expect(parseTestCounts(out)).toEqual({ format: 'vitest', passed: 5, failed: 1, skipped: 1, total: 7 });
+  });
+
+  it('parses jest, pytest and mocha', () => {
+    expect(
+      parseTestCounts('Test Suites: 1 failed, 1 total\nTests:       1 failed, 2 passed, 3 total\n'),
+    ).toEqual({
+      format: 'jest',
+      passed: 2,
+      failed: 1,
+      skipped: 0,
+      total: 3,
+    });
+    expect(parseTestCounts('===== 1 failed, 3 passed, 1 skipped in 0.12s =====')).toEqual({
+      format: 'pytest',
+      passed: 3,
+      failed: 1,
+      skipped: 1,
+      total: 5,
+    });
+    expect(parseTestCounts('3 passed in 0.01s')).toMatchObject({ format: 'pytest', passed: 3, failed: 0 });
+    expect(parseTestCounts('  4 passing (12ms)\n  1 failing\n')).toEqual({
+      format: 'mocha',
+      passed: 4,
+      failed: 1,
+      skipped: 0,
+      total: 5,
+    });
+  });
+
+  it('returns undefined without a known summary', () => {
+    expect(parseTestCounts('all good!')).toBeUndefined();
+  });
+});

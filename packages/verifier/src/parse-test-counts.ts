@@ -1,0 +1,118 @@
+/** Test counts parsed from a runner's output. */
+export interface TestCounts {
+  /** Which summary format matched. */
+  format: 'node-test' | 'vitest' | 'jest' | 'pytest' | 'mocha';
+  passed: number;
+  failed: number;
+  skipped: number;
+  total: number;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+/** Removes ANSI colour codes. */
+export function stripAnsi(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+function lastMatch(text: string, pattern: RegExp): RegExpExecArray | undefined {
+  let last: RegExpExecArray | undefined;
+  const global = new RegExp(
+    pattern.source,
+    pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`,
+  );
+  for (let match = global.exec(text); match !== null; match = global.exec(text)) last = match;
+  return last;
+}
+
+function count(parts: string, word: RegExp): number {
+  const match = word.exec(parts);
+  return match?.[1] !== undefined ? Number(match[1]) : 0;
+}
+
+function nodeTest(text: string): TestCounts | undefined {
+  // TAP (`# pass 3`) and spec (`ℹ pass 3`) reporters of `node --test`.
+  const pass = lastMatch(text, /^(?:#|ℹ) pass (\d+)\s*$/m);
+  const fail = lastMatch(text, /^(?:#|ℹ) fail (\d+)\s*$/m);
+  if (!pass || !fail) return undefined;
+  const tests = lastMatch(text, /^(?:#|ℹ) tests (\d+)\s*$/m);
+  const skipped = lastMatch(text, /^(?:#|ℹ) skipped (\d+)\s*$/m);
+  const todo = lastMatch(text, /^(?:#|ℹ) todo (\d+)\s*$/m);
+  const cancelled = lastMatch(text, /^(?:#|ℹ) cancelled (\d+)\s*$/m);
+  const passed = Number(pass[1]);
+  const failed = Number(fail[1]) + Number(cancelled?.[1] ?? 0);
+  const skippedCount = Number(skipped?.[1] ?? 0) + Number(todo?.[1] ?? 0);
+  return {
+    format: 'node-test',
+    passed,
+    failed,
+    skipped: skippedCount,
+    total: tests ? Number(tests[1]) : passed + failed + skippedCount,
+  };
+}
+
+function vitest(text: string): TestCounts | undefined {
+  // `      Tests  1 failed | 4 passed | 1 skipped (6)`
+  const line = lastMatch(text, /^\s*Tests\s{2,}([^\n]*?)\((\d+)\)\s*$/m);
+  if (!line) return undefined;
+  const parts = line[1] ?? '';
+  return {
+    format: 'vitest',
+    passed: count(parts, /(\d+) passed/),
+    failed: count(parts, /(\d+) failed/),
+    skipped: count(parts, /(\d+) skipped/) + count(parts, /(\d+) todo/),
+    total: Number(line[2]),
+  };
+}
+
+function jest(text: string): TestCounts | undefined {
+  // `Tests:       1 failed, 2 passed, 3 total`
+  const line = lastMatch(text, /^Tests:\s+([^\n]*?(\d+) total)\s*$/m);
+  if (!line) return undefined;
+  const parts = line[1] ?? '';
+  return {
+    format: 'jest',
+    passed: count(parts, /(\d+) passed/),
+    failed: count(parts, /(\d+) failed/),
+    skipped: count(parts, /(\d+) skipped/) + count(parts, /(\d+) todo/),
+    total: Number(line[2]),
+  };
+}
+
+function pytest(text: string): TestCounts | undefined {
+  // `==== 1 failed, 2 passed in 0.12s ====` or `3 passed in 0.01s`
+  const line = lastMatch(
+    text,
+    /^=*\s*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+s/m,
+  );
+  if (!line) return undefined;
+  const parts = line[1] ?? '';
+  const passed = count(parts, /(\d+) passed/);
+  const failed = count(parts, /(\d+) failed/) + count(parts, /(\d+) errors?/);
+  const skipped = count(parts, /(\d+) skipped/);
+  return { format: 'pytest', passed, failed, skipped, total: passed + failed + skipped };
+}
+
+function mocha(text: string): TestCounts | undefined {
+  const passing = lastMatch(text, /^\s*(\d+) passing\b/m);
+  if (!passing) return undefined;
+  const failing = lastMatch(text, /^\s*(\d+) failing\b/m);
+  const pending = lastMatch(text, /^\s*(\d+) pending\b/m);
+  const passed = Number(passing[1]);
+  const failed = Number(failing?.[1] ?? 0);
+  const skipped = Number(pending?.[1] ?? 0);
+  return { format: 'mocha', passed, failed, skipped, total: passed + failed + skipped };
+}
+
+/**
+ * Parses the summary of `node --test` (TAP or spec reporter), vitest, jest, pytest or mocha.
+ * Returns `undefined` when no known summary is present. ANSI colours are ignored.
+ *
+ * @example
+ * parseTestCounts('# tests 3\n# pass 2\n# fail 1\n'); // { format: 'node-test', passed: 2, failed: 1, … }
+ */
+export function parseTestCounts(output: string): TestCounts | undefined {
+  const text = stripAnsi(output).replace(/\r\n?/g, '\n');
+  return nodeTest(text) ?? vitest(text) ?? jest(text) ?? pytest(text) ?? mocha(text);
+}

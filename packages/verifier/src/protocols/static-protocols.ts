@@ -1,0 +1,249 @@
+import ts from 'typescript';
+import type { Finding } from '../finding';
+import type { Protocol, ProtocolContext } from '../protocol';
+
+const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?)$/;
+const JSON_FILE = /\.json$/;
+
+function syntaxFiles(files: readonly string[]): string[] {
+  return files.filter(
+    (file) =>
+      (SCRIPT_FILE.test(file) && !file.endsWith('.d.ts')) ||
+      (JSON_FILE.test(file) && !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file)),
+  );
+}
+
+/** Syntax errors of one TS/JS/JSON source (empty when it parses). */
+export function syntaxErrors(fileName: string, text: string): string[] {
+  if (JSON_FILE.test(fileName)) {
+    try {
+      JSON.parse(text);
+      return [];
+    } catch (error) {
+      return [error instanceof Error ? error.message : String(error)];
+    }
+  }
+  const output = ts.transpileModule(text, {
+    fileName,
+    reportDiagnostics: true,
+    compilerOptions: {
+      target: ts.ScriptTarget.Latest,
+      module: ts.ModuleKind.ESNext,
+      jsx: ts.JsxEmit.Preserve,
+      allowJs: true,
+    },
+  });
+  return (output.diagnostics ?? [])
+    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+    .map((diagnostic) => {
+      const position =
+        diagnostic.file && diagnostic.start !== undefined
+          ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+          : undefined;
+      const where = position ? `${position.line + 1}:${position.character + 1}` : '';
+      return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`.trim();
+    });
+}
+
+/** SYNTAX (layer 1, P0): every changed TS/JS/JSON file parses (TypeScript parser, no type check). */
+export const syntaxProtocol: Protocol = {
+  name: 'SYNTAX',
+  description: 'No syntax errors in changed TS/JS/JSON files (TypeScript parser).',
+  priority: 'P0',
+  layer: 1,
+  group: 1,
+  timeoutMs: 30_000,
+  async appliesTo(ctx) {
+    return syntaxFiles(await ctx.changedFiles()).length > 0;
+  },
+  async run(ctx): Promise<Finding[]> {
+    const files = syntaxFiles(await ctx.changedFiles());
+    const findings: Finding[] = [];
+    for (const file of files) {
+      const text = ctx.facts.read(file);
+      if (text === undefined) continue;
+      const errors = syntaxErrors(file, text);
+      if (errors.length > 0) {
+        findings.push({
+          check: 'SYNTAX',
+          priority: 'P0',
+          status: 'fail',
+          message: `${file} has ${errors.length} syntax error(s): ${errors.slice(0, 3).join(' | ')}`,
+          evidence: { file },
+        });
+      }
+    }
+    if (findings.length === 0) {
+      findings.push({
+        check: 'SYNTAX',
+        priority: 'P0',
+        status: 'pass',
+        message: `${files.length} changed file(s) parse.`,
+      });
+    }
+    return findings;
+  },
+};
+
+const TODO_MARKER = /\b(?:TODO|FIXME|XXX|HACK)\b/;
+
+/** Lines added by the change, per file: new files entirely, tracked files from `git diff`. */
+async function addedLines(ctx: ProtocolContext): Promise<Map<string, { line: string; number: number }[]>> {
+  const result = new Map<string, { line: string; number: number }[]>();
+  const changes = await ctx.facts.changes();
+  const files = await ctx.changedFiles();
+  const diff = changes ? await ctx.facts.diff(2_000_000) : '';
+  const fromDiff = new Map<string, { line: string; number: number }[]>();
+  let current: string | undefined;
+  let lineNumber = 0;
+  for (const line of diff.split('\n')) {
+    const header = /^\+\+\+ b\/(.+)$/.exec(line);
+    if (header) {
+      current = header[1];
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line);
+    if (hunk) {
+      lineNumber = Number(hunk[1]);
+      continue;
+    }
+    if (current === undefined) continue;
+    if (line.startsWith('+')) {
+      const list = fromDiff.get(current) ?? [];
+      list.push({ line: line.slice(1), number: lineNumber });
+      fromDiff.set(current, list);
+      lineNumber += 1;
+    } else if (!line.startsWith('-')) {
+      lineNumber += 1;
+    }
+  }
+  for (const file of files) {
+    if (fromDiff.has(file)) {
+      result.set(file, fromDiff.get(file) ?? []);
+    } else if (changes?.get(file)?.kind !== 'modified') {
+      // Not a git workspace (or a new file): every line counts.
+      const text = ctx.facts.read(file) ?? '';
+      result.set(
+        file,
+        text.split('\n').map((line, index) => ({ line, number: index + 1 })),
+      );
+    }
+  }
+  return result;
+}
+
+/** TODO (layer 1, P2): no TODO/FIXME/XXX/HACK markers added by the change. */
+export const todoProtocol: Protocol = {
+  name: 'TODO',
+  description: 'No TODO/FIXME/XXX/HACK markers added in changed files.',
+  priority: 'P2',
+  layer: 1,
+  group: 2,
+  timeoutMs: 30_000,
+  async appliesTo(ctx) {
+    return (await ctx.changedFiles()).length > 0;
+  },
+  async run(ctx): Promise<Finding[]> {
+    const lines = await addedLines(ctx);
+    const findings: Finding[] = [];
+    for (const [file, added] of lines) {
+      const markers = added.filter(({ line }) => TODO_MARKER.test(line));
+      if (markers.length > 0) {
+        findings.push({
+          check: 'TODO',
+          priority: 'P2',
+          status: 'warn',
+          message: `${file}: ${markers.length} TODO/FIXME marker(s) added (line ${markers.map((m) => m.number).join(', ')}).`,
+          evidence: {
+            file,
+            diffHunk: markers
+              .map((m) => `+${m.line.trim()}`)
+              .join('\n')
+              .slice(0, 1000),
+          },
+        });
+      }
+    }
+    if (findings.length === 0) {
+      findings.push({
+        check: 'TODO',
+        priority: 'P2',
+        status: 'pass',
+        message: `No TODO/FIXME added in ${lines.size} file(s).`,
+      });
+    }
+    return findings;
+  },
+};
+
+/** Signatures of uncaught errors and crashes in command output. */
+const CRASH_PATTERNS: { pattern: RegExp; label: string }[] = [
+  { pattern: /^Uncaught\s+\w*(?:Error|Exception)\b/m, label: 'uncaught exception' },
+  { pattern: /UnhandledPromiseRejection|Unhandled promise rejection/, label: 'unhandled promise rejection' },
+  { pattern: /^Traceback \(most recent call last\):/m, label: 'Python traceback' },
+  { pattern: /^panic: /m, label: 'Go panic' },
+  { pattern: /thread '.*' panicked at/, label: 'Rust panic' },
+  { pattern: /Segmentation fault|core dumped/, label: 'segmentation fault' },
+  { pattern: /FATAL ERROR: .*JavaScript heap out of memory/, label: 'out of memory' },
+  {
+    pattern: /^(?:[\w.]*(?:Error|Exception)(?: \[[A-Z_]+\])?): .+\n\s+at .+[:(]\d+:\d+\)?$/m,
+    label: 'uncaught error with stack trace',
+  },
+];
+
+const COMMAND_TOOL = /command|shell|bash|exec|terminal|run|script|process/i;
+
+/** The first crash signature in a text, if any. */
+export function findCrash(text: string): { label: string; line: string } | undefined {
+  for (const { pattern, label } of CRASH_PATTERNS) {
+    const match = pattern.exec(text);
+    if (match) return { label, line: match[0].split('\n')[0]?.slice(0, 300) ?? '' };
+  }
+  return undefined;
+}
+
+/**
+ * ERROR_FREE (layer 1, P1): the last run of every command in the ledger ended without an
+ * uncaught error (stack traces, tracebacks, panics, unhandled rejections). Tool output is only
+ * ever used to find failures here, never to conclude success.
+ */
+export const errorFreeProtocol: Protocol = {
+  name: 'ERROR_FREE',
+  description: 'The last run of each command in the ledger shows no uncaught error or crash.',
+  priority: 'P1',
+  layer: 1,
+  group: 2,
+  timeoutMs: 30_000,
+  appliesTo(ctx) {
+    return ctx.ledger.some((call) => call.status !== 'pending' && COMMAND_TOOL.test(call.tool));
+  },
+  async run(ctx): Promise<Finding[]> {
+    const lastRun = new Map<string, (typeof ctx.ledger)[number]>();
+    for (const call of ctx.ledger) {
+      if (call.status === 'pending' || !COMMAND_TOOL.test(call.tool)) continue;
+      lastRun.set(`${call.tool}:${JSON.stringify(call.args)}`, call);
+    }
+    const findings: Finding[] = [];
+    for (const call of lastRun.values()) {
+      const crash = findCrash(`${call.result ?? ''}\n${call.error ?? ''}`);
+      if (crash) {
+        findings.push({
+          check: 'ERROR_FREE',
+          priority: 'P1',
+          status: 'fail',
+          message: `The last ${call.tool} run (${JSON.stringify(call.args).slice(0, 120)}) shows a ${crash.label}: ${crash.line}`,
+          evidence: { callId: call.callId, output: crash.line },
+        });
+      }
+    }
+    if (findings.length === 0) {
+      findings.push({
+        check: 'ERROR_FREE',
+        priority: 'P1',
+        status: 'pass',
+        message: `No uncaught errors in the last run of ${lastRun.size} command(s).`,
+      });
+    }
+    return findings;
+  },
+};

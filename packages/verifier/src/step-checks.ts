@@ -1,0 +1,653 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ParsedStepNotes, ToolCallRecord } from '@closedloop/plan';
+import type { Tooling } from './detect-tooling';
+import { type Claim, describeClaim } from './extract-claims';
+import { canFindSymbols, findSymbol } from './find-symbol';
+import { excerpt, type Finding } from './finding';
+import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
+import { type CommandResult, commandProblem, runCommand } from './run-command';
+import type { WorkspaceFacts } from './workspace-facts';
+
+/** A ledger call that ended in `error`, and whether a later call of the same tool succeeded. */
+export interface LedgerError {
+  call: ToolCallRecord;
+  recovered: boolean;
+}
+
+/** What the ledger says, computed once per verification. */
+export interface LedgerAnalysis {
+  pending: ToolCallRecord[];
+  errors: LedgerError[];
+  successCount: number;
+}
+
+/** Splits a ledger into pending calls, errors (recovered or not) and successes. */
+export function analyseLedger(ledger: readonly ToolCallRecord[]): LedgerAnalysis {
+  const pending: ToolCallRecord[] = [];
+  const errors: LedgerError[] = [];
+  const lastSuccess = new Map<string, number>();
+  let successCount = 0;
+  ledger.forEach((call, index) => {
+    if (call.status === 'success') {
+      successCount += 1;
+      lastSuccess.set(call.tool, index);
+    }
+  });
+  ledger.forEach((call, index) => {
+    if (call.status === 'pending') pending.push(call);
+    else if (call.status === 'error')
+      errors.push({ call, recovered: (lastSuccess.get(call.tool) ?? -1) > index });
+  });
+  return { pending, errors, successCount };
+}
+
+/**
+ * Ledger check (seeds 000/004): a `pending` call never returned (P0, the hallucination signal);
+ * a call that ended in `error` is a P1 failure, or a P2 warning when a later call of the same
+ * tool succeeded.
+ */
+export function checkLedger(ledger: readonly ToolCallRecord[], analysis = analyseLedger(ledger)): Finding[] {
+  const findings: Finding[] = [];
+  for (const call of analysis.pending) {
+    findings.push({
+      check: 'ledger',
+      priority: 'P0',
+      status: 'fail',
+      message: `Tool call ${call.tool} (${call.callId}) never returned: no result was recorded (hallucination signal).`,
+      evidence: { callId: call.callId },
+    });
+  }
+  for (const { call, recovered } of analysis.errors) {
+    const error = (call.error ?? call.result ?? '').slice(0, 300);
+    findings.push(
+      recovered
+        ? {
+            check: 'ledger',
+            priority: 'P2',
+            status: 'warn',
+            message: `Tool call ${call.tool} (${call.callId}) failed${error ? ` (${error})` : ''}; a later ${call.tool} call succeeded.`,
+            evidence: { callId: call.callId },
+          }
+        : {
+            check: 'ledger',
+            priority: 'P1',
+            status: 'fail',
+            message: `Tool call ${call.tool} (${call.callId}) failed${error ? ` (${error})` : ''} and no later ${call.tool} call succeeded.`,
+            evidence: { callId: call.callId },
+          },
+    );
+  }
+  if (findings.length === 0) {
+    findings.push({
+      check: 'ledger',
+      priority: 'P0',
+      status: 'pass',
+      message:
+        ledger.length === 0 ? 'No tool calls.' : `${ledger.length} tool call(s), all returned successfully.`,
+    });
+  }
+  return findings;
+}
+
+/**
+ * Notes check (seed 004): `[FAIL]` → P0 failure; `[SUCCESS]` contradicted by a pending call
+ * (P0) or an unrecovered tool error (P1) → failure; no tag or no notes → pass (backward
+ * compatible). Only the step's own notes are read: tool results are never read as status.
+ */
+export function checkNotes(notes: ParsedStepNotes, analysis: LedgerAnalysis): Finding[] {
+  if (notes.status === 'fail') {
+    return [
+      {
+        check: 'notes',
+        priority: 'P0',
+        status: 'fail',
+        message: `The step reported failure: ${notes.message || '(no reason given)'}`,
+      },
+    ];
+  }
+  if (notes.status === 'success') {
+    const findings: Finding[] = [];
+    for (const call of analysis.pending) {
+      findings.push({
+        check: 'notes',
+        priority: 'P0',
+        status: 'fail',
+        message: `[SUCCESS] is claimed but tool call ${call.tool} (${call.callId}) never returned.`,
+        evidence: { callId: call.callId, claim: notes.message },
+      });
+    }
+    for (const { call, recovered } of analysis.errors) {
+      if (recovered) continue;
+      findings.push({
+        check: 'notes',
+        priority: 'P1',
+        status: 'fail',
+        message: `[SUCCESS] is claimed but tool call ${call.tool} (${call.callId}) failed and was never recovered.`,
+        evidence: { callId: call.callId, claim: notes.message },
+      });
+    }
+    if (findings.length > 0) return findings;
+    return [
+      {
+        check: 'notes',
+        priority: 'P0',
+        status: 'pass',
+        message: 'Notes report [SUCCESS]; the ledger does not contradict them.',
+      },
+    ];
+  }
+  return [
+    {
+      check: 'notes',
+      priority: 'P0',
+      status: 'pass',
+      message:
+        notes.message === ''
+          ? 'No notes (backward compatible).'
+          : 'Notes carry no [SUCCESS]/[FAIL] tag (backward compatible).',
+    },
+  ];
+}
+
+/**
+ * Effects check: a step with no successful tool call cannot have written a file, added a
+ * symbol or run a command. Claims of such effects are text-only hallucinations (P0).
+ */
+export function checkEffects(claims: readonly Claim[], analysis: LedgerAnalysis): Finding[] {
+  if (claims.length === 0) {
+    return [{ check: 'effects', priority: 'P0', status: 'pass', message: 'The step claims no effects.' }];
+  }
+  if (analysis.successCount > 0) {
+    return [
+      {
+        check: 'effects',
+        priority: 'P0',
+        status: 'pass',
+        message: `${claims.length} claimed effect(s) rest on ${analysis.successCount} successful tool call(s).`,
+      },
+    ];
+  }
+  return [
+    {
+      check: 'effects',
+      priority: 'P0',
+      status: 'fail',
+      message: `The step claims effects (${claims.map(describeClaim).join('; ')}) but no tool call succeeded: text-only effects are hallucinations.`,
+      evidence: { claim: claims[0]?.text ?? '' },
+    },
+  ];
+}
+
+const PATH_KEYS = [
+  'path',
+  'file',
+  'filePath',
+  'filename',
+  'target',
+  'to',
+  'from',
+  'destination',
+  'source',
+  'dir',
+  'directory',
+];
+const DELETE_TOOL = /delete|remove|unlink|(?:^|_)rm(?:_|$)|trash/i;
+/** Tools that only read: their paths are no evidence of any change. */
+const READ_ONLY_TOOL =
+  /^(?:read|list|get|search|find|grep|glob|view|cat|show|stat|head|tail|open|inspect|fetch|http_get|git_status|git_diff|git_log|git_show)/i;
+const WRITE_TOOL =
+  /write|edit|create|save|append|patch|replace|move|rename|copy|mkdir|put|update|insert|apply|generate|scaffold|format/i;
+
+/** Argument keys that carry file content, not paths or commands: never scanned. */
+const CONTENT_KEYS =
+  /^(?:content|contents|text|body|data|patch|diff|new_?text|old_?text|new_?string|old_?string|replacement|search|replace|input|stdin|message)$/i;
+
+function collectStrings(value: unknown, out: string[], depth = 0): void {
+  if (depth > 4) return;
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out, depth + 1);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value))
+      if (!CONTENT_KEYS.test(key)) collectStrings(item, out, depth + 1);
+  }
+}
+
+/** Workspace paths that successful ledger calls touched, by how (each map: path → call id). */
+export interface LedgerPaths {
+  written: Map<string, string>;
+  deleted: Map<string, string>;
+  /** Any argument string that names a path (for files made by commands). Computed on first use. */
+  mentioned(): Map<string, string>;
+}
+
+/** Finds the workspace paths successful ledger calls wrote, deleted or mentioned in their arguments. */
+export function ledgerPaths(ledger: readonly ToolCallRecord[], facts: WorkspaceFacts): LedgerPaths {
+  const written = new Map<string, string>();
+  const deleted = new Map<string, string>();
+  const successful = ledger.filter(
+    (call) =>
+      call.status === 'success' &&
+      typeof call.args === 'object' &&
+      call.args !== null &&
+      !READ_ONLY_TOOL.test(call.tool),
+  );
+  for (const call of successful) {
+    const args = call.args as Record<string, unknown>;
+    const target = DELETE_TOOL.test(call.tool) ? deleted : WRITE_TOOL.test(call.tool) ? written : undefined;
+    if (target === undefined) continue;
+    for (const key of PATH_KEYS) {
+      const value = args[key];
+      if (typeof value === 'string') {
+        const rel = facts.relative(value);
+        if (rel !== undefined) target.set(rel, call.callId);
+      }
+    }
+    for (const key of ['paths', 'files']) {
+      const value = args[key];
+      if (!Array.isArray(value)) continue;
+      for (const item of value) {
+        const rel = typeof item === 'string' ? facts.relative(item) : undefined;
+        if (rel !== undefined) target.set(rel, call.callId);
+      }
+    }
+  }
+  let mentioned: Map<string, string> | undefined;
+  return {
+    written,
+    deleted,
+    mentioned() {
+      if (mentioned) return mentioned;
+      mentioned = new Map();
+      for (const call of successful) {
+        const strings: string[] = [];
+        collectStrings(call.args, strings);
+        for (const text of strings) {
+          if (text.length > 2000) continue;
+          for (const token of text.split(/[\s'"`;|&<>()=,]+/)) {
+            if (token.length < 2 || token.length > 300 || !/[./]/.test(token)) continue;
+            const rel = facts.relative(token);
+            if (rel !== undefined) mentioned.set(rel, call.callId);
+          }
+        }
+      }
+      return mentioned;
+    },
+  };
+}
+
+/** Default policy for re-running claimed commands: known build/test tools, nothing that publishes or deletes. */
+export function defaultAllowCommand(argv: readonly string[]): boolean {
+  const program = path.basename(argv[0] ?? '');
+  const allowed = new Set([
+    'node',
+    'npm',
+    'npx',
+    'pnpm',
+    'yarn',
+    'bun',
+    'deno',
+    'tsc',
+    'tsx',
+    'vitest',
+    'jest',
+    'mocha',
+    'pytest',
+    'python',
+    'python3',
+    'go',
+    'cargo',
+    'make',
+    'biome',
+    'eslint',
+    'prettier',
+    'git',
+    'ruff',
+    'mypy',
+    'true',
+  ]);
+  if (!allowed.has(program)) return false;
+  const denied =
+    /^(?:publish|unpublish|deploy|push|release|login|logout|adduser|rm|clean|reset|exec|dlx|x|install|i|add|remove|uninstall|update|upgrade|link|clone|fetch|pull|checkout|commit|rebase|merge|stash|tag)$/;
+  const rest = argv.slice(1).filter((arg) => !arg.startsWith('-'));
+  if (program === 'git')
+    return rest.length > 0 && /^(?:status|diff|log|show|ls-files|rev-parse)$/.test(rest[0] ?? '');
+  if (['npm', 'pnpm', 'yarn', 'bun'].includes(program) && rest[0] !== undefined && denied.test(rest[0]))
+    return false;
+  return !argv.some((arg) => /^(?:--force|-rf|-fr)$/.test(arg));
+}
+
+/** Everything the claims check needs. */
+export interface ClaimCheckEnvironment {
+  facts: WorkspaceFacts;
+  ledger: readonly ToolCallRecord[];
+  /** Re-run claimed commands only when this allows them. */
+  allowCommand(argv: readonly string[]): boolean;
+  tooling(): Promise<Tooling>;
+  commandTimeoutMs: number;
+  maxOutputChars: number;
+  signal?: AbortSignal;
+}
+
+function findByBasename(facts: WorkspaceFacts, base: string, candidates: Iterable<string>): string[] {
+  const hits = new Set<string>();
+  for (const candidate of candidates) {
+    if (path.posix.basename(candidate) === base && facts.isFile(candidate)) hits.add(candidate);
+  }
+  if (hits.size > 0) return [...hits];
+  let budget = 5000;
+  const walk = (dir: string, rel: string, depth: number) => {
+    if (depth > 6 || budget <= 0) return;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (--budget <= 0) return;
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name === 'node_modules' || entry.name.startsWith('.') || entry.name === 'dist') continue;
+        walk(path.join(dir, entry.name), childRel, depth + 1);
+      } else if (entry.name === base) {
+        hits.add(childRel);
+      }
+    }
+  };
+  walk(facts.root, '', 0);
+  return [...hits];
+}
+
+/** Runs the checks of every claim against the workspace. */
+export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvironment): Promise<Finding[]> {
+  const { facts } = env;
+  const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
+  const paths = ledgerPaths(env.ledger, facts);
+  const claimedFiles = claims.flatMap((claim) => ('file' in claim && claim.file ? [claim.file] : []));
+  const candidates = new Set<string>([...(changes ? [...changes.keys()] : []), ...paths.written.keys()]);
+  for (const file of claimedFiles) {
+    const rel = facts.relative(file);
+    if (rel !== undefined) candidates.add(rel);
+  }
+  const ignoredCache = new Map<string, Promise<boolean>>();
+  const isIgnored = (rel: string) => {
+    let promise = ignoredCache.get(rel);
+    if (!promise) {
+      promise = runCommand({
+        argv: ['git', 'check-ignore', '-q', '--', rel],
+        cwd: facts.root,
+        timeoutMs: 10_000,
+        ...(env.signal ? { signal: env.signal } : {}),
+      }).then((result) => result.exitCode === 0);
+      ignoredCache.set(rel, promise);
+    }
+    return promise;
+  };
+  const commandCache = new Map<string, Promise<CommandResult>>();
+  const runOnce = (argv: readonly string[]) => {
+    const key = argv.join('\u0000');
+    let promise = commandCache.get(key);
+    if (!promise) {
+      promise = runCommand({
+        argv,
+        cwd: facts.root,
+        timeoutMs: env.commandTimeoutMs,
+        maxOutputChars: env.maxOutputChars,
+        ...(env.signal ? { signal: env.signal } : {}),
+      });
+      commandCache.set(key, promise);
+    }
+    return promise;
+  };
+
+  /** Resolves a claimed path: relative to the root, else a unique file with that name. */
+  const resolve = (file: string): { rel?: string; note?: string } => {
+    const rel = facts.relative(file);
+    if (rel === undefined) return { note: `${file} is outside the workspace` };
+    if (facts.exists(rel) || file.includes('/')) return { rel };
+    const hits = findByBasename(facts, path.posix.basename(rel), candidates);
+    if (hits.length === 1) return { rel: hits[0] as string };
+    if (hits.length > 1) {
+      const changed = hits.filter((hit) => changes?.has(hit) || paths.written.has(hit));
+      if (changed.length === 1) return { rel: changed[0] as string };
+    }
+    return { rel };
+  };
+
+  const finding = (
+    claim: Claim,
+    status: Finding['status'],
+    message: string,
+    extra: Finding['evidence'] = {},
+  ): Finding => ({
+    check: 'claims',
+    priority: 'P1',
+    status,
+    message,
+    evidence: { claim: claim.text, ...extra },
+  });
+
+  const changedInGit = async (rel: string): Promise<'changed' | 'unchanged' | 'unknown'> => {
+    if (!changes) return 'unknown';
+    if (changes.has(rel)) return 'changed';
+    if (await isIgnored(rel)) return 'unknown';
+    return 'unchanged';
+  };
+
+  const checkCommand = async (
+    claim: Claim,
+    argv: readonly string[],
+    label: string,
+    isTest: boolean,
+  ): Promise<Finding> => {
+    if (!env.allowCommand(argv)) {
+      return finding(
+        claim,
+        'skip',
+        `Claim "${label}" was not re-run: \`${argv.join(' ')}\` is not allowed by the command policy.`,
+        {
+          command: [...argv],
+        },
+      );
+    }
+    const result = await runOnce(argv);
+    const evidence = { command: [...argv], exitCode: result.exitCode, output: excerpt(result.output) };
+    const problem = commandProblem(result);
+    if (problem !== undefined || (result.exitCode !== 0 && isMissingProgram(result))) {
+      return {
+        ...finding(
+          claim,
+          'error',
+          `Claim "${label}" could not be checked: \`${argv.join(' ')}\` ${problem ?? `could not run its program (exit ${result.exitCode})`}.`,
+        ),
+        evidence: { claim: claim.text, ...evidence },
+      };
+    }
+    if (isTest) {
+      const judged = judgeTestRun(
+        result,
+        { check: 'claims', priority: 'P1', evidence: { claim: claim.text, ...evidence } },
+        'Tests',
+      );
+      return { ...judged, message: `Claim "${label}" re-run: ${judged.message}` };
+    }
+    return result.exitCode === 0
+      ? {
+          ...finding(claim, 'pass', `Claim "${label}" holds: \`${argv.join(' ')}\` exits 0.`),
+          evidence: { claim: claim.text, ...evidence },
+        }
+      : {
+          ...finding(
+            claim,
+            'fail',
+            `Claim "${label}" is false: \`${argv.join(' ')}\` exits ${result.exitCode}.`,
+          ),
+          evidence: { claim: claim.text, ...evidence },
+        };
+  };
+
+  const checkOne = async (claim: Claim): Promise<Finding> => {
+    const label = describeClaim(claim);
+    switch (claim.kind) {
+      case 'file-written': {
+        const { rel, note } = resolve(claim.file);
+        if (rel === undefined)
+          return finding(claim, 'fail', `Claim "${label}" is false: ${note}.`, { file: claim.file });
+        if (!facts.isFile(rel)) {
+          return finding(claim, 'fail', `Claim "${label}" is false: ${rel} does not exist.`, { file: rel });
+        }
+        const git = await changedInGit(rel);
+        if (git === 'changed')
+          return finding(claim, 'pass', `Claim "${label}" holds: ${rel} exists and git shows it changed.`, {
+            file: rel,
+          });
+        if (git === 'unchanged') {
+          return finding(
+            claim,
+            'fail',
+            `Claim "${label}" is false: ${rel} exists but git shows no change to it.`,
+            { file: rel },
+          );
+        }
+        const callId = paths.written.get(rel) ?? paths.mentioned().get(rel);
+        if (callId !== undefined) {
+          return finding(
+            claim,
+            'pass',
+            `Claim "${label}" holds: ${rel} exists and tool call ${callId} wrote it.`,
+            { file: rel, callId },
+          );
+        }
+        return {
+          ...finding(
+            claim,
+            'warn',
+            `Claim "${label}": ${rel} exists, but nothing shows this step changed it (no git, no tool call naming it).`,
+            {
+              file: rel,
+            },
+          ),
+          priority: 'P2',
+        };
+      }
+      case 'file-deleted': {
+        const { rel, note } = resolve(claim.file);
+        if (rel === undefined)
+          return finding(claim, 'fail', `Claim "${label}" is false: ${note}.`, { file: claim.file });
+        if (facts.exists(rel))
+          return finding(claim, 'fail', `Claim "${label}" is false: ${rel} still exists.`, { file: rel });
+        if (changes?.get(rel)?.kind === 'deleted') {
+          return finding(claim, 'pass', `Claim "${label}" holds: ${rel} is gone and git shows it deleted.`, {
+            file: rel,
+          });
+        }
+        const callId = paths.deleted.get(rel) ?? paths.mentioned().get(rel);
+        if (callId !== undefined) {
+          return finding(
+            claim,
+            'pass',
+            `Claim "${label}" holds: ${rel} is gone and tool call ${callId} removed it.`,
+            { file: rel, callId },
+          );
+        }
+        if (changes) {
+          return finding(
+            claim,
+            'fail',
+            `Claim "${label}" is false: ${rel} does not exist, but git shows no deletion (it may never have existed).`,
+            {
+              file: rel,
+            },
+          );
+        }
+        return {
+          ...finding(
+            claim,
+            'warn',
+            `Claim "${label}": ${rel} does not exist, but nothing shows it existed before.`,
+            { file: rel },
+          ),
+          priority: 'P2',
+        };
+      }
+      case 'symbol-added': {
+        const files: string[] = [];
+        if (claim.file !== undefined) {
+          const { rel, note } = resolve(claim.file);
+          if (rel === undefined)
+            return finding(claim, 'fail', `Claim "${label}" is false: ${note}.`, { file: claim.file });
+          if (!facts.isFile(rel))
+            return finding(claim, 'fail', `Claim "${label}" is false: ${rel} does not exist.`, { file: rel });
+          if (!canFindSymbols(rel)) {
+            return finding(
+              claim,
+              'skip',
+              `Claim "${label}" is unverifiable: no parser for ${rel} (TS/JS/Python only).`,
+              { file: rel },
+            );
+          }
+          files.push(rel);
+        } else {
+          for (const candidate of candidates) {
+            if (canFindSymbols(candidate) && facts.isFile(candidate)) files.push(candidate);
+          }
+          if (files.length === 0) {
+            return finding(
+              claim,
+              'skip',
+              `Claim "${label}" is unverifiable: it names no file and no changed TS/JS/Python file is known.`,
+            );
+          }
+        }
+        for (const file of files) {
+          const text = facts.read(file);
+          if (text === undefined) continue;
+          const found = findSymbol({ fileName: file, text, name: claim.name, kind: claim.symbolKind });
+          if (!found) continue;
+          if (claim.file !== undefined && (await changedInGit(file)) === 'unchanged') {
+            return finding(
+              claim,
+              'fail',
+              `Claim "${label}" is false: ${claim.name} exists in ${file}, but git shows the file unchanged (it was not added now).`,
+              {
+                file,
+              },
+            );
+          }
+          return finding(
+            claim,
+            'pass',
+            `Claim "${label}" holds: ${file}:${found.line} declares ${found.declaration} ${claim.name}.`,
+            { file },
+          );
+        }
+        return finding(
+          claim,
+          'fail',
+          `Claim "${label}" is false: no ${claim.symbolKind === 'any' ? 'declaration' : claim.symbolKind} named ${claim.name} in ${files.join(', ')} (TypeScript AST).`,
+          files.length === 1 ? { file: files[0] as string } : {},
+        );
+      }
+      case 'command-passed': {
+        const isTest = /\btest\b|vitest|jest|pytest|mocha|--test/.test(claim.argv.join(' '));
+        return checkCommand(claim, claim.argv, label, isTest);
+      }
+      case 'check-passed': {
+        const command = (await env.tooling()).commands[claim.check];
+        if (!command) {
+          return finding(
+            claim,
+            'skip',
+            `Claim "${label}" is unverifiable: no ${claim.check} command was detected in the workspace.`,
+          );
+        }
+        return checkCommand(claim, command.argv, label, claim.check === 'test');
+      }
+    }
+  };
+
+  const findings: Finding[] = [];
+  for (const claim of claims) findings.push(await checkOne(claim));
+  return findings;
+}

@@ -1,0 +1,56 @@
+const marker = Symbol.for('closedloop.verifier.error');
+
+/** Every way a verifier call can be refused. */
+export type VerifierErrorCode =
+  /** A custom protocol definition (or a `Protocol` object) is malformed. */
+  | 'invalid-protocol'
+  /** A tool-contract configuration is malformed. */
+  | 'invalid-contract'
+  /** A contract profile name that the configuration does not define. */
+  | 'unknown-profile'
+  /** `verifyStep` was given a step id the plan does not have. */
+  | 'unknown-step'
+  /** Options of a verifier function are malformed (bad mode, bad criteria, bad cases…). */
+  | 'invalid-options'
+  /** The caller's signal aborted the verification. */
+  | 'aborted';
+
+/**
+ * The one error class of `@closedloop/verifier`. Verification problems are findings, never
+ * throws: this error is only for bad configuration and for aborts.
+ * `VerifierError.isInstance(e)` works across duplicate package copies.
+ */
+export class VerifierError extends Error {
+  readonly [marker] = true;
+  override readonly name = 'VerifierError';
+  readonly code: VerifierErrorCode;
+  /** Structured detail: zod issues, the offending name… */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(options: {
+    code: VerifierErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+    this.details = options.details ?? {};
+  }
+
+  /** True for a `VerifierError` from any copy of this package. */
+  static isInstance(error: unknown): error is VerifierError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}
+
+/** Throws `VerifierError('aborted')` when `signal` has aborted. */
+export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
+  if (signal?.aborted) {
+    throw new VerifierError({
+      code: 'aborted',
+      message: `${what} was aborted.`,
+      cause: signal.reason,
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import { ScriptedModel } from '@closedloop/model/testing';
+import { Plan } from '@closedloop/plan';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineProtocol } from './define-protocol';
+import { verifyGoal } from './verify-goal';
+
+const workspaces: TempWorkspace[] = [];
+afterEach(async () => {
+  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
+});
+
+const TESTS =
+  "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/math.mjs';\n" +
+  "test('2', () => assert.equal(isPrime(2), true));\ntest('9', () => assert.equal(isPrime(9), false));\n";
+const GOOD =
+  'export function isPrime(n) {\n  if (n < 2) return false;\n  for (let i = 2; i * i <= n; i++) if (n % i === 0) return false;\n  return true;\n}\n';
+const BAD = 'export function isPrime(n) {\n  return n % 2 === 1;\n}\n';
+
+async function project(math: string) {
+  const ws = await createTempWorkspace({
+    files: { 'test/math.test.mjs': TESTS, 'src/math.mjs': 'export function isPrime() {}\n' },
+    git: true,
+  });
+  workspaces.push(ws);
+  await ws.write('src/math.mjs', math);
+  return ws;
+}
+
+describe('verifyGoal', { timeout: 30_000 }, () => {
+  it('succeeds when the derived criteria hold in a real workspace', async () => {
+    const ws = await project(GOOD);
+    const report = await verifyGoal(
+      {
+        workspace: ws.root,
+        request: 'Implement isPrime in src/math.mjs',
+        functionalityCases: [{ module: 'src/math.mjs', export: 'isPrime', input: 17, expected: true }],
+      },
+      { mode: 'standard' },
+    );
+    expect(report.verdict).toBe('success');
+    expect(Object.fromEntries(report.criteria.map((c) => [c.id, c.status]))).toMatchObject({
+      CODE_COMPILES: 'pass',
+      TESTS_PASS: 'pass',
+      FUNCTIONALITY_WORKS: 'pass',
+      REQUIREMENT_MET: 'skip',
+      HUMAN_APPROVED: 'skip',
+    });
+    expect(report.timings.map((t) => t.check)).toEqual(
+      expect.arrayContaining(['SYNTAX', 'TEST', 'FUNCTIONALITY']),
+    );
+  });
+
+  it('asks for a retry when the tests fail, and fails on a P0 criterion', async () => {
+    const ws = await project(BAD);
+    const retry = await verifyGoal({ workspace: ws.root, request: 'Implement isPrime' });
+    expect(retry.verdict).toBe('retry');
+    expect(retry.criteria.find((c) => c.id === 'TESTS_PASS')?.status).toBe('fail');
+
+    await ws.write('src/math.mjs', 'export function isPrime(n) {\n');
+    const failed = await verifyGoal({ workspace: ws.root, request: 'Implement isPrime' });
+    expect(failed.verdict).toBe('failed');
+    expect(failed.findings.find((f) => f.check === 'SYNTAX')).toMatchObject({
+      status: 'fail',
+      priority: 'P0',
+    });
+    expect(failed.findings.find((f) => f.check === 'TEST')).toMatchObject({
+      status: 'skip',
+      message: expect.stringMatching(/fast-fail/),
+    });
+  });
+
+  it('is unverified when a required check cannot run (fail closed)', async () => {
+    const ws = await project(GOOD);
+    await ws.write('package.json', JSON.stringify({ scripts: { test: 'not-installed-runner-xyz' } }));
+    const report = await verifyGoal({ workspace: ws.root, request: 'Implement isPrime' });
+    expect(report.verdict).toBe('unverified');
+    expect(report.infrastructureErrors.map((f) => f.check)).toEqual(['TEST']);
+  });
+
+  it('uses explicit criteria with custom protocols and applies criterion priorities', async () => {
+    const ws = await project(GOOD);
+    const readme = defineProtocol({
+      name: 'README',
+      description: 'a README exists',
+      steps: [{ name: 'exists', run: (ctx) => ctx.facts.exists('README.md') }],
+    });
+    const report = await verifyGoal(
+      {
+        workspace: ws.root,
+        request: 'docs',
+        criteria: [{ id: 'HAS_README', priority: 'P0', protocol: 'README' }],
+      },
+      { protocols: [readme] },
+    );
+    expect(report.verdict).toBe('failed');
+    expect(report.criteria).toEqual([
+      expect.objectContaining({ id: 'HAS_README', status: 'fail', source: 'user' }),
+    ]);
+    await expect(
+      verifyGoal({
+        workspace: ws.root,
+        request: 'x',
+        criteria: [{ id: 'X', priority: 'P0', protocol: 'MISSING' }],
+      }),
+    ).rejects.toMatchObject({ code: 'invalid-options' });
+    await expect(
+      verifyGoal({
+        workspace: ws.root,
+        request: 'x',
+        criteria: [{ id: 'X', priority: 'P5', protocol: 'TEST' }] as never,
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid-options',
+    });
+  });
+
+  it('selects layers by mode and reads the plan (incomplete steps, ledgers, confidence)', async () => {
+    const ws = await project(GOOD);
+    const plan = Plan.create({
+      steps: [
+        { id: 'a', description: 'write isPrime' },
+        { id: 'b', description: 'docs', dependsOn: ['a'] },
+      ],
+    });
+    plan.markStep('a', { status: 'in_progress' });
+    plan.recordToolCall('a', { callId: 'c1', tool: 'run_command', args: { argv: ['node', 'x.js'] } });
+    plan.recordToolResult('a', {
+      callId: 'c1',
+      tool: 'run_command',
+      status: 'success',
+      result: 'Uncaught TypeError: boom',
+    });
+    plan.recordVerification('a', { verdict: 'success', confidence: 0.6, unverified: true });
+    plan.markStep('a', { status: 'completed' });
+    const model = new ScriptedModel({ turns: [] });
+    const report = await verifyGoal(
+      { workspace: ws.root, request: 'Implement isPrime', plan, model },
+      { mode: 'minimal' },
+    );
+    expect(report.findings.find((f) => f.check === 'TEST')).toMatchObject({
+      status: 'skip',
+      message: expect.stringMatching(/not part of mode minimal/),
+    });
+    expect(report.findings.find((f) => f.check === 'ERROR_FREE')).toMatchObject({ status: 'fail' });
+    expect(report.findings.find((f) => f.check === 'plan')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/b \(not_started\)/),
+    });
+    expect(report).toMatchObject({ verdict: 'retry', confidence: 0.6, unverified: true });
+  });
+});

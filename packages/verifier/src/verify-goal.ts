@@ -1,0 +1,200 @@
+import type { ChatModel } from '@closedloop/model';
+import type { Plan } from '@closedloop/plan';
+import { z } from 'zod';
+import { resolveProtocols } from './builtin-protocols';
+import { detectTooling } from './detect-tooling';
+import type { Finding, FindingStatus, Priority } from './finding';
+import { higherPriority } from './finding';
+import {
+  createProtocolContext,
+  type FunctionalityCaseInput,
+  type HumanReviewHandler,
+  type Protocol,
+} from './protocol';
+import { runProtocols, type VerificationMode } from './run-protocols';
+import {
+  deriveSuccessCriteria,
+  type SuccessCriterion,
+  type SuccessCriterionInput,
+  successCriterionSchema,
+} from './success-criteria';
+import { createReport, type VerificationReport } from './verdict';
+import { throwIfAborted, VerifierError } from './verifier-error';
+import { createWorkspaceFacts } from './workspace-facts';
+
+/** What goal-level verification looks at. */
+export interface GoalContext {
+  /** The workspace root. */
+  workspace: string;
+  /** The user's request (criteria are derived from it when `criteria` is omitted). */
+  request: string;
+  /** Explicit criteria; default {@link deriveSuccessCriteria}. */
+  criteria?: readonly SuccessCriterionInput[];
+  /** The plan: its ledgers feed ERROR_FREE, its steps' files and confidence count, incomplete steps fail. */
+  plan?: Plan;
+  /** For LLM_JUDGE / ARCHITECT / FUNCTIONALITY fallback. */
+  model?: ChatModel;
+  functionalityCases?: readonly FunctionalityCaseInput[];
+  onHumanReview?: HumanReviewHandler;
+  /** Commit-ish that changes are measured against (the commit the run started from). Default `HEAD`. */
+  baseRef?: string;
+}
+
+/** Options of {@link verifyGoal}. */
+export interface VerifyGoalOptions {
+  /** Layer selection. Default `standard` (layers 1, 2, 5). */
+  mode?: VerificationMode;
+  /** Custom protocols: they run (subject to the mode) and override built-ins of the same name. */
+  protocols?: readonly Protocol[];
+  /** A P0 failure skips later protocol groups. Default true. */
+  fastFail?: boolean;
+  /** Timeout per protocol name. */
+  timeouts?: Readonly<Record<string, number>>;
+  commandTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** How one criterion came out. */
+export interface CriterionResult extends SuccessCriterion {
+  /** Worst status among its protocol's findings (`skip` when the protocol did not run). */
+  status: FindingStatus;
+}
+
+/** A goal report: the verdict, findings and each criterion's status. */
+export interface GoalVerificationReport extends VerificationReport {
+  criteria: CriterionResult[];
+}
+
+const STATUS_RANK: Record<FindingStatus, number> = { fail: 0, error: 1, warn: 2, pass: 3, skip: 4 };
+
+function criterionStatus(findings: readonly Finding[]): FindingStatus {
+  let status: FindingStatus = 'skip';
+  for (const finding of findings)
+    if (STATUS_RANK[finding.status] < STATUS_RANK[status]) status = finding.status;
+  return status;
+}
+
+/**
+ * Goal-level verification: success criteria (given, or derived from the request and the
+ * workspace) → the protocols that check them, filtered by mode, run in groups with fast-fail;
+ * criterion priorities set the protocols' priorities. Verdict by the P0/P1/P2 decision tree.
+ * Throws `VerifierError` for invalid criteria, unknown protocols, or an abort.
+ *
+ * @example
+ * const report = await verifyGoal({ workspace: '/repo', request: 'Add isPrime to src/math.js' }, { mode: 'standard' });
+ * report.verdict; // 'success' | 'success-with-warnings' | 'retry' | 'failed' | 'unverified'
+ */
+export async function verifyGoal(
+  context: GoalContext,
+  options: VerifyGoalOptions = {},
+): Promise<GoalVerificationReport> {
+  throwIfAborted(options.signal, 'verifyGoal');
+  const facts = createWorkspaceFacts(context.workspace, {
+    ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  let criteria: SuccessCriterion[];
+  if (context.criteria !== undefined) {
+    const parsed = z.array(successCriterionSchema).safeParse(context.criteria);
+    if (!parsed.success) {
+      throw new VerifierError({
+        code: 'invalid-options',
+        message: `verifyGoal: criteria are invalid: ${z.prettifyError(parsed.error)}`,
+        details: { issues: parsed.error.issues },
+      });
+    }
+    criteria = parsed.data;
+  } else {
+    criteria = await deriveSuccessCriteria(context.request, { tooling: await detectTooling(facts.root) });
+  }
+  const custom = options.protocols ?? [];
+  const { protocols: referenced, unknown } = resolveProtocols(
+    criteria.map((criterion) => criterion.protocol),
+    custom,
+  );
+  if (unknown.length > 0) {
+    throw new VerifierError({
+      code: 'invalid-options',
+      message: `verifyGoal: criteria name unknown protocols: ${unknown.join(', ')}. Pass them in options.protocols.`,
+      details: { unknown },
+    });
+  }
+  const protocols = [...referenced];
+  for (const protocol of custom) if (!protocols.includes(protocol)) protocols.push(protocol);
+  const priorities: Record<string, Priority> = {};
+  for (const criterion of criteria) {
+    const current = priorities[criterion.protocol];
+    priorities[criterion.protocol] = current
+      ? higherPriority(current, criterion.priority)
+      : criterion.priority;
+  }
+
+  const steps = context.plan?.steps ?? [];
+  const ledger = steps.flatMap((step) => step.ledger);
+  const files = steps.flatMap((step) => [...step.files, ...(step.claims?.filesWritten ?? [])]);
+  const ctx = createProtocolContext({
+    workspace: facts.root,
+    facts,
+    request: context.request,
+    acceptanceCriteria: criteria.map((criterion) =>
+      criterion.description ? `${criterion.id}: ${criterion.description}` : criterion.id,
+    ),
+    ledger,
+    files,
+    ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
+    ...(context.model ? { model: context.model } : {}),
+    ...(context.functionalityCases ? { functionalityCases: context.functionalityCases } : {}),
+    ...(context.onHumanReview ? { onHumanReview: context.onHumanReview } : {}),
+    ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const result = await runProtocols(protocols, ctx, {
+    mode: options.mode ?? 'standard',
+    priorities,
+    ...(options.fastFail !== undefined ? { fastFail: options.fastFail } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const findings = [...result.findings];
+
+  // The plan: incomplete steps mean the goal's work is not done; confidence and UNVERIFIED marks carry over.
+  let confidence: number | undefined;
+  let unverified = false;
+  if (context.plan) {
+    const incomplete = steps.filter((step) => step.status !== 'completed' && step.status !== 'skipped');
+    findings.push(
+      incomplete.length > 0
+        ? {
+            check: 'plan',
+            priority: 'P1',
+            status: 'fail',
+            message: `${incomplete.length} step(s) did not complete: ${incomplete.map((step) => `${step.id} (${step.status})`).join(', ')}.`,
+          }
+        : {
+            check: 'plan',
+            priority: 'P1',
+            status: 'pass',
+            message: `All ${steps.length} step(s) completed.`,
+          },
+    );
+    const confidences = steps.flatMap((step) =>
+      step.verification?.confidence !== undefined ? [step.verification.confidence] : [],
+    );
+    if (confidences.length > 0) confidence = Math.min(...confidences);
+    unverified = steps.some((step) => step.verification?.unverified === true);
+  }
+
+  const report = createReport({
+    findings,
+    timings: result.timings,
+    ...(confidence !== undefined ? { confidence } : {}),
+    unverified,
+  });
+  return {
+    ...report,
+    criteria: criteria.map((criterion) => ({
+      ...criterion,
+      status: criterionStatus(result.findings.filter((finding) => finding.check === criterion.protocol)),
+    })),
+  };
+}

@@ -1,0 +1,507 @@
+import { describe, expect, it } from 'vitest';
+import { materialiseTrace, planWithStep, type StepTraceInput } from './__fixtures__/step-trace';
+import type { Finding } from './finding';
+import { toVerificationRecord } from './verdict';
+import { VerifierError } from './verifier-error';
+import { verifyStep } from './verify-step';
+
+const MATH_OK =
+  'export function isPrime(n) {\n  if (n < 2) return false;\n  for (let i = 2; i * i <= n; i++) if (n % i === 0) return false;\n  return true;\n}\n';
+const MATH_BUG = 'export function isPrime(n) {\n  return n % 2 === 1;\n}\n';
+const MATH_TEST =
+  "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/math.mjs';\n" +
+  "test('2 is prime', () => assert.equal(isPrime(2), true));\ntest('9 is not prime', () => assert.equal(isPrime(9), false));\n";
+
+async function verifyTrace(trace: StepTraceInput, options: Parameters<typeof verifyStep>[2] = {}) {
+  const materialised = await materialiseTrace(trace);
+  try {
+    return await verifyStep(materialised.plan, materialised.stepId, {
+      workspace: materialised.root,
+      ...trace.options,
+      ...options,
+    });
+  } finally {
+    await materialised.cleanup();
+  }
+}
+
+function failing(findings: Finding[]): string[] {
+  return findings
+    .filter((finding) => finding.status === 'fail')
+    .map((finding) => `${finding.check}:${finding.priority}`);
+}
+
+const write = (path: string, content = 'x') => ({
+  tool: 'write_file',
+  args: { path, content },
+  status: 'success' as const,
+  result: `Wrote ${path}`,
+});
+
+describe('verifyStep', { timeout: 30_000 }, () => {
+  it('passes a step with no tool calls and no notes (seed 000 case 1, seed 004 backward compatibility)', async () => {
+    const plan = planWithStep({ description: 'think' });
+    const report = await verifyStep(plan, 's1');
+    expect(report.verdict).toBe('success');
+    expect(report.infrastructureErrors).toEqual([]);
+    expect(report.timings.map((timing) => timing.check)).toEqual([
+      'ledger',
+      'notes',
+      'required-tools',
+      'claims',
+      'effects',
+    ]);
+  });
+
+  it('fails P0 on a pending call: the tool call never returned', async () => {
+    const plan = planWithStep({
+      description: 'write api',
+      ledger: [{ tool: 'write_file', args: { path: 'src/api.py' }, status: 'pending' }],
+      notes: '[SUCCESS]: wrote src/api.py',
+    });
+    const report = await verifyStep(plan, 's1');
+    expect(report.verdict).toBe('failed');
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'ledger',
+        priority: 'P0',
+        status: 'fail',
+        evidence: { callId: 'call_1' },
+      }),
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ check: 'notes', status: 'fail', priority: 'P0' }),
+    );
+  });
+
+  it('fails on [FAIL] notes with the seeds startswith leniency', async () => {
+    for (const notes of ['[FAIL]: no credentials', '[FAIL] no credentials', '  [FAIL]no credentials']) {
+      const report = await verifyStep(planWithStep({ description: 'post', notes }), 's1');
+      expect(report.verdict).toBe('failed');
+      expect(report.findings[1]).toMatchObject({
+        check: 'notes',
+        status: 'fail',
+        message: expect.stringContaining('no credentials'),
+      });
+    }
+  });
+
+  it('never reads a tool RESULT as status: a tool printing [SUCCESS] does not rescue an errored call', async () => {
+    const plan = planWithStep({
+      description: 'run tests',
+      ledger: [
+        {
+          tool: 'run_command',
+          args: { argv: ['npm', 'test'] },
+          status: 'error',
+          error: '[SUCCESS]: all tests pass',
+        },
+      ],
+    });
+    const report = await verifyStep(plan, 's1');
+    expect(report.verdict).toBe('retry');
+    expect(failing(report.findings)).toEqual(['ledger:P1']);
+  });
+
+  it('never reads a tool RESULT as status: a tool printing [FAIL] in a successful call does not fail the step', async () => {
+    const plan = planWithStep({
+      description: 'echo',
+      ledger: [
+        {
+          tool: 'run_command',
+          args: { argv: ['echo', '[FAIL]: x'] },
+          status: 'success',
+          result: '[FAIL]: x',
+        },
+      ],
+    });
+    expect((await verifyStep(plan, 's1')).verdict).toBe('success');
+  });
+
+  it('reports a recovered tool error as a P2 warning', async () => {
+    const plan = planWithStep({
+      description: 'write',
+      ledger: [
+        { tool: 'write_file', args: { path: 'a.txt' }, status: 'error', error: 'EACCES' },
+        { tool: 'write_file', args: { path: 'a.txt' }, status: 'success', result: 'ok' },
+      ],
+      notes: '[SUCCESS]: done',
+    });
+    const report = await verifyStep(plan, 's1');
+    expect(report.verdict).toBe('success-with-warnings');
+    expect(report.findings[0]).toMatchObject({ check: 'ledger', priority: 'P2', status: 'warn' });
+  });
+
+  it('fails [SUCCESS] notes that sit on an unrecovered error', async () => {
+    const plan = planWithStep({
+      description: 'write',
+      ledger: [{ tool: 'write_file', args: { path: 'a.txt' }, status: 'error', error: 'disk full' }],
+      notes: '[SUCCESS]: wrote a.txt',
+    });
+    const report = await verifyStep(plan, 's1', { claimsFromNotes: 'never' });
+    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1']);
+    expect(report.verdict).toBe('retry');
+  });
+
+  it('checks the step requiredTools in order (seed 002)', async () => {
+    const missing = planWithStep({
+      description: 'review',
+      requiredTools: ['generate_testbench', 'run_simulation'],
+      ledger: [{ tool: 'generate_testbench', status: 'success', result: 'tb' }],
+    });
+    const report = await verifyStep(missing, 's1');
+    expect(report.verdict).toBe('retry');
+    expect(report.findings.find((f) => f.check === 'required-tools')?.message).toMatch(
+      /run_simulation was never called/,
+    );
+
+    const wrongOrder = planWithStep({
+      description: 'review',
+      requiredTools: ['generate_testbench', 'run_simulation'],
+      ledger: [
+        { tool: 'run_simulation', status: 'success', result: 'ok' },
+        { tool: 'generate_testbench', status: 'success', result: 'tb' },
+      ],
+    });
+    const second = await verifyStep(wrongOrder, 's1');
+    expect(second.verdict).toBe('retry');
+    expect(second.findings.find((f) => f.check === 'required-tools')?.message).toMatch(/order/);
+  });
+
+  it('applies profile contracts and rejects unknown profiles and bad configurations', async () => {
+    const plan = planWithStep({
+      description: 'review',
+      ledger: [{ tool: 'generate_testbench', status: 'success', result: 'tb' }],
+    });
+    const contracts = {
+      profiles: {
+        reviewer: [
+          { tool: 'generate_testbench', nextRequired: 'run_simulation' },
+          { tool: 'run_simulation', dependsOn: 'generate_testbench' },
+        ],
+      },
+    };
+    const report = await verifyStep(plan, 's1', { contracts, profile: 'reviewer' });
+    expect(failing(report.findings)).toEqual(['required-tools:P1', 'required-tools:P1']);
+    await expect(verifyStep(plan, 's1', { contracts, profile: 'nobody' })).rejects.toMatchObject({
+      code: 'unknown-profile',
+    });
+    await expect(
+      verifyStep(plan, 's1', { contracts: { profiles: { x: [{ tol: 'a' }] } }, profile: 'x' }),
+    ).rejects.toSatisfy(
+      (error: unknown) => VerifierError.isInstance(error) && error.code === 'invalid-contract',
+    );
+  });
+
+  it('throws unknown-step for a step the plan does not have, and aborted for an aborted signal', async () => {
+    const plan = planWithStep({ description: 'x' });
+    await expect(verifyStep(plan, 'nope')).rejects.toMatchObject({
+      name: 'VerifierError',
+      code: 'unknown-step',
+    });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(verifyStep(plan, 's1', { signal: controller.signal })).rejects.toMatchObject({
+      code: 'aborted',
+    });
+  });
+
+  it('passes a true file claim backed by git and fails a claimed file that does not exist', async () => {
+    const ok = await verifyTrace({
+      id: 't',
+      class: 'clean',
+      expected: { verdict: 'success' },
+      step: { description: 'create a' },
+      workspace: {
+        files: { 'README.md': '# x\n' },
+        changes: { write: { 'src/a.ts': 'export const a = 1;\n' } },
+      },
+      ledger: [write('src/a.ts')],
+      notes: '[SUCCESS]: created src/a.ts',
+    });
+    expect(ok.verdict).toBe('success');
+    expect(ok.findings.find((f) => f.check === 'claims')?.message).toMatch(/git shows it changed/);
+
+    const missing = await verifyTrace({
+      id: 't',
+      class: 'missing-file',
+      expected: { verdict: 'retry' },
+      step: { description: 'create a' },
+      workspace: { files: { 'README.md': '# x\n' } },
+      ledger: [write('src/a.ts')],
+      notes: '[SUCCESS]: wrote `src/a.ts`',
+    });
+    expect(missing.verdict).toBe('retry');
+    expect(missing.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('src/a.ts does not exist'),
+    });
+  });
+
+  it('fails a claimed modification that git does not show', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'unchanged-file',
+      expected: { verdict: 'retry' },
+      step: { description: 'edit auth' },
+      workspace: { files: { 'src/auth.ts': 'export function login() {}\n' } },
+      ledger: [{ tool: 'read_file', args: { path: 'src/auth.ts' }, status: 'success', result: '...' }],
+      notes: '[SUCCESS]: 已修改 auth.ts',
+    });
+    expect(report.verdict).toBe('retry');
+    expect(report.findings.find((f) => f.check === 'claims')?.message).toMatch(
+      /src\/auth\.ts exists but git shows no change/,
+    );
+  });
+
+  it('checks symbol claims with the TypeScript AST (English and Chinese)', async () => {
+    const base = {
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' as const },
+      step: { description: 'add validateToken' },
+      ledger: [write('src/auth.ts')],
+    };
+    const present = await verifyTrace({
+      ...base,
+      workspace: {
+        files: { 'src/auth.ts': 'export function login() {}\n' },
+        changes: {
+          write: {
+            'src/auth.ts':
+              'export function login() {}\nexport const validateToken = (t: string) => t.length > 0;\n',
+          },
+        },
+      },
+      notes: '[SUCCESS]: 在 auth.ts 中加入了 validateToken 函數',
+    });
+    expect(present.verdict).toBe('success');
+    expect(present.findings.find((f) => f.check === 'claims')?.message).toMatch(
+      /src\/auth\.ts:2 declares function validateToken/,
+    );
+
+    const absent = await verifyTrace({
+      ...base,
+      workspace: {
+        files: { 'src/auth.ts': 'export function login() {}\n' },
+        changes: { write: { 'src/auth.ts': 'export function login() {}\n// validateToken comes later\n' } },
+      },
+      notes: '[SUCCESS]: added function validateToken in auth.ts',
+    });
+    expect(absent.verdict).toBe('retry');
+    expect(absent.findings.find((f) => f.check === 'claims')?.message).toMatch(
+      /no function named validateToken in src\/auth\.ts/,
+    );
+  });
+
+  it('re-runs "tests pass" claims with the detected runner (real node --test)', async () => {
+    const base = {
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' as const },
+      step: { description: 'implement isPrime' },
+      ledger: [
+        write('src/math.mjs'),
+        {
+          tool: 'run_command',
+          args: { argv: ['node', '--test'] },
+          status: 'success' as const,
+          result: '# pass 2',
+        },
+      ],
+      notes: '[SUCCESS]: implemented isPrime, all tests pass',
+    };
+    const passing = await verifyTrace({
+      ...base,
+      workspace: {
+        files: { 'test/math.test.mjs': MATH_TEST },
+        changes: { write: { 'src/math.mjs': MATH_OK } },
+      },
+    });
+    expect(passing.verdict).toBe('success');
+    const claim = passing.findings.find((f) => f.check === 'claims');
+    expect(claim?.message).toMatch(/2 passed, 0 failed/);
+    expect(claim?.evidence?.command).toEqual(['node', '--test']);
+
+    const failingRun = await verifyTrace({
+      ...base,
+      workspace: {
+        files: { 'test/math.test.mjs': MATH_TEST },
+        changes: { write: { 'src/math.mjs': MATH_BUG } },
+      },
+    });
+    expect(failingRun.verdict).toBe('retry');
+    expect(failingRun.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'fail',
+      evidence: expect.objectContaining({ exitCode: 1 }),
+    });
+  });
+
+  it('fails text-only effects: claims with no successful tool call (P0)', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'text-only-effect',
+      expected: { verdict: 'failed' },
+      step: { description: 'create a' },
+      workspace: { files: { 'src/a.ts': 'export const a = 1;\n' } },
+      ledger: [],
+      notes: '[SUCCESS]: 新增了 src/a.ts',
+    });
+    expect(report.verdict).toBe('failed');
+    expect(report.findings.find((f) => f.check === 'effects')).toMatchObject({
+      status: 'fail',
+      priority: 'P0',
+    });
+  });
+
+  it('without git, accepts a write or a command naming the file as evidence, but never a read', async () => {
+    const base = {
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' as const },
+      step: { description: 'x' },
+    };
+    const readOnly = await verifyTrace({
+      ...base,
+      workspace: { git: false, files: { 'a.ts': 'export const a = 1;\n' } },
+      ledger: [{ tool: 'read_file', args: { path: 'a.ts' }, status: 'success', result: '...' }],
+      notes: '[SUCCESS]: modified a.ts',
+    });
+    expect(readOnly.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'warn',
+      priority: 'P2',
+    });
+    const generated = await verifyTrace({
+      ...base,
+      workspace: { git: false, files: {}, changes: { write: { 'out/report.json': '{}' } } },
+      ledger: [
+        {
+          tool: 'run_command',
+          args: { argv: ['node', 'gen.js', 'out/report.json'] },
+          status: 'success',
+          result: 'ok',
+        },
+      ],
+      notes: '[SUCCESS]: generated out/report.json',
+    });
+    expect(generated.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'pass',
+      evidence: expect.objectContaining({ callId: 'call_1' }),
+    });
+  });
+
+  it('lists claims as unverifiable without a workspace', async () => {
+    const plan = planWithStep({
+      description: 'x',
+      ledger: [write('a.ts')],
+      notes: '[SUCCESS]: created a.ts',
+    });
+    const report = await verifyStep(plan, 's1');
+    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({ status: 'skip' });
+    expect(report.verdict).toBe('success');
+  });
+
+  it('skips command claims the policy does not allow', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'x' },
+      workspace: {},
+      ledger: [{ tool: 'run_command', status: 'success', result: 'ok' }],
+      claims: { commandsPassed: [{ argv: ['rm', '-rf', '/'] }] },
+    });
+    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'skip',
+      message: expect.stringMatching(/not allowed/),
+    });
+  });
+
+  it('turns a crashing check into an infrastructure error and fails closed (unverified)', async () => {
+    const plan = planWithStep({
+      description: 'x',
+      ledger: [write('a.ts')],
+      claims: { commandsPassed: [{ argv: ['node', '-e', 'process.exit(0)'] }] },
+    });
+    const report = await verifyStep(plan, 's1', {
+      workspace: '/tmp',
+      allowCommand: () => {
+        throw new Error('policy exploded');
+      },
+    });
+    expect(report.verdict).toBe('unverified');
+    expect(report.infrastructureErrors).toEqual([
+      expect.objectContaining({ check: 'claims', status: 'error', priority: 'P1' }),
+    ]);
+    expect(report.unverified).toBe(true);
+  });
+
+  it('turns a check that exceeds checkTimeoutMs into an infrastructure error and kills its command', async () => {
+    const plan = planWithStep({
+      description: 'x',
+      ledger: [write('a.ts')],
+      claims: { commandsPassed: [{ argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] }] },
+    });
+    const started = Date.now();
+    const report = await verifyStep(plan, 's1', {
+      workspace: '/tmp',
+      allowCommand: () => true,
+      checkTimeoutMs: 300,
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(report.infrastructureErrors).toEqual([
+      expect.objectContaining({ check: 'claims', message: expect.stringMatching(/timed out after 300 ms/) }),
+    ]);
+    expect(report.verdict).toBe('unverified');
+  });
+
+  it('runs step protocols after the checks and skips them after a P0 failure', async () => {
+    const passing = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'implement isPrime', protocols: ['TEST', 'NOPE'] },
+      workspace: {
+        files: { 'test/math.test.mjs': MATH_TEST },
+        changes: { write: { 'src/math.mjs': MATH_OK } },
+      },
+      ledger: [write('src/math.mjs')],
+    });
+    expect(passing.findings.find((f) => f.check === 'TEST')).toMatchObject({ status: 'pass', layer: 2 });
+    expect(passing.findings.find((f) => f.check === 'NOPE')).toMatchObject({
+      status: 'warn',
+      priority: 'P2',
+    });
+    expect(passing.verdict).toBe('success-with-warnings');
+
+    const p0 = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'failed' },
+      step: { description: 'x', protocols: ['TEST'] },
+      workspace: { files: { 'test/math.test.mjs': MATH_TEST } },
+      ledger: [],
+      notes: '[FAIL]: could not do it',
+    });
+    expect(p0.findings.find((f) => f.check === 'TEST')).toMatchObject({
+      status: 'skip',
+      message: expect.stringMatching(/fast-fail/),
+    });
+  });
+
+  it('propagates confidence: < 0.4 fails, 0.4–0.7 marks unverified, upstream bounds it', async () => {
+    const plan = planWithStep({ description: 'x' });
+    const low = await verifyStep(plan, 's1', { confidence: 0.3 });
+    expect(low.verdict).toBe('retry');
+    const medium = await verifyStep(plan, 's1', { confidence: 0.5 });
+    expect(medium).toMatchObject({ verdict: 'success-with-warnings', unverified: true, confidence: 0.5 });
+    const high = await verifyStep(plan, 's1', { confidence: 0.9 });
+    expect(high).toMatchObject({ verdict: 'success', unverified: false, confidence: 0.9 });
+    plan.recordVerification('s1', toVerificationRecord(medium));
+    expect(plan.step('s1').verification).toMatchObject({
+      verdict: 'success-with-warnings',
+      unverified: true,
+      confidence: 0.5,
+    });
+  });
+});

@@ -1,0 +1,71 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorkspaceFacts } from './workspace-facts';
+
+const workspaces: TempWorkspace[] = [];
+afterEach(async () => {
+  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
+});
+async function repo(files: Record<string, string>, git = true) {
+  const ws = await createTempWorkspace({ files, git });
+  workspaces.push(ws);
+  return ws;
+}
+
+describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
+  it('reports untracked, modified and deleted files from real git', async () => {
+    const ws = await repo({ 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', 'README.md': 'r\n' });
+    await ws.write('src/a.ts', 'a2\n');
+    await ws.write('src/new dir/c.ts', 'c\n');
+    await rm(path.join(ws.root, 'src/b.ts'));
+    const facts = createWorkspaceFacts(ws.root);
+    const changes = await facts.changes();
+    expect(
+      Object.fromEntries([...(changes ?? new Map()).values()].map((change) => [change.path, change.kind])),
+    ).toEqual({
+      'src/a.ts': 'modified',
+      'src/b.ts': 'deleted',
+      'src/new dir/c.ts': 'untracked',
+    });
+    const diff = await facts.diff();
+    expect(diff).toContain('-a\n+a2');
+    expect(diff).toContain('+++ b/src/new dir/c.ts');
+    expect(facts.isFile('src/a.ts')).toBe(true);
+    expect(facts.exists('src/b.ts')).toBe(false);
+  });
+
+  it('counts changes a step already committed when given the base commit', async () => {
+    const ws = await repo({ 'a.txt': '1\n' });
+    const base = (await ws.git('rev-parse', 'HEAD')).trim();
+    await ws.write('a.txt', '2\n');
+    await ws.git('commit', '-qam', 'step commit');
+    expect((await createWorkspaceFacts(ws.root).changes())?.size).toBe(0);
+    expect((await createWorkspaceFacts(ws.root, { baseRef: base }).changes())?.get('a.txt')?.kind).toBe(
+      'modified',
+    );
+  });
+
+  it('works from a subfolder of a repository, with paths relative to the workspace', async () => {
+    const ws = await repo({ 'pkg/src/a.ts': 'a\n', 'other.txt': 'o\n' });
+    await ws.write('pkg/src/a.ts', 'changed\n');
+    await ws.write('other.txt', 'changed\n');
+    const facts = createWorkspaceFacts(path.join(ws.root, 'pkg'));
+    expect([...((await facts.changes()) ?? new Map()).keys()]).toEqual(['src/a.ts']);
+  });
+
+  it('has no git facts outside a repository and normalises paths', async () => {
+    const ws = await repo({ 'a.ts': 'x' }, false);
+    const facts = createWorkspaceFacts(ws.root);
+    expect(facts.gitTop).toBeUndefined();
+    expect(await facts.changes()).toBeUndefined();
+    expect(await facts.diff()).toBe('');
+    expect(facts.relative('./src\\b.ts')).toBe('src/b.ts');
+    expect(facts.relative(path.join(ws.root, 'a.ts'))).toBe('a.ts');
+    expect(facts.relative('../escape.ts')).toBeUndefined();
+    expect(facts.relative('/etc/passwd')).toBeUndefined();
+    expect(facts.read('a.ts')).toBe('x');
+    expect(facts.read('missing.ts')).toBeUndefined();
+  });
+});

@@ -1,0 +1,218 @@
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { excerpt } from './finding';
+import { runCommand } from './run-command';
+
+/** How git sees one changed path. */
+export type ChangeKind = 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked' | 'other';
+
+/** A path git reports as changed, relative to the workspace root (forward slashes). */
+export interface ChangedFile {
+  path: string;
+  kind: ChangeKind;
+}
+
+/** Options of {@link createWorkspaceFacts}. */
+export interface WorkspaceFactsOptions {
+  /**
+   * What "changed" is measured against: a commit-ish (`HEAD` by default). Pass the commit the
+   * run started from so changes a step already committed still count.
+   */
+  baseRef?: string;
+  /** Timeout of each git command. Default 30 000 ms. */
+  gitTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Read-only facts about a workspace, cached for one verification: files, git changes, diff.
+ * Never trusts anything a model or a tool printed.
+ */
+export interface WorkspaceFacts {
+  /** Absolute, real path of the root. */
+  readonly root: string;
+  /** The git repository containing the root, or undefined. */
+  readonly gitTop: string | undefined;
+  /**
+   * Normalises a path (absolute or relative, `./` prefixes, backslashes) to a workspace-relative
+   * posix path; `undefined` when it is outside the workspace.
+   */
+  relative(file: string): string | undefined;
+  /** Absolute path of a workspace-relative path. */
+  absolute(relativePath: string): string;
+  /** True when the workspace-relative path is an existing file. */
+  isFile(relativePath: string): boolean;
+  /** True when anything exists at the path. */
+  exists(relativePath: string): boolean;
+  /** UTF-8 content of a file (cached), or undefined. Files over 2 MB are not read. */
+  read(relativePath: string): string | undefined;
+  /** Changed paths by git (`status --porcelain` ∪ `diff --name-only <base>`); undefined without git. */
+  changes(): Promise<ReadonlyMap<string, ChangedFile> | undefined>;
+  /** `git diff <base>` plus new untracked files, capped; empty without git. */
+  diff(maxChars?: number): Promise<string>;
+}
+
+function findGitTop(root: string): string | undefined {
+  let dir = root;
+  for (;;) {
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function toPosix(file: string): string {
+  return file.split(path.sep).join('/');
+}
+
+function kindOf(code: string): ChangeKind {
+  if (code === '??') return 'untracked';
+  if (code.includes('R')) return 'renamed';
+  if (code.includes('A')) return 'added';
+  if (code.includes('D')) return 'deleted';
+  if (code.includes('M') || code.includes('T')) return 'modified';
+  return 'other';
+}
+
+const GIT_ENV = { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
+
+/**
+ * Creates the cached fact source for one verification of a workspace.
+ *
+ * @example
+ * const facts = createWorkspaceFacts('/repo');
+ * (await facts.changes())?.has('src/auth.ts');
+ */
+export function createWorkspaceFacts(root: string, options: WorkspaceFactsOptions = {}): WorkspaceFacts {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    realRoot = path.resolve(root);
+  }
+  const gitTop = findGitTop(realRoot);
+  const prefix = gitTop === undefined ? '' : toPosix(path.relative(gitTop, realRoot));
+  const baseRef = options.baseRef ?? 'HEAD';
+  const timeoutMs = options.gitTimeoutMs ?? 30_000;
+  const contents = new Map<string, string | undefined>();
+  let changesPromise: Promise<ReadonlyMap<string, ChangedFile> | undefined> | undefined;
+
+  const git = (args: string[]) =>
+    runCommand({
+      argv: ['git', ...args],
+      cwd: realRoot,
+      timeoutMs,
+      env: GIT_ENV,
+      maxOutputChars: 4_000_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+
+  const relativeCache = new Map<string, string | undefined>();
+  const relative = (file: string): string | undefined => {
+    if (relativeCache.has(file)) return relativeCache.get(file);
+    const cleaned = file.trim().replace(/\\/g, '/');
+    let result: string | undefined;
+    if (cleaned !== '') {
+      const rel = path.relative(realRoot, path.resolve(realRoot, cleaned));
+      if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) result = toPosix(rel);
+    }
+    if (relativeCache.size > 10_000) relativeCache.clear();
+    relativeCache.set(file, result);
+    return result;
+  };
+  const absolute = (relativePath: string) => path.join(realRoot, relativePath);
+  const stat = (relativePath: string) => {
+    try {
+      return statSync(absolute(relativePath));
+    } catch {
+      return undefined;
+    }
+  };
+
+  const loadChanges = async (): Promise<ReadonlyMap<string, ChangedFile> | undefined> => {
+    if (gitTop === undefined) return undefined;
+    const [status, diff] = await Promise.all([
+      git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.']),
+      git(['diff', '--name-status', '-z', '--relative', baseRef, '--']),
+    ]);
+    if (status.exitCode !== 0) {
+      throw new Error(`git status failed (${status.exitCode}): ${excerpt(status.output, 500)}`);
+    }
+    const changes = new Map<string, ChangedFile>();
+    const add = (repoPath: string, kind: ChangeKind) => {
+      if (prefix !== '' && !repoPath.startsWith(`${prefix}/`)) return;
+      const rel = prefix === '' ? repoPath : repoPath.slice(prefix.length + 1);
+      if (!changes.has(rel)) changes.set(rel, { path: rel, kind });
+    };
+    const parts = status.stdout.split('\0');
+    for (let index = 0; index < parts.length; index += 1) {
+      const entry = parts[index] ?? '';
+      if (entry.length < 4) continue;
+      const code = entry.slice(0, 2);
+      add(entry.slice(3), kindOf(code));
+      if (code.includes('R') || code.includes('C')) index += 1;
+    }
+    // `git diff <base>` adds what a step already committed since the base (a failing diff means
+    // the base does not exist yet, e.g. a repository without commits: status is then complete).
+    if (diff.exitCode === 0) {
+      const items = diff.stdout.split('\0').filter((item) => item !== '');
+      for (let index = 0; index < items.length; ) {
+        const code = items[index] ?? '';
+        const renamed = code.startsWith('R') || code.startsWith('C');
+        const file = items[renamed ? index + 2 : index + 1];
+        index += renamed ? 3 : 2;
+        if (file === undefined) break;
+        const rel = file;
+        if (!changes.has(rel)) changes.set(rel, { path: rel, kind: kindOf(code.slice(0, 1)) });
+      }
+    }
+    return changes;
+  };
+
+  const facts: WorkspaceFacts = {
+    root: realRoot,
+    gitTop,
+    relative,
+    absolute,
+    isFile: (relativePath) => stat(relativePath)?.isFile() === true,
+    exists: (relativePath) => stat(relativePath) !== undefined,
+    read(relativePath) {
+      if (contents.has(relativePath)) return contents.get(relativePath);
+      let text: string | undefined;
+      const info = stat(relativePath);
+      if (info?.isFile() && info.size <= 2_000_000) {
+        try {
+          text = readFileSync(absolute(relativePath), 'utf8');
+        } catch {
+          text = undefined;
+        }
+      }
+      contents.set(relativePath, text);
+      return text;
+    },
+    changes() {
+      changesPromise ??= loadChanges();
+      return changesPromise;
+    },
+    async diff(maxChars = 60_000) {
+      if (gitTop === undefined) return '';
+      const tracked = await git(['diff', '--no-color', '--relative', baseRef, '--']);
+      let text = tracked.exitCode === 0 ? tracked.stdout : '';
+      const changes = await facts.changes();
+      for (const change of changes?.values() ?? []) {
+        if (text.length >= maxChars) break;
+        if (change.kind !== 'untracked') continue;
+        const content = facts.read(change.path);
+        if (content === undefined) continue;
+        const lines = content.split('\n');
+        if (lines.at(-1) === '') lines.pop();
+        text += `diff --git a/${change.path} b/${change.path}\nnew file\n--- /dev/null\n+++ b/${change.path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((line) => `+${line}`).join('\n')}\n`;
+      }
+      return text.length > maxChars
+        ? `${text.slice(0, maxChars)}\n… [diff cut at ${maxChars} characters]\n`
+        : text;
+    },
+  };
+  return facts;
+}
