@@ -1,1 +1,90 @@
-export {};
+export {
+  type AggregateAnswerOptions,
+  aggregateAnswer,
+  aggregatorSystemPrompt,
+  fallbackAnswer,
+} from './aggregate-answer';
+export { CortexError, type CortexErrorCode } from './cortex-error';
+export {
+  type Cortex,
+  type CortexOptions,
+  createCortex,
+  type RunEventStream,
+  type RunOptions,
+} from './create-cortex';
+export {
+  assessFindings,
+  decideTermination,
+  type FindingLike,
+  type GoalAssessment,
+  type StallSignal,
+  type TerminationDecision,
+  type TerminationInput,
+} from './decide-termination';
+export {
+  type DraftPlanOptions,
+  type DraftPlanResult,
+  directPlan,
+  draftPlan,
+  type PlannerOutput,
+  plannerOutputSchema,
+  plannerSystemPrompt,
+} from './draft-plan';
+export { goalCriteria } from './goal-verification';
+export { isSimpleRequest } from './is-simple-request';
+export { createJsonlRunStore, type JsonlRunStore, type JsonlRunStoreOptions } from './jsonl-run-store';
+export { createModelMeter, type ModelMeter, type ModelMeterOptions, type RunBudget } from './meter-model';
+export type { ReadyOrder } from './ready-queue';
+export {
+  type CortexEvent,
+  type CortexEventType,
+  isJournaled,
+  isPlanEvent,
+  type ModelCallPurpose,
+  type RunEvent,
+  type RunEventBase,
+  type RunEventType,
+} from './run-events';
+export type {
+  IterationReport,
+  LedgerSummary,
+  ReplanReport,
+  RunReport,
+  RunResult,
+  StepReport,
+  StepSummary,
+  UsageReport,
+} from './run-result';
+export {
+  type ApprovalDecision,
+  type ApprovalHandler,
+  type ApprovalRequest,
+  isResumableStop,
+  type PlanningMode,
+} from './run-session';
+export {
+  assertRunId,
+  createMemoryRunStore,
+  createRunId,
+  type JsonValue,
+  type RunMeta,
+  type RunStore,
+} from './run-store';
+export {
+  type BatchReplanner,
+  type ScheduleStepsOptions,
+  type ScheduleStepsResult,
+  type StepFinish,
+  type StepRunContext,
+  type StepRunner,
+  type StepRunOutcome,
+  scheduleSteps,
+} from './schedule-steps';
+export {
+  createStallDetector,
+  normalizeError,
+  type StallDetector,
+  type StallDetectorOptions,
+  type StallObservation,
+} from './stall-detector';
+export { isStopReason, type StopReason, stopReasons } from './stop-reason';

@@ -1,0 +1,198 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crashPlan, createCrashCortex } from './__fixtures__/crash-world';
+import { createJsonlRunStore } from './jsonl-run-store';
+import { createMemoryRunStore } from './run-store';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const packageDir = join(here, '..');
+const childSource = join(here, '__fixtures__', 'crash-child.ts');
+const scratch = mkdtempSync(join(tmpdir(), 'cortex-crash-'));
+
+/** Small deterministic PRNG (mulberry32), so a failing trial can be replayed from its seed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * How the child starts: a one-file bundle of the child script and the workspace sources (esbuild,
+ * from tsx's dependency), which starts in a fraction of tsx's time; `tsx` as the fallback.
+ * `typescript` (the verifier's AST checks) is loaded with `require` rather than bundled.
+ */
+async function childCommand(): Promise<string[]> {
+  try {
+    const require = createRequire(import.meta.url);
+    const esbuild = createRequire(require.resolve('tsx'))('esbuild') as {
+      build(options: object): Promise<unknown>;
+    };
+    const outdir = join(packageDir, 'node_modules', '.cache', 'cortex-crash');
+    mkdirSync(outdir, { recursive: true });
+    const outfile = join(outdir, `child-${process.pid}.mjs`);
+    await esbuild.build({
+      entryPoints: [childSource],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      conditions: ['@closedloop/source'],
+      outfile,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'typescript-through-require',
+          setup(build: {
+            onResolve(options: { filter: RegExp }, callback: () => { path: string; namespace: string }): void;
+            onLoad(
+              options: { filter: RegExp; namespace: string },
+              callback: () => { contents: string; loader: string },
+            ): void;
+          }) {
+            build.onResolve({ filter: /^typescript$/ }, () => ({
+              path: 'typescript',
+              namespace: 'ts-require',
+            }));
+            build.onLoad({ filter: /.*/, namespace: 'ts-require' }, () => ({
+              contents:
+                "import { createRequire } from 'node:module'; export default createRequire(import.meta.url)('typescript');",
+              loader: 'js',
+            }));
+          },
+        },
+      ],
+    });
+    return [outfile];
+  } catch {
+    return ['--import', 'tsx', '--conditions=@closedloop/source', childSource];
+  }
+}
+
+function runChild(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: packageDir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+let command: string[] = [];
+beforeAll(async () => {
+  command = await childCommand();
+}, 60_000);
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  if (command.length === 1 && existsSync(command[0]!)) rmSync(command[0]!, { force: true });
+});
+
+describe('crash recovery (kill -9 at random points)', () => {
+  it('the resumed run ends like an uninterrupted one and no completed step runs twice (50 trials)', async () => {
+    // The uninterrupted reference, in-process.
+    const referenceRoot = join(scratch, 'reference');
+    mkdirSync(referenceRoot);
+    const referenceStore = createMemoryRunStore();
+    const reference = await createCrashCortex({
+      root: referenceRoot,
+      log: join(scratch, 'reference.log'),
+      phase: 'reference',
+      store: referenceStore,
+    }).run('Record every step', { runId: 'run-reference' });
+    expect(reference.stopReason).toBe('completed');
+    const referenceStatuses = Object.fromEntries(
+      reference.report.steps.map((step) => [step.id, step.status]),
+    );
+    expect(Object.values(referenceStatuses)).toEqual(crashPlan.steps.map(() => 'completed'));
+    const totalEvents = (await referenceStore.read('run-reference')).length;
+
+    const seed = Number(process.env.CRASH_SEED ?? 20_260_126);
+    const next = random(seed);
+    const trials = 50;
+    const ways = ['sync', 'micro', 'immediate'] as const;
+    const killedAt: number[] = [];
+    const runTrial = async (trial: number, killAt: number, how: (typeof ways)[number]) => {
+      const dir = join(scratch, `trial-${trial}`);
+      const storeDir = join(dir, 'store');
+      const root = join(dir, 'ws');
+      const log = join(dir, 'executions.log');
+      mkdirSync(root, { recursive: true });
+      const runId = `run-crash-${trial}`;
+      const context = `trial ${trial} (seed ${seed}, kill after event ${killAt}, ${how})`;
+      const child = await runChild(command, {
+        STORE_DIR: storeDir,
+        ROOT: root,
+        LOG: log,
+        RUN_ID: runId,
+        KILL_AT: String(killAt),
+        KILL_HOW: how,
+      });
+      expect(child.signal === 'SIGKILL' || child.code === 0, `${context}: ${child.stderr}`).toBe(true);
+      if (child.signal === 'SIGKILL') killedAt.push(killAt);
+
+      // What the journal says was completed when the process died.
+      const store = createJsonlRunStore({ dir: storeDir });
+      const journal = await store.read(runId);
+      const completedAtKill = new Set(
+        journal.flatMap((event) =>
+          event.type === 'step-marked' && event.status === 'completed' ? [event.stepId] : [],
+        ),
+      );
+      const linesBefore = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
+
+      const resumed = await createCrashCortex({ root, log, phase: 'resume', store }).resume(runId);
+      store.close();
+      expect(resumed.stopReason, context).toBe(reference.stopReason);
+      expect(Object.fromEntries(resumed.report.steps.map((step) => [step.id, step.status])), context).toEqual(
+        referenceStatuses,
+      );
+      for (const step of crashPlan.steps) {
+        expect(readFileSync(join(root, `${step.id}.txt`), 'utf8'), context).toBe(`done ${step.id}\n`);
+      }
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      for (const stepId of completedAtKill) {
+        const runs = lines.filter((line) => line.startsWith(`${stepId} `));
+        expect(runs, `${context}: completed step ${stepId} ran again`).toEqual([`${stepId} first`]);
+      }
+      expect(lines.slice(0, linesBefore.length), context).toEqual(linesBefore);
+    };
+
+    // Kill points cover the whole run (every journaled event is a candidate), a few past its end.
+    const plans = Array.from({ length: trials }, (_, trial) => ({
+      trial,
+      killAt: 1 + Math.floor(next() * (totalEvents + 5)),
+      how: ways[Math.floor(next() * ways.length)]!,
+    }));
+    const parallel = 2;
+    for (let index = 0; index < plans.length; index += parallel) {
+      await Promise.all(
+        plans.slice(index, index + parallel).map((plan) => runTrial(plan.trial, plan.killAt, plan.how)),
+      );
+    }
+    // Most trials really crashed, at many different points.
+    expect(killedAt.length).toBeGreaterThanOrEqual(trials * 0.75);
+    expect(new Set(killedAt).size).toBeGreaterThanOrEqual(20);
+  }, 180_000);
+});

@@ -1,0 +1,51 @@
+const marker = Symbol.for('closedloop.cortex.error');
+
+/** Every way cortex can refuse a request or fail outside a run's typed stop reasons. */
+export type CortexErrorCode =
+  /** `run(request)` got an empty or non-string request. */
+  | 'invalid-request'
+  /** An option of `createCortex` or `run` is out of range or of the wrong type. */
+  | 'invalid-options'
+  /** The planner's draft failed `Plan.create` twice (first answer and the one repair turn). */
+  | 'invalid-plan'
+  /** A run id is not a safe file name (`[A-Za-z0-9._-]`, 1–128 characters, not `.`/`..`). */
+  | 'invalid-run-id'
+  /** `run(request, { runId })` named a run id the store already has. */
+  | 'run-exists'
+  /** `resume(runId)` found no journal for that id. */
+  | 'unknown-run'
+  /** A stored journal line (other than a torn last line) is not a valid event. */
+  | 'journal-corrupt'
+  /** The run store could not read or write. */
+  | 'store-failed'
+  /** `resume(runId)` was called for a run that is still active in this process. */
+  | 'run-active';
+
+/**
+ * The one error class of `@closedloop/cortex`. `run` and `resume` throw it only for bad input
+ * before a run starts; once a run starts, every outcome is a `RunResult` with a typed
+ * `stopReason`. `CortexError.isInstance(e)` works across duplicate package copies.
+ */
+export class CortexError extends Error {
+  readonly [marker] = true;
+  override readonly name = 'CortexError';
+  readonly code: CortexErrorCode;
+  /** Structured detail: the offending value, the plan problems, the line number… */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(options: {
+    code: CortexErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+    this.details = options.details ?? {};
+  }
+
+  /** True for a `CortexError` from any copy of this package. */
+  static isInstance(error: unknown): error is CortexError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}

@@ -1,0 +1,533 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineTool, workspaceTools } from '@closedloop/tools';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import type { Protocol } from '@closedloop/verifier';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  failStep,
+  lyingStep,
+  type ScenarioOptions,
+  scenarioModel,
+  writeStep,
+} from './__fixtures__/scenario-model';
+import { CortexError } from './cortex-error';
+import { type CortexOptions, createCortex } from './create-cortex';
+import type { PlannerOutput } from './draft-plan';
+import { createJsonlRunStore } from './jsonl-run-store';
+import type { RunEvent } from './run-events';
+
+const workspaces: TempWorkspace[] = [];
+afterEach(async () => {
+  for (const ws of workspaces.splice(0)) await ws.cleanup();
+});
+
+async function setup(
+  scenario: ScenarioOptions,
+  options: Partial<CortexOptions> = {},
+  files: Record<string, string> = {},
+) {
+  const ws = await createTempWorkspace({ files: { 'README.md': '# test\n', ...files }, git: true });
+  workspaces.push(ws);
+  const model = scenarioModel(scenario);
+  const events: RunEvent[] = [];
+  const cortex = createCortex({
+    model,
+    tools: workspaceTools({ root: ws.root }),
+    workspace: ws.root,
+    planning: 'always',
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  return { ws, model, cortex, events };
+}
+
+type DraftStep = { id: string; dependsOn?: string[]; protocols?: string[] };
+function plan(steps: DraftStep[]): PlannerOutput {
+  return {
+    title: 'plan',
+    successCriteria: [],
+    protocols: [],
+    steps: steps.map((step) => ({
+      id: step.id,
+      description: `do ${step.id}`,
+      dependsOn: step.dependsOn ?? [],
+      requiredTools: [],
+      successCriteria: [],
+      protocols: step.protocols ?? [],
+    })),
+  };
+}
+
+const isStep = (id: string) => (request: { messages: { content: string }[] }) =>
+  request.messages.some((message) => message.content.includes(`# Your step: ${id}`));
+
+describe('batch replan (seed 004)', () => {
+  it('replans two failed steps in one call while an independent slow step keeps running', async () => {
+    const { cortex, model, events } = await setup(
+      {
+        plans: [plan([{ id: 'x' }, { id: 'y' }, { id: 'z' }, { id: 'w', dependsOn: ['z'] }])],
+        steps: {
+          x: failStep('x broke'),
+          y: failStep('y broke'),
+          z: writeStep('z.txt', 'Z'),
+          w: writeStep('w.txt', 'W'),
+          s1: writeStep('x.txt', 'X'),
+          s2: writeStep('y.txt', 'Y'),
+        },
+        replans: [
+          {
+            action: 'redesign',
+            steps: [{ description: 'x, done differently' }, { description: 'y, done differently' }],
+            dependencies: {},
+          },
+        ],
+        latencyMs: (request) => (isStep('z')(request) ? 150 : 0),
+      },
+      { replanWindowMs: 30 },
+    );
+    const result = await cortex.run('Do x, y and z, then w');
+    expect(result.stopReason).toBe('completed');
+    expect(model.asked.replanner).toBe(1);
+    const requested = events.find((event) => event.type === 'replan-requested');
+    expect(requested?.type === 'replan-requested' && [...requested.failed].sort()).toEqual(['x', 'y']);
+    const order = events.map((event) =>
+      event.type === 'replan-requested'
+        ? 'replan'
+        : event.type === 'step-finished' && event.stepId === 'z'
+          ? 'z-finished'
+          : '',
+    );
+    expect(order.indexOf('replan')).toBeLessThan(order.indexOf('z-finished'));
+    expect(result.report.steps.find((step) => step.id === 'z')).toMatchObject({
+      status: 'completed',
+      runs: 1,
+    });
+    expect(
+      result.report.steps
+        .filter((step) => step.status === 'replaced')
+        .map((step) => step.id)
+        .sort(),
+    ).toEqual(['x', 'y']);
+    expect(events.filter((event) => event.type === 'step-started' && event.stepId === 'z')).toHaveLength(1);
+  });
+
+  it('a hallucinated claim fails verification and is replanned; completed siblings are kept', async () => {
+    const { cortex, ws, model } = await setup({
+      plans: [plan([{ id: 'real' }, { id: 'liar' }])],
+      steps: {
+        real: writeStep('real.txt', 'R'),
+        liar: lyingStep('ghost.txt'),
+        '*': writeStep('ghost.txt', 'G'),
+      },
+      replans: [{ action: 'redesign', steps: [{ description: 'really write ghost.txt' }], dependencies: {} }],
+    });
+    const result = await cortex.run('Write real.txt and ghost.txt');
+    expect(result.stopReason).toBe('completed');
+    expect(await ws.read('ghost.txt')).toBe('G');
+    const liar = result.report.steps.find((step) => step.id === 'liar')!;
+    expect(liar.status).toBe('replaced');
+    expect(liar.findings.some((finding) => finding.status === 'fail')).toBe(true);
+    expect(model.asked.steps.real).toBe(2);
+  });
+});
+
+describe('hallucination propagation (seed 003 §2.5)', () => {
+  it('an unverified upstream step flags its downstream steps and the run', async () => {
+    const flaky: Protocol = {
+      name: 'FLAKY',
+      priority: 'P1',
+      layer: 1,
+      async run() {
+        throw new Error('checker crashed');
+      },
+    };
+    const { cortex, model } = await setup(
+      {
+        plans: [plan([{ id: 'a', protocols: ['FLAKY'] }, { id: 'b', dependsOn: ['a'] }, { id: 'c' }])],
+        steps: { a: writeStep('a.txt', 'A'), b: writeStep('b.txt', 'B'), c: writeStep('c.txt', 'C') },
+      },
+      { verifier: { protocols: [flaky] } },
+    );
+    const result = await cortex.run('Write a, then b; and c');
+    expect(result.stopReason).toBe('completed-with-warnings');
+    const byId = Object.fromEntries(result.report.steps.map((step) => [step.id, step]));
+    expect(byId.a).toMatchObject({ status: 'completed', verdict: 'unverified', unverified: true });
+    expect(byId.b).toMatchObject({ status: 'completed', unverified: true });
+    expect(byId.c).toMatchObject({ status: 'completed', unverified: false });
+    const bPrompt = model.requests.find((request) => isStep('b')(request))!;
+    expect(JSON.stringify(bPrompt.messages)).toContain('UNVERIFIED');
+    const cPrompt = model.requests.find((request) => isStep('c')(request))!;
+    expect(JSON.stringify(cPrompt.messages)).not.toContain('UNVERIFIED');
+  });
+});
+
+describe('events', () => {
+  it('events() streams every event with runId and at, and resolves the result', async () => {
+    const { cortex } = await setup({ steps: { task: writeStep('a.txt', 'A') } }, { planning: 'never' });
+    const stream = cortex.events('Write a.txt');
+    const seen: RunEvent[] = [];
+    for await (const event of stream) seen.push(event);
+    const result = await stream.result;
+    expect(result.stopReason).toBe('completed');
+    expect(seen[0]?.type).toBe('run-started');
+    expect(seen.at(-1)?.type).toBe('run-finished');
+    for (const event of seen) {
+      expect(event.runId).toBe(stream.runId);
+      expect(typeof event.at).toBe('number');
+    }
+    const types = new Set(seen.map((event) => event.type));
+    for (const type of [
+      'plan-drafted',
+      'plan-created',
+      'step-started',
+      'tool-call-started',
+      'model-call-finished',
+      'step-verified',
+      'step-finished',
+      'usage-recorded',
+      'goal-verified',
+      'iteration-finished',
+    ]) {
+      expect(types, type).toContain(type);
+    }
+  });
+
+  it('a throwing onEvent listener does not stop the run', async () => {
+    const { cortex } = await setup(
+      { steps: { task: writeStep('a.txt', 'A') } },
+      {
+        planning: 'never',
+        onEvent: () => {
+          throw new Error('broken UI');
+        },
+      },
+    );
+    expect((await cortex.run('Write a.txt')).stopReason).toBe('completed');
+  });
+});
+
+describe('human approvals', () => {
+  const guard = {
+    async check(input: { tool: { name: string } }) {
+      return input.tool.name === 'delete_file'
+        ? { action: 'ask-human' as const, reason: 'deleting files needs a human' }
+        : { action: 'allow' as const };
+    },
+  };
+  const deleteStep = [
+    { toolCalls: [{ name: 'delete_file', arguments: { path: 'old.txt' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'mark_step',
+          arguments: {
+            status: 'success',
+            notes: '[SUCCESS]: deleted old.txt',
+            claims: { filesDeleted: ['old.txt'] },
+          },
+        },
+      ],
+    },
+  ];
+
+  it('asks onApproval for a guarded call, journals the request and runs the call when approved', async () => {
+    const asked: string[] = [];
+    const { cortex, ws, events } = await setup(
+      { steps: { task: deleteStep } },
+      {
+        planning: 'never',
+        executor: { guard },
+        onApproval: async (request) => {
+          asked.push(`${request.kind}:${request.tool}:${request.stepId}`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return { approved: true, note: 'ok by me' };
+        },
+      },
+      { 'old.txt': 'bye' },
+    );
+    const result = await cortex.run('Delete old.txt');
+    expect(result.stopReason).toBe('completed');
+    expect(asked).toEqual(['tool-call:delete_file:task']);
+    expect(await ws.exists('old.txt')).toBe(false);
+    expect(result.report.approvals).toEqual([
+      expect.objectContaining({ kind: 'tool-call', stepId: 'task', approved: true, note: 'ok by me' }),
+    ]);
+    const stored = await cortex.store!.read(result.runId);
+    expect(stored.map((event) => event.type)).toContain('approval-requested');
+    expect(events.findIndex((event) => event.type === 'approval-requested')).toBeLessThan(
+      events.findIndex((event) => event.type === 'approval-resolved'),
+    );
+  });
+
+  it('a human-review protocol asks onApproval; reject fails the P0 goal check', async () => {
+    const review: Protocol = {
+      name: 'SIGN_OFF',
+      priority: 'P0',
+      layer: 1,
+      async run(ctx, signal) {
+        const answer = await ctx.onHumanReview!(
+          {
+            request: ctx.request,
+            reasons: ['release sign-off'],
+            summary: 'wrote a.txt',
+            changedFiles: [],
+            risks: [],
+            diff: '',
+          },
+          { signal },
+        );
+        return [
+          {
+            check: 'SIGN_OFF',
+            priority: 'P0',
+            status: answer.decision === 'approve' ? 'pass' : 'fail',
+            message: answer.comment ?? answer.decision,
+          },
+        ];
+      },
+    };
+    const decisions = [true, false];
+    for (const approved of decisions) {
+      const { cortex } = await setup(
+        { steps: { task: writeStep('a.txt', 'A') }, answer: 'summary' },
+        {
+          planning: 'never',
+          verifier: {
+            protocols: [review],
+            criteria: [{ id: 'SIGNED', priority: 'P0', protocol: 'SIGN_OFF' }],
+          },
+          onApproval: (request) => {
+            expect(request).toMatchObject({
+              kind: 'human-review',
+              stepId: 'goal',
+              reason: 'release sign-off',
+            });
+            expect(request.review?.summary).toBe('wrote a.txt');
+            return { approved, note: approved ? 'ship it' : 'not yet' };
+          },
+        },
+      );
+      const result = await cortex.run('Write a.txt');
+      expect(result.stopReason).toBe(approved ? 'completed' : 'failed');
+      expect(result.report.approvals).toEqual([expect.objectContaining({ kind: 'human-review', approved })]);
+    }
+  });
+
+  it('a denial keeps the file; without a redesign the step ends blocked', async () => {
+    const { cortex, ws } = await setup(
+      { steps: { task: deleteStep }, replans: [{ action: 'give_up', reason: 'the human said no' }] },
+      { planning: 'never', executor: { guard }, onApproval: () => ({ approved: false }) },
+      { 'old.txt': 'bye' },
+    );
+    const result = await cortex.run('Delete old.txt');
+    expect(result.stopReason).toBe('blocked');
+    expect(await ws.exists('old.txt')).toBe(true);
+    expect(result.report.approvals[0]).toMatchObject({ approved: false });
+  });
+});
+
+describe('resume', () => {
+  it('continues a cancelled run from its JSONL journal: completed steps are not re-run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-resume-'));
+    const ws = await createTempWorkspace({ files: { 'README.md': '# r\n' }, git: true });
+    workspaces.push(ws);
+    const controller = new AbortController();
+    const first = scenarioModel({
+      plans: [plan([{ id: 'a' }, { id: 'b' }, { id: 'c', dependsOn: ['a', 'b'] }])],
+      steps: { a: writeStep('a.txt', 'A'), b: writeStep('b.txt', 'B'), c: writeStep('c.txt', 'C') },
+      latencyMs: (request) => (isStep('c')(request) ? 10_000 : 0),
+    });
+    const finished = new Set<string>();
+    const cortex1 = createCortex({
+      model: first,
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      planning: 'always',
+      store: createJsonlRunStore({ dir }),
+      onEvent: (event) => {
+        if (event.type === 'step-finished' && event.status !== 'interrupted') finished.add(event.stepId);
+        if (event.type === 'step-started' && event.stepId === 'c') setTimeout(() => controller.abort(), 5);
+      },
+    });
+    const stopped = await cortex1.run('Write a and b, then c', {
+      signal: controller.signal,
+      runId: 'run-resume-1',
+    });
+    expect(stopped.stopReason).toBe('cancelled');
+    expect([...finished].sort()).toEqual(['a', 'b']);
+
+    const second = scenarioModel({ steps: { c: writeStep('c.txt', 'C') } });
+    const cortex2 = createCortex({
+      model: second,
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      store: createJsonlRunStore({ dir }),
+    });
+    const resumed = await cortex2.resume('run-resume-1');
+    expect(resumed.stopReason).toBe('completed');
+    expect(second.asked.planner).toBe(0);
+    expect(second.asked.steps).toEqual({ c: 2 });
+    expect(await ws.read('c.txt')).toBe('C');
+    expect(resumed.report.sessions).toBe(2);
+    expect(resumed.report.steps.map((step) => [step.id, step.status, step.runs])).toEqual([
+      ['a', 'completed', 1],
+      ['b', 'completed', 1],
+      ['c', 'completed', 2],
+    ]);
+
+    // A finished run: resume returns the stored result and calls no model.
+    const third = scenarioModel({});
+    const cortex3 = createCortex({
+      model: third,
+      tools: workspaceTools({ root: ws.root }),
+      store: createJsonlRunStore({ dir }),
+    });
+    const again = await cortex3.resume('run-resume-1');
+    expect(again).toMatchObject({ stopReason: 'completed', answer: resumed.answer });
+    expect(third.calls).toHaveLength(0);
+  });
+
+  it('an interrupted step that called a non-idempotent tool is blocked for review, or re-run when a human approves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-review-'));
+    const charges: string[] = [];
+    const charge = defineTool({
+      name: 'charge',
+      description: 'Charges the card (not idempotent).',
+      input: z.object({ amount: z.number() }),
+      idempotent: false,
+      execute: ({ amount }) => {
+        charges.push(`charged ${amount}`);
+        return 'charged';
+      },
+    });
+    const payStep = [
+      { toolCalls: [{ name: 'charge', arguments: { amount: 5 } }] },
+      { toolCalls: [{ name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: charged 5' } }] },
+    ];
+    const interrupt = async (runId: string) => {
+      const controller = new AbortController();
+      const model = scenarioModel({
+        steps: { task: payStep },
+        latencyMs: (request) => (request.messages.some((message) => message.role === 'tool') ? 10_000 : 0),
+      });
+      const cortex = createCortex({
+        model,
+        tools: [charge],
+        planning: 'never',
+        store: createJsonlRunStore({ dir }),
+        onEvent: (event) => {
+          if (event.type === 'tool-call-finished') setTimeout(() => controller.abort(), 5);
+        },
+      });
+      const result = await cortex.run('Charge the card', { runId, signal: controller.signal });
+      expect(result.stopReason).toBe('cancelled');
+      expect(result.report.steps[0]).toMatchObject({ id: 'task', status: 'in_progress' });
+    };
+
+    await interrupt('run-review-1');
+    const noHuman = createCortex({
+      model: scenarioModel({ steps: { task: payStep } }),
+      tools: [charge],
+      store: createJsonlRunStore({ dir }),
+    });
+    const blocked = await noHuman.resume('run-review-1');
+    expect(blocked.stopReason).toBe('blocked');
+    expect(blocked.report.steps[0]!.notes).toContain('non-idempotent tool(s) charge');
+    expect(blocked.report.approvals).toEqual([
+      expect.objectContaining({ kind: 'resume-review', approved: false }),
+    ]);
+    expect(charges).toEqual(['charged 5']);
+
+    await interrupt('run-review-2');
+    const reviews: string[] = [];
+    const human = createCortex({
+      model: scenarioModel({ steps: { task: payStep } }),
+      tools: [charge],
+      store: createJsonlRunStore({ dir }),
+      onApproval: (request) => {
+        reviews.push(`${request.kind}:${request.stepId}`);
+        return { approved: true };
+      },
+    });
+    const rerun = await human.resume('run-review-2');
+    expect(rerun.stopReason).toBe('completed');
+    expect(reviews).toEqual(['resume-review:task']);
+    expect(charges).toEqual(['charged 5', 'charged 5', 'charged 5']);
+    expect(rerun.report.steps[0]).toMatchObject({ status: 'completed', runs: 2 });
+  });
+
+  it('typed errors: unknown run, no store, a run id that exists, a bad run id', async () => {
+    const { cortex } = await setup({ steps: { task: writeStep('a.txt', 'A') } }, { planning: 'never' });
+    await expect(cortex.resume('run-nope')).rejects.toMatchObject({ code: 'unknown-run' });
+    await expect(cortex.resume('../x')).rejects.toMatchObject({ code: 'invalid-run-id' });
+    const done = await cortex.run('Write a.txt', { runId: 'run-fixed' });
+    expect(done.runId).toBe('run-fixed');
+    await expect(cortex.run('Write a.txt', { runId: 'run-fixed' })).rejects.toMatchObject({
+      code: 'run-exists',
+    });
+    const noStore = createCortex({ model: scenarioModel({}), tools: [], store: false });
+    await expect(noStore.resume('run-fixed')).rejects.toMatchObject({ code: 'unknown-run' });
+    // A journal whose plan events do not replay is a typed error, not a crash.
+    await cortex.store!.append('run-broken', {
+      type: 'run-started',
+      runId: 'run-broken',
+      at: 1,
+      request: 'r',
+      resumed: false,
+    });
+    await cortex.store!.append('run-broken', {
+      type: 'step-marked',
+      runId: 'run-broken',
+      planId: 'p',
+      seq: 0,
+      at: 1,
+      stepId: 'a',
+      status: 'completed',
+    });
+    await expect(cortex.resume('run-broken')).rejects.toMatchObject({ code: 'journal-corrupt' });
+  });
+});
+
+describe('bad input', () => {
+  it('run rejects an empty request before starting', async () => {
+    const cortex = createCortex({ model: scenarioModel({}), tools: [] });
+    for (const request of ['', '   ', 42 as unknown as string]) {
+      const error = await cortex.run(request).catch((caught: unknown) => caught);
+      expect(CortexError.isInstance(error) && error.code).toBe('invalid-request');
+    }
+    await expect(cortex.run('x', { planning: 'sometimes' as never })).rejects.toMatchObject({
+      code: 'invalid-options',
+    });
+  });
+
+  it.each([
+    ['model', { model: {} }],
+    ['tools', { tools: 'all' }],
+    ['concurrency', { concurrency: 0 }],
+    ['maxIterations', { maxIterations: 1.5 }],
+    ['budget', { budget: { maxTokens: -1 } }],
+    ['deadlines', { deadlines: { runMs: 0 } }],
+    ['planning', { planning: 'maybe' }],
+    ['goal', { verifier: { goal: 'yes' } }],
+    ['protocols', { verifier: { protocols: [{ name: 'X' }] } }],
+    ['workspace', { workspace: '' }],
+    ['replanWindowMs', { replanWindowMs: -1 }],
+    ['store', { store: {} }],
+    ['contracts', { verifier: { contracts: { profiles: { x: [{ tool: '' }] } } } }],
+    [
+      'tool named mark_step',
+      {
+        tools: [
+          defineTool({ name: 'mark_step', description: 'clash', input: z.object({}), execute: () => 'x' }),
+        ],
+      },
+    ],
+  ])('createCortex rejects a bad %s', (_name, bad) => {
+    const make = () =>
+      createCortex({ model: scenarioModel({}), tools: [], ...(bad as object) } as CortexOptions);
+    expect(make).toThrow(expect.objectContaining({ code: 'invalid-options' }));
+  });
+});

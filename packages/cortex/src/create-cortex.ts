@@ -1,0 +1,439 @@
+import type { ExecutionLimits, ExecutionMode, ToolCallGuard } from '@closedloop/executor';
+import type { ChatModel, PriceTable } from '@closedloop/model';
+import { type AnyTool, createToolRegistry, type ToolRegistry } from '@closedloop/tools';
+import {
+  builtinProtocols,
+  type Protocol,
+  parseToolContracts,
+  type SuccessCriterionInput,
+  type VerificationMode,
+  validateProtocols,
+} from '@closedloop/verifier';
+import { CortexError } from './cortex-error';
+import type { RunBudget } from './meter-model';
+import type { RunEvent } from './run-events';
+import type { RunResult } from './run-result';
+import { type ApprovalHandler, type PlanningMode, RunSession, type SessionConfig } from './run-session';
+import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
+
+/** Options of {@link createCortex}. */
+export interface CortexOptions {
+  /** The model of the steps (and, unless overridden, of planner, replanner, verifier and answer). */
+  model: ChatModel;
+  /** The tools steps may call. `mark_step` is added by the executor. */
+  tools: readonly AnyTool[] | ToolRegistry;
+  /** The workspace folder: claims, protocols and goal verification check it; stall detection hashes it. */
+  workspace?: string;
+  /**
+   * `always`: ask the planner; `never`: run the request as one step; `auto` (default): one step
+   * when `isSimpleRequest(request)` holds (short, single clause, no sequencing words), else plan.
+   */
+  planning?: PlanningMode;
+  planner?: { model?: ChatModel };
+  replanner?: { model?: ChatModel; maxAttempts?: number; maxResultChars?: number; temperature?: number };
+  executor?: {
+    mode?: ExecutionMode;
+    limits?: ExecutionLimits;
+    parallelTools?: number;
+    stream?: boolean;
+    systemPrompt?: string;
+    toolTimeoutMs?: number;
+    /** Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`). */
+    guard?: ToolCallGuard;
+  };
+  verifier?: {
+    /** Custom protocols (steps and the planner may name them; goal criteria may use them). */
+    protocols?: readonly Protocol[];
+    /** Tool contracts (`{ profiles: … }`) and the profile that applies to every step. */
+    contracts?: unknown;
+    profile?: string;
+    /** Layer selection for goal verification. */
+    mode?: VerificationMode;
+    /**
+     * Goal verification when no step can run: `true` (default) checks the explicit criteria (and
+     * that every step completed), `'derive'` also derives criteria from the request when there are
+     * none, `false` skips it. It needs `workspace`.
+     */
+    goal?: boolean | 'derive';
+    /** Goal criteria added to the planner's (`{ id, priority, protocol, description? }`). */
+    criteria?: readonly SuccessCriterionInput[];
+    model?: ChatModel;
+  };
+  /** Steps running at once. Default 4. */
+  concurrency?: number;
+  /**
+   * How long a batch of failed steps waits for the steps that were running when it opened (they
+   * may fail and join the batch: one replanner call) before the replanner is called. Default 1000 ms.
+   */
+  replanWindowMs?: number;
+  /** Goal iterations before `max-iterations` (extended ×1.5 once when there was progress). Default 3. */
+  maxIterations?: number;
+  budget?: RunBudget;
+  /** Prices for `budget.maxCostUsd` and the report's cost. */
+  prices?: PriceTable;
+  /** `runMs`: wall time per `run`/`resume` call; `stepMs`: per step run. */
+  deadlines?: { runMs?: number; stepMs?: number };
+  /** Where runs are journaled. Default: an in-memory store; `false`: no journal (no resume). */
+  store?: RunStore | false;
+  onEvent?: (event: RunEvent) => void;
+  /** Human approvals (guard `ask-human`, the HUMAN_REVIEW protocol, interrupted non-idempotent steps). */
+  onApproval?: ApprovalHandler;
+  /** Epoch-ms clock for events. Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** Options of `cortex.run`. */
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** The run id (a safe file name); default a new time-sortable id. */
+  runId?: string;
+  /** Overrides the cortex's `planning` for this run. */
+  planning?: PlanningMode;
+}
+
+/** A live run: its events as they happen, and its result. */
+export type RunEventStream = AsyncIterable<RunEvent> & { result: Promise<RunResult>; runId: string };
+
+/** A configured cortex. */
+export interface Cortex {
+  /** Plans, runs, verifies and replans until a typed stop reason. Throws only for bad input. */
+  run(request: string, options?: RunOptions): Promise<RunResult>;
+  /**
+   * Continues a journaled run: the plan is rebuilt from its events, completed steps are not
+   * re-run, interrupted steps re-run only when their tools are idempotent (else a human is asked,
+   * and without approval they are blocked). A run that already stopped for good returns its stored
+   * result; one that was cancelled, hit its deadline or its budget continues. Throws
+   * `CortexError('unknown-run')` for a run the store does not have.
+   */
+  resume(runId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+  /** Starts a run and returns its event stream (with `result`). */
+  events(request: string, options?: RunOptions): RunEventStream;
+  /** The store runs are journaled in (`undefined` with `store: false`). */
+  readonly store: RunStore | undefined;
+}
+
+function invalid(message: string, details: Record<string, unknown> = {}): CortexError {
+  return new CortexError({ code: 'invalid-options', message, details });
+}
+
+function checkModel(model: unknown, what: string): ChatModel {
+  if (typeof model !== 'object' || model === null || typeof (model as ChatModel).doGenerate !== 'function') {
+    throw invalid(
+      `${what} must be a ChatModel (an adapter such as createOpenAI(...)('gpt-4.1'), or ScriptedModel).`,
+    );
+  }
+  return model as ChatModel;
+}
+
+function positiveInteger(value: unknown, what: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw invalid(`${what} must be an integer ≥ 1, got ${JSON.stringify(value)}.`, { [what]: value });
+  }
+  return value;
+}
+
+function positiveNumber(value: unknown, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalid(`${what} must be a number > 0, got ${JSON.stringify(value)}.`, { [what]: value });
+  }
+  return value;
+}
+
+function nonNegative(value: unknown, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(`${what} must be a number ≥ 0, got ${JSON.stringify(value)}.`, { [what]: value });
+  }
+  return value;
+}
+
+function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'auto' && value !== 'always' && value !== 'never') {
+    throw invalid(`${what} must be 'auto', 'always' or 'never', got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+function resolveConfig(options: CortexOptions): SessionConfig {
+  if (typeof options !== 'object' || options === null) throw invalid('createCortex needs an options object.');
+  const model = checkModel(options.model, 'model');
+  let registry: ToolRegistry;
+  if (Array.isArray(options.tools)) {
+    try {
+      registry = createToolRegistry(options.tools);
+    } catch (error) {
+      throw new CortexError({
+        code: 'invalid-options',
+        message: `tools are invalid: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+  } else if (
+    typeof options.tools === 'object' &&
+    options.tools !== null &&
+    typeof (options.tools as ToolRegistry).execute === 'function'
+  ) {
+    registry = options.tools as ToolRegistry;
+  } else {
+    throw invalid(
+      'tools must be an array of tools (defineTool, workspaceTools) or a registry from createToolRegistry.',
+    );
+  }
+  if (registry.has('mark_step')) {
+    throw invalid('A tool is named "mark_step", the executor\'s built-in tool that ends a step. Rename it.');
+  }
+  if (options.verifier?.contracts !== undefined) {
+    try {
+      parseToolContracts(options.verifier.contracts);
+    } catch (error) {
+      throw new CortexError({
+        code: 'invalid-options',
+        message: `verifier.contracts are invalid: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+  }
+  if (
+    options.workspace !== undefined &&
+    (typeof options.workspace !== 'string' || options.workspace === '')
+  ) {
+    throw invalid(`workspace must be a non-empty path, got ${JSON.stringify(options.workspace)}.`);
+  }
+  const protocols = [...(options.verifier?.protocols ?? [])];
+  try {
+    validateProtocols(protocols);
+  } catch (error) {
+    throw new CortexError({
+      code: 'invalid-options',
+      message: `verifier.protocols are invalid: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  }
+  const goal = options.verifier?.goal ?? true;
+  if (goal !== true && goal !== false && goal !== 'derive') {
+    throw invalid(`verifier.goal must be true, false or 'derive', got ${JSON.stringify(goal)}.`);
+  }
+  const budget = options.budget ?? {};
+  const maxTokens = positiveNumber(budget.maxTokens, 'budget.maxTokens');
+  const maxCostUsd = positiveNumber(budget.maxCostUsd, 'budget.maxCostUsd');
+  const runMs = positiveNumber(options.deadlines?.runMs, 'deadlines.runMs');
+  const stepMs = positiveNumber(options.deadlines?.stepMs, 'deadlines.stepMs');
+  if (options.onApproval !== undefined && typeof options.onApproval !== 'function') {
+    throw invalid('onApproval must be a function.');
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
+    throw invalid('onEvent must be a function.');
+  const store = options.store === false ? undefined : (options.store ?? createMemoryRunStore());
+  if (store !== undefined && (typeof store.append !== 'function' || typeof store.read !== 'function')) {
+    throw invalid('store must implement RunStore (append, read, list, writeMeta, readMeta), or be false.');
+  }
+  const verifierModel = checkModel(options.verifier?.model ?? model, 'verifier.model');
+  return {
+    model,
+    plannerModel: checkModel(options.planner?.model ?? model, 'planner.model'),
+    replannerModel: checkModel(options.replanner?.model ?? model, 'replanner.model'),
+    verifierModel,
+    replanner: {
+      ...(options.replanner?.maxAttempts !== undefined ? { maxAttempts: options.replanner.maxAttempts } : {}),
+      ...(options.replanner?.maxResultChars !== undefined
+        ? { maxResultChars: options.replanner.maxResultChars }
+        : {}),
+      ...(options.replanner?.temperature !== undefined ? { temperature: options.replanner.temperature } : {}),
+    },
+    registry,
+    workspace: options.workspace,
+    planning: checkPlanning(options.planning, 'planning') ?? 'auto',
+    executor: { ...options.executor },
+    verifier: {
+      protocols,
+      protocolNames: [
+        ...new Set([...Object.keys(builtinProtocols), ...protocols.map((protocol) => protocol.name)]),
+      ],
+      ...(options.verifier?.contracts !== undefined ? { contracts: options.verifier.contracts } : {}),
+      ...(options.verifier?.profile !== undefined ? { profile: options.verifier.profile } : {}),
+      ...(options.verifier?.mode !== undefined ? { mode: options.verifier.mode } : {}),
+      goal,
+      ...(options.verifier?.criteria !== undefined ? { criteria: options.verifier.criteria } : {}),
+    },
+    concurrency: positiveInteger(options.concurrency, 'concurrency', 4),
+    maxIterations: positiveInteger(options.maxIterations, 'maxIterations', 3),
+    replanWindowMs: nonNegative(options.replanWindowMs, 'replanWindowMs') ?? 1000,
+    budget: {
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    },
+    ...(options.prices !== undefined ? { prices: options.prices } : {}),
+    deadlines: { ...(runMs !== undefined ? { runMs } : {}), ...(stepMs !== undefined ? { stepMs } : {}) },
+    store,
+    ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+    ...(options.onApproval !== undefined ? { onApproval: options.onApproval } : {}),
+    clock: options.clock ?? Date.now,
+  };
+}
+
+/**
+ * Creates a cortex: planner → scheduler → executor → verifier → replanner → goal verification,
+ * looping until a typed stop reason (see `stopReasons`).
+ *
+ * @example
+ * const cortex = createCortex({ model, tools: workspaceTools({ root }), workspace: root });
+ * const result = await cortex.run('Create hello.txt containing "hi"');
+ * result.stopReason; // 'completed'
+ */
+export function createCortex(options: CortexOptions): Cortex {
+  const config = resolveConfig(options);
+  const active = new Set<string>();
+
+  const start = (request: string, runOptions: RunOptions, listener?: (event: RunEvent) => void) => {
+    if (typeof request !== 'string' || request.trim() === '') {
+      throw new CortexError({
+        code: 'invalid-request',
+        message: `run needs a non-empty request string, got ${JSON.stringify(request)}.`,
+      });
+    }
+    if (typeof runOptions !== 'object' || runOptions === null)
+      throw invalid('run options must be an object.');
+    const planning = checkPlanning(runOptions.planning, 'planning');
+    const runId = runOptions.runId ?? createRunId(config.clock());
+    assertRunId(runId);
+    if (active.has(runId)) {
+      throw new CortexError({
+        code: 'run-active',
+        message: `Run "${runId}" is already running in this cortex.`,
+      });
+    }
+    active.add(runId);
+    const session = new RunSession({
+      config,
+      runId,
+      request,
+      ...(planning !== undefined ? { planning } : {}),
+      ...(listener ? { listener } : {}),
+    });
+    const result = (async () => {
+      try {
+        if (config.store) {
+          const existing =
+            (await config.store.read(runId)).length > 0 || (await config.store.readMeta(runId)) !== undefined;
+          if (existing) {
+            throw new CortexError({
+              code: 'run-exists',
+              message: `The store already has a run "${runId}"; resume it or pick another id.`,
+              details: { runId },
+            });
+          }
+          await config.store.writeMeta(runId, {
+            runId,
+            request,
+            createdAt: config.clock(),
+            options: {
+              planning: planning ?? config.planning,
+              concurrency: config.concurrency,
+              maxIterations: config.maxIterations,
+              budget: { ...config.budget },
+              deadlines: { ...config.deadlines },
+              goalVerification: config.verifier.goal,
+            },
+          });
+        }
+        return await session.run(runOptions.signal);
+      } finally {
+        active.delete(runId);
+      }
+    })();
+    return { runId, result };
+  };
+
+  const cortex: Cortex = {
+    store: config.store,
+    run(request, runOptions = {}) {
+      try {
+        return start(request, runOptions).result;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    async resume(runId, resumeOptions = {}) {
+      assertRunId(runId);
+      const store = config.store;
+      if (!store) {
+        throw new CortexError({
+          code: 'unknown-run',
+          message: 'This cortex has no run store (store: false): nothing to resume.',
+        });
+      }
+      if (active.has(runId)) {
+        throw new CortexError({
+          code: 'run-active',
+          message: `Run "${runId}" is still running in this cortex.`,
+        });
+      }
+      const [meta, history] = await Promise.all([store.readMeta(runId), store.read(runId)]);
+      const started = history.find((event) => event.type === 'run-started');
+      const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
+      if (request === undefined) {
+        throw new CortexError({
+          code: 'unknown-run',
+          message: `The store has no run "${runId}" to resume.`,
+          details: { runId },
+        });
+      }
+      const planning = checkPlanning(meta?.options.planning, 'stored planning');
+      active.add(runId);
+      try {
+        const session = new RunSession({
+          config,
+          runId,
+          request,
+          history,
+          ...(planning !== undefined ? { planning } : {}),
+        });
+        try {
+          session.restore(history);
+        } catch (error) {
+          throw new CortexError({
+            code: 'journal-corrupt',
+            message: `The journal of run "${runId}" does not replay: ${error instanceof Error ? error.message : String(error)}`,
+            details: { runId },
+            cause: error,
+          });
+        }
+        return await session.run(resumeOptions.signal);
+      } finally {
+        active.delete(runId);
+      }
+    },
+    events(request, runOptions = {}) {
+      const queue: RunEvent[] = [];
+      let wake: (() => void) | undefined;
+      let done = false;
+      const { runId, result } = start(request, runOptions, (event) => {
+        queue.push(event);
+        wake?.();
+      });
+      const settled = result.finally(() => {
+        done = true;
+        wake?.();
+      });
+      settled.catch(() => {});
+      return {
+        runId,
+        result,
+        async *[Symbol.asyncIterator]() {
+          for (;;) {
+            while (queue.length > 0) yield queue.shift()!;
+            if (done) return;
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+          }
+        },
+      };
+    },
+  };
+  return cortex;
+}

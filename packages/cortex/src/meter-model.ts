@@ -1,0 +1,175 @@
+import {
+  addUsage,
+  type ChatModel,
+  computeCost,
+  emptyUsage,
+  findPrice,
+  type GenerateResult,
+  ModelError,
+  type PriceTable,
+  type StreamPart,
+  type Usage,
+} from '@closedloop/model';
+import type { StepId } from '@closedloop/plan';
+import type { ModelCallPurpose } from './run-events';
+
+/** A token and/or cost limit for one run. */
+export interface RunBudget {
+  /** Total tokens (input + output) over every model call of the run. */
+  maxTokens?: number;
+  /** USD over every priced model call of the run (needs `prices`). */
+  maxCostUsd?: number;
+}
+
+/** Options of {@link createModelMeter}. */
+export interface ModelMeterOptions {
+  budget?: RunBudget;
+  /** Prices for the cost figure (`@closedloop/model`'s `PriceTable`). Unpriced models cost 0. */
+  prices?: PriceTable;
+  /** The run's signal: after it aborts no model request starts, and running ones reject at once. */
+  signal: AbortSignal;
+  /** Usage already spent (a resumed run). */
+  initial?: { usage: Usage; costUsd: number; calls: number };
+  /** Called after every successful call with its usage. */
+  onUsage?: (record: { purpose: ModelCallPurpose; stepId?: StepId; usage: Usage; costUsd: number }) => void;
+  /** Called once, when the budget is used up (the caller aborts the run). */
+  onExhausted?: (message: string) => void;
+}
+
+/** Sums usage over a run, enforces its budget and its abort signal on every model call. */
+export interface ModelMeter {
+  /** A `ChatModel` that forwards to `model`, counting usage under `purpose`. */
+  wrap(model: ChatModel, purpose: ModelCallPurpose, stepId?: StepId): ChatModel;
+  /** Usage so far. */
+  totals(): { usage: Usage; costUsd: number; calls: number };
+  /** True once the budget is used up. */
+  readonly exhausted: boolean;
+}
+
+function abortError(signal: AbortSignal, provider: string): ModelError {
+  return new ModelError({
+    code: 'aborted',
+    message: `${provider}: request aborted`,
+    provider,
+    cause: signal.reason,
+  });
+}
+
+/** Rejects as soon as `signal` aborts, even when `promise` ignores the signal. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal, provider: string): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(abortError(signal, provider));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal, provider));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Creates the meter every model call of a run goes through (planner, executor, replanner,
+ * verifier, aggregation): it refuses to start a request once the run's signal has aborted, makes
+ * a running request reject as soon as the signal aborts (even if the model ignores the signal),
+ * sums usage and cost, and calls `onExhausted` once the budget is used up. The budget is checked
+ * after each call: calls already running when it runs out finish (and are counted).
+ */
+export function createModelMeter(options: ModelMeterOptions): ModelMeter {
+  const { signal, budget = {}, prices } = options;
+  let usage = options.initial?.usage ?? emptyUsage();
+  let costUsd = options.initial?.costUsd ?? 0;
+  let calls = options.initial?.calls ?? 0;
+  let exhausted = false;
+
+  const checkBudget = (): void => {
+    if (exhausted) return;
+    const overTokens = budget.maxTokens !== undefined && usage.totalTokens >= budget.maxTokens;
+    const overCost = budget.maxCostUsd !== undefined && costUsd >= budget.maxCostUsd;
+    if (!overTokens && !overCost) return;
+    exhausted = true;
+    options.onExhausted?.(
+      overTokens
+        ? `token budget used up: ${usage.totalTokens} of ${budget.maxTokens} tokens`
+        : `cost budget used up: $${costUsd.toFixed(4)} of $${budget.maxCostUsd}`,
+    );
+  };
+  checkBudget();
+
+  const record = (
+    model: ChatModel,
+    purpose: ModelCallPurpose,
+    stepId: StepId | undefined,
+    callUsage: Usage,
+  ) => {
+    const price = prices ? findPrice(prices, model.modelId) : undefined;
+    const cost = price ? computeCost(callUsage, price) : 0;
+    usage = addUsage(usage, callUsage);
+    costUsd += cost;
+    calls++;
+    options.onUsage?.({
+      purpose,
+      ...(stepId !== undefined ? { stepId } : {}),
+      usage: callUsage,
+      costUsd: cost,
+    });
+    checkBudget();
+  };
+
+  const refuse = (model: ChatModel): ModelError | undefined => {
+    if (signal.aborted) return abortError(signal, model.provider);
+    return undefined;
+  };
+
+  return {
+    get exhausted() {
+      return exhausted;
+    },
+    totals: () => ({ usage: { ...usage }, costUsd, calls }),
+    wrap(model, purpose, stepId) {
+      return {
+        specificationVersion: 'v1',
+        provider: model.provider,
+        modelId: model.modelId,
+        capabilities: model.capabilities,
+        async doGenerate(request, callOptions = {}): Promise<GenerateResult> {
+          const refused = refuse(model);
+          if (refused) throw refused;
+          const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
+          const result = await raceSignal(
+            model.doGenerate(request, { signal: callSignal }),
+            callSignal,
+            model.provider,
+          );
+          record(model, purpose, stepId, result.usage);
+          return result;
+        },
+        async *doStream(request, callOptions = {}): AsyncGenerator<StreamPart> {
+          const refused = refuse(model);
+          if (refused) throw refused;
+          const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
+          const iterator = model.doStream(request, { signal: callSignal })[Symbol.asyncIterator]();
+          try {
+            for (;;) {
+              const next = await raceSignal(iterator.next(), callSignal, model.provider);
+              if (next.done) return;
+              if (next.value.type === 'finish') record(model, purpose, stepId, next.value.result.usage);
+              yield next.value;
+            }
+          } finally {
+            void iterator.return?.()?.catch(() => {});
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import type { ExecutorEvent } from '@closedloop/executor';
+import type { Usage } from '@closedloop/model';
+import type { PlanEvent, PlanSnapshot, StepId } from '@closedloop/plan';
+import type { FindingLike, GoalAssessment } from './decide-termination';
+import type { StepSummary } from './run-result';
+import type { StopReason } from './stop-reason';
+
+/** Fields every run event carries. */
+export interface RunEventBase {
+  runId: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** What produced a model call, for usage accounting. */
+export type ModelCallPurpose = 'planner' | 'step' | 'replanner' | 'verifier' | 'aggregate';
+
+/** Events cortex itself emits (noun-then-verb, kebab-case). */
+export type CortexEvent =
+  | {
+      type: 'run-started';
+      request: string;
+      /** True when this is `resume(runId)` continuing a journaled run. */
+      resumed: boolean;
+    }
+  | {
+      type: 'plan-drafted';
+      planId: string;
+      /** `planner`: an LLM plan; `direct`: a one-step plan without a planner call. */
+      source: 'planner' | 'direct';
+      /** Goal-level success criteria, checked by goal verification. */
+      successCriteria: string[];
+      /** Goal-level protocol names (e.g. `TEST`). */
+      protocols: string[];
+      /** Planner calls made (2 when the repair turn was needed, 0 for `direct`). */
+      attempts: number;
+    }
+  | {
+      type: 'plan-restored';
+      /**
+       * A checkpoint of the whole plan: `resume` replays the plan events after the last one from
+       * it. `goal-repair`: a repair placeholder was added; `resume`: interrupted steps were reset.
+       */
+      reason: 'goal-repair' | 'resume';
+      snapshot: PlanSnapshot;
+      /** Steps reset to run again (resume: interrupted with idempotent tools only). */
+      rerun?: StepId[];
+    }
+  | { type: 'step-started'; stepId: StepId; attempt: number }
+  | {
+      type: 'step-finished';
+      stepId: StepId;
+      /** `interrupted`: the run stopped while the step ran (it stays `in_progress`, resume decides). */
+      status: 'completed' | 'failed' | 'blocked' | 'interrupted';
+      verdict?: 'success' | 'success-with-warnings' | 'retry' | 'failed' | 'unverified';
+      /** The output is unverified, by its own verification or inherited from an upstream step. */
+      unverified: boolean;
+      /** Confidence 0..1 after propagation (min of own and upstream), when known. */
+      confidence?: number;
+      /** Upstream steps whose unverified output this step consumed. */
+      unverifiedUpstream?: StepId[];
+      durationMs: number;
+      error?: string;
+    }
+  | { type: 'finding-reported'; scope: 'step' | 'goal'; stepId?: StepId; finding: FindingLike }
+  | {
+      type: 'replan-requested';
+      failed: StepId[];
+      /** `step-failed`: a batch of failed steps; `goal-repair`: P1 goal checks failed. */
+      reason: 'step-failed' | 'goal-repair';
+      /** 1-based count of replanner calls in this run. */
+      batch: number;
+      /** The failed steps as they were before the replan (for the report). */
+      steps: StepSummary[];
+    }
+  | {
+      type: 'replan-finished';
+      failed: StepId[];
+      reason: 'step-failed' | 'goal-repair';
+      batch: number;
+      action: 'redesign' | 'give-up' | 'error';
+      added: StepId[];
+      removed: StepId[];
+      message?: string;
+    }
+  | {
+      type: 'goal-verified';
+      iteration: number;
+      assessment: GoalAssessment;
+      verdict?: string;
+      findings: FindingLike[];
+    }
+  | {
+      type: 'iteration-finished';
+      iteration: number;
+      maxIterations: number;
+      decision: 'iterate' | 'stop';
+      stopReason?: StopReason;
+      progressed: boolean;
+      reason: string;
+      stateHash?: string;
+      errorSignature?: string;
+      /** The progress metric of the stall detector (passing minus failing goal checks). */
+      metric?: number;
+    }
+  | {
+      type: 'approval-requested';
+      approvalId: string;
+      stepId: StepId;
+      /** `tool-call`: the guard asked; `human-review`: the protocol asked; `resume-review`: a non-idempotent step was in flight at a crash. */
+      kind: 'tool-call' | 'human-review' | 'resume-review';
+      reason: string;
+      tool?: string;
+      args?: unknown;
+    }
+  | { type: 'approval-resolved'; approvalId: string; stepId: StepId; approved: boolean; note?: string }
+  | {
+      type: 'usage-recorded';
+      purpose: ModelCallPurpose;
+      stepId?: StepId;
+      usage: Usage;
+      costUsd: number;
+    }
+  | {
+      type: 'run-finished';
+      stopReason: StopReason;
+      reason: string;
+      answer: string;
+      /** Where the answer came from. */
+      answerSource: 'model' | 'fallback' | 'step';
+      error?: { code?: string; message: string };
+    };
+
+/** Every event type cortex emits itself. */
+export type CortexEventType = CortexEvent['type'];
+
+/**
+ * The typed event stream of a run: the plan's own events (forwarded from `plan.subscribe`), cortex's
+ * run events, and the executor's events (model calls, tool progress, text deltas), each with
+ * `runId` and `at`.
+ */
+export type RunEvent =
+  | (PlanEvent & { runId: string })
+  | (CortexEvent & RunEventBase)
+  | (ExecutorEvent & RunEventBase);
+
+/** The `type` of every {@link RunEvent}. */
+export type RunEventType = RunEvent['type'];
+
+const planEventTypes: ReadonlySet<string> = new Set([
+  'plan-created',
+  'step-marked',
+  'tool-call-started',
+  'tool-call-finished',
+  'step-finalized',
+  'step-verified',
+  'replan-applied',
+]);
+
+/** True for the events that come from the plan (and rebuild it with `Plan.replay`). */
+export function isPlanEvent(event: RunEvent): event is PlanEvent & { runId: string } {
+  return planEventTypes.has(event.type);
+}
+
+const liveOnlyTypes: ReadonlySet<string> = new Set(['text-delta', 'tool-call-delta', 'tool-call-progress']);
+
+/**
+ * Events that are not journaled: streaming deltas (`text-delta`, `tool-call-delta`,
+ * `tool-call-progress`) are live-view only; everything else is appended to the run store.
+ */
+export function isJournaled(event: RunEvent): boolean {
+  return !liveOnlyTypes.has(event.type);
+}

@@ -1,0 +1,309 @@
+import type { Usage } from '@closedloop/model';
+import type { Plan, PlanSnapshot, Step, StepId, StepStatus, VerificationRecord } from '@closedloop/plan';
+import type { FindingLike, GoalAssessment } from './decide-termination';
+import type { CortexEvent, ModelCallPurpose, RunEvent } from './run-events';
+import type { StopReason } from './stop-reason';
+
+/** Tool-call ledger counts. */
+export interface LedgerSummary {
+  calls: number;
+  success: number;
+  error: number;
+  pending: number;
+}
+
+/** One step in the report: a step of the final plan, or one a replan replaced. */
+export interface StepReport {
+  id: StepId;
+  title?: string;
+  description: string;
+  /** The final status; `replaced` for steps a replan removed after they ran. */
+  status: StepStatus | 'replaced';
+  /** Times the step was started (re-runs after a resume count). */
+  runs: number;
+  /** Redesigns behind this step (0 for a step of the first plan). */
+  replanAttempts: number;
+  /** The removed steps this one replaced. */
+  replaces: StepId[];
+  ledger: LedgerSummary;
+  verdict?: VerificationRecord['verdict'];
+  unverified: boolean;
+  confidence?: number;
+  findings: FindingLike[];
+  notes: string;
+  output?: string;
+  /** Wall time of its runs. */
+  durationMs: number;
+}
+
+/** One replanner call. */
+export interface ReplanReport {
+  batch: number;
+  reason: 'step-failed' | 'goal-repair';
+  failed: StepId[];
+  action: 'redesign' | 'give-up' | 'error' | 'interrupted';
+  added: StepId[];
+  removed: StepId[];
+  message?: string;
+}
+
+/** One loop iteration (scheduling until nothing can run, then goal verification). */
+export interface IterationReport {
+  iteration: number;
+  assessment: GoalAssessment;
+  findings: FindingLike[];
+  decision: 'iterate' | 'stop';
+  reason: string;
+  progressed: boolean;
+}
+
+/** Usage totals. */
+export interface UsageReport {
+  calls: number;
+  usage: Usage;
+  costUsd: number;
+  byPurpose: Partial<Record<ModelCallPurpose, { calls: number; usage: Usage; costUsd: number }>>;
+}
+
+/** Everything a run did, JSON-serialisable. */
+export interface RunReport {
+  request: string;
+  steps: StepReport[];
+  /** Ledger counts over every step, replaced ones included. */
+  ledger: LedgerSummary;
+  /** Goal-level findings of the last goal verification. */
+  findings: FindingLike[];
+  /** The last goal assessment (`undefined` when no iteration finished). */
+  verdict?: GoalAssessment;
+  iterations: IterationReport[];
+  replans: ReplanReport[];
+  approvals: {
+    approvalId: string;
+    stepId: StepId;
+    kind: string;
+    reason: string;
+    approved?: boolean;
+    note?: string;
+  }[];
+  usage: UsageReport;
+  timings: {
+    startedAt: number;
+    finishedAt: number;
+    durationMs: number;
+    /** Sum of step run times. */
+    stepsMs: number;
+  };
+  /** How many times the run was started (1 + resumes). */
+  sessions: number;
+  /** Why the run could not plan or crashed, when it did. */
+  error?: { code?: string; message: string };
+  /** A run-store failure: the run went on but its journal is incomplete. */
+  journalError?: string;
+}
+
+/** What `run` and `resume` resolve with. Always JSON-serialisable. */
+export interface RunResult {
+  runId: string;
+  stopReason: StopReason;
+  /** Why, in words. */
+  reason: string;
+  /** The aggregated answer (or the deterministic fallback text). */
+  answer: string;
+  answerSource: 'model' | 'fallback' | 'step';
+  /** The final plan (`null` when planning failed). */
+  plan: PlanSnapshot | null;
+  report: RunReport;
+}
+
+function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+}
+
+function addInto(target: Usage, usage: Usage): void {
+  target.inputTokens += usage.inputTokens;
+  target.outputTokens += usage.outputTokens;
+  target.totalTokens += usage.totalTokens;
+  if (usage.reasoningTokens !== undefined)
+    target.reasoningTokens = (target.reasoningTokens ?? 0) + usage.reasoningTokens;
+  if (usage.cachedInputTokens !== undefined) {
+    target.cachedInputTokens = (target.cachedInputTokens ?? 0) + usage.cachedInputTokens;
+  }
+}
+
+function ledgerOf(step: Step): LedgerSummary {
+  const summary: LedgerSummary = { calls: 0, success: 0, error: 0, pending: 0 };
+  for (const call of step.ledger) {
+    summary.calls++;
+    summary[call.status]++;
+  }
+  return summary;
+}
+
+type Of<T extends CortexEvent['type']> = Extract<RunEvent, { type: T }>;
+
+function isType<T extends CortexEvent['type']>(type: T) {
+  return (event: RunEvent): event is Of<T> => event.type === type;
+}
+
+/** Usage totals from the journal's `usage-recorded` events. */
+export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
+  const report: UsageReport = { calls: 0, usage: emptyUsage(), costUsd: 0, byPurpose: {} };
+  for (const event of history) {
+    if (event.type !== 'usage-recorded') continue;
+    report.calls++;
+    addInto(report.usage, event.usage);
+    report.costUsd += event.costUsd;
+    let bucket = report.byPurpose[event.purpose];
+    if (bucket === undefined) {
+      bucket = { calls: 0, usage: emptyUsage(), costUsd: 0 };
+      report.byPurpose[event.purpose] = bucket;
+    }
+    bucket.calls++;
+    addInto(bucket.usage, event.usage);
+    bucket.costUsd += event.costUsd;
+  }
+  return report;
+}
+
+/** A step as `replan-requested` records it before the replan removes it. */
+export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
+
+/** The summary of a step (ledger counts, verdict, findings, notes, output). */
+export function summarizeStep(step: Step): StepSummary {
+  const verification = step.verification;
+  return {
+    id: step.id,
+    ...(step.title !== undefined ? { title: step.title } : {}),
+    description: step.description,
+    replanAttempts: step.replanAttempts,
+    replaces: [...step.replaces],
+    ledger: ledgerOf(step),
+    ...(verification ? { verdict: verification.verdict } : {}),
+    unverified:
+      verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
+    ...(verification?.confidence !== undefined ? { confidence: verification.confidence } : {}),
+    findings: (verification?.findings ?? []).map((finding) => ({ ...finding })),
+    notes: step.notes,
+    ...(step.output !== undefined ? { output: step.output } : {}),
+  };
+}
+
+function stepReport(
+  summary: StepSummary,
+  status: StepReport['status'],
+  runs: number,
+  durationMs: number,
+): StepReport {
+  return { ...summary, status, runs, durationMs: Math.round(durationMs * 1000) / 1000 };
+}
+
+/**
+ * Builds the report of a run from its journal and its final plan (steps that replans removed are
+ * taken from the summaries in `replan-requested` events).
+ */
+export function buildRunReport(options: {
+  request: string;
+  history: readonly RunEvent[];
+  plan: Plan | undefined;
+  startedAt: number;
+  finishedAt: number;
+  error?: { code?: string; message: string };
+  journalError?: string;
+}): RunReport {
+  const { history, plan } = options;
+  const runs = new Map<StepId, number>();
+  const durations = new Map<StepId, number>();
+  for (const event of history) {
+    if (event.type === 'step-started') runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
+    if (event.type === 'step-finished') {
+      durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
+    }
+  }
+  const replaced = new Map<StepId, StepSummary>();
+  for (const event of history) {
+    if (event.type === 'replan-requested') for (const step of event.steps) replaced.set(step.id, step);
+  }
+  const steps: StepReport[] = [];
+  for (const [id, summary] of replaced) {
+    if (plan?.has(id)) continue;
+    steps.push(stepReport(summary, 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
+  }
+  for (const step of plan?.steps ?? []) {
+    steps.push(
+      stepReport(summarizeStep(step), step.status, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0),
+    );
+  }
+  const ledger: LedgerSummary = { calls: 0, success: 0, error: 0, pending: 0 };
+  for (const step of steps) {
+    ledger.calls += step.ledger.calls;
+    ledger.success += step.ledger.success;
+    ledger.error += step.ledger.error;
+    ledger.pending += step.ledger.pending;
+  }
+
+  const goals = history.filter(isType('goal-verified'));
+  const iterations: IterationReport[] = history.filter(isType('iteration-finished')).map((event) => {
+    const goal = goals.find((candidate) => candidate.iteration === event.iteration);
+    return {
+      iteration: event.iteration,
+      assessment: goal?.assessment ?? 'all-pass',
+      findings: goal?.findings ?? [],
+      decision: event.decision,
+      reason: event.reason,
+      progressed: event.progressed,
+    };
+  });
+
+  const requested = history.filter(isType('replan-requested'));
+  const finishedReplans = history.filter(isType('replan-finished'));
+  const replans: ReplanReport[] = requested.map((request) => {
+    const done = finishedReplans.find((candidate) => candidate.batch === request.batch);
+    return {
+      batch: request.batch,
+      reason: request.reason,
+      failed: [...request.failed],
+      action: done?.action ?? 'interrupted',
+      added: done ? [...done.added] : [],
+      removed: done ? [...done.removed] : [],
+      ...(done?.message !== undefined ? { message: done.message } : {}),
+    };
+  });
+
+  const resolutions = new Map(
+    history.filter(isType('approval-resolved')).map((event) => [event.approvalId, event]),
+  );
+  const approvals = history.filter(isType('approval-requested')).map((event) => {
+    const resolved = resolutions.get(event.approvalId);
+    return {
+      approvalId: event.approvalId,
+      stepId: event.stepId,
+      kind: event.kind,
+      reason: event.reason,
+      ...(resolved ? { approved: resolved.approved } : {}),
+      ...(resolved?.note !== undefined ? { note: resolved.note } : {}),
+    };
+  });
+
+  const lastGoal = goals.at(-1);
+  const stepsMs = [...durations.values()].reduce((sum, value) => sum + value, 0);
+  return {
+    request: options.request,
+    steps,
+    ledger,
+    findings: lastGoal ? lastGoal.findings.map((finding) => ({ ...finding })) : [],
+    ...(lastGoal ? { verdict: lastGoal.assessment } : {}),
+    iterations,
+    replans,
+    approvals,
+    usage: usageFromEvents(history),
+    timings: {
+      startedAt: options.startedAt,
+      finishedAt: options.finishedAt,
+      durationMs: options.finishedAt - options.startedAt,
+      stepsMs: Math.round(stepsMs * 1000) / 1000,
+    },
+    sessions: Math.max(1, history.filter(isType('run-started')).length),
+    ...(options.error ? { error: options.error } : {}),
+    ...(options.journalError !== undefined ? { journalError: options.journalError } : {}),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Every way a run ends. A run always ends with exactly one of these, never with a bare throw.
+ *
+ * | reason                    | meaning                                                                 |
+ * | ------------------------- | ----------------------------------------------------------------------- |
+ * | `completed`               | every step completed and every goal check passed                        |
+ * | `completed-with-warnings` | only P2 checks failed/warned, or some step output is unverified         |
+ * | `failed`                  | a P0 goal check failed (or the planner could not produce a valid plan)  |
+ * | `blocked`                 | a step is blocked: the replanner gave up, attempts ran out, or a human said no |
+ * | `max-iterations`          | P1 checks still fail at the iteration cap (after the one ×1.5 extension) |
+ * | `stalled`                 | the same error 3× in a row, or 5 iterations without progress            |
+ * | `loop-detected`           | a state seen before came back, or the results oscillate                 |
+ * | `budget-exhausted`        | the token or cost budget is used up                                     |
+ * | `deadline`                | the run deadline passed                                                 |
+ * | `cancelled`               | the caller's `AbortSignal` aborted                                      |
+ */
+export const stopReasons = [
+  'completed',
+  'completed-with-warnings',
+  'failed',
+  'blocked',
+  'max-iterations',
+  'stalled',
+  'loop-detected',
+  'budget-exhausted',
+  'deadline',
+  'cancelled',
+] as const;
+
+/** Why a run stopped. See {@link stopReasons}. */
+export type StopReason = (typeof stopReasons)[number];
+
+/** True when `value` is one of the {@link stopReasons}. */
+export function isStopReason(value: unknown): value is StopReason {
+  return typeof value === 'string' && (stopReasons as readonly string[]).includes(value);
+}

@@ -1,0 +1,5 @@
+export {
+  type ConformanceCase,
+  type RunStoreConformanceOptions,
+  runStoreConformance,
+} from './run-store-conformance';
