@@ -1,10 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts'],
+  entry: ['src/index.ts', 'src/testing.ts', 'src/conformance.ts'],
   format: ['esm'],
   target: 'node20',
   dts: true,
   clean: true,
   sourcemap: true,
+  // The conformance entry runs inside the user's vitest: never bundle it.
+  external: ['vitest'],
 });

@@ -64,7 +64,7 @@ describe('resolveCapabilities', () => {
     expect(resolveCapabilities({ provider: 'openai', modelId: 'o1-mini', ...quiet }).toolCalling).toBe(false);
   });
 
-  it('knows Anthropic models: no logprobs, reasoning for 3.7+ and 4', () => {
+  it('knows Anthropic models: no logprobs, structured output (forced tool), reasoning for 3.7+ and 4', () => {
     for (const modelId of [
       'claude-opus-4-1-20250805',
       'claude-sonnet-4-5',
@@ -75,6 +75,7 @@ describe('resolveCapabilities', () => {
         reasoning: true,
         logprobs: false,
         toolCalling: true,
+        structuredOutput: true,
       });
     }
     expect(
@@ -82,8 +83,14 @@ describe('resolveCapabilities', () => {
     ).toMatchObject({
       reasoning: false,
       logprobs: false,
+      structuredOutput: true,
       maxOutputTokens: 8_192,
     });
+    // Unknown Anthropic ids get the conservative defaults like any other unknown model.
+    expect(
+      resolveCapabilities({ provider: 'anthropic', modelId: 'claude-next-preview', ...quiet })
+        .structuredOutput,
+    ).toBe(false);
   });
 
   it('does not apply a provider row to another provider', () => {

@@ -53,11 +53,13 @@ const openAIReasoning = {
   supportsTemperature: false,
 } as const satisfies Partial<ModelCapabilities>;
 
+// structuredOutput: @closedloop/provider-anthropic answers `responseFormat` with a schema through a
+// forced tool whose input_schema is the schema (documented in both READMEs).
 const anthropicBase = {
   toolCalling: true,
   parallelToolCalls: true,
   streaming: true,
-  structuredOutput: false,
+  structuredOutput: true,
   logprobs: false,
   reasoning: false,
   vision: true,

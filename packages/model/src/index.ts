@@ -29,6 +29,12 @@ export type {
   ToolSpec,
   Usage,
 } from './chat-model';
+export {
+  checkModelId,
+  checkProviderOptions,
+  environmentVariable,
+  type ProviderOptionsToCheck,
+} from './check-provider-options';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type GenerateOptions, generate } from './generate';
 export {
@@ -37,13 +43,24 @@ export {
   generateObject,
   jsonInstruction,
 } from './generate-object';
+export {
+  type ErrorClass,
+  type MapSdkErrorOptions,
+  mapSdkError,
+  type SdkApiErrorDetails,
+  type SdkErrorClasses,
+  type SdkErrorRefinement,
+} from './map-sdk-error';
 export { ModelError, type ModelErrorCode } from './model-error';
 export {
+  classifyHttpError,
   codeForStatus,
+  type HttpErrorInfo,
   type NormalizeErrorOptions,
   normalizeError,
   parseRetryAfter,
 } from './normalize-error';
+export { parseToolCall } from './parse-tool-call';
 export {
   clearProbeCache,
   type ProbeCapabilitiesOptions,
@@ -51,7 +68,8 @@ export {
   type ProbeResult,
   probeCapabilities,
 } from './probe-capabilities';
-export { redactSecrets } from './redact-secrets';
+export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
+export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
   type ResultToStreamOptions,
   resultToStream,

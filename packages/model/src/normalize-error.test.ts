@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from './model-error';
-import { codeForStatus, normalizeError, parseRetryAfter } from './normalize-error';
+import { classifyHttpError, codeForStatus, normalizeError, parseRetryAfter } from './normalize-error';
 
 /** A port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -74,6 +74,10 @@ describe('normalizeError', () => {
     });
     expect(normalizeError(overloaded)).toMatchObject({ code: 'overloaded', retryAfterMs: 150 });
     expect(normalizeError(Object.assign(new Error('nope'), { status: 401 })).code).toBe('auth');
+    const tooLong = Object.assign(new Error('400 prompt is too long: 210000 tokens > 200000 maximum'), {
+      status: 400,
+    });
+    expect(normalizeError(tooLong)).toMatchObject({ code: 'context-length', isRetryable: false });
   });
 
   it('falls back to a non-retryable invalid-response for unknown errors, with secrets redacted', () => {
@@ -87,9 +91,9 @@ describe('normalizeError', () => {
 });
 
 describe('codeForStatus', () => {
-  it('maps statuses to codes', () => {
+  it('maps statuses to codes: 500/502 network (retry soon), 503/529/409 overloaded (back off)', () => {
     expect(
-      [400, 401, 403, 404, 408, 413, 422, 429, 500, 502, 503, 504, 529].map((status) =>
+      [400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 520, 529].map((status) =>
         codeForStatus(status),
       ),
     ).toEqual([
@@ -98,15 +102,75 @@ describe('codeForStatus', () => {
       'auth',
       'bad-request',
       'timeout',
+      'overloaded',
       'context-length',
       'bad-request',
       'rate-limited',
-      'overloaded',
-      'overloaded',
+      'network',
+      'network',
       'overloaded',
       'timeout',
+      'network',
       'overloaded',
     ]);
+  });
+});
+
+describe('classifyHttpError', () => {
+  it.each([
+    [401, undefined, 'auth'],
+    [403, undefined, 'auth'],
+    [408, undefined, 'timeout'],
+    [409, undefined, 'overloaded'],
+    [413, undefined, 'context-length'],
+    [422, undefined, 'bad-request'],
+    [404, undefined, 'bad-request'],
+    [429, undefined, 'rate-limited'],
+    [500, undefined, 'network'],
+    [502, undefined, 'network'],
+    [503, undefined, 'overloaded'],
+    [504, undefined, 'timeout'],
+    [529, undefined, 'overloaded'],
+    [undefined, 'overloaded_error', 'overloaded'],
+    [undefined, 'server_error', 'network'],
+    [undefined, 'api_error', 'network'],
+    [undefined, 'rate_limit_error', 'rate-limited'],
+    [undefined, 'tokens', 'rate-limited'],
+    [undefined, 'authentication_error', 'auth'],
+    [undefined, 'permission_error', 'auth'],
+    [undefined, 'invalid_request_error', 'bad-request'],
+    [undefined, 'not_found_error', 'bad-request'],
+    [undefined, 'timeout_error', 'timeout'],
+    [undefined, undefined, 'network'],
+  ] as const)('%s %s → %s', (status, type, expected) => {
+    expect(classifyHttpError({ status, type })).toBe(expected);
+  });
+
+  it('detects context-length 4xx errors by code or message, but not 5xx', () => {
+    expect(classifyHttpError({ status: 400, code: 'context_length_exceeded' })).toBe('context-length');
+    expect(classifyHttpError({ status: 400, code: 'string_above_max_length' })).toBe('context-length');
+    expect(
+      classifyHttpError({ status: 400, message: 'prompt is too long: 210000 tokens > 200000 maximum' }),
+    ).toBe('context-length');
+    expect(
+      classifyHttpError({
+        status: 400,
+        message: 'input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000',
+      }),
+    ).toBe('context-length');
+    expect(
+      classifyHttpError({
+        status: 400,
+        message:
+          "This model's maximum context length is 128000 tokens. Please reduce the length of the messages.",
+      }),
+    ).toBe('context-length');
+    expect(classifyHttpError({ status: 400, message: 'temperature out of range' })).toBe('bad-request');
+    expect(classifyHttpError({ status: 500, message: 'context window crashed' })).toBe('network');
+    expect(classifyHttpError({ type: 'invalid_request_error', message: 'prompt is too long' })).toBe(
+      'context-length',
+    );
+    expect(classifyHttpError({ code: 'rate_limit_exceeded' })).toBe('rate-limited');
   });
 });
 

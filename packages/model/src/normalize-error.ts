@@ -59,17 +59,86 @@ export function parseRetryAfter(headers: unknown, now: number = Date.now()): num
 }
 
 /**
- * The error code for an HTTP status, the shared fallback every adapter uses after its own
- * provider-specific mapping (e.g. OpenAI's `context_length_exceeded` error code).
+ * The error code for an HTTP status — the one status table every adapter shares:
+ *
+ * | status | code |
+ * | --- | --- |
+ * | 401, 403 | `auth` |
+ * | 408, 504 | `timeout` |
+ * | 409 (lock conflict) | `overloaded` |
+ * | 413 | `context-length` |
+ * | 429 | `rate-limited` |
+ * | 503, 529 | `overloaded` (the provider sheds load: back off) |
+ * | 500, 502, other 5xx | `network` (a crashed request or a broken hop: retry soon) |
+ * | other 4xx | `bad-request` |
+ *
+ * {@link classifyHttpError} adds what the status alone cannot say (context-length 400s, errors
+ * sent inside a 200 stream).
  */
 export function codeForStatus(status: number): ModelErrorCode {
   if (status === 401 || status === 403) return 'auth';
-  if (status === 408) return 'timeout';
+  if (status === 408 || status === 504) return 'timeout';
+  if (status === 409) return 'overloaded';
   if (status === 413) return 'context-length';
   if (status === 429) return 'rate-limited';
-  if (status === 504) return 'timeout';
-  if (status >= 500) return 'overloaded';
+  if (status === 503 || status === 529) return 'overloaded';
+  if (status >= 500) return 'network';
   return 'bad-request';
+}
+
+/** What {@link classifyHttpError} looks at. Every field is optional. */
+export interface HttpErrorInfo {
+  /** HTTP status; `undefined` for an error event sent inside a 200 stream. */
+  status?: number | undefined;
+  /** The provider's error type (`rate_limit_error`, `overloaded_error`, `server_error`, …). */
+  type?: string | undefined;
+  /** The provider's error code (`context_length_exceeded`, `rate_limit_exceeded`, …). */
+  code?: string | undefined;
+  /** The provider's error message (used to recognise context-length errors). */
+  message?: string | undefined;
+}
+
+const contextLengthPattern =
+  /context[_ ]length|context limit|maximum context|context window|prompt is too long|too many (input )?tokens|reduce the length of the messages/i;
+const contextLengthCodes = new Set(['context_length_exceeded', 'string_above_max_length']);
+
+/**
+ * The error code for a provider's HTTP error. With a status: {@link codeForStatus}, except that a
+ * 4xx whose code or message says the prompt is too long is `context-length`. Without a status (an
+ * `error` event inside a 200 stream) by the provider's error type: `overloaded_error` →
+ * `overloaded`; `rate_limit_error` / `rate_limit_exceeded` / `tokens` / `requests` →
+ * `rate-limited`; `authentication_error` / `permission_error` → `auth`;
+ * `invalid_request_error` / `not_found_error` / `request_too_large` → `bad-request` (or
+ * `context-length`); `timeout_error` → `timeout`; anything else (`server_error`, `api_error`) →
+ * `network`.
+ *
+ * @example
+ * classifyHttpError({ status: 400, code: 'context_length_exceeded' }) // 'context-length'
+ * classifyHttpError({ type: 'overloaded_error' }) // 'overloaded'
+ */
+export function classifyHttpError(info: HttpErrorInfo): ModelErrorCode {
+  const { status, type, code, message = '' } = info;
+  const contextLength =
+    (code !== undefined && contextLengthCodes.has(code)) || contextLengthPattern.test(message);
+  if (status === undefined) {
+    if (type === 'overloaded_error') return 'overloaded';
+    if (
+      type === 'rate_limit_error' ||
+      code === 'rate_limit_exceeded' ||
+      type === 'tokens' ||
+      type === 'requests'
+    ) {
+      return 'rate-limited';
+    }
+    if (type === 'authentication_error' || type === 'permission_error') return 'auth';
+    if (type === 'invalid_request_error' || type === 'not_found_error' || type === 'request_too_large') {
+      return contextLength ? 'context-length' : 'bad-request';
+    }
+    if (type === 'timeout_error') return 'timeout';
+    return 'network';
+  }
+  const byStatus = codeForStatus(status);
+  return byStatus === 'bad-request' && contextLength ? 'context-length' : byStatus;
 }
 
 /** The error and its `cause`s (up to 5 deep). */
@@ -97,8 +166,8 @@ function messageOf(error: unknown): string {
  * Turns any thrown value into a `ModelError`. A `ModelError` is returned unchanged (unless the
  * signal aborted). Recognised: `AbortError` → `aborted`, `TimeoutError` and `ETIMEDOUT` →
  * `timeout`, `fetch failed` `TypeError`s and socket errors (`ECONNRESET`, …) → `network`,
- * objects with an HTTP `status` → by status (429 rate-limited, 5xx overloaded, 401/403 auth, …)
- * with `Retry-After` read from `headers`. Anything else becomes a non-retryable
+ * objects with an HTTP `status` → {@link classifyHttpError} (status, plus the message for
+ * context-length 400s) with `Retry-After` and the request id read from `headers`. Anything else becomes a non-retryable
  * `invalid-response`. Messages are passed through {@link redactSecrets}.
  */
 export function normalizeError(error: unknown, options: NormalizeErrorOptions = {}): ModelError {
@@ -138,7 +207,7 @@ export function normalizeError(error: unknown, options: NormalizeErrorOptions = 
     const headers = field(error, 'headers');
     const requestId = headerValue(headers, 'x-request-id') ?? headerValue(headers, 'request-id') ?? undefined;
     return new ModelError({
-      code: codeForStatus(status),
+      code: classifyHttpError({ status, message }),
       message: `${prefix}HTTP ${status}: ${message}`,
       status,
       retryAfterMs: parseRetryAfter(headers),

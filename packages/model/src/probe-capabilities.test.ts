@@ -90,6 +90,29 @@ describe('probeCapabilities', () => {
     expect(model.requests).toHaveLength(6);
   });
 
+  it('only a schema that reached the model counts: the prompt names neither JSON nor the key', async () => {
+    const model = new ScriptedModel({
+      modelId: 'probe-f',
+      matchers: [
+        { match: isTool, respond: toolCallTurn('canary_echo', { value: 'ok' }) },
+        // A server that ignores response_format answers the question in prose.
+        {
+          match: (request) => isJson(request) && request.messages.length === 1,
+          respond: (request) => textTurn(`${request.messages[0]?.content === 'What is 2 + 3?' ? '5' : '?'}`),
+        },
+        { match: isLogprobs, respond: textTurn('yes') },
+      ],
+    });
+    const result = await probeCapabilities(model);
+    const prompt = model.requests[1]?.messages.map((message) => message.content).join('\n') ?? '';
+    expect(prompt).not.toMatch(/json|answer/i);
+    expect(model.requests[1]?.responseFormat?.schema).toMatchObject({ required: ['answer'] });
+    expect(result.structuredOutput).toMatchObject({
+      supported: false,
+      detail: expect.stringMatching(/not \{"answer": <integer>\}/),
+    });
+  });
+
   it('rejects (and does not cache) inconclusive failures such as auth', async () => {
     let calls = 0;
     const model = new ScriptedModel({

@@ -18,7 +18,12 @@ export interface ProbeResult {
   modelId: string;
   /** A trivial tool call with `toolChoice: 'required'`. */
   toolCalling: ProbeOutcome;
-  /** A tiny answer through `responseFormat` with a JSON schema. */
+  /**
+   * A tiny answer through `responseFormat` with a JSON schema whose key the prompt never names.
+   * A model whose capabilities say no native structured output is asked too, but its adapter
+   * does not send the schema, so this is `unsupported` — create the model with
+   * `capabilities: { structuredOutput: true }` to find out whether the server really has it.
+   */
   structuredOutput: ProbeOutcome;
   /** A request with `logprobs: true` that must come back with a `confidence`. */
   logprobs: ProbeOutcome;
@@ -103,7 +108,10 @@ async function runProbe(model: ChatModel, options: ProbeCapabilitiesOptions): Pr
   const structuredOutput = await canary(
     model,
     {
-      messages: [{ role: 'user', content: 'What is 2 + 3? Answer in the requested JSON format.' }],
+      // Neither JSON nor the key is mentioned: only a schema that reached the model (native
+      // structured output) yields {"answer": 5}. A server that drops or downgrades it (plain JSON
+      // mode) answers in prose or rejects the request, and the probe says "unsupported".
+      messages: [{ role: 'user', content: 'What is 2 + 3?' }],
       responseFormat: {
         type: 'json',
         name: 'canary_sum',

@@ -23,4 +23,16 @@ describe('redactSecrets', () => {
     const text = 'HTTP 429: rate limit for model gpt-4o, retry in 2s (task-list, sk-8)';
     expect(redactSecrets(text)).toBe(text);
   });
+
+  it('removes literal secrets of any shape, everywhere, but ignores values under 4 characters', () => {
+    const key = 'canary-key-Zq81Xw5Lm3Vb7Nt2';
+    expect(redactSecrets(`bad key ${key}; echoed: ${key}`, { secrets: [key] })).toBe(
+      'bad key [redacted]; echoed: [redacted]',
+    );
+    expect(redactSecrets(`bad key ${key}`)).toContain(key);
+    expect(redactSecrets('a b c abc', { secrets: ['abc', ''] })).toBe('a b c abc');
+    expect(redactSecrets('key sk-proj-abcdefghijklmnop and Bearer abcdefghijklmnop', { secrets: [] })).toBe(
+      'key [redacted] and Bearer [redacted]',
+    );
+  });
 });

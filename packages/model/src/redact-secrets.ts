@@ -7,15 +7,28 @@ const secretPatterns: readonly RegExp[] = [
   /\b(x-api-key|api[-_]?key|apikey|access[-_]?token|authorization)(["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;&]{8,}/gi,
 ];
 
+/** Options for {@link redactSecrets}. */
+export interface RedactSecretsOptions {
+  /**
+   * Literal secrets (the configured API key) removed wherever they appear, whatever their shape.
+   * Values shorter than 4 characters are ignored (they would shred ordinary text).
+   */
+  secrets?: readonly string[];
+}
+
 /**
- * Removes API-key-shaped strings (`sk-…`, `sk-ant-…`, `Bearer …`, `x-api-key: …`) from a text.
- * Used on every error message built from provider or transport errors.
+ * Removes API-key-shaped strings (`sk-…`, `sk-ant-…`, `Bearer …`, `x-api-key: …`) and the given
+ * literal `secrets` from a text. Adapters run every error message they build through it.
  *
  * @example
  * redactSecrets('401 for key sk-ant-api03-abcdefgh') // '401 for key [redacted]'
+ * redactSecrets('bad key my-local-key-123', { secrets: ['my-local-key-123'] }) // 'bad key [redacted]'
  */
-export function redactSecrets(text: string): string {
+export function redactSecrets(text: string, options: RedactSecretsOptions = {}): string {
   let out = text;
+  for (const secret of options.secrets ?? []) {
+    if (secret.length >= 4) out = out.replaceAll(secret, '[redacted]');
+  }
   out = out.replace(secretPatterns[0]!, (_match, scheme: string) => `${scheme} [redacted]`);
   out = out.replace(secretPatterns[1]!, '[redacted]');
   out = out.replace(

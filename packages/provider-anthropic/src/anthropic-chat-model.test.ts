@@ -3,20 +3,21 @@ import {
   generate,
   generateObject,
   ModelError,
+  registerCapabilities,
+  resolveCapabilities,
   type StreamPart,
 } from '@closedloop/model';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
 import {
+  fixtureReplies,
   type LoopbackServer,
   parseRecordedResponse,
-  readRecordedResponse,
   startLoopbackServer,
-} from '../../provider-openai/src/__conformance__/loopback-server';
+} from '@closedloop/model/conformance';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { anthropic, createAnthropic } from './anthropic-provider';
 
-const fixture = (name: string) =>
-  readRecordedResponse(new URL(`./__fixtures__/${name}.http`, import.meta.url));
+const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
 const question = { messages: [{ role: 'user' as const, content: 'What is 6 times 7?' }] };
 
 let server: LoopbackServer;
@@ -26,8 +27,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
+// The default run stays quiet: a console.warn (the SDK warns about deprecated model ids and
+// `thinking.type=enabled` on some models) fails the test that caused it.
+let warn: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+  warn = vi.spyOn(console, 'warn');
+});
 afterEach(() => {
   vi.unstubAllEnvs();
+  expect(warn, 'something printed a warning').not.toHaveBeenCalled();
+  warn.mockRestore();
 });
 
 const provider = () => createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url });
@@ -263,6 +272,32 @@ describe('createAnthropic', () => {
     expect(headers['x-api-key']).toBe('sk-ant-set-after-creation-01');
     expect(headers.authorization).toBeUndefined();
     expect(headers['anthropic-beta']).toBe('test-beta-1');
+  });
+
+  it('reports exactly the capability table, with registrations and overrides (no silent override)', () => {
+    const provider = createAnthropic({ apiKey: 'k', name: 'claude-proxy' });
+    for (const modelId of ['claude-sonnet-4-6', 'claude-3-5-haiku-latest']) {
+      expect(provider(modelId).capabilities).toEqual(resolveCapabilities({ provider: 'anthropic', modelId }));
+    }
+    const unregister = registerCapabilities({
+      provider: 'anthropic',
+      pattern: 'claude-sonnet-4*',
+      capabilities: { structuredOutput: false },
+    });
+    try {
+      expect(provider('claude-sonnet-4-6').capabilities.structuredOutput).toBe(false);
+    } finally {
+      unregister();
+    }
+    const warnings: string[] = [];
+    const unknown = resolveCapabilities({
+      provider: 'anthropic',
+      modelId: 'claude-unreleased-9',
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(provider('claude-unreleased-9').capabilities).toEqual(unknown);
+    expect(unknown.structuredOutput).toBe(false);
+    expect(warnings).toHaveLength(1);
   });
 
   it('reports structured output as supported (forced tool) unless overridden, and validates options', () => {

@@ -13,6 +13,7 @@ import {
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
+  parseToolCall,
   type ReasoningPart,
   type StreamPart,
   type ToolCall,
@@ -28,7 +29,6 @@ import {
   mapAnthropicStopReason,
   mapAnthropicUsage,
   mergeAnthropicUsage,
-  toolCallFromJson,
 } from './parse-anthropic-response';
 
 /** What a provider hands each of its models. */
@@ -301,7 +301,7 @@ export class AnthropicChatModel implements ChatModel {
           case 'content_block_stop': {
             const block = blocks.get(event.index);
             if (block?.kind === 'tool') {
-              const toolCall = toolCallFromJson({ id: block.id, name: block.name, rawArguments: block.raw });
+              const toolCall = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
               toolCalls.push(toolCall);
               yield { type: 'tool-call', toolCall };
             } else if (block?.kind === 'response' && responseTool) {

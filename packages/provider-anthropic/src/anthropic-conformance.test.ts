@@ -1,52 +1,27 @@
-// The shared conformance suite lives in provider-openai (test code only, never published); it is
-// imported by relative path so both adapters run the very same scenarios and assertions.
-import {
-  type ConformanceScenarioName,
-  runConformanceSuite,
-} from '../../provider-openai/src/__conformance__/conformance-suite';
-import {
-  type LoopbackReply,
-  readRecordedResponse,
-} from '../../provider-openai/src/__conformance__/loopback-server';
+import { conformanceReplies, fixtureReplies, runConformanceSuite } from '@closedloop/model/conformance';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
-const fixture = (name: string) =>
-  readRecordedResponse(new URL(`./__fixtures__/${name}.http`, import.meta.url));
-const json = (name: string): LoopbackReply[] => [{ type: 'response', response: fixture(name) }];
-const sse = (
-  name: string,
-  extra: Partial<Extract<LoopbackReply, { type: 'response' }>> = {},
-): LoopbackReply[] => [{ type: 'response', response: fixture(name), chunking: 'events', ...extra }];
+// Fixtures are named after the scenarios. `text-stream.http` cut short: message_start,
+// content_block_start, ping and two text deltas, then the server just ends (5 events); 4 before
+// the reset; 5 before the abort.
+const fixtures = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+const replies = conformanceReplies(fixtures, {
+  streamCutAfterEvents: 5,
+  resetAfterEvents: 4,
+  holdAfterEvents: 5,
+});
 
-const replies: Record<ConformanceScenarioName, LoopbackReply[]> = {
-  text: json('text'),
-  'text-stream': sse('text-stream'),
-  conversation: json('conversation'),
-  'tool-call': json('tool-call'),
-  'parallel-tool-calls': sse('parallel-tool-calls'),
-  'tool-call-no-arguments': sse('tool-call-no-arguments'),
-  'tool-arguments-split': sse('tool-arguments-split'),
-  'structured-output': json('structured-output'),
-  'structured-output-stream': sse('structured-output-stream'),
-  'unknown-finish-reason': json('unknown-finish-reason'),
-  'rate-limited': json('rate-limited'),
-  'server-error-500': json('server-error-500'),
-  'bad-gateway-502': json('bad-gateway-502'),
-  'unavailable-503': json('unavailable-503'),
-  'overloaded-529': json('overloaded-529'),
-  'auth-canary': json('auth-canary'),
-  'context-length': json('context-length'),
-  'bad-request': json('bad-request'),
-  'malformed-json': json('malformed-json'),
-  'stream-error-event': sse('stream-error-event'),
-  // message_start, content_block_start, ping and two text deltas, then the server just ends.
-  'stream-cut': sse('text-stream', { limitEvents: 5 }),
-  'connection-reset': [{ type: 'reset' }],
-  'connection-reset-mid-stream': sse('text-stream', { limitEvents: 4, after: 'destroy' }),
-  timeout: [{ type: 'hang' }],
-  'abort-mid-stream': sse('text-stream', { limitEvents: 5, after: 'hold' }),
-  'abort-generate': [{ type: 'hang' }],
-};
+// The SDK console.warns for some model ids (deprecated models, `thinking.type=enabled` on newer
+// ones). The default test run must stay quiet: any warning fails the test that caused it.
+let warn: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+  warn = vi.spyOn(console, 'warn');
+});
+afterEach(() => {
+  expect(warn, 'the SDK printed a warning').not.toHaveBeenCalled();
+  warn.mockRestore();
+});
 
 runConformanceSuite({
   name: 'anthropic',
@@ -55,5 +30,5 @@ runConformanceSuite({
     createAnthropic({ baseURL: serverUrl, apiKey, timeoutMs })('claude-sonnet-4-6'),
   replies,
   snapshotHeaders: ['x-api-key', 'anthropic-version', 'content-type', 'accept', 'x-stainless-retry-count'],
-  retryReplies: [...json('rate-limited'), ...json('text')],
+  retryReplies: [...fixtures.json('rate-limited'), ...fixtures.json('text')],
 });

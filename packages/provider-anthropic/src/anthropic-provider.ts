@@ -1,5 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ModelError, resolveCapabilities } from '@closedloop/model';
+import {
+  checkModelId,
+  checkProviderOptions,
+  environmentVariable,
+  ModelError,
+  resolveCapabilities,
+} from '@closedloop/model';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
 
@@ -42,28 +48,15 @@ export interface AnthropicProvider {
 
 const defaultBaseURL = 'https://api.anthropic.com';
 
-function envVar(name: string): string | undefined {
-  const value = globalThis.process?.env?.[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === 'http:' || protocol === 'https:';
-}
-
-function invalidOption(provider: string, message: string): ModelError {
-  return new ModelError({ code: 'bad-request', message: `createAnthropic: ${message}`, provider });
-}
-
 /**
  * Creates an Anthropic provider over the official `@anthropic-ai/sdk`. The SDK client is created
  * at the first request with `maxRetries: 0`: retries belong to closedloop's one policy
  * (`withRetry`, `generate`), so attempts never multiply.
  *
- * Capabilities come from `resolveCapabilities`; `structuredOutput` is reported as `true` because
- * this adapter implements it with a forced tool (override it per model to opt out).
+ * Capabilities are exactly what `resolveCapabilities` says for the model id (the table in
+ * `@closedloop/model` is the one source of truth; per-model `capabilities` overrides apply on
+ * top). Known Claude models have `structuredOutput: true`, which this adapter implements with a
+ * forced tool; turn it off per model to use `generateObject`'s JSON-in-text path.
  *
  * @example
  * const anthropic = createAnthropic({ apiKey: process.env.ANTHROPIC_API_KEY });
@@ -71,25 +64,19 @@ function invalidOption(provider: string, message: string): ModelError {
  */
 export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
   const provider = options.name ?? 'anthropic';
-  if (provider.trim() === '') throw invalidOption(provider, 'name must not be empty');
-  if (options.baseURL !== undefined && !isHttpUrl(options.baseURL)) {
-    throw invalidOption(
-      provider,
-      `baseURL ${JSON.stringify(options.baseURL)} is not a valid http(s) URL; expected e.g. https://api.anthropic.com`,
-    );
-  }
-  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw invalidOption(
-      provider,
-      `timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
-    );
-  }
+  checkProviderOptions({
+    factory: 'createAnthropic',
+    provider,
+    baseURL: options.baseURL,
+    baseURLExample: 'https://api.anthropic.com',
+    timeoutMs: options.timeoutMs,
+  });
   let client: Anthropic | undefined;
   let apiKey: string | undefined = options.apiKey;
 
   const getClient = (): Anthropic => {
     if (client) return client;
-    apiKey = options.apiKey ?? envVar('ANTHROPIC_API_KEY');
+    apiKey = options.apiKey ?? environmentVariable('ANTHROPIC_API_KEY');
     if (!apiKey) {
       throw new ModelError({
         code: 'auth',
@@ -122,19 +109,16 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     modelId: AnthropicChatModelId,
     settings: AnthropicChatSettings = {},
   ): AnthropicChatModel => {
-    if (typeof modelId !== 'string' || modelId.trim() === '') {
-      throw invalidOption(provider, `model id must be a non-empty string, got ${JSON.stringify(modelId)}`);
-    }
-    const resolved = resolveCapabilities({
-      // The capability table knows Anthropic models under `anthropic`, whatever this provider is named.
-      provider: 'anthropic',
-      modelId,
-      ...(settings.capabilities ? { overrides: settings.capabilities } : {}),
-    });
+    checkModelId({ factory: 'createAnthropic', provider, modelId });
     return new AnthropicChatModel({
       modelId,
       settings,
-      capabilities: { ...resolved, structuredOutput: settings.capabilities?.structuredOutput ?? true },
+      capabilities: resolveCapabilities({
+        // The capability table knows Anthropic models under `anthropic`, whatever this provider is named.
+        provider: 'anthropic',
+        modelId,
+        ...(settings.capabilities ? { overrides: settings.capabilities } : {}),
+      }),
       config,
     });
   };

@@ -13,5 +13,5 @@ export {
   type ResponseTool,
   toAnthropicMessages,
 } from './build-anthropic-request';
-export { classifyAnthropicError, type MapErrorContext, mapAnthropicError } from './map-anthropic-error';
+export { type MapErrorContext, mapAnthropicError } from './map-anthropic-error';
 export { mapAnthropicStopReason, mapAnthropicUsage } from './parse-anthropic-response';

@@ -1,7 +1,7 @@
-import { inspect } from 'node:util';
 import { APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { expectNoSecretLeak } from '@closedloop/model/conformance';
 import { describe, expect, it } from 'vitest';
-import { classifyAnthropicError, mapAnthropicError } from './map-anthropic-error';
+import { mapAnthropicError } from './map-anthropic-error';
 
 const canary = 'canary-unit-Yw62Ld09Tx';
 const context = { provider: 'anthropic', secrets: [canary] };
@@ -14,39 +14,56 @@ function apiError(
   return APIError.generate(status, body, undefined, new Headers(headers));
 }
 
-describe('classifyAnthropicError', () => {
+describe('mapAnthropicError', () => {
   it.each([
-    [529, undefined, 'overloaded'],
-    [503, undefined, 'overloaded'],
-    [500, undefined, 'network'],
-    [502, undefined, 'network'],
-    [504, undefined, 'timeout'],
-    [429, undefined, 'rate-limited'],
-    [413, undefined, 'context-length'],
-    [401, undefined, 'auth'],
-    [403, undefined, 'auth'],
-    [404, undefined, 'bad-request'],
-    [undefined, 'overloaded_error', 'overloaded'],
-    [undefined, 'api_error', 'network'],
-    [undefined, 'rate_limit_error', 'rate-limited'],
-    [undefined, 'invalid_request_error', 'bad-request'],
-  ] as const)('%s %s → %s', (status, type, expected) => {
-    expect(classifyAnthropicError({ status, type })).toBe(expected);
+    [529, 'overloaded'],
+    [503, 'overloaded'],
+    [500, 'network'],
+    [502, 'network'],
+    [504, 'timeout'],
+    [429, 'rate-limited'],
+    [413, 'context-length'],
+    [401, 'auth'],
+    [403, 'auth'],
+    [404, 'bad-request'],
+  ] as const)('classifies the SDK error for HTTP %s as %s', (status, expected) => {
+    const error = mapAnthropicError(apiError(status, { type: 'error', error: { message: 'x' } }), context);
+    expect(error).toMatchObject({ code: expected, status });
   });
+
+  it.each([
+    ['overloaded_error', 'overloaded'],
+    ['api_error', 'network'],
+    ['rate_limit_error', 'rate-limited'],
+    ['invalid_request_error', 'bad-request'],
+  ] as const)('classifies an error event of type %s in a 200 stream as %s', (type, expected) => {
+    // What the SDK throws for an `event: error` in a stream: an APIError without a status.
+    const event = new APIError(
+      undefined,
+      { type: 'error', error: { type, message: 'x' } },
+      undefined,
+      new Headers(),
+    );
+    const error = mapAnthropicError(event, context);
+    expect(error).toMatchObject({ code: expected, status: undefined });
+    expect(error.message).toContain(`error event in stream ${type}`);
+  });
+
   it('recognises context-length 400s by message', () => {
-    expect(
-      classifyAnthropicError({ status: 400, message: 'prompt is too long: 208310 tokens > 200000 maximum' }),
-    ).toBe('context-length');
-    expect(
-      classifyAnthropicError({
-        status: 400,
-        message: 'input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000',
-      }),
-    ).toBe('context-length');
+    const tooLong = (message: string) =>
+      mapAnthropicError(
+        apiError(400, { type: 'error', error: { type: 'invalid_request_error', message } }),
+        context,
+      ).code;
+    expect(tooLong('prompt is too long: 208310 tokens > 200000 maximum')).toBe('context-length');
+    expect(tooLong('input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000')).toBe(
+      'context-length',
+    );
+    expect(tooLong('temperature: range')).toBe('bad-request');
   });
 });
 
-describe('mapAnthropicError', () => {
+describe('mapAnthropicError details', () => {
   it('529 overloaded_error is overloaded and retryable, with the request id', () => {
     const error = mapAnthropicError(
       apiError(
@@ -96,13 +113,6 @@ describe('mapAnthropicError', () => {
       context,
     );
     expect(error.code).toBe('auth');
-    for (const rendering of [
-      error.message,
-      JSON.stringify(error),
-      String(error.stack),
-      inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
-    ]) {
-      expect(rendering).not.toContain(canary);
-    }
+    expectNoSecretLeak(error, canary);
   });
 });

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  mapAnthropicStopReason,
-  mapAnthropicUsage,
-  mergeAnthropicUsage,
-  toolCallFromJson,
-} from './parse-anthropic-response';
+import { mapAnthropicStopReason, mapAnthropicUsage, mergeAnthropicUsage } from './parse-anthropic-response';
 
 describe('mapAnthropicStopReason', () => {
   it.each([
@@ -50,12 +45,5 @@ describe('mapAnthropicUsage', () => {
         { output_tokens: 40, input_tokens: null, cache_read_input_tokens: null },
       ),
     ).toEqual({ input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 4 });
-  });
-});
-
-describe('toolCallFromJson', () => {
-  it('treats empty input as {} and keeps unparsable text raw', () => {
-    expect(toolCallFromJson({ id: 't', name: 'f', rawArguments: '' }).arguments).toEqual({});
-    expect(toolCallFromJson({ id: 't', name: 'f', rawArguments: '{"a":' }).arguments).toBe('{"a":');
   });
 });

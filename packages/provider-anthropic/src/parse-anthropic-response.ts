@@ -1,4 +1,4 @@
-import type { FinishReason, ToolCall, Usage } from '@closedloop/model';
+import type { FinishReason, Usage } from '@closedloop/model';
 
 /**
  * Maps an Anthropic `stop_reason`: `end_turn`/`stop_sequence` → stop, `tool_use` → tool-calls,
@@ -59,19 +59,4 @@ export function mergeAnthropicUsage(
     if (value !== null && value !== undefined) (merged as Record<string, unknown>)[key] = value;
   }
   return merged;
-}
-
-/** A `ToolCall` from streamed `input_json_delta` text: `{}` when empty, the raw text when unparsable. */
-export function toolCallFromJson(options: { id: string; name: string; rawArguments: string }): ToolCall {
-  const { id, name, rawArguments } = options;
-  let parsed: unknown;
-  if (rawArguments.trim() === '') parsed = {};
-  else {
-    try {
-      parsed = JSON.parse(rawArguments);
-    } catch {
-      parsed = rawArguments;
-    }
-  }
-  return { id, name, arguments: parsed, rawArguments };
 }

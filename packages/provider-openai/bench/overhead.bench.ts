@@ -7,16 +7,19 @@
  * Run: pnpm bench (or npx tsx --conditions=@closedloop/source bench/overhead.bench.ts [N]).
  */
 import type { GenerateRequest } from '@closedloop/model';
+import {
+  fixtureReplies,
+  formatOverheadResult,
+  measureOverhead,
+  startLoopbackServer,
+} from '@closedloop/model/conformance';
 import OpenAI from 'openai';
-import { readRecordedResponse, startLoopbackServer } from '../src/__conformance__/loopback-server';
 import { createOpenAI } from '../src/openai-provider';
 
 const calls = Math.max(500, Number(process.argv[2] ?? 1000));
 const warmup = 200;
-const targetMs = 0.5;
 
-const fixture = (name: string) =>
-  readRecordedResponse(new URL(`../src/__fixtures__/${name}.http`, import.meta.url));
+const { read: fixture } = fixtureReplies(new URL('../src/__fixtures__/', import.meta.url));
 
 const request: GenerateRequest = {
   messages: [
@@ -36,59 +39,6 @@ const rawBody = {
   max_completion_tokens: 64,
   temperature: 0,
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 0
-    ? ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-    : (sorted[middle] ?? 0);
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
-
-async function measure(
-  label: string,
-  raw: () => Promise<unknown>,
-  adapter: () => Promise<unknown>,
-): Promise<boolean> {
-  for (let i = 0; i < warmup; i++) {
-    await raw();
-    await adapter();
-  }
-  const rawTimes: number[] = [];
-  const adapterTimes: number[] = [];
-  const differences: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    let rawMs: number;
-    let adapterMs: number;
-    if (i % 2 === 0) {
-      rawMs = await time(raw);
-      adapterMs = await time(adapter);
-    } else {
-      adapterMs = await time(adapter);
-      rawMs = await time(raw);
-    }
-    rawTimes.push(rawMs);
-    adapterTimes.push(adapterMs);
-    differences.push(adapterMs - rawMs);
-  }
-  const rawMedian = median(rawTimes);
-  const adapterMedian = median(adapterTimes);
-  const overhead = adapterMedian - rawMedian;
-  const pairedOverhead = median(differences);
-  const pass = overhead < targetMs;
-  console.log(
-    `${label.padEnd(16)} raw SDK median ${rawMedian.toFixed(3)} ms | adapter median ${adapterMedian.toFixed(3)} ms | ` +
-      `overhead ${overhead.toFixed(3)} ms (median of paired differences ${pairedOverhead.toFixed(3)} ms) | ` +
-      `target < ${targetMs} ms: ${pass ? 'PASS' : 'FAIL'}`,
-  );
-  return pass;
-}
 
 const server = await startLoopbackServer({ keepAliveTimeoutMs: 10_000 });
 try {
@@ -112,36 +62,42 @@ try {
     `provider-openai adapter overhead, ${calls} interleaved calls per side after ${warmup} warm-up calls`,
   );
   server.script([], { fallback: { type: 'response', response: fixture('text') }, record: false });
-  const jsonPass = await measure(
-    'JSON (generate)',
-    () => client.chat.completions.create(rawBody),
-    () => model.doGenerate(request),
-  );
+  const json = await measureOverhead({
+    label: 'JSON (generate)',
+    raw: () => client.chat.completions.create(rawBody),
+    adapter: () => model.doGenerate(request),
+    calls,
+    warmup,
+  });
+  console.log(formatOverheadResult(json));
 
   server.script([], {
     fallback: { type: 'response', response: fixture('text-stream'), chunking: 'whole' },
     record: false,
   });
-  const streamPass = await measure(
-    'SSE (stream)',
-    async () => {
-      const stream = await client.chat.completions.create({
+  const stream = await measureOverhead({
+    label: 'SSE (stream)',
+    raw: async () => {
+      const chunks = await client.chat.completions.create({
         ...rawBody,
         stream: true,
         stream_options: { include_usage: true },
       });
-      for await (const _chunk of stream) {
+      for await (const _chunk of chunks) {
         // consume
       }
     },
-    async () => {
+    adapter: async () => {
       for await (const _part of model.doStream(request)) {
         // consume
       }
     },
-  );
-  console.log(jsonPass && streamPass ? 'PASS' : 'FAIL');
-  process.exitCode = jsonPass && streamPass ? 0 : 1;
+    calls,
+    warmup,
+  });
+  console.log(formatOverheadResult(stream));
+  console.log(json.pass && stream.pass ? 'PASS' : 'FAIL');
+  process.exitCode = json.pass && stream.pass ? 0 : 1;
 } finally {
   await server.close();
 }

@@ -7,7 +7,7 @@ export {
   type OpenAIReasoningEffort,
   toOpenAIMessages,
 } from './build-openai-request';
-export { classifyHttpError, type MapErrorContext, mapOpenAIError } from './map-openai-error';
+export { type MapErrorContext, mapOpenAIError } from './map-openai-error';
 export { OpenAIChatModel, type OpenAIChatModelConfig } from './openai-chat-model';
 export {
   createOpenAI,

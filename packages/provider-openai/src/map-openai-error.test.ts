@@ -1,5 +1,5 @@
-import { inspect } from 'node:util';
 import { ModelError } from '@closedloop/model';
+import { expectNoSecretLeak } from '@closedloop/model/conformance';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -8,7 +8,7 @@ import {
   RateLimitError,
 } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { classifyHttpError, mapOpenAIError, redact } from './map-openai-error';
+import { mapOpenAIError } from './map-openai-error';
 
 const canary = 'canary-unit-Hk29Pq71Rz';
 const context = { provider: 'openai', secrets: [canary] };
@@ -21,37 +21,42 @@ function apiError(
   return APIError.generate(status, body, undefined, new Headers(headers));
 }
 
-describe('classifyHttpError', () => {
-  it.each([
-    [401, undefined, 'auth'],
-    [403, undefined, 'auth'],
-    [408, undefined, 'timeout'],
-    [409, undefined, 'overloaded'],
-    [413, undefined, 'context-length'],
-    [422, undefined, 'bad-request'],
-    [404, undefined, 'bad-request'],
-    [429, undefined, 'rate-limited'],
-    [500, undefined, 'network'],
-    [502, undefined, 'network'],
-    [503, undefined, 'overloaded'],
-    [504, undefined, 'timeout'],
-    [529, undefined, 'overloaded'],
-    [undefined, 'overloaded_error', 'overloaded'],
-    [undefined, 'server_error', 'network'],
-    [undefined, 'rate_limit_error', 'rate-limited'],
-  ] as const)('%s %s → %s', (status, type, expected) => {
-    expect(classifyHttpError({ status, type })).toBe(expected);
-  });
-  it('detects context-length 400s by code or message', () => {
-    expect(classifyHttpError({ status: 400, code: 'context_length_exceeded' })).toBe('context-length');
-    expect(
-      classifyHttpError({ status: 400, message: 'prompt is too long: 210000 tokens > 200000 maximum' }),
-    ).toBe('context-length');
-    expect(classifyHttpError({ status: 400, message: 'temperature out of range' })).toBe('bad-request');
-  });
-});
-
 describe('mapOpenAIError', () => {
+  it.each([
+    [401, 'auth'],
+    [403, 'auth'],
+    [408, 'timeout'],
+    [409, 'overloaded'],
+    [413, 'context-length'],
+    [422, 'bad-request'],
+    [404, 'bad-request'],
+    [429, 'rate-limited'],
+    [500, 'network'],
+    [502, 'network'],
+    [503, 'overloaded'],
+    [504, 'timeout'],
+    [529, 'overloaded'],
+  ] as const)('classifies the SDK error for HTTP %s as %s', (status, expected) => {
+    const error = mapOpenAIError(apiError(status, { error: { message: 'x' } }), context);
+    expect(error).toMatchObject({ code: expected, status });
+  });
+
+  it('classifies an error inside a 200 stream by its type, and context-length 400s by code', () => {
+    // What the SDK throws for `{"error": …}` inside a stream: an APIError without a status.
+    const inStream = (type: string) =>
+      mapOpenAIError(new APIError(undefined, { type, message: 'x' }, undefined, new Headers()), context);
+    expect(inStream('server_error')).toMatchObject({ code: 'network', status: undefined });
+    expect(inStream('server_error').message).toContain('error event in stream server_error');
+    expect(inStream('rate_limit_error').code).toBe('rate-limited');
+    expect(inStream('invalid_request_error').code).toBe('bad-request');
+    expect(
+      mapOpenAIError(
+        apiError(400, { error: { message: 'too long', code: 'context_length_exceeded' } }),
+        context,
+      ).code,
+    ).toBe('context-length');
+  });
+
   it('keeps status, request id and retry-after of a 429', () => {
     const error = mapOpenAIError(
       apiError(
@@ -129,20 +134,15 @@ describe('mapOpenAIError', () => {
     expect(source.message).toContain(canary);
     const error = mapOpenAIError(source, context);
     expect(error.code).toBe('auth');
-    for (const rendering of [
-      error.message,
-      JSON.stringify(error),
-      String(error.stack),
-      inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
-    ]) {
-      expect(rendering).not.toContain(canary);
-    }
+    expectNoSecretLeak(error, canary);
     expect(error.message).toContain('[redacted]');
   });
 
   it('redacts key-shaped strings that are not the configured key', () => {
-    expect(redact('key sk-proj-abcdefghijklmnop and Bearer abcdefghijklmnop')).toBe(
-      'key [redacted] and Bearer [redacted]',
+    const error = mapOpenAIError(
+      apiError(400, { error: { message: 'key sk-proj-abcdefghijklmnop and Bearer abcdefghijklmnop' } }),
+      { provider: 'openai' },
     );
+    expect(error.message).toContain('key [redacted] and Bearer [redacted]');
   });
 });

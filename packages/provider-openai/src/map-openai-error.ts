@@ -1,9 +1,8 @@
 import {
-  ModelError,
-  type ModelErrorCode,
-  normalizeError,
-  parseRetryAfter,
-  redactSecrets,
+  type MapSdkErrorOptions,
+  type ModelError,
+  mapSdkError,
+  type SdkErrorClasses,
 } from '@closedloop/model';
 import {
   APIConnectionError,
@@ -14,251 +13,35 @@ import {
 } from 'openai';
 
 /** Context for {@link mapOpenAIError}. */
-export interface MapErrorContext {
-  /** Provider id recorded on the error (`openai`, `openai-compatible`, …). */
-  provider: string;
-  /** The caller's signal: once it aborted, every failure is `aborted`. */
-  signal?: AbortSignal | undefined;
-  /** Literal secrets (the API key) to strip from every message, whatever their shape. */
-  secrets?: readonly string[];
-}
+export type MapErrorContext = Pick<MapSdkErrorOptions, 'provider' | 'signal' | 'secrets'>;
 
-/**
- * Removes the configured secrets (literally) and anything key-shaped (`sk-…`, `Bearer …`) from a
- * text.
- */
-export function redact(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.replaceAll(secret, '[redacted]');
-  }
-  return redactSecrets(out);
-}
+const classes: SdkErrorClasses = {
+  base: OpenAIError,
+  apiError: APIError,
+  connectionError: APIConnectionError,
+  connectionTimeoutError: APIConnectionTimeoutError,
+  userAbortError: APIUserAbortError,
+};
 
-/**
- * A copy of a thrown value that is safe to keep as `cause`: same name and message (redacted),
- * primitive `code`/`status`/`type` kept, no response headers or bodies.
- */
-export function sanitizeCause(error: unknown, secrets: readonly string[] = []): Error {
-  if (!(error instanceof Error)) return new Error(redact(String(error), secrets));
-  const copy = new Error(redact(error.message, secrets));
-  copy.name =
-    error.constructor?.name && error.constructor.name !== 'Error' ? error.constructor.name : error.name;
-  copy.stack = redact(error.stack ?? '', secrets);
-  const fields = copy as unknown as Record<string, unknown>;
-  const source = error as unknown as Record<string, unknown>;
-  for (const key of ['code', 'status', 'type', 'errno', 'syscall']) {
-    const value = source[key];
-    if (typeof value === 'string' || typeof value === 'number') fields[key] = value;
-  }
-  const inner = source.cause;
-  if (inner instanceof Error) {
-    const innerCode = (inner as unknown as Record<string, unknown>).code;
-    fields.cause = Object.assign(new Error(redact(inner.message, secrets)), {
-      name: inner.name,
-      ...(typeof innerCode === 'string' ? { code: innerCode } : {}),
-    });
-  }
-  return copy;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function oneLine(value: string, max = 300): string {
-  const collapsed = value
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return collapsed.length > max ? `${collapsed.slice(0, max)}…` : collapsed;
-}
-
-/** `UND_ERR_SOCKET: other side closed` from the innermost error of a cause chain that has one. */
-function describeCauseChain(error: unknown): string {
-  let code: string | undefined;
-  let message: string | undefined;
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const record = current as Record<string, unknown>;
-    code = text(record.code) ?? code;
-    message = text(record.message) ?? message;
-    current = record.cause;
-  }
-  return [code, message].filter(Boolean).join(': ');
-}
-
-const contextLengthPattern =
-  /context[_ ]length|maximum context|context window|prompt is too long|too many (input )?tokens|reduce the length of the messages/i;
-
-/**
- * The error code for an HTTP failure. Documented choices: 500 and 502 are `network` (a failed
- * hop or a crashed request, worth retrying at once), 503 and 529 are `overloaded` (the provider
- * is shedding load: back off), 504/408 are `timeout`, 409 (lock conflict) is `overloaded`.
- */
-export function classifyHttpError(options: {
-  status: number | undefined;
-  type?: string | undefined;
-  code?: string | undefined;
-  message?: string | undefined;
-}): ModelErrorCode {
-  const { status, type, code, message = '' } = options;
-  const contextLength =
-    code === 'context_length_exceeded' ||
-    code === 'string_above_max_length' ||
-    contextLengthPattern.test(message);
-  if (status === undefined) {
-    // An error sent inside a 200 stream: classify by its type.
-    if (type === 'overloaded_error') return 'overloaded';
-    if (
-      type === 'rate_limit_error' ||
-      code === 'rate_limit_exceeded' ||
-      type === 'tokens' ||
-      type === 'requests'
-    )
-      return 'rate-limited';
-    if (type === 'authentication_error' || type === 'permission_error') return 'auth';
-    if (type === 'invalid_request_error') return contextLength ? 'context-length' : 'bad-request';
-    if (type === 'timeout_error') return 'timeout';
-    return 'network';
-  }
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 408 || status === 504) return 'timeout';
-  if (status === 409) return 'overloaded';
-  if (status === 413) return 'context-length';
-  if (status === 429) return 'rate-limited';
-  if (status === 503 || status === 529) return 'overloaded';
-  if (status >= 500) return 'network';
-  return contextLength ? 'context-length' : 'bad-request';
-}
-
-const hints: Partial<Record<ModelErrorCode, string>> = {
+const hints: MapSdkErrorOptions['hints'] = {
   auth: 'Check the API key (the OPENAI_API_KEY environment variable or the apiKey option) and its permissions.',
   'rate-limited': 'Slow down or retry later (closedloop retries with backoff through withRetry/generate).',
   'context-length': 'Shorten the conversation or lower maxOutputTokens.',
 };
 
-function requestIdOf(error: APIError): string | undefined {
-  const fromSdk = error.requestID ?? undefined;
-  if (fromSdk) return fromSdk;
-  const headers = error.headers;
-  return headers?.get('x-request-id') ?? headers?.get('request-id') ?? undefined;
-}
-
 /**
- * Maps anything the OpenAI SDK (or fetch underneath it) throws to a `ModelError`: status,
- * provider error type/code, request id and Retry-After are kept; the API key never is (messages
- * are redacted and `cause` is a sanitised copy without headers or bodies).
+ * Maps anything the OpenAI SDK (or fetch underneath it) throws to a `ModelError`, through the
+ * error mapping every adapter shares (`mapSdkError` from `@closedloop/model`): status, provider
+ * error type/code, request id and Retry-After are kept; the API key never is (messages are
+ * redacted and `cause` is a sanitised copy without headers or bodies). OpenAI-specific: an
+ * `insufficient_quota` 429 is not retryable (a used-up quota does not come back by retrying).
  */
 export function mapOpenAIError(error: unknown, context: MapErrorContext): ModelError {
-  const { provider, signal, secrets = [] } = context;
-  if (ModelError.isInstance(error) && (!signal?.aborted || error.code === 'aborted')) return error;
-  const cause = sanitizeCause(error, secrets);
-  if (signal?.aborted || error instanceof APIUserAbortError) {
-    return new ModelError({
-      code: 'aborted',
-      message: `${provider}: request aborted by the caller`,
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof APIConnectionTimeoutError) {
-    return new ModelError({
-      code: 'timeout',
-      message: `${provider}: no response within the request timeout (timeoutMs). The request was not retried.`,
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof APIConnectionError) {
-    const detail = describeCauseChain(error.cause);
-    return new ModelError({
-      code: 'network',
-      message: redact(
-        `${provider}: connection failed${detail ? ` (${detail})` : ''}. Check baseURL and the network; the request was not retried.`,
-        secrets,
-      ),
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof APIError) {
-    const body = (error.error ?? {}) as Record<string, unknown>;
-    // Anthropic-style bodies nest the error once more: { type: 'error', error: { type, message } }.
-    const inner = (typeof body.error === 'object' && body.error !== null ? body.error : body) as Record<
-      string,
-      unknown
-    >;
-    const status = typeof error.status === 'number' ? error.status : undefined;
-    const type = text(inner.type) ?? text(error.type);
-    const code = text(inner.code) ?? text(error.code ?? undefined);
-    const nonJsonBody = error.error === undefined && status !== undefined;
-    const providerMessage =
-      text(inner.message) ??
-      (nonJsonBody
-        ? `non-JSON error body: "${oneLine(error.message.replace(/^\d{3}\s*/, ''), 120)}"`
-        : oneLine(error.message.replace(/^\d{3}\s*/, '')));
-    const modelErrorCode = classifyHttpError({ status, type, code, message: providerMessage });
-    const requestId = requestIdOf(error);
-    const retryAfterMs = error.headers ? parseRetryAfter(error.headers) : undefined;
-    const label = [status !== undefined ? `HTTP ${status}` : 'error in stream', code ?? type]
-      .filter(Boolean)
-      .join(' ');
-    const hint = hints[modelErrorCode];
-    const message = redact(
-      `${provider}: ${label}: ${oneLine(providerMessage || 'no error message')}${
-        requestId ? ` (request ${requestId})` : ''
-      }${hint ? `. ${hint}` : ''}`,
-      secrets,
-    );
-    return new ModelError({
-      code: modelErrorCode,
-      message,
-      // A quota that is used up does not come back by retrying.
-      ...(code === 'insufficient_quota' ? { isRetryable: false } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      ...(status !== undefined ? { status } : {}),
-      ...(requestId ? { requestId } : {}),
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof SyntaxError) {
-    return new ModelError({
-      code: 'invalid-response',
-      message: redact(`${provider}: the response is not valid JSON (${error.message})`, secrets),
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof OpenAIError) {
-    return new ModelError({
-      code: 'invalid-response',
-      message: redact(`${provider}: ${error.message}`, secrets),
-      isRetryable: false,
-      provider,
-      cause,
-    });
-  }
-  if (error instanceof TypeError && error.message === 'terminated') {
-    const detail = describeCauseChain(error.cause);
-    return new ModelError({
-      code: 'network',
-      message: redact(
-        `${provider}: the connection closed while the response was being read${detail ? ` (${detail})` : ''}`,
-        secrets,
-      ),
-      provider,
-      cause,
-    });
-  }
-  const normalized = normalizeError(error, { provider });
-  return new ModelError({
-    code: normalized.code,
-    message: redact(normalized.message, secrets),
-    isRetryable: normalized.isRetryable,
-    ...(normalized.status !== undefined ? { status: normalized.status } : {}),
-    provider,
-    cause,
+  return mapSdkError(error, {
+    ...context,
+    classes,
+    hints,
+    refine: ({ code, type }) =>
+      code === 'insufficient_quota' || type === 'insufficient_quota' ? { isRetryable: false } : undefined,
   });
 }

@@ -1,16 +1,15 @@
 import { type GenerateResult, generate, generateObject, type StreamPart } from '@closedloop/model';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
+  fixtureReplies,
   type LoopbackServer,
   parseRecordedResponse,
-  readRecordedResponse,
   startLoopbackServer,
-} from './__conformance__/loopback-server';
+} from '@closedloop/model/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createOpenAI } from './openai-provider';
 
-const fixture = (name: string) =>
-  readRecordedResponse(new URL(`./__fixtures__/${name}.http`, import.meta.url));
+const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
 const hi = { messages: [{ role: 'user' as const, content: 'Is it true?' }] };
 
 let server: LoopbackServer;

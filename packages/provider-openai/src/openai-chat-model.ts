@@ -5,6 +5,7 @@ import {
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
+  parseToolCall,
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
@@ -25,7 +26,6 @@ import {
   mapOpenAIFinishReason,
   mapOpenAIUsage,
   reasoningParts,
-  toToolCall,
 } from './parse-openai-response';
 
 /** What a provider hands each of its models. */
@@ -117,7 +117,7 @@ export class OpenAIChatModel implements ChatModel {
     for (const [index, call] of (message.tool_calls ?? []).entries()) {
       if (call.type !== 'function') continue;
       toolCalls.push(
-        toToolCall({
+        parseToolCall({
           id: call.id || `call_${index}`,
           name: call.function.name,
           rawArguments: call.function.arguments ?? '',
@@ -258,7 +258,7 @@ export class OpenAIChatModel implements ChatModel {
       if (!call) continue;
       if (call.name === '')
         throw this.#invalid(`streamed tool call ${index} has no function name`, requestId);
-      const toolCall = toToolCall({
+      const toolCall = parseToolCall({
         id: call.id ?? `call_${index}`,
         name: call.name,
         rawArguments: call.rawArguments,

@@ -1,14 +1,9 @@
 import { ModelError, type StreamPart } from '@closedloop/model';
+import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  type LoopbackServer,
-  readRecordedResponse,
-  startLoopbackServer,
-} from './__conformance__/loopback-server';
 import { createOpenAI, openai } from './openai-provider';
 
-const fixture = (name: string) =>
-  readRecordedResponse(new URL(`./__fixtures__/${name}.http`, import.meta.url));
+const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
 const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
 let server: LoopbackServer;

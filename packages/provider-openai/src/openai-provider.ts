@@ -1,4 +1,10 @@
-import { ModelError, resolveCapabilities } from '@closedloop/model';
+import {
+  checkModelId,
+  checkProviderOptions,
+  environmentVariable,
+  ModelError,
+  resolveCapabilities,
+} from '@closedloop/model';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
 import { OpenAIChatModel } from './openai-chat-model';
@@ -61,21 +67,6 @@ export interface OpenAIProvider {
 
 const defaultBaseURL = 'https://api.openai.com/v1';
 
-function envVar(name: string): string | undefined {
-  const value = globalThis.process?.env?.[name];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === 'http:' || protocol === 'https:';
-}
-
-function invalidOption(provider: string, message: string): ModelError {
-  return new ModelError({ code: 'bad-request', message: `createOpenAI: ${message}`, provider });
-}
-
 /**
  * Creates an OpenAI provider over the official `openai` SDK. The SDK client is created at the
  * first request with `maxRetries: 0`: retries belong to closedloop's one policy (`withRetry`,
@@ -92,26 +83,20 @@ function invalidOption(provider: string, message: string): ModelError {
  */
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const provider = options.name ?? (options.baseURL !== undefined ? 'openai-compatible' : 'openai');
-  if (provider.trim() === '') throw invalidOption(provider, 'name must not be empty');
-  if (options.baseURL !== undefined && !isHttpUrl(options.baseURL)) {
-    throw invalidOption(
-      provider,
-      `baseURL ${JSON.stringify(options.baseURL)} is not a valid http(s) URL; expected e.g. http://localhost:11434/v1`,
-    );
-  }
-  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw invalidOption(
-      provider,
-      `timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
-    );
-  }
+  checkProviderOptions({
+    factory: 'createOpenAI',
+    provider,
+    baseURL: options.baseURL,
+    baseURLExample: 'http://localhost:11434/v1',
+    timeoutMs: options.timeoutMs,
+  });
   const usesOpenAIKey = provider === 'openai';
   let client: OpenAI | undefined;
   let apiKey: string | undefined = options.apiKey;
 
   const getClient = (): OpenAI => {
     if (client) return client;
-    apiKey = options.apiKey ?? (usesOpenAIKey ? envVar('OPENAI_API_KEY') : undefined);
+    apiKey = options.apiKey ?? (usesOpenAIKey ? environmentVariable('OPENAI_API_KEY') : undefined);
     if (!apiKey && usesOpenAIKey) {
       throw new ModelError({
         code: 'auth',
@@ -143,9 +128,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   };
 
   const create = (modelId: OpenAIChatModelId, settings: OpenAIChatSettings = {}): OpenAIChatModel => {
-    if (typeof modelId !== 'string' || modelId.trim() === '') {
-      throw invalidOption(provider, `model id must be a non-empty string, got ${JSON.stringify(modelId)}`);
-    }
+    checkModelId({ factory: 'createOpenAI', provider, modelId });
     return new OpenAIChatModel({
       modelId,
       settings,

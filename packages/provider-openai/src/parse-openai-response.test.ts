@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  confidenceFromLogprobs,
-  mapOpenAIFinishReason,
-  mapOpenAIUsage,
-  toToolCall,
-} from './parse-openai-response';
+import { confidenceFromLogprobs, mapOpenAIFinishReason, mapOpenAIUsage } from './parse-openai-response';
 
 describe('mapOpenAIFinishReason', () => {
   it.each([
@@ -54,18 +49,5 @@ describe('confidenceFromLogprobs', () => {
     expect(confidenceFromLogprobs([])).toBeUndefined();
     expect(confidenceFromLogprobs(null)).toBeUndefined();
     expect(confidenceFromLogprobs([{ logprob: -1e6 }])).toBe(0);
-  });
-});
-
-describe('toToolCall', () => {
-  it('parses JSON, treats empty text as {} and keeps unparsable text raw', () => {
-    expect(toToolCall({ id: 'a', name: 'f', rawArguments: '{"x":1}' }).arguments).toEqual({ x: 1 });
-    expect(toToolCall({ id: 'a', name: 'f', rawArguments: ' ' }).arguments).toEqual({});
-    expect(toToolCall({ id: 'a', name: 'f', rawArguments: '{"x":' })).toEqual({
-      id: 'a',
-      name: 'f',
-      arguments: '{"x":',
-      rawArguments: '{"x":',
-    });
   });
 });

@@ -1,4 +1,4 @@
-import type { FinishReason, ReasoningPart, ToolCall, Usage } from '@closedloop/model';
+import type { FinishReason, ReasoningPart, Usage } from '@closedloop/model';
 import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 
@@ -55,24 +55,6 @@ export function confidenceFromLogprobs(
   for (const token of tokens) sum += token.logprob;
   const value = Math.exp(sum / tokens.length);
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : undefined;
-}
-
-/**
- * Builds a `ToolCall` from the provider's raw argument text: parsed JSON, `{}` for an empty
- * text, or the raw text itself when it is not valid JSON.
- */
-export function toToolCall(options: { id: string; name: string; rawArguments: string }): ToolCall {
-  const { id, name, rawArguments } = options;
-  let parsed: unknown;
-  if (rawArguments.trim() === '') parsed = {};
-  else {
-    try {
-      parsed = JSON.parse(rawArguments);
-    } catch {
-      parsed = rawArguments;
-    }
-  }
-  return { id, name, arguments: parsed, rawArguments };
 }
 
 /**

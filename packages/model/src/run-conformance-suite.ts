@@ -9,27 +9,24 @@
  * - asserts the neutral expectations,
  * - asserts the server saw exactly one HTTP attempt (no hidden SDK retries),
  * - snapshots the request the SDK sent (normalised) and the result the adapter parsed,
- * - asserts the API key appears in no error message, serialisation or `util.inspect` output.
+ * - asserts the API key appears in no error message, serialisation or `util.inspect` output,
+ * - for aborts, asserts the call rejected and the server saw the connection closed within 100 ms.
  *
- * Test code only. It lives in provider-openai and is imported by provider-anthropic's test by
- * relative path; its natural home is `@closedloop/model/testing` (see the README).
+ * Published as `@closedloop/model/conformance` (needs `vitest`, an optional peer dependency).
  */
 import { inspect } from 'node:util';
-import {
-  type ChatModel,
-  type GenerateRequest,
-  type GenerateResult,
-  ModelError,
-  type StreamPart,
-  withRetry,
-} from '@closedloop/model';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatModel, GenerateRequest, GenerateResult, StreamPart } from './chat-model';
+import { ConformanceError } from './conformance-error';
+import type { FixtureReplies } from './fixture-replies';
 import {
   type LoopbackReply,
   type LoopbackServer,
   type RecordedRequest,
   startLoopbackServer,
 } from './loopback-server';
+import { ModelError } from './model-error';
+import { withRetry } from './with-retry';
 
 /**
  * The API key every conformance model is created with. Fixtures that echo keys (the 401 body,
@@ -94,6 +91,8 @@ interface Outcome {
   result?: GenerateResult;
   parts: StreamPart[];
   error?: unknown;
+  /** `performance.now()` at `abort()`, for abort scenarios. */
+  abortedAt?: number;
   /** Milliseconds from `abort()` to the rejection, for abort scenarios. */
   abortLatencyMs?: number;
 }
@@ -105,6 +104,8 @@ interface Scenario {
   timeoutMs?: number;
   /** Abort on the first text delta (stream) or this many ms after the call starts (generate). */
   abort?: 'first-delta' | number;
+  /** The request must not outlive the call: the server sees its connection closed early. */
+  closesConnection?: boolean;
   check(outcome: Outcome): void;
 }
 
@@ -519,6 +520,7 @@ const scenarios: Scenario[] = [
     mode: 'generate',
     request: simpleRequest,
     timeoutMs: 150,
+    closesConnection: true,
     check(outcome) {
       expectModelError(outcome, { code: 'timeout', isRetryable: true });
     },
@@ -528,6 +530,7 @@ const scenarios: Scenario[] = [
     mode: 'stream',
     request: simpleRequest,
     abort: 'first-delta',
+    closesConnection: true,
     check(outcome) {
       expectModelError(outcome, { code: 'aborted', isRetryable: false });
       expect(textOf(outcome.parts).length).toBeGreaterThan(0);
@@ -539,6 +542,7 @@ const scenarios: Scenario[] = [
     mode: 'generate',
     request: simpleRequest,
     abort: 30,
+    closesConnection: true,
     check(outcome) {
       expectModelError(outcome, { code: 'aborted', isRetryable: false });
       expect(outcome.abortLatencyMs).toBeLessThan(100);
@@ -573,7 +577,10 @@ async function run(model: ChatModel, scenario: Scenario): Promise<Outcome> {
   } finally {
     clearTimeout(timer);
   }
-  if (abortedAt !== undefined) outcome.abortLatencyMs = performance.now() - abortedAt;
+  if (abortedAt !== undefined) {
+    outcome.abortedAt = abortedAt;
+    outcome.abortLatencyMs = performance.now() - abortedAt;
+  }
   return outcome;
 }
 
@@ -592,16 +599,113 @@ function summariseError(error: unknown): unknown {
   return { name, code, status, isRetryable, retryAfterMs, requestId, provider, message };
 }
 
-function expectNoKeyLeak(error: unknown): void {
+/**
+ * Asserts (vitest `expect`) that `secret` appears nowhere in how an error can be shown or
+ * shipped: `String`, `JSON.stringify`, `util.inspect` (deep, hidden fields), the stack, and the
+ * `cause`. `undefined` passes.
+ *
+ * @example
+ * expectNoSecretLeak(mapMyError(sdkError, { secrets: [key] }), key);
+ */
+export function expectNoSecretLeak(error: unknown, secret: string = CANARY_API_KEY): void {
   if (error === undefined) return;
+  const deep = { depth: Number.POSITIVE_INFINITY, showHidden: true };
   const renderings = [
     String(error),
-    JSON.stringify(error),
-    inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    JSON.stringify(error) ?? '',
+    inspect(error, deep),
     error instanceof Error ? String(error.stack) : '',
-    error instanceof Error ? inspect(error.cause, { depth: Number.POSITIVE_INFINITY, showHidden: true }) : '',
+    error instanceof Error ? inspect(error.cause, deep) : '',
   ];
-  for (const text of renderings) expect(text).not.toContain(CANARY_API_KEY);
+  for (const text of renderings) expect(text, 'the secret leaked').not.toContain(secret);
+}
+
+/** Options of {@link conformanceReplies}. */
+export interface ConformanceRepliesOptions {
+  /** SSE events of `text-stream.http` sent before the server just ends the response (`stream-cut`). */
+  streamCutAfterEvents: number;
+  /** SSE events of `text-stream.http` sent before the socket is destroyed (`connection-reset-mid-stream`). */
+  resetAfterEvents: number;
+  /**
+   * SSE events of `text-stream.http` sent before the server holds the stream open
+   * (`abort-mid-stream`); they must include a text delta, on which the suite aborts.
+   */
+  holdAfterEvents: number;
+  /** Replies that do not follow the convention. */
+  overrides?: Partial<Record<ConformanceScenarioName, LoopbackReply[]>>;
+}
+
+/**
+ * The replies for every scenario by convention, from a folder of fixtures named after the
+ * scenarios: `<scenario>.http` written whole for generate scenarios and event by event for stream
+ * scenarios; `stream-cut`, `connection-reset-mid-stream` and `abort-mid-stream` replay the first
+ * events of `text-stream.http` and then end, reset or hold; `connection-reset` resets the
+ * socket; `timeout` and `abort-generate` never answer.
+ *
+ * @example
+ * const fixtures = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+ * const replies = conformanceReplies(fixtures, { streamCutAfterEvents: 4, resetAfterEvents: 3, holdAfterEvents: 3 });
+ */
+export function conformanceReplies(
+  fixtures: FixtureReplies,
+  options: ConformanceRepliesOptions,
+): Record<ConformanceScenarioName, LoopbackReply[]> {
+  const { streamCutAfterEvents, resetAfterEvents, holdAfterEvents, overrides = {} } = options;
+  for (const [name, value] of Object.entries({ streamCutAfterEvents, resetAfterEvents, holdAfterEvents })) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ConformanceError({
+        code: 'invalid-options',
+        message: `conformanceReplies: ${name} must be an integer >= 1, got ${String(value)}`,
+      });
+    }
+  }
+  const special: Partial<Record<ConformanceScenarioName, () => LoopbackReply[]>> = {
+    'stream-cut': () => fixtures.sse('text-stream', { limitEvents: streamCutAfterEvents }),
+    'connection-reset': () => [{ type: 'reset' }],
+    'connection-reset-mid-stream': () =>
+      fixtures.sse('text-stream', { limitEvents: resetAfterEvents, after: 'destroy' }),
+    timeout: () => [{ type: 'hang' }],
+    'abort-mid-stream': () => fixtures.sse('text-stream', { limitEvents: holdAfterEvents, after: 'hold' }),
+    'abort-generate': () => [{ type: 'hang' }],
+  };
+  const replies = {} as Record<ConformanceScenarioName, LoopbackReply[]>;
+  for (const scenario of scenarios) {
+    const { name, mode } = scenario;
+    replies[name] =
+      overrides[name] ?? special[name]?.() ?? (mode === 'stream' ? fixtures.sse(name) : fixtures.json(name));
+  }
+  return replies;
+}
+
+/** Waits (up to `waitMs`) for the server to see the request's connection close before the end. */
+async function closedEarlyAt(request: RecordedRequest, waitMs = 250): Promise<number | undefined> {
+  const until = performance.now() + waitMs;
+  while (request.closedEarlyAt === undefined && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return request.closedEarlyAt;
+}
+
+function checkTarget(target: ConformanceTarget): void {
+  const problems: string[] = [];
+  if (typeof target?.name !== 'string' || target.name === '')
+    problems.push('name must be a non-empty string');
+  if (typeof target?.provider !== 'string' || target.provider === '') {
+    problems.push('provider must be a non-empty string');
+  }
+  if (typeof target?.createModel !== 'function') problems.push('createModel must be a function');
+  if (typeof target?.replies !== 'object' || target.replies === null)
+    problems.push('replies must be an object');
+  if (!Array.isArray(target?.snapshotHeaders)) problems.push('snapshotHeaders must be an array');
+  if (!Array.isArray(target?.retryReplies) || target.retryReplies.length < 2) {
+    problems.push('retryReplies must hold a 429 reply and a text reply');
+  }
+  if (problems.length > 0) {
+    throw new ConformanceError({
+      code: 'invalid-options',
+      message: `runConformanceSuite: ${problems.join('; ')}`,
+    });
+  }
 }
 
 /**
@@ -609,6 +713,7 @@ function expectNoKeyLeak(error: unknown): void {
  * top level of a test file; snapshots go to that file's `__snapshots__`.
  */
 export function runConformanceSuite(target: ConformanceTarget): void {
+  checkTarget(target);
   describe(`conformance: ${target.name}`, () => {
     let server: LoopbackServer;
     beforeAll(async () => {
@@ -634,9 +739,16 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         const outcome = await run(model, scenario);
         scenario.check(outcome);
         expect(server.requests, 'exactly one HTTP attempt per call').toHaveLength(1);
-        expectNoKeyLeak(outcome.error);
+        expectNoSecretLeak(outcome.error);
         if (ModelError.isInstance(outcome.error)) expect(outcome.error.provider).toBe(target.provider);
         const firstRequest = server.requests[0] as RecordedRequest;
+        if (scenario.closesConnection) {
+          const closedAt = await closedEarlyAt(firstRequest);
+          expect(closedAt, 'the server saw the request stop (connection closed early)').toBeDefined();
+          if (outcome.abortedAt !== undefined) {
+            expect((closedAt ?? Number.POSITIVE_INFINITY) - outcome.abortedAt).toBeLessThan(100);
+          }
+        }
         expect({
           request: normaliseRequest(firstRequest, target.snapshotHeaders),
           ...(outcome.error === undefined

@@ -1,16 +1,9 @@
-/**
- * A `node:http` server on 127.0.0.1 that replays recorded provider responses to the official
- * SDKs over real HTTP, and records every request it receives (so tests can snapshot the request
- * body and count attempts).
- *
- * Test code only (not exported from the package). Shared by the provider-openai and
- * provider-anthropic conformance tests.
- */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { ConformanceError } from './conformance-error';
 
-/** One request the server received. */
+/** One request the loopback server received. */
 export interface RecordedRequest {
   method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
@@ -21,6 +14,14 @@ export interface RecordedRequest {
   body: string;
   /** The body parsed as JSON, or `undefined` when it is not JSON. */
   json: unknown;
+  /** `performance.now()` when the request arrived. */
+  receivedAt: number;
+  /**
+   * `performance.now()` when the connection closed before the response was complete: the client
+   * gave up (an abort or a timeout) or the reply was a scripted reset. `undefined` while the
+   * response is in flight and after a normal end.
+   */
+  closedEarlyAt: number | undefined;
 }
 
 /** A recorded HTTP response: status, headers and body, as stored in a `.http` fixture. */
@@ -62,15 +63,24 @@ export interface LoopbackServer {
   readonly requests: RecordedRequest[];
   /**
    * Replaces the reply queue (one reply per expected request) and clears `requests`. With
-   * `fallback`, requests beyond the queue get that reply instead of an error (benchmarks).
+   * `fallback`, requests beyond the queue get that reply instead of an error (benchmarks);
+   * `record: false` stops recording requests (benchmarks). A request with no reply gets a 599.
    */
   script(replies: LoopbackReply[], options?: { fallback?: LoopbackReply; record?: boolean }): void;
   close(): Promise<void>;
 }
 
+function invalidFixture(message: string, cause?: unknown): ConformanceError {
+  return new ConformanceError({ code: 'invalid-fixture', message, cause });
+}
+
 /**
  * Parses a `.http` fixture: a status line (`HTTP/1.1 200 OK`), header lines, a blank line, then
- * the body verbatim.
+ * the body verbatim (JSON, or SSE events separated by blank lines). Throws
+ * `ConformanceError('invalid-fixture')` naming the bad line.
+ *
+ * @example
+ * parseRecordedResponse('HTTP/1.1 429 Too Many Requests\nretry-after: 1\n\n{"error":{}}')
  */
 export function parseRecordedResponse(text: string): RecordedResponse {
   const normalized = text.replace(/\r\n/g, '\n');
@@ -79,19 +89,39 @@ export function parseRecordedResponse(text: string): RecordedResponse {
   const body = split === -1 ? '' : normalized.slice(split + 2);
   const [statusLine = '', ...headerLines] = head.split('\n');
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-  if (!match?.[1]) throw new Error(`fixture does not start with an HTTP status line: ${statusLine}`);
+  if (!match?.[1]) {
+    throw invalidFixture(
+      `fixture does not start with an HTTP status line such as "HTTP/1.1 200 OK": ${JSON.stringify(statusLine)}`,
+    );
+  }
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
+    if (line.trim() === '') continue; // a fixture without a body may end right after its headers
     const colon = line.indexOf(':');
-    if (colon <= 0) throw new Error(`bad header line in fixture: ${line}`);
+    if (colon <= 0) {
+      throw invalidFixture(`bad header line in fixture (expected "name: value"): ${JSON.stringify(line)}`);
+    }
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   return { status: Number(match[1]), headers, body };
 }
 
-/** Reads and parses a `.http` fixture file. */
+/** Reads and parses a `.http` fixture file (`ConformanceError('invalid-fixture')` if unreadable). */
 export function readRecordedResponse(path: string | URL): RecordedResponse {
-  return parseRecordedResponse(readFileSync(path, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw invalidFixture(`cannot read fixture ${String(path)}: ${(error as Error).message}`, error);
+  }
+  try {
+    return parseRecordedResponse(text);
+  } catch (error) {
+    if (ConformanceError.isInstance(error)) {
+      throw invalidFixture(`${String(path)}: ${error.message}`, error);
+    }
+    throw error;
+  }
 }
 
 function splitEvents(body: string): string[] {
@@ -132,6 +162,7 @@ async function writeReply(res: ServerResponse, reply: LoopbackReply, sockets: Se
     const events = splitEvents(response.body).slice(0, limitEvents);
     res.flushHeaders();
     for (const event of events) {
+      if (res.destroyed) return;
       const middle = Math.floor(event.length / 2);
       res.write(event.slice(0, middle));
       await tick();
@@ -146,14 +177,43 @@ async function writeReply(res: ServerResponse, reply: LoopbackReply, sockets: Se
   } else if (res.socket) sockets.add(res.socket);
 }
 
+const replyTypes = new Set(['response', 'reset', 'hang']);
+
+function checkReply(reply: unknown, where: string): void {
+  const type = (reply as { type?: unknown } | null)?.type;
+  if (typeof type !== 'string' || !replyTypes.has(type)) {
+    throw new ConformanceError({
+      code: 'invalid-options',
+      message: `${where} is not a loopback reply (type must be response, reset or hang): ${JSON.stringify(reply)}`,
+    });
+  }
+}
+
 /** Options of {@link startLoopbackServer}. */
 export interface LoopbackServerOptions {
-  /** HTTP keep-alive timeout; short by default so tests close fast, longer for benchmarks. */
+  /** HTTP keep-alive timeout in ms; short by default so tests close fast, longer for benchmarks. */
   keepAliveTimeoutMs?: number;
 }
 
-/** Starts a loopback server on an ephemeral port of 127.0.0.1. */
+/**
+ * Starts a `node:http` server on an ephemeral port of 127.0.0.1 that replays recorded provider
+ * responses to a real SDK over real HTTP, in the order scripted, and records every request it
+ * receives (for snapshots, attempt counts and abort timing).
+ *
+ * @example
+ * const server = await startLoopbackServer();
+ * server.script([{ type: 'response', response: readRecordedResponse(fixtureUrl) }]);
+ * // … point the SDK's baseURL at server.url …
+ * await server.close();
+ */
 export async function startLoopbackServer(options: LoopbackServerOptions = {}): Promise<LoopbackServer> {
+  const { keepAliveTimeoutMs = 1 } = options;
+  if (!Number.isFinite(keepAliveTimeoutMs) || keepAliveTimeoutMs <= 0) {
+    throw new ConformanceError({
+      code: 'invalid-options',
+      message: `keepAliveTimeoutMs must be a positive number of milliseconds, got ${String(keepAliveTimeoutMs)}`,
+    });
+  }
   let queue: LoopbackReply[] = [];
   let fallback: LoopbackReply | undefined;
   let record = true;
@@ -161,6 +221,7 @@ export async function startLoopbackServer(options: LoopbackServerOptions = {}): 
   const held = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     void (async () => {
+      const receivedAt = performance.now();
       const body = await readBody(req);
       let json: unknown;
       try {
@@ -172,7 +233,21 @@ export async function startLoopbackServer(options: LoopbackServerOptions = {}): 
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
-      if (record) requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers, body, json });
+      if (record) {
+        const entry: RecordedRequest = {
+          method: req.method ?? 'GET',
+          path: req.url ?? '/',
+          headers,
+          body,
+          json,
+          receivedAt,
+          closedEarlyAt: undefined,
+        };
+        requests.push(entry);
+        res.once('close', () => {
+          if (!res.writableFinished) entry.closedEarlyAt = performance.now();
+        });
+      }
       const reply = queue.shift() ?? fallback;
       if (!reply) {
         res.writeHead(599, { 'content-type': 'text/plain' });
@@ -182,13 +257,21 @@ export async function startLoopbackServer(options: LoopbackServerOptions = {}): 
       await writeReply(res, reply, held);
     })();
   });
-  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 1;
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
     script(replies, scriptOptions = {}) {
+      if (!Array.isArray(replies)) {
+        throw new ConformanceError({
+          code: 'invalid-options',
+          message: 'script(replies): replies must be an array',
+        });
+      }
+      for (const [index, reply] of replies.entries()) checkReply(reply, `replies[${index}]`);
+      if (scriptOptions.fallback !== undefined) checkReply(scriptOptions.fallback, 'fallback');
       for (const socket of held) socket.destroy();
       held.clear();
       queue = [...replies];

@@ -1,0 +1,24 @@
+const marker = Symbol.for('closedloop.model.conformance-error');
+
+/** What went wrong while setting up a conformance run or benchmark. */
+export type ConformanceErrorCode = 'invalid-fixture' | 'invalid-options';
+
+/**
+ * A recorded `.http` fixture that cannot be parsed, or bad options for the loopback server, the
+ * conformance suite or the overhead benchmark. (A failing adapter fails the suite's assertions;
+ * this error is about the test setup itself.)
+ */
+export class ConformanceError extends Error {
+  readonly [marker] = true;
+  override readonly name = 'ConformanceError';
+  readonly code: ConformanceErrorCode;
+
+  constructor(options: { code: ConformanceErrorCode; message: string; cause?: unknown }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+  }
+
+  static isInstance(error: unknown): error is ConformanceError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}

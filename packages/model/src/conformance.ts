@@ -1,0 +1,32 @@
+// @closedloop/model/conformance — the shared provider-adapter conformance suite, the loopback
+// server that replays recorded wire-format responses, and the adapter overhead benchmark.
+// Needs `vitest` (an optional peer dependency of @closedloop/model).
+export { ConformanceError, type ConformanceErrorCode } from './conformance-error';
+export { type FixtureReplies, fixtureReplies, type StreamReplyOptions } from './fixture-replies';
+export {
+  type LoopbackReply,
+  type LoopbackServer,
+  type LoopbackServerOptions,
+  parseRecordedResponse,
+  type RecordedRequest,
+  type RecordedResponse,
+  readRecordedResponse,
+  startLoopbackServer,
+} from './loopback-server';
+export {
+  formatOverheadResult,
+  type MeasureOverheadOptions,
+  measureOverhead,
+  median,
+  type OverheadResult,
+} from './measure-overhead';
+export {
+  CANARY_API_KEY,
+  type ConformanceRepliesOptions,
+  type ConformanceScenarioName,
+  type ConformanceTarget,
+  conformanceReplies,
+  conformanceScenarioNames,
+  expectNoSecretLeak,
+  runConformanceSuite,
+} from './run-conformance-suite';

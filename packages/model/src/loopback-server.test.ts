@@ -1,0 +1,168 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConformanceError } from './conformance-error';
+import { fixtureReplies } from './fixture-replies';
+import {
+  type LoopbackServer,
+  parseRecordedResponse,
+  readRecordedResponse,
+  startLoopbackServer,
+} from './loopback-server';
+
+const sseBody = ['data: {"n":1}', 'data: {"n":2}', 'data: {"n":3}', 'data: [DONE]']
+  .map((event) => `${event}\n\n`)
+  .join('');
+const sseResponse = parseRecordedResponse(`HTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n${sseBody}`);
+const jsonResponse = parseRecordedResponse(
+  'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-request-id: req_1\r\n\r\n{"ok":true}',
+);
+
+function errorOf(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('parseRecordedResponse / readRecordedResponse', () => {
+  it('parses the status line, lower-cased headers and the body verbatim (CRLF tolerated)', () => {
+    expect(jsonResponse).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req_1' },
+      body: '{"ok":true}',
+    });
+    expect(parseRecordedResponse('HTTP/1.1 204 No Content\n').body).toBe('');
+    expect(sseResponse.body).toBe(sseBody);
+  });
+
+  it('rejects a bad status line, a bad header line and an unreadable file with invalid-fixture', () => {
+    for (const bad of ['200 OK\n\n{}', 'HTTP/1.1 200 OK\nno colon here\n\n{}']) {
+      const error = errorOf(() => parseRecordedResponse(bad));
+      expect(ConformanceError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'invalid-fixture' });
+    }
+    const missing = errorOf(() => readRecordedResponse(join(tmpdir(), 'no-such-fixture.http')));
+    expect(missing).toMatchObject({ code: 'invalid-fixture', message: /cannot read fixture/ });
+  });
+});
+
+describe('fixtureReplies', () => {
+  it('builds whole and event-by-event replies from a folder of .http files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopback-fixtures-'));
+    writeFileSync(join(dir, 'hello.http'), 'HTTP/1.1 200 OK\ncontent-type: application/json\n\n{"hi":1}');
+    writeFileSync(join(dir, 'broken.http'), 'not a response');
+    const replies = fixtureReplies(pathToFileURL(dir));
+    expect(replies.read('hello').body).toBe('{"hi":1}');
+    expect(replies.json('hello')).toEqual([{ type: 'response', response: replies.read('hello') }]);
+    expect(replies.sse('hello', { limitEvents: 2, after: 'hold' })).toEqual([
+      {
+        type: 'response',
+        response: replies.read('hello'),
+        chunking: 'events',
+        limitEvents: 2,
+        after: 'hold',
+      },
+    ]);
+    expect(errorOf(() => replies.json('broken'))).toMatchObject({
+      code: 'invalid-fixture',
+      message: /broken\.http: fixture does not start with an HTTP status line/,
+    });
+  });
+});
+
+describe('startLoopbackServer', () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('replays a JSON response and records the request', async () => {
+    server.script([{ type: 'response', response: jsonResponse }]);
+    const response = await fetch(`${server.url}/v1/things?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Api-Key': 'k' },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('req_1');
+    expect(await response.json()).toEqual({ ok: true });
+    const [request] = server.requests;
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/v1/things?x=1',
+      body: '{"a":1}',
+      json: { a: 1 },
+      closedEarlyAt: undefined,
+    });
+    expect(request?.headers['x-api-key']).toBe('k');
+    expect(request?.receivedAt).toBeGreaterThan(0);
+  });
+
+  it('writes SSE event by event, and can stop after N events', async () => {
+    server.script([
+      { type: 'response', response: sseResponse, chunking: 'events' },
+      { type: 'response', response: sseResponse, chunking: 'events', limitEvents: 2 },
+    ]);
+    expect(await (await fetch(server.url)).text()).toBe(sseBody);
+    expect(await (await fetch(server.url)).text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\n');
+  });
+
+  it('resets connections, before a byte or mid-stream', async () => {
+    server.script([
+      { type: 'reset' },
+      { type: 'response', response: sseResponse, chunking: 'events', limitEvents: 1, after: 'destroy' },
+    ]);
+    await expect(fetch(server.url)).rejects.toThrow(/fetch failed/);
+    const cut = await fetch(server.url);
+    await expect(cut.text()).rejects.toThrow();
+    expect(server.requests.every((request) => request.closedEarlyAt !== undefined)).toBe(true);
+  });
+
+  it('records when a client gives up on a hanging or held response', async () => {
+    server.script([
+      { type: 'hang' },
+      { type: 'response', response: sseResponse, chunking: 'events', limitEvents: 1, after: 'hold' },
+    ]);
+    const hanging = new AbortController();
+    const first = fetch(server.url, { signal: hanging.signal });
+    while (server.requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 1));
+    const abortedAt = performance.now();
+    hanging.abort();
+    await expect(first).rejects.toThrow();
+    const held = new AbortController();
+    const response = await fetch(server.url, { signal: held.signal });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    held.abort();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const [a, b] = server.requests;
+    expect((a?.closedEarlyAt ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(100);
+    expect(b?.closedEarlyAt).toBeDefined();
+  });
+
+  it('answers unscripted requests with 599, serves a fallback and can stop recording', async () => {
+    server.script([]);
+    expect((await fetch(server.url)).status).toBe(599);
+    server.script([], { fallback: { type: 'response', response: jsonResponse }, record: false });
+    expect((await fetch(server.url)).status).toBe(200);
+    expect((await fetch(server.url)).status).toBe(200);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('rejects bad scripts and options with invalid-options', async () => {
+    const bad = [{ type: 'teapot' }] as unknown as Parameters<LoopbackServer['script']>[0];
+    expect(errorOf(() => server.script(bad))).toMatchObject({ code: 'invalid-options' });
+    expect(errorOf(() => server.script('x' as unknown as []))).toMatchObject({ code: 'invalid-options' });
+    await expect(startLoopbackServer({ keepAliveTimeoutMs: 0 })).rejects.toMatchObject({
+      code: 'invalid-options',
+    });
+  });
+});
