@@ -3,7 +3,7 @@ import { createAnthropic } from '@closedloop/provider-anthropic';
 import { createOpenAI } from '@closedloop/provider-openai';
 import { CliUsageError, type RunOptions } from './cli-options';
 
-const defaultModels = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5' } as const;
+const defaultModels = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-6' } as const;
 
 /**
  * The chat model for `--provider`. Missing keys, a missing `--base-url`/`--model` and an
