@@ -1,5 +1,5 @@
 import type { Step, StepId } from '@closedloop/plan';
-import { truncateToolResult } from './truncate-tool-result';
+import { truncateText } from '@closedloop/tools';
 
 /** The output of a completed dependency, as the step's prompt shows it. */
 export interface DependencyOutput {
@@ -48,7 +48,7 @@ export function buildStepPrompt(options: BuildStepPromptOptions): string {
         ? '\n(UNVERIFIED: the verifier could not confirm this step; check before relying on it.)'
         : '';
       const output = dependency.output.trim() === '' ? '(no output recorded)' : dependency.output.trim();
-      return `### ${dependency.stepId}: ${dependency.description.trim()}${flag}\n\n${truncateToolResult(output, maxOutputChars)}`;
+      return `### ${dependency.stepId}: ${dependency.description.trim()}${flag}\n\n${truncateText(output, maxOutputChars)}`;
     });
     parts.push(`## Outputs of the completed steps this step depends on\n\n${blocks.join('\n\n')}`);
   }

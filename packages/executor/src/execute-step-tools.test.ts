@@ -1,26 +1,18 @@
-import type { ChatMessage } from '@closedloop/model';
 import { ScriptedModel, textTurn, toolCallTurn } from '@closedloop/model/testing';
 import type { Plan } from '@closedloop/plan';
 import { defineTool, workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TempWorkspace } from '@closedloop/tools/testing';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { echoTool, inProgressPlan, sleep } from './__fixtures__/step-plan';
+import { echoTool, inProgressPlan, sleep, toolMessages, useTempWorkspace } from './__fixtures__/step-plan';
 import { executeStep } from './execute-step';
 import type { ExecutorEvent } from './executor-events';
 import type { GuardCheckInput, GuardDecision, ToolCallGuard } from './tool-call-guard';
 
 let ws: TempWorkspace;
-beforeEach(async () => {
-  ws = await createTempWorkspace();
+useTempWorkspace((created) => {
+  ws = created;
 });
-afterEach(async () => {
-  await ws.cleanup();
-});
-
-function toolMessages(messages: readonly ChatMessage[]) {
-  return messages.filter((message) => message.role === 'tool');
-}
 
 describe('executeStep: tool errors the model can correct', () => {
   it('answers an unknown tool with an error listing the tools, records it, and continues', async () => {
@@ -111,10 +103,11 @@ describe('executeStep: tool errors the model can correct', () => {
     const model = new ScriptedModel({ turns: [toolCallTurn('big'), textTurn('ok')] });
     const result = await executeStep(plan, stepId, { model, tools: [big], maxToolResultChars: 1000 });
     const content = toolMessages(result.messages)[0]!.content;
-    expect(content.length).toBeLessThan(1100);
-    expect(content).toContain('[truncated 9000 of 10000 characters]');
-    expect(content.startsWith('a'.repeat(750))).toBe(true);
-    expect(content.endsWith('z'.repeat(250))).toBe(true);
+    // The tools' truncateText: 70 % head, 30 % tail, the marker within the budget.
+    expect(content.length).toBeLessThanOrEqual(1000);
+    expect(content).toContain('[… truncated: 9054 of 10000 characters omitted …]');
+    expect(content.startsWith('a'.repeat(663))).toBe(true);
+    expect(content.endsWith('z'.repeat(283))).toBe(true);
     expect(plan.step(stepId).ledger[0]!.result).toHaveLength(10_000);
   });
 });
@@ -241,6 +234,31 @@ describe('executeStep: the tool-call guard', () => {
       'the guard failed: verifier model unavailable',
     );
     expect(plan.step(stepId).ledger[0]!.status).toBe('error');
+  });
+
+  it('shows the guard the parsed input, and the tool runs exactly that input (validated once)', async () => {
+    const { plan, stepId } = inProgressPlan();
+    const ran: unknown[] = [];
+    const copy = defineTool({
+      name: 'copy',
+      description: 'Copies a file.',
+      input: z.object({ from: z.string(), to: z.string(), overwrite: z.boolean().default(false) }),
+      execute: (input) => {
+        ran.push(input);
+        return 'copied';
+      },
+    });
+    const { guard, seen } = guardOf(() => ({ action: 'allow' }));
+    const model = new ScriptedModel({
+      turns: [
+        { toolCalls: [{ name: 'copy', rawArguments: '{"from":"a.txt","to":"b.txt"}' }] },
+        textTurn('done'),
+      ],
+    });
+    await executeStep(plan, stepId, { model, tools: [copy], guard });
+    expect(seen.map((input) => input.args)).toEqual([{ from: 'a.txt', to: 'b.txt', overwrite: false }]);
+    expect(ran).toEqual([{ from: 'a.txt', to: 'b.txt', overwrite: false }]);
+    expect(ran[0]).toBe(seen[0]!.args);
   });
 });
 
@@ -477,5 +495,112 @@ describe('executeStep: parallel tool calls', () => {
       'c5:success',
     ]);
     expect(result.successes).toBe(1);
+  });
+
+  it('returns results in call order even when the calls finish in another order', async () => {
+    const { plan, stepId } = inProgressPlan();
+    const finished: string[] = [];
+    const wait = defineTool({
+      name: 'wait',
+      description: 'Waits, then answers.',
+      input: z.object({ id: z.string(), ms: z.number() }),
+      execute: async ({ id, ms }) => {
+        await sleep(ms);
+        finished.push(id);
+        return `waited ${id}`;
+      },
+    });
+    const model = new ScriptedModel({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'slow', name: 'wait', arguments: { id: 'slow', ms: 60 } },
+            { id: 'mid', name: 'wait', arguments: { id: 'mid', ms: 30 } },
+            { id: 'fast', name: 'wait', arguments: { id: 'fast', ms: 1 } },
+          ],
+        },
+        textTurn('done'),
+      ],
+    });
+    const result = await executeStep(plan, stepId, { model, tools: [wait], parallelTools: 3 });
+    expect(finished).toEqual(['fast', 'mid', 'slow']);
+    expect(toolMessages(result.messages).map((message) => [message.toolCallId, message.content])).toEqual([
+      ['slow', 'waited slow'],
+      ['mid', 'waited mid'],
+      ['fast', 'waited fast'],
+    ]);
+    expect(plan.step(stepId).ledger.map((call) => call.callId)).toEqual(['slow', 'mid', 'fast']);
+  });
+});
+
+describe('executeStep: secrets', () => {
+  it('keeps an environment secret out of results, the ledger, events, progress, denials and errors', async () => {
+    const canary = 'canary-executor-secret-5f3a9c1e';
+    process.env.CLOSEDLOOP_EXECUTOR_TEST_TOKEN = canary;
+    try {
+      await ws.write('.env', `CLOSEDLOOP_EXECUTOR_TEST_TOKEN=${canary}\n`);
+      const leaky = defineTool({
+        name: 'leaky',
+        description: 'Leaks the secret every way it can.',
+        input: z.object({ mode: z.enum(['result', 'throw', 'progress']) }),
+        execute: ({ mode }, context) => {
+          if (mode === 'throw') throw new Error(`login failed for ${canary}`);
+          context.onProgress?.({ message: `using ${canary}` });
+          return { token: canary };
+        },
+      });
+      const guard: ToolCallGuard = {
+        check: async ({ tool }): Promise<GuardDecision> =>
+          tool.name === 'delete_file'
+            ? { action: 'deny', reason: `deleting needs ${canary}` }
+            : { action: 'allow' },
+      };
+      const model = new ScriptedModel({
+        turns: [
+          {
+            toolCalls: [
+              { id: 'r', name: 'read_file', arguments: { path: '.env' } },
+              { id: 'c', name: 'run_command', arguments: { argv: ['cat', '.env'] } },
+              { id: 'l', name: 'leaky', arguments: { mode: 'result' } },
+              { id: 't', name: 'leaky', arguments: { mode: 'throw' } },
+              { id: 'd', name: 'delete_file', arguments: { path: '.env' } },
+            ],
+          },
+          toolCallTurn('mark_step', { status: 'fail', notes: 'could not finish' }),
+        ],
+      });
+      const executorEvents: ExecutorEvent[] = [];
+      const { plan, stepId, events } = inProgressPlan();
+      const result = await executeStep(plan, stepId, {
+        model,
+        tools: [...workspaceTools({ root: ws.root }), leaky],
+        guard,
+        onEvent: (event) => executorEvents.push(event),
+      });
+      // The secret was really there to leak: the tools read it.
+      expect(await ws.read('.env')).toContain(canary);
+      const ledger = plan.step(stepId).ledger;
+      expect(ledger.map((call) => `${call.callId}:${call.status}`)).toEqual([
+        'r:success',
+        'c:success',
+        'l:success',
+        't:error',
+        'd:error',
+        expect.stringMatching(/:success$/),
+      ]);
+      expect(ledger[0]!.result).toContain('[REDACTED:CLOSEDLOOP_EXECUTOR_TEST_TOKEN]');
+      expect(executorEvents.some((event) => event.type === 'tool-call-progress')).toBe(true);
+      for (const [what, value] of Object.entries({
+        result,
+        ledger,
+        planEvents: events,
+        executorEvents,
+        snapshot: plan.toJSON(),
+      })) {
+        expect(JSON.stringify(value), what).not.toContain(canary);
+      }
+    } finally {
+      delete process.env.CLOSEDLOOP_EXECUTOR_TEST_TOKEN;
+    }
   });
 });

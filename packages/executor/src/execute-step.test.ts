@@ -1,26 +1,19 @@
-import type { ChatMessage, GenerateRequest } from '@closedloop/model';
+import type { GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, textTurn, toolCallTurn } from '@closedloop/model/testing';
 import { createToolRegistry, defineTool, workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TempWorkspace } from '@closedloop/tools/testing';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { echoTool, inProgressPlan } from './__fixtures__/step-plan';
+import { echoTool, inProgressPlan, toolMessages, useTempWorkspace } from './__fixtures__/step-plan';
 import { executeStep } from './execute-step';
 import { ExecutorError } from './executor-error';
 import type { ExecutorEvent } from './executor-events';
 import { executorSystemPrompt } from './executor-system-prompt';
 
 let ws: TempWorkspace;
-beforeEach(async () => {
-  ws = await createTempWorkspace();
+useTempWorkspace((created) => {
+  ws = created;
 });
-afterEach(async () => {
-  await ws.cleanup();
-});
-
-function toolMessages(messages: readonly ChatMessage[]) {
-  return messages.filter((message) => message.role === 'tool');
-}
 
 describe('executeStep: the ReAct loop', () => {
   it('runs real tools, feeds results back by call id, and ends with mark_step success + claims', async () => {
@@ -315,16 +308,17 @@ describe('executeStep: the first user message', () => {
       context: {
         goal: 'A different goal.',
         dependencyOutputs: [
-          { stepId: 'x', description: 'Earlier work', output: 'x'.repeat(50), unverified: false },
+          { stepId: 'x', description: 'Earlier work', output: 'x'.repeat(500), unverified: false },
         ],
       },
-      maxToolResultChars: 20,
+      maxToolResultChars: 100,
     });
     const text = model.requests[0]!.messages[1]!.content;
     expect(text).toContain('A different goal.');
     expect(text).not.toContain('Say hello in a file.');
     expect(text).toContain('### x: Earlier work');
-    expect(text).toContain('[truncated 30 of 50 characters]');
+    expect(text).toContain('[… truncated: 450 of 500 characters omitted …]');
+    expect(text).not.toContain('x'.repeat(51));
     expect(text).not.toContain('UNVERIFIED');
   });
 });
@@ -422,5 +416,20 @@ describe('executeStep: requests', () => {
     expect(seen[0]).toHaveLength(2);
     expect(seen[1]).toHaveLength(4);
     expect(seen[0]).not.toBe(seen[1]);
+  });
+});
+
+describe('executorSystemPrompt', () => {
+  it('asks for tagged, honest notes in the words of the notes-based verification design', () => {
+    for (const line of [
+      'you MUST call mark_step with a notes field that starts with a status tag',
+      '- [SUCCESS]: <brief description of what was accomplished>',
+      '- [FAIL]: <reason why the step could not be completed>',
+      'Be HONEST about failures.',
+      'report [FAIL] with a clear reason',
+    ]) {
+      expect(executorSystemPrompt).toContain(line);
+    }
+    expect(executorSystemPrompt).toContain('Never claim to have done something a tool result does not show.');
   });
 });

@@ -24,9 +24,13 @@ import {
 import {
   type AnyTool,
   createToolRegistry,
-  type ToolContext,
+  normalizeToolArguments,
+  parseToolInput,
+  type ToolExecuteContext,
   type ToolOutcome,
   type ToolRegistry,
+  truncateText,
+  type ValidToolCall,
 } from '@closedloop/tools';
 import { z } from 'zod';
 import { buildStepPrompt, buildSummaryPrompt, type DependencyOutput } from './build-step-prompt';
@@ -45,7 +49,6 @@ import {
   resolvePositiveInteger,
 } from './resolve-execute-options';
 import type { AskHumanRequest, GuardDecision, ToolCallGuard } from './tool-call-guard';
-import { truncateToolResult } from './truncate-tool-result';
 
 /** Why a step's loop ended. */
 export type StepStopReason =
@@ -165,16 +168,6 @@ function describeError(error: unknown): string {
 
 function isRegistry(tools: readonly AnyTool[] | ToolRegistry): tools is ToolRegistry {
   return !Array.isArray(tools);
-}
-
-function normaliseArguments(rawArgs: unknown): unknown {
-  const args = rawArgs === undefined || rawArgs === null || rawArgs === '' ? {} : rawArgs;
-  if (typeof args !== 'string') return args;
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
 }
 
 function defaultDependencyOutputs(plan: Plan, step: Step): DependencyOutput[] {
@@ -548,7 +541,7 @@ class StepRun {
     let repeated: string | undefined;
     for (const { call } of pending) {
       if (call.name === markStepToolName) continue;
-      const key = `${call.name}\u0000${canonicalJson(normaliseArguments(call.arguments))}`;
+      const key = `${call.name}\u0000${canonicalJson(normalizeToolArguments(call.arguments))}`;
       const count = (keys.get(key) ?? this.repeats.get(key) ?? 0) + 1;
       keys.set(key, count);
       if (count >= this.limits.maxRepeatedCalls && repeated === undefined) repeated = call.name;
@@ -598,7 +591,7 @@ class StepRun {
         role: 'tool',
         toolCallId: item.call.id,
         toolName: item.call.name,
-        content: truncateToolResult(outcome.text, this.maxToolResultChars),
+        content: truncateText(outcome.text, this.maxToolResultChars),
       };
       if (!outcome.ok) message.isError = true;
       this.messages.push(message);
@@ -622,21 +615,24 @@ class StepRun {
       outcome = await this.execute(item);
     } catch (error) {
       // A registry or guard that throws is a failed call, never a crashed loop.
-      outcome = { ok: false, text: errorText('execution-failed', describeError(error)) };
+      outcome = {
+        ok: false,
+        text: errorText('execution-failed', this.registry.redact(describeError(error))),
+      };
     }
     this.record(item, outcome);
   }
 
   private async execute(item: PendingCall): Promise<CallOutcome> {
-    const { call, ledgerId } = item;
+    const { call } = item;
     if (this.signal.aborted) {
       return {
         ok: false,
         text: errorText('aborted', `Not run: the step was aborted before "${call.name}" started.`),
       };
     }
-    const tool = this.registry.get(call.name);
-    if (tool === undefined) {
+    if (!this.registry.has(call.name)) {
+      // The registry does not know mark_step: the list the model sees comes from the specs.
       const available = this.specs.map((spec) => spec.name).join(', ');
       return {
         ok: false,
@@ -646,22 +642,14 @@ class StepRun {
         ),
       };
     }
-    const parsed = tool.input.safeParse(normaliseArguments(call.arguments));
-    if (!parsed.success) {
-      // Decided here, not by the registry: a call the guard has not seen must never run.
-      return {
-        ok: false,
-        text: errorText(
-          'invalid-arguments',
-          `Invalid arguments for "${call.name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
-        ),
-      };
-    }
+    // Validated once, here: the guard sees the parsed input and the tool runs exactly that.
+    const checked = this.registry.validate(call.name, call.arguments);
+    if (checked.status === 'error') return { ok: false, text: checked.text };
     if (this.options.guard !== undefined) {
-      const denial = await this.checkGuard(item, tool, parsed.data);
+      const denial = await this.checkGuard(item, checked.tool, checked.input);
       if (denial !== undefined) return denial;
     }
-    return this.runTool(call, ledgerId, tool);
+    return this.runTool(item, checked);
   }
 
   /** Returns an error outcome when the call may not run, `undefined` when it may. */
@@ -689,6 +677,9 @@ class StepRun {
         text: errorText('aborted', `Not run: the step was aborted while "${call.name}" was being checked.`),
       };
     }
+    // A guard's reason may quote tool output or arguments: it reaches events and the model redacted.
+    if (decision.action !== 'allow')
+      decision = { ...decision, reason: this.registry.redact(decision.reason) };
     if (decision.action === 'allow') {
       this.emit({ type: 'guard-decided', stepId: this.stepId, callId: ledgerId, tool: call.name, decision });
       return undefined;
@@ -752,22 +743,12 @@ class StepRun {
     };
   }
 
-  private async runTool(call: ToolCall, ledgerId: string, tool: AnyTool): Promise<CallOutcome> {
-    const fallbackTimeout = tool.timeoutMs === undefined ? this.toolTimeoutMs : undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let timedOut = false;
-    let signal = this.signal;
-    if (fallbackTimeout !== undefined) {
-      const timeout = new AbortController();
-      timer = setTimeout(() => {
-        timedOut = true;
-        timeout.abort(new Error(`timed out after ${fallbackTimeout} ms`));
-      }, fallbackTimeout);
-      signal = this.signal === neverAborted ? timeout.signal : AbortSignal.any([this.signal, timeout.signal]);
-    }
-    const context: ToolContext = {
-      signal,
+  private async runTool(item: PendingCall, checked: ValidToolCall): Promise<CallOutcome> {
+    const { call, ledgerId } = item;
+    const context: ToolExecuteContext = {
+      signal: this.signal,
       callId: ledgerId,
+      // The registry redacts progress messages before they get here.
       onProgress: (progress) =>
         this.emit({
           type: 'tool-call-progress',
@@ -777,25 +758,17 @@ class StepRun {
           progress,
         }),
     };
-    let outcome: ToolOutcome | typeof aborted;
-    try {
-      outcome = await raceAbort(this.registry.execute(call.name, call.arguments, context), signal);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
-    if (this.signal.aborted) {
+    // The registry applies it to tools without their own timeout and answers `timeout`.
+    if (this.toolTimeoutMs !== undefined) context.timeoutMs = this.toolTimeoutMs;
+    // The registry answers an abort at once; the race also covers a registry that would not.
+    const outcome: ToolOutcome | typeof aborted = await raceAbort(
+      this.registry.executeValidated(checked, context),
+      this.signal,
+    );
+    if (this.signal.aborted || outcome === aborted) {
       return {
         ok: false,
         text: errorText('aborted', `The call to "${call.name}" was aborted while it ran.`),
-      };
-    }
-    if (outcome === aborted || (timedOut && outcome.status === 'error' && outcome.code === 'aborted')) {
-      return {
-        ok: false,
-        text: errorText(
-          'timeout',
-          `"${call.name}" did not finish within ${fallbackTimeout} ms and was stopped.`,
-        ),
       };
     }
     return { ok: outcome.status === 'success', text: outcome.text };
@@ -814,7 +787,7 @@ class StepRun {
     if (this.marked !== undefined) {
       return fail('already-marked', 'mark_step was already called in this response; only the first counts.');
     }
-    const parsed = markStepInputSchema.safeParse(normaliseArguments(call.arguments));
+    const parsed = parseToolInput(markStepInputSchema, call.arguments);
     if (!parsed.success) {
       return fail(
         'invalid-arguments',
@@ -843,7 +816,10 @@ class StepRun {
       if (input.claims !== undefined) this.plan.markStep(this.stepId, { notes, claims: input.claims });
       else this.plan.markStep(this.stepId, { notes });
     } catch (error) {
-      return fail('execution-failed', `The plan refused the notes: ${describeError(error)}`);
+      return fail(
+        'execution-failed',
+        `The plan refused the notes: ${this.registry.redact(describeError(error))}`,
+      );
     }
     this.marked = { status, notes, message: tagged.message };
     return { ok: true, text: `Step ${this.stepId} marked ${status}: ${notes}` };

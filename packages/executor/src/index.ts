@@ -23,4 +23,3 @@ export {
 } from './mark-step-tool';
 export type { ExecutionLimits, ExecutionMode } from './resolve-execute-options';
 export type { AskHumanRequest, GuardCheckInput, GuardDecision, ToolCallGuard } from './tool-call-guard';
-export { truncateToolResult } from './truncate-tool-result';

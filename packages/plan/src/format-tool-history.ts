@@ -1,4 +1,5 @@
 import type { Step, ToolCallRecord } from './schema';
+import { toText } from './to-text';
 
 /** Options of `plan.formatToolHistory` / {@link formatStepHistory}. */
 export interface FormatToolHistoryOptions {
@@ -17,18 +18,9 @@ export function truncateText(text: string, max: number): string {
   return `${text.slice(0, Math.max(0, max))}…[truncated ${text.length - Math.max(0, max)} chars]`;
 }
 
-function stringify(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
 function renderValue(value: unknown, max: number): string {
   if (typeof value === 'string') return JSON.stringify(truncateText(value, max));
-  return truncateText(stringify(value), max);
+  return truncateText(toText(value), max);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@ import { tickingClock } from './__fixtures__/seed-dag';
 import { findCycle } from './graph';
 import { Plan } from './plan';
 import { PlanError } from './plan-error';
-import type { Step, StepId, StepStatus, SubgraphDraft } from './schema';
+import { type Step, type StepId, type StepStatus, type SubgraphDraft, stepStatusSchema } from './schema';
 
 const RUNS = 150;
 
@@ -34,14 +34,7 @@ const dagArbitrary = fc
     })),
   }));
 
-const statusArbitrary = fc.constantFrom<StepStatus>(
-  'not_started',
-  'in_progress',
-  'completed',
-  'failed',
-  'blocked',
-  'skipped',
-);
+const statusArbitrary = fc.constantFrom<StepStatus>(...stepStatusSchema.options);
 
 const opArbitrary = fc.oneof(
   {
@@ -119,8 +112,12 @@ function runOp(plan: Plan, op: Op): void {
   switch (op.kind) {
     case 'advance': {
       if (id === undefined) return;
-      const ready = plan.readySteps();
-      const target = pickFrom(ready, op.pick) ?? id;
+      // Move a step that can move (ready or running), so runs reach completed steps often.
+      const ready = new Set(plan.readySteps());
+      const active = plan.steps
+        .filter((step) => ready.has(step.id) || step.status === 'in_progress')
+        .map((step) => step.id);
+      const target = pickFrom(active, op.pick) ?? id;
       const status = plan.step(target).status;
       plan.markStep(target, {
         status: NEXT[status][op.choice % NEXT[status].length]!,
@@ -238,12 +235,18 @@ describe('Plan properties', () => {
             expect(plan.events).toHaveLength(eventCount);
             continue;
           }
+          // No operation removes a completed step or takes its status back.
+          const after = completedSteps(plan);
+          for (const id of completedBefore.keys()) expect(after.has(id)).toBe(true);
           if (op.kind === 'replace') {
-            // Surgery never removes or alters a completed step.
-            const after = completedSteps(plan);
+            // Surgery does not alter a completed step at all.
             for (const [id, step] of completedBefore) expect(after.get(id)).toStrictEqual(step);
           }
           checkInvariants(plan);
+          // Replay equals the live state after every operation, not just at the end.
+          const replayed = Plan.replay(plan.events);
+          expect(replayed.toJSON()).toStrictEqual(plan.toJSON());
+          expect(replayed.readySteps()).toEqual(plan.readySteps());
         }
         expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
         expect(Plan.replay(JSON.parse(JSON.stringify(plan.events))).toJSON()).toStrictEqual(plan.toJSON());
@@ -251,6 +254,67 @@ describe('Plan properties', () => {
         expect(Plan.fromJSON(json).toJSON()).toStrictEqual(plan.toJSON());
         expect(Plan.fromJSON(json).readySteps()).toEqual(plan.readySteps());
       }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('surgery on a partly completed plan removes exactly the subgraph and leaves completed steps as they were', () => {
+    const draftArbitrary = fc.array(
+      fc.record({
+        earlier: fc.array(fc.nat(), { maxLength: 2 }),
+        preserved: fc.array(fc.nat(), { maxLength: 2 }),
+      }),
+      { minLength: 1, maxLength: 4 },
+    );
+    fc.assert(
+      fc.property(
+        dagArbitrary,
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        draftArbitrary,
+        (input, progress, pick, failFirst, drafts) => {
+          const plan = Plan.create(input, { id: 'prop', clock: tickingClock() });
+          // Complete a random number of steps, the way a scheduler would.
+          for (let left = progress % (plan.size + 1); left > 0; left--) {
+            const next = plan.readySteps()[0];
+            if (next === undefined) break;
+            plan.markStep(next, { status: 'in_progress' });
+            plan.markStep(next, { status: 'completed', notes: `[SUCCESS]: ${next}` });
+          }
+          const open = plan.steps.filter((step) => step.status !== 'completed').map((step) => step.id);
+          fc.pre(open.length > 0);
+          const target = open[pick % open.length]!;
+          if (failFirst && plan.readySteps().includes(target)) {
+            plan.markStep(target, { status: 'in_progress' });
+            plan.markStep(target, { status: 'failed', notes: '[FAIL]: verification failed' });
+          }
+          const doomed = new Set([target, ...plan.downstreamOf(target)]);
+          const preserved = plan.stepIds.filter((id) => !doomed.has(id));
+          const draft: SubgraphDraft = {
+            steps: drafts.map((step, index) => ({
+              description: `redesign ${index}`,
+              dependsOn: [
+                // Relative links only to earlier draft steps (acyclic), plus preserved steps.
+                ...(index === 0 ? [] : step.earlier.map((n) => n % index)),
+                ...(preserved.length === 0
+                  ? []
+                  : step.preserved.map((n) => preserved[n % preserved.length]!)),
+              ],
+            })),
+          };
+          const completedBefore = completedSteps(plan);
+          const result = plan.replaceSubgraph(target, draft);
+          expect(new Set(result.removed)).toEqual(doomed);
+          expect(result.added).toHaveLength(drafts.length);
+          for (const step of result.added) expect(step.replaces).toEqual(result.removed);
+          const after = completedSteps(plan);
+          expect(after.size).toBe(completedBefore.size);
+          for (const [id, step] of completedBefore) expect(after.get(id)).toStrictEqual(step);
+          checkInvariants(plan);
+          expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -3,7 +3,8 @@ import { seedDag, tickingClock } from './__fixtures__/seed-dag';
 import { Plan } from './plan';
 import { PlanError, type PlanErrorCode } from './plan-error';
 import type { PlanEvent } from './plan-events';
-import type { StepId } from './schema';
+import { type StepId, type StepStatus, stepStatusSchema } from './schema';
+import { stepTransitions } from './step-transitions';
 
 function expectPlanError(run: () => unknown, code: PlanErrorCode): PlanError {
   try {
@@ -26,6 +27,13 @@ function complete(plan: Plan, ...ids: StepId[]): void {
     plan.markStep(id, { status: 'in_progress' });
     plan.markStep(id, { status: 'completed', notes: '[SUCCESS]: done' });
   }
+}
+
+/** Completes everything upstream of `api` and starts `api` (the seed's step 5). */
+function startApi(plan: Plan): Plan {
+  complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
+  plan.markStep('api', { status: 'in_progress' });
+  return plan;
 }
 
 /** Every id comes after all of its dependencies within the list. */
@@ -212,6 +220,54 @@ describe('markStep', () => {
     expect(plan.readySteps()).toContain('scaffold');
     plan.markStep('config', { status: 'skipped' });
     expectPlanError(() => plan.markStep('config', { status: 'in_progress' }), 'illegal-transition');
+  });
+
+  it('checks every pair of statuses: legal ones apply, every other one is a typed illegal-transition that changes nothing', () => {
+    expect(stepTransitions).toEqual({
+      not_started: ['in_progress', 'blocked', 'skipped'],
+      in_progress: ['completed', 'failed', 'blocked', 'skipped', 'not_started'],
+      failed: ['blocked', 'not_started'],
+      completed: [],
+      blocked: [],
+      skipped: [],
+    });
+    // How to bring a lone step to each status through legal moves.
+    const path: Record<StepStatus, StepStatus[]> = {
+      not_started: [],
+      in_progress: ['in_progress'],
+      completed: ['in_progress', 'completed'],
+      failed: ['in_progress', 'failed'],
+      blocked: ['blocked'],
+      skipped: ['skipped'],
+    };
+    let legal = 0;
+    let illegal = 0;
+    for (const from of stepStatusSchema.options) {
+      for (const to of stepStatusSchema.options) {
+        const plan = Plan.create({ steps: [{ id: 'a', description: 'A' }] });
+        for (const status of path[from]) plan.markStep('a', { status });
+        expect(plan.step('a').status).toBe(from);
+        const before = plan.toJSON();
+        const eventCount = plan.events.length;
+        if (from === to) {
+          // The same status is no transition: allowed everywhere, the event carries no status.
+          plan.markStep('a', { status: to, notes: 'again' });
+          expect(plan.events.at(-1)).not.toHaveProperty('status');
+        } else if (stepTransitions[from].includes(to)) {
+          legal++;
+          expect(plan.markStep('a', { status: to }).status).toBe(to);
+          expect(plan.events.at(-1)).toMatchObject({ type: 'step-marked', status: to, previousStatus: from });
+        } else {
+          illegal++;
+          const error = expectPlanError(() => plan.markStep('a', { status: to }), 'illegal-transition');
+          expect(error.details).toMatchObject({ stepId: 'a', from, to });
+          expect(error.message).toContain(`from ${from} to ${to}`);
+          expect(plan.toJSON()).toStrictEqual(before);
+          expect(plan.events).toHaveLength(eventCount);
+        }
+      }
+    }
+    expect([legal, illegal]).toEqual([10, 20]);
   });
 
   it('refuses to start a step whose dependencies are not completed', () => {
@@ -426,9 +482,7 @@ describe('tool-call ledger', () => {
 
 describe('replaceSubgraph', () => {
   function failedAtApi(): Plan {
-    const plan = seedPlan();
-    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
-    plan.markStep('api', { status: 'in_progress' });
+    const plan = startApi(seedPlan());
     plan.markStep('api', { status: 'failed', notes: '[FAIL]: write_file never answered' });
     return plan;
   }
@@ -564,8 +618,7 @@ describe('formatToolHistory', () => {
   it('renders the replanner format with truncation markers', () => {
     const plan = seedPlan();
     plan.recordToolCall('analyze', { callId: 'r', tool: 'read_file', args: { path: 'requirements.md' } });
-    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
-    plan.markStep('api', { status: 'in_progress' });
+    startApi(plan);
     plan.recordToolCall('api', {
       callId: 'w',
       tool: 'write_file',
@@ -602,6 +655,49 @@ describe('formatToolHistory', () => {
       '- read_file(path="requirements.md") → status: pending ❌',
     );
     expectPlanError(() => plan.formatToolHistory(['ghost']), 'unknown-step');
+  });
+});
+
+describe('formatToolHistory: every part of a step', () => {
+  it('renders output, files, failing findings and errors, truncating each long value with a marker', () => {
+    const plan = seedPlan();
+    plan.markStep('analyze', { status: 'in_progress' });
+    plan.recordToolCall('analyze', { callId: 'a', tool: 'fetch', args: ['positional', 42] });
+    plan.recordToolResult('analyze', { callId: 'a', tool: 'fetch', status: 'success', result: 'ok' });
+    plan.recordToolCall('analyze', { callId: 'b', tool: 'run_command', args: { argv: ['npm', 'test'] } });
+    plan.recordToolResult('analyze', {
+      callId: 'b',
+      tool: 'run_command',
+      status: 'error',
+      error: `E${'r'.repeat(50)}`,
+    });
+    plan.markStep('analyze', {
+      status: 'completed',
+      notes: '  [SUCCESS]: read it  ',
+      output: `O${'u'.repeat(50)}`,
+      files: ['requirements.md', 'notes.md'],
+    });
+    plan.recordVerification('analyze', {
+      verdict: 'success-with-warnings',
+      findings: [
+        { check: 'pending-calls', priority: 'P0', status: 'pass', message: 'hidden: passed' },
+        { check: 'lint', priority: 'P2', status: 'skip', message: 'hidden: skipped' },
+        { check: 'tool-errors', priority: 'P1', status: 'warn', message: 'run_command failed once' },
+      ],
+    });
+    expect(plan.formatToolHistory('analyze', { maxResultChars: 10, maxArgChars: 5 })).toBe(
+      [
+        '### Step analyze: Analyze the requirements [completed]',
+        'Notes: [SUCCESS]: read it',
+        `Output: Ouuuuuuuuu…[truncated 41 chars]`,
+        'Files: requirements.md, notes.md',
+        'Verification: success-with-warnings',
+        '  - [P1] tool-errors (warn): run_command failed once',
+        'Tool calls:',
+        '- fetch(["pos…[truncated 12 chars]) → "ok"',
+        '- run_command(argv=["npm…[truncated 9 chars]) → error: "Errrrrrrrr…[truncated 41 chars]" ❌',
+      ].join('\n'),
+    );
   });
 });
 
@@ -645,9 +741,7 @@ describe('snapshots', () => {
 
 describe('events and replay', () => {
   function busyPlan(): Plan {
-    const plan = seedPlan();
-    complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
-    plan.markStep('api', { status: 'in_progress' });
+    const plan = startApi(seedPlan());
     plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } });
     plan.finalizeStep('api');
     plan.recordVerification('api', { verdict: 'failed' });

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type FormatToolHistoryOptions, formatStepHistory } from './format-tool-history';
 import { findCycle, validateGraph } from './graph';
-import { PlanError } from './plan-error';
+import { PlanError, type PlanErrorCode } from './plan-error';
 import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 import {
@@ -23,6 +23,7 @@ import {
   verificationRecordSchema,
 } from './schema';
 import { isLegalTransition, isTerminalStatus } from './step-transitions';
+import { toText } from './to-text';
 
 /** Options of `Plan.create`, `Plan.fromJSON` and `Plan.replay`. */
 export interface PlanOptions {
@@ -110,6 +111,7 @@ interface StepNode {
   unmet: number;
   /** Index in display order. */
   pos: number;
+  /** Ledger entries by call id; the shared {@link NO_CALLS} until the step's first call. */
   calls: Map<string, ToolCallRecord>;
   /** Scratch for graph walks: the walk that last reached this node, and a counter. */
   mark: number;
@@ -117,6 +119,14 @@ interface StepNode {
 }
 
 const STATUSES = new Set<string>(stepStatusSchema.options);
+/** Shared, never written: most steps of a large plan have no calls yet, so no Map each. */
+const NO_CALLS: ReadonlyMap<string, ToolCallRecord> = new Map();
+
+/** The node's own call map, created on its first call. */
+function callsOf(node: StepNode): Map<string, ToolCallRecord> {
+  if (node.calls === NO_CALLS) node.calls = new Map();
+  return node.calls;
+}
 const GENERATED_ID = /^s(\d+)$/;
 
 function emptyCounts(): StepCounts {
@@ -180,14 +190,19 @@ function invalidArgument(message: string, details: Record<string, unknown> = {})
   return new PlanError({ code: 'invalid-argument', message, details });
 }
 
-function toText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof Error) return value.message;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+/** The `PlanError` for data zod refused: `what`, zod's message, the issues in `details`, zod's error as `cause`. */
+function refusedByZod(
+  code: PlanErrorCode,
+  what: string,
+  error: z.ZodError,
+  details: Record<string, unknown> = {},
+): PlanError {
+  return new PlanError({
+    code,
+    message: `${what}: ${error.message}`,
+    details: { ...details, issues: error.issues },
+    cause: error,
+  });
 }
 
 /**
@@ -235,14 +250,7 @@ export class Plan {
    */
   static create(input: PlanInput, options: CreatePlanOptions = {}): Plan {
     const parsed = planInputSchema.safeParse(input);
-    if (!parsed.success) {
-      throw new PlanError({
-        code: 'invalid-plan',
-        message: `The plan input is invalid: ${parsed.error.message}`,
-        details: { issues: parsed.error.issues },
-        cause: parsed.error,
-      });
-    }
+    if (!parsed.success) throw refusedByZod('invalid-plan', 'The plan input is invalid', parsed.error);
     const steps = parsed.data.steps.map((draft) => ({ ...draft, dependsOn: unique(draft.dependsOn) }));
     validateGraph(steps);
     const id = options.id ?? parsed.data.id ?? globalThis.crypto.randomUUID();
@@ -260,14 +268,7 @@ export class Plan {
    */
   static fromJSON(json: unknown, options: PlanOptions = {}): Plan {
     const parsed = planSnapshotSchema.safeParse(json);
-    if (!parsed.success) {
-      throw new PlanError({
-        code: 'invalid-snapshot',
-        message: `The plan snapshot is invalid: ${parsed.error.message}`,
-        details: { issues: parsed.error.issues },
-        cause: parsed.error,
-      });
-    }
+    if (!parsed.success) throw refusedByZod('invalid-snapshot', 'The plan snapshot is invalid', parsed.error);
     const snapshot = parsed.data;
     try {
       validateGraph(snapshot.steps);
@@ -329,12 +330,7 @@ export class Plan {
     for (const [index, raw] of events.entries()) {
       const parsed = planEventSchema.safeParse(raw);
       if (!parsed.success) {
-        throw new PlanError({
-          code: 'invalid-event',
-          message: `Event #${index} is not a plan event: ${parsed.error.message}`,
-          details: { index, issues: parsed.error.issues },
-          cause: parsed.error,
-        });
+        throw refusedByZod('invalid-event', `Event #${index} is not a plan event`, parsed.error, { index });
       }
       const event = parsed.data;
       if (plan === undefined) {
@@ -535,11 +531,7 @@ export class Plan {
     if (files !== undefined) event.files = [...files];
     if (claims !== undefined) {
       const parsed = stepClaimsSchema.safeParse(claims);
-      if (!parsed.success) {
-        throw invalidArgument(`\`claims\` are invalid: ${parsed.error.message}`, {
-          issues: parsed.error.issues,
-        });
-      }
+      if (!parsed.success) throw refusedByZod('invalid-argument', '`claims` are invalid', parsed.error);
       event.claims = parsed.data;
     }
     this.#check(event);
@@ -667,9 +659,7 @@ export class Plan {
     const node = this.#node(id);
     const parsed = verificationRecordSchema.safeParse(record);
     if (!parsed.success) {
-      throw invalidArgument(`The verification record is invalid: ${parsed.error.message}`, {
-        issues: parsed.error.issues,
-      });
+      throw refusedByZod('invalid-argument', 'The verification record is invalid', parsed.error);
     }
     this.#commit([{ type: 'step-verified', stepId: id, verification: parsed.data }]);
     return copyVerification(node.step.verification!);
@@ -716,11 +706,7 @@ export class Plan {
       });
     }
     const parsed = subgraphDraftSchema.safeParse(draft);
-    if (!parsed.success) {
-      throw invalidArgument(`The redesign is invalid: ${parsed.error.message}`, {
-        issues: parsed.error.issues,
-      });
-    }
+    if (!parsed.success) throw refusedByZod('invalid-argument', 'The redesign is invalid', parsed.error);
     const drafts = parsed.data.steps;
     const removedIds = new Set(removedNodes.map((node) => node.step.id));
 
@@ -1065,7 +1051,7 @@ export class Plan {
           calledAt: event.at,
         };
         node.step.ledger.push(call);
-        node.calls.set(call.callId, call);
+        callsOf(node).set(call.callId, call);
         return;
       }
       case 'tool-call-finished': {
@@ -1107,14 +1093,14 @@ export class Plan {
         dependents: [],
         unmet: 0,
         pos: 0,
-        calls: new Map(),
+        calls: NO_CALLS as Map<string, ToolCallRecord>,
         mark: 0,
         scratch: 0,
       }),
     );
     for (const node of nodes) {
       this.#nodes.set(node.step.id, node);
-      for (const call of node.step.ledger) node.calls.set(call.callId, call);
+      for (const call of node.step.ledger) callsOf(node).set(call.callId, call);
       const match = GENERATED_ID.exec(node.step.id);
       if (match) this.#idCounter = Math.max(this.#idCounter, Number(match[1]));
     }

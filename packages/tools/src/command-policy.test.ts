@@ -119,6 +119,8 @@ describe('checkCommand: denied', () => {
     [['git', 'clone', '--upload-pack=touch /tmp/pwned', 'origin'], 'custom'],
     [['git', 'fetch', '-u', 'touch /tmp/pwned', 'origin'], 'upload-pack'],
     [['git', 'pull', '-utouch', 'origin'], 'upload-pack'],
+    [['git', 'ls-remote', '--upload-pack', 'touch /tmp/pwned', 'origin'], 'custom'],
+    [['git', '--upload-pack=evil', 'fetch', 'origin'], 'custom remote helper'],
     [['git', 'push', '--receive-pack=evil', 'origin'], 'custom'],
     [['git', 'push', '--exec=evil', 'origin'], 'custom'],
     [['git', 'clone', 'ext::sh -c touch% /tmp/pwned', 'x'], 'transport'],
@@ -193,6 +195,11 @@ describe('checkCommand: denied', () => {
   it('refuses a cwd outside the workspace with path-escape', async () => {
     expect((await denial(['ls'], { cwd: '..' }))?.code).toBe('path-escape');
     expect((await denial(['ls'], { cwd: 'out-link' }))?.code).toBe('path-escape');
+  });
+
+  it('refuses a cwd that does not exist with a typed execution-failed', async () => {
+    const error = await denial(['ls'], { cwd: 'no-such-folder' });
+    expect(error).toMatchObject({ code: 'execution-failed', details: { cwd: 'no-such-folder' } });
   });
 
   it('refuses NUL bytes and non-string arguments', async () => {

@@ -585,8 +585,9 @@ export interface CheckedCommand {
  * Checks a command line against a policy before it runs: the program is a bare allowed name,
  * its arguments pass the program's rule, and every argument that is or contains a path
  * (absolute, `..`, `~`, encoded, or an existing file) resolves inside the workspace (symlinks
- * followed). Throws `ToolError` `command-denied` (or `path-escape` for the cwd). The verifier's
- * guard can call it to pre-check a `run_command` call.
+ * followed). Throws `ToolError`: `command-denied`, `path-escape` for a cwd outside the root,
+ * `execution-failed` for a cwd that does not exist. The verifier's guard can call it to
+ * pre-check a `run_command` call.
  */
 export async function checkCommand(
   argv: readonly string[],
@@ -607,7 +608,12 @@ export async function checkCommand(
   try {
     await access(cwd, constants.R_OK);
   } catch (error) {
-    throw new Error(`The cwd ${JSON.stringify(options.cwd ?? '.')} does not exist.`, { cause: error });
+    throw new ToolError({
+      code: 'execution-failed',
+      message: `The cwd ${JSON.stringify(options.cwd ?? '.')} does not exist. Use list_dir to see the folders.`,
+      details: { cwd: options.cwd ?? '.' },
+      cause: error,
+    });
   }
   const realRoot = await resolveInWorkspace(options.root, '.');
   const cwdFromRoot = path.relative(realRoot, cwd);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { chmod, copyFile, symlink } from 'node:fs/promises';
+import { chmod, copyFile, readdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseGitStatus } from './command-tools';
+import { type CommandResult, parseGitStatus } from './command-tools';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createToolRegistry, type ToolRegistry } from './create-tool-registry';
 import type { ToolContext } from './tool';
@@ -20,15 +20,7 @@ let registry: ToolRegistry;
 const tools = (options: Partial<WorkspaceToolsOptions> = {}) =>
   createToolRegistry(workspaceTools({ root: ws.root, ...options }), { redactor: false });
 
-interface Result {
-  exitCode: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  truncated: boolean;
-  cwd: string;
-}
+type Result = CommandResult;
 
 async function run(argv: string[], extra: Record<string, unknown> = {}, on: ToolRegistry = registry) {
   const outcome = await on.execute('run_command', { argv, ...extra }, context());
@@ -111,6 +103,35 @@ describe('run_command', () => {
     const shell = await registry.execute('run_command', { argv: ['sh', '-c', 'touch pwned'] }, context());
     expect(shell).toMatchObject({ status: 'error', code: 'command-denied' });
     expect(await ws.exists('pwned')).toBe(false);
+  });
+
+  it('denies the known argument escapes (git -c, --upload-pack, rg --pre, find -exec) before they run', async () => {
+    // With the rules switched off, the git alias and `find -exec` really create their `pwned-*`
+    // file here; the pager and upload-pack ones are also defused by the child environment
+    // (GIT_PAGER=cat, GIT_ALLOW_PROTOCOL without `file`). rg is not always installed: its denial
+    // comes before the program is looked up.
+    await ws.write('a.txt', 'x\n');
+    await ws.write('pre.sh', '#!/bin/sh\ntouch pwned-pre\ncat "$1"\n');
+    await chmod(path.join(ws.root, 'pre.sh'), 0o755);
+    await ws.git('init', '-q', '.');
+    const escapes: string[][] = [
+      ['git', '-c', 'alias.x=!touch pwned-alias', 'x'],
+      ['git', '-c', 'core.pager=touch pwned-pager', 'log'],
+      ['git', 'ls-remote', '--upload-pack=touch pwned-upload', '.'],
+      ['git', 'ls-remote', '--upload-pack', 'touch pwned-upload', '.'],
+      ['git', 'fetch', '-u', 'touch pwned-upload', '.'],
+      ['rg', '--pre', './pre.sh', 'x', '.'],
+      ['rg', '--pre=./pre.sh', 'x', '.'],
+      ['find', '.', '-name', 'a.txt', '-exec', 'touch', 'pwned-find', ';'],
+      ['find', '.', '-name', 'a.txt', '-execdir', 'touch', 'pwned-find', ';'],
+      ['npx', '-c', 'touch pwned-npx'],
+    ];
+    for (const argv of escapes) {
+      const outcome = await registry.execute('run_command', { argv }, context());
+      expect(outcome, argv.join(' ')).toMatchObject({ status: 'error', code: 'command-denied' });
+    }
+    const entries = await readdir(ws.root);
+    expect(entries.filter((name) => name.startsWith('pwned'))).toEqual([]);
   });
 
   it('treats shell syntax as plain arguments (no shell)', async () => {

@@ -6,6 +6,7 @@ import { defineTool } from './define-tool';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import { findExecutable, type ProcessResult, runProcess } from './run-process';
 import type { AnyTool } from './tool';
+import { ToolError } from './tool-error';
 
 /** Options the command and git tools share. */
 export interface CommandToolsOptions {
@@ -86,8 +87,13 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     async execute(input, { signal }): Promise<CommandResult> {
       const checked = await checkCommand(input.argv, { root, cwd: input.cwd ?? '.', policy });
       const cwdStats = await stat(checked.cwd).catch(() => undefined);
-      if (!cwdStats?.isDirectory())
-        throw new Error(`The cwd ${JSON.stringify(input.cwd)} is not a folder in the workspace.`);
+      if (!cwdStats?.isDirectory()) {
+        throw new ToolError({
+          code: 'execution-failed',
+          message: `The cwd ${JSON.stringify(input.cwd)} is not a folder in the workspace.`,
+          details: { cwd: input.cwd },
+        });
+      }
       const childEnv = env();
       const realRoot = await resolveInWorkspace(root, '.');
       const executable = await findExecutable(checked.program, {
@@ -97,7 +103,11 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
           : {}),
       });
       if (executable === undefined) {
-        throw new Error(`"${checked.program}" is allowed but was not found on PATH. Is it installed?`);
+        throw new ToolError({
+          code: 'execution-failed',
+          message: `"${checked.program}" is allowed but was not found on PATH. Is it installed?`,
+          details: { program: checked.program },
+        });
       }
       const result = await runProcess(executable, checked.args, {
         cwd: checked.cwd,

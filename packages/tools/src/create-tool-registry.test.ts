@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRedactor } from './create-redactor';
-import { createToolRegistry, truncateText } from './create-tool-registry';
+import { createToolRegistry } from './create-tool-registry';
 import { defineTool } from './define-tool';
-import type { ToolContext } from './tool';
+import type { ToolContext, ToolProgress } from './tool';
 import { ToolError } from './tool-error';
 
 const context = (signal: AbortSignal = new AbortController().signal): ToolContext => ({
@@ -267,10 +267,94 @@ describe('createToolRegistry', () => {
   });
 });
 
-describe('truncateText', () => {
-  it('leaves short text alone and cuts long text to the limit', () => {
-    expect(truncateText('abc', 3)).toBe('abc');
-    for (const max of [5, 60, 100, 1000])
-      expect(truncateText('y'.repeat(5000), max).length).toBeLessThanOrEqual(max);
+describe('createToolRegistry: validate, executeValidated, redact', () => {
+  it('validate answers unknown-tool and invalid-arguments like execute, or the parsed input', async () => {
+    const registry = createToolRegistry([add, echo], { redactor: false });
+    const unknown = registry.validate('nope', {});
+    expect(unknown).toMatchObject({ status: 'error', code: 'unknown-tool' });
+    expect(unknown).toEqual(await registry.execute('nope', {}, context()));
+    const invalid = registry.validate('add', { a: 'one' });
+    expect(invalid).toMatchObject({ status: 'error', code: 'invalid-arguments' });
+    expect(invalid).toEqual(await registry.execute('add', { a: 'one' }, context()));
+    expect(registry.validate('add', '{"a":1,"b":2}')).toEqual({
+      status: 'valid',
+      tool: add,
+      input: { a: 1, b: 2 },
+    });
+  });
+
+  it('executeValidated runs exactly the validated input, once', async () => {
+    const seen: unknown[] = [];
+    const spy = defineTool({
+      name: 'spy',
+      description: 'x',
+      input: z.object({ n: z.number().default(7) }),
+      execute: (input) => {
+        seen.push(input);
+        return 'ok';
+      },
+    });
+    const registry = createToolRegistry([spy], { redactor: false });
+    const valid = registry.validate('spy', {});
+    if (valid.status !== 'valid') throw new Error('expected a valid call');
+    expect(await registry.executeValidated(valid, context())).toMatchObject({
+      status: 'success',
+      text: 'ok',
+    });
+    expect(seen).toEqual([{ n: 7 }]);
+  });
+
+  it('executeValidated refuses a tool that is not registered', async () => {
+    const registry = createToolRegistry([add], { redactor: false });
+    const outcome = await registry.executeValidated(
+      { status: 'valid', tool: echo, input: { text: 'x' } },
+      context(),
+    );
+    expect(outcome).toMatchObject({ status: 'error', code: 'unknown-tool' });
+  });
+
+  it('applies the call timeout to a tool without its own, and the tool timeout wins', async () => {
+    const hang = (timeoutMs?: number) =>
+      defineTool({
+        name: timeoutMs === undefined ? 'hang' : 'hang_own',
+        description: 'x',
+        input: z.object({}),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        execute: () => new Promise(() => {}),
+      });
+    const registry = createToolRegistry([hang(), hang(40)], { redactor: false });
+    const started = Date.now();
+    const outcome = await registry.execute('hang', {}, { ...context(), timeoutMs: 30 });
+    expect(outcome).toMatchObject({ status: 'error', code: 'timeout', details: { timeoutMs: 30 } });
+    expect(outcome.text).toContain('within 30 ms');
+    expect(Date.now() - started).toBeLessThan(1000);
+    const own = await registry.execute('hang_own', {}, { ...context(), timeoutMs: 10_000 });
+    expect(own).toMatchObject({ status: 'error', code: 'timeout', details: { timeoutMs: 40 } });
+  });
+
+  it('redact applies the registry redactor, and is the identity without one', () => {
+    const secret = 'canary-secret-value-777777';
+    const redactor = createRedactor({ env: { MY_API_TOKEN: secret } });
+    expect(createToolRegistry([], { redactor }).redact(`x ${secret}`)).toBe('x [REDACTED:MY_API_TOKEN]');
+    expect(createToolRegistry([], { redactor: false }).redact(`x ${secret}`)).toBe(`x ${secret}`);
+  });
+
+  it('redacts progress messages before they reach the caller', async () => {
+    const secret = 'canary-progress-secret-42';
+    const chatty = defineTool({
+      name: 'chatty',
+      description: 'x',
+      input: z.object({}),
+      execute: (_input, { onProgress }) => {
+        onProgress?.({ message: `connecting with ${secret}`, fraction: 0.5 });
+        return 'done';
+      },
+    });
+    const registry = createToolRegistry([chatty], {
+      redactor: createRedactor({ env: { SERVICE_TOKEN: secret } }),
+    });
+    const progress: ToolProgress[] = [];
+    await registry.execute('chatty', {}, { ...context(), onProgress: (report) => progress.push(report) });
+    expect(progress).toEqual([{ message: 'connecting with [REDACTED:SERVICE_TOKEN]', fraction: 0.5 }]);
   });
 });

@@ -1,8 +1,10 @@
 import type { JsonSchema, ToolSpec } from '@closedloop/model';
 import { z } from 'zod';
 import { createRedactor, type Redactor } from './create-redactor';
-import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome } from './tool';
+import { parseToolInput } from './parse-tool-input';
+import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 import { ToolError } from './tool-error';
+import { truncateText } from './truncate-text';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -16,7 +18,27 @@ export interface ToolRegistryOptions {
 }
 
 /** What {@link ToolRegistry.execute} needs besides the arguments. */
-export type ToolExecuteContext = ToolContext;
+export interface ToolExecuteContext extends ToolContext {
+  /**
+   * Timeout for this call when the tool sets no `timeoutMs` of its own (the tool's own wins).
+   * Default: none.
+   */
+  timeoutMs?: number;
+}
+
+/** The error outcome of a call that cannot run (`unknown-tool`, `invalid-arguments`, …). */
+export type ToolErrorOutcome = Extract<ToolOutcome, { status: 'error' }>;
+
+/**
+ * A call {@link ToolRegistry.validate} accepted: the registered tool and its parsed input.
+ * Pass it to {@link ToolRegistry.executeValidated} to run it without parsing again.
+ */
+export interface ValidToolCall {
+  status: 'valid';
+  tool: AnyTool;
+  /** The arguments as the tool's input schema parsed them (defaults filled in). */
+  input: unknown;
+}
 
 /** A validated set of tools, as the executor uses it. */
 export interface ToolRegistry {
@@ -27,30 +49,23 @@ export interface ToolRegistry {
   /** What the model sees: name, description and the input's JSON Schema (no `$schema`). */
   specs(): ToolSpec[];
   /**
+   * Checks a call without running it: `unknown-tool` or `invalid-arguments` (an error outcome
+   * with the text the model should see), or the tool with its parsed input. Lets a caller show
+   * the validated input to a guard before {@link executeValidated} runs exactly that input.
+   */
+  validate(name: string, rawArgs: unknown): ValidToolCall | ToolErrorOutcome;
+  /**
    * Validates `rawArgs`, runs the tool and returns an outcome. Never throws for bad input, a
    * failing tool, a timeout or an abort: each has its own error code.
    */
   execute(name: string, rawArgs: unknown, context: ToolExecuteContext): Promise<ToolOutcome>;
-}
-
-const truncationMarker = (omitted: number, total: number) =>
-  `\n\n[… truncated: ${omitted} of ${total} characters omitted …]\n\n`;
-
-/**
- * Cuts `text` to at most `max` characters, keeping its head (70 %) and tail (30 %) around a
- * marker that says how much was left out.
- */
-export function truncateText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const room = max - truncationMarker(text.length, text.length).length;
-  if (room <= 0) return text.slice(0, max);
-  const head = Math.ceil(room * 0.7);
-  const tail = room - head;
-  return (
-    text.slice(0, head) +
-    truncationMarker(text.length - room, text.length) +
-    (tail > 0 ? text.slice(-tail) : '')
-  );
+  /** Runs a call {@link validate} accepted (the same outcomes as `execute`, without re-parsing). */
+  executeValidated(call: ValidToolCall, context: ToolExecuteContext): Promise<ToolOutcome>;
+  /**
+   * The registry's redaction (identity when it was created with `redactor: false`), for callers
+   * that build their own texts from tool-related strings (a guard's reason, a thrown error).
+   */
+  redact(text: string): string;
 }
 
 function errorMessage(error: unknown): string {
@@ -122,7 +137,8 @@ function whenAborted(signal: AbortSignal): { promise: Promise<void>; cancel(): v
  * - `invalid-arguments`: the arguments fail the input schema (the text has zod's prettified
  *   issues, so the model can correct itself); a JSON string is parsed first;
  * - `execution-failed`: the tool threw (a thrown `ToolError` keeps its own code);
- * - `timeout`: the tool's `timeoutMs` elapsed (its signal is aborted too);
+ * - `timeout`: the tool's `timeoutMs` (else the call's `context.timeoutMs`) elapsed (its signal
+ *   is aborted too);
  * - `aborted`: the caller's signal aborted; answered at once even if the tool ignores it;
  * - `output-invalid`: the result fails the tool's output schema or is not JSON-serialisable;
  * - `success`: `text` is the result (strings as is, anything else as JSON), redacted, then
@@ -156,9 +172,13 @@ export function createToolRegistry(
   const list = [...tools];
   let cachedSpecs: ToolSpec[] | undefined;
 
-  const failure = (code: ToolErrorCode, message: string, details?: Record<string, unknown>): ToolOutcome => {
+  const failure = (
+    code: ToolErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+  ): ToolErrorOutcome => {
     const clean = redact(message);
-    const outcome: ToolOutcome = {
+    const outcome: ToolErrorOutcome = {
       status: 'error',
       code,
       message: clean,
@@ -169,17 +189,126 @@ export function createToolRegistry(
     return outcome;
   };
 
-  const parseArguments = (tool: AnyTool, rawArgs: unknown) => {
-    const args = rawArgs === undefined || rawArgs === null || rawArgs === '' ? {} : rawArgs;
-    const first = tool.input.safeParse(args);
-    if (first.success || typeof args !== 'string') return first;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args);
-    } catch {
-      return first;
+  const validate = (name: string, rawArgs: unknown): ValidToolCall | ToolErrorOutcome => {
+    const tool = byName.get(name);
+    if (tool === undefined) {
+      const available = list.map((t) => t.name);
+      return failure(
+        'unknown-tool',
+        `There is no tool named ${JSON.stringify(name)}. Available tools: ${available.join(', ') || '(none)'}.`,
+        { name, available },
+      );
     }
-    return tool.input.safeParse(parsed);
+    const parsed = parseToolInput(tool.input, rawArgs);
+    if (!parsed.success) {
+      return failure(
+        'invalid-arguments',
+        `Invalid arguments for "${name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
+        { issues: parsed.error.issues },
+      );
+    }
+    return { status: 'valid', tool, input: parsed.data };
+  };
+
+  const executeValidated = async (call: ValidToolCall, context: ToolExecuteContext): Promise<ToolOutcome> => {
+    const { tool } = call;
+    const name = tool.name;
+    if (byName.get(name) !== tool) {
+      return failure('unknown-tool', `The tool "${name}" is not registered here; validate the call first.`, {
+        name,
+      });
+    }
+    if (context.signal.aborted)
+      return failure('aborted', `The call to "${name}" was aborted before it started.`);
+    const fallbackMs =
+      typeof context.timeoutMs === 'number' && Number.isFinite(context.timeoutMs) && context.timeoutMs > 0
+        ? context.timeoutMs
+        : undefined;
+    const timeoutMs = tool.timeoutMs ?? fallbackMs;
+
+    const controller = new AbortController();
+    const aborted = whenAborted(context.signal);
+    const timeout = delay(timeoutMs);
+    const onOuterAbort = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', onOuterAbort, { once: true });
+    const toolContext: ToolContext = { signal: controller.signal, callId: context.callId };
+    const { onProgress } = context;
+    if (onProgress !== undefined) {
+      // Progress messages reach events and logs: they are redacted like results.
+      toolContext.onProgress = (progress: ToolProgress) =>
+        onProgress(redactor ? { ...progress, message: redactor.redact(progress.message) } : progress);
+    }
+
+    type Race =
+      | { kind: 'done'; output: unknown }
+      | { kind: 'threw'; error: unknown }
+      | { kind: 'timeout' }
+      | { kind: 'aborted' };
+    let running: Promise<unknown>;
+    try {
+      running = Promise.resolve(tool.execute(call.input, toolContext));
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    const race: Race = await Promise.race<Race>([
+      running.then(
+        (output): Race => ({ kind: 'done', output }),
+        (error: unknown): Race => ({ kind: 'threw', error }),
+      ),
+      timeout.promise.then((): Race => ({ kind: 'timeout' })),
+      aborted.promise.then((): Race => ({ kind: 'aborted' })),
+    ]);
+    timeout.cancel();
+    aborted.cancel();
+    context.signal.removeEventListener('abort', onOuterAbort);
+
+    switch (race.kind) {
+      case 'aborted':
+        controller.abort(context.signal.reason);
+        return failure('aborted', `The call to "${name}" was aborted.`);
+      case 'timeout':
+        controller.abort(new ToolError({ code: 'timeout', message: `"${name}" timed out` }));
+        return failure('timeout', `"${name}" did not finish within ${timeoutMs} ms and was stopped.`, {
+          timeoutMs,
+        });
+      case 'threw': {
+        if (context.signal.aborted) return failure('aborted', `The call to "${name}" was aborted.`);
+        const { error } = race;
+        if (ToolError.isInstance(error)) {
+          const code = error.code === 'invalid-definition' ? 'execution-failed' : error.code;
+          return failure(code, error.message, { ...error.details });
+        }
+        return failure('execution-failed', `"${name}" failed: ${errorMessage(error)}`);
+      }
+      case 'done': {
+        let output = race.output;
+        if (tool.output !== undefined) {
+          const checked = tool.output.safeParse(output);
+          if (!checked.success) {
+            return failure(
+              'output-invalid',
+              `"${name}" returned a result that does not match its output schema:\n${z.prettifyError(checked.error)}`,
+              { issues: checked.error.issues },
+            );
+          }
+          output = checked.data;
+        }
+        let text: string;
+        try {
+          text = tool.toText ? tool.toText(output) : toText(output);
+        } catch (error) {
+          return failure(
+            'output-invalid',
+            `"${name}" returned a result that is not JSON-serialisable: ${errorMessage(error)}`,
+          );
+        }
+        return {
+          status: 'success',
+          output: redactor ? redactDeep(output, redactor) : output,
+          text: truncateText(redact(text), maxResultChars),
+        };
+      }
+    }
   };
 
   return {
@@ -194,106 +323,13 @@ export function createToolRegistry(
       }));
       return cachedSpecs.map((spec) => ({ ...spec, inputSchema: structuredClone(spec.inputSchema) }));
     },
+    validate,
     async execute(name, rawArgs, context) {
-      const tool = byName.get(name);
-      if (tool === undefined) {
-        const available = list.map((t) => t.name);
-        return failure(
-          'unknown-tool',
-          `There is no tool named ${JSON.stringify(name)}. Available tools: ${available.join(', ') || '(none)'}.`,
-          { name, available },
-        );
-      }
-      if (context.signal.aborted)
-        return failure('aborted', `The call to "${name}" was aborted before it started.`);
-
-      const parsed = parseArguments(tool, rawArgs);
-      if (!parsed.success) {
-        return failure(
-          'invalid-arguments',
-          `Invalid arguments for "${name}":\n${z.prettifyError(parsed.error)}\nFix the arguments and call the tool again.`,
-          { issues: parsed.error.issues },
-        );
-      }
-
-      const controller = new AbortController();
-      const aborted = whenAborted(context.signal);
-      const timeout = delay(tool.timeoutMs);
-      const onOuterAbort = () => controller.abort(context.signal.reason);
-      context.signal.addEventListener('abort', onOuterAbort, { once: true });
-      const toolContext: ToolContext = { signal: controller.signal, callId: context.callId };
-      if (context.onProgress) toolContext.onProgress = context.onProgress;
-
-      type Race =
-        | { kind: 'done'; output: unknown }
-        | { kind: 'threw'; error: unknown }
-        | { kind: 'timeout' }
-        | { kind: 'aborted' };
-      let running: Promise<unknown>;
-      try {
-        running = Promise.resolve(tool.execute(parsed.data, toolContext));
-      } catch (error) {
-        running = Promise.reject(error);
-      }
-      const race: Race = await Promise.race<Race>([
-        running.then(
-          (output): Race => ({ kind: 'done', output }),
-          (error: unknown): Race => ({ kind: 'threw', error }),
-        ),
-        timeout.promise.then((): Race => ({ kind: 'timeout' })),
-        aborted.promise.then((): Race => ({ kind: 'aborted' })),
-      ]);
-      timeout.cancel();
-      aborted.cancel();
-      context.signal.removeEventListener('abort', onOuterAbort);
-
-      switch (race.kind) {
-        case 'aborted':
-          controller.abort(context.signal.reason);
-          return failure('aborted', `The call to "${name}" was aborted.`);
-        case 'timeout':
-          controller.abort(new ToolError({ code: 'timeout', message: `"${name}" timed out` }));
-          return failure('timeout', `"${name}" did not finish within ${tool.timeoutMs} ms and was stopped.`, {
-            timeoutMs: tool.timeoutMs,
-          });
-        case 'threw': {
-          if (context.signal.aborted) return failure('aborted', `The call to "${name}" was aborted.`);
-          const { error } = race;
-          if (ToolError.isInstance(error)) {
-            const code = error.code === 'invalid-definition' ? 'execution-failed' : error.code;
-            return failure(code, error.message, { ...error.details });
-          }
-          return failure('execution-failed', `"${name}" failed: ${errorMessage(error)}`);
-        }
-        case 'done': {
-          let output = race.output;
-          if (tool.output !== undefined) {
-            const checked = tool.output.safeParse(output);
-            if (!checked.success) {
-              return failure(
-                'output-invalid',
-                `"${name}" returned a result that does not match its output schema:\n${z.prettifyError(checked.error)}`,
-                { issues: checked.error.issues },
-              );
-            }
-            output = checked.data;
-          }
-          let text: string;
-          try {
-            text = tool.toText ? tool.toText(output) : toText(output);
-          } catch (error) {
-            return failure(
-              'output-invalid',
-              `"${name}" returned a result that is not JSON-serialisable: ${errorMessage(error)}`,
-            );
-          }
-          return {
-            status: 'success',
-            output: redactor ? redactDeep(output, redactor) : output,
-            text: truncateText(redact(text), maxResultChars),
-          };
-        }
-      }
+      const checked = validate(name, rawArgs);
+      if (checked.status === 'error') return checked;
+      return executeValidated(checked, context);
     },
+    executeValidated,
+    redact,
   };
 }

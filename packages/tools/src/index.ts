@@ -23,15 +23,18 @@ export {
 export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './create-redactor';
 export {
   createToolRegistry,
+  type ToolErrorOutcome,
   type ToolExecuteContext,
   type ToolRegistry,
   type ToolRegistryOptions,
-  truncateText,
+  type ValidToolCall,
 } from './create-tool-registry';
 export { type DefineToolOptions, defineTool } from './define-tool';
 export type { FileToolsOptions } from './file-tools';
+export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 export { resolveInWorkspace } from './resolve-in-workspace';
 export type { ProcessResult } from './run-process';
 export type { AnyTool, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 export { ToolError } from './tool-error';
+export { truncateText } from './truncate-text';
 export { type WorkspaceToolsOptions, workspaceTools } from './workspace-tools';

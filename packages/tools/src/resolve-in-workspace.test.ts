@@ -50,6 +50,9 @@ beforeAll(async () => {
   await symlink('link-loop-a', path.join(root, 'link-loop-b'));
   await symlink('link-dir-out', path.join(root, 'link-chain'));
   await symlink('src', path.join(root, 'link-inside'));
+  await symlink(path.join(outside, 'not-yet-abs.txt'), path.join(root, 'link-dangling-abs'));
+  await symlink(path.join(base, 'root-evil-new'), path.join(root, 'link-dangling-sibling'));
+  await symlink(path.join(outside, 'canary.txt'), path.join(root, 'src', 'nested-link-file-out'));
   registry = createToolRegistry(workspaceTools({ root }), { redactor: false });
 });
 
@@ -70,16 +73,26 @@ const attacks = (): string[] => [
   path.join(sibling, 'secret.txt'),
   `${root}-evil/secret.txt`,
   `${root}/../outside/canary.txt`,
+  `${root}-evil/not-yet.txt`,
+  '../root-evil/secret.txt',
+  '../root-evil/not-yet.txt',
+  'src/../../root-evil/secret.txt',
   '//etc/passwd',
   '%2e%2e/outside/canary.txt',
   '%2E%2E%2Foutside%2Fcanary.txt',
   '..%2foutside%2fcanary.txt',
   '%252e%252e/outside/canary.txt',
   'src/%2e%2e/%2e%2e/outside/canary.txt',
+  '%2fetc%2fpasswd',
+  '%2Fetc/passwd',
+  '..%5coutside%5ccanary.txt',
+  '%2e%2e%2fnot-yet.txt',
   '\uff0e\uff0e/outside/canary.txt',
   '\uff0e\uff0e\uff0foutside\uff0fcanary.txt',
   '\u2025/outside/canary.txt',
   '\ufe52\ufe52/outside/canary.txt',
+  '\uff0fetc\uff0fpasswd',
+  '\u2024\u2024/outside/canary.txt',
   '..\\outside\\canary.txt',
   'src\\..\\..\\outside\\canary.txt',
   'README.md\u0000../../outside/canary.txt',
@@ -95,6 +108,10 @@ const attacks = (): string[] => [
   'link-dir-out/sub/new.txt',
   'link-dir-out-abs/canary.txt',
   'link-dangling-out',
+  'link-dangling-abs',
+  'link-dangling-sibling',
+  'link-dangling-sibling/deeper/new.txt',
+  'src/nested-link-file-out',
   'link-dangling-dir-out/x.txt',
   'inner/link-up/outside/canary.txt',
   'inner/link-up/root-evil/secret.txt',

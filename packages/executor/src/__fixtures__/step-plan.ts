@@ -1,5 +1,8 @@
+import type { ChatMessage } from '@closedloop/model';
 import { Plan, type PlanEvent, type StepDraft } from '@closedloop/plan';
 import { defineTool } from '@closedloop/tools';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { afterEach, beforeEach } from 'vitest';
 import { z } from 'zod';
 
 /** A plan whose step `stepId` (default: the last one) is `in_progress`, dependencies completed. */
@@ -41,5 +44,24 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       },
       { once: true },
     );
+  });
+}
+
+/** The tool messages of a conversation, in order. */
+export function toolMessages(messages: readonly ChatMessage[]): Extract<ChatMessage, { role: 'tool' }>[] {
+  return messages.filter(
+    (message): message is Extract<ChatMessage, { role: 'tool' }> => message.role === 'tool',
+  );
+}
+
+/** Gives every test of the file a fresh temp workspace (passed to `use`), removed afterwards. */
+export function useTempWorkspace(use: (workspace: TempWorkspace) => void): void {
+  let current: TempWorkspace | undefined;
+  beforeEach(async () => {
+    current = await createTempWorkspace();
+    use(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
   });
 }
