@@ -1,0 +1,52 @@
+import { Plan } from '@closedloop/plan';
+import { describe, expect, it } from 'vitest';
+import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
+import { createPlanView } from './plan-view';
+
+function expectStatusesMatch(plan: Plan, failed: string[]) {
+  const view = createPlanView(plan, failed);
+  expect(view.order).toEqual(plan.stepIds);
+  for (const step of plan.steps) expect(view.status(step.id)).toBe(step.status);
+  expect(view.status('nope')).toBeUndefined();
+  expect(view.step('nope')).toBeUndefined();
+  return view;
+}
+
+describe('createPlanView', () => {
+  it('completed = upstream of the failed step (no fold needed)', () => {
+    const plan = seedPlan();
+    const view = expectStatusesMatch(plan, ['5']);
+    expect(view.upstream).toEqual(plan.upstreamOf('5'));
+  });
+
+  it('falls back to the event log when completed steps lie outside the upstream', () => {
+    const plan = Plan.create(
+      {
+        goal: 'g',
+        steps: [
+          { id: 'a', description: 'a' },
+          { id: 'b', description: 'b' },
+          { id: 'c', description: 'c', dependsOn: ['a'] },
+        ],
+      },
+      { id: 'side', clock: tickingClock() },
+    );
+    completeStep(plan, 'a');
+    completeStep(plan, 'b'); // completed, but not upstream of c
+    failStep(plan, 'c');
+    plan.replaceSubgraph('c', { steps: [{ description: 'c again', dependsOn: ['a'] }] });
+    const newId = plan.stepIds.at(-1)!;
+    failStep(plan, newId);
+    const view = expectStatusesMatch(plan, [newId]);
+    expect(view.upstream).toEqual(['a']);
+    // Without the event log (restored from a snapshot), one copy of the steps.
+    expectStatusesMatch(Plan.fromJSON(plan.toJSON()), [newId]);
+  });
+
+  it('works when no failed step ran (not_started or blocked failures)', () => {
+    const plan = seedPlan({ fail: false });
+    plan.markStep('5', { status: 'blocked' });
+    const view = expectStatusesMatch(plan, ['5']);
+    expect(view.upstream).toEqual([]);
+  });
+});

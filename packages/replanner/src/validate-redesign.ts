@@ -1,0 +1,235 @@
+import type { Plan, StepId } from '@closedloop/plan';
+import { type DesignStep, designSignature } from './design-signature';
+import type { ReplanRedesign } from './replan-result';
+
+/** What can be wrong with a redesign. */
+export type RedesignProblemCode =
+  /** No steps. */
+  | 'empty-redesign'
+  /** A step's description is blank. */
+  | 'empty-description'
+  /** A `dependencies` key that is not the index of a new step. */
+  | 'invalid-dependency-key'
+  /** A dependency that resolves to nothing: index out of range, unknown id. */
+  | 'dangling-dependency'
+  /** A dependency on a step this redesign removes (refer to new steps by index instead). */
+  | 'replaced-step-dependency'
+  /** A dependency on a kept step that will never complete (blocked, skipped, failed). */
+  | 'unsatisfiable-dependency'
+  /** New steps depend on each other in a circle (or a step on itself). */
+  | 'cycle'
+  /** The answer tries to change a completed step. */
+  | 'completed-step-touched'
+  /** `requiredTools` names a tool that does not exist. */
+  | 'unknown-tool'
+  /** The same design (normalised descriptions + dependency structure) already failed. */
+  | 'repeated-redesign';
+
+/** One reason a redesign was rejected. The message is what the model sees in the repair turn. */
+export interface RedesignProblem {
+  code: RedesignProblemCode;
+  message: string;
+}
+
+/** A design that already failed, for the repeated-redesign check. */
+export interface FailedDesign {
+  /** How the problem message names it (`the current steps 5, 6, 7`, `earlier redesign 1`). */
+  label: string;
+  /** Its number of steps: designs of another size cannot be the same. */
+  size: number;
+  /** Its {@link designSignature} (computed on demand: only designs of the draft's size need it). */
+  signature: () => string;
+}
+
+/** Builds a {@link FailedDesign} whose signature is computed once, when first needed. */
+export function failedDesign(
+  label: string,
+  steps: readonly DesignStep[],
+  options: { isCompleted: (id: StepId) => boolean },
+): FailedDesign {
+  let signature: string | undefined;
+  return {
+    label,
+    size: steps.length,
+    signature: () => {
+      signature ??= designSignature(steps, options);
+      return signature;
+    },
+  };
+}
+
+/** What {@link validateRedesign} checks against. */
+export interface RedesignValidationContext {
+  plan: Plan;
+  /** Steps the redesign removes. */
+  removed: ReadonlySet<StepId>;
+  /** Kept steps that will be blocked with this replan (attempt limit), so cannot be depended on. */
+  blockedAfter: ReadonlySet<StepId>;
+  /** Names of the available tools. */
+  toolNames: ReadonlySet<string>;
+  /** Designs that already failed. */
+  failedDesigns: readonly FailedDesign[];
+}
+
+const quote = (value: unknown) => JSON.stringify(value);
+
+function findIndexCycle(edges: readonly number[][]): number[] | undefined {
+  const state = new Uint8Array(edges.length); // 0 new, 1 on stack, 2 done
+  const parent = new Int32Array(edges.length).fill(-1);
+  for (let start = 0; start < edges.length; start++) {
+    if (state[start] !== 0) continue;
+    const stack: Array<{ node: number; next: number }> = [{ node: start, next: 0 }];
+    state[start] = 1;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const deps = edges[frame.node]!;
+      if (frame.next >= deps.length) {
+        state[frame.node] = 2;
+        stack.pop();
+        continue;
+      }
+      const dep = deps[frame.next++]!;
+      if (state[dep] === 1) {
+        const cycle = [dep];
+        for (let at = frame.node; at !== dep; at = parent[at]!) cycle.push(at);
+        cycle.push(dep);
+        return cycle.reverse();
+      }
+      if (state[dep] === 0) {
+        state[dep] = 1;
+        parent[dep] = frame.node;
+        stack.push({ node: dep, next: 0 });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks a `redesign` answer before it touches the plan: non-empty, every dependency resolves
+ * (a number is an index of a new step, a string the id of a kept step that can still complete),
+ * acyclic, no completed step touched, every required tool exists, and not a repeat of a design
+ * that already failed. Returns every problem found (empty when the redesign is valid).
+ */
+export function validateRedesign(
+  redesign: ReplanRedesign,
+  context: RedesignValidationContext,
+): RedesignProblem[] {
+  const { plan, removed, blockedAfter, toolNames } = context;
+  const problems: RedesignProblem[] = [];
+  const count = redesign.steps.length;
+  if (count === 0) {
+    problems.push({
+      code: 'empty-redesign',
+      message:
+        'The redesign has no steps. Give at least one step, or answer {"action":"give_up"} with a reason.',
+    });
+    return problems;
+  }
+
+  redesign.steps.forEach((step, index) => {
+    if (step.description.trim() === '') {
+      problems.push({ code: 'empty-description', message: `New step ${index} has an empty description.` });
+    }
+    for (const tool of step.requiredTools ?? []) {
+      if (!toolNames.has(tool)) {
+        const known = [...toolNames].sort();
+        problems.push({
+          code: 'unknown-tool',
+          message: `New step ${index} requires tool ${quote(tool)}, which does not exist. Available tools: ${
+            known.length === 0 ? '(none)' : known.join(', ')
+          }.`,
+        });
+      }
+    }
+  });
+
+  const edges: number[][] = Array.from({ length: count }, () => []);
+  // Index keys in numeric order, then any other keys in string order (stable problem lists).
+  const keys = Object.keys(redesign.dependencies).sort((a, b) => {
+    const x = /^\d+$/.test(a) ? Number(a) : Number.POSITIVE_INFINITY;
+    const y = /^\d+$/.test(b) ? Number(b) : Number.POSITIVE_INFINITY;
+    return x !== y ? x - y : a < b ? -1 : a > b ? 1 : 0;
+  });
+  for (const key of keys) {
+    const deps = redesign.dependencies[key]!;
+    const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : Number.NaN;
+    if (!(index < count)) {
+      if (plan.has(key) && plan.step(key).status === 'completed') {
+        problems.push({
+          code: 'completed-step-touched',
+          message: `dependencies key ${quote(key)} is a completed step; completed steps are kept as they are and cannot be changed. Keys are indexes of new steps (0..${count - 1}).`,
+        });
+      } else {
+        problems.push({
+          code: 'invalid-dependency-key',
+          message: `dependencies key ${quote(key)} is not the index of a new step; keys must be "0".."${count - 1}".`,
+        });
+      }
+      continue;
+    }
+    for (const dep of deps) {
+      if (typeof dep === 'number') {
+        if (dep === index) {
+          problems.push({ code: 'cycle', message: `New step ${index} depends on itself.` });
+        } else if (!Number.isInteger(dep) || dep < 0 || dep >= count) {
+          problems.push({
+            code: 'dangling-dependency',
+            message: `New step ${index} depends on index ${dep}, but there are only ${count} new steps (0..${count - 1}).`,
+          });
+        } else {
+          edges[index]!.push(dep);
+        }
+        continue;
+      }
+      if (removed.has(dep)) {
+        problems.push({
+          code: 'replaced-step-dependency',
+          message: `New step ${index} depends on ${quote(dep)}, a step this redesign replaces. Depend on the new step that takes over its work, by index.`,
+        });
+      } else if (!plan.has(dep)) {
+        problems.push({
+          code: 'dangling-dependency',
+          message: `New step ${index} depends on ${quote(dep)}, which is not a step of the plan. Use an index (number) for new steps and the exact id (string) for kept steps.`,
+        });
+      } else {
+        const status = plan.step(dep).status;
+        if (blockedAfter.has(dep) || status === 'blocked' || status === 'skipped' || status === 'failed') {
+          problems.push({
+            code: 'unsatisfiable-dependency',
+            message: `New step ${index} depends on ${quote(dep)}, which will never complete (${
+              blockedAfter.has(dep) ? 'blocked: attempt limit reached' : status
+            }). Remove that dependency or give up.`,
+          });
+        }
+      }
+    }
+  }
+
+  const cycle = findIndexCycle(edges);
+  if (cycle !== undefined) {
+    problems.push({
+      code: 'cycle',
+      message: `The new steps depend on each other in a cycle: ${cycle.join(' → ')} (a → b: a depends on b). Remove one of these dependencies.`,
+    });
+  }
+
+  const sameSize = context.failedDesigns.filter((design) => design.size === count);
+  if (problems.length === 0 && sameSize.length > 0) {
+    const signature = designSignature(
+      redesign.steps.map((step, index) => ({
+        description: step.description,
+        dependsOn: redesign.dependencies[String(index)] ?? [],
+      })),
+      { isCompleted: (id) => plan.has(id) && plan.step(id).status === 'completed' },
+    );
+    const repeated = sameSize.find((design) => design.signature() === signature);
+    if (repeated !== undefined) {
+      problems.push({
+        code: 'repeated-redesign',
+        message: `This redesign is the same as ${repeated.label}, which already failed (same steps and dependencies). Propose a different approach, or give up.`,
+      });
+    }
+  }
+  return problems;
+}
