@@ -11,9 +11,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { materialiseTrace, type StepTrace, stepTraceSchema } from '../src/__fixtures__/step-trace';
+import { type StepTrace, stepTraceSchema, verifyTrace } from '../src/__fixtures__/step-trace';
+import { DEFAULT_CONTROL_TOOLS } from '../src/step-checks';
 import type { VerificationReport } from '../src/verdict';
-import { verifyStep } from '../src/verify-step';
 
 const CORPUS_DIR = fileURLToPath(new URL('../src/__fixtures__/corpus/', import.meta.url));
 
@@ -54,7 +54,14 @@ export function predictClass(report: VerificationReport, trace: StepTrace): stri
         (!pattern || pattern.test(finding.message)) &&
         (!priority || finding.priority === priority),
     );
-  if (trace.ledger.some((call) => `${call.result ?? ''}${call.error ?? ''}`.includes('[SUCCESS]')))
+  // The adversarial input of this class: a (non-control) tool printed "[SUCCESS]". The executor's
+  // `mark_step` echoes the step's own notes, which is not tool output.
+  const control = new Set(DEFAULT_CONTROL_TOOLS);
+  if (
+    trace.ledger.some(
+      (call) => !control.has(call.tool) && `${call.result ?? ''}${call.error ?? ''}`.includes('[SUCCESS]'),
+    )
+  )
     return 'tool-output-says-success';
   // Root causes first: an unanswered call, then effects with no successful call at all.
   if (has('ledger', undefined, 'P0')) return 'pending-call';
@@ -117,30 +124,17 @@ export async function loadCorpus(dir = CORPUS_DIR): Promise<StepTrace[]> {
 
 async function runTrace(trace: StepTrace): Promise<TraceOutcome> {
   const started = performance.now();
-  const materialised = await materialiseTrace(trace);
-  try {
-    const report = await verifyStep(materialised.plan, materialised.stepId, {
-      workspace: materialised.root,
-      commandTimeoutMs: 60_000,
-      ...(trace.options.contracts !== undefined ? { contracts: trace.options.contracts } : {}),
-      ...(trace.options.profile !== undefined ? { profile: trace.options.profile } : {}),
-      ...(trace.options.claimsFromNotes !== undefined
-        ? { claimsFromNotes: trace.options.claimsFromNotes }
-        : {}),
-    });
-    const predicted = predictClass(report, trace);
-    return {
-      id: trace.id,
-      label: trace.class,
-      predicted,
-      expectedVerdict: trace.expected.verdict,
-      verdict: report.verdict,
-      correct: predicted === trace.class && report.verdict === trace.expected.verdict,
-      ms: performance.now() - started,
-    };
-  } finally {
-    await materialised.cleanup();
-  }
+  const report = await verifyTrace(trace, { commandTimeoutMs: 60_000 });
+  const predicted = predictClass(report, trace);
+  return {
+    id: trace.id,
+    label: trace.class,
+    predicted,
+    expectedVerdict: trace.expected.verdict,
+    verdict: report.verdict,
+    correct: predicted === trace.class && report.verdict === trace.expected.verdict,
+    ms: performance.now() - started,
+  };
 }
 
 /** Scores outcomes per class: a true positive needs the right class and the right verdict. */

@@ -4,12 +4,8 @@
  *
  * Run: `npx tsx --conditions=@closedloop/source bench/verify-step.bench.ts`
  */
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Plan } from '@closedloop/plan';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
 import { verifyStep } from '../src/verify-step';
 
 const LEDGER = 1000;
@@ -17,18 +13,17 @@ const CLAIMS = 50;
 const RUNS = 200;
 const TARGET_MS = 5;
 
-async function setup(): Promise<{ root: string; plan: Plan }> {
-  const root = await mkdtemp(path.join(tmpdir(), 'closedloop-bench-'));
-  await mkdir(path.join(root, 'src'), { recursive: true });
-  const files: string[] = [];
-  for (let index = 0; index < CLAIMS; index += 1) {
-    const file = `src/module-${index}.ts`;
-    files.push(file);
-    await writeFile(
-      path.join(root, file),
-      `export function f${index}(x: number): number {\n  return x + ${index};\n}\n`,
-    );
-  }
+async function setup(): Promise<{ ws: TempWorkspace; plan: Plan }> {
+  const files = Array.from({ length: CLAIMS }, (_, index) => `src/module-${index}.ts`);
+  const ws = await createTempWorkspace({
+    prefix: 'closedloop-bench-',
+    files: Object.fromEntries(
+      files.map((file, index) => [
+        file,
+        `export function f${index}(x: number): number {\n  return x + ${index};\n}\n`,
+      ]),
+    ),
+  });
   const plan = Plan.create({
     steps: [
       {
@@ -39,7 +34,8 @@ async function setup(): Promise<{ root: string; plan: Plan }> {
     ],
   });
   plan.markStep('big', { status: 'in_progress' });
-  for (let index = 0; index < LEDGER; index += 1) {
+  // LEDGER - 1 tool calls, then the executor's closing `mark_step` (a control call, no evidence).
+  for (let index = 0; index < LEDGER - 1; index += 1) {
     const callId = `call_${index}`;
     const kind = index % 4;
     const file = files[Math.floor(index / 4) % CLAIMS] as string;
@@ -61,14 +57,19 @@ async function setup(): Promise<{ root: string; plan: Plan }> {
       ...(status === 'error' ? { error: 'EBUSY: resource busy' } : { result: `ok ${index}` }),
     });
   }
-  plan.markStep('big', {
-    notes: `[SUCCESS]: wrote ${CLAIMS} modules`,
-    claims: { filesWritten: files },
+  const notes = `[SUCCESS]: wrote ${CLAIMS} modules`;
+  plan.recordToolCall('big', {
+    callId: 'mark',
+    tool: 'mark_step',
+    args: { status: 'success', notes, claims: { filesWritten: files } },
   });
-  return { root, plan };
+  plan.recordToolResult('big', { callId: 'mark', tool: 'mark_step', status: 'success', result: notes });
+  plan.markStep('big', { notes, claims: { filesWritten: files } });
+  return { ws, plan };
 }
 
-const { root, plan } = await setup();
+const { ws, plan } = await setup();
+const root = ws.root;
 try {
   const times: number[] = [];
   let verdict = '';
@@ -84,7 +85,9 @@ try {
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)] ?? Number.NaN;
   const p95 = times[Math.floor(times.length * 0.95)] ?? Number.NaN;
-  console.log(`verifyStep: ${LEDGER} ledger entries, ${CLAIMS} file claims, ${RUNS} runs (after 20 warm-up)`);
+  console.log(
+    `verifyStep: ${plan.step('big').ledger.length} ledger entries, ${CLAIMS} file claims, ${RUNS} runs (after 20 warm-up)`,
+  );
   console.log(`verdict: ${verdict}`);
   for (const finding of lastReport?.infrastructureErrors ?? [])
     console.log(`infrastructure error: ${finding.message}`);
@@ -95,7 +98,7 @@ try {
   process.exitCode = median < TARGET_MS ? 0 : 1;
 
   // For information: the same step in a git repository (one `git status` + `git diff` per verification).
-  await promisify(execFile)('git', ['init', '--quiet'], { cwd: root });
+  await ws.git('init', '--quiet');
   const gitTimes: number[] = [];
   for (let run = 0; run < 40; run += 1) {
     const started = performance.now();
@@ -107,5 +110,5 @@ try {
     `(info) same step in a git repository: median ${(gitTimes[Math.floor(gitTimes.length / 2)] ?? 0).toFixed(2)} ms (includes spawning git twice)`,
   );
 } finally {
-  await rm(root, { recursive: true, force: true });
+  await ws.cleanup();
 }

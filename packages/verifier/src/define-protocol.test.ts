@@ -1,18 +1,14 @@
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { defineProtocol } from './define-protocol';
 import { createProtocolContext } from './protocol';
 import { runProtocols } from './run-protocols';
 import { VerifierError } from './verifier-error';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
+const workspace = useTempWorkspaces();
 async function context(files: Record<string, string> = {}, git = false) {
-  const ws = await createTempWorkspace({ files, git });
-  workspaces.push(ws);
+  const ws = await workspace(files, { git });
   return { ws, ctx: createProtocolContext({ workspace: ws.root }) };
 }
 const node = process.execPath;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { excerpt, type Finding, prioritySchema, verificationLayerSchema } from './finding';
 import type { Protocol, ProtocolContext } from './protocol';
 import { commandProblem } from './run-command';
-import { VerifierError } from './verifier-error';
+import { invalidInput, quotedName, VerifierError } from './verifier-error';
 
 /** What a step produced, for success conditions. */
 export interface ProtocolStepOutcome {
@@ -250,16 +250,7 @@ async function appliesTo(definition: ParsedDefinition, ctx: ProtocolContext): Pr
 export function defineProtocol(definition: ProtocolDefinition): Protocol {
   const parsed = protocolDefinitionSchema.safeParse(definition);
   if (!parsed.success) {
-    const name =
-      typeof (definition as { name?: unknown })?.name === 'string'
-        ? (definition as { name: string }).name
-        : '?';
-    throw new VerifierError({
-      code: 'invalid-protocol',
-      message: `Protocol definition ${JSON.stringify(name)} is invalid: ${z.prettifyError(parsed.error)}`,
-      details: { issues: parsed.error.issues },
-      cause: parsed.error,
-    });
+    throw invalidInput('invalid-protocol', `Protocol definition ${quotedName(definition)}`, parsed.error);
   }
   const spec = parsed.data;
   const problems = checkPatterns(spec);

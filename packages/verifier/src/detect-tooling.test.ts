@@ -1,16 +1,9 @@
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { detectTooling } from './detect-tooling';
 
-const workspaces: TempWorkspace[] = [];
-async function workspace(files: Record<string, string>) {
-  const ws = await createTempWorkspace({ files });
-  workspaces.push(ws);
-  return ws.root;
-}
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
+const tempWorkspace = useTempWorkspaces();
+const workspace = async (files: Record<string, string>) => (await tempWorkspace(files)).root;
 
 describe('detectTooling', () => {
   it('prefers package.json scripts and the lockfile package manager', async () => {

@@ -87,9 +87,12 @@ export {
   checkEffects,
   checkLedger,
   checkNotes,
+  DEFAULT_CONTROL_TOOLS,
   defaultAllowCommand,
+  evidenceCalls,
   type LedgerAnalysis,
   type LedgerError,
+  type LedgerEvidenceOptions,
 } from './step-checks';
 export {
   type DeriveSuccessCriteriaOptions,

@@ -52,32 +52,27 @@ function nodeTest(text: string): TestCounts | undefined {
   };
 }
 
-function vitest(text: string): TestCounts | undefined {
-  // `      Tests  1 failed | 4 passed | 1 skipped (6)`
-  const line = lastMatch(text, /^\s*Tests\s{2,}([^\n]*?)\((\d+)\)\s*$/m);
-  if (!line) return undefined;
-  const parts = line[1] ?? '';
+/** Counts from a `… passed | … failed | … skipped` summary whose total is given separately. */
+function summaryCounts(format: 'vitest' | 'jest', parts: string, total: number): TestCounts {
   return {
-    format: 'vitest',
+    format,
     passed: count(parts, /(\d+) passed/),
     failed: count(parts, /(\d+) failed/),
     skipped: count(parts, /(\d+) skipped/) + count(parts, /(\d+) todo/),
-    total: Number(line[2]),
+    total,
   };
+}
+
+function vitest(text: string): TestCounts | undefined {
+  // `      Tests  1 failed | 4 passed | 1 skipped (6)`
+  const line = lastMatch(text, /^\s*Tests\s{2,}([^\n]*?)\((\d+)\)\s*$/m);
+  return line ? summaryCounts('vitest', line[1] ?? '', Number(line[2])) : undefined;
 }
 
 function jest(text: string): TestCounts | undefined {
   // `Tests:       1 failed, 2 passed, 3 total`
   const line = lastMatch(text, /^Tests:\s+([^\n]*?(\d+) total)\s*$/m);
-  if (!line) return undefined;
-  const parts = line[1] ?? '';
-  return {
-    format: 'jest',
-    passed: count(parts, /(\d+) passed/),
-    failed: count(parts, /(\d+) failed/),
-    skipped: count(parts, /(\d+) skipped/) + count(parts, /(\d+) todo/),
-    total: Number(line[2]),
-  };
+  return line ? summaryCounts('jest', line[1] ?? '', Number(line[2])) : undefined;
 }
 
 function pytest(text: string): TestCounts | undefined {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { detectTooling, type Tooling } from './detect-tooling';
 import type { Finding, Priority, VerificationLayer } from './finding';
 import { type CommandResult, runCommand } from './run-command';
-import { VerifierError } from './verifier-error';
+import { invalidInput } from './verifier-error';
 import { createWorkspaceFacts, type WorkspaceFacts } from './workspace-facts';
 
 /** One execution case for the FUNCTIONALITY protocol (seed 003: `isPrime(2) === true`). */
@@ -79,7 +79,10 @@ export interface ProtocolContext {
   tooling(): Promise<Tooling>;
   /** Changed files (workspace-relative): git changes that still exist, plus `files` hints. */
   changedFiles(): Promise<string[]>;
-  /** The ledger of the step (or of every step, for goal verification). */
+  /**
+   * The ledger of the step (or of every step, for goal verification), without control-tool
+   * calls (`mark_step`): what the tools really did.
+   */
   readonly ledger: readonly ToolCallRecord[];
   readonly model?: ChatModel;
   readonly functionalityCases: readonly FunctionalityCase[];
@@ -146,11 +149,7 @@ export interface ProtocolContextOptions {
 export function createProtocolContext(options: ProtocolContextOptions): ProtocolContext {
   const cases = z.array(functionalityCaseSchema).safeParse(options.functionalityCases ?? []);
   if (!cases.success) {
-    throw new VerifierError({
-      code: 'invalid-options',
-      message: `functionalityCases are invalid: ${z.prettifyError(cases.error)}`,
-      details: { issues: cases.error.issues },
-    });
+    throw invalidInput('invalid-options', 'functionalityCases', cases.error);
   }
   const facts =
     options.facts ??

@@ -85,4 +85,12 @@ describe('runCommand', () => {
     });
     expect(result.stdout.trim()).toBe('HI!1');
   });
+
+  it('runs non-interactively: npx and npm exec may not install anything (npm_config_yes=false)', async () => {
+    const result = await runCommand({
+      argv: [node, '-p', '[process.env.CI, process.env.npm_config_yes, process.env.NO_COLOR].join(" ")'],
+      cwd,
+    });
+    expect(result.stdout.trim()).toBe('1 false 1');
+  });
 });

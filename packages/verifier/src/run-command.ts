@@ -89,6 +89,8 @@ const BASE_ENV: Record<string, string> = {
   FORCE_COLOR: '0',
   NO_UPDATE_NOTIFIER: '1',
   npm_config_update_notifier: 'false',
+  // `npx` and `npm exec` never install a missing package (in CI they would, without asking).
+  npm_config_yes: 'false',
   GIT_TERMINAL_PROMPT: '0',
 };
 

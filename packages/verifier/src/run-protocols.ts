@@ -15,7 +15,7 @@ import {
   scopeContext,
 } from './protocol';
 import type { CheckTiming } from './verdict';
-import { throwIfAborted, VerifierError } from './verifier-error';
+import { invalidInput, quotedName, throwIfAborted, VerifierError } from './verifier-error';
 
 /** Which layers run (seed 003 "層級選擇策略"). */
 export type VerificationMode = 'minimal' | 'standard' | 'thorough' | 'full';
@@ -63,15 +63,7 @@ export function validateProtocols(protocols: readonly Protocol[]): void {
   for (const protocol of protocols) {
     const parsed = protocolShape.safeParse(protocol);
     if (!parsed.success) {
-      const name =
-        typeof (protocol as { name?: unknown })?.name === 'string'
-          ? (protocol as { name: string }).name
-          : '?';
-      throw new VerifierError({
-        code: 'invalid-protocol',
-        message: `Protocol ${JSON.stringify(name)} is invalid: ${z.prettifyError(parsed.error)}`,
-        details: { issues: parsed.error.issues },
-      });
+      throw invalidInput('invalid-protocol', `Protocol ${quotedName(protocol)}`, parsed.error);
     }
     if (names.has(protocol.name)) {
       throw new VerifierError({

@@ -7,7 +7,51 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
 import { type CommandResult, commandProblem, runCommand } from './run-command';
+import { VerifierError } from './verifier-error';
 import type { WorkspaceFacts } from './workspace-facts';
+
+/**
+ * Tools that steer the agent loop rather than act on the workspace: the executor's `mark_step`.
+ * Their calls are never evidence of an effect (a `mark_step` that *claims* a file was written
+ * is a claim, not a write).
+ */
+export const DEFAULT_CONTROL_TOOLS: readonly string[] = Object.freeze(['mark_step']);
+
+/** Which ledger calls are control calls (never evidence). */
+export interface LedgerEvidenceOptions {
+  /** Names of control tools. Default {@link DEFAULT_CONTROL_TOOLS}. */
+  controlTools?: Iterable<string>;
+}
+
+/**
+ * Validates a `controlTools` option (an array of tool names) and returns it as a set.
+ * Throws `VerifierError('invalid-options')`.
+ */
+export function resolveControlTools(value: unknown, where = 'controlTools'): ReadonlySet<string> {
+  if (value === undefined) return new Set(DEFAULT_CONTROL_TOOLS);
+  if (!Array.isArray(value) || value.some((name) => typeof name !== 'string' || name === '')) {
+    throw new VerifierError({
+      code: 'invalid-options',
+      message: `${where} must be an array of tool names (e.g. ['mark_step']), got ${JSON.stringify(value)}.`,
+      details: { controlTools: value },
+    });
+  }
+  return new Set(value as string[]);
+}
+
+function controlSet(options: LedgerEvidenceOptions): ReadonlySet<string> {
+  const tools = options.controlTools ?? DEFAULT_CONTROL_TOOLS;
+  return tools instanceof Set ? (tools as ReadonlySet<string>) : new Set(tools);
+}
+
+/** The calls of a ledger that may count as evidence: everything but control-tool calls. */
+export function evidenceCalls(
+  ledger: readonly ToolCallRecord[],
+  options: LedgerEvidenceOptions = {},
+): ToolCallRecord[] {
+  const control = controlSet(options);
+  return ledger.filter((call) => !control.has(call.tool));
+}
 
 /** A ledger call that ended in `error`, and whether a later call of the same tool succeeded. */
 export interface LedgerError {
@@ -19,27 +63,38 @@ export interface LedgerError {
 export interface LedgerAnalysis {
   pending: ToolCallRecord[];
   errors: LedgerError[];
+  /** Successful calls that count as evidence (control-tool calls excluded). */
   successCount: number;
+  /** Successful control-tool calls (`mark_step`…): present, but never evidence of an effect. */
+  controlCalls: ToolCallRecord[];
 }
 
-/** Splits a ledger into pending calls, errors (recovered or not) and successes. */
-export function analyseLedger(ledger: readonly ToolCallRecord[]): LedgerAnalysis {
+/**
+ * Splits a ledger into pending calls, errors (recovered or not) and successes. Successful
+ * control-tool calls are counted apart: they never count as evidence.
+ */
+export function analyseLedger(
+  ledger: readonly ToolCallRecord[],
+  options: LedgerEvidenceOptions = {},
+): LedgerAnalysis {
+  const control = controlSet(options);
   const pending: ToolCallRecord[] = [];
   const errors: LedgerError[] = [];
+  const controlCalls: ToolCallRecord[] = [];
   const lastSuccess = new Map<string, number>();
   let successCount = 0;
   ledger.forEach((call, index) => {
-    if (call.status === 'success') {
-      successCount += 1;
-      lastSuccess.set(call.tool, index);
-    }
+    if (call.status !== 'success') return;
+    lastSuccess.set(call.tool, index);
+    if (control.has(call.tool)) controlCalls.push(call);
+    else successCount += 1;
   });
   ledger.forEach((call, index) => {
     if (call.status === 'pending') pending.push(call);
     else if (call.status === 'error')
       errors.push({ call, recovered: (lastSuccess.get(call.tool) ?? -1) > index });
   });
-  return { pending, errors, successCount };
+  return { pending, errors, successCount, controlCalls };
 }
 
 /**
@@ -152,7 +207,8 @@ export function checkNotes(notes: ParsedStepNotes, analysis: LedgerAnalysis): Fi
 
 /**
  * Effects check: a step with no successful tool call cannot have written a file, added a
- * symbol or run a command. Claims of such effects are text-only hallucinations (P0).
+ * symbol or run a command. Claims of such effects are text-only hallucinations (P0). Control
+ * tools (`mark_step`) do not count: the call that *states* the claims is not evidence for them.
  */
 export function checkEffects(claims: readonly Claim[], analysis: LedgerAnalysis): Finding[] {
   if (claims.length === 0) {
@@ -168,13 +224,21 @@ export function checkEffects(claims: readonly Claim[], analysis: LedgerAnalysis)
       },
     ];
   }
+  const control = [...new Set(analysis.controlCalls.map((call) => call.tool))];
+  const controlNote =
+    control.length > 0
+      ? ` except the control tool ${control.join(', ')} (${analysis.controlCalls.length} call(s)), which only reports the step and is no evidence`
+      : '';
   return [
     {
       check: 'effects',
       priority: 'P0',
       status: 'fail',
-      message: `The step claims effects (${claims.map(describeClaim).join('; ')}) but no tool call succeeded: text-only effects are hallucinations.`,
-      evidence: { claim: claims[0]?.text ?? '' },
+      message: `The step claims effects (${claims.map(describeClaim).join('; ')}) but no tool call succeeded${controlNote}: text-only effects are hallucinations.`,
+      evidence: {
+        claim: claims[0]?.text ?? '',
+        ...(analysis.controlCalls[0] ? { callId: analysis.controlCalls[0].callId } : {}),
+      },
     },
   ];
 }
@@ -221,11 +285,19 @@ export interface LedgerPaths {
   mentioned(): Map<string, string>;
 }
 
-/** Finds the workspace paths successful ledger calls wrote, deleted or mentioned in their arguments. */
-export function ledgerPaths(ledger: readonly ToolCallRecord[], facts: WorkspaceFacts): LedgerPaths {
+/**
+ * Finds the workspace paths successful ledger calls wrote, deleted or mentioned in their
+ * arguments. Control-tool calls are skipped: `mark_step`'s claims name files, but naming a file
+ * is not writing it.
+ */
+export function ledgerPaths(
+  ledger: readonly ToolCallRecord[],
+  facts: WorkspaceFacts,
+  options: LedgerEvidenceOptions = {},
+): LedgerPaths {
   const written = new Map<string, string>();
   const deleted = new Map<string, string>();
-  const successful = ledger.filter(
+  const successful = evidenceCalls(ledger, options).filter(
     (call) =>
       call.status === 'success' &&
       typeof call.args === 'object' &&
@@ -276,51 +348,116 @@ export function ledgerPaths(ledger: readonly ToolCallRecord[], facts: WorkspaceF
   };
 }
 
-/** Default policy for re-running claimed commands: known build/test tools, nothing that publishes or deletes. */
+const ALLOWED_PROGRAMS: ReadonlySet<string> = new Set([
+  'node',
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'bun',
+  'deno',
+  'tsc',
+  'tsx',
+  'vitest',
+  'jest',
+  'mocha',
+  'pytest',
+  'python',
+  'python3',
+  'go',
+  'cargo',
+  'make',
+  'biome',
+  'eslint',
+  'prettier',
+  'git',
+  'ruff',
+  'mypy',
+  'true',
+]);
+/** Sub-commands (or make targets, script names) that publish, install, fetch or delete. */
+const DENIED_SUBCOMMAND =
+  /^(?:publish|unpublish|deploy|push|release|login|logout|adduser|rm|clean|distclean|reset|exec|dlx|x|eval|install|i|ci|add|remove|uninstall|update|upgrade|up|link|get|clone|fetch|pull|checkout|commit|rebase|merge|stash|tag|yank|owner|mod)$/;
+/** Programs whose first positional argument is a sub-command. */
+const SUBCOMMAND_PROGRAMS: ReadonlySet<string> = new Set([
+  'npm',
+  'pnpm',
+  'yarn',
+  'bun',
+  'deno',
+  'go',
+  'cargo',
+]);
+/** Flags that evaluate inline code: a claim of `node -e "…"` is the model's code, not the workspace's. */
+const INLINE_CODE: Readonly<Record<string, RegExp>> = {
+  node: /^(?:-e|--eval|-p|--print)(?:=|$)/,
+  tsx: /^(?:-e|--eval|-p|--print)(?:=|$)/,
+  bun: /^(?:-e|--eval|-p|--print)(?:=|$)/,
+  python: /^-c/,
+  python3: /^-c/,
+};
+
+/**
+ * Default policy for re-running claimed commands: known build/test tools only, nothing that
+ * publishes, installs, fetches, deletes or evaluates inline code. `git` only reads (status,
+ * diff, log, show, ls-files, rev-parse); `npx` runs only an allowed tool (and the verifier's
+ * environment sets `npm_config_yes=false`, so it never installs one); `python -m pip` and URL
+ * arguments are refused.
+ *
+ * @example
+ * defaultAllowCommand(['npm', 'test']); // true
+ * defaultAllowCommand(['npm', 'publish']); // false
+ * defaultAllowCommand(['npx', 'cowsay', 'hi']); // false
+ */
 export function defaultAllowCommand(argv: readonly string[]): boolean {
   const program = path.basename(argv[0] ?? '');
-  const allowed = new Set([
-    'node',
-    'npm',
-    'npx',
-    'pnpm',
-    'yarn',
-    'bun',
-    'deno',
-    'tsc',
-    'tsx',
-    'vitest',
-    'jest',
-    'mocha',
-    'pytest',
-    'python',
-    'python3',
-    'go',
-    'cargo',
-    'make',
-    'biome',
-    'eslint',
-    'prettier',
-    'git',
-    'ruff',
-    'mypy',
-    'true',
-  ]);
-  if (!allowed.has(program)) return false;
-  const denied =
-    /^(?:publish|unpublish|deploy|push|release|login|logout|adduser|rm|clean|reset|exec|dlx|x|install|i|add|remove|uninstall|update|upgrade|link|clone|fetch|pull|checkout|commit|rebase|merge|stash|tag)$/;
-  const rest = argv.slice(1).filter((arg) => !arg.startsWith('-'));
-  if (program === 'git')
-    return rest.length > 0 && /^(?:status|diff|log|show|ls-files|rev-parse)$/.test(rest[0] ?? '');
-  if (['npm', 'pnpm', 'yarn', 'bun'].includes(program) && rest[0] !== undefined && denied.test(rest[0]))
-    return false;
-  return !argv.some((arg) => /^(?:--force|-rf|-fr)$/.test(arg));
+  if (!ALLOWED_PROGRAMS.has(program)) return false;
+  const args = argv.slice(1);
+  if (args.some((arg) => /^(?:--force|-rf|-fr)$/.test(arg) || /^[a-z][\w+.-]*:\/\//i.test(arg))) return false;
+  const rest = args.filter((arg) => !arg.startsWith('-'));
+  switch (program) {
+    case 'git':
+      return rest.length > 0 && /^(?:status|diff|log|show|ls-files|rev-parse)$/.test(rest[0] ?? '');
+    case 'npx': {
+      // `npx [flags] <tool> …`: the tool must itself be allowed, with its own arguments.
+      // `--package` and `--yes` would install (`--yes` overrides the environment's `npm_config_yes`).
+      if (args.some((arg) => /^(?:-p|--package|-y|--yes)(?:=|$)/.test(arg))) return false;
+      const index = args.findIndex((arg) => !arg.startsWith('-'));
+      return index !== -1 && defaultAllowCommand(args.slice(index));
+    }
+    case 'python':
+    case 'python3': {
+      const module = args[args.indexOf('-m') + 1];
+      if (args.includes('-m') && (module === 'pip' || module === 'ensurepip' || module === 'venv'))
+        return false;
+      break;
+    }
+    case 'make':
+      if (rest.some((target) => DENIED_SUBCOMMAND.test(target))) return false;
+      break;
+    default:
+      if (SUBCOMMAND_PROGRAMS.has(program)) {
+        const [first, second] = rest;
+        if (first !== undefined && DENIED_SUBCOMMAND.test(first)) return false;
+        // `npm run release`: the script name says what it does.
+        if (
+          (first === 'run' || first === 'run-script') &&
+          second !== undefined &&
+          DENIED_SUBCOMMAND.test(second)
+        )
+          return false;
+      }
+  }
+  const inline = INLINE_CODE[program];
+  return inline === undefined || !args.some((arg) => inline.test(arg));
 }
 
 /** Everything the claims check needs. */
 export interface ClaimCheckEnvironment {
   facts: WorkspaceFacts;
   ledger: readonly ToolCallRecord[];
+  /** Tools whose calls are never evidence (default {@link DEFAULT_CONTROL_TOOLS}). */
+  controlTools?: Iterable<string>;
   /** Re-run claimed commands only when this allows them. */
   allowCommand(argv: readonly string[]): boolean;
   tooling(): Promise<Tooling>;
@@ -363,7 +500,11 @@ function findByBasename(facts: WorkspaceFacts, base: string, candidates: Iterabl
 export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvironment): Promise<Finding[]> {
   const { facts } = env;
   const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
-  const paths = ledgerPaths(env.ledger, facts);
+  const paths = ledgerPaths(
+    env.ledger,
+    facts,
+    env.controlTools !== undefined ? { controlTools: env.controlTools } : {},
+  );
   const claimedFiles = claims.flatMap((claim) => ('file' in claim && claim.file ? [claim.file] : []));
   const candidates = new Set<string>([...(changes ? [...changes.keys()] : []), ...paths.written.keys()]);
   for (const file of claimedFiles) {

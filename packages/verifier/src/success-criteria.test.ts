@@ -1,11 +1,8 @@
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { deriveSuccessCriteria } from './success-criteria';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
+const workspace = useTempWorkspaces();
 
 const ids = async (request: string, workspace?: string) =>
   (await deriveSuccessCriteria(request, workspace ? { workspace } : {})).map(
@@ -44,13 +41,10 @@ describe('deriveSuccessCriteria', () => {
   });
 
   it('adds implicit criteria from the workspace, mapped to the right protocols', async () => {
-    const ws = await createTempWorkspace({
-      files: {
-        'package.json': JSON.stringify({ scripts: { test: 'node --test', lint: 'biome check .' } }),
-        'tsconfig.json': '{}',
-      },
+    const ws = await workspace({
+      'package.json': JSON.stringify({ scripts: { test: 'node --test', lint: 'biome check .' } }),
+      'tsconfig.json': '{}',
     });
-    workspaces.push(ws);
     const criteria = await ids('Add isPrime', ws.root);
     expect(criteria).toEqual([
       'CODE_COMPILES:P0:TYPECHECK:verb',
@@ -67,10 +61,7 @@ describe('deriveSuccessCriteria', () => {
   });
 
   it('prefers BUILD for CODE_COMPILES when there is a build script, and turns constraints into judge criteria', async () => {
-    const ws = await createTempWorkspace({
-      files: { 'package.json': JSON.stringify({ scripts: { build: 'tsup' } }) },
-    });
-    workspaces.push(ws);
+    const ws = await workspace({ 'package.json': JSON.stringify({ scripts: { build: 'tsup' } }) });
     const criteria = await deriveSuccessCriteria(
       "Add pagination to the API, but don't change the public API signatures. 保持向後相容",
       {

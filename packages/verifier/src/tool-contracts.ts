@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '@closedloop/plan';
 import { z } from 'zod';
 import type { Finding } from './finding';
-import { VerifierError } from './verifier-error';
+import { invalidInput, VerifierError } from './verifier-error';
 
 /**
  * What a step (or an agent profile) must do with one tool (seed 002), as configuration:
@@ -44,14 +44,7 @@ export const toolContractsConfigSchema = z
 export type ToolContractsConfig = z.infer<typeof toolContractsConfigSchema>;
 export type ToolContractsConfigInput = z.input<typeof toolContractsConfigSchema>;
 
-function invalid(what: string, error: z.ZodError): VerifierError {
-  return new VerifierError({
-    code: 'invalid-contract',
-    message: `${what} is invalid: ${z.prettifyError(error)}`,
-    details: { issues: error.issues },
-    cause: error,
-  });
-}
+const invalid = (what: string, error: z.ZodError) => invalidInput('invalid-contract', what, error);
 
 /**
  * Validates a contract configuration (zod). Throws `VerifierError('invalid-contract')`.

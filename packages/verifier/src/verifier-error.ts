@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 const marker = Symbol.for('closedloop.verifier.error');
 
 /** Every way a verifier call can be refused. */
@@ -42,6 +44,25 @@ export class VerifierError extends Error {
   static isInstance(error: unknown): error is VerifierError {
     return typeof error === 'object' && error !== null && marker in error;
   }
+}
+
+/**
+ * The error for an input zod rejected: `<what> is invalid: <issues>`, with the issues in
+ * `details` and the zod error as `cause`. `what` names the input and, when it has one, its name.
+ */
+export function invalidInput(code: VerifierErrorCode, what: string, error: z.ZodError): VerifierError {
+  return new VerifierError({
+    code,
+    message: `${what} is invalid: ${z.prettifyError(error)}`,
+    details: { issues: error.issues },
+    cause: error,
+  });
+}
+
+/** `"name"` of a malformed object that has a string `name`, else `?` (for messages). */
+export function quotedName(value: unknown): string {
+  const name = typeof value === 'object' && value !== null ? (value as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? JSON.stringify(name) : '?';
 }
 
 /** Throws `VerifierError('aborted')` when `signal` has aborted. */

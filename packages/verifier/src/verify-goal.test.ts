@@ -1,14 +1,11 @@
 import { ScriptedModel } from '@closedloop/model/testing';
 import { Plan } from '@closedloop/plan';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { defineProtocol } from './define-protocol';
 import { verifyGoal } from './verify-goal';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
+const workspace = useTempWorkspaces({ git: true });
 
 const TESTS =
   "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/math.mjs';\n" +
@@ -18,11 +15,10 @@ const GOOD =
 const BAD = 'export function isPrime(n) {\n  return n % 2 === 1;\n}\n';
 
 async function project(math: string) {
-  const ws = await createTempWorkspace({
-    files: { 'test/math.test.mjs': TESTS, 'src/math.mjs': 'export function isPrime() {}\n' },
-    git: true,
+  const ws = await workspace({
+    'test/math.test.mjs': TESTS,
+    'src/math.mjs': 'export function isPrime() {}\n',
   });
-  workspaces.push(ws);
   await ws.write('src/math.mjs', math);
   return ws;
 }
@@ -148,5 +144,28 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
       message: expect.stringMatching(/b \(not_started\)/),
     });
     expect(report).toMatchObject({ verdict: 'retry', confidence: 0.6, unverified: true });
+  });
+
+  it('reads the plan ledgers without control calls (controlTools)', async () => {
+    const ws = await project(GOOD);
+    const plan = Plan.create({ steps: [{ id: 'a', description: 'write isPrime' }] });
+    plan.markStep('a', { status: 'in_progress' });
+    // A custom control tool whose echo of the notes happens to look like a crash.
+    plan.recordToolCall('a', { callId: 'c1', tool: 'finish_run', args: {} });
+    plan.recordToolResult('a', {
+      callId: 'c1',
+      tool: 'finish_run',
+      status: 'success',
+      result: 'Traceback (most recent call last):\n  (quoted in the notes)',
+    });
+    plan.markStep('a', { status: 'completed' });
+    const context = { workspace: ws.root, request: 'Implement isPrime', plan };
+    const strict = await verifyGoal(context, { mode: 'minimal' });
+    expect(strict.findings.find((f) => f.check === 'ERROR_FREE')).toMatchObject({ status: 'fail' });
+    const control = await verifyGoal(context, { mode: 'minimal', controlTools: ['mark_step', 'finish_run'] });
+    expect(control.findings.find((f) => f.check === 'ERROR_FREE')).toMatchObject({ status: 'skip' });
+    await expect(verifyGoal(context, { controlTools: [''] })).rejects.toMatchObject({
+      code: 'invalid-options',
+    });
   });
 });

@@ -12,6 +12,7 @@ import {
   type Protocol,
 } from './protocol';
 import { runProtocols, type VerificationMode } from './run-protocols';
+import { evidenceCalls, resolveControlTools } from './step-checks';
 import {
   deriveSuccessCriteria,
   type SuccessCriterion,
@@ -19,7 +20,7 @@ import {
   successCriterionSchema,
 } from './success-criteria';
 import { createReport, type VerificationReport } from './verdict';
-import { throwIfAborted, VerifierError } from './verifier-error';
+import { invalidInput, throwIfAborted, VerifierError } from './verifier-error';
 import { createWorkspaceFacts } from './workspace-facts';
 
 /** What goal-level verification looks at. */
@@ -51,6 +52,11 @@ export interface VerifyGoalOptions {
   /** Timeout per protocol name. */
   timeouts?: Readonly<Record<string, number>>;
   commandTimeoutMs?: number;
+  /**
+   * Tools whose ledger calls are never evidence (ERROR_FREE and custom protocols do not see
+   * them). Default `['mark_step']`, as in `verifyStep`.
+   */
+  controlTools?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -89,6 +95,7 @@ export async function verifyGoal(
   options: VerifyGoalOptions = {},
 ): Promise<GoalVerificationReport> {
   throwIfAborted(options.signal, 'verifyGoal');
+  const controlTools = resolveControlTools(options.controlTools, 'verifyGoal: controlTools');
   const facts = createWorkspaceFacts(context.workspace, {
     ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -97,11 +104,7 @@ export async function verifyGoal(
   if (context.criteria !== undefined) {
     const parsed = z.array(successCriterionSchema).safeParse(context.criteria);
     if (!parsed.success) {
-      throw new VerifierError({
-        code: 'invalid-options',
-        message: `verifyGoal: criteria are invalid: ${z.prettifyError(parsed.error)}`,
-        details: { issues: parsed.error.issues },
-      });
+      throw invalidInput('invalid-options', 'verifyGoal: criteria', parsed.error);
     }
     criteria = parsed.data;
   } else {
@@ -130,7 +133,10 @@ export async function verifyGoal(
   }
 
   const steps = context.plan?.steps ?? [];
-  const ledger = steps.flatMap((step) => step.ledger);
+  const ledger = evidenceCalls(
+    steps.flatMap((step) => step.ledger),
+    { controlTools },
+  );
   const files = steps.flatMap((step) => [...step.files, ...(step.claims?.filesWritten ?? [])]);
   const ctx = createProtocolContext({
     workspace: facts.root,

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { materialiseTrace, planWithStep, type StepTraceInput } from './__fixtures__/step-trace';
-import type { Finding } from './finding';
+import {
+  failingChecks as failing,
+  planWithStep,
+  verifyTrace,
+  writeCall as write,
+} from './__fixtures__/step-trace';
 import { toVerificationRecord } from './verdict';
 import { VerifierError } from './verifier-error';
 import { verifyStep } from './verify-step';
@@ -11,32 +15,6 @@ const MATH_BUG = 'export function isPrime(n) {\n  return n % 2 === 1;\n}\n';
 const MATH_TEST =
   "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/math.mjs';\n" +
   "test('2 is prime', () => assert.equal(isPrime(2), true));\ntest('9 is not prime', () => assert.equal(isPrime(9), false));\n";
-
-async function verifyTrace(trace: StepTraceInput, options: Parameters<typeof verifyStep>[2] = {}) {
-  const materialised = await materialiseTrace(trace);
-  try {
-    return await verifyStep(materialised.plan, materialised.stepId, {
-      workspace: materialised.root,
-      ...trace.options,
-      ...options,
-    });
-  } finally {
-    await materialised.cleanup();
-  }
-}
-
-function failing(findings: Finding[]): string[] {
-  return findings
-    .filter((finding) => finding.status === 'fail')
-    .map((finding) => `${finding.check}:${finding.priority}`);
-}
-
-const write = (path: string, content = 'x') => ({
-  tool: 'write_file',
-  args: { path, content },
-  status: 'success' as const,
-  result: `Wrote ${path}`,
-});
 
 describe('verifyStep', { timeout: 30_000 }, () => {
   it('passes a step with no tool calls and no notes (seed 000 case 1, seed 004 backward compatibility)', async () => {

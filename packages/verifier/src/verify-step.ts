@@ -19,6 +19,8 @@ import {
   checkLedger,
   checkNotes,
   defaultAllowCommand,
+  evidenceCalls,
+  resolveControlTools,
 } from './step-checks';
 import { checkToolContracts, resolveToolContracts } from './tool-contracts';
 import { type CheckTiming, createReport, type VerificationReport } from './verdict';
@@ -38,6 +40,13 @@ export interface VerifyStepOptions {
    * no structured claims (`fallback`, default), always (`always`), or never (`never`).
    */
   claimsFromNotes?: 'fallback' | 'always' | 'never';
+  /**
+   * Tools that steer the loop instead of acting on the workspace. Their calls never count as
+   * evidence: not for the effects check, not as the call that wrote a claimed file, not in the
+   * ledger protocols see. Required-tool contracts still see them, so a contract can name one.
+   * Default {@link DEFAULT_CONTROL_TOOLS} (`['mark_step']`, the executor's tool).
+   */
+  controlTools?: readonly string[];
   /** Policy for re-running claimed commands. Default {@link defaultAllowCommand}. */
   allowCommand?: (argv: readonly string[]) => boolean;
   /** Timeout of each re-run command. Default 120 000 ms. */
@@ -146,7 +155,8 @@ export function stepClaims(step: Step, mode: VerifyStepOptions['claimsFromNotes'
  * 2. `notes`: `[FAIL]` (P0), `[SUCCESS]` contradicted by the ledger;
  * 3. `required-tools`: the step's `requiredTools` (in order) and profile contracts;
  * 4. `claims`: each claim against the file system, git, the TypeScript AST, re-run commands;
- * 5. `effects`: claimed effects with no successful tool call (P0);
+ * 5. `effects`: claimed effects with no successful tool call (P0); control tools such as
+ *    `mark_step` (`controlTools`) never count as evidence here or anywhere else;
  * then the step's protocols (skipped after a P0 failure) and the confidence rule.
  * Throws `VerifierError` for an unknown step, bad contracts or an abort.
  *
@@ -168,6 +178,7 @@ export async function verifyStep(
   }
   throwIfAborted(options.signal, 'verifyStep');
   const step = plan.step(stepId);
+  const controlTools = resolveControlTools(options.controlTools, 'verifyStep: controlTools');
   const contracts = resolveToolContracts({
     requiredTools: step.requiredTools,
     ...(options.contracts !== undefined ? { config: options.contracts } : {}),
@@ -175,7 +186,7 @@ export async function verifyStep(
   });
   const findings: Finding[] = [];
   const timings: CheckTiming[] = [];
-  const analysis = analyseLedger(step.ledger);
+  const analysis = analyseLedger(step.ledger, { controlTools });
   const notes = parseStepNotes(step.notes);
   const claims = stepClaims(step, options.claimsFromNotes);
   const facts =
@@ -208,6 +219,7 @@ export async function verifyStep(
         return checkClaims(claims, {
           facts,
           ledger: step.ledger,
+          controlTools,
           allowCommand: options.allowCommand ?? defaultAllowCommand,
           tooling: () => {
             toolingPromise ??= detectTooling(facts.root);
@@ -262,7 +274,7 @@ export async function verifyStep(
         facts,
         request: step.description,
         acceptanceCriteria: step.successCriteria,
-        ledger: step.ledger,
+        ledger: evidenceCalls(step.ledger, { controlTools }),
         files: [
           ...step.files,
           ...claims.flatMap((claim) => ('file' in claim && claim.file ? [claim.file] : [])),

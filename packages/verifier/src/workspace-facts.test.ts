@@ -1,18 +1,11 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { createWorkspaceFacts } from './workspace-facts';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
-async function repo(files: Record<string, string>, git = true) {
-  const ws = await createTempWorkspace({ files, git });
-  workspaces.push(ws);
-  return ws;
-}
+const workspace = useTempWorkspaces({ git: true });
+const repo = (files: Record<string, string>, git = true) => workspace(files, { git });
 
 describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
   it('reports untracked, modified and deleted files from real git', async () => {

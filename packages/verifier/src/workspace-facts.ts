@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { excerpt } from './finding';
-import { runCommand } from './run-command';
+import { commandProblem, runCommand } from './run-command';
 
 /** How git sees one changed path. */
 export type ChangeKind = 'added' | 'modified' | 'deleted' | 'renamed' | 'untracked' | 'other';
@@ -137,7 +137,13 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
       git(['diff', '--name-status', '-z', '--relative', baseRef, '--']),
     ]);
     if (status.exitCode !== 0) {
-      throw new Error(`git status failed (${status.exitCode}): ${excerpt(status.output, 500)}`);
+      // Fail closed: the caller's check becomes an infrastructure error, never a pass.
+      const problem = commandProblem(status);
+      throw new Error(
+        problem !== undefined
+          ? `git status could not run: ${problem}`
+          : `git status failed (exit ${status.exitCode}): ${excerpt(status.output, 500)}`,
+      );
     }
     const changes = new Map<string, ChangedFile>();
     const add = (repoPath: string, kind: ChangeKind) => {

@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Plan, type StepClaimsInput } from '@closedloop/plan';
+import { createTempWorkspace } from '@closedloop/tools/testing';
 import { z } from 'zod';
-
-const execFileAsync = promisify(execFile);
+import type { Finding } from '../finding';
+import type { VerificationReport } from '../verdict';
+import { type VerifyStepOptions, verifyStep } from '../verify-step';
 
 /** One ledger entry of a trace. */
 export const traceCallSchema = z.object({
@@ -64,28 +63,6 @@ export interface MaterialisedTrace {
   cleanup(): Promise<void>;
 }
 
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'closedloop corpus',
-  GIT_AUTHOR_EMAIL: 'corpus@closedloop.invalid',
-  GIT_COMMITTER_NAME: 'closedloop corpus',
-  GIT_COMMITTER_EMAIL: 'corpus@closedloop.invalid',
-};
-
-async function git(root: string, ...args: string[]): Promise<void> {
-  await execFileAsync('git', args, { cwd: root, env: GIT_ENV });
-}
-
-async function writeAll(root: string, files: Record<string, string>): Promise<void> {
-  for (const [file, content] of Object.entries(files)) {
-    const full = path.join(root, file);
-    await mkdir(path.dirname(full), { recursive: true });
-    await writeFile(full, content, 'utf8');
-  }
-}
-
 /** Builds a one-step plan whose step has the given ledger, notes and claims. */
 export function planWithStep(options: {
   stepId?: string;
@@ -138,15 +115,13 @@ export function planWithStep(options: {
  */
 export async function materialiseTrace(input: StepTraceInput): Promise<MaterialisedTrace> {
   const trace = stepTraceSchema.parse(input);
-  const root = await realpath(await mkdtemp(path.join(tmpdir(), 'closedloop-corpus-')));
-  await writeAll(root, trace.workspace.files);
-  if (trace.workspace.git) {
-    await git(root, 'init', '--quiet', '--initial-branch=main');
-    await git(root, 'add', '--all');
-    await git(root, 'commit', '--quiet', '--allow-empty', '--no-gpg-sign', '-m', 'before the step');
-  }
-  await writeAll(root, trace.workspace.changes.write);
-  for (const file of trace.workspace.changes.delete) await rm(path.join(root, file), { force: true });
+  const ws = await createTempWorkspace({
+    files: trace.workspace.files,
+    git: trace.workspace.git,
+    prefix: 'closedloop-corpus-',
+  });
+  for (const [file, content] of Object.entries(trace.workspace.changes.write)) await ws.write(file, content);
+  for (const file of trace.workspace.changes.delete) await rm(path.join(ws.root, file), { force: true });
   const plan = planWithStep({
     description: trace.step.description,
     ...(trace.step.requiredTools ? { requiredTools: trace.step.requiredTools } : {}),
@@ -155,5 +130,40 @@ export async function materialiseTrace(input: StepTraceInput): Promise<Materiali
     ...(trace.notes !== undefined ? { notes: trace.notes } : {}),
     ...(trace.claims !== undefined ? { claims: trace.claims } : {}),
   });
-  return { root, plan, stepId: 's1', cleanup: () => rm(root, { recursive: true, force: true }) };
+  return { root: ws.root, plan, stepId: 's1', cleanup: ws.cleanup };
+}
+
+/** Materialises a trace, verifies its step (trace options, then `options`) and cleans up. */
+export async function verifyTrace(
+  input: StepTraceInput,
+  options: VerifyStepOptions = {},
+): Promise<VerificationReport> {
+  const trace = stepTraceSchema.parse(input);
+  const materialised = await materialiseTrace(trace);
+  try {
+    return await verifyStep(materialised.plan, materialised.stepId, {
+      workspace: materialised.root,
+      ...(trace.options.contracts !== undefined ? { contracts: trace.options.contracts } : {}),
+      ...(trace.options.profile !== undefined ? { profile: trace.options.profile } : {}),
+      ...(trace.options.claimsFromNotes !== undefined
+        ? { claimsFromNotes: trace.options.claimsFromNotes }
+        : {}),
+      ...options,
+    });
+  } finally {
+    await materialised.cleanup();
+  }
+}
+
+/** A successful `write_file` ledger entry. */
+export const writeCall = (file: string, content = 'x') => ({
+  tool: 'write_file',
+  args: { path: file, content },
+  status: 'success' as const,
+  result: `Wrote ${file}`,
+});
+
+/** `check:priority` of every failing finding, in order. */
+export function failingChecks(findings: readonly Finding[]): string[] {
+  return findings.filter((finding) => finding.status === 'fail').map((f) => `${f.check}:${f.priority}`);
 }

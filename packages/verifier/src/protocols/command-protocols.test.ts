@@ -1,21 +1,13 @@
 import { mkdir, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext } from '../protocol';
 import { runProtocols } from '../run-protocols';
 import { buildProtocol, lintProtocol, testProtocol, typecheckProtocol } from './command-protocols';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
-async function workspace(files: Record<string, string>) {
-  const ws = await createTempWorkspace({ files });
-  workspaces.push(ws);
-  return ws;
-}
+const workspace = useTempWorkspaces();
 
 const MATH = (body: string) => `export function isPrime(n) {\n${body}\n}\n`;
 const GOOD = MATH(

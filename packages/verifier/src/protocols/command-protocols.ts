@@ -199,41 +199,55 @@ export function judgeTestRun(
   };
 }
 
+/** A test-suite protocol: the command `tooling.commands[key]`, judged by {@link judgeTestRun}. */
+function testSuiteProtocol(spec: {
+  name: string;
+  description: string;
+  layer: VerificationLayer;
+  group: number;
+  timeoutMs: number;
+  /** What the suite is called in messages (`Tests`, `Integration tests`…). */
+  suite: string;
+  key: 'test' | 'integration' | 'e2e';
+}): Protocol {
+  return commandProtocol({
+    ...spec,
+    priority: 'P1',
+    noun: spec.suite.replace(/s$/, ''),
+    command: (tooling) => tooling.commands[spec.key],
+    judge: (result, base) => judgeTestRun(result, base, spec.suite),
+  });
+}
+
 /** TEST (layer 2, P1): the detected test command exits 0; counts parsed from the runner output. */
-export const testProtocol: Protocol = commandProtocol({
+export const testProtocol: Protocol = testSuiteProtocol({
   name: 'TEST',
   description: 'Tests pass: the detected test command (npm test, vitest, jest, node --test, pytest) exits 0.',
-  priority: 'P1',
   layer: 2,
   group: 2,
   timeoutMs: 120_000,
-  noun: 'Test',
-  command: (tooling) => tooling.commands.test,
-  judge: (result, base) => judgeTestRun(result, base, 'Tests'),
+  suite: 'Tests',
+  key: 'test',
 });
 
 /** INTEGRATION_TEST (layer 3, P1): the `test:integration` script exits 0. */
-export const integrationTestProtocol: Protocol = commandProtocol({
+export const integrationTestProtocol: Protocol = testSuiteProtocol({
   name: 'INTEGRATION_TEST',
   description: 'Integration tests pass: the test:integration script exits 0.',
-  priority: 'P1',
   layer: 3,
   group: 3,
   timeoutMs: 300_000,
-  noun: 'Integration test',
-  command: (tooling) => tooling.commands.integration,
-  judge: (result, base) => judgeTestRun(result, base, 'Integration tests'),
+  suite: 'Integration tests',
+  key: 'integration',
 });
 
 /** E2E_TEST (layer 4, P1): the `test:e2e` script (or playwright) exits 0. */
-export const e2eTestProtocol: Protocol = commandProtocol({
+export const e2eTestProtocol: Protocol = testSuiteProtocol({
   name: 'E2E_TEST',
   description: 'End-to-end tests pass: the test:e2e script (or playwright test) exits 0.',
-  priority: 'P1',
   layer: 4,
   group: 4,
   timeoutMs: 600_000,
-  noun: 'End-to-end test',
-  command: (tooling) => tooling.commands.e2e,
-  judge: (result, base) => judgeTestRun(result, base, 'End-to-end tests'),
+  suite: 'End-to-end tests',
+  key: 'e2e',
 });

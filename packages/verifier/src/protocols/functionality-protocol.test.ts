@@ -1,19 +1,12 @@
 import { ScriptedModel } from '@closedloop/model/testing';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext, type FunctionalityCaseInput } from '../protocol';
 import { runProtocols } from '../run-protocols';
 import { functionalityProtocol, parseCorrectness } from './functionality-protocol';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
-async function repo(files: Record<string, string>, git = false) {
-  const ws = await createTempWorkspace({ files, git });
-  workspaces.push(ws);
-  return ws;
-}
+const workspace = useTempWorkspaces();
+const repo = (files: Record<string, string>, git = false) => workspace(files, { git });
 
 /** Seed 003's isPrime example. */
 const IS_PRIME_CASES: FunctionalityCaseInput[] = [

@@ -1,5 +1,5 @@
 import type { Finding } from '../finding';
-import type { Protocol, ProtocolContext } from '../protocol';
+import type { HumanReviewDecision, Protocol, ProtocolContext } from '../protocol';
 import { detectArchitectureChanges, isArchitectureChange } from './architecture-changes';
 
 async function reviewReasons(ctx: ProtocolContext): Promise<string[]> {
@@ -20,6 +20,15 @@ async function reviewReasons(ctx: ProtocolContext): Promise<string[]> {
   }
   return reasons;
 }
+
+/** approve → pass; modify → P1 fail (verdict `retry`); reject → P0 fail. */
+const DECISIONS: Readonly<
+  Record<HumanReviewDecision['decision'], { priority: 'P0' | 'P1'; status: 'pass' | 'fail'; message: string }>
+> = {
+  approve: { priority: 'P1', status: 'pass', message: 'Approved by a human' },
+  modify: { priority: 'P1', status: 'fail', message: 'A human asked for changes' },
+  reject: { priority: 'P0', status: 'fail', message: 'Rejected by a human' },
+};
 
 /**
  * HUMAN_REVIEW (layer 6, P1): when security-sensitive files, architecture changes or a judge's
@@ -63,45 +72,25 @@ export const humanReviewProtocol: Protocol = {
       { signal },
     );
     const comment = decision.comment ? `: ${decision.comment}` : '';
-    switch (decision.decision) {
-      case 'approve':
-        return [
-          {
-            check: 'HUMAN_REVIEW',
-            priority: 'P1',
-            status: 'pass',
-            message: `Approved by a human${comment}.`,
-          },
-        ];
-      case 'modify':
-        return [
-          {
-            check: 'HUMAN_REVIEW',
-            priority: 'P1',
-            status: 'fail',
-            message: `A human asked for changes${comment}.`,
-            details: { decision: 'modify' },
-          },
-        ];
-      case 'reject':
-        return [
-          {
-            check: 'HUMAN_REVIEW',
-            priority: 'P0',
-            status: 'fail',
-            message: `Rejected by a human${comment}.`,
-            details: { decision: 'reject' },
-          },
-        ];
-      default:
-        return [
-          {
-            check: 'HUMAN_REVIEW',
-            priority: 'P1',
-            status: 'error',
-            message: `onHumanReview returned an unknown decision ${JSON.stringify((decision as { decision?: unknown }).decision)}.`,
-          },
-        ];
+    const outcome = Object.hasOwn(DECISIONS, decision.decision) ? DECISIONS[decision.decision] : undefined;
+    if (!outcome) {
+      return [
+        {
+          check: 'HUMAN_REVIEW',
+          priority: 'P1',
+          status: 'error',
+          message: `onHumanReview returned an unknown decision ${JSON.stringify((decision as { decision?: unknown }).decision)}.`,
+        },
+      ];
     }
+    return [
+      {
+        check: 'HUMAN_REVIEW',
+        priority: outcome.priority,
+        status: outcome.status,
+        message: `${outcome.message}${comment}.`,
+        details: { decision: decision.decision },
+      },
+    ];
   },
 };

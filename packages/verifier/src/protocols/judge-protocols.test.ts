@@ -1,21 +1,13 @@
 import { ScriptedModel } from '@closedloop/model/testing';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext } from '../protocol';
 import { runProtocols } from '../run-protocols';
 import { detectArchitectureChanges, isSecuritySensitive } from './architecture-changes';
 import { humanReviewProtocol } from './human-review-protocol';
 import { architectProtocol, buildJudgePrompt, llmJudgeProtocol } from './judge-protocols';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
-async function repo(files: Record<string, string>) {
-  const ws = await createTempWorkspace({ files, git: true });
-  workspaces.push(ws);
-  return ws;
-}
+const repo = useTempWorkspaces({ git: true });
 
 const verdict = (value: 'PASS' | 'FAIL' | 'NEEDS_REVIEW', risks: string[] = []) => ({
   text: JSON.stringify({

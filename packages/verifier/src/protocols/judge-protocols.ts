@@ -75,28 +75,18 @@ export async function judgeChange(
   return object;
 }
 
+const VERDICT_STATUS = { PASS: 'pass', FAIL: 'fail', NEEDS_REVIEW: 'warn' } as const;
+
 function verdictFinding(check: string, priority: Priority, verdict: JudgeVerdict): Finding {
   const summary = `functionality ${verdict.functionality_score}/10, quality ${verdict.quality_score}/10`;
-  const details = { ...verdict };
   const risks = verdict.risks.length ? ` Risks: ${verdict.risks.join('; ')}.` : '';
-  if (verdict.verdict === 'PASS') {
-    return { check, priority, status: 'pass', message: `Judge: PASS (${summary}).${risks}`, details };
-  }
-  if (verdict.verdict === 'FAIL') {
-    return {
-      check,
-      priority,
-      status: 'fail',
-      message: `Judge: FAIL (${summary}): ${verdict.reasoning}${risks}`,
-      details,
-    };
-  }
+  const reasoning = verdict.verdict === 'PASS' ? '.' : `: ${verdict.reasoning}`;
   return {
     check,
     priority,
-    status: 'warn',
-    message: `Judge: NEEDS_REVIEW (${summary}): ${verdict.reasoning}${risks}`,
-    details,
+    status: VERDICT_STATUS[verdict.verdict],
+    message: `Judge: ${verdict.verdict} (${summary})${reasoning}${risks}`,
+    details: { ...verdict },
   };
 }
 

@@ -1,19 +1,12 @@
 import type { ToolCallRecord } from '@closedloop/plan';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext } from '../protocol';
 import { runProtocols } from '../run-protocols';
 import { errorFreeProtocol, findCrash, syntaxErrors, syntaxProtocol, todoProtocol } from './static-protocols';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  await Promise.all(workspaces.splice(0).map((ws) => ws.cleanup()));
-});
-async function repo(files: Record<string, string>, git = true) {
-  const ws = await createTempWorkspace({ files, git });
-  workspaces.push(ws);
-  return ws;
-}
+const workspace = useTempWorkspaces({ git: true });
+const repo = (files: Record<string, string>, git = true) => workspace(files, { git });
 
 describe('SYNTAX', { timeout: 30_000 }, () => {
   it('fails changed files that do not parse, ignores unchanged ones', async () => {

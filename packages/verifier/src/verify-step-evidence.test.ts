@@ -1,0 +1,399 @@
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  failingChecks,
+  materialiseTrace,
+  planWithStep,
+  type StepTraceInput,
+  verifyTrace,
+  writeCall,
+} from './__fixtures__/step-trace';
+import type { Protocol } from './protocol';
+import { verifyStep } from './verify-step';
+
+const PACKAGE_JSON = `${JSON.stringify({ name: 'is-prime', type: 'module', scripts: { test: 'node --test' } })}\n`;
+const IS_PRIME =
+  'export function isPrime(n) {\n  if (n < 2) return false;\n  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n  return true;\n}\n';
+const IS_PRIME_TEST =
+  "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/is-prime.js';\n" +
+  "test('2', () => assert.equal(isPrime(2), true));\ntest('4', () => assert.equal(isPrime(4), false));\n";
+const DEMO_CLAIMS = {
+  filesWritten: ['src/is-prime.js'],
+  symbolsAdded: [{ file: 'src/is-prime.js', name: 'isPrime', kind: 'function' as const }],
+};
+
+/** `mark_step` as the executor records it: the step's notes and claims are its arguments. */
+const markStepCall = (notes: string, claims?: Record<string, unknown>) => ({
+  tool: 'mark_step',
+  args: { status: notes.startsWith('[FAIL]') ? 'fail' : 'success', notes, ...(claims ? { claims } : {}) },
+  status: 'success' as const,
+  result: `Step s1 marked: ${notes}`,
+});
+
+/** The end-to-end demo's `implement` step: mark_step is its only call. */
+const demoImplementStep = (overrides: Partial<StepTraceInput> = {}): StepTraceInput => ({
+  id: 'demo-implement',
+  class: 'text-only-effect',
+  expected: { verdict: 'failed' },
+  step: { description: 'Write src/is-prime.js exporting isPrime(n).' },
+  workspace: { files: { 'package.json': PACKAGE_JSON } },
+  ledger: [markStepCall('[SUCCESS]: Created src/is-prime.js with an isPrime(n) function.', DEMO_CLAIMS)],
+  notes: '[SUCCESS]: Created src/is-prime.js with an isPrime(n) function.',
+  claims: DEMO_CLAIMS,
+  ...overrides,
+});
+
+describe('verifyStep: control tools (mark_step) are never evidence', { timeout: 30_000 }, () => {
+  it('fails the demo implement step P0 on effects, in addition to its P1 claim findings', async () => {
+    const report = await verifyTrace(demoImplementStep());
+    expect(report.verdict).toBe('failed');
+    expect(failingChecks(report.findings)).toEqual(['claims:P1', 'claims:P1', 'effects:P0']);
+    expect(report.findings.find((f) => f.check === 'effects')).toMatchObject({
+      priority: 'P0',
+      status: 'fail',
+      message: expect.stringMatching(/except the control tool mark_step/),
+      evidence: expect.objectContaining({ callId: 'call_1' }),
+    });
+    expect(report.findings.filter((f) => f.check === 'claims').map((f) => f.message)).toEqual([
+      expect.stringMatching(/src\/is-prime\.js does not exist/),
+      expect.stringMatching(/src\/is-prime\.js does not exist/),
+    ]);
+  });
+
+  it('fails a step that only calls mark_step even when git shows the claimed file changed', async () => {
+    const changed = {
+      workspace: {
+        files: { 'package.json': PACKAGE_JSON },
+        changes: { write: { 'src/is-prime.js': IS_PRIME } },
+      },
+    };
+    const markOnly = await verifyTrace(demoImplementStep(changed));
+    expect(markOnly.verdict).toBe('failed');
+    expect(failingChecks(markOnly.findings)).toEqual(['effects:P0']);
+
+    // The same step with the write it claims is clean: the write_file call is the evidence.
+    const written = await verifyTrace(
+      demoImplementStep({
+        ...changed,
+        ledger: [
+          writeCall('src/is-prime.js', IS_PRIME),
+          markStepCall('[SUCCESS]: Created src/is-prime.js.', DEMO_CLAIMS),
+        ],
+      }),
+    );
+    expect(written.verdict).toBe('success');
+  });
+
+  it('without git, a path named only in mark_step arguments is no evidence that the step wrote it', async () => {
+    const report = await verifyTrace(
+      demoImplementStep({
+        workspace: { git: false, files: { 'src/is-prime.js': IS_PRIME } },
+        claims: { filesWritten: ['src/is-prime.js'] },
+        ledger: [markStepCall('[SUCCESS]: Created src/is-prime.js.', { filesWritten: ['src/is-prime.js'] })],
+      }),
+    );
+    expect(report.verdict).toBe('failed');
+    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({
+      status: 'warn',
+      priority: 'P2',
+      message: expect.stringMatching(/no git, no tool call naming it/),
+    });
+  });
+
+  it('fails a "tests pass" claim made only through mark_step, even though the suite passes on re-run', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'text-only-effect',
+      expected: { verdict: 'failed' },
+      step: { description: 'Run the tests' },
+      workspace: {
+        files: {
+          'package.json': PACKAGE_JSON,
+          'src/is-prime.js': IS_PRIME,
+          'test/is-prime.test.js': IS_PRIME_TEST,
+        },
+      },
+      ledger: [
+        markStepCall('[SUCCESS]: All tests pass.', { commandsPassed: [{ argv: ['node', '--test'] }] }),
+      ],
+      notes: '[SUCCESS]: All tests pass.',
+      claims: { commandsPassed: [{ argv: ['node', '--test'] }] },
+    });
+    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({ status: 'pass' });
+    expect(failingChecks(report.findings)).toEqual(['effects:P0']);
+  });
+
+  it('required-tool contracts: mark_step satisfies nothing it is not named in', async () => {
+    const plan = planWithStep({
+      description: 'write',
+      requiredTools: ['write_file'],
+      ledger: [markStepCall('[SUCCESS]: wrote a.txt')],
+    });
+    const report = await verifyStep(plan, 's1');
+    expect(report.findings.find((f) => f.check === 'required-tools')).toMatchObject({
+      status: 'fail',
+      message: 'Required tool write_file was never called.',
+    });
+
+    // A contract that names mark_step sees it (contracts read the whole ledger by name).
+    const contracts = {
+      profiles: {
+        closer: [
+          { tool: 'run_tests', nextRequired: 'mark_step' },
+          { tool: 'mark_step', dependsOn: 'run_tests' },
+        ],
+      },
+    };
+    const ordered = planWithStep({
+      description: 'test',
+      ledger: [{ tool: 'run_tests', status: 'success', result: 'ok' }, markStepCall('[SUCCESS]: tested')],
+    });
+    const passing = await verifyStep(ordered, 's1', { contracts, profile: 'closer' });
+    expect(passing.findings.find((f) => f.check === 'required-tools')?.status).toBe('pass');
+    const unordered = planWithStep({
+      description: 'test',
+      ledger: [markStepCall('[SUCCESS]: tested'), { tool: 'run_tests', status: 'success', result: 'ok' }],
+    });
+    const failing = await verifyStep(unordered, 's1', { contracts, profile: 'closer' });
+    expect(failing.findings.filter((f) => f.check === 'required-tools').map((f) => f.message)).toEqual([
+      'run_tests must be followed by a successful mark_step, which never came after it.',
+      'mark_step ran before its dependency run_tests had succeeded.',
+    ]);
+  });
+
+  it('protocols see the ledger without control calls', async () => {
+    const seen: string[][] = [];
+    const spy: Protocol = {
+      name: 'LEDGER_SPY',
+      priority: 'P2',
+      layer: 1,
+      async run(ctx) {
+        seen.push(ctx.ledger.map((call) => call.tool));
+        return [{ check: 'LEDGER_SPY', priority: 'P2', status: 'pass', message: 'seen' }];
+      },
+    };
+    const trace: StepTraceInput = {
+      id: 't',
+      class: 'clean',
+      expected: { verdict: 'success' },
+      step: { description: 'x', protocols: ['LEDGER_SPY', 'ERROR_FREE'] },
+      workspace: { files: { 'a.txt': 'a' } },
+      ledger: [
+        { tool: 'run_command', args: { argv: ['node', 'x.js'] }, status: 'success', result: 'fine' },
+        // A custom control tool whose echo of the notes happens to look like a crash.
+        {
+          tool: 'finish_run',
+          args: {},
+          status: 'success',
+          result: 'Traceback (most recent call last):\n  quoted from the notes',
+        },
+        markStepCall('[SUCCESS]: ran x.js'),
+      ],
+      notes: '[SUCCESS]: ran x.js',
+    };
+    const report = await verifyTrace(trace, { protocols: [spy], controlTools: ['mark_step', 'finish_run'] });
+    expect(seen).toEqual([['run_command']]);
+    expect(report.findings.find((f) => f.check === 'ERROR_FREE')?.status).toBe('pass');
+    expect(report.verdict).toBe('success');
+
+    // Without declaring finish_run a control tool, its output is read like any command's.
+    const strict = await verifyTrace(trace, { protocols: [spy] });
+    expect(seen[1]).toEqual(['run_command', 'finish_run']);
+    expect(strict.findings.find((f) => f.check === 'ERROR_FREE')?.status).toBe('fail');
+  });
+
+  it('validates controlTools', async () => {
+    const plan = planWithStep({ description: 'x' });
+    await expect(verifyStep(plan, 's1', { controlTools: 'mark_step' as never })).rejects.toMatchObject({
+      name: 'VerifierError',
+      code: 'invalid-options',
+    });
+  });
+});
+
+describe('verifyStep: text a tool printed is never a status', { timeout: 30_000 }, () => {
+  it('reads no claim and no status from run_command stdout saying [SUCCESS] / "All tests pass"', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'run the tests' },
+      workspace: {
+        files: { 'package.json': PACKAGE_JSON, 'src/is-prime.js': 'export const isPrime = () => true;\n' },
+      },
+      ledger: [
+        {
+          tool: 'run_command',
+          args: { argv: ['node', 'scripts/fake-runner.js'] },
+          status: 'success',
+          result: '[SUCCESS]: created src/answer.ts\nAll tests pass\n`node --test` passed',
+        },
+      ],
+    });
+    // No notes, no claims: nothing was claimed, so nothing is re-run and no claim finding exists.
+    expect(report.findings.filter((f) => f.check === 'claims')).toEqual([]);
+    expect(report.findings.find((f) => f.check === 'notes')?.message).toBe('No notes (backward compatible).');
+    expect(report.findings.find((f) => f.check === 'effects')?.message).toBe('The step claims no effects.');
+  });
+
+  it('reads claims only from the step notes and claims, never from its output text or mark_step results', async () => {
+    const materialised = await materialiseTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'x' },
+      workspace: { files: { 'README.md': '# x\n' } },
+      ledger: [
+        { tool: 'read_file', args: { path: 'README.md' }, status: 'success', result: 'created src/ghost.ts' },
+        markStepCall('[SUCCESS]: read the README'),
+      ],
+      notes: '[SUCCESS]: read the README',
+    });
+    try {
+      // The assistant's final answer text is not the step's notes.
+      materialised.plan.markStep('s1', { output: 'I created src/ghost.ts and all tests pass.' });
+      const report = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
+      expect(report.findings.filter((f) => f.check === 'claims')).toEqual([]);
+      expect(report.verdict).toBe('success');
+    } finally {
+      await materialised.cleanup();
+    }
+  });
+
+  it('keeps [FAIL] notes a failure when a tool printed [SUCCESS], and vice versa', async () => {
+    const failed = planWithStep({
+      description: 'deploy',
+      ledger: [
+        {
+          tool: 'run_command',
+          args: { argv: ['npm', 'test'] },
+          status: 'success',
+          result: 'All 12 tests pass [SUCCESS]',
+        },
+        markStepCall('[FAIL]: the host refused the upload'),
+      ],
+      notes: '[FAIL]: the host refused the upload',
+    });
+    expect(failingChecks((await verifyStep(failed, 's1')).findings)).toEqual(['notes:P0']);
+
+    const passed = planWithStep({
+      description: 'grep',
+      ledger: [
+        { tool: 'run_command', args: { argv: ['grep', 'x'] }, status: 'success', result: '[FAIL]: x' },
+      ],
+      notes: '[SUCCESS]: searched',
+    });
+    expect((await verifyStep(passed, 's1')).verdict).toBe('success');
+  });
+});
+
+describe('verifyStep fails closed on real infrastructure failures', { timeout: 30_000 }, () => {
+  const commandStep = (argv: string[]): StepTraceInput => ({
+    id: 't',
+    class: 'x',
+    expected: { verdict: 'success' },
+    step: { description: 'run it' },
+    workspace: { git: false, files: { 'a.txt': 'a' } },
+    ledger: [{ tool: 'run_command', args: { argv }, status: 'success', result: 'ok' }],
+    claims: { commandsPassed: [{ argv }] },
+  });
+  const allowAll = { allowCommand: () => true };
+
+  it('a claimed command whose program does not exist: unverified, never success', async () => {
+    const report = await verifyTrace(commandStep(['closedloop-no-such-runner-xyz', '--test']), allowAll);
+    expect(report.verdict).toBe('unverified');
+    expect(report.unverified).toBe(true);
+    expect(report.infrastructureErrors).toEqual([
+      expect.objectContaining({
+        check: 'claims',
+        priority: 'P1',
+        status: 'error',
+        message: expect.stringMatching(/command not found: closedloop-no-such-runner-xyz/),
+      }),
+    ]);
+  });
+
+  it('a claimed command that times out: unverified, and the process is killed', async () => {
+    const started = Date.now();
+    const report = await verifyTrace(commandStep([process.execPath, '-e', 'setInterval(() => {}, 1000)']), {
+      ...allowAll,
+      commandTimeoutMs: 300,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(report.verdict).toBe('unverified');
+    expect(report.infrastructureErrors).toEqual([
+      expect.objectContaining({ check: 'claims', message: expect.stringMatching(/timed out after/) }),
+    ]);
+  });
+
+  it('the same claims with a real exit code are judged on it: exit 1 retries, exit 0 passes', async () => {
+    const failing = await verifyTrace(commandStep([process.execPath, '-e', 'process.exit(1)']), allowAll);
+    expect(failing.verdict).toBe('retry');
+    expect(failing.infrastructureErrors).toEqual([]);
+    const passing = await verifyTrace(commandStep([process.execPath, '-e', 'process.exit(0)']), allowAll);
+    expect(passing.verdict).toBe('success');
+  });
+
+  describe('git missing', () => {
+    const saved = process.env.PATH;
+    let bin: string | undefined;
+    afterEach(async () => {
+      process.env.PATH = saved;
+      if (bin) await rm(bin, { recursive: true, force: true });
+      bin = undefined;
+    });
+
+    it('file claims in a git workspace cannot be checked without git: unverified, not verified', async () => {
+      const materialised = await materialiseTrace({
+        id: 't',
+        class: 'x',
+        expected: { verdict: 'success' },
+        step: { description: 'write a' },
+        workspace: {
+          files: { 'README.md': '# x\n' },
+          changes: { write: { 'src/a.ts': 'export const a = 1;\n' } },
+        },
+        ledger: [writeCall('src/a.ts')],
+        claims: { filesWritten: ['src/a.ts'] },
+      });
+      try {
+        const withGit = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
+        expect(withGit.verdict).toBe('success');
+        // A PATH with node and nothing else: `git` cannot start.
+        bin = await mkdtemp(path.join(tmpdir(), 'closedloop-nogit-'));
+        await symlink(process.execPath, path.join(bin, 'node'));
+        process.env.PATH = bin;
+        const report = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
+        expect(report.verdict).toBe('unverified');
+        expect(report.infrastructureErrors).toEqual([
+          expect.objectContaining({
+            check: 'claims',
+            status: 'error',
+            message: expect.stringMatching(/git status could not run: command not found: git/),
+          }),
+        ]);
+      } finally {
+        process.env.PATH = saved;
+        await materialised.cleanup();
+      }
+    });
+  });
+
+  it('a step protocol whose test runner is not installed: unverified', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'x', protocols: ['TEST'] },
+      workspace: {
+        files: { 'package.json': JSON.stringify({ scripts: { test: 'closedloop-missing-runner-xyz' } }) },
+        changes: { write: { 'src/a.js': 'export const a = 1;\n' } },
+      },
+      ledger: [writeCall('src/a.js')],
+    });
+    expect(report.verdict).toBe('unverified');
+    expect(report.infrastructureErrors.map((f) => f.check)).toEqual(['TEST']);
+  });
+});
