@@ -1,4 +1,5 @@
-import ts from 'typescript';
+import type ts from 'typescript';
+import { loadTypeScript } from './load-typescript';
 
 /** Kinds of symbols a claim can name (the plan's `StepClaims.symbolsAdded[].kind`). */
 export type SymbolKind =
@@ -43,15 +44,15 @@ export interface FindSymbolOptions {
   includeMethods?: boolean;
 }
 
-const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
-  '.ts': ts.ScriptKind.TS,
-  '.mts': ts.ScriptKind.TS,
-  '.cts': ts.ScriptKind.TS,
-  '.tsx': ts.ScriptKind.TSX,
-  '.js': ts.ScriptKind.JS,
-  '.mjs': ts.ScriptKind.JS,
-  '.cjs': ts.ScriptKind.JS,
-  '.jsx': ts.ScriptKind.JSX,
+const SCRIPT_KINDS: Record<string, 'TS' | 'TSX' | 'JS' | 'JSX'> = {
+  '.ts': 'TS',
+  '.mts': 'TS',
+  '.cts': 'TS',
+  '.tsx': 'TSX',
+  '.js': 'JS',
+  '.mjs': 'JS',
+  '.cjs': 'JS',
+  '.jsx': 'JSX',
 };
 
 /** True when {@link findSymbol} can parse files with this name (TS/JS/Python). */
@@ -66,6 +67,7 @@ function extensionOf(fileName: string): string {
 }
 
 function hasExportModifier(node: ts.Node): boolean {
+  const ts = loadTypeScript();
   return (
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
@@ -73,6 +75,7 @@ function hasExportModifier(node: ts.Node): boolean {
 }
 
 function hasDefaultModifier(node: ts.Node): boolean {
+  const ts = loadTypeScript();
   return (
     ts.canHaveModifiers(node) &&
     (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.DefaultKeyword)
@@ -80,6 +83,7 @@ function hasDefaultModifier(node: ts.Node): boolean {
 }
 
 function isFunctionInitializer(node: ts.Expression | undefined): boolean {
+  const ts = loadTypeScript();
   if (!node) return false;
   let expression = node;
   while (
@@ -101,6 +105,7 @@ const parsedCache = new Map<string, { text: string; symbols: FoundSymbol[] }>();
  * `export default function f`). Results are cached by file name and text.
  */
 export function listSymbols(fileName: string, text: string): FoundSymbol[] {
+  const ts = loadTypeScript();
   const cached = parsedCache.get(fileName);
   if (cached && cached.text === text) return cached.symbols;
   const source = ts.createSourceFile(
@@ -108,7 +113,7 @@ export function listSymbols(fileName: string, text: string): FoundSymbol[] {
     text,
     ts.ScriptTarget.Latest,
     false,
-    SCRIPT_KINDS[extensionOf(fileName)] ?? ts.ScriptKind.TS,
+    ts.ScriptKind[SCRIPT_KINDS[extensionOf(fileName)] ?? 'TS'],
   );
   const symbols: FoundSymbol[] = [];
   const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;

@@ -1,5 +1,5 @@
-import ts from 'typescript';
 import type { Finding } from '../finding';
+import { loadTypeScript } from '../load-typescript';
 import type { Protocol, ProtocolContext } from '../protocol';
 
 const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?)$/;
@@ -15,6 +15,7 @@ function syntaxFiles(files: readonly string[]): string[] {
 
 /** Syntax errors of one TS/JS/JSON source (empty when it parses). */
 export function syntaxErrors(fileName: string, text: string): string[] {
+  const ts = loadTypeScript();
   if (JSON_FILE.test(fileName)) {
     try {
       JSON.parse(text);
