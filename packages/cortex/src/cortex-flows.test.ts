@@ -1,9 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Plan, type PlanEvent } from '@closedloop/plan';
 import { defineTool, workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import type { Protocol } from '@closedloop/verifier';
+import type { Finding, Protocol } from '@closedloop/verifier';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -17,7 +18,8 @@ import { CortexError } from './cortex-error';
 import { type CortexOptions, createCortex } from './create-cortex';
 import type { PlannerOutput } from './draft-plan';
 import { createJsonlRunStore } from './jsonl-run-store';
-import type { RunEvent } from './run-events';
+import { isPlanEvent, isRunEventOf, type RunEvent } from './run-events';
+import { createMemoryRunStore, type RunStore } from './run-store';
 
 const workspaces: TempWorkspace[] = [];
 afterEach(async () => {
@@ -58,6 +60,33 @@ function plan(steps: DraftStep[]): PlannerOutput {
       successCriteria: [],
       protocols: step.protocols ?? [],
     })),
+  };
+}
+
+/** The plan a run's events rebuild (`Plan.replay` of its plan events, `runId` stripped). */
+function replayPlan(events: readonly RunEvent[]): Plan {
+  return Plan.replay(
+    events.filter(isPlanEvent).map((event): PlanEvent => {
+      const { runId: _runId, ...rest } = event;
+      return rest as PlanEvent;
+    }),
+  );
+}
+
+/** A goal protocol whose findings come from a function (called once per goal verification). */
+function goalProtocol(
+  name: string,
+  findings: (call: number) => Omit<Finding, 'check' | 'priority'>[],
+): Protocol {
+  let call = 0;
+  return {
+    name,
+    priority: 'P1',
+    layer: 1,
+    async run() {
+      call++;
+      return findings(call).map((finding) => ({ check: name, priority: 'P1' as const, ...finding }));
+    },
   };
 }
 
@@ -329,6 +358,106 @@ describe('human approvals', () => {
   });
 });
 
+describe('goal repair', () => {
+  const failsOnce = () =>
+    goalProtocol('TESTS', (call) =>
+      call === 1
+        ? [{ status: 'fail', message: '1 test failing' }]
+        : [{ status: 'pass', message: 'all pass' }],
+    );
+
+  it('adds a failed placeholder with addSteps (steps-added), the replanner redesigns it, and the events replay', async () => {
+    const { cortex, model, events } = await setup(
+      {
+        steps: { task: writeStep('a.txt', 'A'), '*': writeStep('fix.txt', 'fixed') },
+        replans: [{ action: 'redesign', steps: [{ description: 'Fix the failing test' }], dependencies: {} }],
+      },
+      {
+        planning: 'never',
+        verifier: {
+          protocols: [failsOnce()],
+          criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TESTS' }],
+        },
+      },
+    );
+    const result = await cortex.run('Write a.txt so the tests pass');
+    expect(result.stopReason).toBe('completed');
+    expect(events.some((event) => (event.type as string) === 'plan-restored')).toBe(false);
+
+    const added = events.filter(isRunEventOf('steps-added'));
+    expect(added).toHaveLength(1);
+    expect(added[0]!.added).toEqual([
+      expect.objectContaining({
+        id: 'goal-repair-1',
+        title: 'Repair the goal',
+        dependsOn: ['task'],
+        status: 'not_started',
+        successCriteria: ['P1 TESTS: 1 test failing'],
+      }),
+    ]);
+    expect(added[0]!.insertAt).toBe(1);
+    // The placeholder never runs: it is marked failed with the goal findings, then replaced.
+    const about = events.filter(
+      (event) => isPlanEvent(event) && 'stepId' in event && event.stepId === 'goal-repair-1',
+    );
+    expect(about.map((event) => [event.type, 'status' in event ? event.status : undefined])).toEqual([
+      ['step-marked', 'in_progress'],
+      ['step-verified', undefined],
+      ['step-marked', 'failed'],
+    ]);
+    expect(events.some((event) => event.type === 'step-started' && event.stepId === 'goal-repair-1')).toBe(
+      false,
+    );
+    const applied = events.filter(isRunEventOf('replan-applied'));
+    expect(applied).toEqual([
+      expect.objectContaining({ failed: ['goal-repair-1'], removed: ['goal-repair-1'] }),
+    ]);
+    expect(result.report.replans).toEqual([
+      expect.objectContaining({ reason: 'goal-repair', failed: ['goal-repair-1'], action: 'redesign' }),
+    ]);
+
+    // The replanner saw the goal findings and the completed step's tool history.
+    const replannerPrompt = JSON.stringify(
+      model.requests.find((request) => JSON.stringify(request.messages).includes('You are the replanner'))!
+        .messages,
+    );
+    expect(replannerPrompt).toContain('1 test failing');
+    expect(replannerPrompt).toContain('a.txt');
+
+    const newId = applied[0]!.added[0]!.id;
+    expect(result.report.steps.map((step) => [step.id, step.status, step.runs])).toEqual([
+      ['goal-repair-1', 'replaced', 0],
+      ['task', 'completed', 1],
+      [newId, 'completed', 1],
+    ]);
+    expect(replayPlan(events).toJSON()).toStrictEqual(result.plan);
+  });
+
+  it('when the replanner gives up, the placeholder is blocked and the run stops blocked', async () => {
+    const { cortex, events } = await setup(
+      {
+        steps: { task: writeStep('a.txt', 'A') },
+        replans: [{ action: 'give_up', reason: 'the tests cannot pass' }],
+      },
+      {
+        planning: 'never',
+        verifier: {
+          protocols: [goalProtocol('TESTS', () => [{ status: 'fail', message: 'still failing' }])],
+          criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TESTS' }],
+        },
+      },
+    );
+    const result = await cortex.run('Make the tests pass');
+    expect(result.stopReason).toBe('blocked');
+    expect(result.reason).toContain('goal repair gave up');
+    expect(result.plan!.steps.map((step) => [step.id, step.status])).toEqual([
+      ['task', 'completed'],
+      ['goal-repair-1', 'blocked'],
+    ]);
+    expect(replayPlan(events).toJSON()).toStrictEqual(result.plan);
+  });
+});
+
 describe('resume', () => {
   it('continues a cancelled run from its JSONL journal: completed steps are not re-run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-resume-'));
@@ -388,6 +517,74 @@ describe('resume', () => {
     const again = await cortex3.resume('run-resume-1');
     expect(again).toMatchObject({ stopReason: 'completed', answer: resumed.answer });
     expect(third.calls).toHaveLength(0);
+  });
+
+  it('a step cut off mid tool call is reset (step-reset), re-run clean, and its first attempt stays visible', async () => {
+    const ws = await createTempWorkspace({ files: { 'README.md': '# r\n' }, git: true });
+    workspaces.push(ws);
+    // A journal that ends right after a tool call was recorded, as after kill -9 mid-call.
+    const memory = createMemoryRunStore();
+    let cut = false;
+    const dying: RunStore = {
+      append: (runId, event) => {
+        if (cut) return;
+        if (event.type === 'tool-call-started') cut = true;
+        return memory.append(runId, event);
+      },
+      read: (runId) => memory.read(runId),
+      list: () => memory.list(),
+      writeMeta: (runId, meta) => memory.writeMeta(runId, meta),
+      readMeta: (runId) => memory.readMeta(runId),
+    };
+    const first = createCortex({
+      model: scenarioModel({ steps: { task: writeStep('a.txt', 'A') } }),
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      planning: 'never',
+      store: dying,
+    });
+    await first.run('Write a.txt', { runId: 'run-cut-1' });
+    const journal = await memory.read('run-cut-1');
+    expect(journal.at(-1)).toMatchObject({ type: 'tool-call-started', stepId: 'task', tool: 'write_file' });
+
+    const events: RunEvent[] = [];
+    const second = createCortex({
+      model: scenarioModel({ steps: { task: writeStep('a.txt', 'A') } }),
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      store: memory,
+      onEvent: (event) => events.push(event),
+    });
+    const resumed = await second.resume('run-cut-1');
+    // The stale pending call of the cut-off attempt does not fail the re-run's verification.
+    expect(resumed.stopReason).toBe('completed');
+    expect(events.filter(isRunEventOf('step-reset'))).toEqual([
+      expect.objectContaining({ stepId: 'task', previousStatus: 'in_progress' }),
+    ]);
+    expect(events.filter(isRunEventOf('step-reset'))[0]!.reason).toContain('resume');
+    const task = resumed.plan!.steps[0]!;
+    expect(task.ledger.map((call) => [call.tool, call.status])).toEqual([
+      ['write_file', 'success'],
+      ['mark_step', 'success'],
+    ]);
+    expect(task.previousAttempts).toEqual([
+      expect.objectContaining({
+        status: 'in_progress',
+        ledger: [expect.objectContaining({ tool: 'write_file', status: 'pending' })],
+      }),
+    ]);
+    expect(resumed.report.steps[0]).toMatchObject({
+      id: 'task',
+      status: 'completed',
+      runs: 2,
+      previousAttempts: [
+        expect.objectContaining({ status: 'in_progress', ledger: expect.objectContaining({ pending: 1 }) }),
+      ],
+    });
+    // The whole journal (first session + resume) rebuilds the final plan.
+    const all = await memory.read('run-cut-1');
+    expect(all.some((event) => (event.type as string) === 'plan-restored')).toBe(false);
+    expect(replayPlan(all).toJSON()).toStrictEqual(resumed.plan);
   });
 
   it('an interrupted step that called a non-idempotent tool is blocked for review, or re-run when a human approves', async () => {
@@ -457,6 +654,11 @@ describe('resume', () => {
     expect(reviews).toEqual(['resume-review:task']);
     expect(charges).toEqual(['charged 5', 'charged 5', 'charged 5']);
     expect(rerun.report.steps[0]).toMatchObject({ status: 'completed', runs: 2 });
+    // The approved re-run went through resetStep: the interrupted attempt (its charge) is archived.
+    const [attempt] = rerun.plan!.steps[0]!.previousAttempts;
+    expect(attempt).toMatchObject({ status: 'in_progress' });
+    expect(attempt!.reason).toContain('re-run approved');
+    expect(attempt!.ledger.map((call) => call.tool)).toEqual(['charge']);
   });
 
   it('typed errors: unknown run, no store, a run id that exists, a bad run id', async () => {

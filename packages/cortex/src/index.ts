@@ -40,12 +40,16 @@ export {
   type CortexEventType,
   isJournaled,
   isPlanEvent,
+  isRunEventOf,
   type ModelCallPurpose,
+  planEventTypes,
   type RunEvent,
   type RunEventBase,
+  type RunEventOf,
   type RunEventType,
 } from './run-events';
 export type {
+  AttemptReport,
   IterationReport,
   LedgerSummary,
   ReplanReport,

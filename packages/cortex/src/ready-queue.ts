@@ -17,9 +17,10 @@ interface Node {
 export type ReadyOrder = 'critical-path' | 'display';
 
 /**
- * A mirror of `plan.readySteps()` kept incrementally from the plan's events, so that taking the
- * next ready step costs O(log ready) and a completion costs O(dependents) — `readySteps()` sorts
- * every ready step on each call, which is quadratic on wide plans.
+ * A mirror of `plan.readySteps()` kept incrementally from the plan's events (status changes,
+ * resets, surgeries, added steps), so that taking the next ready step costs O(log ready) and a
+ * completion costs O(dependents) — `readySteps()` sorts every ready step on each call, which is
+ * quadratic on wide plans.
  *
  * Order among ready steps: `critical-path` (default) runs first the step with the longest chain
  * of steps after it (list scheduling by bottom level, in steps since durations are unknown), ties
@@ -98,8 +99,17 @@ export class ReadyQueue {
       if (this.#isReady(node)) this.#push(node);
       return;
     }
-    if (event.type === 'replan-applied') {
-      for (const id of event.removed) {
+    if (event.type === 'step-reset') {
+      // in_progress | failed → not_started; its dependencies are completed, so it is ready again.
+      const node = this.#nodes.get(event.stepId);
+      if (node === undefined) return;
+      node.status = 'not_started';
+      if (this.#isReady(node)) this.#push(node);
+      return;
+    }
+    if (event.type === 'replan-applied' || event.type === 'steps-added') {
+      const removed = event.type === 'replan-applied' ? event.removed : [];
+      for (const id of removed) {
         const node = this.#nodes.get(id);
         if (node === undefined) continue;
         for (const depId of node.deps) this.#nodes.get(depId)?.dependents.delete(id);

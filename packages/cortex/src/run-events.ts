@@ -1,6 +1,6 @@
 import type { ExecutorEvent } from '@closedloop/executor';
 import type { Usage } from '@closedloop/model';
-import type { PlanEvent, PlanSnapshot, StepId } from '@closedloop/plan';
+import type { PlanEvent, PlanEventType, StepId } from '@closedloop/plan';
 import type { FindingLike, GoalAssessment } from './decide-termination';
 import type { StepSummary } from './run-result';
 import type { StopReason } from './stop-reason';
@@ -34,17 +34,6 @@ export type CortexEvent =
       protocols: string[];
       /** Planner calls made (2 when the repair turn was needed, 0 for `direct`). */
       attempts: number;
-    }
-  | {
-      type: 'plan-restored';
-      /**
-       * A checkpoint of the whole plan: `resume` replays the plan events after the last one from
-       * it. `goal-repair`: a repair placeholder was added; `resume`: interrupted steps were reset.
-       */
-      reason: 'goal-repair' | 'resume';
-      snapshot: PlanSnapshot;
-      /** Steps reset to run again (resume: interrupted with idempotent tools only). */
-      rerun?: StepId[];
     }
   | { type: 'step-started'; stepId: StepId; attempt: number }
   | {
@@ -147,19 +136,39 @@ export type RunEvent =
 /** The `type` of every {@link RunEvent}. */
 export type RunEventType = RunEvent['type'];
 
-const planEventTypes: ReadonlySet<string> = new Set([
-  'plan-created',
-  'step-marked',
-  'tool-call-started',
-  'tool-call-finished',
-  'step-finalized',
-  'step-verified',
-  'replan-applied',
-]);
+/** The run event of one type, e.g. `RunEventOf<'steps-added'>` (for exhaustive folds and filters). */
+export type RunEventOf<T extends RunEventType> = Extract<RunEvent, { type: T }>;
+
+/** Listed as a record so a new plan event type fails to compile here until it is added. */
+const planEventTypeRecord: Record<PlanEventType, true> = {
+  'plan-created': true,
+  'step-marked': true,
+  'tool-call-started': true,
+  'tool-call-finished': true,
+  'step-finalized': true,
+  'step-verified': true,
+  'replan-applied': true,
+  'steps-added': true,
+  'step-reset': true,
+};
+
+/**
+ * Every plan event type a run forwards (`plan-created`, `step-marked`, `tool-call-started`,
+ * `tool-call-finished`, `step-finalized`, `step-verified`, `replan-applied`, `steps-added`,
+ * `step-reset`). A view that folds the plan from a run's events handles these.
+ */
+export const planEventTypes: readonly PlanEventType[] = Object.keys(planEventTypeRecord) as PlanEventType[];
+
+const planEventTypeSet: ReadonlySet<string> = new Set(planEventTypes);
 
 /** True for the events that come from the plan (and rebuild it with `Plan.replay`). */
 export function isPlanEvent(event: RunEvent): event is PlanEvent & { runId: string } {
-  return planEventTypes.has(event.type);
+  return planEventTypeSet.has(event.type);
+}
+
+/** Narrows a run event to one type: `events.filter(isRunEventOf('step-reset'))`. */
+export function isRunEventOf<T extends RunEventType>(type: T): (event: RunEvent) => event is RunEventOf<T> {
+  return (event): event is RunEventOf<T> => event.type === type;
 }
 
 const liveOnlyTypes: ReadonlySet<string> = new Set(['text-delta', 'tool-call-delta', 'tool-call-progress']);

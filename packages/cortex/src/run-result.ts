@@ -1,7 +1,16 @@
 import type { Usage } from '@closedloop/model';
-import type { Plan, PlanSnapshot, Step, StepId, StepStatus, VerificationRecord } from '@closedloop/plan';
+import type {
+  Plan,
+  PlanSnapshot,
+  Step,
+  StepAttempt,
+  StepId,
+  StepStatus,
+  ToolCallRecord,
+  VerificationRecord,
+} from '@closedloop/plan';
 import type { FindingLike, GoalAssessment } from './decide-termination';
-import type { CortexEvent, ModelCallPurpose, RunEvent } from './run-events';
+import { isRunEventOf, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { StopReason } from './stop-reason';
 
 /** Tool-call ledger counts. */
@@ -10,6 +19,19 @@ export interface LedgerSummary {
   success: number;
   error: number;
   pending: number;
+}
+
+/** An earlier attempt of a step that was reset to run again (`step.previousAttempts`). */
+export interface AttemptReport {
+  /** The status the attempt ended in when it was reset. */
+  status: StepAttempt['status'];
+  /** Why it was reset (e.g. `resume: interrupted …; re-run`). */
+  reason: string;
+  /** Epoch milliseconds of the reset. */
+  resetAt: number;
+  ledger: LedgerSummary;
+  verdict?: VerificationRecord['verdict'];
+  notes: string;
 }
 
 /** One step in the report: a step of the final plan, or one a replan replaced. */
@@ -25,7 +47,10 @@ export interface StepReport {
   replanAttempts: number;
   /** The removed steps this one replaced. */
   replaces: StepId[];
+  /** Ledger counts of the current attempt (earlier, reset attempts are in `previousAttempts`). */
   ledger: LedgerSummary;
+  /** Earlier attempts reset to run again, oldest first; absent when there were none. */
+  previousAttempts?: AttemptReport[];
   verdict?: VerificationRecord['verdict'];
   unverified: boolean;
   confidence?: number;
@@ -69,7 +94,7 @@ export interface UsageReport {
 export interface RunReport {
   request: string;
   steps: StepReport[];
-  /** Ledger counts over every step, replaced ones included. */
+  /** Ledger counts over every step's current attempt, replaced steps included (reset attempts are not). */
   ledger: LedgerSummary;
   /** Goal-level findings of the last goal verification. */
   findings: FindingLike[];
@@ -130,19 +155,13 @@ function addInto(target: Usage, usage: Usage): void {
   }
 }
 
-function ledgerOf(step: Step): LedgerSummary {
+function ledgerOf(ledger: readonly ToolCallRecord[]): LedgerSummary {
   const summary: LedgerSummary = { calls: 0, success: 0, error: 0, pending: 0 };
-  for (const call of step.ledger) {
+  for (const call of ledger) {
     summary.calls++;
     summary[call.status]++;
   }
   return summary;
-}
-
-type Of<T extends CortexEvent['type']> = Extract<RunEvent, { type: T }>;
-
-function isType<T extends CortexEvent['type']>(type: T) {
-  return (event: RunEvent): event is Of<T> => event.type === type;
 }
 
 /** Usage totals from the journal's `usage-recorded` events. */
@@ -177,7 +196,21 @@ export function summarizeStep(step: Step): StepSummary {
     description: step.description,
     replanAttempts: step.replanAttempts,
     replaces: [...step.replaces],
-    ledger: ledgerOf(step),
+    ledger: ledgerOf(step.ledger),
+    ...(step.previousAttempts.length > 0
+      ? {
+          previousAttempts: step.previousAttempts.map(
+            (attempt): AttemptReport => ({
+              status: attempt.status,
+              reason: attempt.reason,
+              resetAt: attempt.resetAt,
+              ledger: ledgerOf(attempt.ledger),
+              ...(attempt.verification ? { verdict: attempt.verification.verdict } : {}),
+              notes: attempt.notes,
+            }),
+          ),
+        }
+      : {}),
     ...(verification ? { verdict: verification.verdict } : {}),
     unverified:
       verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
@@ -241,8 +274,8 @@ export function buildRunReport(options: {
     ledger.pending += step.ledger.pending;
   }
 
-  const goals = history.filter(isType('goal-verified'));
-  const iterations: IterationReport[] = history.filter(isType('iteration-finished')).map((event) => {
+  const goals = history.filter(isRunEventOf('goal-verified'));
+  const iterations: IterationReport[] = history.filter(isRunEventOf('iteration-finished')).map((event) => {
     const goal = goals.find((candidate) => candidate.iteration === event.iteration);
     return {
       iteration: event.iteration,
@@ -254,8 +287,8 @@ export function buildRunReport(options: {
     };
   });
 
-  const requested = history.filter(isType('replan-requested'));
-  const finishedReplans = history.filter(isType('replan-finished'));
+  const requested = history.filter(isRunEventOf('replan-requested'));
+  const finishedReplans = history.filter(isRunEventOf('replan-finished'));
   const replans: ReplanReport[] = requested.map((request) => {
     const done = finishedReplans.find((candidate) => candidate.batch === request.batch);
     return {
@@ -270,9 +303,9 @@ export function buildRunReport(options: {
   });
 
   const resolutions = new Map(
-    history.filter(isType('approval-resolved')).map((event) => [event.approvalId, event]),
+    history.filter(isRunEventOf('approval-resolved')).map((event) => [event.approvalId, event]),
   );
-  const approvals = history.filter(isType('approval-requested')).map((event) => {
+  const approvals = history.filter(isRunEventOf('approval-requested')).map((event) => {
     const resolved = resolutions.get(event.approvalId);
     return {
       approvalId: event.approvalId,
@@ -302,7 +335,7 @@ export function buildRunReport(options: {
       durationMs: options.finishedAt - options.startedAt,
       stepsMs: Math.round(stepsMs * 1000) / 1000,
     },
-    sessions: Math.max(1, history.filter(isType('run-started')).length),
+    sessions: Math.max(1, history.filter(isRunEventOf('run-started')).length),
     ...(options.error ? { error: options.error } : {}),
     ...(options.journalError !== undefined ? { journalError: options.journalError } : {}),
   };

@@ -6,7 +6,7 @@ import {
   type ToolCallGuard,
 } from '@closedloop/executor';
 import type { ChatModel, PriceTable } from '@closedloop/model';
-import { Plan, type PlanEvent, type PlanSnapshot, type Step, type StepId } from '@closedloop/plan';
+import { Plan, type PlanEvent, type Step, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
 import type { ToolRegistry } from '@closedloop/tools';
 import {
@@ -235,16 +235,14 @@ export class RunSession {
   // ─── restoring a journaled run ──────────────────────────────────────────────────────────
 
   /**
-   * Rebuilds the run's state from its journal: the plan (`Plan.replay` from the last checkpoint),
+   * Rebuilds the run's state from its journal: the plan (`Plan.replay` of every plan event),
    * goal criteria, iteration counters and stall history. Usage is summed when the meter starts.
    */
   restore(history: readonly RunEvent[]): void {
     const finish = history.findLast((event) => event.type === 'run-finished');
     if (finish && finish.type === 'run-finished' && !isResumableStop(finish.stopReason))
       this.#storedFinish = finish;
-    let checkpoint = -1;
-    for (const [index, event] of history.entries()) {
-      if (event.type === 'plan-restored') checkpoint = index;
+    for (const event of history) {
       if (event.type === 'plan-drafted') {
         this.#successCriteria = [...event.successCriteria];
         this.#goalProtocols = [...event.protocols];
@@ -264,32 +262,28 @@ export class RunSession {
       if (event.type === 'replan-requested') this.#batches = Math.max(this.#batches, event.batch);
       if (event.type === 'approval-requested') this.#approvals++;
     }
-    const start = checkpoint >= 0 ? history[checkpoint] : undefined;
-    const planEvents = history.slice(checkpoint + 1).filter(isPlanEvent);
+    const planEvents = history.filter(isPlanEvent);
     const strip = (event: PlanEvent & { runId?: string }): PlanEvent => {
       const { runId: _runId, ...rest } = event;
       return rest as PlanEvent;
     };
-    if (start && start.type === 'plan-restored') {
-      this.#setPlan(
-        Plan.replay(planEvents.map(strip), { from: start.snapshot, clock: this.#config.clock }),
-        false,
-      );
-    } else if (planEvents.length > 0) {
+    if (planEvents.length > 0) {
       this.#setPlan(Plan.replay(planEvents.map(strip), { clock: this.#config.clock }), false);
     }
   }
 
   /**
    * After a crash or an abort: steps still `in_progress` are re-run when every tool they already
-   * called is idempotent (their partial ledger is reset through a checkpoint); otherwise a human
-   * is asked (`resume-review`) and, without approval, the step is blocked with a note.
+   * called is idempotent; otherwise a human is asked (`resume-review`) and, without approval, the
+   * step is blocked with a note. A re-run goes through `plan.resetStep` (event `step-reset`): the
+   * interrupted attempt's ledger, notes and verdict are archived in `previousAttempts`, so its
+   * unanswered calls never fail the new attempt's verification.
    */
   async #recoverInterrupted(): Promise<void> {
     const plan = this.#plan!;
     const interrupted = plan.steps.filter((step) => step.status === 'in_progress');
     if (interrupted.length === 0) return;
-    const rerun: StepId[] = [];
+    const rerun: { id: StepId; reason: string }[] = [];
     const review: Step[] = [];
     for (const step of interrupted) {
       const unsafe = step.ledger
@@ -298,8 +292,12 @@ export class RunSession {
           const tool = this.#config.registry.get(name);
           return tool !== undefined && !tool.idempotent;
         });
-      if (unsafe.length === 0) rerun.push(step.id);
-      else review.push(step);
+      if (unsafe.length === 0) {
+        rerun.push({
+          id: step.id,
+          reason: `resume: interrupted${step.ledger.length > 0 ? ' after idempotent tool calls only' : ''}; re-run`,
+        });
+      } else review.push(step);
     }
     for (const step of review) {
       const unsafe = [...new Set(step.ledger.map((call) => call.tool))].filter(
@@ -310,23 +308,19 @@ export class RunSession {
         kind: 'resume-review',
         reason: `step "${step.id}" was interrupted after calling non-idempotent tool(s) ${unsafe.join(', ')}; re-run it?`,
       });
-      if (decision.approved) rerun.push(step.id);
-      else {
+      if (decision.approved) {
+        rerun.push({
+          id: step.id,
+          reason: `resume: interrupted after non-idempotent tool(s) ${unsafe.join(', ')}; re-run approved${decision.note ? ` (${decision.note})` : ''}`,
+        });
+      } else {
         plan.markStep(step.id, {
           status: 'blocked',
           notes: `[FAIL]: interrupted while running non-idempotent tool(s) ${unsafe.join(', ')}; needs review before it is re-run${decision.note ? ` (${decision.note})` : ''}`,
         });
       }
     }
-    if (rerun.length === 0) return;
-    const snapshot = plan.toJSON();
-    const reset = new Set(rerun);
-    snapshot.steps = snapshot.steps.map((step) => {
-      if (!reset.has(step.id)) return step;
-      const { output: _output, claims: _claims, verification: _verification, ...rest } = step;
-      return { ...rest, status: 'not_started', notes: '', files: [], ledger: [] };
-    });
-    this.#setPlan(Plan.fromJSON(snapshot, { clock: this.#config.clock }), true, 'resume', rerun);
+    for (const { id, reason } of rerun) plan.resetStep(id, { reason });
   }
 
   // ─── planning ───────────────────────────────────────────────────────────────────────────
@@ -369,25 +363,15 @@ export class RunSession {
   }
 
   /**
-   * Makes `plan` the run's plan: forwards its events to the bus from now on. `journal` forwards
-   * its existing event log (a new plan) or, with a `checkpoint` reason, journals a snapshot that
-   * resume replays from (a plan rebuilt with `Plan.fromJSON`).
+   * Makes `plan` the run's plan and forwards its events to the bus from now on; `journal` also
+   * forwards its existing event log (a new plan; a replayed one is already in the journal). Every
+   * later change of the plan, resets and added steps included, is one of its own events, so the
+   * journal's plan events alone rebuild it (`Plan.replay`).
    */
-  #setPlan(plan: Plan, journal: boolean, checkpoint?: 'goal-repair' | 'resume', rerun?: StepId[]): void {
+  #setPlan(plan: Plan, journal: boolean): void {
     this.#unsubscribePlan?.();
     this.#plan = plan;
-    if (journal) {
-      if (checkpoint) {
-        this.bus.emit({
-          type: 'plan-restored',
-          reason: checkpoint,
-          snapshot: plan.toJSON(),
-          ...(rerun ? { rerun } : {}),
-        });
-      } else {
-        for (const event of plan.events) this.bus.forwardPlan(event);
-      }
-    }
+    if (journal) for (const event of plan.events) this.bus.forwardPlan(event);
     this.#unsubscribePlan = plan.subscribe((event) => this.bus.forwardPlan(event));
   }
 
@@ -507,9 +491,12 @@ export class RunSession {
   }
 
   /**
-   * P1 goal checks fail: a placeholder step (failed, holding the goal findings, depending on the
-   * finished steps) is added through a checkpoint and handed to the replanner, which redesigns it
-   * into repair steps — or gives up.
+   * P1 goal checks fail: a placeholder step depending on the finished steps (the sinks among the
+   * completed ones) is added after them with `plan.addSteps`, marked `failed` with the goal
+   * findings as its notes and verification, and handed to the replanner, which redesigns it into
+   * repair steps with the completed steps' tool history in view — or gives up (the placeholder
+   * is then blocked). Every change is a plan event (`steps-added`, `step-marked`,
+   * `step-verified`, `replan-applied`), so resume replays it like any other.
    */
   async #goalRepair(findings: FindingLike[]): Promise<{ ok: boolean; message: string }> {
     const plan = this.#plan!;
@@ -522,33 +509,32 @@ export class RunSession {
       .filter((step) => step.status === 'completed' && !dependedOn.has(step.id))
       .map((step) => step.id);
     const problems = failing.map((finding) => `${finding.priority} ${finding.check}: ${finding.message}`);
-    const snapshot: PlanSnapshot = plan.toJSON();
-    snapshot.steps.push({
-      id,
-      title: 'Repair the goal',
-      description: `The finished work does not meet the goal yet. Make these failing goal checks pass:\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
-      dependsOn: sinks,
-      requiredTools: [],
-      successCriteria: problems,
-      protocols: [],
+    plan.addSteps({
+      steps: [
+        {
+          id,
+          title: 'Repair the goal',
+          description: `The finished work does not meet the goal yet. Make these failing goal checks pass:\n${problems.map((problem) => `- ${problem}`).join('\n')}`,
+          dependsOn: sinks,
+          successCriteria: problems,
+        },
+      ],
+    });
+    // It never runs: it stands for the failed goal checks until the replanner redesigns it.
+    plan.markStep(id, { status: 'in_progress' });
+    plan.recordVerification(id, {
+      verdict: 'retry',
+      findings: findings.map(({ check, priority, status, message }) => ({
+        check,
+        priority,
+        status,
+        message,
+      })),
+    });
+    plan.markStep(id, {
       status: 'failed',
       notes: `[FAIL]: goal verification failed: ${problems.join('; ')}`,
-      files: [],
-      ledger: [],
-      verification: {
-        verdict: 'retry',
-        unverified: false,
-        findings: findings.map(({ check, priority, status, message }) => ({
-          check,
-          priority,
-          status,
-          message,
-        })),
-      },
-      replanAttempts: 0,
-      replaces: [],
     });
-    this.#setPlan(Plan.fromJSON(snapshot, { clock: this.#config.clock }), true, 'goal-repair');
     try {
       await this.#replan([id], 'goal-repair');
     } catch (error) {

@@ -51,8 +51,9 @@ function renderCall(call: ToolCallRecord, maxResultChars: number, maxArgChars: n
 
 /**
  * Renders one step the way the replanner reads it: header with id, title and status, its
- * dependencies, notes, output, files, verification findings, then every tool call with its
- * arguments (`key=JSON`) and result or `status: pending ❌`. Long values are cut with a
+ * dependencies, notes, output, files, verification findings, one line per earlier attempt
+ * archived by `resetStep`, then every tool call of the current attempt with its arguments
+ * (`key=JSON`) and result or `status: pending ❌`. Long values are cut with a
  * `…[truncated N chars]` marker.
  */
 export function formatStepHistory(step: Step, options: FormatToolHistoryOptions = {}): string {
@@ -73,6 +74,18 @@ export function formatStepHistory(step: Step, options: FormatToolHistoryOptions 
     for (const finding of step.verification.findings) {
       if (finding.status === 'pass' || finding.status === 'skip') continue;
       lines.push(`  - [${finding.priority}] ${finding.check} (${finding.status}): ${finding.message}`);
+    }
+  }
+  if (step.previousAttempts.length > 0) {
+    // Reset attempts (`plan.resetStep`): one line each; their calls are not this attempt's evidence.
+    lines.push(`Earlier attempts: ${step.previousAttempts.length}`);
+    for (const [index, attempt] of step.previousAttempts.entries()) {
+      const pending = attempt.ledger.filter((call) => call.status === 'pending').length;
+      const calls = `${attempt.ledger.length} tool call${attempt.ledger.length === 1 ? '' : 's'}${pending > 0 ? ` (${pending} unanswered)` : ''}`;
+      const verdict = attempt.verification ? `, verification ${attempt.verification.verdict}` : '';
+      lines.push(
+        `  - #${index + 1} ${attempt.status}, reset: ${truncateText(attempt.reason, maxArgChars)}; ${calls}${verdict}`,
+      );
     }
   }
   if (step.ledger.length === 0) {

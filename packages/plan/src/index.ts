@@ -1,6 +1,8 @@
 export { type FormatToolHistoryOptions, formatStepHistory, truncateText } from './format-tool-history';
 export { findCycle } from './graph';
 export {
+  type AddStepsOptions,
+  type AddStepsResult,
   type CreatePlanOptions,
   type MarkStepOptions,
   Plan,
@@ -8,6 +10,7 @@ export {
   type PlanOptions,
   type ReplaceSubgraphResult,
   type ReplayOptions,
+  type ResetStepOptions,
   type StepCounts,
   type ToolCallInput,
   type ToolResultInput,
@@ -19,12 +22,14 @@ export {
   type PlanInput,
   planInputSchema,
   type Step,
+  type StepAttempt,
   type StepClaims,
   type StepClaimsInput,
   type StepDraft,
   type StepId,
   type StepStatus,
   type SubgraphDraft,
+  stepAttemptSchema,
   stepClaimsSchema,
   stepDraftSchema,
   stepIdSchema,

@@ -81,6 +81,29 @@ export const planEventSchema = z.discriminatedUnion('type', [
     /** Index in display order where the new steps were inserted. */
     insertAt: z.number().int().min(0),
   }),
+  z.object({
+    type: z.literal('steps-added'),
+    ...base,
+    /**
+     * The inserted steps, fully resolved (final ids, absolute dependencies), all `not_started`
+     * with an empty ledger. Existing steps never depend on them.
+     */
+    added: z.array(stepSchema).min(1),
+    /** Index in display order where the new steps were inserted. */
+    insertAt: z.number().int().min(0),
+  }),
+  z.object({
+    type: z.literal('step-reset'),
+    ...base,
+    stepId: stepIdSchema,
+    /**
+     * The status the step left for `not_started`. Its notes, output, files, claims, ledger and
+     * verification at that moment were archived as one entry of `previousAttempts`.
+     */
+    previousStatus: z.enum(['in_progress', 'failed']),
+    /** Why (stored on the archived attempt). */
+    reason: z.string().min(1),
+  }),
 ]);
 
 export type PlanEvent = z.infer<typeof planEventSchema>;

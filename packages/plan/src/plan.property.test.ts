@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tickingClock } from './__fixtures__/seed-dag';
@@ -86,6 +87,42 @@ const opArbitrary = fc.oneof(
           deps: fc.array(fc.oneof(fc.nat({ max: 2 }), fc.record({ preserved: fc.nat() })), { maxLength: 2 }),
         }),
         { minLength: 0, maxLength: 4 },
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('reset' as const),
+      pick: fc.nat(),
+      // Mostly a step that can be reset (in_progress or failed), sometimes any step (refused).
+      anyStep: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+      reason: fc.constantFrom('resume', 'retry in place', 'resume', ''),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      // -1 is refused; otherwise taken modulo size + 2, so size + 1 (past the end) is refused too.
+      insertAt: fc.option(fc.integer({ min: -1, max: 1000 }), { nil: undefined, freq: 2 }),
+      /** Sometimes no steps at all (refused). */
+      empty: fc.integer({ min: 0, max: 6 }).map((n) => n === 0),
+      steps: fc.array(
+        fc.record({
+          id: fc.option(fc.constantFrom('x', 'y', 't0', 's1', 's3'), { nil: undefined, freq: 4 }),
+          // Mostly earlier new steps and existing steps; sometimes a raw index (a forward one
+          // may close a cycle, one past the end dangles: both refused).
+          deps: fc.array(
+            fc.oneof(
+              { weight: 3, arbitrary: fc.record({ earlier: fc.nat() }) },
+              { weight: 3, arbitrary: fc.record({ existing: fc.nat() }) },
+              { weight: 1, arbitrary: fc.nat({ max: 3 }) },
+            ),
+            { maxLength: 3 },
+          ),
+        }),
+        { minLength: 1, maxLength: 3 },
       ),
     }),
   },
@@ -179,6 +216,33 @@ function runOp(plan: Plan, op: Op): void {
       plan.replaceSubgraph(chosen, draft);
       return;
     }
+    case 'reset': {
+      const resettable = plan.steps
+        .filter((step) => step.status === 'in_progress' || step.status === 'failed')
+        .map((step) => step.id);
+      const target = op.anyStep ? id : (pickFrom(resettable, op.pick) ?? id);
+      if (target !== undefined) plan.resetStep(target, { reason: op.reason });
+      return;
+    }
+    case 'add': {
+      const draft: SubgraphDraft = {
+        steps: (op.empty ? [] : op.steps).map((step, index) => ({
+          ...(step.id === undefined ? {} : { id: step.id }),
+          description: `added ${index}`,
+          dependsOn: step.deps
+            .map((dep) => {
+              if (typeof dep === 'number') return dep;
+              if ('existing' in dep) return pickFrom(ids, dep.existing);
+              return index === 0 ? undefined : dep.earlier % index;
+            })
+            .filter((dep): dep is number | string => dep !== undefined),
+        })),
+      };
+      const insertAt =
+        op.insertAt === undefined || op.insertAt < 0 ? op.insertAt : op.insertAt % (ids.length + 2);
+      plan.addSteps(draft, insertAt === undefined ? {} : { insertAt });
+      return;
+    }
   }
 }
 
@@ -227,6 +291,7 @@ describe('Plan properties', () => {
           const before = plan.toJSON();
           const eventCount = plan.events.length;
           const completedBefore = completedSteps(plan);
+          const stepsBefore = new Map(before.steps.map((step) => [step.id, step]));
           try {
             runOp(plan, op);
           } catch (error) {
@@ -238,9 +303,42 @@ describe('Plan properties', () => {
           // No operation removes a completed step or takes its status back.
           const after = completedSteps(plan);
           for (const id of completedBefore.keys()) expect(after.has(id)).toBe(true);
-          if (op.kind === 'replace') {
-            // Surgery does not alter a completed step at all.
+          if (op.kind === 'replace' || op.kind === 'add' || op.kind === 'reset') {
+            // Surgery, additions and resets do not alter a completed step at all.
             for (const [id, step] of completedBefore) expect(after.get(id)).toStrictEqual(step);
+          }
+          const stepsAfter = plan.steps;
+          if (op.kind === 'add') {
+            // Existing steps are untouched; new steps are fresh, and nothing old depends on them.
+            const added = stepsAfter.filter((step) => !stepsBefore.has(step.id));
+            expect(added.length).toBeGreaterThan(0);
+            expect(stepsAfter.filter((step) => stepsBefore.has(step.id))).toStrictEqual(before.steps);
+            for (const step of added) {
+              expect(step).toMatchObject({
+                status: 'not_started',
+                ledger: [],
+                previousAttempts: [],
+                replanAttempts: 0,
+              });
+            }
+          }
+          if (op.kind === 'reset') {
+            // Exactly one step changed: back to not_started, its attempt archived, nothing recorded.
+            const changed = stepsAfter.filter((step) => !isDeepStrictEqual(step, stepsBefore.get(step.id)));
+            expect(changed).toHaveLength(1);
+            const [step] = changed;
+            const old = stepsBefore.get(step!.id)!;
+            expect(step).toMatchObject({ status: 'not_started', ledger: [], notes: '', files: [] });
+            expect(step!.previousAttempts).toHaveLength(old.previousAttempts.length + 1);
+            expect(step!.previousAttempts.at(-1)).toMatchObject({ status: old.status, ledger: old.ledger });
+          }
+          // Archived attempts are never lost while a step lives.
+          for (const step of stepsAfter) {
+            const old = stepsBefore.get(step.id);
+            if (old)
+              expect(step.previousAttempts.slice(0, old.previousAttempts.length)).toStrictEqual(
+                old.previousAttempts,
+              );
           }
           checkInvariants(plan);
           // Replay equals the live state after every operation, not just at the end.

@@ -614,6 +614,315 @@ describe('replaceSubgraph', () => {
   });
 });
 
+describe('resetStep', () => {
+  /** `api` ran: one answered call, one unanswered, notes, output, files, claims, a verdict. */
+  function interruptedApi(): Plan {
+    const plan = startApi(seedPlan());
+    plan.recordToolCall('api', { callId: 'r', tool: 'read_file', args: { path: 'src/models.py' } });
+    plan.recordToolResult('api', { callId: 'r', tool: 'read_file', status: 'success', result: 'class User' });
+    plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } });
+    plan.markStep('api', {
+      notes: '[SUCCESS]: wrote it',
+      output: 'api written',
+      files: ['src/api.py'],
+      claims: { filesWritten: ['src/api.py'] },
+    });
+    plan.recordVerification('api', { verdict: 'retry' });
+    return plan;
+  }
+
+  it('archives an interrupted attempt, starts clean and makes the step ready again', () => {
+    const plan = interruptedApi();
+    const before = plan.step('api');
+    const step = plan.resetStep('api', { reason: 'resume: interrupted by a crash' });
+    const event = plan.events.at(-1)!;
+    expect(event).toMatchObject({
+      type: 'step-reset',
+      stepId: 'api',
+      previousStatus: 'in_progress',
+      reason: 'resume: interrupted by a crash',
+    });
+    expect(step).toStrictEqual(plan.step('api'));
+    expect(step).toMatchObject({
+      status: 'not_started',
+      notes: '',
+      files: [],
+      ledger: [],
+      replanAttempts: 0,
+    });
+    expect(step.output).toBeUndefined();
+    expect(step.claims).toBeUndefined();
+    expect(step.verification).toBeUndefined();
+    expect(step.previousAttempts).toStrictEqual([
+      {
+        status: 'in_progress',
+        reason: 'resume: interrupted by a crash',
+        resetAt: event.at,
+        notes: before.notes,
+        output: before.output,
+        files: before.files,
+        claims: before.claims,
+        ledger: before.ledger,
+        verification: before.verification,
+      },
+    ]);
+    expect(plan.readySteps()).toEqual(['api']);
+    expect(plan.counts()).toMatchObject({ in_progress: 0, not_started: 3 });
+
+    // The re-run is judged on its own calls: the archived pending call is gone from the ledger.
+    plan.markStep('api', { status: 'in_progress' });
+    expect(plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } }).callId).toBe(
+      'auto-1',
+    );
+    plan.recordToolResult('api', { tool: 'write_file', status: 'success', result: 'ok' });
+    expect(plan.finalizeStep('api')).toEqual([]);
+    expectPlanError(
+      () => plan.recordToolResult('api', { callId: 'r', tool: 'read_file', status: 'success' }),
+      'unknown-tool-call',
+    );
+    plan.markStep('api', { status: 'completed', notes: '[SUCCESS]: done again' });
+    expect(plan.readySteps()).toEqual(['write-tests', 'run-tests']);
+    expect(plan.step('api').previousAttempts).toHaveLength(1);
+
+    expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+    expect(Plan.replay(JSON.parse(JSON.stringify(plan.events))).toJSON()).toStrictEqual(plan.toJSON());
+    const restored = Plan.fromJSON(JSON.parse(JSON.stringify(plan.toJSON())));
+    expect(restored.toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('resets a failed step for a retry in place; attempts accumulate oldest first', () => {
+    const plan = startApi(seedPlan());
+    plan.markStep('api', { status: 'failed', notes: '[FAIL]: first' });
+    plan.resetStep('api', { reason: 'retry 1' });
+    plan.markStep('api', { status: 'in_progress' });
+    plan.recordToolCall('api', { callId: 'c', tool: 'run_command' });
+    plan.markStep('api', { status: 'failed', notes: '[FAIL]: second' });
+    plan.resetStep('api', { reason: 'retry 2' });
+    expect(
+      plan.step('api').previousAttempts.map((attempt) => [attempt.status, attempt.reason, attempt.notes]),
+    ).toEqual([
+      ['failed', 'retry 1', '[FAIL]: first'],
+      ['failed', 'retry 2', '[FAIL]: second'],
+    ]);
+    expect(plan.step('api').previousAttempts[1]!.ledger.map((call) => call.callId)).toEqual(['c']);
+    expect(plan.formatToolHistory('api')).toBe(
+      [
+        '### Step api: Write API endpoints [not_started]',
+        'Description: Write the API endpoints',
+        'Depends on: models, db',
+        'Earlier attempts: 2',
+        '  - #1 failed, reset: retry 1; 0 tool calls',
+        '  - #2 failed, reset: retry 2; 1 tool call (1 unanswered)',
+        'Tool calls: none',
+      ].join('\n'),
+    );
+    // A redesign of a reset step works as usual; the archive leaves with the step.
+    plan.markStep('api', { status: 'in_progress' });
+    plan.markStep('api', { status: 'failed' });
+    const { added } = plan.replaceSubgraph('api', {
+      steps: [{ description: 'again', dependsOn: ['models', 'db'] }],
+    });
+    expect(added[0]!.previousAttempts).toEqual([]);
+    expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('refuses other statuses, bad reasons and unknown steps; a refused reset changes nothing', () => {
+    const plan = interruptedApi();
+    plan.markStep('api', { status: 'completed' });
+    plan.markStep('write-tests', { status: 'in_progress' });
+    plan.markStep('write-tests', { status: 'skipped' });
+    plan.markStep('run-tests', { status: 'blocked' });
+    const other = Plan.create({ steps: [{ id: 'a', description: 'a' }] });
+    const before = plan.toJSON();
+    const count = plan.events.length;
+    for (const id of ['api', 'write-tests', 'run-tests']) {
+      const error = expectPlanError(() => plan.resetStep(id, { reason: 'again' }), 'illegal-transition');
+      expect(error.details).toMatchObject({ stepId: id, to: 'not_started' });
+    }
+    expectPlanError(() => other.resetStep('a', { reason: 'not started yet' }), 'illegal-transition');
+    plan.markStep('api', { notes: 'x' }); // a legal mutation in between, then back to refusals
+    const after = plan.toJSON();
+    const afterCount = plan.events.length;
+    expectPlanError(() => plan.resetStep('ghost', { reason: 'x' }), 'unknown-step');
+    expectPlanError(() => plan.resetStep('api', { reason: '' }), 'invalid-argument');
+    expectPlanError(() => plan.resetStep('api', { reason: '   ' }), 'invalid-argument');
+    expectPlanError(() => plan.resetStep('api', {} as never), 'invalid-argument');
+    expectPlanError(() => plan.resetStep('api', null as never), 'invalid-argument');
+    expect(plan.toJSON()).toStrictEqual(after);
+    expect(plan.events).toHaveLength(afterCount);
+    expect(afterCount).toBe(count + 1);
+    expect(before.steps.find((step) => step.id === 'api')!.notes).not.toBe('x');
+  });
+
+  it('replay refuses a step-reset that does not fit the state', () => {
+    const plan = startApi(seedPlan());
+    plan.resetStep('api', { reason: 'again' });
+    const events = [...plan.events];
+    const reset = events.at(-1)!;
+    const wrongStatus = expectPlanError(
+      () => Plan.replay([...events.slice(0, -1), { ...reset, previousStatus: 'failed' }]),
+      'invalid-event',
+    );
+    expect(wrongStatus.details.reason).toBe('illegal-transition');
+    // Twice in a row: the second finds the step not_started.
+    const twice = expectPlanError(
+      () => Plan.replay([...events, { ...reset, seq: reset.seq + 1 }]),
+      'invalid-event',
+    );
+    expect(twice.details.reason).toBe('illegal-transition');
+    expectPlanError(() => Plan.replay([...events.slice(0, -1), { ...reset, reason: '' }]), 'invalid-event');
+    expectPlanError(
+      () => Plan.replay([...events.slice(0, -1), { ...reset, previousStatus: 'completed' }]),
+      'invalid-event',
+    );
+  });
+
+  it('reads snapshots written before previousAttempts existed', () => {
+    const plan = interruptedApi();
+    const json = JSON.parse(JSON.stringify(plan.toJSON()));
+    for (const step of json.steps) delete step.previousAttempts;
+    const restored = Plan.fromJSON(json);
+    expect(restored.toJSON()).toStrictEqual(plan.toJSON());
+    restored.resetStep('api', { reason: 'resume' });
+    expect(restored.step('api').previousAttempts).toHaveLength(1);
+  });
+});
+
+describe('addSteps', () => {
+  it('appends new steps by default, resolving indexes, plan ids and asked ids', () => {
+    const plan = seedPlan();
+    const result = plan.addSteps({
+      steps: [
+        { id: 'docs', description: 'Write the docs', dependsOn: ['api'] },
+        { description: 'Publish', dependsOn: [0, 'run-tests', 'docs'] },
+        { id: 'announce', description: 'Announce', dependsOn: [1] },
+      ],
+    });
+    expect(result.insertAt).toBe(8);
+    expect(result.added.map((step) => [step.id, step.dependsOn])).toEqual([
+      ['docs', ['api']],
+      ['s1', ['docs', 'run-tests']],
+      ['announce', ['s1']],
+    ]);
+    for (const step of result.added) {
+      expect(step).toMatchObject({ status: 'not_started', replanAttempts: 0, replaces: [], ledger: [] });
+    }
+    expect(plan.stepIds.slice(8)).toEqual(['docs', 's1', 'announce']);
+    expect(plan.downstreamOf('api')).toEqual(['write-tests', 'run-tests', 'docs', 's1', 'announce']);
+    expect(plan.events.at(-1)).toMatchObject({ type: 'steps-added', insertAt: 8, added: result.added });
+    expect(plan.toJSON().idCounter).toBe(1);
+    expect(Plan.replay(JSON.parse(JSON.stringify(plan.events))).toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('inserts at insertAt; a new step whose dependencies are completed is ready at once', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze');
+    const { added } = plan.addSteps(
+      { steps: [{ id: 'lint', description: 'Lint', dependsOn: ['analyze'] }] },
+      { insertAt: 1 },
+    );
+    expect(added[0]!.id).toBe('lint');
+    expect(plan.stepIds.slice(0, 3)).toEqual(['analyze', 'lint', 'scaffold']);
+    expect(plan.readySteps()).toEqual(['lint', 'scaffold', 'config']);
+    plan.addSteps({ steps: [{ id: 'first', description: 'A root' }] }, { insertAt: 0 });
+    expect(plan.readySteps()).toEqual(['first', 'lint', 'scaffold', 'config']);
+    expect(plan.counts()).toMatchObject({ completed: 1, not_started: 9 });
+    expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+    expect(Plan.replay(plan.events).readySteps()).toEqual(plan.readySteps());
+  });
+
+  it('continues the generated-id counter after replans and never reuses an id', () => {
+    const plan = startApi(seedPlan());
+    plan.markStep('api', { status: 'failed' });
+    plan.replaceSubgraph('api', { steps: [{ description: 'again', dependsOn: ['models', 'db'] }] });
+    const { added } = plan.addSteps({
+      steps: [{ description: 'more', dependsOn: ['s1'] }, { description: 'x' }],
+    });
+    expect(added.map((step) => step.id)).toEqual(['s2', 's3']);
+    expect(plan.toJSON().idCounter).toBe(3);
+    // A removed step's id is free again for an explicit id.
+    expect(plan.addSteps({ steps: [{ id: 'api', description: 'the id is free' }] }).added[0]!.id).toBe('api');
+  });
+
+  it('rejects bad additions atomically with typed codes', () => {
+    const plan = startApi(seedPlan());
+    const before = plan.toJSON();
+    const count = plan.events.length;
+    const refusals: Array<[() => unknown, PlanErrorCode]> = [
+      [() => plan.addSteps({ steps: [] }), 'invalid-argument'],
+      [() => plan.addSteps(null as never), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: '' }] }), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: 'x', dependsOn: [-1] }] }), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: 'x' }] }, { insertAt: -1 }), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: 'x' }] }, { insertAt: 9 }), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: 'x' }] }, { insertAt: 1.5 }), 'invalid-argument'],
+      [() => plan.addSteps({ steps: [{ description: 'x' }] }, null as never), 'invalid-argument'],
+      [
+        () =>
+          plan.addSteps({
+            steps: [
+              { description: 'a', dependsOn: [1] },
+              { description: 'b', dependsOn: [0] },
+            ],
+          }),
+        'cycle',
+      ],
+      [() => plan.addSteps({ steps: [{ id: 'self', description: 'a', dependsOn: ['self'] }] }), 'cycle'],
+      [() => plan.addSteps({ steps: [{ description: 'a', dependsOn: [3] }] }), 'dangling-dependency'],
+      [() => plan.addSteps({ steps: [{ description: 'a', dependsOn: ['ghost'] }] }), 'dangling-dependency'],
+      [
+        () =>
+          plan.addSteps({
+            steps: [
+              { id: 'x', description: 'a' },
+              { id: 'x', description: 'b' },
+            ],
+          }),
+        'duplicate-step',
+      ],
+      [() => plan.addSteps({ steps: [{ id: 'api', description: 'taken' }] }), 'duplicate-step'],
+    ];
+    for (const [attempt, code] of refusals) {
+      expectPlanError(attempt, code);
+      expect(plan.toJSON()).toStrictEqual(before);
+      expect(plan.events).toHaveLength(count);
+    }
+  });
+
+  it('replay refuses a steps-added event that does not fit the state', () => {
+    const plan = seedPlan();
+    plan.addSteps({ steps: [{ id: 'docs', description: 'Docs', dependsOn: ['api'] }] });
+    const events = [...plan.events];
+    const added = events.at(-1) as Extract<PlanEvent, { type: 'steps-added' }>;
+    const forge = (patch: Record<string, unknown>, step: Record<string, unknown> = {}) => [
+      ...events.slice(0, -1),
+      { ...added, ...patch, added: [{ ...added.added[0]!, ...step }] },
+    ];
+    const reasons: Array<[unknown[], string]> = [
+      [forge({}, { id: 'api' }), 'duplicate-step'],
+      [forge({}, { status: 'completed' }), 'invalid-argument'],
+      [forge({}, { dependsOn: ['ghost'] }), 'dangling-dependency'],
+      [forge({}, { dependsOn: ['docs'] }), 'cycle'],
+      [forge({ insertAt: 9 }), 'invalid-argument'],
+      [
+        forge(
+          {},
+          {
+            ledger: [
+              { callId: 'c', generatedId: false, tool: 't', args: {}, status: 'pending', calledAt: 1 },
+            ],
+          },
+        ),
+        'invalid-argument',
+      ],
+    ];
+    for (const [log, reason] of reasons) {
+      expect(expectPlanError(() => Plan.replay(log), 'invalid-event').details.reason).toBe(reason);
+    }
+    expectPlanError(() => Plan.replay([...events.slice(0, -1), { ...added, added: [] }]), 'invalid-event');
+  });
+});
+
 describe('formatToolHistory', () => {
   it('renders the replanner format with truncation markers', () => {
     const plan = seedPlan();
@@ -850,6 +1159,10 @@ describe('events and replay', () => {
       () => plan.recordToolResult('s2', { tool: 'x', status: 'success' }),
       () => plan.replaceSubgraph('analyze', { steps: [{ description: 'x' }] }),
       () => plan.recordVerification('s2', { verdict: 'nope' as never }),
+      () => plan.resetStep('s2', { reason: 'not started' }),
+      () => plan.resetStep('s1', { reason: '' }),
+      () => plan.addSteps({ steps: [{ id: 's2', description: 'taken' }] }),
+      () => plan.addSteps({ steps: [{ description: 'x', dependsOn: ['api'] }] }),
     ];
     for (const attempt of attempts) {
       expect(attempt).toThrow(PlanError);

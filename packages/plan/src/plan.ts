@@ -8,6 +8,7 @@ import {
   type PlanInput,
   planInputSchema,
   type Step,
+  type StepAttempt,
   type StepClaims,
   type StepClaimsInput,
   type StepId,
@@ -84,6 +85,26 @@ export interface ToolResultInput {
   error?: unknown;
 }
 
+/** Options of `plan.resetStep`. */
+export interface ResetStepOptions {
+  /** Why the step goes back to `not_started`; stored on the archived attempt. Non-empty. */
+  reason: string;
+}
+
+/** Options of `plan.addSteps`. */
+export interface AddStepsOptions {
+  /** Display position of the first new step, `0..plan.size`. Default: the end of the plan. */
+  insertAt?: number;
+}
+
+/** Result of `plan.addSteps`. */
+export interface AddStepsResult {
+  /** The inserted steps, in draft order, with their final ids and dependencies. */
+  added: Step[];
+  /** Display position of the first new step. */
+  insertAt: number;
+}
+
 /** Result of `plan.replaceSubgraph`. */
 export interface ReplaceSubgraphResult {
   /** Every removed step id (the given ids and their downstream), in topological order. */
@@ -100,6 +121,18 @@ type Payload<T extends PlanEventType> = Omit<PlanEventOf<T>, 'planId' | 'seq' | 
 type EventPayload = { [T in PlanEventType]: Payload<T> }[PlanEventType];
 
 type ParsedDraft = z.infer<typeof stepDraftSchema>;
+type ParsedSubgraphDraft = z.infer<typeof subgraphDraftSchema>;
+
+/** How a draft's ids and dependencies are resolved against the plan (see `#resolveDraft`). */
+interface ResolveDraftOptions {
+  /** Ids of steps leaving the plan in the same operation: nothing may depend on them. */
+  removed: ReadonlySet<StepId>;
+  /** A draft id that names a step of the plan: `rename` it to `s<N>`, or `refuse` it. */
+  takenIds: 'rename' | 'refuse';
+  /** Words for messages: `Redesigned step 2 …`, `The redesign …` (singular). */
+  stepLabel: string;
+  wholeLabel: string;
+}
 
 interface StepNode {
   step: Step;
@@ -150,6 +183,17 @@ function copyVerification(record: VerificationRecord): VerificationRecord {
   return { ...record, findings: record.findings.map((finding) => ({ ...finding })) };
 }
 
+function copyAttempt(attempt: StepAttempt): StepAttempt {
+  const copy: StepAttempt = {
+    ...attempt,
+    files: [...attempt.files],
+    ledger: attempt.ledger.map((call) => ({ ...call })),
+  };
+  if (attempt.claims !== undefined) copy.claims = copyClaims(attempt.claims);
+  if (attempt.verification !== undefined) copy.verification = copyVerification(attempt.verification);
+  return copy;
+}
+
 /** A detached copy of a step (arguments of tool calls are shared, never mutated by the plan). */
 function copyStep(step: Step): Step {
   const copy: Step = {
@@ -161,6 +205,7 @@ function copyStep(step: Step): Step {
     files: [...step.files],
     ledger: step.ledger.map((call) => ({ ...call })),
     replaces: [...step.replaces],
+    previousAttempts: step.previousAttempts.map(copyAttempt),
   };
   if (step.claims !== undefined) copy.claims = copyClaims(step.claims);
   if (step.verification !== undefined) copy.verification = copyVerification(step.verification);
@@ -181,6 +226,7 @@ function draftToStep(draft: ParsedDraft): Step {
     ledger: [],
     replanAttempts: 0,
     replaces: [],
+    previousAttempts: [],
   };
   if (draft.title !== undefined) step.title = draft.title;
   return step;
@@ -188,6 +234,15 @@ function draftToStep(draft: ParsedDraft): Step {
 
 function invalidArgument(message: string, details: Record<string, unknown> = {}): PlanError {
   return new PlanError({ code: 'invalid-argument', message, details });
+}
+
+/** The `PlanError` of `resetStep` (or a `step-reset` event) on a step that cannot be reset. */
+function resetRefused(stepId: StepId, from: StepStatus): PlanError {
+  return new PlanError({
+    code: 'illegal-transition',
+    message: `Step "${stepId}" is ${from}; only an in_progress or failed step can be reset to not_started.`,
+    details: { stepId, from, to: 'not_started' },
+  });
 }
 
 /** The `PlanError` for data zod refused: `what`, zod's message, the issues in `details`, zod's error as `cause`. */
@@ -465,7 +520,8 @@ export class Plan {
 
   /**
    * The replanner's view of steps, in the given order: header (`### Step id: title [status]`),
-   * dependencies, notes, output, files, verification, and every tool call with its result
+   * dependencies, notes, output, files, verification, one line per earlier attempt archived by
+   * `resetStep`, and every tool call of the current attempt with its result
    * (`→ status: pending ❌` for unanswered calls). Long values are truncated with a marker.
    */
   formatToolHistory(ids: StepId | readonly StepId[], options: FormatToolHistoryOptions = {}): string {
@@ -666,6 +722,91 @@ export class Plan {
   }
 
   /**
+   * Sends a step back to `not_started` to run again from scratch, emitting `step-reset`.
+   * Allowed from exactly the two statuses a step can leave for `not_started`: `in_progress`
+   * (e.g. a run was interrupted and the step is re-run on resume) and `failed` (retry in place
+   * instead of a redesign). The step keeps its id, description, dependencies, `replanAttempts`
+   * and `replaces`; its notes, output, files, claims, ledger and verification are archived as
+   * one entry of `previousAttempts` (with the reason, the status it had and the time) and start
+   * empty, so a re-run is verified on its own calls only. Its dependencies are completed (it had
+   * started), so it is ready at once.
+   *
+   * `markStep(id, { status: 'not_started' })` is the other way back: it keeps the ledger and notes.
+   *
+   * Returns a copy of the reset step. Throws `PlanError` (`unknown-step`, `illegal-transition`
+   * from any other status, `invalid-argument` without a non-empty `reason`); then nothing changed.
+   */
+  resetStep(id: StepId, options: ResetStepOptions): Step {
+    const node = this.#node(id);
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      typeof options.reason !== 'string' ||
+      options.reason.trim() === ''
+    ) {
+      throw invalidArgument(`resetStep("${id}") needs \`{ reason }\` with a non-empty reason.`, {
+        stepId: id,
+      });
+    }
+    const from = node.step.status;
+    if (from !== 'in_progress' && from !== 'failed') throw resetRefused(id, from);
+    const event: EventPayload = {
+      type: 'step-reset',
+      stepId: id,
+      previousStatus: from,
+      reason: options.reason,
+    };
+    this.#check(event);
+    this.#commit([event]);
+    return copyStep(node.step);
+  }
+
+  /**
+   * Inserts new steps without removing any, emitting `steps-added`: e.g. follow-up or repair
+   * steps after the finished ones. `draft` has the shape of a redesign (`SubgraphDraft`): a
+   * dependency is a number (index into `draft.steps`), the id of a step of the plan, or the id
+   * another new step asks for. Omitted ids are generated (`s<N>`, from the counter that never
+   * goes back); an id a step of the plan already has is refused (`duplicate-step`) rather than
+   * renamed, so the caller's ids stay the ids it gets. New steps are `not_started` with
+   * `replanAttempts: 0`; no existing step depends on them, so they cannot close a cycle through
+   * the plan. They go at display position `insertAt` (default: the end).
+   *
+   * Validation is the one `replaceSubgraph` uses. Returns the new steps and the position. Throws
+   * `PlanError` (`invalid-argument`, `duplicate-step`, `dangling-dependency`, `cycle`); then
+   * nothing changed.
+   */
+  addSteps(draft: SubgraphDraft, options: AddStepsOptions = {}): AddStepsResult {
+    if (
+      typeof draft !== 'object' ||
+      draft === null ||
+      !Array.isArray(draft.steps) ||
+      draft.steps.length === 0
+    ) {
+      throw invalidArgument('addSteps needs `{ steps: [...] }` with at least one step.');
+    }
+    if (typeof options !== 'object' || options === null) {
+      throw invalidArgument('addSteps options must be an object (`{ insertAt? }`).');
+    }
+    const insertAt = options.insertAt ?? this.#order.length;
+    if (!Number.isInteger(insertAt) || insertAt < 0 || insertAt > this.#order.length) {
+      throw invalidArgument(
+        `insertAt must be an integer from 0 to ${this.#order.length} (the plan's size), got ${String(options.insertAt)}.`,
+        { insertAt: options.insertAt },
+      );
+    }
+    const added = this.#resolveDraft(draft, {
+      removed: new Set(),
+      takenIds: 'refuse',
+      stepLabel: 'New step',
+      wholeLabel: 'The addition',
+    }).map(draftToStep);
+    const event: EventPayload = { type: 'steps-added', added, insertAt };
+    this.#check(event);
+    this.#commit([event]);
+    return { added: added.map((step) => this.step(step.id)), insertAt };
+  }
+
+  /**
    * Subgraph surgery: removes `ids` and everything downstream of them, and inserts
    * `draft.steps` at the display position of the first removed step, atomically.
    *
@@ -705,20 +846,55 @@ export class Plan {
         details: { stepIds: failed },
       });
     }
-    const parsed = subgraphDraftSchema.safeParse(draft);
-    if (!parsed.success) throw refusedByZod('invalid-argument', 'The redesign is invalid', parsed.error);
-    const drafts = parsed.data.steps;
-    const removedIds = new Set(removedNodes.map((node) => node.step.id));
+    const removed = removedNodes.map((node) => node.step.id);
+    const steps = this.#resolveDraft(draft, {
+      removed: new Set(removed),
+      takenIds: 'rename',
+      stepLabel: 'Redesigned step',
+      wholeLabel: 'The redesign',
+    });
+    const replanAttempts = Math.max(...removedNodes.map((node) => node.step.replanAttempts)) + 1;
+    const added: Step[] = steps.map((step) => ({
+      ...draftToStep(step),
+      replanAttempts,
+      replaces: [...removed],
+    }));
+    const insertAt = Math.min(...removedNodes.map((node) => node.pos));
+    const event: EventPayload = { type: 'replan-applied', failed, removed, added, insertAt };
+    this.#check(event);
+    this.#commit([event]);
+    return { removed: [...removed], added: added.map((step) => this.step(step.id)) };
+  }
 
-    // Ids: a draft id twice is an error; a draft id in use (or removed now) is replaced.
+  /**
+   * The validation `replaceSubgraph` and `addSteps` share: parses the draft (zod), gives every
+   * step its final id and resolves its dependencies to absolute ids, refusing a draft id used
+   * twice, a dependency on a missing or removed step or an out-of-range index, and cycles among
+   * the new steps (steps of the plan never depend on new ones, so no cycle can pass through them).
+   * Reads the plan, changes nothing.
+   */
+  #resolveDraft(draft: SubgraphDraft, options: ResolveDraftOptions): ParsedDraft[] {
+    const { removed, stepLabel, wholeLabel } = options;
+    const parsed = subgraphDraftSchema.safeParse(draft);
+    if (!parsed.success) throw refusedByZod('invalid-argument', `${wholeLabel} is invalid`, parsed.error);
+    const drafts: ParsedSubgraphDraft['steps'] = parsed.data.steps;
+
+    // Ids: a draft id twice is an error; a draft id in use (or removed now) is renamed or refused.
     const asked = new Map<string, number>();
     for (const [index, step] of drafts.entries()) {
       if (step.id === undefined) continue;
       if (asked.has(step.id)) {
         throw new PlanError({
           code: 'duplicate-step',
-          message: `The redesign uses the id "${step.id}" for steps ${asked.get(step.id)} and ${index}.`,
+          message: `${wholeLabel} uses the id "${step.id}" for steps ${asked.get(step.id)} and ${index}.`,
           details: { stepId: step.id, indexes: [asked.get(step.id), index] },
+        });
+      }
+      if (options.takenIds === 'refuse' && this.#nodes.has(step.id)) {
+        throw new PlanError({
+          code: 'duplicate-step',
+          message: `${stepLabel} ${index} asks for the id "${step.id}", which a step of plan "${this.id}" already has; choose another id or omit it.`,
+          details: { stepId: step.id, index },
         });
       }
       asked.set(step.id, index);
@@ -739,7 +915,7 @@ export class Plan {
     const keptAsked = new Map<string, number>();
     for (const [id, index] of asked) if (finalIds[index] === id) keptAsked.set(id, index);
 
-    // Dependencies: relative index, preserved step, or a kept draft id.
+    // Dependencies: relative index, a step of the plan that stays, or a kept draft id.
     const dependsOn: string[][] = drafts.map((step, index) =>
       unique(
         step.dependsOn.map((dep) => {
@@ -748,20 +924,20 @@ export class Plan {
             if (target === undefined) {
               throw new PlanError({
                 code: 'dangling-dependency',
-                message: `Redesigned step ${index} depends on step index ${dep}, but the redesign has ${drafts.length} steps.`,
+                message: `${stepLabel} ${index} depends on step index ${dep}, but there are ${drafts.length} new steps.`,
                 details: { index, dependency: dep },
               });
             }
             return target;
           }
-          if (this.#nodes.has(dep) && !removedIds.has(dep)) return dep;
+          if (this.#nodes.has(dep) && !removed.has(dep)) return dep;
           const draftIndex = keptAsked.get(dep);
           if (draftIndex !== undefined) return finalIds[draftIndex]!;
           throw new PlanError({
             code: 'dangling-dependency',
-            message: removedIds.has(dep)
-              ? `Redesigned step ${index} depends on "${dep}", which this replan removes; depend on a new step by its index instead.`
-              : `Redesigned step ${index} depends on "${dep}", which is neither a preserved step nor a step of the redesign.`,
+            message: removed.has(dep)
+              ? `${stepLabel} ${index} depends on "${dep}", which this replan removes; depend on a new step by its index instead.`
+              : `${stepLabel} ${index} depends on "${dep}", which is neither a ${removed.size > 0 ? 'preserved step' : 'step of the plan'} nor one of the new steps.`,
             details: { index, dependency: dep },
           });
         }),
@@ -771,22 +947,11 @@ export class Plan {
     if (cycle !== undefined) {
       throw new PlanError({
         code: 'cycle',
-        message: `The redesign forms a dependency cycle: ${cycle.join(' → ')}.`,
+        message: `${wholeLabel} forms a dependency cycle: ${cycle.join(' → ')}.`,
         details: { cycle },
       });
     }
-
-    const replanAttempts = Math.max(...removedNodes.map((node) => node.step.replanAttempts)) + 1;
-    const removed = removedNodes.map((node) => node.step.id);
-    const added: Step[] = drafts.map((step, index) => {
-      const draftStep: ParsedDraft = { ...step, id: finalIds[index]!, dependsOn: dependsOn[index]! };
-      return { ...draftToStep(draftStep), replanAttempts, replaces: [...removed] };
-    });
-    const insertAt = Math.min(...removedNodes.map((node) => node.pos));
-    const event: EventPayload = { type: 'replan-applied', failed, removed, added, insertAt };
-    this.#check(event);
-    this.#commit([event]);
-    return { removed: [...removed], added: added.map((step) => this.step(step.id)) };
+    return drafts.map((step, index) => ({ ...step, id: finalIds[index]!, dependsOn: dependsOn[index]! }));
   }
 
   // ─── the event machinery ─────────────────────────────────────────────────────────────────
@@ -959,6 +1124,21 @@ export class Plan {
       case 'replan-applied':
         this.#checkReplan(event);
         return;
+      case 'steps-added':
+        this.#checkAdded(event.added, new Set(), event.insertAt);
+        return;
+      case 'step-reset': {
+        const from = this.#node(event.stepId).step.status;
+        if (from !== 'in_progress' && from !== 'failed') throw resetRefused(event.stepId, from);
+        if (from !== event.previousStatus) {
+          throw new PlanError({
+            code: 'illegal-transition',
+            message: `Step "${event.stepId}" is ${from}, not ${event.previousStatus}.`,
+            details: { stepId: event.stepId, status: from },
+          });
+        }
+        return;
+      }
     }
   }
 
@@ -994,7 +1174,16 @@ export class Plan {
     if (event.added.length === 0) {
       throw new PlanError({ code: 'empty-redesign', message: 'A replan must add at least one step.' });
     }
-    for (const step of event.added) {
+    this.#checkAdded(event.added, removed, event.insertAt);
+  }
+
+  /**
+   * Checks steps an event inserts (`replan-applied`, `steps-added`) while `removed` leave: fresh
+   * ids, `not_started` with nothing recorded, dependencies on staying or new steps only,
+   * acyclic, each dependency once, `insertAt` within the plan.
+   */
+  #checkAdded(added: readonly Step[], removed: ReadonlySet<StepNode>, insertAt: number): void {
+    for (const step of added) {
       if (this.#nodes.has(step.id)) {
         throw new PlanError({
           code: 'duplicate-step',
@@ -1005,20 +1194,23 @@ export class Plan {
       if (step.status !== 'not_started') {
         throw invalidArgument(`Added step "${step.id}" must be not_started, not ${step.status}.`);
       }
+      if (step.ledger.length > 0 || step.previousAttempts.length > 0) {
+        throw invalidArgument(`Added step "${step.id}" must start without tool calls or earlier attempts.`);
+      }
     }
-    validateGraph(event.added, {
+    validateGraph(added, {
       isExternal: (id) => {
         const node = this.#nodes.get(id);
         return node !== undefined && !removed.has(node);
       },
     });
-    for (const step of event.added) {
+    for (const step of added) {
       if (unique(step.dependsOn).length !== step.dependsOn.length) {
         throw invalidArgument(`Step "${step.id}" lists a dependency twice.`);
       }
     }
-    if (event.insertAt > this.#order.length - removed.size) {
-      throw invalidArgument(`insertAt ${event.insertAt} is past the end of the plan.`);
+    if (insertAt > this.#order.length - removed.size) {
+      throw invalidArgument(`insertAt ${insertAt} is past the end of the plan.`);
     }
   }
 
@@ -1079,6 +1271,35 @@ export class Plan {
         for (const dep of touched) dep.dependents = dep.dependents.filter((down) => !removed.has(down));
         this.#order = this.#order.filter((node) => !removed.has(node));
         this.#insertSteps(event.added.map(copyStep), event.insertAt);
+        return;
+      }
+      case 'steps-added':
+        this.#insertSteps(event.added.map(copyStep), event.insertAt);
+        return;
+      case 'step-reset': {
+        const node = this.#nodes.get(event.stepId)!;
+        // The attempt takes over the step's records; the step gets fresh, empty ones.
+        const { notes, output, files, claims, ledger, verification, ...kept } = node.step;
+        const attempt: StepAttempt = {
+          status: event.previousStatus,
+          reason: event.reason,
+          resetAt: event.at,
+          notes,
+          files,
+          ledger,
+        };
+        if (output !== undefined) attempt.output = output;
+        if (claims !== undefined) attempt.claims = claims;
+        if (verification !== undefined) attempt.verification = verification;
+        node.step = {
+          ...kept,
+          notes: '',
+          files: [],
+          ledger: [],
+          previousAttempts: [...kept.previousAttempts, attempt],
+        };
+        node.calls = NO_CALLS as Map<string, ToolCallRecord>;
+        this.#setStatus(node, 'not_started');
         return;
       }
     }

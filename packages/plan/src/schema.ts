@@ -9,6 +9,9 @@ export type StepId = z.infer<typeof stepIdSchema>;
  * - `not_started` → `in_progress` | `blocked` | `skipped`
  * - `in_progress` → `completed` | `failed` | `blocked` | `skipped` | `not_started` (re-run after resume)
  * - `failed` (verification failed, awaiting replan) → `blocked` | `not_started` (retry in place)
+ *
+ * Back to `not_started` either keeps the step's ledger and notes (`markStep`) or archives them
+ * in `previousAttempts` and starts clean (`resetStep`, event `step-reset`).
  * - `completed`, `blocked`, `skipped` are terminal.
  */
 export const stepStatusSchema = z.enum([
@@ -79,6 +82,26 @@ export const verificationRecordSchema = z.object({
 export type VerificationRecord = z.infer<typeof verificationRecordSchema>;
 export type VerificationRecordInput = z.input<typeof verificationRecordSchema>;
 
+/**
+ * An earlier attempt of a step, archived by `plan.resetStep` when the step went back to
+ * `not_started`: its state at the reset, kept for reports and for the replanner's history.
+ */
+export const stepAttemptSchema = z.object({
+  /** The status the step had when it was reset. */
+  status: z.enum(['in_progress', 'failed']),
+  /** Why the step was reset (`resetStep`'s `reason`). */
+  reason: z.string(),
+  /** Epoch milliseconds of the reset (the `at` of its `step-reset` event). */
+  resetAt: z.number(),
+  notes: z.string().default(''),
+  output: z.string().optional(),
+  files: z.array(z.string()).default([]),
+  claims: stepClaimsSchema.optional(),
+  ledger: z.array(toolCallRecordSchema).default([]),
+  verification: verificationRecordSchema.optional(),
+});
+export type StepAttempt = z.infer<typeof stepAttemptSchema>;
+
 /** A step as the planner (or replanner) drafts it. */
 export const stepDraftSchema = z.object({
   id: stepIdSchema,
@@ -106,6 +129,8 @@ export const stepSchema = stepDraftSchema.extend({
   replanAttempts: z.number().int().min(0).default(0),
   /** Ids of the removed steps this one was designed to replace. */
   replaces: z.array(stepIdSchema).default([]),
+  /** Earlier attempts archived by `plan.resetStep`, oldest first (absent in old snapshots = `[]`). */
+  previousAttempts: z.array(stepAttemptSchema).default([]),
 });
 export type Step = z.infer<typeof stepSchema>;
 
