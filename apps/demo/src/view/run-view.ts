@@ -136,6 +136,25 @@ export function applyRunEvent(view: RunView, event: RunEvent): RunView {
       log('replan', `replanned ${event.removed.join(', ')} → ${added.join(', ')}`);
       break;
     }
+    case 'steps-added': {
+      const live = view.order.filter((id) => !view.steps.get(id)?.replacedBy);
+      const before = live[event.insertAt];
+      const position = before === undefined ? view.order.length : view.order.indexOf(before);
+      view.order.splice(position, 0, ...event.added.map((step) => step.id));
+      for (const step of event.added) addStep(view, step);
+      log('info', `added ${event.added.map((step) => step.id).join(', ')}`);
+      break;
+    }
+    case 'step-reset': {
+      const step = view.steps.get(event.stepId);
+      if (step) {
+        step.status = 'not_started';
+        step.finishedAt = undefined;
+        step.unverified = false;
+      }
+      log('info', `${event.stepId} runs again: ${event.reason}`);
+      break;
+    }
     case 'replan-finished':
       if (event.action !== 'redesign') log('replan', `replan ${event.action}: ${event.message ?? ''}`);
       break;

@@ -126,4 +126,47 @@ describe('terminal view', () => {
     expect(out).toContain('[replaced] implement: Write isPrime');
     expect(out).toContain('tokens: 1200 in / 80 out');
   });
+
+  it('places steps added by goal repair and shows a reset step waiting again', () => {
+    let out = '';
+    const view = createTerminalView({ write: (text) => (out += text), tty: false, now: () => 1_001_600 });
+    const plain = (id: string, title: string) => ({ id, title, description: title, dependsOn: [] });
+    const more = [
+      {
+        type: 'plan-created',
+        runId: 'r',
+        planId: 'p',
+        seq: 0,
+        at: 1,
+        title: 't',
+        goal: 'g',
+        steps: [plain('a', 'A'), plain('b', 'B')],
+      },
+      {
+        type: 'steps-added',
+        runId: 'r',
+        planId: 'p',
+        seq: 1,
+        at: 2,
+        insertAt: 1,
+        added: [{ ...plain('fix', 'Fix'), replaces: [] }],
+      },
+      { type: 'step-started', runId: 'r', at: 3, stepId: 'a', attempt: 1 },
+      {
+        type: 'step-reset',
+        runId: 'r',
+        planId: 'p',
+        seq: 2,
+        at: 4,
+        stepId: 'a',
+        previousStatus: 'in_progress',
+        reason: 're-run approved',
+      },
+    ] as unknown as RunEvent[];
+    for (const event of more) view.onEvent(event);
+    view.close();
+    expect(view.view.order).toEqual(['a', 'fix', 'b']);
+    expect(view.view.steps.get('a')?.status).toBe('not_started');
+    expect(out).toContain('a runs again: re-run approved');
+  });
 });

@@ -217,6 +217,58 @@ describe('applyEvent', () => {
   });
 });
 
+describe('steps-added and step-reset', () => {
+  const plan = { planId: 'p', seq: 0, at: 1 };
+  const step = (id: string, title: string) => ({
+    id,
+    title,
+    description: title,
+    dependsOn: [],
+    requiredTools: [],
+    successCriteria: [],
+    protocols: [],
+    status: 'not_started',
+    notes: '',
+    files: [],
+    ledger: [],
+    previousAttempts: [],
+    replanAttempts: 0,
+    replaces: [],
+  });
+
+  it('inserts added steps at the plan position and resets a step to run again with its old ledger kept aside', () => {
+    const state = mod.foldEvents([
+      { type: 'plan-created', ...plan, title: 't', goal: 'g', steps: [step('a', 'A'), step('b', 'B')] },
+      { type: 'steps-added', ...plan, insertAt: 1, added: [step('repair', 'Repair')] },
+      { type: 'step-started', runId: 'r', at: 2, stepId: 'a', attempt: 1 },
+      {
+        type: 'tool-call-started',
+        ...plan,
+        stepId: 'a',
+        callId: 'c1',
+        generatedId: false,
+        tool: 'write_file',
+        args: {},
+      },
+      {
+        type: 'step-reset',
+        ...plan,
+        stepId: 'a',
+        previousStatus: 'in_progress',
+        reason: 'interrupted by a crash',
+      },
+    ]);
+    expect(state.order).toEqual(['a', 'repair', 'b']);
+    const a = state.steps.get('a')!;
+    expect(a.status).toBe('not_started');
+    expect(a.ledger).toEqual([]);
+    expect(
+      (a as unknown as { previousAttempts: Array<{ ledger: unknown[] }> }).previousAttempts[0]?.ledger,
+    ).toHaveLength(1);
+    expect(state.messages.at(-1)?.text).toContain('interrupted by a crash');
+  });
+});
+
 describe('uiStatus', () => {
   it('is idle before a run, Thinking… while planning or a model call is open, Executing… while a tool runs', () => {
     expect(mod.uiStatus(mod.createRunState())).toMatchObject({ phase: 'idle', text: 'Idle' });

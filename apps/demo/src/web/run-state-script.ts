@@ -348,6 +348,40 @@ export function applyEvent(state, event) {
       );
       break;
     }
+    case 'steps-added': {
+      // Steps inserted without removing any (goal-level repair): placed at the plan's insertAt,
+      // counted among the live (not replaced) steps.
+      const live = state.order.filter((key) => !state.steps.get(key).removed);
+      const before = live[event.insertAt];
+      let position = before === undefined ? state.order.length : state.order.indexOf(before);
+      for (const draft of event.added || []) {
+        if (state.steps.has(draft.id)) continue;
+        addStep(state, draft);
+        state.order.splice(position, 0, draft.id);
+        position += 1;
+      }
+      say(state, 'info', 'Added: ' + (event.added || []).map((draft) => draft.title || draft.id).join(', '), at);
+      break;
+    }
+    case 'step-reset': {
+      // The step runs again from scratch: its earlier ledger and findings move to its history.
+      const step = state.steps.get(event.stepId);
+      if (!step) break;
+      step.previousAttempts = (step.previousAttempts || []).concat([
+        { ledger: step.ledger, findings: step.findings, notes: step.notes, reason: event.reason },
+      ]);
+      step.status = 'not_started';
+      step.ledger = [];
+      step.findings = [];
+      step.notes = '';
+      step.finishedAt = null;
+      step.interrupted = false;
+      step.unverified = false;
+      step.verdict = null;
+      step.error = null;
+      say(state, 'info', 'Running “' + step.title + '” again: ' + event.reason, at);
+      break;
+    }
     case 'goal-verified':
       state.goalChecks.push({ iteration: event.iteration, assessment: event.assessment, verdict: event.verdict || null });
       if (Array.isArray(event.findings) && event.findings.length) state.goalFindings = event.findings.slice();
