@@ -20,6 +20,7 @@ import { ScriptedModel } from '@closedloop/model/testing';
 import { Plan, type StepDraft, type StepId } from '@closedloop/plan';
 import { defineTool } from '@closedloop/tools';
 import { z } from 'zod';
+import { random } from '../src/__fixtures__/random';
 import { aggregatorSystemPrompt } from '../src/aggregate-answer';
 import { createCortex } from '../src/create-cortex';
 import { plannerSystemPrompt } from '../src/draft-plan';
@@ -32,17 +33,6 @@ const results: { name: string; value: string; target: string; pass: boolean }[] 
 function report(name: string, value: string, target: string, pass: boolean): void {
   results.push({ name, value, target, pass });
   console.log(`${pass ? 'PASS' : 'FAIL'}  ${name}: ${value} (target ${target})`);
-}
-
-/** mulberry32: reproducible draws. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A random DAG: each step depends on 0–3 random earlier steps (20 % have none). */

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashPlan, createCrashCortex } from './__fixtures__/crash-world';
+import { random } from './__fixtures__/random';
 import { createJsonlRunStore } from './jsonl-run-store';
 import { createMemoryRunStore } from './run-store';
 
@@ -13,17 +14,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = join(here, '..');
 const childSource = join(here, '__fixtures__', 'crash-child.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'cortex-crash-'));
-
-/** Small deterministic PRNG (mulberry32), so a failing trial can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * How the child starts: a one-file bundle of the child script and the workspace sources (esbuild,

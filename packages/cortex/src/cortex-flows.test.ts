@@ -164,15 +164,16 @@ describe('batch replan (seed 004)', () => {
 });
 
 describe('hallucination propagation (seed 003 §2.5)', () => {
+  const flaky: Protocol = {
+    name: 'FLAKY',
+    priority: 'P1',
+    layer: 1,
+    async run() {
+      throw new Error('checker crashed');
+    },
+  };
+
   it('an unverified upstream step flags its downstream steps and the run', async () => {
-    const flaky: Protocol = {
-      name: 'FLAKY',
-      priority: 'P1',
-      layer: 1,
-      async run() {
-        throw new Error('checker crashed');
-      },
-    };
     const { cortex, model } = await setup(
       {
         plans: [plan([{ id: 'a', protocols: ['FLAKY'] }, { id: 'b', dependsOn: ['a'] }, { id: 'c' }])],
@@ -190,6 +191,42 @@ describe('hallucination propagation (seed 003 §2.5)', () => {
     expect(JSON.stringify(bPrompt.messages)).toContain('UNVERIFIED');
     const cPrompt = model.requests.find((request) => isStep('c')(request))!;
     expect(JSON.stringify(cPrompt.messages)).not.toContain('UNVERIFIED');
+  });
+  it('outputs of completed dependencies flow into the steps that need them; the flag carries on transitively', async () => {
+    const { cortex, model } = await setup(
+      {
+        plans: [
+          plan([
+            { id: 'a', protocols: ['FLAKY'] },
+            { id: 'b', dependsOn: ['a'] },
+            { id: 'd', dependsOn: ['b'] },
+            { id: 'c' },
+          ]),
+        ],
+        steps: {
+          a: writeStep('a.txt', 'A'),
+          b: writeStep('b.txt', 'B'),
+          c: writeStep('c.txt', 'C'),
+          d: writeStep('d.txt', 'D'),
+        },
+      },
+      { verifier: { protocols: [flaky] } },
+    );
+    const result = await cortex.run('Write a, then b, then d; and c');
+    expect(result.stopReason).toBe('completed-with-warnings');
+    const byId = Object.fromEntries(result.report.steps.map((step) => [step.id, step]));
+    expect(byId.d).toMatchObject({ status: 'completed', unverified: true });
+    expect(byId.c).toMatchObject({ status: 'completed', unverified: false });
+    const prompt = (id: string) =>
+      JSON.stringify(model.requests.find((request) => isStep(id)(request))!.messages);
+    // b sees a's output, d sees b's (not a's: only direct dependencies), c sees none.
+    expect(prompt('b')).toContain('### a: ');
+    expect(prompt('b')).toContain('wrote a.txt');
+    expect(prompt('d')).toContain('### b: ');
+    expect(prompt('d')).toContain('wrote b.txt');
+    expect(prompt('d')).toContain('UNVERIFIED');
+    expect(prompt('d')).not.toContain('### a: ');
+    expect(prompt('c')).not.toContain('Outputs of the completed steps');
   });
 });
 
@@ -343,6 +380,64 @@ describe('human approvals', () => {
       expect(result.stopReason).toBe(approved ? 'completed' : 'failed');
       expect(result.report.approvals).toEqual([expect.objectContaining({ kind: 'human-review', approved })]);
     }
+  });
+
+  it('a pending approval survives the process: the run stops, resume asks again and goes on with the answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-approval-'));
+    const ws = await createTempWorkspace({ files: { 'README.md': '# r\n', 'old.txt': 'bye' }, git: true });
+    workspaces.push(ws);
+    const controller = new AbortController();
+    const asked: string[] = [];
+    const first = createCortex({
+      model: scenarioModel({ steps: { task: deleteStep } }),
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      planning: 'never',
+      executor: { guard },
+      store: createJsonlRunStore({ dir }),
+      // The human is away: the request is journaled, then the process stops waiting.
+      onApproval: (request) => {
+        asked.push(`first:${request.kind}:${request.tool}`);
+        setTimeout(() => controller.abort(new Error('shutting down')), 5);
+        return new Promise<never>(() => {});
+      },
+    });
+    const stopped = await first.run('Delete old.txt', { runId: 'run-approval-1', signal: controller.signal });
+    expect(stopped.stopReason).toBe('cancelled');
+    expect(stopped.report.approvals).toEqual([
+      expect.objectContaining({ kind: 'tool-call', stepId: 'task' }),
+    ]);
+    expect(stopped.report.approvals[0]).not.toHaveProperty('approved');
+    expect(await ws.exists('old.txt')).toBe(true);
+    const journal = await createJsonlRunStore({ dir }).read('run-approval-1');
+    expect(journal.filter(isRunEventOf('approval-requested'))).toHaveLength(1);
+    expect(journal.filter(isRunEventOf('approval-resolved'))).toHaveLength(0);
+
+    const second = createCortex({
+      model: scenarioModel({ steps: { task: deleteStep } }),
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      executor: { guard },
+      store: createJsonlRunStore({ dir }),
+      onApproval: (request) => {
+        asked.push(`second:${request.kind}:${request.tool ?? ''}`);
+        return { approved: true, note: 'back from lunch' };
+      },
+    });
+    const resumed = await second.resume('run-approval-1');
+    expect(resumed.stopReason).toBe('completed');
+    expect(await ws.exists('old.txt')).toBe(false);
+    expect(asked).toEqual(['first:tool-call:delete_file', 'second:tool-call:delete_file']);
+    expect(resumed.report.approvals).toEqual([
+      expect.objectContaining({ approvalId: 'approval-1', kind: 'tool-call' }),
+      expect.objectContaining({
+        approvalId: 'approval-2',
+        kind: 'tool-call',
+        approved: true,
+        note: 'back from lunch',
+      }),
+    ]);
+    expect(resumed.report.approvals[0]).not.toHaveProperty('approved');
   });
 
   it('a denial keeps the file; without a redesign the step ends blocked', async () => {

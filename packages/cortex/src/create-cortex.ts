@@ -1,4 +1,3 @@
-import type { ExecutionLimits, ExecutionMode, ToolCallGuard } from '@closedloop/executor';
 import type { ChatModel, PriceTable } from '@closedloop/model';
 import { type AnyTool, createToolRegistry, type ToolRegistry } from '@closedloop/tools';
 import {
@@ -13,7 +12,13 @@ import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';
 import type { RunEvent } from './run-events';
 import type { RunResult } from './run-result';
-import { type ApprovalHandler, type PlanningMode, RunSession, type SessionConfig } from './run-session';
+import {
+  type ApprovalHandler,
+  type ExecutorSettings,
+  type PlanningMode,
+  RunSession,
+  type SessionConfig,
+} from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
 
 /** Options of {@link createCortex}. */
@@ -31,16 +36,7 @@ export interface CortexOptions {
   planning?: PlanningMode;
   planner?: { model?: ChatModel };
   replanner?: { model?: ChatModel; maxAttempts?: number; maxResultChars?: number; temperature?: number };
-  executor?: {
-    mode?: ExecutionMode;
-    limits?: ExecutionLimits;
-    parallelTools?: number;
-    stream?: boolean;
-    systemPrompt?: string;
-    toolTimeoutMs?: number;
-    /** Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`). */
-    guard?: ToolCallGuard;
-  };
+  executor?: ExecutorSettings;
   verifier?: {
     /** Custom protocols (steps and the planner may name them; goal criteria may use them). */
     protocols?: readonly Protocol[];

@@ -63,6 +63,7 @@ export {
   type ApprovalDecision,
   type ApprovalHandler,
   type ApprovalRequest,
+  type ExecutorSettings,
   isResumableStop,
   type PlanningMode,
 } from './run-session';

@@ -1,17 +1,7 @@
 import { Plan, type StepId } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
+import { random } from './__fixtures__/random';
 import { type ReadyOrder, ReadyQueue } from './ready-queue';
-
-/** Small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomPlan(next: () => number): Plan {
   const size = 2 + Math.floor(next() * 8);

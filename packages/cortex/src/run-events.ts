@@ -101,6 +101,8 @@ export type CortexEvent =
       reason: string;
       tool?: string;
       args?: unknown;
+      /** For `tool-call`: the ledger id of the held call (resume knows it never ran unless approved). */
+      callId?: string;
     }
   | { type: 'approval-resolved'; approvalId: string; stepId: StepId; approved: boolean; note?: string }
   | {

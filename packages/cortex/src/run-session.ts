@@ -28,6 +28,7 @@ import {
 } from './decide-termination';
 import { directPlan, draftPlan } from './draft-plan';
 import { verifyGoalFindings } from './goal-verification';
+import { unsafeInterruptedCalls } from './interrupted-calls';
 import { isSimpleRequest } from './is-simple-request';
 import { createModelMeter, type ModelMeter, type RunBudget } from './meter-model';
 import { RunBus } from './run-bus';
@@ -51,6 +52,8 @@ export interface ApprovalRequest {
   reason: string;
   tool?: string;
   args?: unknown;
+  /** For `tool-call`: the ledger id of the call the guard holds. */
+  callId?: string;
   /** For `human-review`: what the reviewer is shown (summary, changed files, diff, risks). */
   review?: HumanReviewRequest;
   signal: AbortSignal;
@@ -66,6 +69,18 @@ export interface ApprovalDecision {
 /** Answers approval requests; may take as long as it likes (the run waits for that step only). */
 export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
+/** How steps are executed (passed to `executeStep` of `@closedloop/executor`). */
+export interface ExecutorSettings {
+  mode?: ExecutionMode;
+  limits?: ExecutionLimits;
+  parallelTools?: number;
+  stream?: boolean;
+  systemPrompt?: string;
+  toolTimeoutMs?: number;
+  /** Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`). */
+  guard?: ToolCallGuard;
+}
+
 /** Everything a run session needs, resolved from `createCortex` options. */
 export interface SessionConfig {
   model: ChatModel;
@@ -76,15 +91,7 @@ export interface SessionConfig {
   registry: ToolRegistry;
   workspace: string | undefined;
   planning: PlanningMode;
-  executor: {
-    mode?: ExecutionMode;
-    limits?: ExecutionLimits;
-    parallelTools?: number;
-    stream?: boolean;
-    systemPrompt?: string;
-    toolTimeoutMs?: number;
-    guard?: ToolCallGuard;
-  };
+  executor: ExecutorSettings;
   verifier: {
     protocols: Protocol[];
     protocolNames: string[];
@@ -286,12 +293,11 @@ export class RunSession {
     const rerun: { id: StepId; reason: string }[] = [];
     const review: Step[] = [];
     for (const step of interrupted) {
-      const unsafe = step.ledger
-        .map((call) => call.tool)
-        .filter((name) => {
-          const tool = this.#config.registry.get(name);
-          return tool !== undefined && !tool.idempotent;
-        });
+      const unsafe = unsafeInterruptedCalls({
+        step,
+        history: this.bus.history,
+        registry: this.#config.registry,
+      });
       if (unsafe.length === 0) {
         rerun.push({
           id: step.id,
@@ -300,9 +306,11 @@ export class RunSession {
       } else review.push(step);
     }
     for (const step of review) {
-      const unsafe = [...new Set(step.ledger.map((call) => call.tool))].filter(
-        (name) => this.#config.registry.get(name)?.idempotent === false,
-      );
+      const unsafe = [
+        ...new Set(
+          unsafeInterruptedCalls({ step, history: this.bus.history, registry: this.#config.registry }),
+        ),
+      ];
       const decision = await this.#askApproval({
         stepId: step.id,
         kind: 'resume-review',
@@ -695,6 +703,7 @@ export class RunSession {
       reason: request.reason,
       ...(request.tool !== undefined ? { tool: request.tool } : {}),
       ...(request.args !== undefined ? { args: request.args } : {}),
+      ...(request.callId !== undefined ? { callId: request.callId } : {}),
     });
     // Make sure the request is on disk before a human is asked: a crash now re-asks on resume.
     await this.bus.flush();
@@ -730,6 +739,7 @@ export class RunSession {
       reason: request.reason,
       tool: request.tool.name,
       args: request.args,
+      callId: request.callId,
     });
     return decision.approved === true;
   }
