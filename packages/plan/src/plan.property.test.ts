@@ -405,7 +405,7 @@ describe('Plan properties', () => {
           const result = plan.replaceSubgraph(target, draft);
           expect(new Set(result.removed)).toEqual(doomed);
           expect(result.added).toHaveLength(drafts.length);
-          for (const step of result.added) expect(step.replaces).toEqual(result.removed);
+          for (const step of result.added) expect(step.replaces).toEqual([target]);
           const after = completedSteps(plan);
           expect(after.size).toBe(completedBefore.size);
           for (const [id, step] of completedBefore) expect(after.get(id)).toStrictEqual(step);

@@ -130,6 +130,27 @@ describe('queries', () => {
     expectPlanError(() => plan.step('nope'), 'unknown-step');
   });
 
+  it('status() and idsWithStatus() read statuses without copying steps', () => {
+    const plan = seedPlan();
+    complete(plan, 'analyze', 'config');
+    plan.markStep('scaffold', { status: 'in_progress' });
+    expect(plan.status('analyze')).toBe('completed');
+    expect(plan.status('scaffold')).toBe('in_progress');
+    expect(plan.status('api')).toBe('not_started');
+    expectPlanError(() => plan.status('nope'), 'unknown-step');
+    expect(plan.idsWithStatus('completed')).toEqual(['analyze', 'config']);
+    expect(plan.idsWithStatus('in_progress')).toEqual(['scaffold']);
+    expect(plan.idsWithStatus('failed')).toEqual([]);
+    for (const status of stepStatusSchema.options) {
+      expect(plan.idsWithStatus(status)).toEqual(
+        plan.steps.filter((step) => step.status === status).map((step) => step.id),
+      );
+    }
+    expectPlanError(() => plan.idsWithStatus('done' as StepStatus), 'invalid-argument');
+    plan.resetStep('scaffold', { reason: 'resume' });
+    expect(plan.status('scaffold')).toBe('not_started');
+  });
+
   it('returns copies: mutating them does not touch the plan', () => {
     const plan = seedPlan();
     const step = plan.step('api');
@@ -500,7 +521,8 @@ describe('replaceSubgraph', () => {
     expect(result.added.map((step) => step.id)).toEqual(['s1', 's2', 'tests']);
     expect(result.added.map((step) => step.dependsOn)).toEqual([['models', 'db'], ['s1'], ['s2']]);
     for (const step of result.added) {
-      expect(step).toMatchObject({ status: 'not_started', replanAttempts: 1, replaces: result.removed });
+      // `replaces` names the failed steps; the whole removed set is the event's `removed`.
+      expect(step).toMatchObject({ status: 'not_started', replanAttempts: 1, replaces: ['api'] });
     }
     expect(plan.stepIds).toEqual(['analyze', 'scaffold', 'config', 'models', 'db', 's1', 's2', 'tests']);
     expect(plan.has('api')).toBe(false);
@@ -544,6 +566,39 @@ describe('replaceSubgraph', () => {
     });
     expect(second.added[0]).toMatchObject({ id: 's2', replanAttempts: 2, replaces: ['s1'] });
     expect(plan.toJSON().idCounter).toBe(2);
+  });
+
+  it('lists in replaces only the failed steps given, even when their downstream is removed too', () => {
+    const plan = failedAtApi();
+    plan.markStep('write-tests', { status: 'blocked' });
+    const result = plan.replaceSubgraph(['api', 'write-tests', 'api'], {
+      steps: [
+        { description: 'API again', dependsOn: ['models', 'db'] },
+        { description: 'Tests again', dependsOn: [0] },
+      ],
+    });
+    expect(result.removed).toEqual(['api', 'write-tests', 'run-tests']);
+    for (const step of result.added) expect(step.replaces).toEqual(['api', 'write-tests']);
+    // The arrays are per step: changing one copy changes nothing else.
+    result.added[0]!.replaces.push('x');
+    expect(plan.step(result.added[1]!.id).replaces).toEqual(['api', 'write-tests']);
+    expect(plan.events.at(-1)).toMatchObject({ failed: ['api', 'write-tests'] });
+    expect(Plan.replay(plan.events).toJSON()).toStrictEqual(plan.toJSON());
+  });
+
+  it('generates ids past draft ids and taken ids in one pass', () => {
+    const plan = failedAtApi();
+    const result = plan.replaceSubgraph('api', {
+      steps: [
+        { description: 'one', dependsOn: ['models'] },
+        { id: 's2', description: 'asks s2', dependsOn: [0] },
+        { description: 'three', dependsOn: ['s2'] },
+        { id: 'api', description: 'asks a removed id', dependsOn: [2] },
+      ],
+    });
+    expect(result.added.map((step) => step.id)).toEqual(['s1', 's2', 's3', 's4']);
+    expect(result.added.map((step) => step.dependsOn)).toEqual([['models'], ['s1'], ['s2'], ['s3']]);
+    expect(plan.toJSON().idCounter).toBe(4);
   });
 
   it('resolves string dependencies on other draft steps by their asked id', () => {

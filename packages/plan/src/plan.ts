@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { type FormatToolHistoryOptions, formatStepHistory } from './format-tool-history';
 import { findCycle, validateGraph } from './graph';
+import { type ParsedSubgraphDraft, parseSubgraphDraft } from './parse-subgraph-draft';
 import { PlanError, type PlanErrorCode } from './plan-error';
 import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
@@ -17,7 +18,6 @@ import {
   stepClaimsSchema,
   type stepDraftSchema,
   stepStatusSchema,
-  subgraphDraftSchema,
   type ToolCallRecord,
   type VerificationRecord,
   type VerificationRecordInput,
@@ -121,7 +121,6 @@ type Payload<T extends PlanEventType> = Omit<PlanEventOf<T>, 'planId' | 'seq' | 
 type EventPayload = { [T in PlanEventType]: Payload<T> }[PlanEventType];
 
 type ParsedDraft = z.infer<typeof stepDraftSchema>;
-type ParsedSubgraphDraft = z.infer<typeof subgraphDraftSchema>;
 
 /** How a draft's ids and dependencies are resolved against the plan (see `#resolveDraft`). */
 interface ResolveDraftOptions {
@@ -466,6 +465,25 @@ export class Plan {
   /** A copy of one step. Throws `PlanError('unknown-step')`. */
   step(id: StepId): Step {
     return copyStep(this.#node(id).step);
+  }
+
+  /**
+   * The status of one step, without copying the step (`step(id).status` copies its ledger).
+   * Throws `PlanError('unknown-step')`.
+   */
+  status(id: StepId): StepStatus {
+    return this.#node(id).step.status;
+  }
+
+  /** Ids of the steps that have `status`, in display order, without copying any step. */
+  idsWithStatus(status: StepStatus): StepId[] {
+    if (!STATUSES.has(status)) {
+      throw invalidArgument(`Unknown step status "${String(status)}".`, { status });
+    }
+    const ids: StepId[] = [];
+    if (this.#counts[status] === 0) return ids;
+    for (const node of this.#order) if (node.step.status === status) ids.push(node.step.id);
+    return ids;
   }
 
   /** True when the plan has a step with this id. */
@@ -814,7 +832,9 @@ export class Plan {
    * preserved step, or the id another draft step asked for. A draft id is kept when it is free
    * (not the id of any step still in the plan or removed now); otherwise an id `s<N>` is
    * generated from a counter that never goes back. Every new step gets
-   * `replanAttempts = max(removed steps' replanAttempts) + 1` and `replaces = removed ids`.
+   * `replanAttempts = max(removed steps' replanAttempts) + 1` and `replaces` = the failed `ids`
+   * (deduplicated; the whole removed set is the result's `removed` and the event's `removed`).
+   * Linear in the removed and new steps.
    *
    * Throws `PlanError` (`unknown-step`, `completed-step-touched`, `empty-redesign`,
    * `duplicate-step`, `dangling-dependency`, `cycle`, `invalid-argument`); then nothing changed.
@@ -853,17 +873,28 @@ export class Plan {
       stepLabel: 'Redesigned step',
       wholeLabel: 'The redesign',
     });
-    const replanAttempts = Math.max(...removedNodes.map((node) => node.step.replanAttempts)) + 1;
-    const added: Step[] = steps.map((step) => ({
-      ...draftToStep(step),
-      replanAttempts,
-      replaces: [...removed],
-    }));
-    const insertAt = Math.min(...removedNodes.map((node) => node.pos));
+    let replanAttempts = 0;
+    let insertAt = Number.POSITIVE_INFINITY;
+    for (const node of removedNodes) {
+      replanAttempts = Math.max(replanAttempts, node.step.replanAttempts);
+      insertAt = Math.min(insertAt, node.pos);
+    }
+    replanAttempts++;
+    // `replaces` names the failed steps (the cause), not every removed step: the removed set is
+    // the event's `removed`, once. A copy of it on each new step was quadratic in the subgraph.
+    const added: Step[] = steps.map((step) => {
+      const resolved = draftToStep(step);
+      resolved.replanAttempts = replanAttempts;
+      resolved.replaces = [...failed];
+      return resolved;
+    });
+    // No `#check` here: the walk above (downstream closure, nothing completed) and `#resolveDraft`
+    // (fresh ids, resolved and unique dependencies, acyclic, non-empty) establish everything
+    // `#checkReplan` would verify again, at a cost linear in the redesign. `Plan.replay` checks
+    // the event in full, and the property tests replay every surgery.
     const event: EventPayload = { type: 'replan-applied', failed, removed, added, insertAt };
-    this.#check(event);
     this.#commit([event]);
-    return { removed: [...removed], added: added.map((step) => this.step(step.id)) };
+    return { removed: [...removed], added: added.map(copyStep) };
   }
 
   /**
@@ -875,7 +906,7 @@ export class Plan {
    */
   #resolveDraft(draft: SubgraphDraft, options: ResolveDraftOptions): ParsedDraft[] {
     const { removed, stepLabel, wholeLabel } = options;
-    const parsed = subgraphDraftSchema.safeParse(draft);
+    const parsed = parseSubgraphDraft(draft);
     if (!parsed.success) throw refusedByZod('invalid-argument', `${wholeLabel} is invalid`, parsed.error);
     const drafts: ParsedSubgraphDraft['steps'] = parsed.data.steps;
 
@@ -899,18 +930,21 @@ export class Plan {
       }
       asked.set(step.id, index);
     }
+    // Generated ids come from a counter that only goes up, so a Set of the ids given out so far
+    // (not a scan of the list) is enough to skip taken ones: linear in the draft.
     const finalIds: string[] = [];
-    const taken = (id: string) => this.#nodes.has(id) || finalIds.includes(id) || asked.has(id);
+    const given = new Set<string>();
+    const taken = (id: string) => this.#nodes.has(id) || given.has(id) || asked.has(id);
     let counter = this.#idCounter;
     for (const step of drafts) {
-      if (step.id !== undefined && !this.#nodes.has(step.id)) {
-        finalIds.push(step.id);
-        continue;
-      }
       let id: string;
-      do id = `s${++counter}`;
-      while (taken(id));
+      if (step.id !== undefined && !this.#nodes.has(step.id)) id = step.id;
+      else {
+        do id = `s${++counter}`;
+        while (taken(id));
+      }
       finalIds.push(id);
+      given.add(id);
     }
     const keptAsked = new Map<string, number>();
     for (const [id, index] of asked) if (finalIds[index] === id) keptAsked.set(id, index);
@@ -951,7 +985,19 @@ export class Plan {
         details: { cycle },
       });
     }
-    return drafts.map((step, index) => ({ ...step, id: finalIds[index]!, dependsOn: dependsOn[index]! }));
+    // Built field by field: spreading 2,000 draft objects of mixed shapes was V8's slow path.
+    return drafts.map((step, index) => {
+      const resolved: ParsedDraft = {
+        id: finalIds[index]!,
+        description: step.description,
+        dependsOn: dependsOn[index]!,
+        requiredTools: step.requiredTools,
+        successCriteria: step.successCriteria,
+        protocols: step.protocols,
+      };
+      if (step.title !== undefined) resolved.title = step.title;
+      return resolved;
+    });
   }
 
   // ─── the event machinery ─────────────────────────────────────────────────────────────────

@@ -127,7 +127,14 @@ export const stepSchema = stepDraftSchema.extend({
   verification: verificationRecordSchema.optional(),
   /** How many redesigns led to this step (new steps inherit the failed step's count + 1). */
   replanAttempts: z.number().int().min(0).default(0),
-  /** Ids of the removed steps this one was designed to replace. */
+  /**
+   * Ids of the failed steps whose failure caused the redesign that created this step: the ids
+   * passed to `plan.replaceSubgraph` (deduplicated, in the order given), the same on every step
+   * of one redesign. Their downstream steps were removed too; the full removed set is the
+   * `removed` of the `replan-applied` event, once. Empty for steps of the original plan and
+   * steps added by `addSteps`. (Until 0.x this listed every removed step on every new step,
+   * which was quadratic in the size of a redesign.)
+   */
   replaces: z.array(stepIdSchema).default([]),
   /** Earlier attempts archived by `plan.resetStep`, oldest first (absent in old snapshots = `[]`). */
   previousAttempts: z.array(stepAttemptSchema).default([]),

@@ -19,7 +19,22 @@ describe('createPlanView', () => {
     expect(view.upstream).toEqual(plan.upstreamOf('5'));
   });
 
-  it('falls back to the event log when completed steps lie outside the upstream', () => {
+  it('reads statuses after steps-added and step-reset events', () => {
+    const plan = seedPlan();
+    // 5 failed; a reset sends it back to not_started, an added step starts not_started.
+    plan.resetStep('5', { reason: 'retry in place' });
+    const { added } = plan.addSteps({ steps: [{ description: 'follow-up', dependsOn: ['4'] }] });
+    const view = expectStatusesMatch(plan, ['5']);
+    expect(view.status('5')).toBe('not_started');
+    expect(view.status(added[0]!.id)).toBe('not_started');
+    expect(view.upstream).toEqual([]);
+    plan.markStep('5', { status: 'in_progress' });
+    plan.markStep('5', { status: 'failed' });
+    expectStatusesMatch(plan, ['5']);
+    expectStatusesMatch(Plan.fromJSON(plan.toJSON()), ['5']);
+  });
+
+  it('completed steps outside the upstream keep their status', () => {
     const plan = Plan.create(
       {
         goal: 'g',
@@ -39,7 +54,7 @@ describe('createPlanView', () => {
     failStep(plan, newId);
     const view = expectStatusesMatch(plan, [newId]);
     expect(view.upstream).toEqual(['a']);
-    // Without the event log (restored from a snapshot), one copy of the steps.
+    // Without the event log (restored from a snapshot).
     expectStatusesMatch(Plan.fromJSON(plan.toJSON()), [newId]);
   });
 

@@ -5,11 +5,9 @@ import type { Plan, Step, StepId, StepStatus } from '@closedloop/plan';
  * upstream of the failure, and copies of the steps actually looked at (cached).
  *
  * `plan.steps` copies every step with its ledger; on a 10,000-step plan that would be most of the
- * prompt's cost. So statuses are found without it: a step that failed (or is running) started
- * only after everything upstream of it completed, so when the plan's completed count equals the
- * size of that upstream set, the completed steps are exactly that set and any other step's status
- * is read from its own copy. Otherwise statuses come from a fold over the event log when the log
- * is complete (starts at `plan-created`, seq 0), else from one `plan.steps` copy.
+ * prompt's cost. Statuses come from `plan.status(id)` (no copy), so every way a status changes
+ * (`step-marked`, `replan-applied`, `steps-added`, `step-reset`, a restored snapshot) is the
+ * plan's own truth, not re-derived here.
  */
 export interface PlanView {
   /** Step ids in display order. */
@@ -25,63 +23,23 @@ export interface PlanView {
   step(id: StepId): Step | undefined;
 }
 
-function statusesFromEvents(plan: Plan): Map<StepId, StepStatus> | undefined {
-  const events = plan.events;
-  const first = events[0];
-  if (first === undefined || first.type !== 'plan-created' || first.seq !== 0) return undefined;
-  const statuses = new Map<StepId, StepStatus>();
-  for (const event of events) {
-    switch (event.type) {
-      case 'plan-created':
-        for (const step of event.steps) statuses.set(step.id, 'not_started');
-        break;
-      case 'step-marked':
-        if (event.status !== undefined) statuses.set(event.stepId, event.status);
-        break;
-      case 'replan-applied':
-        for (const id of event.removed) statuses.delete(id);
-        for (const step of event.added) statuses.set(step.id, step.status);
-        break;
-      default:
-        break;
-    }
-  }
-  return statuses.size === plan.size ? statuses : undefined;
-}
-
 /** Builds a {@link PlanView} of `plan` as it is now, around the steps that failed. */
 export function createPlanView(plan: Plan, failedIds: readonly StepId[]): PlanView {
   const cache = new Map<StepId, Step>();
+  const known = (id: StepId) => typeof id === 'string' && plan.has(id);
   const step = (id: StepId): Step | undefined => {
     let found = cache.get(id);
-    if (found === undefined && typeof id === 'string' && plan.has(id)) {
+    if (found === undefined && known(id)) {
       found = plan.step(id);
       cache.set(id, found);
     }
     return found;
   };
+  const status = (id: StepId): StepStatus | undefined => (known(id) ? plan.status(id) : undefined);
   const ran = failedIds.filter((id) => {
-    const status = step(id)?.status;
-    return status === 'failed' || status === 'in_progress';
+    const current = status(id);
+    return current === 'failed' || current === 'in_progress';
   });
   const upstream = ran.length === 0 ? [] : plan.upstreamOf(ran);
-  const order = plan.stepIds;
-
-  let status: (id: StepId) => StepStatus | undefined;
-  if (plan.counts().completed === upstream.length) {
-    const completed = new Set(upstream);
-    status = (id) => (completed.has(id) ? 'completed' : step(id)?.status);
-  } else {
-    let statuses = statusesFromEvents(plan);
-    if (statuses === undefined) {
-      statuses = new Map();
-      for (const copy of plan.steps) {
-        cache.set(copy.id, copy);
-        statuses.set(copy.id, copy.status);
-      }
-    }
-    const known = statuses;
-    status = (id) => known.get(id);
-  }
-  return { order, upstream, status, step };
+  return { order: plan.stepIds, upstream, status, step };
 }

@@ -85,7 +85,9 @@ function tracked(step: TrackedStep & { id: StepId }): EarlierRedesignStep {
 /**
  * The redesigns in the plan's event log (`replan-applied`) in the lineage of `removed` (the
  * steps about to be replaced), oldest first, each with the steps it replaced as they were just
- * before, and its own steps in their last state. Two passes over the event log.
+ * before, and its own steps in their last state (following `step-marked`, `step-verified`,
+ * `step-reset` and `steps-added`, so a step added outside a redesign is in the history too).
+ * Two passes over the event log.
  */
 export function redesignsFromEvents(plan: Plan, removed: readonly StepId[]): EarlierRedesign[] {
   const events = plan.events;
@@ -140,6 +142,20 @@ export function redesignsFromEvents(plan: Plan, removed: readonly StepId[]): Ear
         if (state !== undefined) state.findings = failingFindings(event.verification);
         break;
       }
+      case 'step-reset': {
+        // The plan archives the attempt and starts the step clean: so does its tracked state.
+        const state = states.get(event.stepId);
+        if (state !== undefined) {
+          state.status = 'not_started';
+          state.notes = '';
+          state.findings = [];
+        }
+        break;
+      }
+      case 'steps-added':
+        // Steps added outside a redesign (e.g. goal repair) can be replaced later: track them.
+        for (const step of event.added) track(step);
+        break;
       case 'replan-applied': {
         if (relevantSet.has(event)) {
           replacedAt.set(

@@ -133,7 +133,7 @@ export function prepareReplan(
 export function blockSteps(plan: Plan, ids: readonly StepId[]): StepId[] {
   const start = plan.events.length;
   for (const id of ids) {
-    if (!plan.has(id) || isTerminalStatus(plan.step(id).status)) continue;
+    if (!plan.has(id) || isTerminalStatus(plan.status(id))) continue;
     plan.markStep(id, { status: 'blocked' });
   }
   const blocked: StepId[] = [];

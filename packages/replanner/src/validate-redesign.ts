@@ -155,7 +155,7 @@ export function validateRedesign(
     const deps = redesign.dependencies[key]!;
     const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : Number.NaN;
     if (!(index < count)) {
-      if (plan.has(key) && plan.step(key).status === 'completed') {
+      if (plan.has(key) && plan.status(key) === 'completed') {
         problems.push({
           code: 'completed-step-touched',
           message: `dependencies key ${quote(key)} is a completed step; completed steps are kept as they are and cannot be changed. Keys are indexes of new steps (0..${count - 1}).`,
@@ -193,7 +193,7 @@ export function validateRedesign(
           message: `New step ${index} depends on ${quote(dep)}, which is not a step of the plan. Use an index (number) for new steps and the exact id (string) for kept steps.`,
         });
       } else {
-        const status = plan.step(dep).status;
+        const status = plan.status(dep);
         if (blockedAfter.has(dep) || status === 'blocked' || status === 'skipped' || status === 'failed') {
           problems.push({
             code: 'unsatisfiable-dependency',
@@ -221,7 +221,7 @@ export function validateRedesign(
         description: step.description,
         dependsOn: redesign.dependencies[String(index)] ?? [],
       })),
-      { isCompleted: (id) => plan.has(id) && plan.step(id).status === 'completed' },
+      { isCompleted: (id) => plan.has(id) && plan.status(id) === 'completed' },
     );
     const repeated = sameSize.find((design) => design.signature() === signature);
     if (repeated !== undefined) {
