@@ -45,7 +45,7 @@ export interface StepReport {
   runs: number;
   /** Redesigns behind this step (0 for a step of the first plan). */
   replanAttempts: number;
-  /** The removed steps this one replaced. */
+  /** The failed steps whose failure caused the redesign that created this step. */
   replaces: StepId[];
   /** Ledger counts of the current attempt (earlier, reset attempts are in `previousAttempts`). */
   ledger: LedgerSummary;

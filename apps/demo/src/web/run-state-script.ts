@@ -304,16 +304,15 @@ export function applyEvent(state, event) {
         const explicit = fresh.filter((newId) => state.steps.get(newId).replaces.indexOf(id) !== -1);
         step.replacedBy = explicit.length ? explicit : fresh.slice();
       }
-      // The plan lists every removed step in each new step's replaces (the whole subgraph was
-      // redesigned). For the picture, each new step gets one predecessor: the removed step with
-      // the same title, else the removed steps in order (by the new step's position).
+      // A new step's replaces lists the failed steps whose failure caused the redesign; the whole
+      // removed subgraph (failed + downstream) is event.removed. For the picture, each new step
+      // gets one predecessor: the removed step with the same title, else the removed steps in
+      // order (by the new step's position), preferring the failed ones.
       const claimed = new Set();
       const pairs = new Map();
       for (const id of fresh) {
         const step = state.steps.get(id);
-        const candidates = step.replaces.filter((old) => removedIds.indexOf(old) !== -1);
-        const pool = candidates.length ? candidates : removedIds;
-        const twin = pool.find((old) => state.steps.get(old).title.toLowerCase() === step.title.toLowerCase());
+        const twin = removedIds.find((old) => state.steps.get(old).title.toLowerCase() === step.title.toLowerCase());
         if (twin) {
           pairs.set(id, twin);
           claimed.add(twin);
