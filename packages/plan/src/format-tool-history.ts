@@ -30,9 +30,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function renderArgs(args: unknown, maxArgChars: number): string {
   if (args === undefined) return '';
   if (isPlainObject(args)) {
-    return Object.entries(args)
-      .map(([key, value]) => `${key}=${renderValue(value, maxArgChars)}`)
-      .join(', ');
+    // Same text as `Object.entries(args).map(…).join(', ')`, without the intermediate arrays.
+    let text = '';
+    for (const key of Object.keys(args)) {
+      text += `${text === '' ? '' : ', '}${key}=${renderValue(args[key], maxArgChars)}`;
+    }
+    return text;
   }
   return renderValue(args, maxArgChars);
 }

@@ -7,10 +7,15 @@ export interface DesignStep {
   dependsOn: readonly (number | string)[];
 }
 
+/** Whitespace other than single inner spaces, or trailing punctuation. */
+const needsCleanup = /\s\s|[^\S ]|^ | $|[.!;:。]$/u;
+
 /** Lowercased, trimmed, inner whitespace collapsed, trailing punctuation dropped. */
 export function normalizeDescription(text: string): string {
-  return text
-    .toLowerCase()
+  const lower = text.toLowerCase();
+  // Fast path: nothing to collapse, trim or drop (the usual case), so the result is `lower`.
+  if (!needsCleanup.test(lower)) return lower;
+  return lower
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/[.!;:。]+$/u, '')
@@ -27,8 +32,28 @@ export function designSignature(
   steps: readonly DesignStep[],
   options: { isCompleted: (id: StepId) => boolean },
 ): string {
+  return designLines(steps, options).sort().join('\n');
+}
+
+/**
+ * The unsorted lines of a {@link designSignature}. Their lengths give the signature's length
+ * (`sum + count - 1`) without sorting or joining: designs of different lengths cannot be the same.
+ */
+export function designLines(
+  steps: readonly DesignStep[],
+  options: { isCompleted: (id: StepId) => boolean },
+): string[] {
   const descriptions = steps.map((step) => normalizeDescription(step.description));
-  const lines = steps.map((step, index) => {
+  const depText = (dep: number | string): string | undefined => {
+    if (typeof dep === 'number') return `> ${descriptions[dep] ?? `#index-${dep}`}`;
+    return options.isCompleted(dep) ? undefined : `#${dep}`;
+  };
+  return steps.map((step, index) => {
+    // Zero or one dependency (most steps): no set to deduplicate, nothing to sort.
+    if (step.dependsOn.length === 0) return `${descriptions[index]} <- []`;
+    if (step.dependsOn.length === 1) {
+      return `${descriptions[index]} <- [${depText(step.dependsOn[0]!) ?? ''}]`;
+    }
     const deps = new Set<string>();
     for (const dep of step.dependsOn) {
       if (typeof dep === 'number') deps.add(`> ${descriptions[dep] ?? `#index-${dep}`}`);
@@ -36,7 +61,13 @@ export function designSignature(
     }
     return `${descriptions[index]} <- [${[...deps].sort().join(' | ')}]`;
   });
-  return lines.sort().join('\n');
+}
+
+/** Length of the signature made of `lines`: their lengths plus the separators. */
+export function signatureLength(lines: readonly string[]): number {
+  let length = lines.length > 0 ? lines.length - 1 : 0;
+  for (const line of lines) length += line.length;
+  return length;
 }
 
 /** Turns id-based steps into a {@link DesignStep} list (dependencies inside the list become indexes). */

@@ -53,7 +53,11 @@ function failingFindings(verification: Step['verification']): string[] {
 
 /** The state of a live step as an {@link EarlierRedesignStep}. */
 export function stepOutcome(step: Step): EarlierRedesignStep {
-  const failure = describeFailure(step.notes, failingFindings(step.verification));
+  // A step with neither notes nor verification (not started yet: most of a redesign) has no failure.
+  const failure =
+    step.notes === '' && step.verification === undefined
+      ? undefined
+      : describeFailure(step.notes, failingFindings(step.verification));
   return {
     id: step.id,
     description: step.description,

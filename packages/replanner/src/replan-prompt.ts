@@ -55,34 +55,37 @@ function completedSection(input: ReplanPromptInput, completed: readonly StepId[]
     return `${heading}\n\n${plan.formatToolHistory(completed, formatOptions)}`;
   }
   // Nearest to the failure first: completed steps upstream of the subgraph (closest first), then
-  // the other completed steps, most recent first.
-  const isCompleted = new Set(completed);
-  const priority: StepId[] = [];
-  const seen = new Set<StepId>();
-  const upstream = input.view.upstream;
-  for (let index = upstream.length - 1; index >= 0; index--) {
-    const id = upstream[index]!;
-    if (isCompleted.has(id)) {
-      priority.push(id);
-      seen.add(id);
-    }
-  }
-  for (let index = completed.length - 1; index >= 0; index--) {
-    const id = completed[index]!;
-    if (!seen.has(id)) priority.push(id);
-  }
+  // the other completed steps, most recent first. Stops at the first step that does not fit.
   const texts = new Map<StepId, string>();
+  const tried = new Set<StepId>();
   let used = 0;
-  for (const id of priority) {
+  let full = false;
+  const take = (id: StepId): boolean => {
+    tried.add(id);
     const text = plan.formatToolHistory(id, formatOptions);
-    if (used + text.length > maxHistoryChars && texts.size > 0) break;
+    if (used + text.length > maxHistoryChars && texts.size > 0) return false;
     texts.set(id, text);
     used += text.length + 2;
+    return true;
+  };
+  const upstream = input.view.upstream;
+  for (let index = upstream.length - 1; index >= 0 && !full; index--) {
+    const id = upstream[index]!;
+    if (input.view.status(id) === 'completed' && !tried.has(id)) full = !take(id);
   }
-  const shown = completed.filter((id) => texts.has(id));
+  for (let index = completed.length - 1; index >= 0 && !full; index--) {
+    const id = completed[index]!;
+    if (!tried.has(id)) full = !take(id);
+  }
+  const shownTexts: string[] = [];
+  const omitted: StepId[] = [];
+  for (const id of completed) {
+    const text = texts.get(id);
+    if (text === undefined) omitted.push(id);
+    else shownTexts.push(text);
+  }
   const parts = [heading];
-  if (shown.length < completed.length) {
-    const omitted = completed.filter((id) => !texts.has(id));
+  if (omitted.length > 0) {
     const named = omitted.slice(0, omittedIdsShown).join(', ');
     parts.push(
       `The history of ${omitted.length} more completed step(s) is omitted to fit the model's context (${maxHistoryChars} characters for history): ${named}${
@@ -90,7 +93,7 @@ function completedSection(input: ReplanPromptInput, completed: readonly StepId[]
       }. Their results stay available to new steps.`,
     );
   }
-  parts.push(shown.map((id) => texts.get(id)!).join('\n\n'));
+  parts.push(shownTexts.join('\n\n'));
   return parts.join('\n\n');
 }
 
@@ -121,10 +124,9 @@ function failedStepBlock(input: ReplanPromptInput, step: Step): string {
 function downstreamLine(step: Step): string {
   const title = `### Step ${step.id}: ${label(step)}`;
   const deps = step.dependsOn.length > 0 ? ` (depends on: ${list(step.dependsOn)})` : '';
-  const lines = [`${title}${deps}`];
-  if (step.title !== undefined && step.title !== step.description)
-    lines.push(`Description: ${step.description}`);
-  return lines.join('\n');
+  const description =
+    step.title !== undefined && step.title !== step.description ? `\nDescription: ${step.description}` : '';
+  return `${title}${deps}${description}`;
 }
 
 function earlierBlock(redesign: EarlierRedesign, index: number): string {

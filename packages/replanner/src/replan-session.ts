@@ -144,6 +144,13 @@ export function blockSteps(plan: Plan, ids: readonly StepId[]): StepId[] {
   return blocked;
 }
 
+/** Dependencies without repeats, in order (a fresh array). */
+function uniqueDeps(deps: readonly (number | string)[] | undefined): (number | string)[] {
+  if (deps === undefined) return [];
+  if (deps.length < 2) return [...deps];
+  return [...new Set(deps)];
+}
+
 /** The plan's draft format for a validated redesign (numbers stay relative indexes). */
 export function toSubgraphDraft(redesign: ReplanRedesign): SubgraphDraft {
   return {
@@ -152,7 +159,7 @@ export function toSubgraphDraft(redesign: ReplanRedesign): SubgraphDraft {
       ...(step.title !== undefined && step.title.trim() !== '' ? { title: step.title.trim() } : {}),
       requiredTools: step.requiredTools ?? [],
       successCriteria: step.successCriteria ?? [],
-      dependsOn: [...new Set(redesign.dependencies[String(index)] ?? [])],
+      dependsOn: uniqueDeps(redesign.dependencies[String(index)]),
     })),
   };
 }

@@ -2,7 +2,13 @@ import { Plan, PlanError, type StepId } from '@closedloop/plan';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
-import { designSignature, normalizeDescription, toDesignSteps } from './design-signature';
+import {
+  designLines,
+  designSignature,
+  normalizeDescription,
+  signatureLength,
+  toDesignSteps,
+} from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
 import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
 
@@ -154,6 +160,44 @@ describe('designSignature', () => {
   it('normalises descriptions', () => {
     expect(normalizeDescription('  Write   the API. ')).toBe('write the api');
     expect(normalizeDescription('寫測試。')).toBe('寫測試');
+  });
+
+  it('normalises exactly like collapse + trim + drop trailing punctuation (fast path included)', () => {
+    const slow = (text: string) =>
+      text
+        .toLowerCase()
+        .replace(/\s+/g, ' ')
+        .trim()
+        .replace(/[.!;:。]+$/u, '')
+        .trim();
+    const samples = [
+      'Write the API',
+      'write the api',
+      'a\tb',
+      'a\nb',
+      'a  b',
+      ' a',
+      'a ',
+      'done.',
+      'done!;',
+      'x . ',
+      'ÄRGER über Ü',
+      '',
+      ' ',
+      'a\u00a0b',
+      'end:',
+    ];
+    for (const text of samples) expect(normalizeDescription(text)).toBe(slow(text));
+  });
+
+  it('gives the signature length of its lines', () => {
+    const steps = [
+      { description: 'Write the API', dependsOn: ['x'] },
+      { description: 'Test it.', dependsOn: [0] },
+    ];
+    const lines = designLines(steps, { isCompleted });
+    expect(signatureLength(lines)).toBe(designSignature(steps, { isCompleted }).length);
+    expect(signatureLength([])).toBe(designSignature([], { isCompleted }).length);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Plan, StepId } from '@closedloop/plan';
-import { type DesignStep, designSignature } from './design-signature';
+import { type DesignStep, designLines, signatureLength } from './design-signature';
 import type { ReplanRedesign } from './replan-result';
 
 /** What can be wrong with a redesign. */
@@ -39,6 +39,11 @@ export interface FailedDesign {
   size: number;
   /** Its {@link designSignature} (computed on demand: only designs of the draft's size need it). */
   signature: () => string;
+  /**
+   * Length of its signature, when cheaper than the signature itself: a draft whose signature has
+   * another length is not compared further.
+   */
+  signatureLength?: () => number;
 }
 
 /** Builds a {@link FailedDesign} whose signature is computed once, when first needed. */
@@ -47,13 +52,23 @@ export function failedDesign(
   steps: readonly DesignStep[],
   options: { isCompleted: (id: StepId) => boolean },
 ): FailedDesign {
+  let lines: string[] | undefined;
+  let length: number | undefined;
   let signature: string | undefined;
+  const linesOf = () => {
+    lines ??= designLines(steps, options);
+    return lines;
+  };
   return {
     label,
     size: steps.length,
     signature: () => {
-      signature ??= designSignature(steps, options);
+      signature ??= [...linesOf()].sort().join('\n');
       return signature;
+    },
+    signatureLength: () => {
+      length ??= signatureLength(linesOf());
+      return length;
     },
   };
 }
@@ -216,14 +231,21 @@ export function validateRedesign(
 
   const sameSize = context.failedDesigns.filter((design) => design.size === count);
   if (problems.length === 0 && sameSize.length > 0) {
-    const signature = designSignature(
+    const lines = designLines(
       redesign.steps.map((step, index) => ({
         description: step.description,
         dependsOn: redesign.dependencies[String(index)] ?? [],
       })),
       { isCompleted: (id) => plan.has(id) && plan.status(id) === 'completed' },
     );
-    const repeated = sameSize.find((design) => design.signature() === signature);
+    const length = signatureLength(lines);
+    let signature: string | undefined;
+    const repeated = sameSize.find((design) => {
+      // Same signature implies same length: compare lengths first, sort and join only on a tie.
+      if (design.signatureLength !== undefined && design.signatureLength() !== length) return false;
+      signature ??= lines.sort().join('\n');
+      return design.signature() === signature;
+    });
     if (repeated !== undefined) {
       problems.push({
         code: 'repeated-redesign',
