@@ -146,7 +146,11 @@ describe('queries', () => {
         plan.steps.filter((step) => step.status === status).map((step) => step.id),
       );
     }
+    expect(plan.idsWithStatus(['completed', 'in_progress'])).toEqual(['analyze', 'scaffold', 'config']);
+    expect(plan.idsWithStatus(['failed', 'blocked'])).toEqual([]);
+    expect(plan.idsWithStatus([])).toEqual([]);
     expectPlanError(() => plan.idsWithStatus('done' as StepStatus), 'invalid-argument');
+    expectPlanError(() => plan.idsWithStatus(['completed', 'done' as StepStatus]), 'invalid-argument');
     plan.resetStep('scaffold', { reason: 'resume' });
     expect(plan.status('scaffold')).toBe('not_started');
   });

@@ -475,14 +475,27 @@ export class Plan {
     return this.#node(id).step.status;
   }
 
-  /** Ids of the steps that have `status`, in display order, without copying any step. */
-  idsWithStatus(status: StepStatus): StepId[] {
-    if (!STATUSES.has(status)) {
-      throw invalidArgument(`Unknown step status "${String(status)}".`, { status });
+  /**
+   * Ids of the steps that have `status` (or any of several statuses), in display order, without
+   * copying any step: one pass over the plan, none when no step has them.
+   */
+  idsWithStatus(status: StepStatus | readonly StepStatus[]): StepId[] {
+    const wanted = typeof status === 'string' ? [status] : status;
+    let matching = 0;
+    for (const one of wanted) {
+      if (!STATUSES.has(one)) {
+        throw invalidArgument(`Unknown step status "${String(one)}".`, { status: one });
+      }
+      matching += this.#counts[one];
     }
     const ids: StepId[] = [];
-    if (this.#counts[status] === 0) return ids;
-    for (const node of this.#order) if (node.step.status === status) ids.push(node.step.id);
+    if (matching === 0) return ids;
+    if (wanted.length === 1) {
+      const only = wanted[0];
+      for (const node of this.#order) if (node.step.status === only) ids.push(node.step.id);
+    } else {
+      for (const node of this.#order) if (wanted.includes(node.step.status)) ids.push(node.step.id);
+    }
     return ids;
   }
 

@@ -32,23 +32,12 @@ export function designSignature(
   steps: readonly DesignStep[],
   options: { isCompleted: (id: StepId) => boolean },
 ): string {
-  return designLines(steps, options).sort().join('\n');
-}
-
-/**
- * The unsorted lines of a {@link designSignature}. Their lengths give the signature's length
- * (`sum + count - 1`) without sorting or joining: designs of different lengths cannot be the same.
- */
-export function designLines(
-  steps: readonly DesignStep[],
-  options: { isCompleted: (id: StepId) => boolean },
-): string[] {
   const descriptions = steps.map((step) => normalizeDescription(step.description));
   const depText = (dep: number | string): string | undefined => {
     if (typeof dep === 'number') return `> ${descriptions[dep] ?? `#index-${dep}`}`;
     return options.isCompleted(dep) ? undefined : `#${dep}`;
   };
-  return steps.map((step, index) => {
+  const lines = steps.map((step, index) => {
     // Zero or one dependency (most steps): no set to deduplicate, nothing to sort.
     if (step.dependsOn.length === 0) return `${descriptions[index]} <- []`;
     if (step.dependsOn.length === 1) {
@@ -56,24 +45,23 @@ export function designLines(
     }
     const deps = new Set<string>();
     for (const dep of step.dependsOn) {
-      if (typeof dep === 'number') deps.add(`> ${descriptions[dep] ?? `#index-${dep}`}`);
-      else if (!options.isCompleted(dep)) deps.add(`#${dep}`);
+      const text = depText(dep);
+      if (text !== undefined) deps.add(text);
     }
     return `${descriptions[index]} <- [${[...deps].sort().join(' | ')}]`;
   });
+  return lines.sort().join('\n');
 }
 
-/** Length of the signature made of `lines`: their lengths plus the separators. */
-export function signatureLength(lines: readonly string[]): number {
-  let length = lines.length > 0 ? lines.length - 1 : 0;
-  for (const line of lines) length += line.length;
-  return length;
+/** A step of a design as the plan holds it: dependencies are ids. */
+export interface IdDesignStep {
+  id: StepId;
+  description: string;
+  dependsOn: readonly StepId[];
 }
 
 /** Turns id-based steps into a {@link DesignStep} list (dependencies inside the list become indexes). */
-export function toDesignSteps(
-  steps: readonly { id: StepId; description: string; dependsOn: readonly StepId[] }[],
-): DesignStep[] {
+export function toDesignSteps(steps: readonly IdDesignStep[]): DesignStep[] {
   const index = new Map<StepId, number>(steps.map((step, i) => [step.id, i]));
   return steps.map((step) => ({
     description: step.description,

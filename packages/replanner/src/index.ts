@@ -9,7 +9,13 @@ export {
   type ReplanOutcome,
   type ReplanRedesignOutcome,
 } from './create-replanner';
-export { type DesignStep, designSignature, normalizeDescription, toDesignSteps } from './design-signature';
+export {
+  type DesignStep,
+  designSignature,
+  type IdDesignStep,
+  normalizeDescription,
+  toDesignSteps,
+} from './design-signature';
 export type { EarlierRedesign, EarlierRedesignStep } from './replan-history';
 export { replannerSystemPrompt } from './replan-prompt';
 export {

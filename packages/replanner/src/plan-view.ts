@@ -1,8 +1,9 @@
 import type { Plan, Step, StepId, StepStatus } from '@closedloop/plan';
 
 /**
- * A read-only view of a plan for one replan: display order, statuses, the completed steps
- * upstream of the failure, and copies of the steps actually looked at (cached).
+ * A read-only view of a plan for one replan: the completed and the unfinished step ids (display
+ * order), statuses, the completed steps upstream of the failure, and copies of the steps actually
+ * looked at (cached).
  *
  * `plan.steps` copies every step with its ledger; on a 10,000-step plan that would be most of the
  * prompt's cost. Statuses come from `plan.status(id)` (no copy), so every way a status changes
@@ -10,8 +11,10 @@ import type { Plan, Step, StepId, StepStatus } from '@closedloop/plan';
  * plan's own truth, not re-derived here.
  */
 export interface PlanView {
-  /** Step ids in display order. */
-  readonly order: readonly StepId[];
+  /** Ids of the completed steps, in display order. */
+  readonly completed: readonly StepId[];
+  /** Ids of every other step (not completed), in display order. */
+  readonly unfinished: readonly StepId[];
   /**
    * Steps upstream of the failed steps that ran, in topological order (nearest to the failure
    * last). All of them are completed by the plan's invariants.
@@ -22,6 +25,14 @@ export interface PlanView {
   /** A (cached) copy of a step; `undefined` for an unknown id. */
   step(id: StepId): Step | undefined;
 }
+
+const unfinishedStatuses: readonly StepStatus[] = [
+  'not_started',
+  'in_progress',
+  'failed',
+  'blocked',
+  'skipped',
+];
 
 /** Builds a {@link PlanView} of `plan` as it is now, around the steps that failed. */
 export function createPlanView(plan: Plan, failedIds: readonly StepId[]): PlanView {
@@ -41,5 +52,11 @@ export function createPlanView(plan: Plan, failedIds: readonly StepId[]): PlanVi
     return current === 'failed' || current === 'in_progress';
   });
   const upstream = ran.length === 0 ? [] : plan.upstreamOf(ran);
-  return { order: plan.stepIds, upstream, status, step };
+  return {
+    completed: plan.idsWithStatus('completed'),
+    unfinished: plan.idsWithStatus(unfinishedStatuses),
+    upstream,
+    status,
+    step,
+  };
 }

@@ -46,55 +46,86 @@ function targetList(ids: readonly StepId[]): string {
 }
 const omittedIdsShown = 20;
 
-function completedSection(input: ReplanPromptInput, completed: readonly StepId[]): string {
-  if (completed.length === 0) return '## Completed steps (kept)\nNone yet.';
+/**
+ * Collects the prompt as pieces and joins them once: joining each section and then the sections
+ * copied the (often several hundred kilobyte) history three times.
+ */
+class PromptWriter {
+  readonly #pieces: string[] = [];
+
+  /** Starts a section (sections are separated by a blank line). */
+  section(text: string): void {
+    if (this.#pieces.length > 0) this.#pieces.push('\n\n');
+    this.#pieces.push(text);
+  }
+
+  /** Continues the current section with `separator` and `text`. */
+  append(separator: string, text: string): void {
+    this.#pieces.push(separator, text);
+  }
+
+  toString(): string {
+    return this.#pieces.join('');
+  }
+}
+
+function writeCompletedSection(
+  out: PromptWriter,
+  input: ReplanPromptInput,
+  completed: readonly StepId[],
+): void {
+  if (completed.length === 0) {
+    out.section('## Completed steps (kept)\nNone yet.');
+    return;
+  }
   const { plan, maxHistoryChars } = input;
   const formatOptions = input.maxResultChars === undefined ? {} : { maxResultChars: input.maxResultChars };
-  const heading = '## Completed steps (kept; full tool history)';
+  out.section('## Completed steps (kept; full tool history)');
   if (maxHistoryChars === Number.POSITIVE_INFINITY) {
-    return `${heading}\n\n${plan.formatToolHistory(completed, formatOptions)}`;
+    out.section(plan.formatToolHistory(completed, formatOptions));
+    return;
   }
   // Nearest to the failure first: completed steps upstream of the subgraph (closest first), then
   // the other completed steps, most recent first. Stops at the first step that does not fit.
   const texts = new Map<StepId, string>();
-  const tried = new Set<StepId>();
   let used = 0;
   let full = false;
-  const take = (id: StepId): boolean => {
-    tried.add(id);
+  const take = (id: StepId): void => {
     const text = plan.formatToolHistory(id, formatOptions);
-    if (used + text.length > maxHistoryChars && texts.size > 0) return false;
+    if (used + text.length > maxHistoryChars && texts.size > 0) {
+      full = true;
+      return;
+    }
     texts.set(id, text);
     used += text.length + 2;
-    return true;
   };
   const upstream = input.view.upstream;
   for (let index = upstream.length - 1; index >= 0 && !full; index--) {
     const id = upstream[index]!;
-    if (input.view.status(id) === 'completed' && !tried.has(id)) full = !take(id);
+    if (!texts.has(id) && input.view.status(id) === 'completed') take(id);
   }
   for (let index = completed.length - 1; index >= 0 && !full; index--) {
     const id = completed[index]!;
-    if (!tried.has(id)) full = !take(id);
+    if (!texts.has(id)) take(id);
   }
-  const shownTexts: string[] = [];
   const omitted: StepId[] = [];
-  for (const id of completed) {
-    const text = texts.get(id);
-    if (text === undefined) omitted.push(id);
-    else shownTexts.push(text);
-  }
-  const parts = [heading];
-  if (omitted.length > 0) {
+  if (texts.size < completed.length) {
+    for (const id of completed) if (!texts.has(id)) omitted.push(id);
     const named = omitted.slice(0, omittedIdsShown).join(', ');
-    parts.push(
+    out.section(
       `The history of ${omitted.length} more completed step(s) is omitted to fit the model's context (${maxHistoryChars} characters for history): ${named}${
         omitted.length > omittedIdsShown ? ', …' : ''
       }. Their results stay available to new steps.`,
     );
   }
-  parts.push(shownTexts.join('\n\n'));
-  return parts.join('\n\n');
+  let first = true;
+  for (const id of completed) {
+    const text = texts.get(id);
+    if (text === undefined) continue;
+    if (first) out.section(text);
+    else out.append('\n\n', text);
+    first = false;
+  }
 }
 
 function label(step: Step): string {
@@ -160,33 +191,26 @@ function toolBlock(tool: ToolSpec): string {
 export function buildReplanPrompt(input: ReplanPromptInput): string {
   const { view, scope, blockedAfter, tools, earlier } = input;
   const removed = new Set(scope.removed);
-  const completed: StepId[] = [];
+  const completed = view.completed;
   const others: Step[] = [];
-  for (const id of view.order) {
-    if (view.status(id) === 'completed') completed.push(id);
-    else if (!removed.has(id)) others.push(view.step(id)!);
-  }
-  const sections: string[] = [];
+  for (const id of view.unfinished) if (!removed.has(id)) others.push(view.step(id)!);
+  const out = new PromptWriter();
 
-  sections.push(
+  out.section(
     `# Replan: redesign the failed part of the plan\n\n## Goal\n${input.goal.trim() || '(no goal given)'}`,
   );
-  if (input.plan.title.trim() !== '') sections.push(`Plan: ${input.plan.title.trim()}`);
+  if (input.plan.title.trim() !== '') out.section(`Plan: ${input.plan.title.trim()}`);
 
-  sections.push(completedSection(input, completed));
+  writeCompletedSection(out, input, completed);
 
-  sections.push(
-    `## Failed steps (to redesign)\n\n${scope.redesigned
-      .map((id) => failedStepBlock(input, view.step(id)!))
-      .join('\n\n')}`,
-  );
+  out.section('## Failed steps (to redesign)');
+  for (const id of scope.redesigned) out.append('\n\n', failedStepBlock(input, view.step(id)!));
 
   if (scope.downstream.length > 0) {
-    sections.push(
-      `## Downstream steps (to redesign: they depend on the failed steps)\n\n${scope.downstream
-        .map((id) => downstreamLine(view.step(id)!))
-        .join('\n')}`,
-    );
+    out.section('## Downstream steps (to redesign: they depend on the failed steps)');
+    scope.downstream.forEach((id, index) => {
+      out.append(index === 0 ? '\n\n' : '\n', downstreamLine(view.step(id)!));
+    });
   }
 
   if (others.length > 0) {
@@ -198,27 +222,27 @@ export function buildReplanPrompt(input: ReplanPromptInput): string {
           : step.status;
       return `- ${step.id}: ${label(step)} [${note}]`;
     });
-    sections.push(
+    out.section(
       `## Other steps (kept, not finished; depend only on those that can still complete)\n${lines.join('\n')}`,
     );
   }
 
   if (earlier.length > 0) {
-    sections.push(
+    out.section(
       `## Earlier redesigns that failed\nThese were tried for this part of the plan and did not reach the goal. Do not propose them again: an identical design is rejected.\n\n${earlier
         .map(earlierBlock)
         .join('\n\n')}`,
     );
   }
 
-  sections.push(
+  out.section(
     tools.length === 0
       ? '## Available tools\nNone: steps can only reason and report.'
       : `## Available tools\n\n${tools.map(toolBlock).join('\n\n')}`,
   );
 
   const target = targetList(scope.removed);
-  sections.push(
+  out.section(
     [
       '## Your task',
       `Redesign steps ${target}. They are removed and replaced by your new steps, as a whole.`,
@@ -235,7 +259,7 @@ export function buildReplanPrompt(input: ReplanPromptInput): string {
     ].join('\n'),
   );
 
-  sections.push(
+  out.section(
     [
       '## Answer format',
       'One JSON object, either',
@@ -245,5 +269,6 @@ export function buildReplanPrompt(input: ReplanPromptInput): string {
     ].join('\n'),
   );
 
-  return `${sections.join('\n\n')}\n`;
+  out.append('', '\n');
+  return out.toString();
 }

@@ -80,7 +80,8 @@ export function computeReplanScope(
   // dependencies all completed, and a completed step never changes again.
   const failedSet = new Set(failed);
   const redesigned: StepId[] = [];
-  for (const id of view.order) if (failedSet.has(id) && removedSet.has(id)) redesigned.push(id);
+  // Failed steps are never completed (checked above): the unfinished ids give their display order.
+  for (const id of view.unfinished) if (failedSet.has(id) && removedSet.has(id)) redesigned.push(id);
   return {
     failed,
     redesigned,

@@ -6,7 +6,6 @@ import {
   type StepId,
   type SubgraphDraft,
 } from '@closedloop/plan';
-import { toDesignSteps } from './design-signature';
 import { createPlanView } from './plan-view';
 import { type EarlierRedesign, lineageOf, redesignsFromEvents, stepOutcome } from './replan-history';
 import type { ReplanMemory } from './replan-memory';
@@ -83,7 +82,7 @@ export function prepareReplan(
   );
   const isCompleted = (id: StepId) => view.status(id) === 'completed';
   const failedDesigns: FailedDesign[] = [
-    failedDesign(`the current steps ${scope.removed.join(', ')}`, toDesignSteps(removedSteps), {
+    failedDesign(`the current steps ${scope.removed.join(', ')}`, removedSteps, {
       isCompleted,
     }),
   ];
@@ -96,16 +95,14 @@ export function prepareReplan(
       failedDesigns.push(
         failedDesign(
           `the steps ${original.map((step) => step.id).join(', ')} that earlier redesign ${index + 1} replaced`,
-          toDesignSteps(original),
+          original,
           { isCompleted },
         ),
       );
     }
     const unfinished = redesign.steps.filter((step) => step.status !== 'completed');
     if (unfinished.length > 0) {
-      failedDesigns.push(
-        failedDesign(`earlier redesign ${index + 1}`, toDesignSteps(unfinished), { isCompleted }),
-      );
+      failedDesigns.push(failedDesign(`earlier redesign ${index + 1}`, unfinished, { isCompleted }));
     }
   });
 
@@ -154,13 +151,18 @@ function uniqueDeps(deps: readonly (number | string)[] | undefined): (number | s
 /** The plan's draft format for a validated redesign (numbers stay relative indexes). */
 export function toSubgraphDraft(redesign: ReplanRedesign): SubgraphDraft {
   return {
-    steps: redesign.steps.map((step, index) => ({
-      description: step.description.trim(),
-      ...(step.title !== undefined && step.title.trim() !== '' ? { title: step.title.trim() } : {}),
-      requiredTools: step.requiredTools ?? [],
-      successCriteria: step.successCriteria ?? [],
-      dependsOn: uniqueDeps(redesign.dependencies[String(index)]),
-    })),
+    // Built field by field (one object shape): spreading an optional title was V8's slow path.
+    steps: redesign.steps.map((step, index) => {
+      const draft: SubgraphDraft['steps'][number] = {
+        description: step.description.trim(),
+        requiredTools: step.requiredTools ?? [],
+        successCriteria: step.successCriteria ?? [],
+        dependsOn: uniqueDeps(redesign.dependencies[String(index)]),
+      };
+      const title = step.title?.trim();
+      if (title !== undefined && title !== '') draft.title = title;
+      return draft;
+    }),
   };
 }
 

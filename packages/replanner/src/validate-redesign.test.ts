@@ -2,13 +2,7 @@ import { Plan, PlanError, type StepId } from '@closedloop/plan';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
-import {
-  designLines,
-  designSignature,
-  normalizeDescription,
-  signatureLength,
-  toDesignSteps,
-} from './design-signature';
+import { designSignature, normalizeDescription, toDesignSteps } from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
 import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
 
@@ -108,10 +102,10 @@ describe('validateRedesign', () => {
     const plan = seedPlan();
     const failed = failedDesign(
       'the current steps 5, 6',
-      toDesignSteps([
+      [
         { id: '5', description: 'Write the API.', dependsOn: ['3', '4'] },
         { id: '6', description: 'Write tests', dependsOn: ['5'] },
-      ]),
+      ],
       { isCompleted: (id) => plan.step(id).status === 'completed' },
     );
     const problems = validateRedesign(
@@ -124,6 +118,37 @@ describe('validateRedesign', () => {
     );
     expect(problems.map((p) => p.code)).toEqual(['repeated-redesign']);
     expect(problems[0]?.message).toContain('the same as the current steps 5, 6');
+  });
+
+  it('compares signatures only when every normalised description matches', () => {
+    const plan = seedPlan();
+    const signatureCalls: string[] = [];
+    const design = (label: string, descriptions: string[], signature: string) => ({
+      label,
+      size: 2,
+      descriptions: () => new Set(descriptions),
+      signature: () => {
+        signatureCalls.push(label);
+        return signature;
+      },
+    });
+    const answer = redesign({
+      action: 'redesign',
+      steps: [{ description: 'Write the API.' }, { description: 'Write TESTS' }],
+      dependencies: { '1': [0] },
+    });
+    const other = design('other', ['write the api', 'deploy'], 'never compared');
+    const same = design(
+      'same',
+      ['write tests', 'write the api'],
+      'write tests <- [> write the api]\nwrite the api <- []',
+    );
+    expect(validateRedesign(answer, context(plan, { failedDesigns: [other] }))).toEqual([]);
+    expect(signatureCalls).toEqual([]);
+    const problems = validateRedesign(answer, context(plan, { failedDesigns: [other, same] }));
+    expect(problems.map((p) => p.code)).toEqual(['repeated-redesign']);
+    expect(problems[0]?.message).toContain('the same as same');
+    expect(signatureCalls).toEqual(['same']);
   });
 });
 
@@ -188,16 +213,6 @@ describe('designSignature', () => {
       'end:',
     ];
     for (const text of samples) expect(normalizeDescription(text)).toBe(slow(text));
-  });
-
-  it('gives the signature length of its lines', () => {
-    const steps = [
-      { description: 'Write the API', dependsOn: ['x'] },
-      { description: 'Test it.', dependsOn: [0] },
-    ];
-    const lines = designLines(steps, { isCompleted });
-    expect(signatureLength(lines)).toBe(designSignature(steps, { isCompleted }).length);
-    expect(signatureLength([])).toBe(designSignature([], { isCompleted }).length);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Plan, StepId } from '@closedloop/plan';
-import { type DesignStep, designLines, signatureLength } from './design-signature';
+import { designSignature, type IdDesignStep, normalizeDescription, toDesignSteps } from './design-signature';
 import type { ReplanRedesign } from './replan-result';
 
 /** What can be wrong with a redesign. */
@@ -40,35 +40,35 @@ export interface FailedDesign {
   /** Its {@link designSignature} (computed on demand: only designs of the draft's size need it). */
   signature: () => string;
   /**
-   * Length of its signature, when cheaper than the signature itself: a draft whose signature has
-   * another length is not compared further.
+   * Its steps' normalised descriptions, when cheaper than the signature: a draft with a step
+   * whose normalised description is not among them is another design, without building either
+   * signature.
    */
-  signatureLength?: () => number;
+  descriptions?: () => ReadonlySet<string>;
 }
 
-/** Builds a {@link FailedDesign} whose signature is computed once, when first needed. */
+/**
+ * Builds a {@link FailedDesign} from id-based steps (dependencies inside the list become indexes,
+ * see `toDesignSteps`). Nothing is computed until a draft of the same size needs it; then each
+ * part once.
+ */
 export function failedDesign(
   label: string,
-  steps: readonly DesignStep[],
+  steps: readonly IdDesignStep[],
   options: { isCompleted: (id: StepId) => boolean },
 ): FailedDesign {
-  let lines: string[] | undefined;
-  let length: number | undefined;
   let signature: string | undefined;
-  const linesOf = () => {
-    lines ??= designLines(steps, options);
-    return lines;
-  };
+  let descriptions: Set<string> | undefined;
   return {
     label,
     size: steps.length,
     signature: () => {
-      signature ??= [...linesOf()].sort().join('\n');
+      signature ??= designSignature(toDesignSteps(steps), options);
       return signature;
     },
-    signatureLength: () => {
-      length ??= signatureLength(linesOf());
-      return length;
+    descriptions: () => {
+      descriptions ??= new Set(steps.map((step) => normalizeDescription(step.description)));
+      return descriptions;
     },
   };
 }
@@ -120,6 +120,22 @@ function findIndexCycle(edges: readonly number[][]): number[] | undefined {
   return undefined;
 }
 
+const digits = /^\d+$/;
+
+/**
+ * The keys of `dependencies`: index keys in numeric order, then any other keys in string order,
+ * so problem lists are stable. Each key's rank is computed once (a regex per comparison was most
+ * of the validation of a 2,000-step redesign); index keys usually arrive sorted already.
+ */
+function sortedKeys(dependencies: Readonly<Record<string, unknown>>): string[] {
+  const ranked = Object.keys(dependencies).map((key) => ({
+    key,
+    rank: digits.test(key) ? Number(key) : Number.POSITIVE_INFINITY,
+  }));
+  ranked.sort((a, b) => (a.rank !== b.rank ? a.rank - b.rank : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return ranked.map((entry) => entry.key);
+}
+
 /**
  * Checks a `redesign` answer before it touches the plan: non-empty, every dependency resolves
  * (a number is an index of a new step, a string the id of a kept step that can still complete),
@@ -160,13 +176,7 @@ export function validateRedesign(
   });
 
   const edges: number[][] = Array.from({ length: count }, () => []);
-  // Index keys in numeric order, then any other keys in string order (stable problem lists).
-  const keys = Object.keys(redesign.dependencies).sort((a, b) => {
-    const x = /^\d+$/.test(a) ? Number(a) : Number.POSITIVE_INFINITY;
-    const y = /^\d+$/.test(b) ? Number(b) : Number.POSITIVE_INFINITY;
-    return x !== y ? x - y : a < b ? -1 : a > b ? 1 : 0;
-  });
-  for (const key of keys) {
+  for (const key of sortedKeys(redesign.dependencies)) {
     const deps = redesign.dependencies[key]!;
     const index = /^(0|[1-9]\d*)$/.test(key) ? Number(key) : Number.NaN;
     if (!(index < count)) {
@@ -231,19 +241,28 @@ export function validateRedesign(
 
   const sameSize = context.failedDesigns.filter((design) => design.size === count);
   if (problems.length === 0 && sameSize.length > 0) {
-    const lines = designLines(
-      redesign.steps.map((step, index) => ({
-        description: step.description,
-        dependsOn: redesign.dependencies[String(index)] ?? [],
-      })),
-      { isCompleted: (id) => plan.has(id) && plan.status(id) === 'completed' },
-    );
-    const length = signatureLength(lines);
+    // Normalised descriptions first (cheap, and they differ for almost every new design); the
+    // signature, which sorts every step's line, only for a design whose descriptions all match.
+    const normalized: string[] = [];
+    const described = (design: FailedDesign) => {
+      const known = design.descriptions?.();
+      if (known === undefined) return true;
+      for (let index = 0; index < count; index++) {
+        normalized[index] ??= normalizeDescription(redesign.steps[index]!.description);
+        if (!known.has(normalized[index]!)) return false;
+      }
+      return true;
+    };
     let signature: string | undefined;
     const repeated = sameSize.find((design) => {
-      // Same signature implies same length: compare lengths first, sort and join only on a tie.
-      if (design.signatureLength !== undefined && design.signatureLength() !== length) return false;
-      signature ??= lines.sort().join('\n');
+      if (!described(design)) return false;
+      signature ??= designSignature(
+        redesign.steps.map((step, index) => ({
+          description: step.description,
+          dependsOn: redesign.dependencies[String(index)] ?? [],
+        })),
+        { isCompleted: (id) => plan.has(id) && plan.status(id) === 'completed' },
+      );
       return design.signature() === signature;
     });
     if (repeated !== undefined) {
