@@ -22,21 +22,31 @@ function findCycleIndexed(
   items: readonly GraphItem[],
   index: ReadonlyMap<string, number>,
 ): string[] | undefined {
-  const count = items.length;
-  // Dependency lists as indexes, and the reverse edges in compressed (CSR) form.
-  const deps: number[][] = new Array(count);
+  const deps = items.map((item) => {
+    const list: number[] = [];
+    for (const dep of item.dependsOn) {
+      const j = index.get(dep);
+      if (j !== undefined) list.push(j);
+    }
+    return list;
+  });
+  return findIndexCycle(deps)?.map((i) => items[i]!.id);
+}
+
+/**
+ * {@link findCycle} on indexes: `deps[i]` lists the indexes item `i` depends on (each in
+ * `0..deps.length - 1`). Returns the cycle as indexes in dependency order, first repeated at the
+ * end, or `undefined`. Kahn's algorithm over typed arrays, linear in items plus edges.
+ */
+export function findIndexCycle(deps: readonly (readonly number[])[]): number[] | undefined {
+  const count = deps.length;
+  // The reverse edges in compressed (CSR) form.
   const indegree = new Int32Array(count);
   const outCount = new Int32Array(count + 1);
   for (let i = 0; i < count; i++) {
-    const list: number[] = [];
-    for (const dep of items[i]!.dependsOn) {
-      const j = index.get(dep);
-      if (j === undefined) continue;
-      list.push(j);
-      outCount[j + 1]!++;
-    }
-    deps[i] = list;
+    const list = deps[i]!;
     indegree[i] = list.length;
+    for (const j of list) outCount[j + 1]!++;
   }
   for (let i = 0; i < count; i++) outCount[i + 1]! += outCount[i]!;
   const fill = outCount.slice(0, count);
@@ -53,7 +63,7 @@ function findCycleIndexed(
     }
   }
   if (tail === count) return undefined;
-  // Every step left over has a left-over dependency: walk them until one repeats.
+  // Every item left over has a left-over dependency: walk them until one repeats.
   let current = indegree.findIndex((left) => left > 0);
   const seenAt = new Map<number, number>();
   const path: number[] = [];
@@ -62,7 +72,7 @@ function findCycleIndexed(
     path.push(current);
     current = deps[current]!.find((j) => indegree[j]! > 0)!;
   }
-  return [...path.slice(seenAt.get(current)!), current].map((i) => items[i]!.id);
+  return [...path.slice(seenAt.get(current)!), current];
 }
 
 /**

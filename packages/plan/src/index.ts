@@ -1,5 +1,5 @@
 export { type FormatToolHistoryOptions, formatStepHistory, truncateText } from './format-tool-history';
-export { findCycle } from './graph';
+export { findCycle, findIndexCycle } from './graph';
 export {
   type AddStepsOptions,
   type AddStepsResult,
@@ -19,8 +19,10 @@ export { PlanError, type PlanErrorCode } from './plan-error';
 export { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 export { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 export {
+  type DeepReadonly,
   type PlanInput,
   planInputSchema,
+  type ReadonlyStep,
   type Step,
   type StepAttempt,
   type StepClaims,

@@ -130,6 +130,18 @@ describe('queries', () => {
     expectPlanError(() => plan.step('nope'), 'unknown-step');
   });
 
+  it('readStep() reads the live step without a copy', () => {
+    const plan = seedPlan();
+    const live = plan.readStep('api');
+    expect(live).toEqual(plan.step('api'));
+    expect(plan.readStep('api')).toBe(live); // no copy
+    plan.markStep('analyze', { status: 'in_progress' });
+    const call = plan.recordToolCall('analyze', { tool: 'read_file', args: { path: 'README.md' } });
+    expect(plan.readStep('analyze').ledger.map((entry) => entry.callId)).toEqual([call.callId]);
+    expect(plan.readStep('analyze').status).toBe('in_progress');
+    expectPlanError(() => plan.readStep('nope'), 'unknown-step');
+  });
+
   it('status() and idsWithStatus() read statuses without copying steps', () => {
     const plan = seedPlan();
     complete(plan, 'analyze', 'config');

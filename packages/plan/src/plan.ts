@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type FormatToolHistoryOptions, formatStepHistory } from './format-tool-history';
-import { findCycle, validateGraph } from './graph';
+import { findIndexCycle, validateGraph } from './graph';
 import { type ParsedSubgraphDraft, parseSubgraphDraft } from './parse-subgraph-draft';
 import { PlanError, type PlanErrorCode } from './plan-error';
 import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
@@ -8,6 +8,7 @@ import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './
 import {
   type PlanInput,
   planInputSchema,
+  type ReadonlyStep,
   type Step,
   type StepAttempt,
   type StepClaims,
@@ -131,6 +132,10 @@ interface ResolveDraftOptions {
   /** Words for messages: `Redesigned step 2 …`, `The redesign …` (singular). */
   stepLabel: string;
   wholeLabel: string;
+  /** `replanAttempts` of every new step. */
+  replanAttempts: number;
+  /** `replaces` of every new step (each gets its own copy). */
+  replaces: readonly StepId[];
 }
 
 interface StepNode {
@@ -465,6 +470,16 @@ export class Plan {
   /** A copy of one step. Throws `PlanError('unknown-step')`. */
   step(id: StepId): Step {
     return copyStep(this.#node(id).step);
+  }
+
+  /**
+   * The live step, without a copy: typed read-only, and it changes as the plan does (a later
+   * mutation may also replace it). For read paths over large plans, where `step(id)` would copy
+   * every ledger; take `step(id)` for a snapshot to keep or change. Throws
+   * `PlanError('unknown-step')`.
+   */
+  readStep(id: StepId): ReadonlyStep {
+    return this.#node(id).step;
   }
 
   /**
@@ -830,7 +845,9 @@ export class Plan {
       takenIds: 'refuse',
       stepLabel: 'New step',
       wholeLabel: 'The addition',
-    }).map(draftToStep);
+      replanAttempts: 0,
+      replaces: [],
+    });
     const event: EventPayload = { type: 'steps-added', added, insertAt };
     this.#check(event);
     this.#commit([event]);
@@ -880,26 +897,21 @@ export class Plan {
       });
     }
     const removed = removedNodes.map((node) => node.step.id);
-    const steps = this.#resolveDraft(draft, {
-      removed: new Set(removed),
-      takenIds: 'rename',
-      stepLabel: 'Redesigned step',
-      wholeLabel: 'The redesign',
-    });
     let replanAttempts = 0;
     let insertAt = Number.POSITIVE_INFINITY;
     for (const node of removedNodes) {
       replanAttempts = Math.max(replanAttempts, node.step.replanAttempts);
       insertAt = Math.min(insertAt, node.pos);
     }
-    replanAttempts++;
     // `replaces` names the failed steps (the cause), not every removed step: the removed set is
     // the event's `removed`, once. A copy of it on each new step was quadratic in the subgraph.
-    const added: Step[] = steps.map((step) => {
-      const resolved = draftToStep(step);
-      resolved.replanAttempts = replanAttempts;
-      resolved.replaces = [...failed];
-      return resolved;
+    const added = this.#resolveDraft(draft, {
+      removed: new Set(removed),
+      takenIds: 'rename',
+      stepLabel: 'Redesigned step',
+      wholeLabel: 'The redesign',
+      replanAttempts: replanAttempts + 1,
+      replaces: failed,
     });
     // No `#check` here: the walk above (downstream closure, nothing completed) and `#resolveDraft`
     // (fresh ids, resolved and unique dependencies, acyclic, non-empty) establish everything
@@ -911,13 +923,14 @@ export class Plan {
   }
 
   /**
-   * The validation `replaceSubgraph` and `addSteps` share: parses the draft (zod), gives every
-   * step its final id and resolves its dependencies to absolute ids, refusing a draft id used
-   * twice, a dependency on a missing or removed step or an out-of-range index, and cycles among
-   * the new steps (steps of the plan never depend on new ones, so no cycle can pass through them).
-   * Reads the plan, changes nothing.
+   * The validation `replaceSubgraph` and `addSteps` share, and the new steps it yields: parses the
+   * draft (zod), gives every step its final id and resolves its dependencies to absolute ids,
+   * refusing a draft id used twice, a dependency on a missing or removed step or an out-of-range
+   * index, and cycles among the new steps (steps of the plan never depend on new ones, so no
+   * cycle can pass through them). Returns fresh `not_started` steps; reads the plan, changes
+   * nothing.
    */
-  #resolveDraft(draft: SubgraphDraft, options: ResolveDraftOptions): ParsedDraft[] {
+  #resolveDraft(draft: SubgraphDraft, options: ResolveDraftOptions): Step[] {
     const { removed, stepLabel, wholeLabel } = options;
     const parsed = parseSubgraphDraft(draft);
     if (!parsed.success) throw refusedByZod('invalid-argument', `${wholeLabel} is invalid`, parsed.error);
@@ -943,11 +956,10 @@ export class Plan {
       }
       asked.set(step.id, index);
     }
-    // Generated ids come from a counter that only goes up, so a Set of the ids given out so far
-    // (not a scan of the list) is enough to skip taken ones: linear in the draft.
+    // Generated ids come from a counter that only goes up, so they never meet each other; only
+    // the plan's ids and the ids drafts ask for need checking: linear in the draft.
     const finalIds: string[] = [];
-    const given = new Set<string>();
-    const taken = (id: string) => this.#nodes.has(id) || given.has(id) || asked.has(id);
+    const taken = (id: string) => this.#nodes.has(id) || asked.has(id);
     let counter = this.#idCounter;
     for (const step of drafts) {
       let id: string;
@@ -957,60 +969,81 @@ export class Plan {
         while (taken(id));
       }
       finalIds.push(id);
-      given.add(id);
     }
     const keptAsked = new Map<string, number>();
     for (const [id, index] of asked) if (finalIds[index] === id) keptAsked.set(id, index);
 
-    // Dependencies: relative index, a step of the plan that stays, or a kept draft id.
-    const dependsOn: string[][] = drafts.map((step, index) =>
-      unique(
-        step.dependsOn.map((dep) => {
-          if (typeof dep === 'number') {
-            const target = finalIds[dep];
-            if (target === undefined) {
-              throw new PlanError({
-                code: 'dangling-dependency',
-                message: `${stepLabel} ${index} depends on step index ${dep}, but there are ${drafts.length} new steps.`,
-                details: { index, dependency: dep },
-              });
-            }
-            return target;
+    // Dependencies: relative index, a step of the plan that stays, or a kept draft id. Edges
+    // among the new steps are kept as indexes for the cycle check.
+    const edges: number[][] = [];
+    const steps = drafts.map((step, index): Step => {
+      const dependsOn: StepId[] = [];
+      const inner: number[] = [];
+      const seen = step.dependsOn.length > 1 ? new Set<StepId>() : undefined;
+      const add = (id: StepId, draftIndex: number | undefined) => {
+        if (seen !== undefined) {
+          if (seen.has(id)) return;
+          seen.add(id);
+        }
+        dependsOn.push(id);
+        if (draftIndex !== undefined) inner.push(draftIndex);
+      };
+      for (const dep of step.dependsOn) {
+        if (typeof dep === 'number') {
+          if (finalIds[dep] === undefined) {
+            throw new PlanError({
+              code: 'dangling-dependency',
+              message: `${stepLabel} ${index} depends on step index ${dep}, but there are ${drafts.length} new steps.`,
+              details: { index, dependency: dep },
+            });
           }
-          if (this.#nodes.has(dep) && !removed.has(dep)) return dep;
+          add(finalIds[dep]!, dep);
+        } else if (this.#nodes.has(dep) && !removed.has(dep)) {
+          add(dep, undefined);
+        } else {
           const draftIndex = keptAsked.get(dep);
-          if (draftIndex !== undefined) return finalIds[draftIndex]!;
-          throw new PlanError({
-            code: 'dangling-dependency',
-            message: removed.has(dep)
-              ? `${stepLabel} ${index} depends on "${dep}", which this replan removes; depend on a new step by its index instead.`
-              : `${stepLabel} ${index} depends on "${dep}", which is neither a ${removed.size > 0 ? 'preserved step' : 'step of the plan'} nor one of the new steps.`,
-            details: { index, dependency: dep },
-          });
-        }),
-      ),
-    );
-    const cycle = findCycle(finalIds.map((id, index) => ({ id, dependsOn: dependsOn[index]! })));
-    if (cycle !== undefined) {
-      throw new PlanError({
-        code: 'cycle',
-        message: `${wholeLabel} forms a dependency cycle: ${cycle.join(' → ')}.`,
-        details: { cycle },
-      });
-    }
-    // Built field by field: spreading 2,000 draft objects of mixed shapes was V8's slow path.
-    return drafts.map((step, index) => {
-      const resolved: ParsedDraft = {
+          if (draftIndex === undefined) {
+            throw new PlanError({
+              code: 'dangling-dependency',
+              message: removed.has(dep)
+                ? `${stepLabel} ${index} depends on "${dep}", which this replan removes; depend on a new step by its index instead.`
+                : `${stepLabel} ${index} depends on "${dep}", which is neither a ${removed.size > 0 ? 'preserved step' : 'step of the plan'} nor one of the new steps.`,
+              details: { index, dependency: dep },
+            });
+          }
+          add(finalIds[draftIndex]!, draftIndex);
+        }
+      }
+      edges.push(inner);
+      // Built field by field, one shape: spreading 2,000 draft objects was V8's slow path.
+      const resolved: Step = {
         id: finalIds[index]!,
         description: step.description,
-        dependsOn: dependsOn[index]!,
-        requiredTools: step.requiredTools,
-        successCriteria: step.successCriteria,
-        protocols: step.protocols,
+        dependsOn,
+        requiredTools: [...step.requiredTools],
+        successCriteria: [...step.successCriteria],
+        protocols: [...step.protocols],
+        status: 'not_started',
+        notes: '',
+        files: [],
+        ledger: [],
+        replanAttempts: options.replanAttempts,
+        replaces: [...options.replaces],
+        previousAttempts: [],
       };
       if (step.title !== undefined) resolved.title = step.title;
       return resolved;
     });
+    const cycle = findIndexCycle(edges);
+    if (cycle !== undefined) {
+      const ids = cycle.map((at) => finalIds[at]!);
+      throw new PlanError({
+        code: 'cycle',
+        message: `${wholeLabel} forms a dependency cycle: ${ids.join(' → ')}.`,
+        details: { cycle: ids },
+      });
+    }
+    return steps;
   }
 
   // ─── the event machinery ─────────────────────────────────────────────────────────────────
@@ -1319,16 +1352,20 @@ export class Plan {
         this.#nodes.get(event.stepId)!.step.verification = copyVerification(event.verification);
         return;
       case 'replan-applied': {
-        const removed = new Set(event.removed.map((id) => this.#nodes.get(id)!));
+        // Removed nodes carry this walk's mark: cheaper than a Set of 2,000 nodes to test against.
+        const gone = ++this.#walk;
+        const removed = event.removed.map((id) => this.#nodes.get(id)!);
         for (const node of removed) {
+          if (node.mark === gone) continue;
+          node.mark = gone;
           this.#ready.delete(node);
           this.#counts[node.step.status]--;
           this.#nodes.delete(node.step.id);
         }
         const touched = new Set<StepNode>();
-        for (const node of removed) for (const dep of node.deps) if (!removed.has(dep)) touched.add(dep);
-        for (const dep of touched) dep.dependents = dep.dependents.filter((down) => !removed.has(down));
-        this.#order = this.#order.filter((node) => !removed.has(node));
+        for (const node of removed) for (const dep of node.deps) if (dep.mark !== gone) touched.add(dep);
+        for (const dep of touched) dep.dependents = dep.dependents.filter((down) => down.mark !== gone);
+        this.#order = this.#order.filter((node) => node.mark !== gone);
         this.#insertSteps(event.added.map(copyStep), event.insertAt);
         return;
       }
@@ -1381,7 +1418,8 @@ export class Plan {
     for (const node of nodes) {
       this.#nodes.set(node.step.id, node);
       for (const call of node.step.ledger) callsOf(node).set(call.callId, call);
-      const match = GENERATED_ID.exec(node.step.id);
+      // 115 is "s": most ids are not generated, and the test is cheaper than the regex.
+      const match = node.step.id.charCodeAt(0) === 115 ? GENERATED_ID.exec(node.step.id) : null;
       if (match) this.#idCounter = Math.max(this.#idCounter, Number(match[1]));
     }
     for (const node of nodes) {

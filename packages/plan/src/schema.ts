@@ -141,6 +141,16 @@ export const stepSchema = stepDraftSchema.extend({
 });
 export type Step = z.infer<typeof stepSchema>;
 
+/** `T` with every property and array, at every depth, read-only. */
+export type DeepReadonly<T> = T extends (infer Item)[]
+  ? readonly DeepReadonly<Item>[]
+  : T extends object
+    ? { readonly [Key in keyof T]: DeepReadonly<T[Key]> }
+    : T;
+
+/** A step as `plan.readStep` returns it: the plan's own object, typed read-only. */
+export type ReadonlyStep = DeepReadonly<Step>;
+
 /** Input of `Plan.create`. */
 export const planInputSchema = z.object({
   id: z.string().min(1).optional(),

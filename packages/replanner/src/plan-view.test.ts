@@ -17,7 +17,30 @@ describe('createPlanView', () => {
   it('completed = upstream of the failed step (no fold needed)', () => {
     const plan = seedPlan();
     const view = expectStatusesMatch(plan, ['5']);
-    expect(view.upstream).toEqual(plan.upstreamOf('5'));
+    expect([...view.upstream()].sort()).toEqual(plan.upstreamOf('5').sort());
+    expect(view.step('5')).toBe(plan.readStep('5')); // the live step, no copy
+  });
+
+  it('walks upstream nearest first, lazily', () => {
+    // d depends on c and a; c on b; b on a: a is one dependency away from d, b two.
+    const plan = Plan.create(
+      {
+        goal: 'g',
+        steps: [
+          { id: 'a', description: 'a' },
+          { id: 'b', description: 'b', dependsOn: ['a'] },
+          { id: 'c', description: 'c', dependsOn: ['b'] },
+          { id: 'd', description: 'd', dependsOn: ['c', 'a'] },
+        ],
+      },
+      { id: 'nearest', clock: tickingClock() },
+    );
+    for (const id of ['a', 'b', 'c']) completeStep(plan, id);
+    failStep(plan, 'd');
+    const view = createPlanView(plan, ['d']);
+    expect([...view.upstream()]).toEqual(['c', 'a', 'b']);
+    const first = view.upstream()[Symbol.iterator]().next();
+    expect(first).toEqual({ value: 'c', done: false });
   });
 
   it('reads statuses after steps-added and step-reset events', () => {
@@ -28,7 +51,7 @@ describe('createPlanView', () => {
     const view = expectStatusesMatch(plan, ['5']);
     expect(view.status('5')).toBe('not_started');
     expect(view.status(added[0]!.id)).toBe('not_started');
-    expect(view.upstream).toEqual([]);
+    expect([...view.upstream()]).toEqual([]);
     plan.markStep('5', { status: 'in_progress' });
     plan.markStep('5', { status: 'failed' });
     expectStatusesMatch(plan, ['5']);
@@ -54,7 +77,7 @@ describe('createPlanView', () => {
     const newId = plan.stepIds.at(-1)!;
     failStep(plan, newId);
     const view = expectStatusesMatch(plan, [newId]);
-    expect(view.upstream).toEqual(['a']);
+    expect([...view.upstream()]).toEqual(['a']);
     // Without the event log (restored from a snapshot).
     expectStatusesMatch(Plan.fromJSON(plan.toJSON()), [newId]);
   });
@@ -63,6 +86,6 @@ describe('createPlanView', () => {
     const plan = seedPlan({ fail: false });
     plan.markStep('5', { status: 'blocked' });
     const view = expectStatusesMatch(plan, ['5']);
-    expect(view.upstream).toEqual([]);
+    expect([...view.upstream()]).toEqual([]);
   });
 });

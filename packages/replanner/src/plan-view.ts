@@ -1,14 +1,13 @@
-import type { Plan, Step, StepId, StepStatus } from '@closedloop/plan';
+import type { Plan, ReadonlyStep, StepId, StepStatus } from '@closedloop/plan';
 
 /**
  * A read-only view of a plan for one replan: the completed and the unfinished step ids (display
- * order), statuses, the completed steps upstream of the failure, and copies of the steps actually
- * looked at (cached).
+ * order), statuses, the steps themselves, and the completed steps nearest to the failure.
  *
- * `plan.steps` copies every step with its ledger; on a 10,000-step plan that would be most of the
- * prompt's cost. Statuses come from `plan.status(id)` (no copy), so every way a status changes
- * (`step-marked`, `replan-applied`, `steps-added`, `step-reset`, a restored snapshot) is the
- * plan's own truth, not re-derived here.
+ * Steps are the plan's own objects (`plan.readStep`), never copies: `plan.steps` or `plan.step`
+ * would copy every ledger, on a 10,000-step plan most of the prompt's cost. Statuses come from
+ * the plan too, so every way a status changes (`step-marked`, `replan-applied`, `steps-added`,
+ * `step-reset`, a restored snapshot) is the plan's own truth, not re-derived here.
  */
 export interface PlanView {
   /** Ids of the completed steps, in display order. */
@@ -16,14 +15,15 @@ export interface PlanView {
   /** Ids of every other step (not completed), in display order. */
   readonly unfinished: readonly StepId[];
   /**
-   * Steps upstream of the failed steps that ran, in topological order (nearest to the failure
-   * last). All of them are completed by the plan's invariants.
+   * The steps upstream of the failed steps that ran, nearest first: breadth-first along
+   * dependencies, so a step one dependency away comes before one two away. Lazy: a caller that
+   * stops after the first hundred steps does not walk the other thousands.
    */
-  readonly upstream: readonly StepId[];
+  upstream(): Iterable<StepId>;
   /** Status of a step of the plan (`undefined` for an unknown id). */
   status(id: StepId): StepStatus | undefined;
-  /** A (cached) copy of a step; `undefined` for an unknown id. */
-  step(id: StepId): Step | undefined;
+  /** The live step, read-only (`undefined` for an unknown id). */
+  step(id: StepId): ReadonlyStep | undefined;
 }
 
 const unfinishedStatuses: readonly StepStatus[] = [
@@ -36,22 +36,25 @@ const unfinishedStatuses: readonly StepStatus[] = [
 
 /** Builds a {@link PlanView} of `plan` as it is now, around the steps that failed. */
 export function createPlanView(plan: Plan, failedIds: readonly StepId[]): PlanView {
-  const cache = new Map<StepId, Step>();
   const known = (id: StepId) => typeof id === 'string' && plan.has(id);
-  const step = (id: StepId): Step | undefined => {
-    let found = cache.get(id);
-    if (found === undefined && known(id)) {
-      found = plan.step(id);
-      cache.set(id, found);
-    }
-    return found;
-  };
+  const step = (id: StepId): ReadonlyStep | undefined => (known(id) ? plan.readStep(id) : undefined);
   const status = (id: StepId): StepStatus | undefined => (known(id) ? plan.status(id) : undefined);
   const ran = failedIds.filter((id) => {
     const current = status(id);
     return current === 'failed' || current === 'in_progress';
   });
-  const upstream = ran.length === 0 ? [] : plan.upstreamOf(ran);
+  function* upstream(): Generator<StepId> {
+    const seen = new Set<StepId>(ran);
+    const queue = [...ran];
+    for (let head = 0; head < queue.length; head++) {
+      for (const dep of plan.readStep(queue[head]!).dependsOn) {
+        if (seen.has(dep)) continue;
+        seen.add(dep);
+        queue.push(dep);
+        yield dep;
+      }
+    }
+  }
   return {
     completed: plan.idsWithStatus('completed'),
     unfinished: plan.idsWithStatus(unfinishedStatuses),

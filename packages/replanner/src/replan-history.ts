@@ -1,4 +1,4 @@
-import { type Plan, parseStepNotes, type Step, type StepId, type StepStatus } from '@closedloop/plan';
+import { type Plan, parseStepNotes, type ReadonlyStep, type StepId, type StepStatus } from '@closedloop/plan';
 
 /** One step of an earlier redesign, with what became of it. */
 export interface EarlierRedesignStep {
@@ -45,14 +45,14 @@ export function describeFailure(notes: string, findings: readonly string[]): str
   return text.length > maxFailureChars ? `${text.slice(0, maxFailureChars)}…[truncated]` : text;
 }
 
-function failingFindings(verification: Step['verification']): string[] {
+function failingFindings(verification: ReadonlyStep['verification']): string[] {
   return (verification?.findings ?? [])
     .filter((finding) => finding.status === 'fail' || finding.status === 'error')
     .map((finding) => `${finding.priority} ${finding.check}: ${finding.message}`);
 }
 
 /** The state of a live step as an {@link EarlierRedesignStep}. */
-export function stepOutcome(step: Step): EarlierRedesignStep {
+export function stepOutcome(step: ReadonlyStep): EarlierRedesignStep {
   // A step with neither notes nor verification (not started yet: most of a redesign) has no failure.
   const failure =
     step.notes === '' && step.verification === undefined
@@ -195,7 +195,7 @@ const keyOf = (redesign: EarlierRedesign) => redesign.steps.map((step) => step.i
  */
 export function lineageOf(
   candidates: readonly EarlierRedesign[],
-  options: { removed: readonly StepId[]; live: (id: StepId) => Step | undefined },
+  options: { removed: readonly StepId[]; live: (id: StepId) => ReadonlyStep | undefined },
 ): EarlierRedesign[] {
   const unique = new Map<string, EarlierRedesign>();
   for (const candidate of candidates) {

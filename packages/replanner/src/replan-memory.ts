@@ -1,4 +1,4 @@
-import type { Step, StepId } from '@closedloop/plan';
+import type { ReadonlyStep, StepId } from '@closedloop/plan';
 import { type EarlierRedesign, stepOutcome } from './replan-history';
 
 /**
@@ -27,7 +27,7 @@ export class ReplanMemory {
    */
   record(
     planId: string,
-    options: { redesign: Omit<EarlierRedesign, 'replacedSteps'>; removedSteps: readonly Step[] },
+    options: { redesign: Omit<EarlierRedesign, 'replacedSteps'>; removedSteps: readonly ReadonlyStep[] },
   ): void {
     const entries = this.#plans.get(planId) ?? [];
     const finalState = new Map(options.removedSteps.map((step) => [step.id, step]));

@@ -1,5 +1,5 @@
 import type { ToolSpec } from '@closedloop/model';
-import type { Plan, Step, StepId } from '@closedloop/plan';
+import type { Plan, ReadonlyStep, StepId } from '@closedloop/plan';
 import type { PlanView } from './plan-view';
 import type { EarlierRedesign } from './replan-history';
 import type { ReplanScope } from './replan-scope';
@@ -99,9 +99,8 @@ function writeCompletedSection(
     texts.set(id, text);
     used += text.length + 2;
   };
-  const upstream = input.view.upstream;
-  for (let index = upstream.length - 1; index >= 0 && !full; index--) {
-    const id = upstream[index]!;
+  for (const id of input.view.upstream()) {
+    if (full) break;
     if (!texts.has(id) && input.view.status(id) === 'completed') take(id);
   }
   for (let index = completed.length - 1; index >= 0 && !full; index--) {
@@ -128,11 +127,11 @@ function writeCompletedSection(
   }
 }
 
-function label(step: Step): string {
+function label(step: ReadonlyStep): string {
   return step.title ?? step.description;
 }
 
-function failedStepBlock(input: ReplanPromptInput, step: Step): string {
+function failedStepBlock(input: ReplanPromptInput, step: ReadonlyStep): string {
   const history = input.plan.formatToolHistory(
     step.id,
     input.maxResultChars === undefined ? {} : { maxResultChars: input.maxResultChars },
@@ -152,7 +151,7 @@ function failedStepBlock(input: ReplanPromptInput, step: Step): string {
   return lines.join('\n');
 }
 
-function downstreamLine(step: Step): string {
+function downstreamLine(step: ReadonlyStep): string {
   const title = `### Step ${step.id}: ${label(step)}`;
   const deps = step.dependsOn.length > 0 ? ` (depends on: ${list(step.dependsOn)})` : '';
   const description =
@@ -192,7 +191,7 @@ export function buildReplanPrompt(input: ReplanPromptInput): string {
   const { view, scope, blockedAfter, tools, earlier } = input;
   const removed = new Set(scope.removed);
   const completed = view.completed;
-  const others: Step[] = [];
+  const others: ReadonlyStep[] = [];
   for (const id of view.unfinished) if (!removed.has(id)) others.push(view.step(id)!);
   const out = new PromptWriter();
 

@@ -1,4 +1,4 @@
-import type { Plan, Step, StepId } from '@closedloop/plan';
+import type { Plan, ReadonlyStep, StepId } from '@closedloop/plan';
 import type { PlanView } from './plan-view';
 import { ReplannerError } from './replanner-error';
 
@@ -19,7 +19,7 @@ export interface ReplanScope {
   exhausted: StepId[];
 }
 
-function lookup(plan: Plan, view: PlanView, id: StepId): Step {
+function lookup(plan: Plan, view: PlanView, id: StepId): ReadonlyStep {
   const step = typeof id === 'string' ? view.step(id) : undefined;
   if (step === undefined) {
     throw new ReplannerError({

@@ -19,8 +19,6 @@ import { type FailedDesign, failedDesign, type RedesignValidationContext } from 
 /** Everything one replan computes before the model call, reused to validate and apply its answer. */
 export interface PreparedReplan {
   scope: ReplanScope;
-  /** Copies of the removed steps as they were before the model call (for the memory). */
-  removedSteps: Step[];
   /** What `validateRedesign` checks the answer against. */
   validation: RedesignValidationContext;
   /** The user prompt; `undefined` when nothing is redesigned (every failed step at the limit). */
@@ -63,7 +61,6 @@ export function prepareReplan(
   if (scope.redesigned.length === 0) {
     return {
       scope,
-      removedSteps,
       validation: { plan, removed, blockedAfter, toolNames, failedDesigns: [] },
       prompt: undefined,
     };
@@ -120,7 +117,6 @@ export function prepareReplan(
   });
   return {
     scope,
-    removedSteps,
     validation: { plan, removed, blockedAfter, toolNames, failedDesigns },
     prompt,
   };
@@ -185,6 +181,9 @@ export function applyRedesign(
   options: { redesign: ReplanRedesign; drafts: readonly ReplanResult[]; memory: ReplanMemory },
 ): AppliedRedesign {
   const { scope } = prepared;
+  // Read just before the surgery (the plan may have moved on during the model call): the memory
+  // keeps the removed steps' last state. Once removed, the plan never touches these objects again.
+  const removedSteps = scope.removed.filter((id) => plan.has(id)).map((id) => plan.readStep(id));
   let applied: ReturnType<Plan['replaceSubgraph']>;
   try {
     applied = plan.replaceSubgraph(scope.redesigned, toSubgraphDraft(options.redesign));
@@ -203,7 +202,7 @@ export function applyRedesign(
       replaced: applied.removed,
       steps: applied.added.map(stepOutcome),
     },
-    removedSteps: prepared.removedSteps,
+    removedSteps,
   });
   return {
     removed: applied.removed,

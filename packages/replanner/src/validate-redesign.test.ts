@@ -2,7 +2,7 @@ import { Plan, PlanError, type StepId } from '@closedloop/plan';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
-import { designSignature, normalizeDescription, toDesignSteps } from './design-signature';
+import { designSignature, normalizeDescription } from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
 import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
 

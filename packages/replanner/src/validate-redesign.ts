@@ -1,4 +1,4 @@
-import type { Plan, StepId } from '@closedloop/plan';
+import { findIndexCycle, type Plan, type StepId } from '@closedloop/plan';
 import { designSignature, type IdDesignStep, normalizeDescription, toDesignSteps } from './design-signature';
 import type { ReplanRedesign } from './replan-result';
 
@@ -87,38 +87,6 @@ export interface RedesignValidationContext {
 }
 
 const quote = (value: unknown) => JSON.stringify(value);
-
-function findIndexCycle(edges: readonly number[][]): number[] | undefined {
-  const state = new Uint8Array(edges.length); // 0 new, 1 on stack, 2 done
-  const parent = new Int32Array(edges.length).fill(-1);
-  for (let start = 0; start < edges.length; start++) {
-    if (state[start] !== 0) continue;
-    const stack: Array<{ node: number; next: number }> = [{ node: start, next: 0 }];
-    state[start] = 1;
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1]!;
-      const deps = edges[frame.node]!;
-      if (frame.next >= deps.length) {
-        state[frame.node] = 2;
-        stack.pop();
-        continue;
-      }
-      const dep = deps[frame.next++]!;
-      if (state[dep] === 1) {
-        const cycle = [dep];
-        for (let at = frame.node; at !== dep; at = parent[at]!) cycle.push(at);
-        cycle.push(dep);
-        return cycle.reverse();
-      }
-      if (state[dep] === 0) {
-        state[dep] = 1;
-        parent[dep] = frame.node;
-        stack.push({ node: dep, next: 0 });
-      }
-    }
-  }
-  return undefined;
-}
 
 const digits = /^\d+$/;
 
