@@ -8,18 +8,14 @@ import {
   type VerificationMode,
   validateProtocols,
 } from '@closedloop/verifier';
+import type { ApprovalHandler } from './approvals';
 import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';
 import type { RunEvent } from './run-events';
 import type { RunResult } from './run-result';
-import {
-  type ApprovalHandler,
-  type ExecutorSettings,
-  type PlanningMode,
-  RunSession,
-  type SessionConfig,
-} from './run-session';
+import { RunSession } from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
+import type { ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
 
 /** Options of {@link createCortex}. */
 export interface CortexOptions {

@@ -4,6 +4,7 @@ export {
   aggregatorSystemPrompt,
   fallbackAnswer,
 } from './aggregate-answer';
+export type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from './approvals';
 export { CortexError, type CortexErrorCode } from './cortex-error';
 export {
   type Cortex,
@@ -59,14 +60,7 @@ export type {
   StepSummary,
   UsageReport,
 } from './run-result';
-export {
-  type ApprovalDecision,
-  type ApprovalHandler,
-  type ApprovalRequest,
-  type ExecutorSettings,
-  isResumableStop,
-  type PlanningMode,
-} from './run-session';
+export { isResumableStop } from './run-session';
 export {
   assertRunId,
   createMemoryRunStore,
@@ -85,6 +79,7 @@ export {
   type StepRunOutcome,
   scheduleSteps,
 } from './schedule-steps';
+export type { ExecutorSettings, PlanningMode } from './session-config';
 export {
   createStallDetector,
   normalizeError,

@@ -1,4 +1,5 @@
 import type { Plan, StepId } from '@closedloop/plan';
+import { errorMessage } from './error-message';
 import { type ReadyOrder, ReadyQueue } from './ready-queue';
 
 /** What a step runner reports for one step. The scheduler sets the step's status from it. */
@@ -89,10 +90,6 @@ export interface ScheduleStepsResult {
   replans: number;
   /** Steps still running when the scheduler gave up on them after an abort. */
   abandoned: StepId[];
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,0 +1,55 @@
+import type { ExecutionLimits, ExecutionMode, ToolCallGuard } from '@closedloop/executor';
+import type { ChatModel, PriceTable } from '@closedloop/model';
+import type { ToolRegistry } from '@closedloop/tools';
+import type { Protocol, SuccessCriterionInput, VerificationMode } from '@closedloop/verifier';
+import type { ApprovalHandler } from './approvals';
+import type { RunBudget } from './meter-model';
+import type { RunEvent } from './run-events';
+import type { RunStore } from './run-store';
+
+/** How a run decides whether to call the planner. */
+export type PlanningMode = 'auto' | 'always' | 'never';
+
+/** How steps are executed (passed to `executeStep` of `@closedloop/executor`). */
+export interface ExecutorSettings {
+  mode?: ExecutionMode;
+  limits?: ExecutionLimits;
+  parallelTools?: number;
+  stream?: boolean;
+  systemPrompt?: string;
+  toolTimeoutMs?: number;
+  /** Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`). */
+  guard?: ToolCallGuard;
+}
+
+/** Everything a run session needs, resolved from `createCortex` options. */
+export interface SessionConfig {
+  model: ChatModel;
+  plannerModel: ChatModel;
+  replannerModel: ChatModel;
+  verifierModel: ChatModel;
+  replanner: { maxAttempts?: number; maxResultChars?: number; temperature?: number };
+  registry: ToolRegistry;
+  workspace: string | undefined;
+  planning: PlanningMode;
+  executor: ExecutorSettings;
+  verifier: {
+    protocols: Protocol[];
+    protocolNames: string[];
+    contracts?: unknown;
+    profile?: string;
+    mode?: VerificationMode;
+    goal: boolean | 'derive';
+    criteria?: readonly SuccessCriterionInput[];
+  };
+  concurrency: number;
+  maxIterations: number;
+  replanWindowMs: number;
+  budget: RunBudget;
+  prices?: PriceTable;
+  deadlines: { runMs?: number; stepMs?: number };
+  store: RunStore | undefined;
+  onEvent?: (event: RunEvent) => void;
+  onApproval?: ApprovalHandler;
+  clock: () => number;
+}
