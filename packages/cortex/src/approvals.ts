@@ -3,19 +3,15 @@ import type { StepId } from '@closedloop/plan';
 import type { HumanReviewDecision, HumanReviewRequest } from '@closedloop/verifier';
 import { errorMessage } from './error-message';
 import type { RunBus } from './run-bus';
-import type { RunEvent } from './run-events';
+import type { CortexEvent, RunEvent } from './run-events';
 
-/** A human decision request: a guarded tool call, a human-review protocol, or an interrupted step. */
-export interface ApprovalRequest {
+/**
+ * A human decision request: a guarded tool call, a human-review protocol, or an interrupted step.
+ * The fields of the journaled `approval-requested` event, plus the run id, what a reviewer is
+ * shown and the run's signal.
+ */
+export interface ApprovalRequest extends Omit<Extract<CortexEvent, { type: 'approval-requested' }>, 'type'> {
   runId: string;
-  approvalId: string;
-  stepId: StepId;
-  kind: 'tool-call' | 'human-review' | 'resume-review';
-  reason: string;
-  tool?: string;
-  args?: unknown;
-  /** For `tool-call`: the ledger id of the call the guard holds. */
-  callId?: string;
   /** For `human-review`: what the reviewer is shown (summary, changed files, diff, risks). */
   review?: HumanReviewRequest;
   signal: AbortSignal;
