@@ -269,6 +269,65 @@ describe('stop reasons', () => {
     expect(result.report.iterations).toHaveLength(3);
   });
 
+  it('loop-detected: the failures oscillate between two errors while the workspace changes', async () => {
+    const { cortex } = await setup(
+      {
+        steps: { task: writeStep('a.txt', 'A'), '*': repairSteps((n) => `repair ${n}`) },
+        replans: ['one', 'two', 'three', 'four'].map((word) => redesign(`repair idea ${word}`)),
+      },
+      {
+        planning: 'never',
+        maxIterations: 8,
+        verifier: {
+          protocols: [
+            goalProtocol('TESTS', 'P1', (call) => [
+              { status: 'fail', message: call % 2 === 1 ? 'timeout in parser' : 'wrong sum in totals' },
+            ]),
+          ],
+          criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TESTS' }],
+        },
+      },
+    );
+    const result = await cortex.run('Make the tests pass');
+    expect(result.stopReason).toBe('loop-detected');
+    expect(result.reason).toContain('oscillate');
+    // A, B, A, B: the fourth goal verification sees the oscillation.
+    expect(result.report.iterations).toHaveLength(4);
+  });
+
+  it('stalled: five iterations in a row without progress (new errors, changing workspace)', async () => {
+    const { cortex } = await setup(
+      {
+        steps: { task: writeStep('a.txt', 'A'), '*': repairSteps((n) => `repair ${n}`) },
+        replans: ['one', 'two', 'three', 'four', 'five', 'six'].map((word) =>
+          redesign(`repair idea ${word}`),
+        ),
+      },
+      {
+        planning: 'never',
+        maxIterations: 10,
+        verifier: {
+          // A different failure every time (numbers would be normalised away, so words): never
+          // the same error, never an A, B, A, B pattern, but never one check more passing either.
+          protocols: [
+            goalProtocol('TESTS', 'P1', (call) => [
+              {
+                status: 'fail',
+                message: `${['parser', 'lexer', 'totals', 'dates', 'names', 'ranges', 'units'][call]} case fails`,
+              },
+            ]),
+          ],
+          criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TESTS' }],
+        },
+      },
+    );
+    const result = await cortex.run('Make the tests pass');
+    expect(result.stopReason).toBe('stalled');
+    expect(result.reason).toContain('5 iterations in a row without progress');
+    // The first verification sets the baseline; five more without a better metric stop the run.
+    expect(result.report.iterations).toHaveLength(6);
+  });
+
   it('loop-detected: the repair changes nothing, the state repeats', async () => {
     const { cortex } = await setup(
       {
