@@ -30,14 +30,17 @@ export class ReplanMemory {
     options: { redesign: Omit<EarlierRedesign, 'replacedSteps'>; removedSteps: readonly ReadonlyStep[] },
   ): void {
     const entries = this.#plans.get(planId) ?? [];
-    const finalState = new Map(options.removedSteps.map((step) => [step.id, step]));
-    const updated = entries.map((entry) => ({
-      ...entry,
-      steps: entry.steps.map((step) => {
-        const last = finalState.get(step.id);
-        return last === undefined ? step : stepOutcome(last);
-      }),
-    }));
+    let updated: EarlierRedesign[] = [];
+    if (entries.length > 0) {
+      const finalState = new Map(options.removedSteps.map((step) => [step.id, step]));
+      updated = entries.map((entry) => ({
+        ...entry,
+        steps: entry.steps.map((step) => {
+          const last = finalState.get(step.id);
+          return last === undefined ? step : stepOutcome(last);
+        }),
+      }));
+    }
     updated.push({ ...options.redesign, replacedSteps: options.removedSteps.map(stepOutcome) });
     while (updated.length > this.#maxPerPlan) updated.shift();
     this.#plans.delete(planId);

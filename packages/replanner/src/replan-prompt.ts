@@ -107,9 +107,15 @@ function writeCompletedSection(
     const id = completed[index]!;
     if (!texts.has(id)) take(id);
   }
+  // One pass in display order: the shown texts, and the omitted ids (named before the texts).
+  const shown: string[] = [];
   const omitted: StepId[] = [];
-  if (texts.size < completed.length) {
-    for (const id of completed) if (!texts.has(id)) omitted.push(id);
+  for (const id of completed) {
+    const text = texts.get(id);
+    if (text === undefined) omitted.push(id);
+    else shown.push(text);
+  }
+  if (omitted.length > 0) {
     const named = omitted.slice(0, omittedIdsShown).join(', ');
     out.section(
       `The history of ${omitted.length} more completed step(s) is omitted to fit the model's context (${maxHistoryChars} characters for history): ${named}${
@@ -117,14 +123,10 @@ function writeCompletedSection(
       }. Their results stay available to new steps.`,
     );
   }
-  let first = true;
-  for (const id of completed) {
-    const text = texts.get(id);
-    if (text === undefined) continue;
-    if (first) out.section(text);
+  shown.forEach((text, index) => {
+    if (index === 0) out.section(text);
     else out.append('\n\n', text);
-    first = false;
-  }
+  });
 }
 
 function label(step: ReadonlyStep): string {
