@@ -1,29 +1,35 @@
+import type TypeScript from 'typescript';
+import { type CodeLanguage, codeLanguageOf, treeErrors, withSyntaxTree } from '../code-parser';
 import type { Finding } from '../finding';
 import { loadTypeScript } from '../load-typescript';
 import type { Protocol, ProtocolContext } from '../protocol';
 
-const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?)$/;
 const JSON_FILE = /\.json$/;
+const SCRIPT_LANGUAGES: ReadonlySet<CodeLanguage> = new Set(['javascript', 'typescript', 'tsx']);
+/**
+ * Languages whose grammar is trusted to flag only real syntax errors (C++ and shell grammars
+ * stumble on macros and heredocs, so their files are parsed for symbols but not judged here).
+ */
+const SYNTAX_LANGUAGES: ReadonlySet<CodeLanguage> = new Set([
+  ...SCRIPT_LANGUAGES,
+  'python',
+  'go',
+  'rust',
+  'java',
+  'c-sharp',
+  'ruby',
+  'php',
+]);
 
 function syntaxFiles(files: readonly string[]): string[] {
-  return files.filter(
-    (file) =>
-      (SCRIPT_FILE.test(file) && !file.endsWith('.d.ts')) ||
-      (JSON_FILE.test(file) && !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file)),
-  );
+  return files.filter((file) => {
+    if (JSON_FILE.test(file)) return !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file);
+    const language = codeLanguageOf(file);
+    return language !== undefined && SYNTAX_LANGUAGES.has(language) && !file.endsWith('.d.ts');
+  });
 }
 
-/** Syntax errors of one TS/JS/JSON source (empty when it parses). */
-export function syntaxErrors(fileName: string, text: string): string[] {
-  const ts = loadTypeScript();
-  if (JSON_FILE.test(fileName)) {
-    try {
-      JSON.parse(text);
-      return [];
-    } catch (error) {
-      return [error instanceof Error ? error.message : String(error)];
-    }
-  }
+function typeScriptSyntaxErrors(ts: typeof TypeScript, fileName: string, text: string): string[] {
   const output = ts.transpileModule(text, {
     fileName,
     reportDiagnostics: true,
@@ -46,10 +52,55 @@ export function syntaxErrors(fileName: string, text: string): string[] {
     });
 }
 
-/** SYNTAX (layer 1, P0): every changed TS/JS/JSON file parses (TypeScript parser, no type check). */
+/** Options of {@link syntaxErrors}. */
+export interface SyntaxErrorsOptions {
+  /**
+   * The TypeScript compiler used to confirm JS/TS errors the grammar reports (its parser knows
+   * syntax newer than the grammar's). Default: the optional `typescript` peer when installed;
+   * `null` parses with the grammar alone.
+   */
+  typescript?: typeof TypeScript | null;
+}
+
+/**
+ * Syntax errors of one source file (`line:column message`; empty when it parses): JSON with
+ * `JSON.parse`; JS/TS, Python, Go, Rust, Java, C#, Ruby and PHP from the tree-sitter syntax tree
+ * (`ERROR` and `MISSING` nodes). A JS/TS error the grammar reports is confirmed by the
+ * TypeScript compiler's parser when `typescript` is installed. `undefined` when the file's
+ * language has no trusted parser.
+ *
+ * @example
+ * await syntaxErrors('a.py', 'def f(:\n  pass\n'); // ['1:7 missing )']
+ */
+export async function syntaxErrors(
+  fileName: string,
+  text: string,
+  options: SyntaxErrorsOptions = {},
+): Promise<string[] | undefined> {
+  if (JSON_FILE.test(fileName)) {
+    try {
+      JSON.parse(text);
+      return [];
+    } catch (error) {
+      return [error instanceof Error ? error.message : String(error)];
+    }
+  }
+  const language = codeLanguageOf(fileName);
+  if (language === undefined || !SYNTAX_LANGUAGES.has(language)) return undefined;
+  const errors = (await withSyntaxTree(fileName, text, (root) => treeErrors(root))) ?? [];
+  if (errors.length === 0 || !SCRIPT_LANGUAGES.has(language)) return errors;
+  const ts = options.typescript === undefined ? loadTypeScript() : (options.typescript ?? undefined);
+  return ts ? typeScriptSyntaxErrors(ts, fileName, text) : errors;
+}
+
+/**
+ * SYNTAX (layer 1, P0): every changed source file in a language with a trusted parser (JS/TS,
+ * Python, Go, Rust, Java, C#, Ruby, PHP) and every changed JSON file parses. See
+ * {@link syntaxErrors}.
+ */
 export const syntaxProtocol: Protocol = {
   name: 'SYNTAX',
-  description: 'No syntax errors in changed TS/JS/JSON files (TypeScript parser).',
+  description: 'No syntax errors in changed source and JSON files (tree-sitter; TypeScript confirms JS/TS).',
   priority: 'P0',
   layer: 1,
   group: 1,
@@ -63,7 +114,7 @@ export const syntaxProtocol: Protocol = {
     for (const file of files) {
       const text = ctx.facts.read(file);
       if (text === undefined) continue;
-      const errors = syntaxErrors(file, text);
+      const errors = (await syntaxErrors(file, text)) ?? [];
       if (errors.length > 0) {
         findings.push({
           check: 'SYNTAX',
