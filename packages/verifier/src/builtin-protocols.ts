@@ -10,6 +10,7 @@ import {
 import { functionalityProtocol } from './protocols/functionality-protocol';
 import { humanReviewProtocol } from './protocols/human-review-protocol';
 import { architectProtocol, llmJudgeProtocol } from './protocols/judge-protocols';
+import { securityScanProtocol } from './protocols/security-scan-protocol';
 import { errorFreeProtocol, syntaxProtocol, todoProtocol } from './protocols/static-protocols';
 
 /** Names of the built-in protocols. */
@@ -17,6 +18,7 @@ export type BuiltinProtocolName =
   | 'BUILD'
   | 'TYPECHECK'
   | 'SYNTAX'
+  | 'SECURITY_SCAN'
   | 'LINT'
   | 'TEST'
   | 'TODO'
@@ -30,13 +32,14 @@ export type BuiltinProtocolName =
 
 /**
  * The built-in protocols, by name. Execution groups: 1 BUILD/TYPECHECK/SYNTAX → 2 LINT/TEST/
- * TODO/ERROR_FREE → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/INTEGRATION_TEST → 4 E2E_TEST →
+ * TODO/ERROR_FREE/SECURITY_SCAN → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/INTEGRATION_TEST → 4 E2E_TEST →
  * 5 HUMAN_REVIEW.
  */
 export const builtinProtocols: Readonly<Record<BuiltinProtocolName, Protocol>> = Object.freeze({
   BUILD: buildProtocol,
   TYPECHECK: typecheckProtocol,
   SYNTAX: syntaxProtocol,
+  SECURITY_SCAN: securityScanProtocol,
   LINT: lintProtocol,
   TEST: testProtocol,
   TODO: todoProtocol,

@@ -2,7 +2,8 @@ import type TypeScript from 'typescript';
 import { type CodeLanguage, codeLanguageOf, treeErrors, withSyntaxTree } from '../code-parser';
 import type { Finding } from '../finding';
 import { loadTypeScript } from '../load-typescript';
-import type { Protocol, ProtocolContext } from '../protocol';
+import type { Protocol } from '../protocol';
+import { addedLines } from './added-lines';
 
 const JSON_FILE = /\.json$/;
 const SCRIPT_LANGUAGES: ReadonlySet<CodeLanguage> = new Set(['javascript', 'typescript', 'tsx']);
@@ -138,51 +139,6 @@ export const syntaxProtocol: Protocol = {
 };
 
 const TODO_MARKER = /\b(?:TODO|FIXME|XXX|HACK)\b/;
-
-/** Lines added by the change, per file: new files entirely, tracked files from `git diff`. */
-async function addedLines(ctx: ProtocolContext): Promise<Map<string, { line: string; number: number }[]>> {
-  const result = new Map<string, { line: string; number: number }[]>();
-  const changes = await ctx.facts.changes();
-  const files = await ctx.changedFiles();
-  const diff = changes ? await ctx.facts.diff(2_000_000) : '';
-  const fromDiff = new Map<string, { line: string; number: number }[]>();
-  let current: string | undefined;
-  let lineNumber = 0;
-  for (const line of diff.split('\n')) {
-    const header = /^\+\+\+ b\/(.+)$/.exec(line);
-    if (header) {
-      current = header[1];
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line);
-    if (hunk) {
-      lineNumber = Number(hunk[1]);
-      continue;
-    }
-    if (current === undefined) continue;
-    if (line.startsWith('+')) {
-      const list = fromDiff.get(current) ?? [];
-      list.push({ line: line.slice(1), number: lineNumber });
-      fromDiff.set(current, list);
-      lineNumber += 1;
-    } else if (!line.startsWith('-')) {
-      lineNumber += 1;
-    }
-  }
-  for (const file of files) {
-    if (fromDiff.has(file)) {
-      result.set(file, fromDiff.get(file) ?? []);
-    } else if (changes?.get(file)?.kind !== 'modified') {
-      // Not a git workspace (or a new file): every line counts.
-      const text = ctx.facts.read(file) ?? '';
-      result.set(
-        file,
-        text.split('\n').map((line, index) => ({ line, number: index + 1 })),
-      );
-    }
-  }
-  return result;
-}
 
 /** TODO (layer 1, P2): no TODO/FIXME/XXX/HACK markers added by the change. */
 export const todoProtocol: Protocol = {
