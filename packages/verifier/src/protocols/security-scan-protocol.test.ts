@@ -48,6 +48,7 @@ describe('findSecrets (the product redactor as the one source of patterns)', () 
     const text = [
       'password = os.environ["DB_PASSWORD"]',
       'const apiKey = process.env.OPENAI_API_KEY;',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell-style placeholder under test
       'api_key: ${OPENAI_API_KEY}',
       'token = "<your-token-here>"',
       'secret = "xxxxxxxxxxxx"',
@@ -65,6 +66,7 @@ describe('findDangerousCode (syntax trees, added lines only)', () => {
     ['app.ts', 'const f = new Function("a", body);\n', 'code-execution', 1],
     ['tls.js', 'https.request({ host, rejectUnauthorized: false });\n', 'tls-disabled', 1],
     ['env.js', "process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';\n", 'tls-disabled', 1],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test
     ['db.js', 'db.query(`SELECT * FROM users WHERE id = ${id}`);\n', 'sql-injection', 1],
     ['db.ts', "await db.query('SELECT * FROM users WHERE name = \\'' + name + '\\'');\n", 'sql-injection', 1],
     ['app.py', 'import subprocess\nsubprocess.run(cmd, shell=True)\n', 'shell-injection', 2],
