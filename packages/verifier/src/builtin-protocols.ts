@@ -7,6 +7,9 @@ import {
   testProtocol,
   typecheckProtocol,
 } from './protocols/command-protocols';
+import { coverageProtocol } from './protocols/coverage-protocol';
+import { crashFreeProtocol } from './protocols/crash-free-protocol';
+import { documentationProtocol } from './protocols/documentation-protocol';
 import { functionalityProtocol } from './protocols/functionality-protocol';
 import { humanReviewProtocol } from './protocols/human-review-protocol';
 import { architectProtocol, llmJudgeProtocol } from './protocols/judge-protocols';
@@ -23,6 +26,9 @@ export type BuiltinProtocolName =
   | 'TEST'
   | 'TODO'
   | 'ERROR_FREE'
+  | 'CRASH_FREE'
+  | 'DOCUMENTATION'
+  | 'COVERAGE'
   | 'INTEGRATION_TEST'
   | 'FUNCTIONALITY'
   | 'LLM_JUDGE'
@@ -32,8 +38,8 @@ export type BuiltinProtocolName =
 
 /**
  * The built-in protocols, by name. Execution groups: 1 BUILD/TYPECHECK/SYNTAX → 2 LINT/TEST/
- * TODO/ERROR_FREE/SECURITY_SCAN → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/INTEGRATION_TEST → 4 E2E_TEST →
- * 5 HUMAN_REVIEW.
+ * TODO/ERROR_FREE/CRASH_FREE/SECURITY_SCAN/DOCUMENTATION → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/
+ * INTEGRATION_TEST/COVERAGE → 4 E2E_TEST → 5 HUMAN_REVIEW.
  */
 export const builtinProtocols: Readonly<Record<BuiltinProtocolName, Protocol>> = Object.freeze({
   BUILD: buildProtocol,
@@ -44,6 +50,9 @@ export const builtinProtocols: Readonly<Record<BuiltinProtocolName, Protocol>> =
   TEST: testProtocol,
   TODO: todoProtocol,
   ERROR_FREE: errorFreeProtocol,
+  CRASH_FREE: crashFreeProtocol,
+  DOCUMENTATION: documentationProtocol,
+  COVERAGE: coverageProtocol,
   INTEGRATION_TEST: integrationTestProtocol,
   FUNCTIONALITY: functionalityProtocol,
   LLM_JUDGE: llmJudgeProtocol,

@@ -126,7 +126,8 @@ function localBin(root: string, bin: string): string | undefined {
   }
 }
 
-function binCommand(root: string, bin: string, args: string[]): string[] {
+/** Argv of a package binary: `node_modules/.bin/<bin>` in the root or an ancestor, else `npx --no-install`. */
+export function binCommand(root: string, bin: string, args: string[]): string[] {
   const local = localBin(root, bin);
   return local ? [local, ...args] : ['npx', '--no-install', bin, ...args];
 }

@@ -1,3 +1,4 @@
+import type { ToolCallRecord } from '@closedloop/plan';
 import type TypeScript from 'typescript';
 import { type CodeLanguage, codeLanguageOf, treeErrors, withSyntaxTree } from '../code-parser';
 import type { Finding } from '../finding';
@@ -201,6 +202,21 @@ const CRASH_PATTERNS: { pattern: RegExp; label: string }[] = [
 
 const COMMAND_TOOL = /command|shell|bash|exec|terminal|run|script|process/i;
 
+/** True when the ledger holds a finished call of a command-running tool. */
+export function hasCommandRuns(ledger: readonly ToolCallRecord[]): boolean {
+  return ledger.some((call) => call.status !== 'pending' && COMMAND_TOOL.test(call.tool));
+}
+
+/** The last finished run of each distinct command (same tool, same arguments) in the ledger. */
+export function lastCommandRuns(ledger: readonly ToolCallRecord[]): ToolCallRecord[] {
+  const lastRun = new Map<string, ToolCallRecord>();
+  for (const call of ledger) {
+    if (call.status === 'pending' || !COMMAND_TOOL.test(call.tool)) continue;
+    lastRun.set(`${call.tool}:${JSON.stringify(call.args)}`, call);
+  }
+  return [...lastRun.values()];
+}
+
 /** The first crash signature in a text, if any. */
 export function findCrash(text: string): { label: string; line: string } | undefined {
   for (const { pattern, label } of CRASH_PATTERNS) {
@@ -223,16 +239,12 @@ export const errorFreeProtocol: Protocol = {
   group: 2,
   timeoutMs: 30_000,
   appliesTo(ctx) {
-    return ctx.ledger.some((call) => call.status !== 'pending' && COMMAND_TOOL.test(call.tool));
+    return hasCommandRuns(ctx.ledger);
   },
   async run(ctx): Promise<Finding[]> {
-    const lastRun = new Map<string, (typeof ctx.ledger)[number]>();
-    for (const call of ctx.ledger) {
-      if (call.status === 'pending' || !COMMAND_TOOL.test(call.tool)) continue;
-      lastRun.set(`${call.tool}:${JSON.stringify(call.args)}`, call);
-    }
+    const lastRun = lastCommandRuns(ctx.ledger);
     const findings: Finding[] = [];
-    for (const call of lastRun.values()) {
+    for (const call of lastRun) {
       const crash = findCrash(`${call.result ?? ''}\n${call.error ?? ''}`);
       if (crash) {
         findings.push({
@@ -249,7 +261,7 @@ export const errorFreeProtocol: Protocol = {
         check: 'ERROR_FREE',
         priority: 'P1',
         status: 'pass',
-        message: `No uncaught errors in the last run of ${lastRun.size} command(s).`,
+        message: `No uncaught errors in the last run of ${lastRun.length} command(s).`,
       });
     }
     return findings;
