@@ -144,9 +144,17 @@ export async function auditDependencies(ctx: ProtocolContext, timeoutMs = 60_000
     default:
       return { ran: false, reason: `auditing ${lockfile.file} (bun) is not supported` };
   }
+  // The workspace's own registry wins over one inherited from the process that started us
+  // (`pnpm run` exports `npm_config_registry`, which would override the workspace's .npmrc).
+  const registry = /^\s*registry\s*=\s*(\S+)\s*$/m.exec(ctx.facts.read('.npmrc') ?? '')?.[1];
   const result = await ctx.run(argv, {
     timeoutMs,
-    env: { npm_config_fetch_retries: '0', npm_config_fetch_timeout: '20000', npm_config_audit: 'true' },
+    env: {
+      npm_config_fetch_retries: '0',
+      npm_config_fetch_timeout: '20000',
+      npm_config_local_prefix: ctx.workspace,
+      ...(registry ? { npm_config_registry: registry } : {}),
+    },
   });
   const problem = commandProblem(result);
   if (problem !== undefined)
