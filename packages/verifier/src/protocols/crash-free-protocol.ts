@@ -1,5 +1,8 @@
-import type { Finding } from '../finding';
-import type { Protocol } from '../protocol';
+import type { ToolCallRecord } from '@closedloop/plan';
+import { excerpt, type Finding } from '../finding';
+import type { Protocol, ProtocolContext } from '../protocol';
+import { commandProblem } from '../run-command';
+import { defaultAllowCommand } from '../step-checks';
 import { hasCommandRuns, lastCommandRuns } from './static-protocols';
 
 /**
@@ -48,12 +51,79 @@ export function findRuntimeCrash(output: string): { label: string; line: string 
   return undefined;
 }
 
+const RERUN_TIMEOUT_MS = 20_000;
+
+/** The argv and working folder of a recorded `run_command`-style call, when it has one. */
+function recordedCommand(call: ToolCallRecord): { argv: string[]; cwd?: string } | undefined {
+  const args = call.args as { argv?: unknown; cwd?: unknown } | undefined;
+  if (
+    !Array.isArray(args?.argv) ||
+    args.argv.length === 0 ||
+    !args.argv.every((arg) => typeof arg === 'string')
+  )
+    return undefined;
+  return { argv: args.argv as string[], ...(typeof args.cwd === 'string' ? { cwd: args.cwd } : {}) };
+}
+
+/**
+ * Judges one crashed run: the crash stands unless re-running the same command now (when the
+ * re-run policy allows it) shows no crash — the work may have fixed it since.
+ */
+async function judgeCrash(
+  ctx: ProtocolContext,
+  call: ToolCallRecord,
+  crash: { label: string; line: string },
+): Promise<Finding> {
+  const base = { check: 'CRASH_FREE', priority: 'P0' as const };
+  const what = `The last ${call.tool} run (${JSON.stringify(call.args).slice(0, 120)})`;
+  const recorded: Finding = {
+    ...base,
+    status: 'fail',
+    message: `${what} crashed: ${crash.label} (${crash.line}).`,
+    evidence: { callId: call.callId, output: crash.line },
+  };
+  const command = recordedCommand(call);
+  if (!command || !defaultAllowCommand(command.argv)) return recorded;
+  const rerun = await ctx.run(command.argv, {
+    timeoutMs: RERUN_TIMEOUT_MS,
+    ...(command.cwd !== undefined ? { cwd: command.cwd } : {}),
+  });
+  const evidence = { command: command.argv, exitCode: rerun.exitCode, output: excerpt(rerun.output, 1500) };
+  const again = findRuntimeCrash(rerun.output);
+  if (again) {
+    return {
+      ...base,
+      status: 'fail',
+      message: `${what} crashed (${crash.label}) and still crashes when re-run now: ${again.label} (${again.line}).`,
+      evidence,
+    };
+  }
+  const problem = commandProblem(rerun);
+  if (problem !== undefined && !rerun.timedOut) {
+    return {
+      ...recorded,
+      message: `${recorded.message} A re-run to see whether it is fixed could not finish: ${problem}.`,
+    };
+  }
+  return {
+    ...base,
+    status: 'pass',
+    message: `${what} crashed during the work (${crash.label}); re-run now, it ${
+      rerun.timedOut
+        ? `ran ${RERUN_TIMEOUT_MS / 1000} s without crashing`
+        : `exits ${rerun.exitCode} without crashing`
+    }.`,
+    evidence,
+  };
+}
+
 /**
  * CRASH_FREE (layer 1, P0): no program the work ran died of a runtime crash in its last run —
  * an uncaught exception (Node's, Python's traceback ending the output, Java's `Exception in
  * thread "main"`), a Go or Rust panic, a fatal signal (segmentation fault, abort), running out
  * of memory. Failed assertions reported by a test runner are TEST's business, not crashes. A
- * crash whose command later ran again without crashing is recovered.
+ * crashed command the re-run policy allows (`defaultAllowCommand`) is re-run now: if it no
+ * longer crashes, the work fixed it.
  */
 export const crashFreeProtocol: Protocol = {
   name: 'CRASH_FREE',
@@ -62,7 +132,7 @@ export const crashFreeProtocol: Protocol = {
   priority: 'P0',
   layer: 1,
   group: 2,
-  timeoutMs: 30_000,
+  timeoutMs: 120_000,
   appliesTo(ctx) {
     return hasCommandRuns(ctx.ledger);
   },
@@ -71,14 +141,7 @@ export const crashFreeProtocol: Protocol = {
     const findings: Finding[] = [];
     for (const call of runs) {
       const crash = findRuntimeCrash(`${call.result ?? ''}\n${call.error ?? ''}`);
-      if (!crash) continue;
-      findings.push({
-        check: 'CRASH_FREE',
-        priority: 'P0',
-        status: 'fail',
-        message: `The last ${call.tool} run (${JSON.stringify(call.args).slice(0, 120)}) crashed: ${crash.label} (${crash.line}).`,
-        evidence: { callId: call.callId, output: crash.line },
-      });
+      if (crash) findings.push(await judgeCrash(ctx, call, crash));
     }
     if (findings.length === 0) {
       findings.push({

@@ -47,7 +47,40 @@ describe('CRASH_FREE (P0)', { timeout: 60_000 }, () => {
     expect(findings).toEqual([
       expect.objectContaining({ check: 'CRASH_FREE', status: 'fail', priority: 'P0' }),
     ]);
-    expect(findings[0]?.message).toMatch(/uncaught JavaScript exception/);
+    expect(findings[0]?.message).toMatch(/still crashes when re-run now: uncaught JavaScript exception/);
+  });
+
+  it('passes a crash the work fixed afterwards: the same command re-run now does not crash', async () => {
+    const ws = await workspace({ 'app.js': 'const config = undefined;\nconsole.log(config.port);\n' });
+    const ledger = await ledgerOf(ws.root, [['node', 'app.js']]);
+    await ws.write('app.js', 'const config = { port: 8080 };\nconsole.log(config.port);\n');
+    const { findings } = await runProtocols(
+      [crashFreeProtocol],
+      createProtocolContext({ workspace: ws.root, ledger }),
+    );
+    expect(findings).toEqual([expect.objectContaining({ status: 'pass', priority: 'P0' })]);
+    expect(findings[0]?.message).toMatch(/crashed during the work .*re-run now, it exits 0 without crashing/);
+  });
+
+  it('keeps the recorded crash when the command may not be re-run', async () => {
+    const ws = await workspace({});
+    const ledger: ToolCallRecord[] = [
+      {
+        callId: 'c1',
+        tool: 'run_command',
+        args: { argv: ['node', '-e', 'boom()'] },
+        status: 'success',
+        result:
+          "$ node -e 'boom()'\n(cwd: ., exit code 1, 40 ms)\n--- stderr ---\nReferenceError: boom is not defined\n    at [eval]:1:1\n\nNode.js v20.20.2",
+        calledAt: 1,
+        respondedAt: 2,
+      } as ToolCallRecord,
+    ];
+    const { findings } = await runProtocols(
+      [crashFreeProtocol],
+      createProtocolContext({ workspace: ws.root, ledger }),
+    );
+    expect(findings).toEqual([expect.objectContaining({ status: 'fail', priority: 'P0' })]);
   });
 
   it('passes when the crash was fixed and the same command ran again, and failed tests are not crashes', async () => {
