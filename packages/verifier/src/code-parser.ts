@@ -1,11 +1,8 @@
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type { Parser, SyntaxNode, Tree } from '@lezer/common';
 
-/** A syntax-tree node (tree-sitter). Valid only inside the {@link withSyntaxTree} callback. */
-export type SyntaxNode = TreeSitter.Node;
+export type { SyntaxNode } from '@lezer/common';
 
-/** Languages the verifier parses (tree-sitter grammars compiled to WebAssembly). */
+/** Languages the verifier parses (lezer grammars: pure JavaScript, no native or WebAssembly code). */
 export type CodeLanguage =
   | 'javascript'
   | 'typescript'
@@ -14,11 +11,8 @@ export type CodeLanguage =
   | 'go'
   | 'rust'
   | 'java'
-  | 'c-sharp'
   | 'cpp'
-  | 'ruby'
-  | 'php'
-  | 'bash';
+  | 'php';
 
 const EXTENSIONS: Readonly<Record<string, CodeLanguage>> = {
   '.js': 'javascript',
@@ -34,20 +28,16 @@ const EXTENSIONS: Readonly<Record<string, CodeLanguage>> = {
   '.go': 'go',
   '.rs': 'rust',
   '.java': 'java',
-  '.cs': 'c-sharp',
   '.cpp': 'cpp',
   '.cc': 'cpp',
   '.cxx': 'cpp',
   '.hpp': 'cpp',
   '.hh': 'cpp',
   '.hxx': 'cpp',
-  '.rb': 'ruby',
   '.php': 'php',
-  '.sh': 'bash',
-  '.bash': 'bash',
 };
 
-/** File extensions with a parser, by language (for messages and docs). */
+/** File extensions with a parser (for messages and docs). */
 export const PARSED_EXTENSIONS: readonly string[] = Object.keys(EXTENSIONS);
 
 /**
@@ -62,43 +52,27 @@ export function codeLanguageOf(fileName: string): CodeLanguage | undefined {
   return match ? EXTENSIONS[match[0].toLowerCase()] : undefined;
 }
 
-interface Runtime {
-  module: typeof TreeSitter;
-  folder: string;
-}
+// Each grammar is imported on first use: importing the verifier loads none of them.
+const LOADERS: Readonly<Record<CodeLanguage, () => Promise<Parser>>> = {
+  // JSX is on for plain JavaScript: no valid JavaScript expression starts with `<`.
+  javascript: async () => (await import('@lezer/javascript')).parser.configure({ dialect: 'jsx' }),
+  typescript: async () => (await import('@lezer/javascript')).parser.configure({ dialect: 'ts' }),
+  tsx: async () => (await import('@lezer/javascript')).parser.configure({ dialect: 'ts jsx' }),
+  python: async () => (await import('@lezer/python')).parser,
+  go: async () => (await import('@lezer/go')).parser,
+  rust: async () => (await import('@lezer/rust')).parser,
+  java: async () => (await import('@lezer/java')).parser,
+  cpp: async () => (await import('@lezer/cpp')).parser,
+  php: async () => (await import('@lezer/php')).parser,
+};
 
-let runtime: Promise<Runtime> | undefined;
-const parsers = new Map<CodeLanguage, Promise<TreeSitter.Parser>>();
+const parsers = new Map<CodeLanguage, Promise<Parser>>();
 
-function loadRuntime(): Promise<Runtime> {
-  runtime ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const entry = require.resolve('@vscode/tree-sitter-wasm');
-    const module = require('@vscode/tree-sitter-wasm') as typeof TreeSitter;
-    const folder = path.dirname(entry);
-    await module.Parser.init({ locateFile: (file: string) => path.join(folder, file) });
-    return { module, folder };
-  })();
-  runtime.catch(() => {
-    runtime = undefined;
-  });
-  return runtime;
-}
-
-/**
- * A parser for a language, loaded on first use (the WebAssembly runtime once, then each grammar
- * once: a few milliseconds each). Importing the verifier loads nothing.
- */
-export function loadParser(language: CodeLanguage): Promise<TreeSitter.Parser> {
+/** The parser of a language, loaded once on first use. */
+export function loadParser(language: CodeLanguage): Promise<Parser> {
   let parser = parsers.get(language);
   if (!parser) {
-    parser = (async () => {
-      const { module, folder } = await loadRuntime();
-      const grammar = await module.Language.load(path.join(folder, `tree-sitter-${language}.wasm`));
-      const created = new module.Parser();
-      created.setLanguage(grammar);
-      return created;
-    })();
+    parser = LOADERS[language]();
     parsers.set(language, parser);
     parser.catch(() => parsers.delete(language));
   }
@@ -106,52 +80,162 @@ export function loadParser(language: CodeLanguage): Promise<TreeSitter.Parser> {
 }
 
 /**
- * Parses a source file and calls `visit` with the root node of its syntax tree; the tree is
- * freed when `visit` returns, so return plain data, never nodes. Resolves to `undefined` when
- * there is no parser for the file's language.
- *
- * @example
- * const hasErrors = await withSyntaxTree('a.py', 'def f(:\n  pass\n', (root) => root.hasError);
+ * A parsed source file: its lezer syntax tree with the text it came from. Lezer trees keep
+ * going after a syntax error (the broken part becomes an error node), so a tree always exists.
  */
-export async function withSyntaxTree<T>(
-  fileName: string,
-  text: string,
-  visit: (root: SyntaxNode, language: CodeLanguage) => T,
-): Promise<T | undefined> {
-  const language = codeLanguageOf(fileName);
-  if (language === undefined) return undefined;
-  const parser = await loadParser(language);
-  const tree = parser.parse(text);
-  if (!tree) throw new Error(`The ${language} parser returned no tree for ${fileName}.`);
-  try {
-    return visit(tree.rootNode, language);
-  } finally {
-    tree.delete();
+export class SourceTree {
+  #lineStarts: number[] | undefined;
+
+  constructor(
+    readonly fileName: string,
+    readonly language: CodeLanguage,
+    readonly text: string,
+    readonly tree: Tree,
+  ) {}
+
+  /** The root node (`Script`, `SourceFile`, `Program`…). */
+  get root(): SyntaxNode {
+    return this.tree.topNode;
+  }
+
+  /** The source text of a node. */
+  textOf(node: SyntaxNode | null | undefined): string {
+    return node ? this.text.slice(node.from, node.to) : '';
+  }
+
+  /** 1-based line and column of an offset. */
+  position(offset: number): { line: number; column: number } {
+    if (!this.#lineStarts) {
+      const starts = [0];
+      for (let index = this.text.indexOf('\n'); index !== -1; index = this.text.indexOf('\n', index + 1))
+        starts.push(index + 1);
+      this.#lineStarts = starts;
+    }
+    const starts = this.#lineStarts;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] ?? 0) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: offset - (starts[low] ?? 0) + 1 };
+  }
+
+  /** 1-based line of a node's start. */
+  lineOf(node: SyntaxNode): number {
+    return this.position(node.from).line;
   }
 }
 
 /**
- * Syntax errors in a tree: `ERROR` nodes and nodes the parser had to insert (`MISSING`), as
- * `line:column message` strings (1-based), at most `max`.
+ * Parses a source file by its extension. Resolves to `undefined` when there is no parser for the
+ * file's language.
+ *
+ * @example
+ * const source = await parseSource('a.py', 'def f(x):\n    return x\n');
+ * source?.root.firstChild?.name; // 'FunctionDefinition'
  */
-export function treeErrors(root: SyntaxNode, max = 10): string[] {
+export async function parseSource(fileName: string, text: string): Promise<SourceTree | undefined> {
+  const language = codeLanguageOf(fileName);
+  if (language === undefined) return undefined;
+  const parser = await loadParser(language);
+  return new SourceTree(fileName, language, text, parser.parse(text));
+}
+
+/** The children of a node, tokens (`export`, `(`, `,`) included. */
+export function childrenOf(node: SyntaxNode): SyntaxNode[] {
+  const children: SyntaxNode[] = [];
+  for (let child = node.firstChild; child; child = child.nextSibling) children.push(child);
+  return children;
+}
+
+/** The nodes with one of these names inside a node (the node itself excluded), in source order. */
+export function descendants(node: SyntaxNode, ...names: string[]): SyntaxNode[] {
+  const found: SyntaxNode[] = [];
+  let self = true;
+  node.cursor().iterate((inner) => {
+    if (self) self = false;
+    else if (names.includes(inner.name)) found.push(inner.node);
+  });
+  return found;
+}
+
+/** True when a node has a direct child with one of these names (`default`, `pub`…). */
+export function hasChild(node: SyntaxNode, ...names: string[]): boolean {
+  for (let child = node.firstChild; child; child = child.nextSibling)
+    if (names.includes(child.name)) return true;
+  return false;
+}
+
+/**
+ * The node's children split at `separator` tokens (default `,`), without brackets and comments:
+ * the arguments of a call, the specifiers of an import.
+ */
+export function childGroups(node: SyntaxNode, separator = ','): SyntaxNode[][] {
+  const groups: SyntaxNode[][] = [[]];
+  for (let child = node.firstChild; child; child = child.nextSibling) {
+    if (child.name === separator) groups.push([]);
+    else if (!BRACKETS.has(child.name) && !COMMENTS.has(child.name)) groups.at(-1)?.push(child);
+  }
+  return groups.filter((group) => group.length > 0);
+}
+
+const BRACKETS: ReadonlySet<string> = new Set(['(', ')', '[', ']', '{', '}']);
+const COMMENTS: ReadonlySet<string> = new Set(['LineComment', 'BlockComment', 'Comment']);
+
+const JSX_NAMES: ReadonlySet<string> = new Set([
+  'JSXBuiltin',
+  'JSXIdentifier',
+  'JSXMemberExpression',
+  'JSXNamespacedName',
+]);
+
+/** The tag name of a JSX open or close tag (`''` for a fragment). */
+function jsxTagName(source: SourceTree, tag: SyntaxNode | null): string {
+  for (let child = tag?.firstChild; child; child = child.nextSibling)
+    if (JSX_NAMES.has(child.name)) return source.textOf(child).replace(/\s+/g, '');
+  return '';
+}
+
+/**
+ * Syntax errors in a tree as `line:column message` strings (1-based), at most `max`: the error
+ * nodes lezer's recovery left (a skipped token or a missing one), and what the grammar accepts
+ * but the language does not (a JSX element closed with another tag's name).
+ */
+export function treeErrors(source: SourceTree, max = 10): string[] {
   const errors: string[] = [];
-  if (!root.hasError) return errors;
-  const visit = (node: SyntaxNode): void => {
-    if (errors.length >= max) return;
-    const where = `${node.startPosition.row + 1}:${node.startPosition.column + 1}`;
-    if (node.isMissing) {
-      errors.push(`${where} missing ${node.type}`);
-      return;
-    }
-    if (node.type === 'ERROR') {
-      const snippet = node.text.split('\n')[0]?.slice(0, 40) ?? '';
-      errors.push(`${where} unexpected ${JSON.stringify(snippet)}`);
-      return;
-    }
-    if (!node.hasError) return;
-    for (const child of node.children) if (child) visit(child);
-  };
-  visit(root);
+  const seenLines = new Set<number>();
+  source.tree.iterate({
+    enter: (node) => {
+      if (errors.length >= max) return false;
+      if (node.name === 'JSXElement') {
+        const close = node.node.getChild('JSXCloseTag');
+        const open = node.node.getChild('JSXOpenTag') ?? node.node.getChild('JSXFragmentTag');
+        const opened = jsxTagName(source, open);
+        const closed = jsxTagName(source, close);
+        if (close && open && opened !== closed) {
+          const { line, column } = source.position(close.from);
+          errors.push(`${line}:${column} closing tag </${closed}> does not match <${opened}>`);
+          seenLines.add(line);
+        }
+        return undefined;
+      }
+      if (!node.type.isError) return undefined;
+      const { line, column } = source.position(node.from);
+      // One error per line: recovery often leaves several nodes for one mistake.
+      if (seenLines.has(line)) return false;
+      seenLines.add(line);
+      const snippet = source.text.slice(node.from, node.to).split('\n')[0]?.trim().slice(0, 40) ?? '';
+      if (snippet !== '') errors.push(`${line}:${column} unexpected ${JSON.stringify(snippet)}`);
+      else if (node.from >= source.text.trimEnd().length)
+        errors.push(`${line}:${column} unexpected end of file`);
+      else {
+        const next = source.text.slice(node.from).trimStart().split(/\s/)[0]?.slice(0, 40) ?? '';
+        errors.push(`${line}:${column} syntax error before ${JSON.stringify(next)}`);
+      }
+      return false;
+    },
+  });
   return errors;
 }

@@ -220,20 +220,102 @@ describe('findSymbol: Go, Rust, Java and more', () => {
     expect(await find('Auth.java', java, 'ghost')).toBeUndefined();
   });
 
-  it('reads C#, C++, Ruby, PHP and shell definitions', async () => {
-    const cs = 'namespace App { public class A { public void M() {} } public struct S {} }';
-    expect(await find('a.cs', cs, 'A.M', 'function')).toMatchObject({ exported: true });
-    expect(await find('a.cs', cs, 'S', 'class')).toBeDefined();
-    const cpp = 'namespace n { int f(int a) { return a; } }\nclass A { void m(); };\nvoid A::m() {}\n';
-    expect(await find('a.cpp', cpp, 'f', 'function')).toBeDefined();
+  it('reads C++ and PHP definitions', async () => {
+    const cpp = [
+      '#include <vector>',
+      'namespace n { int f(int a) { return a; } }',
+      'class A { public: void m(); int field; };',
+      'void A::m() {}',
+      'template <typename T> T id(T t) { return t; }',
+      'struct S { int x; };',
+      'enum class Color { Red };',
+      'using Alias = int;',
+      'const char *s = "void ghost() {}";',
+    ].join('\n');
+    expect(await find('a.cpp', cpp, 'f', 'function')).toMatchObject({ line: 2 });
     expect(await find('a.cpp', cpp, 'A.m', 'function')).toBeDefined();
-    const ruby = 'module M\n  class A\n    def m; end\n  end\nend\ndef top; end\n';
-    expect(await find('a.rb', ruby, 'A.m', 'function')).toBeDefined();
-    expect(await find('a.rb', ruby, 'top', 'function')).toBeDefined();
-    const php = '<?php\nfunction f() {}\nclass A { public function m() {} }\n';
-    expect(await find('a.php', php, 'A.m', 'function')).toBeDefined();
-    expect(await find('run.sh', 'deploy() { echo "ghost() {}"; }\n', 'deploy', 'function')).toBeDefined();
-    expect(await find('run.sh', 'deploy() { echo "ghost() {}"; }\n', 'ghost')).toBeUndefined();
+    expect(await find('a.cpp', cpp, 'A.field', 'variable')).toBeDefined();
+    expect(await find('a.cpp', cpp, 'id', 'function')).toBeDefined();
+    expect(await find('a.cpp', cpp, 'S', 'class')).toMatchObject({ declaration: 'struct' });
+    expect(await find('a.cpp', cpp, 'Color', 'type')).toMatchObject({ declaration: 'enum' });
+    expect(await find('a.cpp', cpp, 'Alias', 'type')).toBeDefined();
+    expect(await find('a.cpp', cpp, 'vector', 'import')).toBeDefined();
+    expect(await find('a.cpp', cpp, 'ghost')).toBeUndefined();
+    const php = [
+      '<?php',
+      'namespace App;',
+      'use Foo\\Bar as Baz;',
+      'function f() {}',
+      'class A { public function m() {} private function p() {} const K = 1; }',
+      'interface I { public function x(); }',
+      '$s = "function ghost() {}";',
+    ].join('\n');
+    expect(await find('a.php', php, 'A.m', 'function')).toMatchObject({ exported: true, line: 5 });
+    expect(await find('a.php', php, 'A.p', 'export')).toBeUndefined();
+    expect(await find('a.php', php, 'f', 'function')).toBeDefined();
+    expect(await find('a.php', php, 'I', 'interface')).toBeDefined();
+    expect(await find('a.php', php, 'Baz', 'import')).toBeDefined();
+    expect(await find('a.php', php, 'ghost')).toBeUndefined();
+  });
+});
+
+describe('findSymbol: files with syntax the grammars do not know', () => {
+  // Valid code the grammars report errors in: declarations around it are still found.
+  it('finds TypeScript declarations around module declarations, import attributes and type exports', async () => {
+    const ts = [
+      'import data from "./data.json" with { type: "json" };',
+      'export type * from "./types";',
+      'export { type Shape, area };',
+      'declare module "virtual:config" {',
+      '  export const config: Record<string, string>;',
+      '}',
+      'export function area(shape: Shape): number { return 0; }',
+      'export class Circle { radius = 1; grow() {} }',
+      'interface Shape { kind: string }',
+    ].join('\n');
+    expect(await find('shapes.ts', ts, 'area', 'function')).toMatchObject({ exported: true, line: 7 });
+    expect(await find('shapes.ts', ts, 'Circle.grow', 'function')).toMatchObject({ line: 8 });
+    expect(await find('shapes.ts', ts, 'Shape', 'export')).toMatchObject({ line: 3 });
+    expect(await find('shapes.ts', ts, 'data', 'import')).toBeDefined();
+  });
+
+  it('finds Python definitions after a parenthesised with', async () => {
+    const py = [
+      'with (open("a") as a, open("b") as b):',
+      '    pass',
+      '',
+      'def after(x):',
+      '    return x',
+      '',
+      'class Later:',
+      '    def run(self): ...',
+    ].join('\n');
+    expect(await find('w.py', py, 'after', 'function')).toMatchObject({ line: 4 });
+    expect(await find('w.py', py, 'Later.run', 'function')).toMatchObject({ line: 8 });
+  });
+
+  it('finds Java members around pattern switches and text blocks', async () => {
+    const java = [
+      'public class Shapes {',
+      '  static final String SQL = """',
+      '      SELECT * FROM shapes',
+      '      WHERE kind = ?',
+      '      """;',
+      '  public static double area(Object shape) {',
+      '    return switch (shape) {',
+      '      case Circle c when c.r() > 0 -> Math.PI * c.r() * c.r();',
+      '      case Square s -> s.side() * s.side();',
+      '      default -> 0;',
+      '    };',
+      '  }',
+      '  public String describe() { return "shape"; }',
+      '}',
+      'record Circle(double r) {}',
+    ].join('\n');
+    expect(await find('Shapes.java', java, 'Shapes', 'class')).toMatchObject({ line: 1, exported: true });
+    expect(await find('Shapes.java', java, 'Shapes.area', 'function')).toMatchObject({ line: 6 });
+    expect(await find('Shapes.java', java, 'Shapes.describe', 'function')).toMatchObject({ line: 13 });
+    expect(await find('Shapes.java', java, 'Circle', 'class')).toMatchObject({ line: 15 });
   });
 });
 
@@ -245,9 +327,10 @@ describe('listSymbols and canFindSymbols', () => {
       ['a', 1],
       ['b', 3],
     ]);
-    for (const file of ['a.mts', 'a.py', 'a.go', 'a.rs', 'A.java', 'a.cs', 'a.rb', 'a.php', 'a.cpp', 'a.sh'])
+    for (const file of ['a.mts', 'a.jsx', 'a.py', 'a.go', 'a.rs', 'A.java', 'a.php', 'a.cpp', 'a.hpp'])
       expect(canFindSymbols(file)).toBe(true);
-    for (const file of ['a.zig', 'a.kt', 'Makefile', 'a.md']) expect(canFindSymbols(file)).toBe(false);
+    for (const file of ['a.zig', 'a.kt', 'a.cs', 'a.rb', 'a.sh', 'Makefile', 'a.md'])
+      expect(canFindSymbols(file)).toBe(false);
     expect(await listSymbols('a.zig', 'fn main() void {}')).toEqual([]);
   });
 });

@@ -1,4 +1,13 @@
-import { type CodeLanguage, codeLanguageOf, type SyntaxNode, withSyntaxTree } from '../code-parser';
+import {
+  type CodeLanguage,
+  childGroups,
+  childrenOf,
+  codeLanguageOf,
+  descendants,
+  parseSource,
+  type SourceTree,
+  type SyntaxNode,
+} from '../code-parser';
 import type { Priority } from '../finding';
 import type { AddedLine } from './added-lines';
 
@@ -28,83 +37,54 @@ const FAMILY: Partial<Record<CodeLanguage, Family>> = {
   java: 'java',
 };
 
-const field = (node: SyntaxNode, name: string): SyntaxNode | undefined =>
-  node.childForFieldName(name) ?? undefined;
-const named = (node: SyntaxNode): SyntaxNode[] => node.namedChildren.filter((child) => child !== null);
-
-const STRING_TYPES = new Set([
-  'string',
-  'template_string',
-  'interpreted_string_literal',
-  'raw_string_literal',
-  'string_literal',
-  'concatenated_string',
-  'character_literal',
+const STRING_TYPES: ReadonlySet<string> = new Set([
+  'String',
+  'TemplateString',
+  'FormatString',
+  'ContinuedString',
+  'RawString',
+  'StringLiteral',
+  'TextBlock',
+  'CharacterLiteral',
+  'Character',
+  'Char',
 ]);
-const SUBSTITUTIONS = ['template_substitution', 'interpolation', 'string_interpolation'];
+const SUBSTITUTIONS = ['Interpolation', 'FormatReplacement'];
+const CALLS: ReadonlySet<string> = new Set([
+  'CallExpression',
+  'CallExpr',
+  'NewExpression',
+  'MethodInvocation',
+  'ObjectCreationExpression',
+  'MacroInvocation',
+]);
+const ARGUMENT_LISTS: ReadonlySet<string> = new Set([
+  'ArgList',
+  'Arguments',
+  'ArgumentList',
+  'ParenthesizedTokens',
+  'BracketedTokens',
+  'BracedTokens',
+]);
 
 /** True when a node is a constant string: no substitution, no variable. */
 function isConstantString(node: SyntaxNode | undefined): boolean {
   if (!node) return true;
-  if (!STRING_TYPES.has(node.type)) return false;
-  return node.descendantsOfType(SUBSTITUTIONS).length === 0;
+  if (!STRING_TYPES.has(node.name)) return false;
+  return descendants(node, ...SUBSTITUTIONS).length === 0;
 }
 
 const SQL =
   /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\w+\s+set|delete\s+from|drop\s+table|where\s+\w+\s*=)/i;
 const FORMAT_CALLS = /(?:^|\.)(?:format|Sprintf|sprintf|format!|String\.format)$/;
-
-/** True when a node builds a string from a constant SQL part and something variable. */
-function isDynamicSql(node: SyntaxNode | undefined): boolean {
-  if (!node || !SQL.test(node.text)) return false;
-  switch (node.type) {
-    case 'binary_expression':
-    case 'binary_operator': {
-      const operator = node.children.find((child) => child && !child.isNamed)?.text;
-      if (operator !== '+' && operator !== '%') return false;
-      return !(isConstantString(field(node, 'left')) && isConstantString(field(node, 'right')));
-    }
-    case 'template_string':
-    case 'string':
-      return !isConstantString(node);
-    case 'call':
-    case 'call_expression':
-    case 'method_invocation':
-    case 'macro_invocation': {
-      const callee = calleeName(node);
-      return FORMAT_CALLS.test(callee) || callee.endsWith('.format');
-    }
-    default:
-      return false;
-  }
-}
-
-/** `os.system`, `child_process.exec`, `Runtime.getRuntime().exec`: the callee as written. */
-function calleeName(call: SyntaxNode): string {
-  if (call.type === 'method_invocation') {
-    const object = field(call, 'object')?.text;
-    const name = field(call, 'name')?.text ?? '';
-    return object ? `${object}.${name}` : name;
-  }
-  if (call.type === 'macro_invocation') return `${field(call, 'macro')?.text ?? ''}!`;
-  return (field(call, 'function') ?? field(call, 'constructor'))?.text.replace(/\s+/g, '') ?? '';
-}
-
-function callArguments(call: SyntaxNode): SyntaxNode[] {
-  const list = field(call, 'arguments');
-  return list ? named(list).filter((node) => node.type !== 'comment') : [];
-}
-
-function keywordArgument(call: SyntaxNode, name: string): SyntaxNode | undefined {
-  for (const argument of callArguments(call)) {
-    if (argument.type === 'keyword_argument' && field(argument, 'name')?.text === name)
-      return field(argument, 'value');
-  }
-  return undefined;
-}
-
 const SQL_METHODS =
   /(?:^|\.)(?:query|execute|executemany|executescript|exec|raw|prepare|run|all|get|Query|QueryRow|QueryContext|QueryRowContext|Exec|ExecContext|executeQuery|executeUpdate|prepareStatement|createQuery|createNativeQuery|unsafe)$/;
+
+/** One argument of a call: its value, and its name for a Python keyword argument. */
+interface Argument {
+  name?: string;
+  value: SyntaxNode;
+}
 
 interface Hit {
   node: SyntaxNode;
@@ -113,142 +93,173 @@ interface Hit {
   priority: Priority;
 }
 
-function checkCall(call: SyntaxNode, family: Family, fileText: string): Hit[] {
-  const hits: Hit[] = [];
-  const callee = calleeName(call);
-  const args = callArguments(call);
-  const first = args[0];
-  const hit = (rule: string, message: string, priority: Priority = 'P1') =>
-    hits.push({ node: call, rule, message, priority });
+/** Reads one file's tree for dangerous constructs. */
+class DangerReader {
+  constructor(
+    readonly source: SourceTree,
+    readonly family: Family,
+  ) {}
 
-  // Code execution from a value that is not a constant (`new Function(a, b, body)`: any argument).
-  if (callee === 'Function' && family === 'script' && args.some((arg) => !isConstantString(arg)))
-    hit('code-execution', 'new Function() runs code built from a variable value');
-  else if (
-    ((family === 'script' && callee === 'eval') ||
-      (family === 'python' && (callee === 'eval' || callee === 'exec'))) &&
-    first !== undefined &&
-    !isConstantString(first)
-  ) {
-    hit('code-execution', `${callee}() runs code built from a variable value`);
+  text(node: SyntaxNode | null | undefined): string {
+    return this.source.textOf(node);
   }
 
-  // Shell commands built from variable values.
-  if (family === 'script') {
-    const viaChildProcess =
-      /(?:^|\.)(?:exec|execSync)$/.test(callee) &&
-      (/(?:child_process|childProcess|^cp)\./.test(callee) ||
-        (!callee.includes('.') && /child_process/.test(fileText)));
-    if (viaChildProcess && first !== undefined && !isConstantString(first))
-      hit('shell-injection', `${callee}() runs a shell command built from a variable value`);
-  } else if (family === 'python') {
-    if (/^os\.(?:system|popen)$|^commands\.getoutput$/.test(callee) && first && !isConstantString(first))
-      hit('shell-injection', `${callee}() runs a shell command built from a variable value`);
-    if (/^subprocess\./.test(callee) && keywordArgument(call, 'shell')?.text === 'True')
-      hit(
-        'shell-injection',
-        `${callee}(…, shell=True) runs through a shell`,
-        first && !isConstantString(first) ? 'P1' : 'P2',
-      );
-    if (keywordArgument(call, 'verify')?.text === 'False')
-      hit('tls-disabled', `${callee}(…, verify=False) turns off TLS certificate verification`);
-    if (/(?:^|\.)_create_unverified_context$/.test(callee))
-      hit('tls-disabled', 'ssl._create_unverified_context() turns off TLS certificate verification');
-    if (/^(?:pickle|cPickle|marshal)\.loads?$/.test(callee))
-      hit('unsafe-deserialization', `${callee}() can run code from the data it reads`, 'P2');
-    if (/^yaml\.load$/.test(callee) && !/Loader\s*=\s*(?:yaml\.)?(?:Safe|Base)Loader/.test(call.text))
-      hit('unsafe-deserialization', 'yaml.load() without a safe Loader can build arbitrary objects', 'P2');
-  } else if (family === 'go') {
+  /** `os.system`, `child_process.exec`, `Runtime.getRuntime().exec`, `format!`: the callee as written. */
+  calleeName(call: SyntaxNode): string {
+    if (call.name === 'MacroInvocation') return `${this.text(call.firstChild)}!`;
+    const list = childrenOf(call).find((child) => ARGUMENT_LISTS.has(child.name));
+    let from = call.from;
+    const first = call.firstChild;
+    if (first?.name === 'new') from = first.to;
+    return this.source.text.slice(from, list?.from ?? call.to).replace(/\s+/g, '');
+  }
+
+  callArguments(call: SyntaxNode): Argument[] {
+    const list = childrenOf(call).find((child) => ARGUMENT_LISTS.has(child.name));
+    if (!list) return [];
+    return childGroups(list).flatMap((group): Argument[] => {
+      const [first, second, third] = group;
+      if (!first) return [];
+      if (first.name === 'VariableName' && second?.name === 'AssignOp' && third)
+        return [{ name: this.text(first), value: third }];
+      return [{ value: first }];
+    });
+  }
+
+  keywordArgument(call: SyntaxNode, name: string): SyntaxNode | undefined {
+    return this.callArguments(call).find((argument) => argument.name === name)?.value;
+  }
+
+  /** True when a node builds a string from a constant SQL part and something variable. */
+  isDynamicSql(node: SyntaxNode | undefined): boolean {
+    if (!node || !SQL.test(this.text(node))) return false;
+    if (node.name === 'BinaryExpression' || node.name === 'BinaryExp') {
+      const operator = this.text(node.getChild('ArithOp'));
+      if (operator !== '+' && operator !== '%') return false;
+      const left = node.firstChild ?? undefined;
+      const right = node.lastChild ?? undefined;
+      return !(isConstantString(left) && isConstantString(right));
+    }
+    if (STRING_TYPES.has(node.name)) return !isConstantString(node);
+    if (CALLS.has(node.name)) {
+      const callee = this.calleeName(node);
+      return FORMAT_CALLS.test(callee) || callee.endsWith('.format');
+    }
+    return false;
+  }
+
+  checkCall(call: SyntaxNode): Hit[] {
+    const hits: Hit[] = [];
+    const family = this.family;
+    const callee = this.calleeName(call);
+    const args = this.callArguments(call).filter((argument) => argument.name === undefined);
+    const first = args[0]?.value;
+    const hit = (rule: string, message: string, priority: Priority = 'P1') =>
+      hits.push({ node: call, rule, message, priority });
+
+    // Code execution from a value that is not a constant (`new Function(a, b, body)`: any argument).
     if (
-      /(?:^|\.)Command(?:Context)?$/.test(callee) &&
-      args.some((arg) => arg.text === '"-c"') &&
-      args.some((arg) => !isConstantString(arg))
+      callee === 'Function' &&
+      family === 'script' &&
+      args.some((argument) => !isConstantString(argument.value))
     )
-      hit('shell-injection', `${callee}(…, "-c", …) runs a shell command built from a variable value`);
-  } else if (family === 'java') {
-    if (/(?:^|\.)getRuntime\(\)\.exec$/.test(callee) && first && !isConstantString(first))
-      hit('shell-injection', 'Runtime.exec() runs a command built from a variable value');
-  } else if (family === 'rust') {
-    if (/(?:^|\.)danger_accept_invalid_(?:certs|hostnames)$/.test(callee) && first?.text === 'true')
-      hit('tls-disabled', `${callee.split('.').pop()}(true) turns off TLS certificate verification`);
+      hit('code-execution', 'new Function() runs code built from a variable value');
+    else if (
+      ((family === 'script' && callee === 'eval') ||
+        (family === 'python' && (callee === 'eval' || callee === 'exec'))) &&
+      first !== undefined &&
+      !isConstantString(first)
+    ) {
+      hit('code-execution', `${callee}() runs code built from a variable value`);
+    }
+
+    // Shell commands built from variable values.
+    if (family === 'script') {
+      const viaChildProcess =
+        /(?:^|\.)(?:exec|execSync)$/.test(callee) &&
+        (/(?:child_process|childProcess|^cp)\./.test(callee) ||
+          (!callee.includes('.') && /child_process/.test(this.source.text)));
+      if (viaChildProcess && first !== undefined && !isConstantString(first))
+        hit('shell-injection', `${callee}() runs a shell command built from a variable value`);
+    } else if (family === 'python') {
+      if (/^os\.(?:system|popen)$|^commands\.getoutput$/.test(callee) && first && !isConstantString(first))
+        hit('shell-injection', `${callee}() runs a shell command built from a variable value`);
+      if (/^subprocess\./.test(callee) && this.text(this.keywordArgument(call, 'shell')) === 'True')
+        hit(
+          'shell-injection',
+          `${callee}(…, shell=True) runs through a shell`,
+          first && !isConstantString(first) ? 'P1' : 'P2',
+        );
+      if (this.text(this.keywordArgument(call, 'verify')) === 'False')
+        hit('tls-disabled', `${callee}(…, verify=False) turns off TLS certificate verification`);
+      if (/(?:^|\.)_create_unverified_context$/.test(callee))
+        hit('tls-disabled', 'ssl._create_unverified_context() turns off TLS certificate verification');
+      if (/^(?:pickle|cPickle|marshal)\.loads?$/.test(callee))
+        hit('unsafe-deserialization', `${callee}() can run code from the data it reads`, 'P2');
+      if (
+        /^yaml\.load$/.test(callee) &&
+        !/^(?:yaml\.)?(?:Safe|Base)Loader$/.test(
+          this.text(this.keywordArgument(call, 'Loader')).replace(/\s+/g, ''),
+        )
+      )
+        hit('unsafe-deserialization', 'yaml.load() without a safe Loader can build arbitrary objects', 'P2');
+    } else if (family === 'go') {
+      if (
+        /(?:^|\.)Command(?:Context)?$/.test(callee) &&
+        args.some((argument) => this.text(argument.value) === '"-c"') &&
+        args.some((argument) => !isConstantString(argument.value))
+      )
+        hit('shell-injection', `${callee}(…, "-c", …) runs a shell command built from a variable value`);
+    } else if (family === 'java') {
+      if (/(?:^|\.)getRuntime\(\)\.exec$/.test(callee) && first && !isConstantString(first))
+        hit('shell-injection', 'Runtime.exec() runs a command built from a variable value');
+    } else if (family === 'rust') {
+      if (/(?:^|\.)danger_accept_invalid_(?:certs|hostnames)$/.test(callee) && this.text(first) === 'true')
+        hit('tls-disabled', `${callee.split('.').pop()}(true) turns off TLS certificate verification`);
+    }
+
+    // SQL text built by concatenation or formatting instead of parameters.
+    if (SQL_METHODS.test(callee) && this.isDynamicSql(first))
+      hit('sql-injection', `${callee}() gets SQL built from variable values; pass them as query parameters`);
+    return hits;
   }
 
-  // SQL text built by concatenation or formatting instead of parameters.
-  if (SQL_METHODS.test(callee) && isDynamicSql(first))
-    hit('sql-injection', `${callee}() gets SQL built from variable values; pass them as query parameters`);
-  return hits;
-}
-
-function checkNode(node: SyntaxNode, family: Family, fileText: string): Hit[] {
-  switch (node.type) {
-    case 'call_expression':
-    case 'call':
-    case 'method_invocation':
-    case 'new_expression':
-      return checkCall(node, family, fileText);
-    case 'pair': {
-      // `{ rejectUnauthorized: false }`, `{ strictSSL: false }` (Node https/tls, request).
-      const key = field(node, 'key')?.text.replace(/["']/g, '');
-      const value = field(node, 'value')?.text;
-      if ((key === 'rejectUnauthorized' || key === 'strictSSL') && value === 'false')
-        return [
-          {
-            node,
-            rule: 'tls-disabled',
-            message: `${key}: false turns off TLS certificate verification`,
-            priority: 'P1',
-          },
-        ];
-      return [];
+  checkNode(node: SyntaxNode): Hit[] {
+    const one = (rule: string, message: string): Hit[] => [{ node, rule, message, priority: 'P1' }];
+    if (CALLS.has(node.name)) return this.checkCall(node);
+    switch (node.name) {
+      case 'Property': {
+        // `{ rejectUnauthorized: false }`, `{ strictSSL: false }` (Node https/tls, request).
+        const key = this.text(node.firstChild).replace(/["']/g, '');
+        const value = this.text(node.lastChild);
+        if ((key === 'rejectUnauthorized' || key === 'strictSSL') && value === 'false')
+          return one('tls-disabled', `${key}: false turns off TLS certificate verification`);
+        return [];
+      }
+      case 'AssignmentExpression':
+      case 'AssignStatement': {
+        const left = this.text(node.firstChild);
+        const right = this.text(node.lastChild).replace(/["']/g, '');
+        if (/NODE_TLS_REJECT_UNAUTHORIZED/.test(left) && right === '0')
+          return one(
+            'tls-disabled',
+            'NODE_TLS_REJECT_UNAUTHORIZED = 0 turns off TLS verification for the process',
+          );
+        if (/\.check_hostname$/.test(left) && right === 'False')
+          return one('tls-disabled', 'check_hostname = False turns off TLS host name verification');
+        if (/\.verify_mode$/.test(left) && /CERT_NONE$/.test(right))
+          return one('tls-disabled', 'verify_mode = CERT_NONE turns off TLS certificate verification');
+        return [];
+      }
+      case 'Element': {
+        // Go: `&tls.Config{InsecureSkipVerify: true}`
+        if (this.text(node.getChild('Key')) === 'InsecureSkipVerify' && this.text(node.lastChild) === 'true')
+          return one('tls-disabled', 'InsecureSkipVerify: true turns off TLS certificate verification');
+        return [];
+      }
+      default:
+        return [];
     }
-    case 'assignment_expression':
-    case 'assignment': {
-      const left = field(node, 'left')?.text ?? '';
-      const right = field(node, 'right')?.text.replace(/["']/g, '');
-      if (/NODE_TLS_REJECT_UNAUTHORIZED/.test(left) && right === '0')
-        return [
-          {
-            node,
-            rule: 'tls-disabled',
-            message: 'NODE_TLS_REJECT_UNAUTHORIZED = 0 turns off TLS verification for the process',
-            priority: 'P1',
-          },
-        ];
-      if (/\.check_hostname$/.test(left) && right === 'False')
-        return [
-          {
-            node,
-            rule: 'tls-disabled',
-            message: 'check_hostname = False turns off TLS host name verification',
-            priority: 'P1',
-          },
-        ];
-      if (/\.verify_mode$/.test(left) && /CERT_NONE$/.test(right ?? ''))
-        return [
-          {
-            node,
-            rule: 'tls-disabled',
-            message: 'verify_mode = CERT_NONE turns off TLS certificate verification',
-            priority: 'P1',
-          },
-        ];
-      return [];
-    }
-    case 'keyed_element': {
-      const [key, value] = named(node);
-      if (key?.text === 'InsecureSkipVerify' && value?.text === 'true')
-        return [
-          {
-            node,
-            rule: 'tls-disabled',
-            message: 'InsecureSkipVerify: true turns off TLS certificate verification',
-            priority: 'P1',
-          },
-        ];
-      return [];
-    }
-    default:
-      return [];
   }
 }
 
@@ -309,42 +320,23 @@ export async function findDangerousCode(
   };
   const language = codeLanguageOf(file);
   const family = language === undefined ? undefined : FAMILY[language];
-  if (family !== undefined && lines.length > 0) {
-    const found =
-      (await withSyntaxTree(file, text, (root) => {
-        const results: { line: number; rule: string; message: string; priority: Priority }[] = [];
-        const cursor = root.walk();
-        let visiting = true;
-        while (visiting) {
-          const node = cursor.currentNode;
-          const line = node.startPosition.row + 1;
-          const spans = node.endPosition.row + 1;
-          let descend = true;
-          // Only subtrees that touch an added line.
-          let touches = false;
-          for (let row = line; row <= spans && !touches; row += 1) touches = added.has(row);
-          if (!touches) descend = false;
-          else if (added.has(line)) {
-            for (const found of checkNode(node, family, text))
-              results.push({
-                line: found.node.startPosition.row + 1,
-                rule: found.rule,
-                message: found.message,
-                priority: found.priority,
-              });
-          }
-          if (descend && cursor.gotoFirstChild()) continue;
-          while (!cursor.gotoNextSibling()) {
-            if (!cursor.gotoParent()) {
-              visiting = false;
-              break;
-            }
-          }
-        }
-        cursor.delete();
-        return results;
-      })) ?? [];
-    for (const item of found) push(item.line, item.rule, item.message, item.priority);
+  const source = family !== undefined && lines.length > 0 ? await parseSource(file, text) : undefined;
+  if (source && family) {
+    const reader = new DangerReader(source, family);
+    source.tree.iterate({
+      enter: (ref) => {
+        const line = source.position(ref.from).line;
+        const last = source.position(ref.to).line;
+        // Only subtrees that touch an added line.
+        let touches = false;
+        for (let row = line; row <= last && !touches; row += 1) touches = added.has(row);
+        if (!touches) return false;
+        if (added.has(line))
+          for (const found of reader.checkNode(ref.node))
+            push(source.lineOf(found.node), found.rule, found.message, found.priority);
+        return undefined;
+      },
+    });
   }
   if (!DOC_FILE.test(file)) {
     for (const { line, number } of lines) {
