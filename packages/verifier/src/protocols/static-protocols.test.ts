@@ -36,7 +36,7 @@ describe('SYNTAX', { timeout: 30_000 }, () => {
     expect(await syntaxErrors('x.ts', 'let = ;')).not.toEqual([]);
   });
 
-  it('parses Python, Go, Rust and Java changes with tree-sitter', async () => {
+  it('parses Python, Go, Rust and Java changes; their toolchains confirm errors', async () => {
     const ws = await repo({ 'README.md': 'r\n' });
     await ws.write('app.py', 'def ok(x):\n    return f"{x!r}"\n');
     await ws.write('bad.py', 'def broken(:\n    pass\n');
@@ -45,22 +45,22 @@ describe('SYNTAX', { timeout: 30_000 }, () => {
     await ws.write('A.java', 'record P(int x) {}\n');
     await ws.write('notes.zig', 'not parsed at all {{{');
     const { findings } = await runProtocols([syntaxProtocol], createProtocolContext({ workspace: ws.root }));
-    expect(findings.map((f) => [f.status, f.evidence?.file])).toEqual([
-      ['fail', 'bad.py'],
-      ['fail', 'lib.rs'],
-    ]);
-    expect(findings[0]?.message).toMatch(/bad\.py has 1 syntax error\(s\): 1:\d+ /);
+    expect(findings.map((f) => f.evidence?.file)).toEqual(['bad.py', 'lib.rs']);
+    expect(findings[0]).toMatchObject({ status: 'fail', priority: 'P0' });
+    expect(findings[0]?.message).toMatch(
+      /bad\.py has 1 syntax error\(s\) \(python3 -m py_compile\): 1 SyntaxError/,
+    );
+    // rustfmt confirms when the command policy lets it run; otherwise the file is unverified.
+    expect(findings[1]?.status).toMatch(/^(?:fail|error)$/);
   });
 
   it('lets the TypeScript parser confirm JS/TS errors when it is installed', async () => {
     // The grammar does not know variance annotations; the compiler does.
     const modern = 'export interface Box<in out T> { value: T }\n';
-    expect(await syntaxErrors('m.ts', modern, { typescript: null })).not.toEqual([]);
+    expect(await syntaxErrors('m.ts', modern, { typescript: null })).toBeUndefined();
     expect(await syntaxErrors('m.ts', modern)).toEqual([]);
     expect(await syntaxErrors('m.ts', 'export const = 1;\n')).not.toEqual([]);
-    expect(await syntaxErrors('m.ts', 'export const = 1;\n', { typescript: null })).not.toEqual([]);
-    expect(await syntaxErrors('a.py', 'x = "def ghost(:"\n')).toEqual([]);
-    expect(await syntaxErrors('a.zig', 'whatever')).toBeUndefined();
+    expect(await syntaxErrors('m.ts', 'export const = 1;\n', { typescript: null })).toBeUndefined();
   });
 });
 

@@ -1,112 +1,35 @@
 import type { ToolCallRecord } from '@closedloop/plan';
-import type TypeScript from 'typescript';
-import { type CodeLanguage, codeLanguageOf, treeErrors, withSyntaxTree } from '../code-parser';
 import type { Finding } from '../finding';
-import { loadTypeScript } from '../load-typescript';
 import type { Protocol } from '../protocol';
 import { addedLines } from './added-lines';
+import { canCheckSyntax, checkSyntax } from './syntax-check';
 
-const JSON_FILE = /\.json$/;
-const SCRIPT_LANGUAGES: ReadonlySet<CodeLanguage> = new Set(['javascript', 'typescript', 'tsx']);
-/**
- * Languages whose grammar is trusted to flag only real syntax errors (C++ and shell grammars
- * stumble on macros and heredocs, so their files are parsed for symbols but not judged here).
- */
-const SYNTAX_LANGUAGES: ReadonlySet<CodeLanguage> = new Set([
-  ...SCRIPT_LANGUAGES,
-  'python',
-  'go',
-  'rust',
-  'java',
-  'c-sharp',
-  'ruby',
-  'php',
-]);
+export { syntaxErrors } from './syntax-check';
 
 function syntaxFiles(files: readonly string[]): string[] {
-  return files.filter((file) => {
-    if (JSON_FILE.test(file)) return !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file);
-    const language = codeLanguageOf(file);
-    return language !== undefined && SYNTAX_LANGUAGES.has(language) && !file.endsWith('.d.ts');
-  });
-}
-
-function typeScriptSyntaxErrors(ts: typeof TypeScript, fileName: string, text: string): string[] {
-  const output = ts.transpileModule(text, {
-    fileName,
-    reportDiagnostics: true,
-    compilerOptions: {
-      target: ts.ScriptTarget.Latest,
-      module: ts.ModuleKind.ESNext,
-      jsx: ts.JsxEmit.Preserve,
-      allowJs: true,
-    },
-  });
-  return (output.diagnostics ?? [])
-    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-    .map((diagnostic) => {
-      const position =
-        diagnostic.file && diagnostic.start !== undefined
-          ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
-          : undefined;
-      const where = position ? `${position.line + 1}:${position.character + 1}` : '';
-      return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`.trim();
-    });
-}
-
-/** Options of {@link syntaxErrors}. */
-export interface SyntaxErrorsOptions {
-  /**
-   * The TypeScript compiler used to confirm JS/TS errors the grammar reports (its parser knows
-   * syntax newer than the grammar's). Default: the optional `typescript` peer when installed;
-   * `null` parses with the grammar alone.
-   */
-  typescript?: typeof TypeScript | null;
+  return files.filter(
+    (file) =>
+      canCheckSyntax(file) &&
+      !file.endsWith('.d.ts') &&
+      !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file),
+  );
 }
 
 /**
- * Syntax errors of one source file (`line:column message`; empty when it parses): JSON with
- * `JSON.parse`; JS/TS, Python, Go, Rust, Java, C#, Ruby and PHP from the tree-sitter syntax tree
- * (`ERROR` and `MISSING` nodes). A JS/TS error the grammar reports is confirmed by the
- * TypeScript compiler's parser when `typescript` is installed. `undefined` when the file's
- * language has no trusted parser.
- *
- * @example
- * await syntaxErrors('a.py', 'def f(:\n  pass\n'); // ['1:7 missing )']
- */
-export async function syntaxErrors(
-  fileName: string,
-  text: string,
-  options: SyntaxErrorsOptions = {},
-): Promise<string[] | undefined> {
-  if (JSON_FILE.test(fileName)) {
-    try {
-      JSON.parse(text);
-      return [];
-    } catch (error) {
-      return [error instanceof Error ? error.message : String(error)];
-    }
-  }
-  const language = codeLanguageOf(fileName);
-  if (language === undefined || !SYNTAX_LANGUAGES.has(language)) return undefined;
-  const errors = (await withSyntaxTree(fileName, text, (root) => treeErrors(root))) ?? [];
-  if (errors.length === 0 || !SCRIPT_LANGUAGES.has(language)) return errors;
-  const ts = options.typescript === undefined ? loadTypeScript() : (options.typescript ?? undefined);
-  return ts ? typeScriptSyntaxErrors(ts, fileName, text) : errors;
-}
-
-/**
- * SYNTAX (layer 1, P0): every changed source file in a language with a trusted parser (JS/TS,
- * Python, Go, Rust, Java, C#, Ruby, PHP) and every changed JSON file parses. See
- * {@link syntaxErrors}.
+ * SYNTAX (layer 1, P0): every changed JS/TS, Python, Go, Rust, Java, PHP and JSON file parses.
+ * The lezer grammar reads each file; errors it reports are confirmed or refuted by the
+ * language's own toolchain through the command policy (see {@link checkSyntax}). Confirmed
+ * errors fail; errors no toolchain could confirm are an `error` finding (unverified, never a
+ * pass and never a failure on the grammar's word alone).
  */
 export const syntaxProtocol: Protocol = {
   name: 'SYNTAX',
-  description: 'No syntax errors in changed source and JSON files (tree-sitter; TypeScript confirms JS/TS).',
+  description:
+    'No syntax errors in changed source and JSON files (lezer grammars; the language toolchain confirms errors).',
   priority: 'P0',
   layer: 1,
   group: 1,
-  timeoutMs: 30_000,
+  timeoutMs: 60_000,
   async appliesTo(ctx) {
     return syntaxFiles(await ctx.changedFiles()).length > 0;
   },
@@ -116,13 +39,23 @@ export const syntaxProtocol: Protocol = {
     for (const file of files) {
       const text = ctx.facts.read(file);
       if (text === undefined) continue;
-      const errors = (await syntaxErrors(file, text)) ?? [];
-      if (errors.length > 0) {
+      const check = await checkSyntax(file, text, { run: (argv, options) => ctx.run(argv, options) });
+      const shown = check.errors.slice(0, 3).join(' | ');
+      if (check.status === 'invalid') {
         findings.push({
           check: 'SYNTAX',
           priority: 'P0',
           status: 'fail',
-          message: `${file} has ${errors.length} syntax error(s): ${errors.slice(0, 3).join(' | ')}`,
+          message: `${file} has ${check.errors.length} syntax error(s) (${check.checkedBy}): ${shown}`,
+          evidence: { file },
+        });
+      } else if (check.status === 'unconfirmed') {
+        // The grammar alone is no proof: it may not know the syntax. Unverified, not failed.
+        findings.push({
+          check: 'SYNTAX',
+          priority: 'P0',
+          status: 'error',
+          message: `${file}: the parser reports ${check.errors.length} syntax error(s) (${shown}) that no toolchain could confirm (${check.reason}); its syntax is unverified.`,
           evidence: { file },
         });
       }
