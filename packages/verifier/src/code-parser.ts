@@ -1,8 +1,12 @@
+import { createRequire } from 'node:module';
 import type { Parser, SyntaxNode, Tree } from '@lezer/common';
 
 export type { SyntaxNode } from '@lezer/common';
 
-/** Languages the verifier parses (lezer grammars: pure JavaScript, no native or WebAssembly code). */
+/**
+ * Languages the verifier parses (lezer grammars: pure JavaScript, no native or WebAssembly code).
+ * C++ and PHP need their optional grammar packages (`@lezer/cpp`, `@lezer/php`) installed.
+ */
 export type CodeLanguage =
   | 'javascript'
   | 'typescript'
@@ -50,6 +54,38 @@ export const PARSED_EXTENSIONS: readonly string[] = Object.keys(EXTENSIONS);
 export function codeLanguageOf(fileName: string): CodeLanguage | undefined {
   const match = /\.[^./\\]+$/.exec(fileName);
   return match ? EXTENSIONS[match[0].toLowerCase()] : undefined;
+}
+
+/** Grammars that are optional peer dependencies (installed by those who want the language). */
+const OPTIONAL_GRAMMARS: Partial<Record<CodeLanguage, string>> = { cpp: '@lezer/cpp', php: '@lezer/php' };
+const installed = new Map<string, boolean>();
+
+function grammarInstalled(language: CodeLanguage): boolean {
+  const name = OPTIONAL_GRAMMARS[language];
+  if (name === undefined) return true;
+  let found = installed.get(name);
+  if (found === undefined) {
+    try {
+      createRequire(import.meta.url).resolve(name);
+      found = true;
+    } catch {
+      found = false;
+    }
+    installed.set(name, found);
+  }
+  return found;
+}
+
+/**
+ * The language of a file the verifier can parse here: known extension, grammar installed.
+ *
+ * @example
+ * parsedLanguageOf('src/auth.py'); // 'python'
+ * parsedLanguageOf('index.php'); // 'php' when @lezer/php is installed, else undefined
+ */
+export function parsedLanguageOf(fileName: string): CodeLanguage | undefined {
+  const language = codeLanguageOf(fileName);
+  return language !== undefined && grammarInstalled(language) ? language : undefined;
 }
 
 // Each grammar is imported on first use: importing the verifier loads none of them.
@@ -130,14 +166,14 @@ export class SourceTree {
 
 /**
  * Parses a source file by its extension. Resolves to `undefined` when there is no parser for the
- * file's language.
+ * file's language (or its optional grammar is not installed).
  *
  * @example
  * const source = await parseSource('a.py', 'def f(x):\n    return x\n');
  * source?.root.firstChild?.name; // 'FunctionDefinition'
  */
 export async function parseSource(fileName: string, text: string): Promise<SourceTree | undefined> {
-  const language = codeLanguageOf(fileName);
+  const language = parsedLanguageOf(fileName);
   if (language === undefined) return undefined;
   const parser = await loadParser(language);
   return new SourceTree(fileName, language, text, parser.parse(text));

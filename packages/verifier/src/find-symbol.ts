@@ -1,4 +1,4 @@
-import { type CodeLanguage, codeLanguageOf, parseSource, type SourceTree } from './code-parser';
+import { type CodeLanguage, parsedLanguageOf, parseSource, type SourceTree } from './code-parser';
 import { cppSymbols } from './symbols/cpp-symbols';
 import { goSymbols } from './symbols/go-symbols';
 import { javaSymbols } from './symbols/java-symbols';
@@ -25,7 +25,8 @@ export type SymbolKind =
 export interface FindSymbolOptions {
   /**
    * File name; its extension picks the parser: JS/TS (`.js .mjs .cjs .jsx .ts .mts .cts .tsx`),
-   * Python (`.py .pyi`), Go, Rust, Java, C++ (`.cpp .cc .cxx .hpp .hh .hxx`), PHP.
+   * Python (`.py .pyi`), Go, Rust, Java; C++ (`.cpp .cc .cxx .hpp .hh .hxx`) and PHP when their
+   * optional grammars (`@lezer/cpp`, `@lezer/php`) are installed.
    */
   fileName: string;
   /** The file's source text. */
@@ -38,11 +39,12 @@ export interface FindSymbolOptions {
 }
 
 /**
- * True when {@link findSymbol} has a parser for files with this name. A claim about a file it
- * cannot parse cannot be checked (and must never pass).
+ * True when {@link findSymbol} has a parser for files with this name (C++ and PHP: when the
+ * optional `@lezer/cpp` / `@lezer/php` is installed). A claim about a file it cannot parse
+ * cannot be checked (and must never pass).
  */
 export function canFindSymbols(fileName: string): boolean {
-  return codeLanguageOf(fileName) !== undefined;
+  return parsedLanguageOf(fileName) !== undefined;
 }
 
 const EXTRACTORS: Readonly<Record<CodeLanguage, (source: SourceTree) => FoundSymbol[]>> = {

@@ -1,5 +1,5 @@
 import type TypeScript from 'typescript';
-import { type CodeLanguage, codeLanguageOf, parseSource, treeErrors } from '../code-parser';
+import { type CodeLanguage, parsedLanguageOf, parseSource, treeErrors } from '../code-parser';
 import { SYNTAX_TOOLCHAINS, type SyntaxCommandRunner } from './syntax-toolchains';
 
 export type { SyntaxCommandRunner } from './syntax-toolchains';
@@ -24,7 +24,7 @@ const JSON_FILE = /\.json$/i;
 /** True when {@link checkSyntax} judges files with this name. */
 export function canCheckSyntax(fileName: string): boolean {
   if (JSON_FILE.test(fileName)) return true;
-  const language = codeLanguageOf(fileName);
+  const language = parsedLanguageOf(fileName);
   return language !== undefined && SYNTAX_LANGUAGES.has(language);
 }
 
@@ -89,7 +89,7 @@ export async function checkSyntax(
       };
     }
   }
-  const language = codeLanguageOf(fileName);
+  const language = parsedLanguageOf(fileName);
   const source =
     language !== undefined && SYNTAX_LANGUAGES.has(language) ? await parseSource(fileName, text) : undefined;
   if (!source) return { status: 'unsupported', errors: [] };
