@@ -1,11 +1,14 @@
 /**
- * Symbol lookups from syntax trees, per language: a generated source file of about 400 lines
+ * Symbol lookups from syntax trees, per language: a generated source file of about 500 lines
  * (40 units of a function, a class or struct with methods, a constant, comments and strings that
- * mention names), parsed and searched by `findSymbol`. Prints the one-time grammar load and the
- * median milliseconds per file (every run parses a fresh text: no cache hit).
+ * mention names), parsed by the lezer grammar and searched by `findSymbol`. Prints the one-time
+ * grammar load and the median milliseconds per file (every run parses a fresh text: no cache
+ * hit); for JS/TS also the TypeScript compiler's parse of the same text (`createSourceFile`, the
+ * verifier's parser before lezer), measured interleaved in the same runs.
  *
  * Run: `npx tsx --conditions=@closedloop/source bench/find-symbol.bench.ts`
  */
+import ts from 'typescript';
 import { findSymbol } from '../src/find-symbol';
 
 const UNITS = 40;
@@ -58,8 +61,10 @@ const median = (values: number[]) => {
 };
 
 console.log(`findSymbol: ${UNITS} units per file, median of ${RUNS} runs, fresh text each run`);
-console.log('| language | lines | first call (grammar load) ms | ms per file (median) |');
-console.log('| --- | ---: | ---: | ---: |');
+console.log(
+  '| language | lines | first call (grammar load) ms | ms per file (median) | TypeScript compiler parse ms (median) |',
+);
+console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const [name, generator] of Object.entries(GENERATORS)) {
   const build = (run: number) =>
     `${header(name)}${Array.from({ length: UNITS }, (_, index) => generator.unit(index)).join('\n')}\n${name === 'Python' ? '#' : '//'} run ${run}\n`;
@@ -74,8 +79,15 @@ for (const [name, generator] of Object.entries(GENERATORS)) {
   const firstMs = performance.now() - started;
   if (!first) throw new Error(`${name}: ${generator.wanted} not found`);
   const times: number[] = [];
+  const compilerTimes: number[] = [];
+  const script = /\.[jt]s$/.test(generator.file);
   for (let run = 0; run < RUNS; run += 1) {
     const text = build(run);
+    if (script) {
+      const before = performance.now();
+      ts.createSourceFile(generator.file, `${text} `, ts.ScriptTarget.Latest, true);
+      compilerTimes.push(performance.now() - before);
+    }
     started = performance.now();
     const found = await findSymbol({
       fileName: generator.file,
@@ -86,5 +98,6 @@ for (const [name, generator] of Object.entries(GENERATORS)) {
     times.push(performance.now() - started);
     if (!found) throw new Error(`${name}: ${generator.wanted} not found`);
   }
-  console.log(`| ${name} | ${lines} | ${firstMs.toFixed(1)} | ${median(times).toFixed(2)} |`);
+  const compiler = script ? median(compilerTimes).toFixed(2) : '—';
+  console.log(`| ${name} | ${lines} | ${firstMs.toFixed(1)} | ${median(times).toFixed(2)} | ${compiler} |`);
 }
