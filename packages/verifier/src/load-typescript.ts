@@ -6,7 +6,7 @@ let loaded: typeof TypeScript | null | undefined;
 /**
  * The TypeScript compiler API when it is installed (an optional peer dependency of the
  * verifier), loaded on first use; `undefined` when it is not. Nothing in the verifier needs it:
- * code facts come from tree-sitter, and TYPECHECK runs the workspace's own `tsc`. When present,
+ * code facts come from lezer, and TYPECHECK runs the workspace's own `tsc`. When present,
  * it confirms JS/TS syntax errors with the compiler's own parser.
  */
 export function loadTypeScript(): typeof TypeScript | undefined {

@@ -37,7 +37,7 @@ function entryPoints(ctx: ProtocolContext): Set<string> {
 
 /**
  * True when a file's exported names are a public API: any source file in languages whose
- * visibility is the API (Go, Rust, Java, C#…), entry points in JS/TS and Python (`index.*`,
+ * visibility is the API (Go, Rust, Java, C++, PHP), entry points in JS/TS and Python (`index.*`,
  * `main.*`, `__init__.py`, package.json `main`/`module`/`exports` targets). Tests never are.
  */
 function isApiFile(file: string, entries: ReadonlySet<string>): boolean {
@@ -63,7 +63,7 @@ export async function publicApiChanges(
 
 /**
  * DOCUMENTATION (layer 1, P2): when the change alters a public API (exports added to or removed
- * from an entry point, public symbols of Go/Rust/Java/C# files — read from syntax trees against
+ * from an entry point, public symbols of Go/Rust/Java files — read from syntax trees against
  * the base), a README, CHANGELOG, docs/ file or changeset changed in the same step (or run, at
  * goal level). No public API change → the protocol does not apply.
  */
