@@ -53,7 +53,7 @@ describe('checkSyntax on the corpus', { timeout: 120_000 }, () => {
 
   it('with no toolchain, grammar errors are unconfirmed: never invalid, never valid', async () => {
     for (const [file, text] of Object.entries(valid)) {
-      const check = await checkSyntax(file, text, { typescript: null });
+      const check = await checkSyntax(file, text, { typescript: null, run: null });
       expect(['valid', 'unconfirmed']).toContain(check.status);
     }
     // The known gaps of the grammars, each alone.
@@ -67,15 +67,16 @@ describe('checkSyntax on the corpus', { timeout: 120_000 }, () => {
         'class S { int f(Object o) { return switch (o) { case Integer i -> i; default -> 0; }; } }\n',
     };
     for (const [file, text] of Object.entries(gaps)) {
-      const check = await checkSyntax(file, text, { typescript: null });
+      const check = await checkSyntax(file, text, { typescript: null, run: null });
       expect({ file, status: check.status }).toEqual({ file, status: 'unconfirmed' });
       expect(check.reason).toBeTruthy();
     }
     for (const [file, text] of Object.entries(broken)) {
       if (file.endsWith('.json')) continue;
-      expect((await checkSyntax(file, text, { typescript: null })).status).toBe('unconfirmed');
+      expect((await checkSyntax(file, text, { typescript: null, run: null })).status).toBe('unconfirmed');
     }
-    expect(await syntaxErrors('module.ts', gaps['module.ts'] ?? '', { typescript: null })).toBeUndefined();
+    const off = { typescript: null, run: null };
+    expect(await syntaxErrors('module.ts', gaps['module.ts'] ?? '', off)).toBeUndefined();
     expect(await syntaxErrors('a.zig', 'whatever')).toBeUndefined();
     expect(await syntaxErrors('a.py', 'x = "def ghost(:"\n')).toEqual([]);
   });
@@ -118,10 +119,12 @@ describe('checkSyntax toolchains', { timeout: 120_000 }, () => {
     });
   });
 
-  it('confirms Python with py_compile and leaves no bytecode in the workspace', async () => {
+  it('confirms Python with py_compile, imports no workspace module and leaves no bytecode', async () => {
     const files = {
       'modern.py': valid['modern.py'] ?? '',
       'missing-colon.py': broken['missing-colon.py'] ?? '',
+      // A module shadowing the standard one must never be imported.
+      'py_compile.py': 'open("imported-from-workspace", "w").close()\n',
     };
     const ws = await workspace(files);
     expect(await checkSyntax('modern.py', files['modern.py'], { run: runIn(ws.root) })).toMatchObject({
@@ -132,6 +135,18 @@ describe('checkSyntax toolchains', { timeout: 120_000 }, () => {
       await checkSyntax('missing-colon.py', files['missing-colon.py'], { run: runIn(ws.root) }),
     ).toMatchObject({ status: 'invalid', errors: ["1 SyntaxError: expected ':'"] });
     expect(existsSync(path.join(ws.root, '__pycache__'))).toBe(false);
+    expect(existsSync(path.join(ws.root, 'imported-from-workspace'))).toBe(false);
+  });
+
+  it('without a workspace, runs the toolchain in a private folder holding only the file', async () => {
+    expect(await syntaxErrors('src/bad.py', broken['missing-colon.py'] ?? '')).toEqual([
+      "1 SyntaxError: expected ':'",
+    ]);
+    expect(await checkSyntax('with.py', valid['modern.py'] ?? '')).toMatchObject({ status: 'valid' });
+    expect(await checkSyntax('stray.cjs', broken['stray.cjs'] ?? '', { typescript: null })).toMatchObject({
+      status: 'invalid',
+      checkedBy: expect.stringMatching(/--check$/),
+    });
   });
 
   it('says why nothing could confirm: a missing toolchain is a reason, not a verdict', async () => {

@@ -1,6 +1,10 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type TypeScript from 'typescript';
 import { type CodeLanguage, parsedLanguageOf, parseSource, treeErrors } from '../code-parser';
-import { SYNTAX_TOOLCHAINS, type SyntaxCommandRunner } from './syntax-toolchains';
+import { runCommand } from '../run-command';
+import { SYNTAX_TOOLCHAINS, type SyntaxCommandRunner, type ToolchainPlace } from './syntax-toolchains';
 
 export type { SyntaxCommandRunner } from './syntax-toolchains';
 
@@ -52,12 +56,14 @@ export interface SyntaxCheckOptions {
    */
   typescript?: typeof TypeScript | null;
   /**
-   * Runs the language's toolchain in the workspace (`node --check`, the workspace's `tsc`,
-   * `python3 -m py_compile`, `gofmt -e`, `rustfmt`, `javac`, `php -l`) through the command
-   * policy; the file name is then relative to the workspace and the file holds `text`. Without
-   * it, only the in-process TypeScript parser can confirm.
+   * Where the language's toolchain runs (`node --check`, `tsc`, `python3 -m py_compile`,
+   * `gofmt -e`, `rustfmt`, `javac`, `php -l`). A runner: in the workspace, through its command
+   * policy (the SYNTAX protocol passes `ctx.run`); the file name is then relative to the
+   * workspace and the file holds `text`. Default: a private temporary folder holding only the
+   * file, with the product's default command policy. `null`: no commands (only the in-process
+   * TypeScript parser can confirm).
    */
-  run?: SyntaxCommandRunner;
+  run?: SyntaxCommandRunner | null;
 }
 
 /**
@@ -69,7 +75,7 @@ export interface SyntaxCheckOptions {
  * the grammar's word alone, never `valid`. JSON is judged by `JSON.parse`.
  *
  * @example
- * await checkSyntax('a.py', 'def f(:\n    pass\n', { run: ctx.run });
+ * await checkSyntax('a.py', 'def f(:\n    pass\n');
  * // { status: 'invalid', errors: ['1 SyntaxError: invalid syntax'], checkedBy: 'python3 -m py_compile' }
  */
 export async function checkSyntax(
@@ -96,21 +102,34 @@ export async function checkSyntax(
   const errors = treeErrors(source);
   if (errors.length === 0) return { status: 'valid', errors: [], checkedBy: 'lezer grammar' };
   const reasons: string[] = [];
-  for (const toolchain of SYNTAX_TOOLCHAINS) {
-    if (!toolchain.languages.includes(source.language)) continue;
-    const verdict = await toolchain.check({
-      fileName,
-      source,
-      run: options.run,
-      typescript: options.typescript,
-    });
-    if ('unavailable' in verdict) {
-      reasons.push(verdict.unavailable);
-      continue;
+  let folder: string | undefined;
+  let prepared: Promise<ToolchainPlace | undefined> | undefined;
+  const place = (): Promise<ToolchainPlace | undefined> => {
+    prepared ??= (async () => {
+      if (options.run === null) return undefined;
+      if (options.run) return { run: options.run, fileName };
+      folder = await mkdtemp(path.join(os.tmpdir(), 'closedloop-syntax-'));
+      const root = folder;
+      const name = path.basename(fileName);
+      await writeFile(path.join(root, name), text);
+      return { run: (argv, runOptions) => runCommand({ argv, cwd: root, ...runOptions }), fileName: name };
+    })();
+    return prepared;
+  };
+  try {
+    for (const toolchain of SYNTAX_TOOLCHAINS) {
+      if (!toolchain.languages.includes(source.language)) continue;
+      const verdict = await toolchain.check({ fileName, source, typescript: options.typescript, place });
+      if ('unavailable' in verdict) {
+        reasons.push(verdict.unavailable);
+        continue;
+      }
+      return verdict.errors.length === 0
+        ? { status: 'valid', errors: [], checkedBy: verdict.by }
+        : { status: 'invalid', errors: verdict.errors, checkedBy: verdict.by };
     }
-    return verdict.errors.length === 0
-      ? { status: 'valid', errors: [], checkedBy: verdict.by }
-      : { status: 'invalid', errors: verdict.errors, checkedBy: verdict.by };
+  } finally {
+    if (folder) await rm(folder, { recursive: true, force: true });
   }
   return { status: 'unconfirmed', errors, checkedBy: 'lezer grammar', reason: reasons.join('; ') };
 }
@@ -118,7 +137,7 @@ export async function checkSyntax(
 /**
  * Syntax errors of one source file (`line:column message`; empty when it parses), judged by
  * {@link checkSyntax}. `undefined` when it cannot tell: no parser for the language, or grammar
- * errors no toolchain could confirm (pass `run` to let the language's toolchain decide).
+ * errors no toolchain could confirm.
  *
  * @example
  * await syntaxErrors('a.json', '{"a": 1,}'); // ["Expected double-quoted property name …"]

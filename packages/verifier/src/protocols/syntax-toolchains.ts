@@ -5,7 +5,7 @@ import type { CodeLanguage, SourceTree } from '../code-parser';
 import { loadTypeScript } from '../load-typescript';
 import { type CommandResult, commandProblem } from '../run-command';
 
-/** Runs a toolchain command in the workspace (the SYNTAX protocol passes `ctx.run`). */
+/** Runs a toolchain command (the SYNTAX protocol passes `ctx.run`: the workspace, the command policy). */
 export type SyntaxCommandRunner = (
   argv: readonly string[],
   options?: { stdin?: string; env?: Record<string, string>; timeoutMs?: number },
@@ -18,13 +18,20 @@ export type ToolchainVerdict =
   /** The toolchain could not judge (not installed, refused by the command policy, too old…). */
   | { unavailable: string };
 
+/** Where a toolchain runs: a runner, and the file's path for it (the file there holds the text). */
+export interface ToolchainPlace {
+  run: SyntaxCommandRunner;
+  fileName: string;
+}
+
 /** What a toolchain check gets. */
 export interface ToolchainInput {
-  /** Workspace-relative path of the file (the file on disk holds `source.text`). */
+  /** The file's name as given (its extension picks the language). */
   fileName: string;
   source: SourceTree;
-  run: SyntaxCommandRunner | undefined;
   typescript: typeof TypeScript | null | undefined;
+  /** Where commands run; undefined when commands are off. Prepared on first use. */
+  place(): Promise<ToolchainPlace | undefined>;
 }
 
 /** A language's own parser, asked to confirm or refute the errors the grammar reports. */
@@ -36,6 +43,7 @@ export interface SyntaxToolchain {
 }
 
 const QUICK_MS = 15_000;
+const commandsOff = (name: string): ToolchainVerdict => ({ unavailable: `${name}: commands are off` });
 const SLOW_MS = 25_000;
 
 /** The reason a command gave no verdict, or undefined when it ran to an exit code. */
@@ -43,6 +51,9 @@ function unavailable(name: string, result: CommandResult): ToolchainVerdict | un
   const problem = commandProblem(result);
   return problem === undefined ? undefined : { unavailable: `${name} ${problem}` };
 }
+
+/** A workspace file as a command argument: `./-x.py` and `./@args.java` are files, not options. */
+const fileArgument = (fileName: string) => `./${fileName.split(path.sep).join('/')}`;
 
 const excerptOf = (output: string) => output.trim().split('\n').slice(0, 3).join(' ').slice(0, 300);
 
@@ -96,9 +107,10 @@ function hasJsx(source: SourceTree): boolean {
 const nodeCheck: SyntaxToolchain = {
   name: 'node --check',
   languages: ['javascript'],
-  async check({ fileName, source, run }) {
-    if (!run) return { unavailable: 'node --check needs a workspace to run in' };
+  async check({ fileName, source, place }) {
     if (/\.jsx$/i.test(fileName) || hasJsx(source)) return { unavailable: 'node --check does not parse JSX' };
+    const run = (await place())?.run;
+    if (!run) return commandsOff('node --check');
     let moduleErrors: string[] = [];
     for (const inputType of ['module', 'commonjs']) {
       const result = await run(['node', '--check', `--input-type=${inputType}`], {
@@ -128,8 +140,10 @@ const nodeCheck: SyntaxToolchain = {
 const workspaceTsc: SyntaxToolchain = {
   name: 'tsc',
   languages: ['javascript', 'typescript', 'tsx'],
-  async check({ fileName, run }) {
-    if (!run) return { unavailable: 'tsc needs a workspace to run in' };
+  async check({ place }) {
+    const where = await place();
+    if (!where) return commandsOff('tsc');
+    const { run, fileName } = where;
     const result = await run(
       [
         'tsc',
@@ -151,7 +165,7 @@ const workspaceTsc: SyntaxToolchain = {
         'bundler',
         '--moduleDetection',
         'force',
-        fileName,
+        fileArgument(fileName),
       ],
       { timeoutMs: SLOW_MS },
     );
@@ -174,15 +188,18 @@ const workspaceTsc: SyntaxToolchain = {
 };
 
 /**
- * `python3 -m py_compile`: compiles without running. The bytecode goes to a cache folder outside
- * the workspace (`PYTHONPYCACHEPREFIX`), never into it.
+ * `python3 -P -m py_compile`: compiles without running. `-P` (Python 3.11+) keeps the workspace
+ * off the module path, so a `py_compile.py` there is never imported; the bytecode goes to a
+ * cache folder outside the workspace (`PYTHONPYCACHEPREFIX`), never into it.
  */
 const pyCompile: SyntaxToolchain = {
   name: 'python3 -m py_compile',
   languages: ['python'],
-  async check({ fileName, run }) {
-    if (!run) return { unavailable: 'python3 needs a workspace to run in' };
-    const result = await run(['python3', '-m', 'py_compile', fileName], {
+  async check({ place }) {
+    const where = await place();
+    if (!where) return commandsOff('python3');
+    const { run, fileName } = where;
+    const result = await run(['python3', '-P', '-m', 'py_compile', fileArgument(fileName)], {
       env: { PYTHONPYCACHEPREFIX: path.join(os.tmpdir(), 'closedloop-pycache') },
       timeoutMs: QUICK_MS,
     });
@@ -203,8 +220,9 @@ const pyCompile: SyntaxToolchain = {
 const gofmt: SyntaxToolchain = {
   name: 'gofmt -e',
   languages: ['go'],
-  async check({ source, run }) {
-    if (!run) return { unavailable: 'gofmt needs a workspace to run in' };
+  async check({ source, place }) {
+    const run = (await place())?.run;
+    if (!run) return commandsOff('gofmt');
     const result = await run(['gofmt', '-e'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('gofmt', result);
     if (problem) return problem;
@@ -225,8 +243,9 @@ const gofmt: SyntaxToolchain = {
 const rustfmt: SyntaxToolchain = {
   name: 'rustfmt',
   languages: ['rust'],
-  async check({ source, run }) {
-    if (!run) return { unavailable: 'rustfmt needs a workspace to run in' };
+  async check({ source, place }) {
+    const run = (await place())?.run;
+    if (!run) return commandsOff('rustfmt');
     let firstErrors: string[] | undefined;
     for (const edition of ['2021', '2024', '2015']) {
       const result = await run(['rustfmt', '--edition', edition, '--emit', 'stdout'], {
@@ -251,8 +270,10 @@ const rustfmt: SyntaxToolchain = {
 const javac: SyntaxToolchain = {
   name: 'javac',
   languages: ['java'],
-  async check({ fileName, run }) {
-    if (!run) return { unavailable: 'javac needs a workspace to run in' };
+  async check({ place }) {
+    const where = await place();
+    if (!where) return commandsOff('javac');
+    const { run, fileName } = where;
     const result = await run(
       [
         'javac',
@@ -262,7 +283,7 @@ const javac: SyntaxToolchain = {
         '-implicit:none',
         '-encoding',
         'UTF-8',
-        fileName,
+        fileArgument(fileName),
       ],
       { timeoutMs: SLOW_MS },
     );
@@ -289,8 +310,9 @@ const javac: SyntaxToolchain = {
 const phpLint: SyntaxToolchain = {
   name: 'php -l',
   languages: ['php'],
-  async check({ source, run }) {
-    if (!run) return { unavailable: 'php needs a workspace to run in' };
+  async check({ source, place }) {
+    const run = (await place())?.run;
+    if (!run) return commandsOff('php -l');
     const result = await run(['php', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('php', result);
     if (problem) return problem;
