@@ -2,11 +2,15 @@ export { abortableSleep } from './abortable-sleep';
 export type { ModelCapabilities } from './capabilities';
 export {
   builtInCapabilities,
+  builtInFamilyRules,
   type CapabilityEntry,
+  type CapabilityFamilyRule,
+  type CapabilityLookup,
   type CapabilityRegistration,
   type CapabilitySource,
   conservativeCapabilities,
   formatCapabilityTable,
+  type KnownGeneration,
   lookupCapabilities,
   matchesModelPattern,
   type ResolveCapabilitiesOptions,
