@@ -84,6 +84,12 @@ export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  /**
+   * Strict schema adherence (OpenAI strict functions, Anthropic strict tool use). Default: on
+   * whenever the schema allows it (every object closed and fully required, no unsupported
+   * keywords), off otherwise; `false` never asks for it.
+   */
+  strict?: boolean;
 }
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
@@ -177,6 +183,8 @@ export interface GenerateResult {
   /** 0..1 from token logprobs when the provider returned them. */
   confidence?: number;
   response?: { id?: string; modelId?: string; requestId?: string };
+  /** Request settings the adapter could not honour for this model and left out (never fatal). */
+  warnings?: string[];
 }
 
 /** Parts of a streamed response. A stream always ends with exactly one `finish` part or throws. */

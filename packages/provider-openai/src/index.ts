@@ -6,9 +6,17 @@ export {
   type OpenAIChatSettings,
   type OpenAIReasoningEffort,
   toOpenAIMessages,
+  wireToolCallId,
 } from './build-openai-request';
 export { type MapErrorContext, mapOpenAIError } from './map-openai-error';
 export { OpenAIChatModel, type OpenAIChatModelConfig } from './openai-chat-model';
+export {
+  genericCompatibleProfile,
+  type OpenAICompatibleProfile,
+  type OpenAICompatibleProfileName,
+  openAICompatibleProfiles,
+  profileForBaseURL,
+} from './openai-compatible-profiles';
 export {
   createOpenAI,
   type OpenAIChatModelId,
@@ -16,4 +24,12 @@ export {
   type OpenAIProviderOptions,
   openai,
 } from './openai-provider';
-export { confidenceFromLogprobs, mapOpenAIFinishReason, mapOpenAIUsage } from './parse-openai-response';
+export { type OpenAIRequestOptions, openAIRequestOptionsSchema } from './openai-request-options';
+export {
+  compatReasoning,
+  confidenceFromLogprobs,
+  findUsage,
+  mapOpenAIFinishReason,
+  mapOpenAIUsage,
+  splitContent,
+} from './parse-openai-response';
