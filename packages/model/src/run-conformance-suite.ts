@@ -679,7 +679,7 @@ const scenarios: Scenario[] = [
         // The reasoning of the tool-calling turn goes back with it (DeepSeek rejects the next
         // request without it; Anthropic needs the signed thinking block; Responses the item).
         const reasoning = reasoningTextOf(first);
-        expect(reasoning).toContain(reasoningSnippet);
+        expect(reasoning, 'the tool-calling turn came with reasoning').toMatch(/\S/);
         const sent = outcome.requests[1]?.body ?? '';
         const signatures = (first.reasoning ?? []).map((part) => part.signature).filter(Boolean) as string[];
         expect(
