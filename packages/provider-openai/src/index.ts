@@ -8,6 +8,12 @@ export {
   toOpenAIMessages,
   wireToolCallId,
 } from './build-openai-request';
+export {
+  type BuildResponsesRequestOptions,
+  buildResponsesRequest,
+  type OpenAIResponsesSettings,
+  toResponsesInput,
+} from './build-responses-request';
 export { type MapErrorContext, mapOpenAIError } from './map-openai-error';
 export { OpenAIChatModel, type OpenAIChatModelConfig } from './openai-chat-model';
 export {
@@ -25,6 +31,7 @@ export {
   openai,
 } from './openai-provider';
 export { type OpenAIRequestOptions, openAIRequestOptionsSchema } from './openai-request-options';
+export { mapResponsesFinishReason, mapResponsesUsage, OpenAIResponsesModel } from './openai-responses-model';
 export {
   compatReasoning,
   confidenceFromLogprobs,

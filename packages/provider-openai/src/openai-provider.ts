@@ -7,6 +7,7 @@ import {
 } from '@closedloop/model';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
+import type { OpenAIResponsesSettings } from './build-responses-request';
 import { OpenAIChatModel } from './openai-chat-model';
 import {
   genericCompatibleProfile,
@@ -15,6 +16,7 @@ import {
   openAICompatibleProfiles,
   profileForBaseURL,
 } from './openai-compatible-profiles';
+import { OpenAIResponsesModel } from './openai-responses-model';
 
 /** Model ids with known capabilities (autocompleted); any other string is accepted too. */
 export type OpenAIChatModelId =
@@ -78,6 +80,12 @@ export interface OpenAIProvider {
   (modelId: OpenAIChatModelId, settings?: OpenAIChatSettings): OpenAIChatModel;
   /** Same as calling the provider. */
   chat(modelId: OpenAIChatModelId, settings?: OpenAIChatSettings): OpenAIChatModel;
+  /**
+   * A model over the Responses API (`/responses`): reasoning items carried statelessly across
+   * tool steps (`store: false`, encrypted reasoning content), reasoning summaries, structured
+   * output, function tools, usage with reasoning and cached tokens.
+   */
+  responses(modelId: OpenAIChatModelId, settings?: OpenAIResponsesSettings): OpenAIResponsesModel;
   /** The provider id its models report (`openai`, `openai-compatible`, or the `name` option). */
   readonly provider: string;
 }
@@ -165,9 +173,25 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       config,
     });
   };
+  const responses = (
+    modelId: OpenAIChatModelId,
+    settings: OpenAIResponsesSettings = {},
+  ): OpenAIResponsesModel => {
+    checkModelId({ factory: 'createOpenAI', provider, modelId });
+    return new OpenAIResponsesModel({
+      modelId,
+      settings,
+      capabilities: resolveCapabilities({
+        provider,
+        modelId,
+        ...(settings.capabilities ? { overrides: settings.capabilities } : {}),
+      }),
+      config,
+    });
+  };
   const providerFunction = (modelId: OpenAIChatModelId, settings?: OpenAIChatSettings) =>
     create(modelId, settings);
-  return Object.assign(providerFunction, { chat: create, provider });
+  return Object.assign(providerFunction, { chat: create, responses, provider });
 }
 
 /**
