@@ -11,6 +11,11 @@ export interface ToolCall {
   arguments: unknown;
   /** The raw argument text as the provider sent it. */
   rawArguments: string;
+  /**
+   * Opaque provider data the adapter that produced the call needs to send it back (e.g. a
+   * Gemini thought signature through the AI SDK bridge). JSON-serialisable; others ignore it.
+   */
+  providerData?: Record<string, unknown>;
 }
 
 /**
