@@ -106,6 +106,7 @@ export {
   findPrice,
   type ModelPrice,
   type PriceTable,
+  splitInputTokens,
   type UsageInput,
   type UsageRecord,
   type UsageSummary,
