@@ -1,6 +1,7 @@
 import type {
   LanguageModelV2,
   LanguageModelV2CallOptions,
+  LanguageModelV2Content,
   LanguageModelV2StreamPart,
 } from '@ai-sdk/provider';
 import { generate, ModelError, type StreamPart } from '@closedloop/model';
@@ -17,18 +18,19 @@ function v2Model(options: { stream?: LanguageModelV2StreamPart[] } = {}) {
     supportedUrls: {},
     async doGenerate(call) {
       calls.push(call);
+      const content: LanguageModelV2Content[] = [
+        { type: 'reasoning', text: 'Thinking.', providerMetadata: { acme: { signature: 'sig-1' } } },
+        { type: 'text', text: 'Calling.' },
+        {
+          type: 'tool-call',
+          toolCallId: 't1',
+          toolName: 'get_weather',
+          input: '{"city":"Paris"}',
+          providerMetadata: { acme: { thought: 'x' } },
+        },
+      ];
       return {
-        content: [
-          { type: 'reasoning', text: 'Thinking.', providerMetadata: { acme: { signature: 'sig-1' } } },
-          { type: 'text', text: 'Calling.' },
-          {
-            type: 'tool-call',
-            toolCallId: 't1',
-            toolName: 'get_weather',
-            input: '{"city":"Paris"}',
-            providerMetadata: { acme: { thought: 'x' } },
-          },
-        ],
+        content,
         finishReason: 'tool-calls',
         usage: {
           inputTokens: 20,
