@@ -52,7 +52,7 @@ export interface OpenAICompatibleProfile {
 const compatible = {
   hosts: [],
   reasoningFields: ['reasoning_content', 'reasoning'],
-  reasoningEcho: 'none',
+  reasoningEcho: 'field',
   maxTokensParameter: 'max_tokens',
   streamUsageOption: true,
   strictTools: false,
@@ -88,6 +88,7 @@ export const openAICompatibleProfiles: Readonly<
   openai: {
     ...compatible,
     name: 'openai',
+    reasoningEcho: 'none',
     hosts: ['api.openai.com'],
     defaultBaseURL: 'https://api.openai.com/v1',
     apiKeyEnvironmentVariable: 'OPENAI_API_KEY',
@@ -101,6 +102,7 @@ export const openAICompatibleProfiles: Readonly<
   azure: {
     ...compatible,
     name: 'azure',
+    reasoningEcho: 'none',
     hosts: ['openai.azure.com', 'services.ai.azure.com', 'cognitiveservices.azure.com'],
     apiKeyEnvironmentVariable: 'AZURE_OPENAI_API_KEY',
     reasoningFields: [],
@@ -138,6 +140,7 @@ export const openAICompatibleProfiles: Readonly<
   groq: {
     ...compatible,
     name: 'groq',
+    reasoningEcho: 'none',
     hosts: ['api.groq.com'],
     defaultBaseURL: 'https://api.groq.com/openai/v1',
     apiKeyEnvironmentVariable: 'GROQ_API_KEY',
@@ -149,6 +152,7 @@ export const openAICompatibleProfiles: Readonly<
   xai: {
     ...compatible,
     name: 'xai',
+    reasoningEcho: 'none',
     hosts: ['api.x.ai'],
     defaultBaseURL: 'https://api.x.ai/v1',
     apiKeyEnvironmentVariable: 'XAI_API_KEY',
@@ -184,6 +188,7 @@ export const openAICompatibleProfiles: Readonly<
   gemini: {
     ...compatible,
     name: 'gemini',
+    reasoningEcho: 'none',
     hosts: ['generativelanguage.googleapis.com'],
     defaultBaseURL: 'https://generativelanguage.googleapis.com/v1beta/openai',
     apiKeyEnvironmentVariable: 'GEMINI_API_KEY',
