@@ -40,3 +40,4 @@ export {
   mapOpenAIUsage,
   splitContent,
 } from './parse-openai-response';
+export { unwrappedErrorBody, withOpenAIErrorBodies } from './with-openai-error-bodies';

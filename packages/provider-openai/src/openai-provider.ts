@@ -17,6 +17,7 @@ import {
   profileForBaseURL,
 } from './openai-compatible-profiles';
 import { OpenAIResponsesModel } from './openai-responses-model';
+import { withOpenAIErrorBodies } from './with-openai-error-bodies';
 
 /** Model ids with known capabilities (autocompleted); any other string is accepted too. */
 export type OpenAIChatModelId =
@@ -147,7 +148,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       project: options.project ?? (usesOpenAIKey ? undefined : null),
       maxRetries: 0,
       timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: withOpenAIErrorBodies(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;
