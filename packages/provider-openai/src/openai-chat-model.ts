@@ -25,8 +25,8 @@ import { genericCompatibleProfile, type OpenAICompatibleProfile } from './openai
 import {
   compatReasoning,
   confidenceFromLogprobs,
+  errorPayload,
   findUsage,
-  isErrorChunk,
   mapOpenAIFinishReason,
   mapOpenAIUsage,
   reasoningParts,
@@ -143,7 +143,8 @@ export class OpenAIChatModel implements ChatModel {
     } catch (error) {
       throw this.#error(error, signal);
     }
-    if (isErrorChunk(completion)) throw this.#errorChunk(completion, signal);
+    const failure = errorPayload(completion);
+    if (failure) throw this.#errorChunk(failure, signal);
     const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
     if (!choice || typeof choice.message !== 'object' || choice.message === null) {
       throw this.#invalid('the response has no choices[0].message', requestId, JSON.stringify(completion));
@@ -251,7 +252,8 @@ export class OpenAIChatModel implements ChatModel {
     let model: string | undefined;
     try {
       for await (const chunk of stream) {
-        if (isErrorChunk(chunk)) throw this.#errorChunk(chunk, signal);
+        const failure = errorPayload(chunk);
+        if (failure) throw this.#errorChunk(failure, signal);
         // Azure's model router sends a first chunk with `id: ""` and `model: ""`: keep the first real values.
         id ??= nonEmpty(chunk.id);
         model ??= nonEmpty(chunk.model);

@@ -180,17 +180,21 @@ export function reasoningParts(text: string | undefined, field?: string): Reason
 }
 
 /**
- * Whether a stream chunk is an error object rather than a completion chunk: `{ object: 'error' }`
- * (vLLM, some gateways) or a chunk with no `choices` but an error `message` and `code`/`type`.
- * (`{ error: {…} }` chunks are thrown by the SDK itself.)
+ * The error a chunk or a 200 response body carries instead of a completion: `{ error: {…} }`
+ * (a non-streamed 200 with an error body; in streams the SDK throws these itself),
+ * `{ object: 'error', … }` (vLLM, some gateways), or a body with no `choices` but an error
+ * `message` and `code`/`type`. `undefined` for a completion.
  */
-export function isErrorChunk(chunk: unknown): chunk is Record<string, unknown> {
-  if (typeof chunk !== 'object' || chunk === null) return false;
+export function errorPayload(chunk: unknown): Record<string, unknown> | undefined {
+  if (typeof chunk !== 'object' || chunk === null) return undefined;
   const record = chunk as Record<string, unknown>;
-  if (record.object === 'error') return true;
-  return (
-    record.choices === undefined &&
+  if (record.choices === undefined && typeof record.error === 'object' && record.error !== null) {
+    return record.error as Record<string, unknown>;
+  }
+  if (record.object === 'error') return record;
+  return record.choices === undefined &&
     typeof record.message === 'string' &&
     (record.code !== undefined || record.type !== undefined)
-  );
+    ? record
+    : undefined;
 }

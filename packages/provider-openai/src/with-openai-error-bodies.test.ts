@@ -81,3 +81,25 @@ describe('error bodies of OpenAI-compatible servers', () => {
     expect(unwrappedErrorBody({ object: 'error', message: 'm' })).toEqual({ object: 'error', message: 'm' });
   });
 });
+
+describe('an error inside a 200 response body', () => {
+  it('is classified by its code, not reported as a malformed completion', async () => {
+    server.script([
+      {
+        type: 'response',
+        response: parseRecordedResponse(
+          `HTTP/1.1 200 OK\ncontent-type: application/json\n\n${JSON.stringify({
+            error: {
+              message: 'Upstream rate limit exceeded, please retry.',
+              type: 'rate_limit_error',
+              code: 429,
+            },
+          })}`,
+        ),
+      },
+    ]);
+    const model = createOpenAI({ baseURL: `${server.url}/v1` })('served-model', { capabilities: {} });
+    const error = await model.doGenerate(hi).catch((caught: unknown) => caught);
+    expect(ModelError.isInstance(error) && [error.code, error.isRetryable]).toEqual(['rate-limited', true]);
+  });
+});
