@@ -165,6 +165,8 @@ function echoMode(
   profile: OpenAICompatibleProfile,
 ): 'none' | 'field' | 'content' {
   if (profile.reasoningEcho === 'none') return 'none';
+  // Reasoning the server inlined as <think> tags is not sent back.
+  if (parts.every((part) => part.providerData?.field === 'think-tags')) return 'none';
   return parts.some((part) => part.providerData?.field === 'content') ? 'content' : profile.reasoningEcho;
 }
 

@@ -40,4 +40,5 @@ export {
   mapOpenAIUsage,
   splitContent,
 } from './parse-openai-response';
+export { splitThinkTags, ThinkTagSplitter } from './think-tag-splitter';
 export { unwrappedErrorBody, withOpenAIErrorBodies } from './with-openai-error-bodies';

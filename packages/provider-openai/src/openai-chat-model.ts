@@ -32,6 +32,7 @@ import {
   reasoningParts,
   splitContent,
 } from './parse-openai-response';
+import { splitThinkTags, ThinkTagSplitter } from './think-tag-splitter';
 
 /** What a provider hands each of its models. */
 export interface OpenAIChatModelConfig {
@@ -167,10 +168,18 @@ export class OpenAIChatModel implements ChatModel {
       typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
     const content = splitContent(message.content);
     const field = compatReasoning(message, this.#profile.reasoningFields);
-    const reasoning =
+    let reasoning =
       field ?? (content.reasoning !== '' ? { text: content.reasoning, field: 'content' } : undefined);
+    let text = content.text;
+    if (this.#profile.thinkTags && !reasoning) {
+      const split = splitThinkTags(text);
+      if (split.reasoning !== '') {
+        reasoning = { text: split.reasoning, field: 'think-tags' };
+        text = split.text;
+      }
+    }
     return this.#result({
-      text: content.text !== '' ? content.text : (refusal ?? ''),
+      text: text !== '' ? text : (refusal ?? ''),
       toolCalls,
       rawFinishReason: choice.finish_reason,
       refused: refusal !== undefined,
@@ -238,6 +247,7 @@ export class OpenAIChatModel implements ChatModel {
     }
 
     const fields = this.#profile.reasoningFields;
+    const thinkTags = this.#profile.thinkTags ? new ThinkTagSplitter() : undefined;
     let text = '';
     let refusal = '';
     let reasoning = '';
@@ -266,15 +276,17 @@ export class OpenAIChatModel implements ChatModel {
         if (!delta) continue;
         const content = splitContent(delta.content);
         const fieldReasoning = compatReasoning(delta, fields);
-        const reasoningDelta = (fieldReasoning?.text ?? '') + content.reasoning;
+        const tagged = thinkTags && content.text !== '' ? thinkTags.push(content.text) : undefined;
+        const answer = tagged ? tagged.text : content.text;
+        const reasoningDelta = (fieldReasoning?.text ?? '') + content.reasoning + (tagged?.reasoning ?? '');
         if (reasoningDelta !== '') {
-          reasoningField ??= fieldReasoning?.field ?? 'content';
+          reasoningField ??= fieldReasoning?.field ?? (tagged?.reasoning ? 'think-tags' : 'content');
           reasoning += reasoningDelta;
           yield { type: 'reasoning-delta', delta: reasoningDelta };
         }
-        if (content.text !== '') {
-          text += content.text;
-          yield { type: 'text-delta', delta: content.text };
+        if (answer !== '') {
+          text += answer;
+          yield { type: 'text-delta', delta: answer };
         }
         if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal += delta.refusal;
         for (const [position, callDelta] of (delta.tool_calls ?? []).entries()) {
@@ -309,6 +321,15 @@ export class OpenAIChatModel implements ChatModel {
     }
     // The SDK ends iteration quietly when the request is aborted mid-stream.
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    const held = thinkTags?.flush();
+    if (held?.reasoning) {
+      reasoning += held.reasoning;
+      yield { type: 'reasoning-delta', delta: held.reasoning };
+    }
+    if (held?.text) {
+      text += held.text;
+      yield { type: 'text-delta', delta: held.text };
+    }
     if (!rawFinishReason) {
       throw new ModelError({
         code: 'network',

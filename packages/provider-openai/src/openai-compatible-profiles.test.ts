@@ -244,4 +244,62 @@ describe('wire quirks of OpenAI-compatible streams', () => {
     expect(body.tool_choice).toBe('any');
     expect(body).not.toHaveProperty('stream_options');
   });
+
+  it('reasoning inlined as <think> tags (Together, older Ollama) is split off, streamed and not, and not sent back', async () => {
+    const pieces = ['<thi', 'nk>2 + 2', ' is 4.</th', 'ink>\n\n', 'The answer', ' is 4.'];
+    server.script([
+      {
+        type: 'response',
+        response: sse([...pieces.map((content) => chunk({ content })), chunk({}, {}, 'stop')]),
+        chunking: 'events',
+      },
+    ]);
+    const model = createOpenAI({ profile: 'together', apiKey: 'k', baseURL: `${server.url}/v1` })(
+      'deepseek-ai/DeepSeek-R1',
+      quiet,
+    );
+    const { result, parts } = await collect(model.doStream(hi));
+    expect(result.text).toBe('The answer is 4.');
+    expect(result.reasoning?.map((part) => part.text).join('')).toBe('2 + 2 is 4.');
+    expect(
+      parts
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => part.type === 'text-delta' && part.delta)
+        .join(''),
+    ).toBe('The answer is 4.');
+    server.script([
+      {
+        type: 'response',
+        response: parseRecordedResponse(
+          `HTTP/1.1 200 OK\ncontent-type: application/json\n\n${JSON.stringify({
+            id: 'x',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: '<think>\nhmm\n</think>\n\nDone.' },
+                finish_reason: 'stop',
+              },
+            ],
+          })}`,
+        ),
+      },
+    ]);
+    const whole = await model.doGenerate({
+      messages: [
+        { role: 'user', content: 'Go.' },
+        {
+          role: 'assistant',
+          content: 'ok',
+          ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+          toolCalls: [{ id: 'c1', name: 't', arguments: {}, rawArguments: '{}' }],
+        },
+        { role: 'tool', toolCallId: 'c1', toolName: 't', content: 'done' },
+      ],
+    });
+    expect(whole).toMatchObject({ text: 'Done.', reasoning: [{ text: '\nhmm\n' }] });
+    expect(JSON.stringify(server.requests[0]?.json)).not.toContain('2 + 2 is 4.');
+  });
 });

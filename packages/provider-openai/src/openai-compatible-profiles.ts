@@ -47,6 +47,8 @@ export interface OpenAICompatibleProfile {
   reasoningEffort: boolean;
   /** Accepts `logprobs`. */
   logprobs: boolean;
+  /** Inlines reasoning as `<think>…</think>` at the start of the answer (split off when true). */
+  thinkTags: boolean;
 }
 
 const compatible = {
@@ -61,6 +63,7 @@ const compatible = {
   verbosity: false,
   reasoningEffort: true,
   logprobs: true,
+  thinkTags: true,
 } as const satisfies Omit<OpenAICompatibleProfile, 'name'>;
 
 const openAITiers = { auto: 'auto', default: 'default', flex: 'flex', priority: 'priority' } as const;
@@ -88,6 +91,7 @@ export const openAICompatibleProfiles: Readonly<
   openai: {
     ...compatible,
     name: 'openai',
+    thinkTags: false,
     reasoningEcho: 'none',
     hosts: ['api.openai.com'],
     defaultBaseURL: 'https://api.openai.com/v1',
@@ -102,6 +106,7 @@ export const openAICompatibleProfiles: Readonly<
   azure: {
     ...compatible,
     name: 'azure',
+    thinkTags: false,
     reasoningEcho: 'none',
     hosts: ['openai.azure.com', 'services.ai.azure.com', 'cognitiveservices.azure.com'],
     apiKeyEnvironmentVariable: 'AZURE_OPENAI_API_KEY',
