@@ -199,7 +199,14 @@ export function toOpenAIMessages(
         let content: string | null | Array<Record<string, unknown>> =
           calls.length > 0 && message.content === '' ? null : message.content;
         const extra: Record<string, unknown> = {};
-        if (reasoning !== '' && mode === 'field') {
+        const details =
+          mode === 'none'
+            ? undefined
+            : parts.find((part) => Array.isArray(part.providerData?.reasoningDetails));
+        if (details) {
+          // OpenRouter's structured reasoning goes back exactly as it came.
+          extra.reasoning_details = details.providerData?.reasoningDetails;
+        } else if (reasoning !== '' && mode === 'field') {
           extra[reasoningFieldOf(parts, profile)] = reasoning;
         } else if (reasoning !== '' && mode === 'content') {
           content = [

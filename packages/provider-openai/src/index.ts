@@ -38,6 +38,7 @@ export {
   findUsage,
   mapOpenAIFinishReason,
   mapOpenAIUsage,
+  mergeReasoningDetails,
   splitContent,
 } from './parse-openai-response';
 export { splitThinkTags, ThinkTagSplitter } from './think-tag-splitter';

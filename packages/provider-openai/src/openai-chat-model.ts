@@ -6,6 +6,7 @@ import {
   type ModelCapabilities,
   ModelError,
   parseToolCall,
+  type ReasoningPart,
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
@@ -29,6 +30,7 @@ import {
   findUsage,
   mapOpenAIFinishReason,
   mapOpenAIUsage,
+  mergeReasoningDetails,
   reasoningParts,
   splitContent,
 } from './parse-openai-response';
@@ -186,6 +188,10 @@ export class OpenAIChatModel implements ChatModel {
       usage: findUsage(completion),
       logprobs: choice.logprobs?.content,
       reasoning,
+      reasoningDetails: mergeReasoningDetails(
+        [],
+        (message as unknown as Record<string, unknown>).reasoning_details,
+      ),
       id: nonEmpty(completion.id),
       model: nonEmpty(completion.model),
       requestId,
@@ -201,6 +207,8 @@ export class OpenAIChatModel implements ChatModel {
     usage: CompletionUsage | null | undefined;
     logprobs: ReadonlyArray<ChatCompletionTokenLogprob> | null | undefined;
     reasoning: { text: string; field: string } | undefined;
+    /** OpenRouter's structured reasoning, sent back as is on the next turn. */
+    reasoningDetails?: Array<Record<string, unknown>>;
     id: string | undefined;
     model: string | undefined;
     requestId: string | undefined;
@@ -216,8 +224,13 @@ export class OpenAIChatModel implements ChatModel {
       usage: mapOpenAIUsage(parts.usage),
     };
     if (parts.rawFinishReason) result.rawFinishReason = parts.rawFinishReason;
-    const reasoning = reasoningParts(parts.reasoning?.text, parts.reasoning?.field);
-    if (reasoning) result.reasoning = reasoning;
+    const reasoning = reasoningParts(parts.reasoning?.text, parts.reasoning?.field) ?? [];
+    if (parts.reasoningDetails?.length) {
+      if (reasoning.length === 0) reasoning.push({ text: '' });
+      const first = reasoning[0] as ReasoningPart;
+      first.providerData = { ...first.providerData, reasoningDetails: parts.reasoningDetails };
+    }
+    if (reasoning.length > 0) result.reasoning = reasoning;
     const confidence = confidenceFromLogprobs(parts.logprobs);
     if (confidence !== undefined) result.confidence = confidence;
     const response: NonNullable<GenerateResult['response']> = {};
@@ -256,6 +269,7 @@ export class OpenAIChatModel implements ChatModel {
     // Wire index → position in `calls` (servers that reuse index 0 for every call get new slots).
     const slots = new Map<number, number>();
     const logprobs: ChatCompletionTokenLogprob[] = [];
+    const reasoningDetails: Array<Record<string, unknown>> = [];
     let rawFinishReason: string | null | undefined;
     let usage: CompletionUsage | undefined;
     let id: string | undefined;
@@ -274,6 +288,10 @@ export class OpenAIChatModel implements ChatModel {
         if (choice.logprobs?.content) logprobs.push(...choice.logprobs.content);
         const delta = choice.delta;
         if (!delta) continue;
+        mergeReasoningDetails(
+          reasoningDetails,
+          (delta as unknown as Record<string, unknown>).reasoning_details,
+        );
         const content = splitContent(delta.content);
         const fieldReasoning = compatReasoning(delta, fields);
         const tagged = thinkTags && content.text !== '' ? thinkTags.push(content.text) : undefined;
@@ -368,6 +386,7 @@ export class OpenAIChatModel implements ChatModel {
         logprobs,
         reasoning:
           reasoning === '' ? undefined : { text: reasoning, field: reasoningField ?? 'reasoning_content' },
+        reasoningDetails,
         id,
         model,
         requestId,

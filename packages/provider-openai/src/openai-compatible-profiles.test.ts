@@ -302,4 +302,85 @@ describe('wire quirks of OpenAI-compatible streams', () => {
     expect(whole).toMatchObject({ text: 'Done.', reasoning: [{ text: '\nhmm\n' }] });
     expect(JSON.stringify(server.requests[0]?.json)).not.toContain('2 + 2 is 4.');
   });
+
+  it('OpenRouter: streamed reasoning_details are merged and sent back as they came', async () => {
+    server.script([
+      {
+        type: 'response',
+        response: sse([
+          chunk({
+            role: 'assistant',
+            content: '',
+            reasoning: 'Need',
+            reasoning_details: [
+              { type: 'reasoning.text', text: 'Need', format: 'anthropic-claude-v1', index: 0 },
+            ],
+          }),
+          chunk({
+            reasoning: ' the weather.',
+            reasoning_details: [{ type: 'reasoning.text', text: ' the weather.', index: 0 }],
+          }),
+          chunk({ reasoning_details: [{ type: 'reasoning.text', signature: 'sig-xyz', index: 0 }] }),
+          chunk({
+            tool_calls: [
+              {
+                index: 0,
+                id: 'toolu_1',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+              },
+            ],
+          }),
+          chunk({}, {}, 'tool_calls'),
+        ]),
+        chunking: 'events',
+      },
+    ]);
+    const model = createOpenAI({ profile: 'openrouter', apiKey: 'k', baseURL: `${server.url}/v1` })(
+      'anthropic/claude-sonnet-4-6',
+    );
+    const { result } = await collect(model.doStream(hi));
+    expect(result.reasoning).toEqual([
+      {
+        text: 'Need the weather.',
+        providerData: {
+          field: 'reasoning',
+          reasoningDetails: [
+            {
+              type: 'reasoning.text',
+              text: 'Need the weather.',
+              format: 'anthropic-claude-v1',
+              index: 0,
+              signature: 'sig-xyz',
+            },
+          ],
+        },
+      },
+    ]);
+    server.script([
+      {
+        type: 'response',
+        response: sse([chunk({ role: 'assistant', content: 'Sunny.' }), chunk({}, {}, 'stop')]),
+        chunking: 'events',
+      },
+    ]);
+    await collect(
+      model.doStream({
+        messages: [
+          ...hi.messages,
+          {
+            role: 'assistant',
+            content: '',
+            toolCalls: result.toolCalls,
+            ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+          },
+          { role: 'tool', toolCallId: 'toolu_1', toolName: 'get_weather', content: 'sunny' },
+        ],
+      }),
+    );
+    const sent = server.requests[0]?.json as { messages: Array<Record<string, unknown>> };
+    expect(sent.messages[1]?.reasoning_details).toEqual(
+      result.reasoning?.[0]?.providerData?.reasoningDetails,
+    );
+  });
 });

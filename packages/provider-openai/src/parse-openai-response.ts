@@ -198,3 +198,32 @@ export function errorPayload(chunk: unknown): Record<string, unknown> | undefine
     ? record
     : undefined;
 }
+
+type Detail = Record<string, unknown>;
+
+/**
+ * Merges streamed `reasoning_details` items (OpenRouter) into the list so far: an item continues
+ * the one with the same `index` (or, without one, the last item of its type) — its `text`,
+ * `summary` and `data` strings are appended, other fields (`id`, `format`, `signature`) taken.
+ */
+export function mergeReasoningDetails(into: Detail[], incoming: unknown): Detail[] {
+  if (!Array.isArray(incoming)) return into;
+  for (const raw of incoming) {
+    if (typeof raw !== 'object' || raw === null) continue;
+    const item = raw as Detail;
+    const existing =
+      typeof item.index === 'number'
+        ? into.find((detail) => detail.index === item.index)
+        : into.findLast((detail) => detail.type === item.type);
+    if (!existing) {
+      into.push({ ...item });
+      continue;
+    }
+    for (const [key, value] of Object.entries(item)) {
+      if ((key === 'text' || key === 'summary' || key === 'data') && typeof value === 'string') {
+        existing[key] = `${typeof existing[key] === 'string' ? existing[key] : ''}${value}`;
+      } else if (value !== null && value !== undefined) existing[key] = value;
+    }
+  }
+  return into;
+}
