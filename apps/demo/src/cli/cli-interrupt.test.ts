@@ -1,29 +1,20 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '@closedloop/cortex';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { builtBin, ensureCliBuild, ensureWebBuild } from '../../test/ensure-build';
 import { createVirtualTerminal } from '../view/__fixtures__/virtual-terminal';
 
 const packageDir = join(import.meta.dirname, '..', '..');
 const repoRoot = join(packageDir, '..', '..');
 const sourceBin = join(packageDir, 'src', 'bin.ts');
-const builtBin = join(packageDir, 'dist', 'bin.js');
 
-/** The printed commands run the built CLI: build it when it is missing or older than the sources. */
-function ensureCliBuild(): void {
-  const newest = readdirSync(join(packageDir, 'src'), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
-  if (existsSync(builtBin) && statSync(builtBin).mtimeMs >= newest) return;
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules', 'tsup', 'dist', 'cli-default.js')], {
-    cwd: packageDir,
-    stdio: 'pipe',
-  });
-}
-
-beforeAll(ensureCliBuild, 120_000);
+beforeAll(async () => {
+  ensureCliBuild();
+  await ensureWebBuild();
+}, 180_000);
 
 function cli(args: string[], options: { latencyMs: number; interruptAfter?: RegExp }) {
   // One process (no tsx wrapper), so SIGINT reaches the CLI's own handler.
@@ -131,4 +122,39 @@ describe('live view in a real terminal', () => {
       expect(lines.filter((line) => line.includes('stop reason: completed'))).toHaveLength(1);
     });
   }, 120_000);
+});
+
+describe('closedloop serve', () => {
+  it('serves the built page and the API until Ctrl-C, naming the model typed tasks run on', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'closedloop-serve-'));
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    delete env.ANTHROPIC_API_KEY;
+    const child = spawn(
+      process.execPath,
+      [builtBin, 'serve', '--port', '0', '--journal', join(base, 'runs')],
+      {
+        cwd: repoRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        const match = /closedloop web UI: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited early (${code}): ${stdout}`)));
+    });
+    expect(stdout).toContain('no model configured');
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
+    expect(await (await fetch(new URL('/api/config', url))).json()).toMatchObject({ model: null });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+  }, 60_000);
 });

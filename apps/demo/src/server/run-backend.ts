@@ -1,22 +1,9 @@
-import type { ApprovalHandler, RunEvent } from '@closedloop/cortex';
+import type { RunEvent } from '@closedloop/cortex';
+import type { ResumeRunInput, StartRunInput } from '../runner/demo-runner';
 import type { ModelInfo } from '../runner/select-model';
 import type { StepChanges } from '../workspace-changes/step-change-recorder';
 
-/** How a step may act: `single` = at most one successful tool call per step, `auto` = several. */
-export type RunMode = 'single' | 'auto';
-
-/** What the server hands the run backend when the page asks for a run. */
-export interface StartRunInput {
-  /** The user's task; `undefined` runs the backend's built-in scenario. */
-  task?: string | undefined;
-  mode: RunMode;
-  /** Aborted by `POST /api/runs/:id/cancel` (and by `close()`). */
-  signal: AbortSignal;
-  /** Every event of the run, as it happens (the same stream the CLI renders), live-only ones included. */
-  onEvent: (event: RunEvent) => void;
-  /** Answers the run's approval requests with what the page's buttons post. */
-  onApproval?: ApprovalHandler | undefined;
-}
+export type { ResumeRunInput, RunMode, StartRunInput } from '../runner/demo-runner';
 
 /** A run the backend started. `result` settles when the run is over (it should not reject). */
 export interface StartedRun {
@@ -28,9 +15,7 @@ export interface StartedRun {
 export type StartRunFunction = (input: StartRunInput) => Promise<StartedRun>;
 
 /** Continues an interrupted run from its journal. */
-export type ResumeRunFunction = (
-  input: Omit<StartRunInput, 'task' | 'mode'> & { runId: string },
-) => Promise<StartedRun>;
+export type ResumeRunFunction = (input: ResumeRunInput) => Promise<StartedRun>;
 
 /** Every journaled event of a run, or `undefined` when there is no such run. */
 export type ReadRunFunction = (runId: string) => Promise<RunEvent[] | undefined>;

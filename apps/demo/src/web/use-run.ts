@@ -26,6 +26,25 @@ export interface FollowedRun {
   reload(): void;
 }
 
+/** What the hook keeps about the run it follows (mutated as events arrive). */
+type Followed = Omit<FollowedRun, 'runId' | 'revision' | 'reload'> & { forRunId: string | null };
+
+function blank(runId: string | null): Followed {
+  return {
+    forRunId: runId,
+    state: createRunState(),
+    active: false,
+    resumable: false,
+    model: null,
+    workspace: null,
+    connection: 'none',
+    ended: false,
+    crash: null,
+    loadError: null,
+    loaded: false,
+  };
+}
+
 /**
  * Loads a run's journaled events (`GET /api/runs/:id`), folds them with the shared fold, then
  * follows the run live over SSE from where the journal ended: journaled events by index (a
@@ -34,19 +53,7 @@ export interface FollowedRun {
 export function useRun(runId: string | null): FollowedRun {
   const [revision, setRevision] = useState(0);
   const [load, setLoad] = useState(0);
-  const ref = useRef({
-    forRunId: null as string | null,
-    state: createRunState(),
-    active: false,
-    resumable: false,
-    model: null as ModelInfo | null,
-    workspace: null as string | null,
-    connection: 'none' as FollowedRun['connection'],
-    ended: false,
-    crash: null as string | null,
-    loadError: null as string | null,
-    loaded: false,
-  });
+  const ref = useRef<Followed>(blank(null));
   const frame = useRef(0);
   // Deltas can come by the hundred per second: repaint at most once per animation frame.
   const bump = useCallback(() => {
@@ -58,19 +65,7 @@ export function useRun(runId: string | null): FollowedRun {
   }, []);
 
   useEffect(() => {
-    const current = {
-      forRunId: runId,
-      state: createRunState(),
-      active: false,
-      resumable: false,
-      model: null as ModelInfo | null,
-      workspace: null as string | null,
-      connection: 'none' as FollowedRun['connection'],
-      ended: false,
-      crash: null as string | null,
-      loadError: null as string | null,
-      loaded: false,
-    };
+    const current = blank(runId);
     ref.current = current;
     setRevision((value) => value + 1);
     if (runId === null) return;
@@ -149,21 +144,7 @@ export function useRun(runId: string | null): FollowedRun {
 
   const reload = useCallback(() => setLoad((value) => value + 1), []);
   // Until the effect for a new run id ran, show an empty run rather than the previous one.
-  if (ref.current.forRunId !== runId) {
-    ref.current = {
-      ...ref.current,
-      forRunId: runId,
-      state: createRunState(),
-      active: false,
-      resumable: false,
-      model: null,
-      workspace: null,
-      connection: 'none',
-      ended: false,
-      crash: null,
-      loadError: null,
-      loaded: false,
-    };
-  }
-  return { runId, revision, reload, ...ref.current };
+  if (ref.current.forRunId !== runId) ref.current = blank(runId);
+  const { forRunId: _, ...followed } = ref.current;
+  return { runId, revision, reload, ...followed };
 }

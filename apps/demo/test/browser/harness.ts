@@ -1,13 +1,13 @@
 /// <reference lib="dom" />
-import { type Dirent, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { expect } from 'vitest';
 import { createDemoRunner, type DemoRunner, type DemoRunnerOptions } from '../../src/runner/demo-runner';
 import { startWebServer, type WebServer } from '../../src/server/web-server';
+import { ensureWebBuild } from '../ensure-build';
 import { launchChromium } from './chromium';
 
 const packageDir = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,23 +24,6 @@ export const screenshotDir = resolve(
 /** The two viewports every main view is shot at. */
 export const desktop = { width: 1440, height: 900 };
 export const narrow = { width: 420, height: 860 };
-
-/**
- * Builds the web UI with vite when `dist/web` is missing or older than its sources, so the
- * browser tests run against the page as `closedloop serve` ships it.
- */
-export async function ensureWebBuild(): Promise<void> {
-  const index = join(assetsDir, 'index.html');
-  if (existsSync(index)) {
-    const built = statSync(index).mtimeMs;
-    const sources = join(packageDir, 'src');
-    const newest = (readdirSync(sources, { recursive: true, withFileTypes: true }) as Dirent[])
-      .filter((entry) => entry.isFile())
-      .reduce((latest, entry) => Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
-    if (newest <= built) return;
-  }
-  await build({ configFile: join(packageDir, 'vite.config.ts'), logLevel: 'warn' });
-}
 
 /** A web server over the real runner (cortex, workspace tools, journal) in temp folders. */
 export interface TestServer {
@@ -118,4 +101,4 @@ export async function runIdFromHash(page: Page): Promise<string> {
   return page.evaluate(() => decodeURIComponent(location.hash.replace(/^#run=/, '')));
 }
 
-export { launchChromium };
+export { ensureWebBuild, launchChromium };

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldRunEvents } from '../../src/run-state/run-state';
+import { foldRunEvents, type StepVisual, stepVisuals } from '../../src/run-state/run-state';
 import { ensureChromium } from './chromium';
 import {
   desktop,
@@ -60,17 +60,6 @@ async function recordStatus(page: Page) {
 async function seen(page: Page): Promise<{ status: string[]; locked: boolean[] }> {
   return page.evaluate(() => (window as unknown as { seen: { status: string[]; locked: boolean[] } }).seen);
 }
-
-const knownStatuses = [
-  'not_started',
-  'in_progress',
-  'completed',
-  'unverified',
-  'failed',
-  'blocked',
-  'skipped',
-  'replaced',
-];
 
 describe('closedloop web UI: the offline demo run', () => {
   it(
@@ -134,7 +123,7 @@ describe('closedloop web UI: the offline demo run', () => {
       expect(
         nodes.filter((node) => node.status !== 'replaced').every((node) => node.status === 'completed'),
       ).toBe(true);
-      for (const node of nodes) expect(knownStatuses).toContain(node.status);
+      for (const node of nodes) expect(stepVisuals).toContain(node.status as StepVisual);
       for (const [index, a] of nodes.entries()) {
         for (const b of nodes.slice(index + 1)) {
           const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;

@@ -64,28 +64,23 @@ export function PlanGraph(props: {
           >
             <svg class="dag-edges" width={layout.width} height={layout.height} aria-hidden="true">
               <defs>
-                <marker
-                  id="arrow"
-                  viewBox="0 0 10 10"
-                  refX="9"
-                  refY="5"
-                  markerWidth="7"
-                  markerHeight="7"
-                  orient="auto"
-                >
-                  <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
-                </marker>
-                <marker
-                  id="arrow-replaced"
-                  viewBox="0 0 10 10"
-                  refX="9"
-                  refY="5"
-                  markerWidth="7"
-                  markerHeight="7"
-                  orient="auto"
-                >
-                  <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head arrow-head--replaced" />
-                </marker>
+                {(['arrow', 'arrow-replaced'] as const).map((id) => (
+                  <marker
+                    key={id}
+                    id={id}
+                    viewBox="0 0 10 10"
+                    refX="9"
+                    refY="5"
+                    markerWidth="7"
+                    markerHeight="7"
+                    orient="auto"
+                  >
+                    <path
+                      d="M 0 0 L 10 5 L 0 10 z"
+                      class={`arrow-head${id === 'arrow-replaced' ? ' arrow-head--replaced' : ''}`}
+                    />
+                  </marker>
+                ))}
               </defs>
               {layout.edges.map((edge) => (
                 <path
