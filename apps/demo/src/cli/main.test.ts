@@ -132,7 +132,9 @@ describe('closedloop command line', () => {
       /--port <n>' argument '70000' is invalid\. It must be a whole number from 0 to 65535/,
     ],
     [['resume'], /error: missing required argument 'runId'/],
-    [['run'], /error: missing required argument 'task'[\s\S]*closedloop demo/],
+    [['run'], /error: closedloop run needs a task[\s\S]*closedloop demo/],
+    [['run', '--journal', '/dev/null/x'], /error: --journal "\/dev\/null\/x" cannot be a folder/],
+    [['run', 'a task', '--workspace', file], /error: --workspace ".*a-file\.txt" is a file/],
     [['frobnicate'], /error: unknown command 'frobnicate'/],
     [['report', 'a', 'b'], /error: too many arguments for 'report'/],
   ])('%j → exit 2 with one clear line, the usage, and no stack trace', async (argv, message) => {

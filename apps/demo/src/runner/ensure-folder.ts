@@ -6,51 +6,59 @@ function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
 }
 
-/** The nearest existing ancestor of `path` that is not a folder, if any (`/dev/null` for `/dev/null/x`). */
-function fileInTheWay(path: string): string | undefined {
-  for (let current = dirname(path); current !== dirname(current); current = dirname(current)) {
-    try {
-      return statSync(current).isDirectory() ? undefined : current;
-    } catch {
-      // Missing: look further up.
-    }
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return undefined;
 }
 
 /**
- * Makes sure `path` is a folder we can write to, creating it (and its parents) when missing.
+ * Checks, without creating anything, that `path` is or can become a folder we can write to:
+ * an existing folder, or missing below an existing writable folder with no file in the way.
  * Returns the absolute path; anything else is a `DemoError('invalid-argument')` naming `label`
  * (the flag) and saying why.
  */
-export function ensureFolder(path: string, label: string): string {
+export function checkFolder(path: string, label: string): string {
   const absolute = resolve(path);
   const refuse = (why: string): never => {
     throw new DemoError('invalid-argument', `${label} "${path}" ${why}`);
   };
-  try {
-    if (!statSync(absolute).isDirectory())
-      refuse('is a file, not a folder. Give a folder (it is created when missing).');
-  } catch (error) {
-    if (DemoError.isInstance(error)) throw error;
-    const code = errnoCode(error);
-    if (code === 'ENOTDIR')
-      refuse(`cannot be a folder: ${fileInTheWay(absolute) ?? 'a part of it'} is a file.`);
-    if (code !== 'ENOENT') refuse(`cannot be used (${code ?? String(error)}).`);
+  for (let current = absolute; ; current = dirname(current)) {
+    let isFolder: boolean;
     try {
-      mkdirSync(absolute, { recursive: true });
-    } catch (mkdirError) {
-      const mkdirCode = errnoCode(mkdirError);
-      if (mkdirCode === 'ENOTDIR' || mkdirCode === 'EEXIST') {
-        refuse(`cannot be created: ${fileInTheWay(absolute) ?? 'a part of it'} is a file.`);
-      }
-      refuse(`cannot be created (${mkdirCode ?? String(mkdirError)}). Give a folder you can write to.`);
+      isFolder = statSync(current).isDirectory();
+    } catch (error) {
+      const code = errnoCode(error);
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && current !== dirname(current)) continue;
+      return refuse(`cannot be used (${code ?? String(error)}).`);
     }
+    if (!isFolder) {
+      return current === absolute
+        ? refuse('is a file, not a folder. Give a folder (it is created when missing).')
+        : refuse(`cannot be a folder: ${current} is a file.`);
+    }
+    if (!writable(current)) {
+      return current === absolute
+        ? refuse('is not writable. Give a folder you can write to.')
+        : refuse(`cannot be created: ${current} is not writable.`);
+    }
+    return absolute;
   }
+}
+
+/** {@link checkFolder}, then creates the folder (and its parents) when missing. */
+export function ensureFolder(path: string, label: string): string {
+  const absolute = checkFolder(path, label);
   try {
-    accessSync(absolute, constants.W_OK);
-  } catch {
-    refuse('is not writable. Give a folder you can write to.');
+    mkdirSync(absolute, { recursive: true });
+  } catch (error) {
+    throw new DemoError(
+      'invalid-argument',
+      `${label} "${path}" cannot be created (${errnoCode(error) ?? String(error)}).`,
+    );
   }
   return absolute;
 }

@@ -13,7 +13,7 @@ export function registerDemoCommand(program: Command, context: CliContext): void
   );
   usageAfterError(command);
   action(command, context, async (flags: RunFlags) => {
-    const runner = runnerFromFlags(context, flags);
+    const runner = runnerFromFlags(context, flags)();
     return runAndRender(context, {
       json: flags.json,
       journal: flags.journal,

@@ -17,7 +17,7 @@ export function registerResumeCommand(program: Command, context: CliContext): vo
   );
   usageAfterError(command);
   action(command, context, async (runId: string, flags: { journal: string; json: boolean }) => {
-    const runner = runnerFromFlags(context, flags);
+    const runner = runnerFromFlags(context, flags)();
     return runAndRender(context, {
       json: flags.json,
       journal: flags.journal,

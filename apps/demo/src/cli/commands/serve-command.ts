@@ -30,7 +30,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       { provider: flags.provider, model: flags.model, baseURL: flags.baseUrl },
       io.env,
     );
-    const runner = runnerFromFlags(context, { journal: flags.journal }, selection);
+    const runner = runnerFromFlags(context, { journal: flags.journal })(selection);
     const server = await startWebServer({
       host: flags.host,
       port: flags.port,
