@@ -171,6 +171,12 @@ describe('closedloop command line', () => {
     expect(err()).toMatch(/^error: OPENAI_API_KEY is not set/);
   });
 
+  it('refuses to serve typed tasks on a model whose key is missing', async () => {
+    const { io, err } = capture({ cwd: tempDir() });
+    expect(await main(['serve', '--provider', 'anthropic', '--port', '0'], io)).toBe(2);
+    expect(err()).toMatch(/^error: ANTHROPIC_API_KEY is not set/);
+  });
+
   it('says when nothing answers at an OpenAI-compatible base URL', async () => {
     const { io, err } = capture({ cwd: tempDir() });
     const argv = ['run', 'do a thing', '--model', 'llama3.1', '--base-url', 'http://127.0.0.1:9/v1'];

@@ -125,6 +125,19 @@ describe('terminal view (plain)', () => {
     expect(out).toMatch(/tokens: \d+ in \/ \d+ out/);
   });
 
+  it('draws nothing when the run never said anything (a refused start)', async () => {
+    let out = '';
+    const plain = createTerminalView({ stream: { write: (text: string) => (out += text) }, live: false });
+    plain.close();
+    const terminal = createVirtualTerminal({ columns: 50, rows: 10 });
+    const live = createTerminalView({ stream: terminal.stream, live: true, frameMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    live.close();
+    expect(out).toBe('');
+    expect(await terminal.lines()).toEqual([]);
+    terminal.dispose();
+  });
+
   it('places steps added by goal repair and shows a reset step waiting again', () => {
     let out = '';
     const view = createTerminalView({ stream: { write: (text: string) => (out += text) }, live: false });

@@ -44,7 +44,7 @@ export interface TerminalView {
   onEvent(event: RunEvent): void;
   /** Adds a line of its own to the activity log (e.g. where the workspace is). */
   note(text: string): void;
-  /** Stops redrawing and leaves the final picture (live) or prints it (plain). */
+  /** Stops redrawing and leaves the final picture (live) or prints it (plain); nothing if nothing happened. */
   close(): void;
   readonly state: RunState;
 }
@@ -158,8 +158,10 @@ export function createTerminalView(options: TerminalViewOptions): TerminalView {
     return lines;
   };
 
+  // Nothing is drawn before the run says something (a refused start leaves no empty plan behind).
+  const quiet = () => state.eventCount === 0 && state.timeline.length === 0;
   const draw = () => {
-    if (closed) return;
+    if (closed || quiet()) return;
     const lines = newLines();
     if (!logUpdate) {
       for (const line of lines) stream.write(`${line}\n`);
@@ -190,6 +192,10 @@ export function createTerminalView(options: TerminalViewOptions): TerminalView {
     close() {
       if (closed) return;
       if (timer) clearInterval(timer);
+      if (quiet()) {
+        closed = true;
+        return;
+      }
       draw();
       closed = true;
       if (logUpdate) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { selectModel } from '../../runner/select-model';
+import { resolveModel, selectModel } from '../../runner/select-model';
 import { startWebServer } from '../../server/web-server';
 import type { CliContext } from '../cli-context';
 import {
@@ -30,6 +30,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       { provider: flags.provider, model: flags.model, baseURL: flags.baseUrl },
       io.env,
     );
+    // A chosen model must be usable before the page offers it (its key set, its server up).
+    if (selection) await resolveModel(selection, io.env);
     const runner = runnerFromFlags(context, { journal: flags.journal })(selection);
     const server = await startWebServer({
       host: flags.host,
