@@ -74,12 +74,17 @@ describe('Ctrl-C and resume', () => {
 });
 
 describe('from a clone', () => {
-  it('`npx closedloop` and the root `closedloop` script run the CLI', () => {
+  it('`npx closedloop`, `pnpm closedloop` and `npm run closedloop` run the CLI', () => {
     const version = execFileSync('sh', ['-c', 'npx closedloop --version'], {
       cwd: repoRoot,
       encoding: 'utf8',
     });
     expect(version.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const pnpm = execFileSync(process.execPath, ['scripts/pnpm.mjs', '--silent', 'closedloop', '--version'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    });
+    expect(pnpm.trim()).toBe(version.trim());
     const help = execFileSync('npm', ['run', '--silent', 'closedloop', '--', '--help'], {
       cwd: repoRoot,
       encoding: 'utf8',

@@ -1,4 +1,4 @@
-import { isResumableStop, type RunEvent, type RunResult } from '@closedloop/cortex';
+import { type ApprovalHandler, isResumableStop, type RunEvent, type RunResult } from '@closedloop/cortex';
 import type { StartedRun } from '../runner/demo-runner';
 import { createTerminalView } from '../view/terminal-view';
 import type { CliContext } from './cli-context';
@@ -32,7 +32,13 @@ export async function runAndRender(
   options: {
     json: boolean;
     journal: string;
-    start: (hooks: { signal: AbortSignal; onEvent: (event: RunEvent) => void }) => Promise<StartedRun>;
+    /** Answers the run's approval requests (none: every request is denied). */
+    onApproval?: ApprovalHandler;
+    start: (hooks: {
+      signal: AbortSignal;
+      onEvent: (event: RunEvent) => void;
+      onApproval?: ApprovalHandler | undefined;
+    }) => Promise<StartedRun>;
   },
 ): Promise<number> {
   const { io } = context;
