@@ -28,7 +28,7 @@ beforeAll(async () => {
   ensureChromium();
   await ensureWebBuild();
   guarded = await startTestServer({
-    chatModel: createNotesModel({ latencyMs: 300, chunkDelayMs: 60 }),
+    chatModel: createNotesModel({ latencyMs: 300, chunkDelayMs: 100 }),
     guard: askBeforeWrites,
     sharedWorkspace: true,
   });
