@@ -42,7 +42,7 @@ export interface SyntaxCheck {
   status: 'valid' | 'invalid' | 'unconfirmed' | 'unsupported';
   /** `line:column message` (the column may be missing): the confirmed errors, or the grammar's. */
   errors: string[];
-  /** Who decided: `lezer grammar`, `JSON.parse`, `TypeScript 5.9.3 parser`, `node v20.19.0 --check`… */
+  /** Who decided: `lezer grammar`, `JSON.parse`, `TypeScript 5.9.3 parser`, `node --check`, `tsc`… */
   checkedBy?: string;
   /** For `unconfirmed`: why each toolchain could not judge. */
   reason?: string;

@@ -43,8 +43,9 @@ export interface SyntaxToolchain {
 }
 
 const QUICK_MS = 15_000;
-const commandsOff = (name: string): ToolchainVerdict => ({ unavailable: `${name}: commands are off` });
 const SLOW_MS = 25_000;
+
+const commandsOff = (name: string): ToolchainVerdict => ({ unavailable: `${name}: commands are off` });
 
 /** The reason a command gave no verdict, or undefined when it ran to an exit code. */
 function unavailable(name: string, result: CommandResult): ToolchainVerdict | undefined {
@@ -56,6 +57,13 @@ function unavailable(name: string, result: CommandResult): ToolchainVerdict | un
 const fileArgument = (fileName: string) => `./${fileName.split(path.sep).join('/')}`;
 
 const excerptOf = (output: string) => output.trim().split('\n').slice(0, 3).join(' ').slice(0, 300);
+
+/** The verdict of a toolchain that ran to an exit code: 0 parses, else the errors it printed. */
+function verdictOf(by: string, result: CommandResult, errors: string[]): ToolchainVerdict {
+  if (result.exitCode === 0) return { errors: [], by };
+  if (errors.length > 0) return { errors, by };
+  return { unavailable: `${by} failed without a syntax error: ${excerptOf(result.output)}` };
+}
 
 /** The TypeScript compiler's parser, in process (the optional `typescript` peer). */
 const typeScriptParser: SyntaxToolchain = {
@@ -119,7 +127,7 @@ const nodeCheck: SyntaxToolchain = {
       });
       const problem = unavailable('node --check', result);
       if (problem) return problem;
-      if (result.exitCode === 0) return { errors: [], by: `node ${process.version} --check` };
+      if (result.exitCode === 0) return { errors: [], by: 'node --check' };
       if (inputType === 'module') {
         // `[stdin]:3`, the line, a caret under the column, then `SyntaxError: Unexpected token ';'`.
         const where = /\[stdin\]:(\d+)\n.*\n( *)\^/.exec(result.output);
@@ -129,7 +137,7 @@ const nodeCheck: SyntaxToolchain = {
         moduleErrors = [`${where[1]}:${(where[2]?.length ?? 0) + 1} ${message}`];
       }
     }
-    return { errors: moduleErrors, by: `node ${process.version} --check` };
+    return { errors: moduleErrors, by: 'node --check' };
   },
 };
 
@@ -205,14 +213,13 @@ const pyCompile: SyntaxToolchain = {
     });
     const problem = unavailable('python3', result);
     if (problem) return problem;
-    if (result.exitCode === 0) return { errors: [], by: 'python3 -m py_compile' };
     const message = /\b((?:Syntax|Indentation|Tab)Error): (.*)$/m.exec(result.output);
-    if (!message)
-      return {
-        unavailable: `python3 -m py_compile failed without a syntax error: ${excerptOf(result.output)}`,
-      };
     const line = /line (\d+)/.exec(result.output)?.[1] ?? '0';
-    return { errors: [`${line} ${message[1]}: ${message[2]}`], by: 'python3 -m py_compile' };
+    return verdictOf(
+      'python3 -m py_compile',
+      result,
+      message ? [`${line} ${message[1]}: ${message[2]}`] : [],
+    );
   },
 };
 
@@ -226,13 +233,10 @@ const gofmt: SyntaxToolchain = {
     const result = await run(['gofmt', '-e'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('gofmt', result);
     if (problem) return problem;
-    if (result.exitCode === 0) return { errors: [], by: 'gofmt' };
     const errors = [...result.output.matchAll(/<standard input>:(\d+):(\d+): (.*)/g)].map(
       (match) => `${match[1]}:${match[2]} ${match[3]}`,
     );
-    return errors.length > 0
-      ? { errors, by: 'gofmt' }
-      : { unavailable: `gofmt failed without a syntax error: ${excerptOf(result.output)}` };
+    return verdictOf('gofmt', result, errors);
   },
 };
 
@@ -289,20 +293,14 @@ const javac: SyntaxToolchain = {
     );
     const problem = unavailable('javac', result);
     if (problem) return problem;
-    if (result.exitCode === 0) return { errors: [], by: 'javac' };
     // A JDK older than the code: its errors say the syntax is new, not that it is wrong.
-    if (
-      /preview feature|not supported in -source|use -source \d+ or higher|--enable-preview/.test(
-        result.output,
-      )
-    )
+    const tooOld = /preview feature|not supported in -source|use -source \d+ or higher|--enable-preview/;
+    if (result.exitCode !== 0 && tooOld.test(result.output))
       return { unavailable: `the installed javac is older than this syntax: ${excerptOf(result.output)}` };
     const errors = [...result.output.matchAll(/^.*?:(\d+): error: (.*)$/gm)].map(
       (match) => `${match[1]} ${match[2]}`,
     );
-    return errors.length > 0
-      ? { errors, by: 'javac' }
-      : { unavailable: `javac failed without a syntax error: ${excerptOf(result.output)}` };
+    return verdictOf('javac', result, errors);
   },
 };
 
@@ -316,13 +314,10 @@ const phpLint: SyntaxToolchain = {
     const result = await run(['php', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('php', result);
     if (problem) return problem;
-    if (result.exitCode === 0) return { errors: [], by: 'php -l' };
     const errors = [...result.output.matchAll(/Parse error: (.*?) in .*? on line (\d+)/g)].map(
       (match) => `${match[2]} ${match[1]}`,
     );
-    return errors.length > 0
-      ? { errors, by: 'php -l' }
-      : { unavailable: `php -l failed without a syntax error: ${excerptOf(result.output)}` };
+    return verdictOf('php -l', result, errors);
   },
 };
 
