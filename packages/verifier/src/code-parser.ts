@@ -236,12 +236,24 @@ function jsxTagName(source: SourceTree, tag: SyntaxNode | null): string {
 
 /**
  * Syntax errors in a tree as `line:column message` strings (1-based), at most `max`: the error
- * nodes lezer's recovery left (a skipped token or a missing one), and what the grammar accepts
- * but the language does not (a JSX element closed with another tag's name).
+ * nodes lezer's recovery left (a skipped token or a missing one), and what a grammar accepts but
+ * the language does not (a JSX element closed with another tag's name, Python 2's `print`
+ * statement, a Go file without its `package` clause).
  */
 export function treeErrors(source: SourceTree, max = 10): string[] {
   const errors: string[] = [];
   const seenLines = new Set<number>();
+  const at = (offset: number, message: string) => {
+    const { line, column } = source.position(offset);
+    errors.push(`${line}:${column} ${message}`);
+    seenLines.add(line);
+  };
+  if (source.language === 'go') {
+    let first = source.root.firstChild;
+    while (first && (first.name === 'LineComment' || first.name === 'BlockComment'))
+      first = first.nextSibling;
+    if (first?.name !== 'PackageClause') at(first?.from ?? 0, 'expected the package clause first');
+  }
   source.tree.iterate({
     enter: (node) => {
       if (errors.length >= max) return false;
@@ -250,12 +262,13 @@ export function treeErrors(source: SourceTree, max = 10): string[] {
         const open = node.node.getChild('JSXOpenTag') ?? node.node.getChild('JSXFragmentTag');
         const opened = jsxTagName(source, open);
         const closed = jsxTagName(source, close);
-        if (close && open && opened !== closed) {
-          const { line, column } = source.position(close.from);
-          errors.push(`${line}:${column} closing tag </${closed}> does not match <${opened}>`);
-          seenLines.add(line);
-        }
+        if (close && open && opened !== closed)
+          at(close.from, `closing tag </${closed}> does not match <${opened}>`);
         return undefined;
+      }
+      if (node.name === 'PrintStatement') {
+        at(node.from, 'print is a function in Python 3: print(…)');
+        return false;
       }
       if (!node.type.isError) return undefined;
       const { line, column } = source.position(node.from);
