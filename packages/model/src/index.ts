@@ -35,6 +35,14 @@ export {
   environmentVariable,
   type ProviderOptionsToCheck,
 } from './check-provider-options';
+export {
+  createRedactor,
+  isSecretEnvName,
+  isSecretName,
+  type Redactor,
+  type RedactorOptions,
+  registerSecret,
+} from './create-redactor';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type GenerateOptions, generate } from './generate';
 export {

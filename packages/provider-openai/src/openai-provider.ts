@@ -3,6 +3,7 @@ import {
   checkProviderOptions,
   environmentVariable,
   ModelError,
+  registerSecret,
   resolveCapabilities,
 } from '@closedloop/model';
 import OpenAI from 'openai';
@@ -93,10 +94,13 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const usesOpenAIKey = provider === 'openai';
   let client: OpenAI | undefined;
   let apiKey: string | undefined = options.apiKey;
+  // Every redactor of the process removes the configured key from tool output, events and logs.
+  registerSecret(apiKey);
 
   const getClient = (): OpenAI => {
     if (client) return client;
     apiKey = options.apiKey ?? (usesOpenAIKey ? environmentVariable('OPENAI_API_KEY') : undefined);
+    registerSecret(apiKey);
     if (!apiKey && usesOpenAIKey) {
       throw new ModelError({
         code: 'auth',

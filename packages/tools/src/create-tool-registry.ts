@@ -1,6 +1,6 @@
 import type { JsonSchema, ToolSpec } from '@closedloop/model';
+import { createRedactor, type Redactor } from '@closedloop/model';
 import { z } from 'zod';
-import { createRedactor, type Redactor } from './create-redactor';
 import { parseToolInput } from './parse-tool-input';
 import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 import { ToolError } from './tool-error';

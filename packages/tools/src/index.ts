@@ -1,4 +1,12 @@
 export {
+  createRedactor,
+  isSecretEnvName,
+  isSecretName,
+  type Redactor,
+  type RedactorOptions,
+  registerSecret,
+} from '@closedloop/model';
+export {
   baseEnvNames,
   type CheckedCommand,
   type CommandPolicy,
@@ -20,7 +28,6 @@ export {
   type GitStatusEntry,
   parseGitStatus,
 } from './command-tools';
-export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './create-redactor';
 export {
   createToolRegistry,
   type ToolErrorOutcome,
