@@ -15,6 +15,8 @@ export {
   defaultAllowedPrograms,
   defaultNpxPackages,
   defaultProgramRules,
+  isResolvedCommandPolicy,
+  localBinPrograms,
   type ProgramRule,
   type ProgramRuleHelpers,
   type ResolvedCommandPolicy,
@@ -29,6 +31,14 @@ export {
   parseGitStatus,
 } from './command-tools';
 export {
+  type CommandRunner,
+  type CommandRunnerOptions,
+  type CommandRunOptions,
+  type CommandRunResult,
+  createCommandRunner,
+  gitHardening,
+} from './create-command-runner';
+export {
   createToolRegistry,
   type ToolErrorOutcome,
   type ToolExecuteContext,
@@ -39,8 +49,16 @@ export {
 export { type DefineToolOptions, defineTool } from './define-tool';
 export type { FileToolsOptions } from './file-tools';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
+export { defaultPythonModules } from './program-rules';
 export { resolveInWorkspace } from './resolve-in-workspace';
-export type { ProcessResult } from './run-process';
+export type { ProcessResult, ProcessRunResult } from './run-process';
+export {
+  defaultHiddenPaths,
+  probeSandbox,
+  type SandboxMode,
+  type SandboxOptions,
+  type SandboxProbe,
+} from './sandbox';
 export type { AnyTool, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 export { ToolError } from './tool-error';
 export { truncateText } from './truncate-text';

@@ -498,6 +498,7 @@ export const cleanTexts: readonly string[] = [
   'Tests  42 passed (42)',
   'const { secret } = options;',
   'if (!auth) throw new Error("no auth");',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a placeholder, on purpose
   'password: ${DB_PASSWORD}',
   'API_KEY=<your-api-key>',
   'SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1234',

@@ -1,0 +1,227 @@
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, lstat, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Whether commands run inside a bubblewrap sandbox:
+ * - `'auto'` (default): when `bwrap` is installed and works; otherwise commands run unsandboxed
+ *   and the process warns once;
+ * - `'required'`: always; a command fails with `ToolError('sandbox-unavailable')` when the
+ *   sandbox cannot be used (fail closed);
+ * - `'off'`: never.
+ */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** Sandbox settings of a command runner. */
+export interface SandboxOptions {
+  /** Default `'auto'`. */
+  mode?: SandboxMode;
+  /** Let commands reach the network. Default false (a private network namespace: loopback only). */
+  network?: boolean;
+  /**
+   * Paths hidden from commands (an empty folder or file is mounted over each), on top of
+   * {@link defaultHiddenPaths}. `~/` is the user's home folder.
+   */
+  hide?: readonly string[];
+  /** More folders commands may write, besides the workspace (absolute). */
+  writable?: readonly string[];
+  /** The bubblewrap program. Default `bwrap` on `PATH` (`/usr/bin/bwrap` on Debian). */
+  bubblewrap?: string;
+}
+
+/** Credential stores in the home folder that commands never see (when the sandbox is on). */
+export const defaultHiddenPaths: readonly string[] = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.azure',
+  '~/.gnupg',
+  '~/.kube',
+  '~/.docker',
+  '~/.config/gcloud',
+  '~/.config/gh',
+  '~/.config/hub',
+  '~/.password-store',
+  '~/.terraform.d',
+  '~/.npmrc',
+  '~/.yarnrc.yml',
+  '~/.pypirc',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.vault-token',
+  '~/.cargo/credentials',
+  '~/.cargo/credentials.toml',
+  '~/.gem/credentials',
+];
+
+/** The outcome of probing bubblewrap. */
+export type SandboxProbe = { available: true; executable: string } | { available: false; reason: string };
+
+const probes = new Map<string, Promise<SandboxProbe>>();
+const warned = new Set<string>();
+
+async function findOnPath(program: string): Promise<string | undefined> {
+  if (path.isAbsolute(program)) return program;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '' || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, program);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  for (const fallback of ['/usr/bin', '/bin', '/usr/local/bin']) {
+    const candidate = path.join(fallback, program);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks once per process (per program) that bubblewrap is installed and can create the
+ * namespaces the runner uses (some containers forbid them).
+ */
+export function probeSandbox(bubblewrap = 'bwrap'): Promise<SandboxProbe> {
+  let probe = probes.get(bubblewrap);
+  if (probe === undefined) {
+    probe = (async (): Promise<SandboxProbe> => {
+      if (process.platform !== 'linux')
+        return { available: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+      const executable = await findOnPath(bubblewrap);
+      if (executable === undefined)
+        return {
+          available: false,
+          reason: 'bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)',
+        };
+      return new Promise<SandboxProbe>((resolve) => {
+        execFile(
+          executable,
+          [
+            '--ro-bind',
+            '/',
+            '/',
+            '--proc',
+            '/proc',
+            '--dev',
+            '/dev',
+            '--unshare-pid',
+            '--unshare-net',
+            '--die-with-parent',
+            '--new-session',
+            '--',
+            'true',
+          ],
+          { timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+          (error, _stdout, stderr) => {
+            if (error) {
+              const why = String(stderr || error.message)
+                .trim()
+                .split('\n')[0];
+              resolve({ available: false, reason: `bubblewrap cannot create a sandbox here: ${why}` });
+            } else resolve({ available: true, executable });
+          },
+        );
+      });
+    })();
+    probes.set(bubblewrap, probe);
+  }
+  return probe;
+}
+
+/** Emits the "running without a sandbox" warning once per process (and reason). */
+export function warnNoSandbox(reason: string): void {
+  if (warned.has(reason)) return;
+  warned.add(reason);
+  process.emitWarning(
+    `closedloop runs commands WITHOUT a sandbox: ${reason}. Commands can read and write outside the workspace. Install bubblewrap, or set sandbox: 'off' to silence this warning.`,
+    { code: 'CLOSEDLOOP_NO_SANDBOX' },
+  );
+}
+
+function expandHome(target: string): string {
+  if (target === '~') return os.homedir();
+  if (target.startsWith('~/')) return path.join(os.homedir(), target.slice(2));
+  return target;
+}
+
+async function kindOf(target: string): Promise<'file' | 'directory' | undefined> {
+  try {
+    const stats = await lstat(target);
+    if (stats.isSymbolicLink()) {
+      const real = await stat(target);
+      return real.isDirectory() ? 'directory' : 'file';
+    }
+    return stats.isDirectory() ? 'directory' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** What {@link bubblewrapArguments} needs. */
+export interface BubblewrapLayout {
+  /** The workspace (absolute, real): mounted read-write. */
+  root: string;
+  /** Where the command starts (inside the root). */
+  cwd: string;
+  network: boolean;
+  hide: readonly string[];
+  writable: readonly string[];
+}
+
+/**
+ * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
+ * `/proc`, `/dev`, `/tmp` and `/var/tmp`, the workspace (and `writable`) read-write, credential
+ * stores hidden, the workspace repository's `config` and `hooks` read-only (nothing the agent
+ * runs can plant a hook or an fsmonitor that fires later outside the sandbox), new pid, IPC, UTS
+ * and (unless `network`) network namespaces, a new session, and death with the parent.
+ */
+export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
+  ];
+  for (const entry of [...defaultHiddenPaths, ...layout.hide]) {
+    const target = path.resolve(expandHome(entry));
+    if (isInside(target, layout.root)) continue; // never hide the workspace itself
+    const kind = await kindOf(target);
+    if (kind === 'directory') args.push('--tmpfs', target);
+    else if (kind === 'file') args.push('--ro-bind', '/dev/null', target);
+  }
+  args.push('--bind', layout.root, layout.root);
+  for (const folder of layout.writable) {
+    if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+  }
+  const gitDir = path.join(layout.root, '.git');
+  if ((await kindOf(gitDir)) === 'directory') {
+    for (const name of ['config', 'config.worktree', 'hooks']) {
+      const target = path.join(gitDir, name);
+      if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
+    }
+  }
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (!layout.network) args.push('--unshare-net');
+  args.push('--die-with-parent', '--new-session', '--chdir', layout.cwd);
+  return args;
+}
