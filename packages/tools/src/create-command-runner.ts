@@ -86,7 +86,7 @@ export interface CommandRunner {
 
 /** Environment variables a run may not set: they make programs load code or change git. */
 const injectingEnv =
-  /^(?:LD_|DYLD_|NODE_OPTIONS$|NODE_PATH$|NODE_REPL_EXTERNAL_MODULE$|BASH_ENV$|ENV$|PS4$|PROMPT_COMMAND$|SHELLOPTS$|PYTHON(?:STARTUP|PATH|HOME|INSPECT)$|PERL5?(?:LIB|OPT)$|RUBYOPT$|RUBYLIB$|GIT_|npm_config_|NPM_CONFIG_|PNPM_|YARN_|PATH$|HOME$|CLOSEDLOOP_)/;
+  /^(?:LD_|DYLD_|NODE_OPTIONS$|NODE_PATH$|NODE_REPL_EXTERNAL_MODULE$|BASH_ENV$|ENV$|PS4$|PROMPT_COMMAND$|SHELLOPTS$|PYTHON(?:STARTUP|PATH|HOME|INSPECT)$|PERL5?(?:LIB|OPT)$|RUBYOPT$|RUBYLIB$|GIT_(?!OPTIONAL_LOCKS$|AUTHOR_(?:NAME|EMAIL|DATE)$|COMMITTER_(?:NAME|EMAIL|DATE)$)|npm_config_|NPM_CONFIG_|PNPM_|YARN_|PATH$|HOME$|CLOSEDLOOP_)/;
 
 /** `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos. */
 export const gitHardening: readonly string[] = [

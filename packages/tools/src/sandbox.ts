@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, lstat, stat } from 'node:fs/promises';
+import { access, lstat, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -170,6 +170,32 @@ function isInside(parent: string, child: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/**
+ * The git repository the workspace is in: its top folder and git directories (the `.git`
+ * folder, or for a worktree its own git dir and the common one).
+ */
+async function findRepository(root: string): Promise<{ top: string; gitDirs: string[] } | undefined> {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, '.git');
+    const kind = await kindOf(dotGit);
+    if (kind === 'directory') return { top: dir, gitDirs: [dotGit] };
+    if (kind === 'file') {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+        if (pointer === undefined) return undefined;
+        const gitDir = path.resolve(dir, pointer);
+        const gitDirs = [gitDir];
+        const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
+        if (common !== undefined) gitDirs.push(path.resolve(gitDir, common.trim()));
+        return { top: dir, gitDirs };
+      } catch {
+        return undefined;
+      }
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 /** What {@link bubblewrapArguments} needs. */
 export interface BubblewrapLayout {
   /** The workspace (absolute, real): mounted read-write. */
@@ -209,12 +235,19 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     if (kind === 'directory') args.push('--tmpfs', target);
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', target);
   }
+  const repository = await findRepository(layout.root);
+  if (repository && !isInside(layout.root, repository.top)) {
+    // The workspace is part of a larger repository: git must see its work tree (read-only).
+    args.push('--ro-bind', repository.top, repository.top);
+  }
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
   }
-  const gitDir = path.join(layout.root, '.git');
-  if ((await kindOf(gitDir)) === 'directory') {
+  for (const gitDir of repository?.gitDirs ?? []) {
+    // The repository's objects, refs and index are writable (commits); its config and hooks are
+    // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside.
+    if (!isInside(layout.root, gitDir)) args.push('--bind', gitDir, gitDir);
     for (const name of ['config', 'config.worktree', 'hooks']) {
       const target = path.join(gitDir, name);
       if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
