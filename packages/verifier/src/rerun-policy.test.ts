@@ -116,6 +116,7 @@ describe('re-running claimed commands', () => {
       ledger: [
         {
           callId: 'a',
+          generatedId: false,
           tool: 'run_command',
           args: JSON.stringify({ argv: ['git', 'status'] }),
           status: 'success',
