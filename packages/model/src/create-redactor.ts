@@ -7,8 +7,9 @@ export interface Redactor {
   /** Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. */
   redact(text: string): string;
   /**
-   * Redacts every string inside a JSON-like value (plain objects and arrays, any depth; other
-   * objects are kept as they are). Returns a new value; the input is not changed.
+   * Redacts every string inside a JSON-like value (plain objects and arrays; other objects are
+   * kept as they are; anything nested deeper than 256 levels is replaced by a marker). Returns a
+   * new value; the input is not changed.
    */
   redactValue<T>(value: T): T;
   /** How many distinct secret values it knows by value (environment, `secrets`, registered). */
@@ -490,7 +491,8 @@ function redactDeep(
 ): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
-  if (depth > 64 || seen.has(value)) return value;
+  if (seen.has(value)) return value;
+  if (depth > 256) return '[REDACTED: nested too deep to inspect]';
   seen.add(value);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact, depth + 1, seen));
   const prototype = Object.getPrototypeOf(value) as unknown;

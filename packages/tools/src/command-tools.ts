@@ -1,3 +1,4 @@
+import type { Redactor } from '@closedloop/model';
 import { z } from 'zod';
 import type { CommandPolicy } from './command-policy';
 import { type CommandRunner, createCommandRunner } from './create-command-runner';
@@ -14,6 +15,8 @@ export interface CommandToolsOptions {
   commands?: CommandPolicy;
   /** The bubblewrap sandbox: `'auto'` (default), `'required'`, `'off'`, or its options. */
   sandbox?: SandboxMode | SandboxOptions;
+  /** Redaction of command output at the source (see `CommandRunnerOptions.redactor`). Default on. */
+  redactor?: Redactor | false;
   /**
    * A runner to share (with the verifier, say). When given, `commands`, `sandbox` and
    * `maxOutputBytes` are its business and are ignored here.
@@ -68,6 +71,7 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
       ...(options.commands !== undefined ? { policy: options.commands } : {}),
       ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+      ...(options.redactor !== undefined ? { redactor: options.redactor } : {}),
     });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createRedactor, type Redactor } from '@closedloop/model';
 import {
   type CheckedCommand,
   type CommandPolicy,
@@ -34,6 +35,12 @@ export interface CommandRunnerOptions {
   maxOutputBytes?: number;
   /** Timeout when a run gives none. Default 120 000 ms. */
   defaultTimeoutMs?: number;
+  /**
+   * Cleans stdout, stderr and the interleaved output before anyone sees them (a key a test
+   * prints never reaches a finding, the journal or the model). Default `createRedactor()`;
+   * `false` returns output as it is.
+   */
+  redactor?: Redactor | false;
 }
 
 /** Options of one {@link CommandRunner.run}. */
@@ -175,6 +182,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024;
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const root = path.resolve(options.root);
+  const redactor = options.redactor === false ? undefined : (options.redactor ?? createRedactor());
 
   const sandboxStatus = async (): Promise<{ sandboxed: boolean; reason?: string }> => {
     if (sandbox.mode === 'off') return { sandboxed: false, reason: "sandbox: 'off'" };
@@ -267,6 +275,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       });
     } else {
       result = await runProcess(executable, args, processOptions);
+    }
+    if (redactor) {
+      result.stdout = redactor.redact(result.stdout);
+      result.stderr = redactor.redact(result.stderr);
+      if (result.output !== undefined) result.output = redactor.redact(result.output);
     }
     return {
       argv: [...argv],

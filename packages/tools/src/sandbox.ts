@@ -196,6 +196,36 @@ async function findRepository(root: string): Promise<{ top: string; gitDirs: str
   }
 }
 
+interface HiddenMount {
+  target: string;
+  args: string[];
+}
+
+const hiddenCache = new Map<string, { at: number; mounts: Promise<HiddenMount[]> }>();
+
+/**
+ * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
+ * Which of them exist is looked up at most every few seconds (a dozen `lstat`s per command
+ * would be most of the sandbox's cost).
+ */
+function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
+  const key = extra.join('\0');
+  const cached = hiddenCache.get(key);
+  if (cached && Date.now() - cached.at < 5_000) return cached.mounts;
+  const mounts = (async () => {
+    const out: HiddenMount[] = [];
+    for (const entry of [...defaultHiddenPaths, ...extra]) {
+      const target = path.resolve(expandHome(entry));
+      const kind = await kindOf(target);
+      if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
+      else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
+    }
+    return out;
+  })();
+  hiddenCache.set(key, { at: Date.now(), mounts });
+  return mounts;
+}
+
 /** What {@link bubblewrapArguments} needs. */
 export interface BubblewrapLayout {
   /** The workspace (absolute, real): mounted read-write. */
@@ -215,25 +245,10 @@ export interface BubblewrapLayout {
  * and (unless `network`) network namespaces, a new session, and death with the parent.
  */
 export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
-  const args = [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--tmpfs',
-    '/tmp',
-    '--tmpfs',
-    '/var/tmp',
-  ];
-  for (const entry of [...defaultHiddenPaths, ...layout.hide]) {
-    const target = path.resolve(expandHome(entry));
-    if (isInside(target, layout.root)) continue; // never hide the workspace itself
-    const kind = await kindOf(target);
-    if (kind === 'directory') args.push('--tmpfs', target);
-    else if (kind === 'file') args.push('--ro-bind', '/dev/null', target);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
+  for (const mount of await hiddenMounts(layout.hide)) {
+    // Never hide the workspace itself.
+    if (!isInside(mount.target, layout.root)) args.push(...mount.args);
   }
   const repository = await findRepository(layout.root);
   if (repository && !isInside(layout.root, repository.top)) {
