@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { RunEvent } from '@closedloop/cortex';
 import { z } from 'zod';
 import { webAssets } from '../web/web-assets';
+import { defaultServerCaps, refuseOverCap } from './limits';
+import { createRequestGuard, type RequestGuard } from './request-guard';
 import { createRunChannel, isIndexedEvent, type RunChannel } from './run-channel';
 import { formatSseMessage, resolveStreamStart } from './sse';
 import { WebServerError } from './web-server-error';
@@ -47,6 +49,18 @@ export interface WebServerOptions {
   readRun: ReadRunFunction;
   /** Interval of SSE keep-alive comments. Default 15 000 ms. */
   heartbeatMs?: number;
+  /**
+   * Access token. A non-loopback `host` always needs one: generated when not given, and part of
+   * the returned `url` (`?token=…`; the page then keeps it in an HttpOnly cookie). Loopback: none
+   * by default.
+   */
+  token?: string;
+  /** Host names the server answers to besides `host` and loopback names (Host-header check). */
+  allowedHosts?: readonly string[];
+  /** Event streams open at once; one more is answered 429. Default 32. */
+  maxEventStreams?: number;
+  /** Runs active at once; one more is answered 503. Default 4. */
+  maxActiveRuns?: number;
 }
 
 /** A running web server. */
@@ -78,7 +92,6 @@ const runIdSchema = z
 
 const maxBodyBytes = 64 * 1024;
 const closeGraceMs = 5_000;
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 class HttpError extends Error {
   readonly status: number;
@@ -142,13 +155,14 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
-}
-
-function validateOptions(options: WebServerOptions): { host: string; port: number; heartbeatMs: number } {
+function validateOptions(options: WebServerOptions): {
+  host: string;
+  port: number;
+  heartbeatMs: number;
+  guard: RequestGuard;
+  maxEventStreams: number;
+  maxActiveRuns: number;
+} {
   const fail = (message: string): never => {
     throw new WebServerError({ code: 'invalid-options', message: `startWebServer: ${message}` });
   };
@@ -168,7 +182,22 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
   }
   if (typeof options.startRun !== 'function') fail('startRun must be a function (see run-task.ts).');
   if (typeof options.readRun !== 'function') fail('readRun must be a function (see run-task.ts).');
-  return { host, port, heartbeatMs };
+  const maxEventStreams = options.maxEventStreams ?? defaultServerCaps.maxEventStreams;
+  const maxActiveRuns = options.maxActiveRuns ?? defaultServerCaps.maxActiveRuns;
+  for (const [name, value] of Object.entries({ maxEventStreams, maxActiveRuns })) {
+    if (!Number.isInteger(value) || value < 1) fail(`${name} must be an integer ≥ 1, got ${String(value)}.`);
+  }
+  let guard: RequestGuard | undefined;
+  try {
+    guard = createRequestGuard({
+      host,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  return { host, port, heartbeatMs, guard: guard as RequestGuard, maxEventStreams, maxActiveRuns };
 }
 
 /**
@@ -184,20 +213,21 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
  * | `GET /api/runs/:id/events`     | `text/event-stream`: one `RunEvent` per `data:` line, `id:` = its index; resumes after `Last-Event-ID` (or `?from=<index>`); ends with `event: end` |
  * | `POST /api/runs/:id/cancel`    | `202 { runId, cancelling: true }`; 409 when the run is not active   |
  *
- * Bound to loopback it also refuses requests whose `Host` is not a loopback name (DNS rebinding).
- * Several runs may be active at once.
+ * Every request passes the request guard (`request-guard.ts`): the `Host` must be the server's
+ * (DNS rebinding), a non-loopback server needs its token (generated and put in `url`), and a
+ * state-changing request from another site (`Origin`, `Sec-Fetch-Site`) is refused. At most
+ * `maxActiveRuns` runs (503 beyond) and `maxEventStreams` event streams (429 beyond) at once.
  *
  * @example
  * const server = await startWebServer({ journalDir: '.closedloop/runs', startRun, readRun });
  * console.log(`open ${server.url}`);
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
-  const { host, port, heartbeatMs } = validateOptions(options);
+  const { host, port, heartbeatMs, guard, maxEventStreams, maxActiveRuns } = validateOptions(options);
   const { journalDir, startRun, readRun } = options;
   const runs = new Map<string, RunChannel>();
   const streams = new Set<ServerResponse>();
   const settling = new Set<Promise<unknown>>();
-  const checkHost = loopbackHosts.has(host);
 
   async function journalEvents(runId: string): Promise<RunEvent[] | undefined> {
     const events = await readRun(runId);
@@ -207,6 +237,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   async function handleStart(request: IncomingMessage, response: ServerResponse) {
     const parsed = startRunBodySchema.safeParse(await readJsonBody(request));
     if (!parsed.success) throw new HttpError(400, `Invalid run request: ${formatIssues(parsed.error)}.`);
+    const active = [...runs.values()].filter((channel) => !channel.ended).length;
+    const busy = refuseOverCap('runs', active, maxActiveRuns);
+    if (busy) throw new HttpError(busy.status, busy.message, busy.headers);
     const channel = createRunChannel();
     let started: StartedRun;
     try {
@@ -276,6 +309,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     const channel = runs.get(runId);
     const journal = channel ? undefined : await journalEvents(runId);
     if (!channel && !journal) throw new HttpError(404, `No run "${runId}" in ${journalDir}.`);
+    const crowded = refuseOverCap('streams', streams.size, maxEventStreams);
+    if (crowded) throw new HttpError(crowded.status, crowded.message, crowded.headers);
     const lastEventId = request.headers['last-event-id'];
     let next = resolveStreamStart({
       lastEventId: Array.isArray(lastEventId) ? lastEventId[0] : lastEventId,
@@ -325,7 +360,11 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     unsubscribe = channel.subscribe({ onEvent: send, onEnd: finish });
   }
 
-  function serveAsset(pathname: string, response: ServerResponse): boolean {
+  function serveAsset(
+    pathname: string,
+    response: ServerResponse,
+    extraHeaders: Record<string, string> = {},
+  ): boolean {
     const path = pathname === '/index.html' ? '/' : pathname;
     const asset = Object.hasOwn(webAssets, path) ? webAssets[path] : undefined;
     if (!asset) return false;
@@ -337,19 +376,16 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       'content-security-policy':
         "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       'referrer-policy': 'no-referrer',
+      ...extraHeaders,
     });
     response.end(asset.body);
     return true;
   }
 
   async function route(request: IncomingMessage, response: ServerResponse) {
-    if (checkHost && !loopbackHosts.has(hostnameOf(request.headers.host ?? ''))) {
-      throw new HttpError(
-        403,
-        `Host "${request.headers.host ?? ''}" is not allowed; open the UI via ${host}.`,
-      );
-    }
     const url = new URL(request.url ?? '/', 'http://localhost');
+    const refusal = guard.check(request, url);
+    if (refusal) throw new HttpError(refusal.status, refusal.message, refusal.headers);
     const method = request.method ?? 'GET';
     const { pathname } = url;
     const allow = (methods: string) => {
@@ -360,7 +396,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
     if (!pathname.startsWith('/api/')) {
       if (method !== 'GET' && method !== 'HEAD') allow('GET');
-      if (!serveAsset(pathname, response)) throw new HttpError(404, `Nothing at ${pathname}.`);
+      if (!serveAsset(pathname, response, guard.cookieFor(url)))
+        throw new HttpError(404, `Nothing at ${pathname}.`);
       return;
     }
     if (pathname === '/api/runs') {
@@ -422,7 +459,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${address.port}/`,
+    url: `http://${urlHost}:${address.port}/${guard.token !== undefined ? `?token=${guard.token}` : ''}`,
     close() {
       closing ??= (async () => {
         for (const channel of runs.values()) {
