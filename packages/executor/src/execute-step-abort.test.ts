@@ -190,7 +190,8 @@ describe('executeStep: interrupting a real command', () => {
     const controller = new AbortController();
     const running = executeStep(plan, stepId, {
       model,
-      tools: workspaceTools({ root: ws.root }),
+      // Unsandboxed: the pid the script records must be a host pid (the sandbox has its own namespace).
+      tools: workspaceTools({ root: ws.root, sandbox: 'off' }),
       signal: controller.signal,
     });
     const started = (async () => {

@@ -347,7 +347,7 @@ const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
   // Authorization headers: everything after the header name (and its scheme) to the end of the line.
   {
     pattern:
-      /\b((?:proxy-)?authorization|x-api-key|api-key|x-auth-token|(?:set-)?cookie)(\s*[:=]\s*)(?!\[REDACTED)((?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey)\s+)?)(?!\[REDACTED)([^\r\n]{4,})/gi,
+      /\b((?:proxy-)?authorization|(?:set-)?cookie)(\s*[:=]\s*)(?!\[REDACTED)((?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey)\s+)?)(?!\[REDACTED)([^\r\n]{4,})/gi,
     replace: (_match, name = '', separator = '', scheme = '') => `${name}${separator}${scheme}${marker}`,
   },
   // Bearer credentials anywhere, any case; `token …` when it looks like one.
