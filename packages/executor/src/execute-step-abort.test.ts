@@ -195,7 +195,8 @@ describe('executeStep: interrupting a real command', () => {
       signal: controller.signal,
     });
     const started = (async () => {
-      while (!(await ws.exists('pid.txt'))) await wait(10);
+      // The file exists (empty) a moment before the pid is in it.
+      while (!((await ws.exists('pid.txt')) && (await ws.read('pid.txt')) !== '')) await wait(10);
     })();
     const { result, elapsedMs } = await abortWhen(started, controller, running);
     expect(elapsedMs).toBeLessThan(ABORT_BUDGET_MS);
