@@ -98,7 +98,9 @@ async function serve(command: Extract<CliCommand, { kind: 'serve' }>, io: Io): P
   });
   io.stdout.write(`closedloop web UI: ${server.url}  (Ctrl-C to stop)\n`);
   if (server.url.includes('token=')) {
-    io.stderr.write('note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n');
+    io.stderr.write(
+      'note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n',
+    );
   }
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   await server.close();

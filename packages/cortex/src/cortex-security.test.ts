@@ -146,7 +146,7 @@ describe('bounds', () => {
   });
 
   it('has default run and step deadlines and a tool timeout, each configurable', async () => {
-    const ws = await workspace();
+    await workspace();
     const store = await createTempWorkspace({});
     workspaces.push(store);
     const runStore = createJsonlRunStore({ dir: store.root });

@@ -20,7 +20,10 @@ if (!probe.available) {
   process.exit(0);
 }
 
-const ws = await createTempWorkspace({ files: { 'a.txt': 'a\n', 'hello.cjs': 'console.log("hi");\n' }, git: true });
+const ws = await createTempWorkspace({
+  files: { 'a.txt': 'a\n', 'hello.cjs': 'console.log("hi");\n' },
+  git: true,
+});
 const sandboxed = createCommandRunner({ root: ws.root, sandbox: 'required' });
 const plain = createCommandRunner({ root: ws.root, sandbox: 'off' });
 
@@ -40,7 +43,11 @@ const raw = (program: string, args: string[]) =>
       .on('error', reject),
   );
 
-const commands: string[][] = [['echo', 'hi'], ['git', 'status', '--porcelain'], ['node', 'hello.cjs']];
+const commands: string[][] = [
+  ['echo', 'hi'],
+  ['git', 'status', '--porcelain'],
+  ['node', 'hello.cjs'],
+];
 const rows: string[] = [];
 let worst = 0;
 for (const argv of commands) {
@@ -64,7 +71,21 @@ for (let round = 0; round < ROUNDS; round++) {
   bare.push(await timeOf(() => raw('/bin/true', [])));
   wrapped.push(
     await timeOf(() =>
-      raw(probe.executable, ['--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--unshare-pid', '--unshare-net', '--die-with-parent', '--new-session', '--', '/bin/true']),
+      raw(probe.executable, [
+        '--ro-bind',
+        '/',
+        '/',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--unshare-pid',
+        '--unshare-net',
+        '--die-with-parent',
+        '--new-session',
+        '--',
+        '/bin/true',
+      ]),
     ),
   );
 }
@@ -75,4 +96,6 @@ for (const row of rows) console.log(row);
 console.log(
   `  bubblewrap alone around /bin/true: ${(median(wrapped) - median(bare)).toFixed(1)} ms (${median(wrapped).toFixed(1)} vs ${median(bare).toFixed(1)} ms)`,
 );
-console.log(`worst overhead ${worst.toFixed(1)} ms (target < ${TARGET_MS} ms): ${worst < TARGET_MS ? 'OK' : 'OVER'}`);
+console.log(
+  `worst overhead ${worst.toFixed(1)} ms (target < ${TARGET_MS} ms): ${worst < TARGET_MS ? 'OK' : 'OVER'}`,
+);

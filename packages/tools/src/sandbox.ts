@@ -245,7 +245,19 @@ export interface BubblewrapLayout {
  * and (unless `network`) network namespaces, a new session, and death with the parent.
  */
 export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp'];
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
+  ];
   for (const mount of await hiddenMounts(layout.hide)) {
     // Never hide the workspace itself.
     if (!isInside(mount.target, layout.root)) args.push(...mount.args);
