@@ -109,6 +109,8 @@ describe('checkCommand: allowed', () => {
     [['find', '.', '-name', '*.ts', '-type', 'f']],
     [['find', 'sub', '-path', '/x/*', '-print']],
     [['ls', '/dev/null']],
+    [['cat', '.git/config']],
+    [['git', 'show', 'HEAD:./script.js']],
   ])('allows %j', async (argv) => {
     const error = await denial(argv);
     expect(error?.message).toBeUndefined();
@@ -297,6 +299,11 @@ describe('checkCommand: denied', () => {
     [['cat', '%2e%2e/outside/secret.txt'], 'refused'],
     [['cat', 'file:///etc/passwd'], 'outside the workspace'],
     [['ls', 'sub/../..'], 'outside the workspace'],
+    // writes into git's own files (config, hooks) wherever a repository is
+    [['git', 'archive', '-o', '.git/hooks/pre-commit', 'HEAD'], '.git folder is protected'],
+    [['git', 'log', '--output=.git/config'], '.git folder is protected'],
+    [['tsc', '--outFile', 'sub/.git/config'], '.git folder is protected'],
+    [['node', 'script.js', '.git/hooks/post-checkout'], '.git folder is protected'],
     // tsc writes
     [['tsc', '--outDir', '/tmp/out'], 'outside the workspace'],
     [['tsc', '--outDir=../out'], 'outside the workspace'],

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat } from 'node:fs/promises';
 import path from 'node:path';
+import { gitProtectedReason } from './git-repository';
 import { gitRule } from './git-rule';
 import { builtinProgramRules, type ProgramRule, type ProgramRuleHelpers } from './program-rules';
 import { resolveInWorkspace } from './resolve-in-workspace';
@@ -267,6 +268,9 @@ async function exists(target: string): Promise<boolean> {
   }
 }
 
+/** Programs that only read: naming a git directory's files to them is harmless. */
+const readers: ReadonlySet<string> = new Set(['cat', 'ls', 'grep', 'rg', 'find', 'echo']);
+
 /** Returns why `candidate` (relative to `cwd`) escapes the workspace, or undefined. */
 async function confinePath(root: string, cwd: string, candidate: string): Promise<string | undefined> {
   if (allowedOutsidePaths.has(candidate)) return undefined;
@@ -334,13 +338,22 @@ export async function checkCommand(
     });
   }
   const [program = '', ...args] = argv;
+  const gitPath = /(?:^|[\\/])(?:\.git|hooks|config|HEAD|objects|refs)(?:[\\/]|$)/i;
   for (const [index, arg] of args.entries()) {
     if (context.text.has(index)) continue;
     for (const candidate of pathCandidates(arg)) {
       if (allowedOutsidePaths.has(candidate)) continue;
-      if (!looksLikePath(candidate) && !(await exists(path.resolve(cwd, candidate)))) continue;
+      const mayBeGit = !readers.has(program) && gitPath.test(candidate);
+      if (!mayBeGit && !looksLikePath(candidate) && !(await exists(path.resolve(cwd, candidate)))) continue;
       const why = await confinePath(options.root, cwd, candidate);
       if (why !== undefined) throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${why}.`);
+      if (mayBeGit) {
+        // Whatever writes there could plant a hook or a config that runs programs later.
+        const target = path.resolve(cwd, candidate.replace(/^file:(\/\/)?/i, ''));
+        const protectedWhy = await gitProtectedReason(realRoot, target);
+        if (protectedWhy !== undefined)
+          throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${protectedWhy}.`);
+      }
     }
   }
   return { program, args, cwd };

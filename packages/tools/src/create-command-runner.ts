@@ -267,11 +267,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         hide: sandbox.hide,
         writable: sandbox.writable,
       });
-      result = await runProcess(bwrap, [...wrapper, '--', executable, ...args], {
+      result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
         ...processOptions,
         env: { ...env, TMPDIR: '/tmp' },
-        // The pid namespace dies with the command: nothing to look for outside it.
+        // The pid namespace dies with the command: nothing to look for outside it, only its end
+        // to wait for.
         reapDetached: false,
+        infoFd: true,
       });
     } else {
       result = await runProcess(executable, args, processOptions);

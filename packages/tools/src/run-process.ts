@@ -37,6 +37,13 @@ export interface RunProcessOptions {
    * the command in its own pid namespace turns it off (the namespace dies with the command).
    */
   reapDetached?: boolean;
+  /**
+   * The program writes a JSON line with `child-pid` to file descriptor 3 (bubblewrap's
+   * `--info-fd 3`): once the process is killed, wait until that pid is gone — the pid
+   * namespace's init, whose end takes every process of the namespace with it — so nothing of the
+   * tree is still running when the result is returned.
+   */
+  infoFd?: boolean;
 }
 
 /** A {@link ProcessResult} with the interleaved output when it was asked for. */
@@ -164,6 +171,20 @@ export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'
   return killed;
 }
 
+/** Resolves once `pid` no longer exists (or is a zombie), or after `maxMs`. */
+async function waitGone(pid: number, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /**
  * Runs `executable` without a shell in its own process group, so a timeout or an abort kills
  * the whole tree (SIGTERM, then SIGKILL after a grace period). When the main process exits, what
@@ -189,7 +210,12 @@ export function runProcess(
     const child = spawn(executable, [...args], {
       cwd: options.cwd,
       env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [
+        options.stdin === undefined ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...(options.infoFd ? (['pipe'] as const) : []),
+      ],
       detached: true,
       windowsHide: true,
       shell: false,
@@ -214,9 +240,21 @@ export function runProcess(
     let settled = false;
     let exit: { code: number | null; signal: string | null } | undefined;
     const timers: ReturnType<typeof setTimeout>[] = [];
+    let innerPid: number | undefined;
+    if (options.infoFd) {
+      let info = '';
+      const stream = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+      stream?.on('data', (chunk: Buffer) => {
+        info += chunk.toString('utf8');
+        const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
+        if (pid !== undefined) innerPid = Number(pid);
+      });
+      stream?.on('error', () => {});
+    }
     const killAll = async (signal: NodeJS.Signals) => {
       killGroup(child.pid, signal);
       if (reapDetached) await killTagged(tag, signal);
+      if (signal === 'SIGKILL' && innerPid !== undefined) await waitGone(innerPid, 2_000);
     };
     const terminate = () => {
       void killAll('SIGTERM');

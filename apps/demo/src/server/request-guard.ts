@@ -153,6 +153,18 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
             return { status: 403, message: `Cross-origin request refused (Origin: ${origin}).` };
           }
         }
+        // Neither header (an old browser): a form-encodable body is what a cross-site form sends.
+        const type = (request.headers['content-type'] ?? '').toLowerCase();
+        if (
+          site === undefined &&
+          origin === undefined &&
+          /^(?:text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\b/.test(type)
+        ) {
+          return {
+            status: 403,
+            message: `A ${type.split(';')[0]} request without an Origin is refused (it could be a cross-site form).`,
+          };
+        }
       }
       return undefined;
     },
