@@ -251,10 +251,14 @@ export function runProcess(
       });
       stream?.on('error', () => {});
     }
-    const killAll = async (signal: NodeJS.Signals) => {
+    /**
+     * `waitForNamespace`: after killing a sandbox, wait for its pid namespace to end (when the
+     * command exited by itself, its namespace ended before the sandbox process did).
+     */
+    const killAll = async (signal: NodeJS.Signals, waitForNamespace = signal === 'SIGKILL') => {
       killGroup(child.pid, signal);
       if (reapDetached) await killTagged(tag, signal);
-      if (signal === 'SIGKILL' && innerPid !== undefined) await waitGone(innerPid, 2_000);
+      if (waitForNamespace && innerPid !== undefined) await waitGone(innerPid, 2_000);
     };
     const terminate = () => {
       void killAll('SIGTERM');
@@ -270,7 +274,7 @@ export function runProcess(
       if (settled || finishing || exit === undefined) return;
       finishing = true;
       // Leftovers of the tree, in the group or detached from it.
-      await killAll('SIGKILL');
+      await killAll('SIGKILL', timedOut);
       if (settled) return;
       cleanup();
       const result: ProcessRunResult = {
