@@ -38,8 +38,17 @@ export interface RedactorOptions {
   placeholder?: string;
 }
 
-const registeredSecrets = new Set<string>();
-let registryVersion = 0;
+/** Shared through `globalThis`, so two copies of this package still redact the same secrets. */
+interface SecretRegistry {
+  values: Set<string>;
+  version: number;
+}
+const registryKey = Symbol.for('closedloop.model.registered-secrets');
+function secretRegistry(): SecretRegistry {
+  const holder = globalThis as { [registryKey]?: SecretRegistry };
+  holder[registryKey] ??= { values: new Set(), version: 0 };
+  return holder[registryKey];
+}
 
 /**
  * Tells every redactor of this process about a secret it must remove by value (a configured API
@@ -53,9 +62,10 @@ let registryVersion = 0;
  * ```
  */
 export function registerSecret(value: string | undefined): void {
-  if (typeof value !== 'string' || value.length < 8 || registeredSecrets.has(value)) return;
-  registeredSecrets.add(value);
-  registryVersion++;
+  const registry = secretRegistry();
+  if (typeof value !== 'string' || value.length < 8 || registry.values.has(value)) return;
+  registry.values.add(value);
+  registry.version++;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,11 +562,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   let index: KnownIndex | undefined;
   let indexVersion = -1;
   const knownIndex = (): KnownIndex => {
-    const version = useRegistered ? registryVersion : 0;
+    const registry = secretRegistry();
+    const version = useRegistered ? registry.version : 0;
     if (index === undefined || version !== indexVersion) {
       const entries = new Map(own);
       if (useRegistered) {
-        for (const value of registeredSecrets)
+        for (const value of registry.values)
           if (!entries.has(value)) entries.set(value, placeholder ?? marker);
       }
       index = buildKnownIndex(entries);
@@ -579,7 +590,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     get knownSecretCount() {
       if (!useRegistered) return own.size;
       let count = own.size;
-      for (const value of registeredSecrets) if (!own.has(value)) count++;
+      for (const value of secretRegistry().values) if (!own.has(value)) count++;
       return count;
     },
   };
