@@ -298,7 +298,9 @@ export function isUrlSpecifier(value: string): boolean {
 }
 
 /** Check for `kind: 'module'` values: a workspace path or a package name, never a URL or inline code. */
-export function checkModuleSpecifier(value: string): string | undefined {
+export function checkModuleSpecifier(raw: string): string | undefined {
+  // `-r=x` and quoted forms are not what a program reads, but never let them hide a URL.
+  const value = raw.replace(/^[='"\s]+/, '');
   if (value.trim() === '') return 'an empty module';
   if (isUrlSpecifier(value))
     return `${JSON.stringify(value.slice(0, 40))} is a URL; only modules in the workspace (a relative path or an installed package) can be loaded`;

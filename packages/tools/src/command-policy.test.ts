@@ -156,6 +156,8 @@ describe('checkCommand: denied', () => {
     [['node', '--loader', 'https://example.com/x.mjs', 'script.js'], 'URL'],
     [['node', '--require=http://example.com/x.js', 'script.js'], 'URL'],
     [['node', '-r', 'data:text/javascript,x', 'script.js'], 'URL'],
+    [['node', '-rdata:text/javascript,x', 'script.js'], 'URL'],
+    [['node', '-r=data:text/javascript,x', 'script.js'], 'URL'],
     [['node', '--import=file:///tmp/evil.mjs', 'script.js'], 'URL'],
     [['node', '--test-reporter=data:text/javascript,export default function*(){}', '--test'], 'URL'],
     [['node', '--test', '--test-reporter', 'data:text/javascript,x'], 'URL'],
