@@ -8,7 +8,7 @@
  * `npx tsx --conditions=@closedloop/source bench/sandbox-overhead.bench.ts`). Target: < 15 ms.
  */
 import { spawn } from 'node:child_process';
-import { createCommandRunner, probeSandbox } from '@closedloop/tools';
+import { createCommandRunner, probeArguments, probeSandbox } from '@closedloop/tools';
 import { createTempWorkspace } from '@closedloop/tools/testing';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
@@ -69,25 +69,7 @@ const bare: number[] = [];
 const wrapped: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   bare.push(await timeOf(() => raw('/bin/true', [])));
-  wrapped.push(
-    await timeOf(() =>
-      raw(probe.executable, [
-        '--ro-bind',
-        '/',
-        '/',
-        '--proc',
-        '/proc',
-        '--dev',
-        '/dev',
-        '--unshare-pid',
-        '--unshare-net',
-        '--die-with-parent',
-        '--new-session',
-        '--',
-        '/bin/true',
-      ]),
-    ),
-  );
+  wrapped.push(await timeOf(() => raw(probe.executable, [...probeArguments, '--', '/bin/true'])));
 }
 await ws.cleanup();
 

@@ -54,6 +54,7 @@ export { resolveInWorkspace } from './resolve-in-workspace';
 export type { ProcessResult, ProcessRunResult } from './run-process';
 export {
   defaultHiddenPaths,
+  probeArguments,
   probeSandbox,
   type SandboxMode,
   type SandboxOptions,

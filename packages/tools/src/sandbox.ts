@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, lstat, readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { findExecutable } from './run-process';
 
 /**
  * Whether commands run inside a bubblewrap sandbox:
@@ -61,28 +61,27 @@ export type SandboxProbe = { available: true; executable: string } | { available
 const probes = new Map<string, Promise<SandboxProbe>>();
 const warned = new Set<string>();
 
+/** The bubblewrap arguments of the probe: the namespaces and mounts every command needs. */
+export const probeArguments: readonly string[] = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+  '--unshare-pid',
+  '--unshare-net',
+  '--die-with-parent',
+  '--new-session',
+];
+
 async function findOnPath(program: string): Promise<string | undefined> {
   if (path.isAbsolute(program)) return program;
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '' || !path.isAbsolute(dir)) continue;
-    const candidate = path.join(dir, program);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  for (const fallback of ['/usr/bin', '/bin', '/usr/local/bin']) {
-    const candidate = path.join(fallback, program);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  // Debian's own folders too, when the agent's PATH is minimal.
+  return findExecutable(program, {
+    pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin:/usr/local/bin`,
+  });
 }
 
 /**
@@ -104,21 +103,7 @@ export function probeSandbox(bubblewrap = 'bwrap'): Promise<SandboxProbe> {
       return new Promise<SandboxProbe>((resolve) => {
         execFile(
           executable,
-          [
-            '--ro-bind',
-            '/',
-            '/',
-            '--proc',
-            '/proc',
-            '--dev',
-            '/dev',
-            '--unshare-pid',
-            '--unshare-net',
-            '--die-with-parent',
-            '--new-session',
-            '--',
-            'true',
-          ],
+          [...probeArguments, '--', 'true'],
           { timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
           (error, _stdout, stderr) => {
             if (error) {
