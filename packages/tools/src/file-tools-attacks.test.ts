@@ -86,6 +86,22 @@ describe('file tools against a parent folder swapped for a symlink in a loop', (
   });
 });
 
+describe('special files', () => {
+  it('refuses to read or write a FIFO instead of hanging on it', async () => {
+    await execFileAsync('mkfifo', [path.join(ws.root, 'pipe')]);
+    const started = Date.now();
+    for (const [tool, args] of [
+      ['read_file', { path: 'pipe' }],
+      ['write_file', { path: 'pipe', content: 'x' }],
+      ['edit_file', { path: 'pipe', old_string: 'a', new_string: 'b' }],
+    ] as const) {
+      const outcome = await registry.execute(tool, args, context());
+      expect(outcome.status, tool).toBe('error');
+    }
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
 describe('hard links', () => {
   it('refuses to write or edit through a hard link, and to read one outside node_modules', async () => {
     await link(path.join(outside.root, 'f.txt'), path.join(ws.root, 'linked.txt'));

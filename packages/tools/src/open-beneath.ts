@@ -156,13 +156,22 @@ export async function openFileBeneath(
     const target = procFd ? beneath(folder, name) : path.join(root, relative);
     let file: FileHandle;
     try {
-      file = await open(target, flags | constants.O_NOFOLLOW, options.mode ?? 0o666);
+      // O_NONBLOCK: a FIFO or device swapped in never blocks the open (regular files ignore it).
+      file = await open(target, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, options.mode ?? 0o666);
     } catch (error) {
       if (errnoCode(error) === 'ELOOP') throw changed(relative, error);
       throw error;
     }
     try {
       await assertOpenedInside(file, root, relative);
+      const stats = await file.stat();
+      if (!stats.isFile() && !stats.isDirectory()) {
+        throw new ToolError({
+          code: 'path-escape',
+          message: `Path ${JSON.stringify(relative)} is refused: it is not a regular file (a pipe, socket or device).`,
+          details: { path: relative, reason: 'not a regular file' },
+        });
+      }
     } catch (error) {
       await file.close();
       throw error;
