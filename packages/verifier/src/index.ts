@@ -80,7 +80,8 @@ export {
   type SyntaxCommandRunner,
   syntaxErrors,
 } from './protocols/syntax-check';
-export { type CommandResult, type RunCommandOptions, runCommand } from './run-command';
+export { createRerunPolicy, type RerunPolicy } from './rerun-policy';
+export { type CommandResult, commandProblem, type RunCommandOptions, runCommand } from './run-command';
 export {
   MODE_LAYERS,
   type ProtocolRunResult,
@@ -95,7 +96,6 @@ export {
   checkLedger,
   checkNotes,
   DEFAULT_CONTROL_TOOLS,
-  defaultAllowCommand,
   evidenceCalls,
   type LedgerAnalysis,
   type LedgerError,

@@ -1,8 +1,8 @@
 import type { ToolCallRecord } from '@closedloop/plan';
 import { excerpt, type Finding } from '../finding';
 import type { Protocol, ProtocolContext } from '../protocol';
+import { createRerunPolicy } from '../rerun-policy';
 import { commandProblem } from '../run-command';
-import { defaultAllowCommand } from '../step-checks';
 import { hasCommandRuns, lastCommandRuns } from './static-protocols';
 
 /**
@@ -83,7 +83,9 @@ async function judgeCrash(
     evidence: { callId: call.callId, output: crash.line },
   };
   const command = recordedCommand(call);
-  if (!command || !defaultAllowCommand(command.argv)) return recorded;
+  if (!command) return recorded;
+  const mayRerun = createRerunPolicy({ ledger: ctx.ledger, tooling: () => ctx.tooling() });
+  if (!(await mayRerun(command.argv))) return recorded;
   const rerun = await ctx.run(command.argv, {
     timeoutMs: RERUN_TIMEOUT_MS,
     ...(command.cwd !== undefined ? { cwd: command.cwd } : {}),
@@ -122,7 +124,7 @@ async function judgeCrash(
  * an uncaught exception (Node's, Python's traceback ending the output, Java's `Exception in
  * thread "main"`), a Go or Rust panic, a fatal signal (segmentation fault, abort), running out
  * of memory. Failed assertions reported by a test runner are TEST's business, not crashes. A
- * crashed command the re-run policy allows (`defaultAllowCommand`) is re-run now: if it no
+ * crashed command the re-run policy allows (`createRerunPolicy`) is re-run now: if it no
  * longer crashes, the work fixed it.
  */
 export const crashFreeProtocol: Protocol = {

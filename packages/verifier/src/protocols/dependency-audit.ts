@@ -23,7 +23,18 @@ export type AuditOutcome =
       /** Vulnerable packages, worst first (at most 20). */
       packages: { name: string; severity: string }[];
     }
-  | { ran: false; command?: string[]; reason: string; output?: string };
+  | {
+      ran: false;
+      command?: string[];
+      reason: string;
+      output?: string;
+      /**
+       * The audit ran in the command sandbox and could not reach the registry: commands there have
+       * no network unless the runner's `sandbox.network` is on, so this is most likely the
+       * configuration rather than an outage.
+       */
+      offlineSandbox?: boolean;
+    };
 
 const LOCKFILES: { file: string; manager: 'npm' | 'pnpm' | 'yarn' | 'bun' }[] = [
   { file: 'package-lock.json', manager: 'npm' },
@@ -144,30 +155,32 @@ export async function auditDependencies(ctx: ProtocolContext, timeoutMs = 60_000
     default:
       return { ran: false, reason: `auditing ${lockfile.file} (bun) is not supported` };
   }
-  // The workspace's own registry wins over one inherited from the process that started us
-  // (`pnpm run` exports `npm_config_registry`, which would override the workspace's .npmrc).
-  const registry = /^\s*registry\s*=\s*(\S+)\s*$/m.exec(ctx.facts.read('.npmrc') ?? '')?.[1];
-  const result = await ctx.run(argv, {
-    timeoutMs,
-    env: {
-      npm_config_fetch_retries: '0',
-      npm_config_fetch_timeout: '20000',
-      npm_config_local_prefix: ctx.workspace,
-      ...(registry ? { npm_config_registry: registry } : {}),
-    },
-  });
+  // The command runner passes no npm_config_* variables on: npm reads the workspace's own .npmrc.
+  const result = await ctx.run(argv, { timeoutMs });
   const problem = commandProblem(result);
   if (problem !== undefined)
     return { ran: false, command: argv, reason: problem, output: excerpt(result.output, 1000) };
   const parsed = parseAuditOutput(result.stdout);
   if (parsed) return { ...parsed, command: argv };
   const reported = reportedError(result.stdout);
-  const reason = isMissingProgram(result)
-    ? `${argv[0]} is not installed`
-    : /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network|getaddrinfo|request to .* failed|audit endpoint/i.test(
-          result.output,
-        )
-      ? `the registry could not be reached (no network?)${reported ? `: ${reported}` : ''}`
-      : `exit ${result.exitCode} without an audit report${reported ? `: ${reported}` : ''}`;
-  return { ran: false, command: argv, reason, output: excerpt(result.output, 1000) };
+  const unreachable =
+    /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network|getaddrinfo|request to .* failed|audit endpoint/i.test(
+      result.output,
+    );
+  const output = excerpt(result.output, 1000);
+  if (isMissingProgram(result))
+    return { ran: false, command: argv, reason: `${argv[0]} is not installed`, output };
+  if (unreachable && result.sandboxed) {
+    return {
+      ran: false,
+      command: argv,
+      reason: `the registry is out of reach from the command sandbox, which has no network unless the command runner's sandbox.network is on${reported ? ` (${reported})` : ''}`,
+      output,
+      offlineSandbox: true,
+    };
+  }
+  const reason = unreachable
+    ? `the registry could not be reached (no network?)${reported ? `: ${reported}` : ''}`
+    : `exit ${result.exitCode} without an audit report${reported ? `: ${reported}` : ''}`;
+  return { ran: false, command: argv, reason, output };
 }

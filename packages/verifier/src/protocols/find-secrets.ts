@@ -17,7 +17,7 @@ const PLACEHOLDER =
   /^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]*>|%\w+%|process\.env|os\.environ|os\.getenv|getenv|env\(|config\.|settings\.|self\.|this\.|your[-_]|example|changeme|dummy|placeholder|redacted|secret$|password$|none$|null$|undefined$|test$)/i;
 
 /** The part of `original` that the redactor replaced (common prefix and suffix removed). */
-function replacedPart(original: string, redacted: string): { value: string; token: string } {
+function replacedPart(original: string, redacted: string): { value: string; token: string; after: string } {
   let start = 0;
   while (start < original.length && start < redacted.length && original[start] === redacted[start])
     start += 1;
@@ -31,12 +31,15 @@ function replacedPart(original: string, redacted: string): { value: string; toke
   return {
     value: original.slice(start, original.length - end),
     token: redacted.slice(start, redacted.length - end),
+    after: original.slice(original.length - end),
   };
 }
 
-function looksLikePlaceholder(value: string): boolean {
+function looksLikePlaceholder(value: string, after: string): boolean {
   const trimmed = value.replace(/^["'`]|["'`]$/g, '');
   if (PLACEHOLDER.test(trimmed)) return true;
+  // A name that is called or dereferenced: `get_api_key_from_vault(name)`, `vault.token`.
+  if (/^[A-Za-z_$][\w$]*$/.test(trimmed) && /^\s*[(.[]/.test(after)) return true;
   // Code, not a literal: `os.environ["KEY"]`, `getSecret()`, `cfg[key]`.
   if (/[()[\]{}]/.test(trimmed) && !/^[A-Za-z0-9+/=_.-]+$/.test(trimmed)) return true;
   // `xxxxxxxx`, `********`, `sk-xxxxxxxxxxxxxxxx`: too few distinct characters to be a key.
@@ -72,9 +75,9 @@ export function findSecrets(file: string, lines: readonly AddedLine[], redactor?
     if (line.length > 5000) continue;
     const redacted = active.redact(line);
     if (redacted === line) continue;
-    const { value, token } = replacedPart(line, redacted);
+    const { value, token, after } = replacedPart(line, redacted);
     const kind = kindOf(token);
-    if (kind === 'key, token or password' && looksLikePlaceholder(value)) continue;
+    if (kind === 'key, token or password' && looksLikePlaceholder(value, after)) continue;
     hits.push({ file, line: number, kind, redacted: redacted.trim().slice(0, 200) });
   }
   // A private key spans lines: the redactor sees it only in the joined block.

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type CommandRunner, createCommandRunner } from '@closedloop/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext } from '../protocol';
@@ -10,8 +11,15 @@ import { findSecrets } from './find-secrets';
 import { securityScanProtocol } from './security-scan-protocol';
 
 const workspace = useTempWorkspaces({ git: true });
-const scan = async (root: string) =>
-  (await runProtocols([securityScanProtocol], createProtocolContext({ workspace: root }))).findings;
+const scan = async (root: string, runner?: CommandRunner) =>
+  (
+    await runProtocols(
+      [securityScanProtocol],
+      createProtocolContext({ workspace: root, ...(runner ? { runner } : {}) }),
+    )
+  ).findings;
+/** The audit reaches the (loopback) registry only when the command sandbox lets it on the network. */
+const online = (root: string) => createCommandRunner({ root, sandbox: { network: true } });
 const lines = (text: string) => text.split('\n').map((line, index) => ({ line, number: index + 1 }));
 
 // Key-shaped values assembled at run time, so this file holds no secret-looking literal.
@@ -214,7 +222,9 @@ describe('dependency audit (real npm against a loopback registry)', { timeout: 6
   it('fails (P1) a dependency change that brings a high vulnerability', async () => {
     const ws = await workspace(npmProject(await registry(LODASH_ADVISORY)));
     await addLodash(ws);
-    const audit = (await scan(ws.root)).find((finding) => finding.message.startsWith('Dependency audit'));
+    const audit = (await scan(ws.root, online(ws.root))).find((finding) =>
+      finding.message.startsWith('Dependency audit'),
+    );
     expect(audit?.message).toMatch(/0 critical, 1 high.*lodash \(high\)/);
     expect(audit).toMatchObject({ status: 'fail', priority: 'P1' });
   });
@@ -222,7 +232,9 @@ describe('dependency audit (real npm against a loopback registry)', { timeout: 6
   it('passes when the audit finds nothing', async () => {
     const ws = await workspace(npmProject(await registry({})));
     await addLodash(ws);
-    const audit = (await scan(ws.root)).find((finding) => finding.message.startsWith('Dependency audit'));
+    const audit = (await scan(ws.root, online(ws.root))).find((finding) =>
+      finding.message.startsWith('Dependency audit'),
+    );
     expect(audit?.message).toMatch(/no known vulnerabilities/);
     expect(audit).toMatchObject({ status: 'pass', priority: 'P1' });
   });
@@ -232,17 +244,32 @@ describe('dependency audit (real npm against a loopback registry)', { timeout: 6
     await new Promise((resolve) => servers.pop()?.close(resolve));
     const ws = await workspace(npmProject(closed));
     await addLodash(ws);
-    const audit = (await scan(ws.root)).find((finding) => finding.message.startsWith('Dependency audit'));
+    // An outage (outside the sandbox, where the network is not turned off by configuration).
+    const unsandboxed = (root: string) => createCommandRunner({ root, sandbox: 'off' });
+    const audit = (await scan(ws.root, unsandboxed(ws.root))).find((finding) =>
+      finding.message.startsWith('Dependency audit'),
+    );
     expect(audit).toMatchObject({ status: 'error', priority: 'P1' });
     expect(audit?.message).toMatch(/could not run: the registry could not be reached/);
     // Dependencies unchanged: the same failure only warns (P2).
     const untouched = await workspace(npmProject(closed));
     await addLodash(untouched);
     await untouched.git('commit', '-qam', 'lodash');
-    const warning = (await scan(untouched.root)).find((finding) =>
+    const warning = (await scan(untouched.root, unsandboxed(untouched.root))).find((finding) =>
       finding.message.startsWith('Dependency audit'),
     );
     expect(warning).toMatchObject({ status: 'error', priority: 'P2' });
+  });
+
+  it('warns (P2) when the command sandbox keeps the audit off the network', async () => {
+    const ws = await workspace(npmProject(await registry(LODASH_ADVISORY)));
+    await addLodash(ws);
+    const sandboxed = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const audit = (await scan(ws.root, sandboxed)).find((finding) =>
+      finding.message.startsWith('Dependency audit'),
+    );
+    expect(audit).toMatchObject({ status: 'error', priority: 'P2' });
+    expect(audit?.message).toMatch(/out of reach from the command sandbox.*sandbox\.network/);
   });
 
   it('parses npm, pnpm and yarn audit reports', () => {

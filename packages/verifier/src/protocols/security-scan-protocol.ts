@@ -63,10 +63,13 @@ async function scanDependencies(ctx: ProtocolContext): Promise<Finding[]> {
   const priority: Priority = changed ? 'P1' : 'P2';
   const outcome = await auditDependencies(ctx);
   if (!outcome.ran) {
+    // In the command sandbox, which has no network by default, the audit cannot reach a registry:
+    // that warns (P2) instead of leaving every dependency change unverified. Elsewhere an outage
+    // or a missing tool counts at the change's priority.
     return [
       finding(
         'error',
-        priority,
+        outcome.offlineSandbox ? 'P2' : priority,
         `Dependency audit of ${lockfile.file} could not run: ${outcome.reason}. Known vulnerabilities are unchecked.`,
         {
           ...(outcome.command ? { command: outcome.command } : {}),
@@ -113,8 +116,8 @@ async function scanDependencies(ctx: ProtocolContext): Promise<Finding[]> {
  * commands built from variable values, TLS verification turned off, SQL built by concatenation,
  * `rm -rf /`…, read from syntax trees), and — when the workspace has a lockfile — the package
  * manager's audit finds no high or critical vulnerability after a dependency change. An audit
- * that cannot reach the registry is an `error`, never a pass. Secrets in tests, fixtures and docs
- * only warn (P2).
+ * that cannot reach the registry is an `error`, never a pass (P2 from inside the command sandbox,
+ * which has no network by default). Secrets in tests, fixtures and docs only warn (P2).
  */
 export const securityScanProtocol: Protocol = {
   name: NAME,

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCommandRunner, defaultAllowedPrograms } from '@closedloop/tools';
 import { describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from '../__fixtures__/temp-workspaces';
 import { createProtocolContext } from '../protocol';
@@ -149,14 +150,24 @@ describe('checkSyntax toolchains', { timeout: 120_000 }, () => {
     });
   });
 
-  it('confirms Java with javac stopped after parsing, and Rust with rustfmt in any edition', async () => {
+  it('confirms Java with javac stopped after parsing and Rust with rustfmt when the policy runs them', async () => {
     const files = {
       'Broken.java': broken['Broken.java'] ?? '',
       'Modern.java': valid['Modern.java'] ?? '',
       'Legacy.java': 'class Legacy { int f(int x) { return switch (x) { case 1 -> 2; default -> 0; }; } }\n',
     };
     const ws = await workspace(files);
-    const run = runIn(ws.root);
+    // The default command policy does not run javac or rustfmt: their verdict is then missing.
+    const refused = await checkSyntax('Broken.java', files['Broken.java'], { run: runIn(ws.root) });
+    expect(refused).toMatchObject({ status: 'unconfirmed' });
+    expect(refused.reason).toMatch(/javac was refused by the command policy/);
+    // A policy that allows them lets them decide.
+    const runner = createCommandRunner({
+      root: ws.root,
+      policy: { allow: [...defaultAllowedPrograms, 'javac', 'rustfmt'] },
+    });
+    const run: SyntaxCommandRunner = (argv, options) =>
+      runCommand({ argv, cwd: ws.root, runner, ...options });
     expect(await checkSyntax('Broken.java', files['Broken.java'], { run })).toMatchObject({
       status: 'invalid',
       checkedBy: 'javac',
