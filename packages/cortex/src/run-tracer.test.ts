@@ -1,4 +1,4 @@
-import { ModelError } from '@closedloop/model';
+import { createRedactor, ModelError } from '@closedloop/model';
 import { workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -155,7 +155,7 @@ describe('createRunTracer', () => {
     expect(loudText).toContain('pelican');
     expect(loudText).not.toContain(secret);
     const [run] = named(loud.spans, 'invoke_workflow closedloop');
-    expect(String(run!.attributes['gen_ai.input.messages'])).toContain('[redacted]');
+    expect(String(run!.attributes['gen_ai.input.messages'])).toContain('[REDACTED');
     const [write] = named(loud.spans, 'execute_tool write_file');
     expect(String(write!.attributes['gen_ai.tool.call.arguments'])).toContain('a.txt');
   });
@@ -201,8 +201,59 @@ describe('createRunTracer', () => {
     );
     expect(failedCall?.status.code).toBe(SpanStatusCode.ERROR);
     expect(failedCall?.attributes['error.type']).toBe('auth');
-    expect(failedCall?.status.message).toContain('[redacted]');
+    expect(failedCall?.status.message).toContain('[REDACTED');
     expect(failedCall?.status.message).not.toContain('sk-ant-api03');
+  });
+
+  it('redacts content itself, whatever reaches it (events from any source)', () => {
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const secret = 'my-local-token-0123456789';
+    const onEvent = createRunTracer({
+      tracerProvider,
+      recordContent: true,
+      redactor: createRedactor({ env: {}, secrets: [secret] }),
+    });
+    const base = { runId: 'r1', planId: 'p1', seq: 1 };
+    onEvent({ type: 'run-started', runId: 'r1', at: 1_000, request: `use ${secret}`, resumed: true });
+    onEvent({ type: 'step-started', runId: 'r1', at: 1_001, stepId: 's', attempt: 1 });
+    onEvent({
+      ...base,
+      type: 'tool-call-started',
+      at: 1_002,
+      stepId: 's',
+      callId: 'c1',
+      generatedId: false,
+      tool: 'run_command',
+      args: { argv: ['curl', '-H', `token: ${secret}`] },
+    });
+    onEvent({
+      ...base,
+      type: 'tool-call-finished',
+      at: 1_003,
+      stepId: 's',
+      callId: 'c1',
+      status: 'error',
+      error: `denied for ${secret}`,
+    });
+    onEvent({
+      type: 'run-finished',
+      runId: 'r1',
+      at: 1_004,
+      stopReason: 'failed',
+      reason: `gave up on ${secret}`,
+      answer: `the token is ${secret}`,
+      answerSource: 'model',
+    });
+    const spans = exporter.getFinishedSpans();
+    const text = JSON.stringify(spans.map((span) => [span.attributes, span.status, span.events]));
+    expect(text).not.toContain(secret);
+    expect(text).toContain('[REDACTED]');
+    const [tool] = named(spans, 'execute_tool run_command');
+    expect(tool!.attributes['error.type']).toBe('tool_error');
+    expect(parentOf(tool!)).toBe(idOf(named(spans, 'invoke_agent step')[0]!));
+    // The step never finished: the run's end closes it as interrupted.
+    expect(named(spans, 'invoke_agent step')[0]!.attributes['closedloop.step.status']).toBe('interrupted');
   });
 
   it('parents the run span on the span active when the run started', async () => {

@@ -1,4 +1,4 @@
-import { redactSecrets } from '@closedloop/model';
+import { createRedactor, type Redactor } from '@closedloop/model';
 import {
   type Attributes,
   type Context,
@@ -19,12 +19,16 @@ export interface RunTracerOptions {
   /**
    * Also record content on spans: the task (`gen_ai.input.messages` of the run), the answer
    * (`gen_ai.output.messages`), tool arguments and results (`gen_ai.tool.call.arguments` /
-   * `.result`) and finding messages — each passed through `redact` first. Off by default: spans
-   * then carry names, ids, models, token counts, statuses and error codes only.
+   * `.result`) and finding messages — each through the redactor first. Off by default: spans then
+   * carry names, ids, models, token counts, statuses and error codes only.
    */
   recordContent?: boolean;
-  /** Applied to every text that goes on a span (content and error messages). Defaults to the product's secret redactor. */
-  redact?: (text: string) => string;
+  /**
+   * Applied to every text that goes on a span (content and error messages). Default
+   * `createRedactor()` from `@closedloop/model`, the product's one redactor (secret-named
+   * environment variables, registered API keys, key shapes).
+   */
+  redactor?: Redactor;
   /** `gen_ai.workflow.name` of the run span (default `closedloop`). */
   workflowName?: string;
 }
@@ -94,7 +98,8 @@ function fail(span: Span, errorType: string, message?: string): void {
  */
 export function createRunTracer(options: RunTracerOptions = {}): RunTracer {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(tracerName);
-  const redact = options.redact ?? ((text: string) => redactSecrets(text));
+  const redactor = options.redactor ?? createRedactor();
+  const redact = (text: string): string => redactor.redact(text);
   const recordContent = options.recordContent === true;
   const workflowName = options.workflowName ?? 'closedloop';
   const runs = new Map<string, OpenRun>();
