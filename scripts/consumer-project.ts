@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { entrySpecifiers, type PackedPackage, repoRoot } from './packed-packages';
 
 const run = promisify(execFile);
@@ -127,17 +128,26 @@ export async function loadInNode(
 export type ConsumerResolution = 'nodenext' | 'bundler';
 
 /**
- * Typechecks a consumer that imports every entry of `pkg` with the workspace's TypeScript.
+ * Declaration files a consumer's own setup brings, not the package: TypeScript's `lib.*.d.ts`,
+ * `@types/node` (and its `undici-types`) and zod (a peer dependency the consumer installs). The
+ * `nodenext` check skips them; everything else in the program is checked.
+ */
+const consumerOwnTypes = /[\\/]node_modules[\\/](?:@types[\\/]node|undici-types|zod)[\\/]/;
+
+/**
+ * Typechecks a consumer that imports every entry of `pkg`, with the workspace's TypeScript.
  * `nodenext` compiles an ES module (`import * as`) and a CommonJS module (`import x = require()`,
- * which is `require()` of ESM: TypeScript >= 5.8 allows it under `nodenext`), without
- * `skipLibCheck`, so the published `.d.ts` files are checked too. `bundler` checks resolution the
- * way Vite, webpack or esbuild users' editors see it.
+ * which is `require()` of ESM: TypeScript >= 5.8 allows it under `nodenext`) and checks every
+ * declaration file the package brings in — its own `.d.ts` and its dependencies' (a type from a
+ * package that is not a dependency fails here, as it would for a consumer without
+ * `skipLibCheck`). `bundler` checks resolution the way Vite, webpack or esbuild projects see it.
+ * Resolves to the diagnostics, formatted (empty when it typechecks).
  */
 export async function typecheckConsumer(
   dir: string,
   pkg: PackedPackage,
   resolution: ConsumerResolution,
-): Promise<void> {
+): Promise<string[]> {
   const specifiers = entrySpecifiers(pkg.manifest);
   const names = specifiers.map((_, index) => `entry${index}`);
   const exportNames = `export const names: string[] = [${names.map((name) => `...Object.keys(${name})`).join(', ')}];\n`;
@@ -149,31 +159,34 @@ export async function typecheckConsumer(
           'consumer.cts': `${specifiers.map((specifier, index) => `import ${names[index]} = require('${specifier}');`).join('\n')}\n${exportNames}`,
         }
       : { 'consumer.ts': esModule };
-  const compilerOptions =
-    resolution === 'nodenext'
-      ? // Declaration files are checked (a type from a package that is not a dependency fails
-        // here), except TypeScript's own `lib.*.d.ts`.
-        { module: 'nodenext', skipLibCheck: false, skipDefaultLibCheck: true }
-      : { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true };
   const folder = join(dir, `ts-${resolution}`);
   await mkdir(folder, { recursive: true });
   for (const [file, text] of Object.entries(files)) await writeFile(join(folder, file), text);
-  const tsconfig = {
-    compilerOptions: {
-      ...compilerOptions,
+  const { options, errors } = ts.convertCompilerOptionsFromJson(
+    {
+      ...(resolution === 'nodenext'
+        ? { module: 'nodenext', skipLibCheck: false }
+        : { module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true }),
       strict: true,
       noEmit: true,
       types: ['node'],
       typeRoots: [join(repoRoot, 'node_modules', '@types')],
     },
-    files: Object.keys(files),
-  };
-  await writeFile(join(folder, 'tsconfig.json'), `${JSON.stringify(tsconfig, null, 2)}\n`);
-  await runIn(folder, process.execPath, [
-    join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    'tsconfig.json',
-    '--pretty',
-    'false',
-  ]);
+    folder,
+  );
+  const program = ts.createProgram({
+    rootNames: Object.keys(files).map((file) => join(folder, file)),
+    options,
+  });
+  const diagnostics = [...errors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
+  for (const file of program.getSourceFiles()) {
+    if (program.isSourceFileDefaultLibrary(file) || consumerOwnTypes.test(file.fileName)) continue;
+    diagnostics.push(...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file));
+  }
+  return diagnostics.map((diagnostic) => {
+    const where = diagnostic.file
+      ? `${diagnostic.file.fileName}(${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1}): `
+      : '';
+    return `${where}TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+  });
 }
