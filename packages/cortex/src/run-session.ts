@@ -107,6 +107,7 @@ export class RunSession {
       ...(this.#config.prices ? { prices: this.#config.prices } : {}),
       initial: this.#usageSoFar(),
       onUsage: (record) => this.bus.emit({ type: 'usage-recorded', ...record }),
+      onFailure: (record) => this.bus.emit({ type: 'model-call-failed', ...record }),
       onExhausted: (message) => this.#stop('budget-exhausted', message),
     });
     this.#replanner = createReplanner({

@@ -150,8 +150,14 @@ export const lintProtocol: Protocol = commandProtocol({
   },
 });
 
+/**
+ * The failing-test lines of a runner's output, once each: TAP (`not ok 2 - name`), Node's spec
+ * reporter (`✖ name`, the default from Node 23 on, which lists failures again under
+ * `✖ failing tests:`), vitest/jest (`×`, `FAIL`), pytest (`FAILED`).
+ */
 function failingTests(output: string): string[] {
-  return errorLines(output, /^\s*(?:not ok \d+|✖|×|FAIL\b|✗|FAILED\b)/, 10);
+  const lines = errorLines(output, /^\s*(?:not ok \d+|✖|×|FAIL\b|✗|FAILED\b)/, Number.POSITIVE_INFINITY);
+  return [...new Set(lines.filter((line) => !/^✖ failing tests:?$/.test(line)))].slice(0, 10);
 }
 
 function countsText(counts: TestCounts | undefined): string {
