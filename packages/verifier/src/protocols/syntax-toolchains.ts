@@ -307,14 +307,14 @@ const javac: SyntaxToolchain = {
   },
 };
 
-/** `php -l` on the text (stdin): lints, never runs. */
+/** `php -n -l` on the text (stdin): lints, never runs, reads no php.ini. */
 const phpLint: SyntaxToolchain = {
   name: 'php -l',
   languages: ['php'],
   async check({ source, place }) {
     const run = (await place())?.run;
     if (!run) return commandsOff('php -l');
-    const result = await run(['php', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
+    const result = await run(['php', '-n', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('php', result);
     if (problem) return problem;
     const errors = [...result.output.matchAll(/Parse error: (.*?) in .*? on line (\d+)/g)].map(
