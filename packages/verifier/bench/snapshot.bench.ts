@@ -19,7 +19,9 @@ try {
   for (let index = 0; index < FILES; index += 1) {
     const dir = path.join(root, `src/module-${index % 40}/part-${index % 7}`);
     await mkdir(dir, { recursive: true });
-    const body = `export function f${index}(x: number): number {\n  return x + ${index};\n}\n`.repeat(1 + (index % 5));
+    const body = `export function f${index}(x: number): number {\n  return x + ${index};\n}\n`.repeat(
+      1 + (index % 5),
+    );
     await writeFile(path.join(dir, index % 10 === 0 ? `f${index}.test.ts` : `f${index}.ts`), body);
   }
   const coldStarted = performance.now();

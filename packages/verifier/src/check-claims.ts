@@ -299,6 +299,20 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
       return claimFinding(claim, 'fail', `Claim "${label}" is false: ${rel} does not exist.`, { file: rel });
     const change = await changes.status(rel);
     if (change === 'unchanged') {
+      // Written again with the content it already had (e.g. a step re-run after a crash).
+      const callId = ledger.written.get(rel);
+      if (
+        claim.kind === 'file-written' &&
+        claim.action !== 'modified' &&
+        callId !== undefined &&
+        ledger.writtenContent.get(rel) === facts.read(rel)
+      )
+        return claimFinding(
+          claim,
+          'pass',
+          `Claim "${label}" holds: tool call ${callId} wrote ${rel}, which already had that content.`,
+          { file: rel, callId },
+        );
       return claimFinding(
         claim,
         'fail',

@@ -13,6 +13,8 @@ import type { WorkspaceFacts } from './workspace-facts';
 /** Everything the outcome check needs. */
 export interface OutcomeEnvironment {
   expectations: StepExpectations;
+  /** The step's description (for tools it names). */
+  description: string;
   facts: WorkspaceFacts;
   ledger: LedgerAnalysis;
   changes: StepChanges;
@@ -90,6 +92,10 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   }
 
   const known = await changes.changed();
+  // A custom tool the description names ("Charge the card" → `charge`) that succeeded.
+  const named = namedToolEvidence(expectations, env.description, ledger);
+  if (named !== undefined && !expectations.outcomes.has('write') && !expectations.outcomes.has('delete'))
+    findings.push(named);
   const basis =
     changes.basis === 'baseline'
       ? 'since the step started'
@@ -111,6 +117,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       }
       const change = await changes.status(rel);
       if (change === 'created' || change === 'modified') passes.push(`${rel} ${change}`);
+      else if (
+        change === 'unchanged' &&
+        ledger.writtenContent.has(rel) &&
+        ledger.writtenContent.get(rel) === facts.read(rel)
+      )
+        passes.push(`${rel} written by ${ledger.written.get(rel)} (it already had that content)`);
       else if (change === 'unchanged') problems.push(`${rel} was to be created but did not change ${basis}`);
       else problems.push(`${rel}: nothing shows whether it changed`);
     }
@@ -139,6 +151,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       );
     } else if (passes.length > 0) {
       findings.push(outcome('pass', `The step was asked to ${NOUN.write}: ${passes.join(', ')} ${basis}.`));
+    } else if (named !== undefined) {
+      findings.push(named);
     } else if (anyChange.length > 0) {
       findings.push(
         outcome(
@@ -187,7 +201,10 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
-  if (expectations.outcomes.has('test')) findings.push(await testOutcome(env));
+  if (expectations.outcomes.has('test')) {
+    const tests = await testOutcome(env);
+    if (tests !== undefined) findings.push(tests);
+  }
 
   if (expectations.outcomes.has('run') && !expectations.outcomes.has('test')) {
     const ranAll = ledger.commands.filter((entry) => entry.ran);
@@ -348,11 +365,96 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   return findings;
 }
 
+const GENERIC_TOOL_WORDS = new Set([
+  'tool',
+  'run',
+  'do',
+  'get',
+  'set',
+  'api',
+  'call',
+  'exec',
+  'the',
+  'a',
+  'to',
+  'of',
+  'new',
+  'data',
+]);
+
+function stem(word: string): string {
+  return word
+    .toLowerCase()
+    .replace(/(?:ing|ed|es|s)$/, '')
+    .slice(0, 6);
+}
+
+/**
+ * Evidence from a custom tool (not a workspace file, read or command tool) whose name the step's
+ * description spells out — "Charge the card" and a successful `charge`, "Send the welcome email"
+ * and a successful `send_email`: the asked action ran, by the tool built for it.
+ */
+export function namedToolEvidence(
+  expectations: StepExpectations,
+  description: string,
+  ledger: LedgerAnalysis,
+): Finding | undefined {
+  const words = new Set(
+    description
+      .slice(0, 400)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word !== '')
+      .map(stem),
+  );
+  for (const call of ledger.calls) {
+    if (
+      call.call.status !== 'success' ||
+      call.kind === 'control' ||
+      call.kind === 'read' ||
+      call.kind === 'command'
+    )
+      continue;
+    if (call.targets.length > 0) continue;
+    const tokens = call.call.tool
+      .split(/[_\-.\s]+|(?<=[a-z])(?=[A-Z])/)
+      .map((token) => token.toLowerCase())
+      .filter((token) => token.length >= 3 && !GENERIC_TOOL_WORDS.has(token));
+    if (tokens.length === 0 || !tokens.every((token) => words.has(stem(token)))) continue;
+    return outcome(
+      'pass',
+      `The step was asked to ${expectations.verbs[0]?.toLowerCase() ?? 'act'} (${description.slice(0, 80)}): the tool ${call.call.tool} it names succeeded (call ${call.call.callId}).`,
+    );
+  }
+  return undefined;
+}
+
 /** A step asked to run the tests: it must have run a test command, and the tests must pass now. */
-async function testOutcome(env: OutcomeEnvironment): Promise<Finding> {
+async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined> {
   const { ledger } = env;
   const runs = ledger.commands.filter((entry) => entry.ran && entry.run.test);
   const last = runs.at(-1);
+  if (last === undefined && !env.expectations.runTests) {
+    // Passing tests are the purpose of the step's work, not a run it was asked for: the verifier
+    // runs the workspace's own test command (when there is one).
+    const command = (await env.tooling()).commands.test?.argv;
+    if (command === undefined || !env.allowCommand(command)) return undefined;
+    const result = await env.rerun(command);
+    const problem = commandProblem(result);
+    if (problem !== undefined || (result.exitCode !== 0 && isMissingProgram(result)))
+      return outcome(
+        'error',
+        `The step's work should make the tests pass, but \`${command.join(' ')}\` ${problem ?? 'could not start its program'}.`,
+      );
+    const judged = judgeTestClaim(result, ASKED_TESTS, undefined, 'make the tests pass');
+    return {
+      ...judged,
+      check: 'outcome',
+      message: judged.message.replace(
+        /^Claim "(.*?)" (?:holds|is false)/,
+        `The step's work should $1; \`${command.join(' ')}\``,
+      ),
+    };
+  }
   if (last === undefined) {
     return outcome(
       'fail',

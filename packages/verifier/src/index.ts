@@ -125,6 +125,7 @@ export {
   parseYesNo,
   type ToolCallGuard,
   type ToolCallGuardOptions,
+  toolCallGuardSystemPrompt,
 } from './tool-call-guard';
 export {
   checkToolContracts,

@@ -66,6 +66,8 @@ export interface LedgerAnalysis {
   failedCommands: FailedCommand[];
   /** Paths successful write calls targeted → the last such call id. */
   written: Map<string, string>;
+  /** Paths whose whole content a successful write call set (`content` argument) → that content. */
+  writtenContent: Map<string, string>;
   /** Paths successful delete calls targeted → call id. */
   deleted: Map<string, string>;
   /** Paths successful read calls targeted → call id. */
@@ -178,6 +180,7 @@ export function analyseLedger(
   const controlCalls: ToolCallRecord[] = [];
   const commands: LedgerAnalysis['commands'] = [];
   const written = new Map<string, string>();
+  const writtenContent = new Map<string, string>();
   const deleted = new Map<string, string>();
   const read = new Map<string, string>();
   let successCount = 0;
@@ -218,6 +221,12 @@ export function analyseLedger(
     effectCount += 1;
     const into = kind === 'delete' ? deleted : kind === 'write' ? written : undefined;
     if (into) for (const target of targets) into.set(target, call.callId);
+    if (kind === 'write' && targets.length === 1) {
+      const content =
+        (call.args as Record<string, unknown>)?.content ?? (call.args as Record<string, unknown>)?.contents;
+      if (typeof content === 'string') writtenContent.set(targets[0] as string, content);
+      else writtenContent.delete(targets[0] as string);
+    }
   });
 
   const errors: LedgerError[] = [];
@@ -263,6 +272,7 @@ export function analyseLedger(
     commands,
     failedCommands,
     written,
+    writtenContent,
     deleted,
     read,
   };

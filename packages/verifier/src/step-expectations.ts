@@ -32,6 +32,11 @@ export interface StepExpectations {
   testsAreTarget: boolean;
   /** The verbs that set the outcomes, for messages. */
   verbs: string[];
+  /**
+   * The step itself was asked to run the tests ("Run the tests"); otherwise passing tests are
+   * only the purpose of its work ("fix X so the tests pass") and the verifier runs them itself.
+   */
+  runTests: boolean;
 }
 
 const EN_WRITE_CREATE =
@@ -69,6 +74,10 @@ const ZH_IMPERATIVE =
 
 const JA_IMPERATIVE =
   /(?<install>インストール)|(?<commit>コミット)|(?<push>プッシュ)|(?<branch>ブランチを(?:新規)?作成)|(?<delete>削除|除去)|(?<modify>修正|更新|変更|編集|改修|リファクタ(?:リング)?|最適化|移行|置換|置き換え|リネーム|名前を変更|移動|改善|書き換え|直)|(?<create>新規作成|作成|追加|実装|生成|定義|構築|初期化|設定|書|作)|(?<test>テスト|検証|確かめ)|(?<run>実行|ビルド|コンパイル)|(?<read>読|確認|調査|分析|一覧|検索|探|レビュー|要約|説明|把握|調べ)/gu;
+
+/** What may stand before an English imperative in its clause ("Then run", "please add", "1. Create"). */
+const IMPERATIVE_LEAD =
+  /^(?:\s*(?:please|and|then|also|first|firstly|second|next|finally|lastly|now|just|to|must|should|shall|you|we|i|need|needs|can|could|will|would|let's|lets|let\s+us|make\s+sure\s+to|be\s+sure\s+to|try\s+to|in\s+order\s+to|so\s+as\s+to|carefully|quickly|properly|correctly|fully|simply|again|re-|step\s+\d+|\d+[.)]|[-*•>#]|\*\*)[\s,]*)*\s*$/i;
 
 const NEGATED_EN =
   /\b(?:do\s+not|don't|never|without|no\s+need\s+to|must\s+not|should\s+not|shouldn't|avoid|instead\s+of|rather\s+than|not)\s+(?:\w+\s+){0,2}$/i;
@@ -118,6 +127,7 @@ export function stepExpectations(description: string): StepExpectations {
   const verbs: string[] = [];
   let fix = false;
   let testsAreTarget = false;
+  let runTests = false;
   const text = description.replace(/\r\n?/g, '\n');
   const japanese = /[\u3040-\u30ff]/u.test(text);
   const hits: {
@@ -139,12 +149,16 @@ export function stepExpectations(description: string): StepExpectations {
         /^(?:しない|せず|しないで|不要)/u.test(text.slice(match.index + match[0].length))
       )
         continue;
-      // English verbs in the middle of a noun phrase are not commands ("the test runner", "a build step").
-      if (
-        pattern === EN_IMPERATIVE &&
-        /\b(?:the|a|an|this|that|its|their|our|your|whose|his|her|each|every|any|no)\s+$/i.test(before)
-      )
-        continue;
+      // English verbs are commands only at the head of a clause ("Create…", "then run…"), never
+      // inside a noun phrase ("the failing test", "whose test script").
+      if (pattern === EN_IMPERATIVE) {
+        const lead =
+          text
+            .slice(Math.max(0, match.index - 200), match.index)
+            .split(/[.;:!?\n,(]|\b(?:and|then|or)\b/i)
+            .pop() ?? '';
+        if (!IMPERATIVE_LEAD.test(lead)) continue;
+      }
       const after = text.slice(match.index + match[0].length, match.index + match[0].length + 24);
       if (
         pattern === EN_IMPERATIVE &&
@@ -211,9 +225,10 @@ export function stepExpectations(description: string): StepExpectations {
           word === 'test' ||
           TEST_PASS_PHRASE.test(`${hit.word}${segment}`) ||
           /テスト|测试|測試/u.test(word)
-        )
+        ) {
           outcomes.add('test');
-        else if (
+          runTests = true;
+        } else if (
           /^(?:verify|validate|ensure|make\s+sure|confirm)$|验证|驗證|确保|確保|検証|確かめ/iu.test(word)
         )
           outcomes.add('read');
@@ -222,9 +237,10 @@ export function stepExpectations(description: string): StepExpectations {
         if (
           /\btests?\b|测试|測試|テスト/iu.test(segment.slice(0, 40)) ||
           TEST_PASS_PHRASE.test(`${hit.word}${segment}`)
-        )
+        ) {
           outcomes.add('test');
-        else outcomes.add('run');
+          runTests = true;
+        } else outcomes.add('run');
         break;
       default:
         outcomes.add(category);
@@ -278,5 +294,6 @@ export function stepExpectations(description: string): StepExpectations {
     fix,
     testsAreTarget,
     verbs,
+    runTests,
   };
 }

@@ -4,7 +4,7 @@ import { resolveProtocols } from './builtin-protocols';
 import { checkClaims } from './check-claims';
 import { checkFailedCommands } from './check-commands';
 import { checkExecution, type ExecutionEnd } from './check-execution';
-import { checkOutcome } from './check-outcome';
+import { checkOutcome, namedToolEvidence } from './check-outcome';
 import { checkTestTampering } from './check-test-tampering';
 import { type Claim, dedupeClaims } from './claim-types';
 import { classifyConfidence, propagateConfidence } from './confidence';
@@ -362,6 +362,8 @@ export async function verifyStep(
       priority: 'P1',
       run: () => {
         if (!facts || !changes) {
+          const named = namedToolEvidence(expectations, step.description, analysis);
+          if (named !== undefined) return [named];
           if (expectations.outcomes.size > 0 && analysis.successCount === 0)
             return [
               {
@@ -373,7 +375,16 @@ export async function verifyStep(
             ];
           return [];
         }
-        return checkOutcome({ expectations, facts, ledger: analysis, changes, allowCommand, rerun, tooling });
+        return checkOutcome({
+          expectations,
+          description: step.description,
+          facts,
+          ledger: analysis,
+          changes,
+          allowCommand,
+          rerun,
+          tooling,
+        });
       },
     },
     {

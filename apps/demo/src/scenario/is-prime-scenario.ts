@@ -182,9 +182,11 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
   );
 }
 
-/** Tells the planner, executor, replanner and aggregator calls apart by their system prompts. */
+/** Tells the planner, executor, replanner, guard and aggregator calls apart by their system prompts. */
 function respond(request: GenerateRequest): ScriptedResponse {
   const system = text(request, 0);
+  // The default tool-call guard asks about destructive calls (run_command, overwrites): they match the task.
+  if (system.startsWith('You verify a tool call')) return textTurn('YES: the call matches the step.');
   if (system.startsWith('You are the planner')) return textTurn(JSON.stringify(plannerAnswer));
   if (system.startsWith('You are the replanner')) return respondToReplan(request);
   if (request.tools?.some((tool) => tool.name === 'mark_step')) return respondToStep(request);

@@ -1,11 +1,14 @@
 import type { GenerateRequest } from '@closedloop/model';
-import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
+import { type ScriptedError, ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
 import type { ReplanResultInput } from '@closedloop/replanner';
+import { toolCallGuardSystemPrompt } from '@closedloop/verifier';
 import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { type PlannerOutput, plannerSystemPrompt } from '../draft-plan';
 
 /** How one step answers: turn `n` of the step's conversation (0-based). */
-export type StepScript = ScriptedResponse[] | ((turn: number, request: GenerateRequest) => ScriptedResponse);
+export type StepScript =
+  | ScriptedResponse[]
+  | ((turn: number, request: GenerateRequest) => ScriptedResponse | ScriptedError);
 
 /** A scripted world for whole runs: the planner, each step (by id), the replanner and the answer. */
 export interface ScenarioOptions {
@@ -19,6 +22,8 @@ export interface ScenarioOptions {
   answer?: string | Error;
   /** Latency of every call. */
   latencyMs?: number | ((request: GenerateRequest) => number);
+  /** The tool-call guard's answer for destructive calls (default `YES`). */
+  guard?: string | ((request: GenerateRequest) => string);
 }
 
 const systemOf = (request: GenerateRequest): string =>
@@ -36,11 +41,17 @@ export function stepIdOf(request: GenerateRequest): string | undefined {
 
 /** A scripted model that plays a scenario, plus counters of what it was asked. */
 export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
-  asked: { planner: number; replanner: number; aggregate: number; steps: Record<string, number> };
+  asked: {
+    planner: number;
+    replanner: number;
+    aggregate: number;
+    guard: number;
+    steps: Record<string, number>;
+  };
 } {
   const plans = [...(options.plans ?? [])];
   const replans = [...(options.replans ?? [])];
-  const asked = { planner: 0, replanner: 0, aggregate: 0, steps: {} as Record<string, number> };
+  const asked = { planner: 0, replanner: 0, aggregate: 0, guard: 0, steps: {} as Record<string, number> };
   const model = new ScriptedModel({
     ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     matchers: [
@@ -48,6 +59,11 @@ export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
         match: () => true,
         respond: (request) => {
           const system = systemOf(request);
+          if (system === toolCallGuardSystemPrompt) {
+            asked.guard++;
+            const answer = options.guard ?? 'YES';
+            return { text: typeof answer === 'string' ? answer : answer(request) };
+          }
           if (system.startsWith(plannerSystemPrompt)) {
             asked.planner++;
             const plan = plans.shift();
