@@ -2,6 +2,8 @@ import type { ChatModel } from '@closedloop/model';
 import type { Plan } from '@closedloop/plan';
 import { z } from 'zod';
 import { resolveProtocols } from './builtin-protocols';
+import { checkCriteria } from './check-criteria';
+import { checkFinalState } from './check-final-state';
 import { detectTooling } from './detect-tooling';
 import type { Finding, FindingStatus, Priority } from './finding';
 import { higherPriority } from './finding';
@@ -11,8 +13,9 @@ import {
   type HumanReviewHandler,
   type Protocol,
 } from './protocol';
+import { type CommandResult, runCommand } from './run-command';
 import { runProtocols, type VerificationMode } from './run-protocols';
-import { evidenceCalls, resolveControlTools } from './step-checks';
+import { defaultAllowCommand, evidenceCalls, resolveControlTools } from './step-checks';
 import {
   deriveSuccessCriteria,
   type SuccessCriterion,
@@ -21,6 +24,7 @@ import {
 } from './success-criteria';
 import { createReport, type VerificationReport } from './verdict';
 import { invalidInput, throwIfAborted, VerifierError } from './verifier-error';
+import { stepClaims } from './verify-step';
 import { createWorkspaceFacts } from './workspace-facts';
 
 /** What goal-level verification looks at. */
@@ -39,6 +43,12 @@ export interface GoalContext {
   onHumanReview?: HumanReviewHandler;
   /** Commit-ish that changes are measured against (the commit the run started from). Default `HEAD`. */
   baseRef?: string;
+  /**
+   * The plan's own success criteria, in words ("src/is-prime.js exports isPrime", "node --test
+   * exits 0"): each becomes a goal finding (`criteria`), checked by a rule where one fits, else
+   * judged by `model`.
+   */
+  successCriteria?: readonly string[];
 }
 
 /** Options of {@link verifyGoal}. */
@@ -57,6 +67,13 @@ export interface VerifyGoalOptions {
    * them). Default `['mark_step']`, as in `verifyStep`.
    */
   controlTools?: readonly string[];
+  /** Policy for the commands success criteria name. Default {@link defaultAllowCommand}. */
+  allowCommand?: (argv: readonly string[]) => boolean;
+  /**
+   * Run the workspace's own test command (TESTS_PASS) whenever it has one, even when the
+   * criteria do not name TEST. Default true: a claimed runner never replaces it.
+   */
+  workspaceTests?: boolean;
   signal?: AbortSignal;
 }
 
@@ -100,6 +117,7 @@ export async function verifyGoal(
     ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const tooling = await detectTooling(facts.root);
   let criteria: SuccessCriterion[];
   if (context.criteria !== undefined) {
     const parsed = z.array(successCriterionSchema).safeParse(context.criteria);
@@ -108,7 +126,23 @@ export async function verifyGoal(
     }
     criteria = parsed.data;
   } else {
-    criteria = await deriveSuccessCriteria(context.request, { tooling: await detectTooling(facts.root) });
+    criteria = await deriveSuccessCriteria(context.request, { tooling });
+  }
+  if (
+    options.workspaceTests !== false &&
+    tooling.commands.test !== undefined &&
+    !criteria.some((criterion) => criterion.protocol === 'TEST')
+  ) {
+    criteria = [
+      ...criteria,
+      {
+        id: 'TESTS_PASS',
+        description: "The workspace's own test command passes.",
+        priority: 'P1',
+        protocol: 'TEST',
+        source: 'implicit',
+      },
+    ];
   }
   const custom = options.protocols ?? [];
   const { protocols: referenced, unknown } = resolveProtocols(
@@ -162,6 +196,38 @@ export async function verifyGoal(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const findings = [...result.findings];
+  const allowCommand = options.allowCommand ?? defaultAllowCommand;
+
+  // The goal is judged on the final workspace: every completed step's claims must still hold.
+  if (context.plan) findings.push(...checkFinalState(context.plan, facts, (step) => stepClaims(step)));
+  // The plan's own success criteria, each a finding.
+  if (context.successCriteria !== undefined && context.successCriteria.length > 0) {
+    const commandCache = new Map<string, Promise<CommandResult>>();
+    findings.push(
+      ...(await checkCriteria(context.successCriteria, {
+        facts,
+        tooling: async () => tooling,
+        allowCommand,
+        run: (argv) => {
+          const key = argv.join('\u0000');
+          let promise = commandCache.get(key);
+          if (!promise) {
+            promise = runCommand({
+              argv,
+              cwd: facts.root,
+              timeoutMs: options.commandTimeoutMs ?? 120_000,
+              ...(options.signal ? { signal: options.signal } : {}),
+            });
+            commandCache.set(key, promise);
+          }
+          return promise;
+        },
+        ...(context.model ? { model: context.model } : {}),
+        request: context.request,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })),
+    );
+  }
 
   // The plan: incomplete steps mean the goal's work is not done; confidence and UNVERIFIED marks carry over.
   let confidence: number | undefined;
