@@ -69,6 +69,16 @@ function findByBasename(facts: WorkspaceFacts, base: string, candidates: Iterabl
   return [...hits];
 }
 
+const STUB =
+  /\braise\s+NotImplementedError\b|\bunimplemented!|\btodo!\(|(?:\/\/|#)\s*TODO:?\s*implement|throw\s+new\s+Error\(\s*['"`](?:todo|not (?:yet )?implemented|unimplemented|stub)\b|['"`]not (?:yet )?implemented['"`]/i;
+
+/** A stub marker in the first lines of a declaration ("not implemented", `todo!()`…), if any. */
+export function stubAt(text: string, line: number): string | undefined {
+  const lines = text.split('\n').slice(Math.max(0, line - 1), line + 6);
+  const hit = lines.find((candidate) => STUB.test(candidate));
+  return hit?.trim().slice(0, 80);
+}
+
 /** Judges a test run for a claim: exit code, zero tests, claimed counts. */
 export function judgeTestClaim(
   result: CommandResult,
@@ -95,6 +105,13 @@ export function judgeTestClaim(
   }
   if (judged.status === 'warn')
     return { ...judged, status: 'fail', message: `Claim "${label}" is false: ${judged.message}` };
+  if (counts === undefined) {
+    return {
+      ...judged,
+      status: 'error',
+      message: `Claim "${label}" could not be checked: \`${result.argv.join(' ')}\` exited 0 but printed no test summary, so nothing shows a test ran.`,
+    };
+  }
   if (tests?.count !== undefined) {
     if (counts === undefined) {
       return {
@@ -469,6 +486,28 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
           const found = findSymbol({ fileName: file, text, name: claim.name, kind: claim.symbolKind });
           if (!found) continue;
           const change = await changes.status(file);
+          const before = changes.textBefore(file);
+          if (
+            change === 'modified' &&
+            before !== undefined &&
+            findSymbol({ fileName: file, text: before, name: claim.name, kind: claim.symbolKind })
+          ) {
+            return claimFinding(
+              claim,
+              'fail',
+              `Claim "${label}" is false: ${file} already declared ${claim.name} when the step started (it was not added now).`,
+              { file },
+            );
+          }
+          const stub = stubAt(text, found.line);
+          if (stub !== undefined) {
+            return claimFinding(
+              claim,
+              'fail',
+              `Claim "${label}" is false: ${file}:${found.line} declares ${claim.name}, but only as a stub (${stub}).`,
+              { file },
+            );
+          }
           if (change === 'unchanged') {
             if (claim.file === undefined) continue;
             return claimFinding(

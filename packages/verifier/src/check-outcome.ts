@@ -67,7 +67,28 @@ const ASKED_TESTS: Claim = {
 export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> {
   const { expectations, ledger, changes, facts } = env;
   const asked = [...expectations.outcomes];
-  if (asked.length === 0) return [];
+  /** Whether this step's own calls could have made a change of `file` (not a neighbour's). */
+  const own = (file: string): boolean =>
+    [...ledger.written.keys(), ...ledger.deleted.keys()].some(
+      (target) => file === target || file.startsWith(`${target}/`),
+    ) ||
+    ledger.commands.some((entry) => entry.ran && !entry.run.exploratory) ||
+    ledger.calls.some((call) => call.kind === 'other' && call.call.status === 'success');
+  if (asked.length === 0) {
+    // No verb of the description was recognised: a tool it names, or the step's own changes.
+    const named = namedToolEvidence(expectations, env.description, ledger);
+    if (named !== undefined) return [named];
+    if (ledger.effectCount === 0) return [];
+    const { created, modified, deleted } = await changes.changed();
+    const mine = [...created, ...modified, ...deleted].filter(own);
+    if (mine.length === 0) return [];
+    return [
+      outcome(
+        'pass',
+        `The step changed ${mine.slice(0, 8).join(', ')}${mine.length > 8 ? ` and ${mine.length - 8} more` : ''} with its own tool calls (its description names no checkable outcome).`,
+      ),
+    ];
+  }
   const findings: Finding[] = [];
   const askedEffects = asked.filter((item) => EFFECTS.includes(item));
   const askedText = asked.map((item) => NOUN[item]).join(', ');
@@ -116,7 +137,9 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         continue;
       }
       const change = await changes.status(rel);
-      if (change === 'created' || change === 'modified') passes.push(`${rel} ${change}`);
+      if ((change === 'created' || change === 'modified') && !own(rel))
+        problems.push(`${rel} was ${change}, but not by this step's tool calls`);
+      else if (change === 'created' || change === 'modified') passes.push(`${rel} ${change}`);
       else if (
         change === 'unchanged' &&
         ledger.writtenContent.has(rel) &&
@@ -133,13 +156,19 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           return { file: rel ?? file, change: rel === undefined ? 'unknown' : await changes.status(rel) };
         }),
       );
-      const changed = states.filter((state) => state.change === 'created' || state.change === 'modified');
+      const changed = states.filter(
+        (state) => (state.change === 'created' || state.change === 'modified') && own(state.file),
+      );
       if (changed.length > 0) passes.push(...changed.map((state) => `${state.file} ${state.change}`));
+      else if (states.some((state) => state.change === 'created' || state.change === 'modified'))
+        problems.push(
+          `${states.map((state) => state.file).join(', ')} changed, but not by this step's tool calls`,
+        );
       else if (states.every((state) => state.change === 'unchanged' || state.change === 'deleted'))
         problems.push(`${states.map((state) => state.file).join(', ')} did not change ${basis}`);
       else problems.push(`nothing shows whether ${states.map((state) => state.file).join(', ')} changed`);
     }
-    const anyChange = [...known.created, ...known.modified, ...known.deleted];
+    const anyChange = [...known.created, ...known.modified, ...known.deleted].filter(own);
     if (problems.length > 0) {
       const unknownOnly = problems.every(
         (problem) => problem.startsWith('nothing shows') || problem.includes(': nothing shows'),
@@ -179,7 +208,10 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         const rel = facts.relative(file);
         if (rel === undefined) continue;
         if (facts.exists(rel)) problems.push(`${rel} still exists`);
-        else if ((await changes.status(rel)) === 'unchanged')
+        else if (
+          (await changes.status(rel)) === 'unchanged' &&
+          !known.deleted.some((file) => file.startsWith(`${rel}/`))
+        )
           problems.push(`${rel} did not exist when the step started`);
       }
       findings.push(

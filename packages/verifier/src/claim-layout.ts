@@ -184,10 +184,11 @@ function pathFirstItem(line: string): string | undefined {
   return undefined;
 }
 
-/** A line that introduces a list: "Files created:", "Changes:", "新增文件：", "変更したファイル:". */
+/** A line that introduces a list: "Files created:", "## Changes", "新增文件：", "変更したファイル:". */
 function leadVerbOf(line: string): string | undefined {
-  if (!/[:：]\s*$/.test(line)) return undefined;
-  const text = line.replace(/[:：]\s*$/, '');
+  const heading = /^#{1,6}\s+/.test(line);
+  if (!/[:：]\s*$/.test(line) && !heading) return undefined;
+  const text = line.replace(/^#{1,6}\s+/, '').replace(/[:：]\s*$/, '');
   if (/\b(?:created|new|added|wrote)\b|新增|新建|创建|作成|追加/i.test(text)) return 'created';
   if (/\b(?:deleted|removed)\b|删除|刪除|移除|削除/i.test(text)) return 'deleted';
   if (

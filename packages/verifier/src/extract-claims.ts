@@ -176,7 +176,7 @@ function englishRole(sentence: string, verb: VerbHit, floor: number): EnglishRol
 }
 
 const EN_SEGMENT_STOP =
-  /,?\s*\b(?:because|since|so that|so|which|who|whose|while|but|although|though|as (?:described|defined|specified|shown|documented|requested|in)|after|before|when|whenever|until|then|based on|using|according to|following|per|via|instead of|rather than|in order to|to (?:make|ensure|allow|fix|support|match|keep|use|handle|avoid|prevent|reflect|cover|test|verify|check|follow|mirror|reuse|call|import|export|document|show|add|remove|include|expose|accept|return|print|log|read|load|parse|validate|improve|simplify|clarify|describe|explain|demonstrate|illustrate|help|enable|disable|get|set|let|run|pass|work|be|do)\b|by (?:the|step|another|previous|an earlier|someone)|(?:written|created|added|defined) by|previously|earlier|reusing|mirroring|similar to|like the)\b|[;]/i;
+  /,?\s*\b(?:because|since|so that|so|which|who|whose|while|but|although|though|as (?:described|defined|specified|shown|documented|requested|in)|after|before|when|whenever|until|then|based on|using|according to|following|per|via|instead of|rather than|in order to|to (?:make|ensure|allow|fix|support|match|keep|use|handle|avoid|prevent|reflect|cover|test|verify|check|follow|mirror|reuse|call|import|export|document|show|add|remove|include|expose|accept|return|print|log|read|load|parse|validate|improve|simplify|clarify|describe|explain|demonstrate|illustrate|help|enable|disable|get|set|let|run|pass|work|be|do)\b|by (?:the|step|another|previous|an earlier|someone)|(?:written|created|added|defined) by|previously|earlier|reusing|mirroring|similar to|like the|(?:that|which)?\s*(?:i|we|you|it|they)\s+(?:read|saw|found|looked|checked|used|reviewed|inspected|followed|took|got|had|was|were))\b|[;]/i;
 const EN_PREPOSITION =
   /\b(?:to|into|in|inside|within|under|at|on|from|of|for|with|by|about|like|than|against|beside|alongside|next to|near|over|onto|as)\b/gi;
 const LOCATION_PREPOSITIONS = /^(?:to|into|in|inside|within|under|at|onto)$/i;
@@ -351,6 +351,32 @@ function englishEffects(
     }
   }
 
+  // "created src/a.js with the helper `double`": the file and the symbol it holds.
+  if (verb.category === 'create' || verb.category === 'modify') {
+    const holder =
+      located.find((item) => item.role === 'object' || item.role === 'location')?.file ?? subjectPaths[0];
+    const inner = new RegExp(
+      `\\b(?:with|containing|adding|exporting|defining|including)\\s+(?:(?:a|an|the|new)\\s+)*(?:(?<kind>${KIND_PATTERN})\\s+)?(?<quote>[\\u0060'"])?(?<name>[A-Za-z_$][\\w$]*)(?<call>\\([^)]{0,40}\\))?\\k<quote>?`,
+      'i',
+    ).exec(segment);
+    const name = inner?.groups?.name;
+    if (holder !== undefined && inner?.groups && name && !STOP_NAMES.has(name.toLowerCase())) {
+      const marked =
+        inner.groups.kind !== undefined ||
+        inner.groups.quote !== undefined ||
+        inner.groups.call !== undefined;
+      if (marked && findPaths(`${name} `).length === 0) {
+        const kindWord = inner.groups.kind?.toLowerCase();
+        claims.push({
+          kind: 'symbol-added',
+          name,
+          file: holder,
+          symbolKind: kindWord !== undefined ? (KIND_WORDS[kindWord] ?? 'any') : 'any',
+          ...context,
+        });
+      }
+    }
+  }
   for (const file of subjectPaths) claims.push(fileClaim(verb.category, file, context, 'object'));
   for (const item of located) {
     if (item.role === 'mention') continue;

@@ -140,10 +140,15 @@ function pathArguments(args: unknown, relative: (file: string) => string | undef
 }
 
 /** Path-looking arguments of a command (`rm dist/a.js`, `node --test test/a.test.js`). */
+/** Programs whose every operand is a path (`rm dist`, `mv a b`). */
+const PATH_PROGRAMS = /^(?:rm|rmdir|mv|cp|mkdir|touch|ln|chmod|chown|unlink|del|trash)$/;
+
 function commandPaths(argv: readonly string[], relative: (file: string) => string | undefined): string[] {
   const found: string[] = [];
+  const operandsArePaths = PATH_PROGRAMS.test((argv[0] ?? '').split('/').pop() ?? '');
   for (const arg of argv.slice(1)) {
-    if (arg.startsWith('-') || !/[./]/.test(arg) || arg.length > 300 || /^[a-z]+:\/\//i.test(arg)) continue;
+    if (arg.startsWith('-') || arg.length > 300 || /^[a-z]+:\/\//i.test(arg)) continue;
+    if (!operandsArePaths && !/[./]/.test(arg)) continue;
     const rel = relative(arg);
     if (rel !== undefined && !found.includes(rel)) found.push(rel);
   }

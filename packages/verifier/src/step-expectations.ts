@@ -42,7 +42,7 @@ export interface StepExpectations {
 const EN_WRITE_CREATE =
   'create|write|add|implement|generate|scaffold|introduce|define|declare|export|set\\s+up|setup|initiali[sz]e|bootstrap|author|draft|compose|produce|develop|code|port|translate|document|configure|build\\s+(?:a|an|the\\s+new|new)\\b|make\\s+(?:a|an|new)\\b|put|save|store|emit|record|fill\\s+in|provide|support|wire\\s+up|hook\\s+up|expose';
 const EN_WRITE_MODIFY =
-  'update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate';
+  'handle|update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate';
 const EN_DELETE = 'delete|remove|drop|purge|erase|unlink|get\\s+rid\\s+of';
 const EN_RUN = 'run|execute|compile|lint|type-?check|start|launch|invoke|build(?!\\s+(?:a|an|new)\\b)';
 const EN_TEST = 'test|verify|validate|ensure|make\\s+sure|confirm';
@@ -204,22 +204,34 @@ export function stepExpectations(description: string): StepExpectations {
         if (japanese) {
           for (const file of paths) (category === 'create' ? create : change).push(file);
         }
+        // "Update the tests" makes the tests the work; "fix the failing test" asks for the code
+        // to pass it (unless the test itself is said to be wrong).
+        const objectText =
+          segment.split(/\b(?:so|to\s+make|until|and\s+(?:make\s+sure|ensure)|then)\b/i)[0] ?? '';
+        const fixVerb = /^(?:fix|repair|debug|resolve|correct)$|修复|修復|修正|直/u.test(word);
         if (
-          TEST_WORDS.test(
-            segment.split(/\b(?:so\s+that|to\s+make|until|and\s+(?:make\s+sure|ensure))\b/i)[0] ?? '',
-          )
+          TEST_WORDS.test(objectText) &&
+          (!fixVerb ||
+            /\b(?:wrong|incorrect|outdated|obsolete|flaky|broken)\s+(?:test|assertion|expectation)|(?:test|assertion|expectation)\s+(?:is|are)\s+(?:wrong|incorrect|outdated)/i.test(
+              text,
+            ))
         )
           testsAreTarget = true;
         break;
       }
-      case 'delete':
+      case 'delete': {
         outcomes.add('delete');
-        for (const found of findPaths(
-          japanese ? text.slice(Math.max(0, hit.index - 80), hit.index) : segment,
-        ))
-          remove.push(found.file);
+        const where = japanese ? text.slice(Math.max(0, hit.index - 80), hit.index) : segment;
+        for (const found of findPaths(where)) remove.push(found.file);
+        // Folders named with a trailing slash ("Delete build/", "remove the dist/ folder").
+        for (const folder of where.matchAll(/(?<![\w./-])((?:[\w@.-]+\/)+)(?=[\s,.;:)`'"」]|$)/g)) {
+          const dir = (folder[1] ?? '').replace(/\/+$/, '');
+          if (dir !== '' && !remove.some((file) => file === dir || file.startsWith(`${dir}/`)))
+            remove.push(dir);
+        }
         if (TEST_WORDS.test(segment)) testsAreTarget = true;
         break;
+      }
       case 'test':
         if (
           word === 'test' ||

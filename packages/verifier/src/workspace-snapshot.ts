@@ -41,7 +41,10 @@ export interface WorkspaceSnapshot {
   readonly takenAt: number;
   /** Workspace-relative posix path → state. */
   readonly files: ReadonlyMap<string, FileState>;
-  /** Text of test files (`*.test.*`, `test_*.py`, `tests/…`), for the tampering check. */
+  /**
+   * Text of test files and small source files (≤ 64 KB): what a test asserted, and whether a
+   * claimed symbol was already there when the step started.
+   */
   readonly texts: ReadonlyMap<string, string>;
   /** Installed packages: `node_modules/lodash`, `site-packages/requests` → signature. */
   readonly packages: ReadonlyMap<string, string>;
@@ -79,6 +82,9 @@ export const TEST_FILE =
   /(?:^|\/)(?:__tests__|tests?|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$|(?:^|\/)[^/]+Test\.(?:java|kt)$|_spec\.rb$/;
 
 const MAX_TEXT_BYTES = 256 * 1024;
+const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
+/** Source files whose text a baseline keeps (symbols already declared before the step). */
+const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
 
 interface CacheEntry {
   size: number;
@@ -300,7 +306,10 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
         files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: `link:${stats.size}` });
         continue;
       }
-      const wantText = TEST_FILE.test(childRel);
+      const wantText =
+        TEST_FILE.test(childRel) ||
+        childRel === 'package.json' ||
+        (SOURCE_FILE.test(childRel) && stats.size <= MAX_SOURCE_TEXT_BYTES);
       const state = hashFile(absolute, stats, maxHashBytes, wantText);
       files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });
       if (wantText && state.text !== undefined) texts.set(childRel, state.text);
