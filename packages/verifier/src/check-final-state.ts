@@ -31,9 +31,9 @@ function pathsOf(claim: StateClaim): string[] {
 /**
  * The goal is judged on the final workspace, not on the steps' stories: every completed step's
  * state claims (files written, deleted or moved, symbols added) are re-checked against the
- * workspace as the run leaves it — a later or parallel step may have undone an earlier one. A
- * claim a later step superseded (it deleted, moved or rewrote the same path) is not held against
- * the earlier step. Each claim that no longer holds is a P1 failure naming its step.
+ * workspace as the run leaves it — a later or parallel step may have undone an earlier one. Only
+ * a later step's claimed deletion or move of the same path supersedes a claim. Each claim that no
+ * longer holds is a P1 failure naming its step.
  */
 export function checkFinalState(
   plan: Plan,
@@ -44,18 +44,23 @@ export function checkFinalState(
     .filter((step) => step.status === 'completed')
     .map((step) => ({ step, at: lastActivity(step), claims: claimsOf(step).filter(isStateClaim) }))
     .sort((a, b) => a.at - b.at);
-  /** path → index of the last step whose claims touched it. */
-  const lastTouch = new Map<string, number>();
+  /** path → index of the last step that claimed to delete or move it away. */
+  const lastRemoval = new Map<string, number>();
   steps.forEach(({ claims }, index) => {
-    for (const claim of claims)
-      for (const file of pathsOf(claim)) lastTouch.set(facts.relative(file) ?? file, index);
+    for (const claim of claims) {
+      const removed =
+        claim.kind === 'file-deleted' ? claim.file : claim.kind === 'file-moved' ? claim.from : undefined;
+      if (removed !== undefined) lastRemoval.set(facts.relative(removed) ?? removed, index);
+    }
   });
   const findings: Finding[] = [];
   let held = 0;
   steps.forEach(({ step, claims }, index) => {
     for (const claim of claims) {
       const files = pathsOf(claim).map((file) => facts.relative(file) ?? file);
-      if (files.some((file) => (lastTouch.get(file) ?? index) > index)) continue;
+      // A later step that deleted or moved the path on purpose supersedes the claim; a later
+      // rewrite does not (what the earlier step added must still be there).
+      if (files.some((file) => (lastRemoval.get(file) ?? -1) > index)) continue;
       const problem = stateProblem(claim, facts);
       if (problem === undefined) {
         held += 1;

@@ -1,7 +1,8 @@
-import { judgeTestClaim } from './check-claims';
+import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
 import type { Tooling } from './detect-tooling';
+import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { isMissingProgram } from './protocols/command-protocols';
@@ -199,6 +200,43 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     } else {
       findings.push(outcome('fail', `The step was asked to ${NOUN.write}, but no file changed ${basis}.`));
     }
+  }
+
+  // Symbols the description asked for must be declared (and not as stubs).
+  if (expectations.outcomes.has('write') && expectations.symbols.length > 0) {
+    const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
+    const missing: string[] = [];
+    const present: string[] = [];
+    for (const symbol of expectations.symbols) {
+      const target = symbol.file !== undefined ? facts.relative(symbol.file) : undefined;
+      const files = (target !== undefined ? [target] : candidates).filter(
+        (file) => canFindSymbols(file) && facts.isFile(file),
+      );
+      if (files.length === 0) continue;
+      let where: string | undefined;
+      for (const file of files) {
+        const text = facts.read(file);
+        const found =
+          text !== undefined
+            ? findSymbol({ fileName: file, text, name: symbol.name, kind: 'any' })
+            : undefined;
+        if (found && text !== undefined && stubAt(text, found.line) === undefined) {
+          where = `${file}:${found.line}`;
+          break;
+        }
+      }
+      if (where === undefined) missing.push(`${symbol.name}${target !== undefined ? ` in ${target}` : ''}`);
+      else present.push(`${symbol.name} (${where})`);
+    }
+    if (missing.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to add ${missing.join(', ')}, but no such declaration (other than a stub) exists.`,
+        ),
+      );
+    else if (present.length > 0)
+      findings.push(outcome('pass', `The step was asked to add ${present.join(', ')}: declared.`));
   }
 
   if (expectations.outcomes.has('delete')) {

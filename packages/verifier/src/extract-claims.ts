@@ -264,6 +264,38 @@ function symbolAt(segment: string, hasFile: boolean): { name: string; kind: Symb
   return { name, kind: kindWord !== undefined ? (KIND_WORDS[kindWord] ?? 'any') : 'any' };
 }
 
+const KIND_PLURAL =
+  'functions|methods|helpers|classes|interfaces|types|constants|variables|exports|函数|函數|方法|関数|メソッド';
+const NAME_ITEM = '[`\'"「]?[A-Za-z_$][\\w$]*(?:\\([^)]{0,40}\\))?[`\'"」]?';
+const SYMBOL_LIST = new RegExp(
+  `^\\s*[:：]?\\s*(?:了\\s*)?(?:(?:the|a|an|new|two|three|four|both|all)\\s+)*(?:(?<kind>${KIND_PATTERN}|${KIND_PLURAL})(?![A-Za-z])\\s*)?(?<names>${NAME_ITEM}(?:\\s*(?:,\\s*(?:and\\s+)?|\\s+and\\s+|\\s*&\\s*|\\s*[、和と及]\\s*)${NAME_ITEM})+)(?:\\s*(?<kind2>${KIND_PATTERN}|${KIND_PLURAL})(?![A-Za-z]))?`,
+  'iu',
+);
+
+/**
+ * Symbols at the start of `segment`: one ("function validateToken", "`isPrime()`") or a list
+ * ("functions add and mul", "`add`, `sub` and `mul`", "add() and mul()").
+ */
+export function symbolsAt(segment: string, hasFile: boolean): { name: string; kind: SymbolKind }[] {
+  const list = SYMBOL_LIST.exec(segment);
+  if (list?.groups?.names) {
+    const kindWord = (list.groups.kind ?? list.groups.kind2)?.toLowerCase().replace(/(?:es|s)$/, '');
+    const kind: SymbolKind =
+      kindWord !== undefined ? (KIND_WORDS[kindWord] ?? KIND_WORDS[`${kindWord}s`] ?? 'function') : 'any';
+    const found: { name: string; kind: SymbolKind }[] = [];
+    for (const raw of list.groups.names.split(/\s*(?:,\s*(?:and\s+)?|\s+and\s+|&|[、和と及])\s*/u)) {
+      const marked = /^[`'"「]|\(/.test(raw) || kindWord !== undefined;
+      const name = raw.replace(/^[`'"「]|[`'"」]$/g, '').replace(/\(.*$/, '');
+      if (name === '' || STOP_NAMES.has(name.toLowerCase()) || findPaths(`${name} `).length > 0) continue;
+      if (!marked && !(isCodeLike(name) && hasFile)) continue;
+      found.push({ name, kind });
+    }
+    if (found.length >= 2) return found;
+  }
+  const one = symbolAt(segment, hasFile);
+  return one ? [one] : [];
+}
+
 function shorten(text: string): string {
   return text.length > 200 ? `${text.slice(0, 197)}…` : text;
 }
@@ -335,18 +367,20 @@ function englishEffects(
   // Symbols: "added function validateToken in auth.ts", "implemented `isPrime()`".
   if (verb.category === 'create' || verb.word === 'imported' || verb.word === 'exported') {
     const file = located.find((item) => item.role === 'location')?.file ?? subjectPaths[0];
-    const symbol =
+    const symbols =
       role.kind === 'passive'
-        ? symbolAt(role.subject.replace(/^\s*(?:the|a|an|new)\s+/i, ''), file !== undefined)
-        : symbolAt(segment, file !== undefined);
-    if (symbol) {
-      claims.push({
-        kind: 'symbol-added',
-        name: symbol.name,
-        ...(file !== undefined ? { file } : {}),
-        symbolKind: verb.word === 'imported' ? 'import' : symbol.kind,
-        ...context,
-      });
+        ? symbolsAt(role.subject.replace(/^\s*(?:the|a|an|new)\s+/i, ''), file !== undefined)
+        : symbolsAt(segment, file !== undefined);
+    if (symbols.length > 0) {
+      for (const symbol of symbols) {
+        claims.push({
+          kind: 'symbol-added',
+          name: symbol.name,
+          ...(file !== undefined ? { file } : {}),
+          symbolKind: verb.word === 'imported' ? 'import' : symbol.kind,
+          ...context,
+        });
+      }
       return claims;
     }
   }
@@ -460,17 +494,20 @@ function chineseEffects(
     prePaths.find((item) => item.role === 'location')?.file ??
     postPaths.find((item) => item.role === 'location')?.file;
   if (verb.category === 'create') {
-    const symbol =
-      symbolAt(segment, location !== undefined) ??
-      symbolAt(clause.replace(/^.*?(?:将|將|把)/, ''), location !== undefined);
-    if (symbol && !(symbol.name.length <= 2 && symbol.kind === 'any')) {
-      claims.push({
-        kind: 'symbol-added',
-        name: symbol.name,
-        ...(location !== undefined ? { file: location } : {}),
-        symbolKind: symbol.kind,
-        ...context,
-      });
+    const listed = symbolsAt(segment, location !== undefined);
+    const symbols = (
+      listed.length > 0 ? listed : symbolsAt(clause.replace(/^.*?(?:将|將|把)/, ''), location !== undefined)
+    ).filter((symbol) => !(symbol.name.length <= 2 && symbol.kind === 'any'));
+    if (symbols.length > 0) {
+      for (const symbol of symbols) {
+        claims.push({
+          kind: 'symbol-added',
+          name: symbol.name,
+          ...(location !== undefined ? { file: location } : {}),
+          symbolKind: symbol.kind,
+          ...context,
+        });
+      }
       return claims;
     }
   }

@@ -1,3 +1,4 @@
+import { symbolsAt } from './extract-claims';
 import { findPaths } from './find-paths';
 import { splitCommandLine } from './split-command-line';
 
@@ -26,6 +27,8 @@ export interface StepExpectations {
   commands: string[][];
   /** Packages named for installation. */
   packages: string[];
+  /** Symbols the step was asked to add ("Add isPrime to src/math.js", "exporting isPrime(n)"). */
+  symbols: { name: string; file?: string }[];
   /** The step is a fix (test tampering matters). */
   fix: boolean;
   /** The description makes tests themselves the object of the work ("update the tests"). */
@@ -128,6 +131,7 @@ export function stepExpectations(description: string): StepExpectations {
   let fix = false;
   let testsAreTarget = false;
   let runTests = false;
+  const symbols: { name: string; file?: string }[] = [];
   const text = description.replace(/\r\n?/g, '\n');
   const japanese = /[\u3040-\u30ff]/u.test(text);
   const hits: {
@@ -203,6 +207,16 @@ export function stepExpectations(description: string): StepExpectations {
         }
         if (japanese) {
           for (const file of paths) (category === 'create' ? create : change).push(file);
+        }
+        if (category === 'create' && !japanese) {
+          const holder = findPaths(segment)[0]?.file;
+          const named = symbolsAt(segment, holder !== undefined).map((symbol) => symbol.name);
+          for (const match of segment.matchAll(
+            /\b(?:exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+[`'"]?([A-Za-z_$][\w$]*)/gi,
+          ))
+            if (match[1]) named.push(match[1]);
+          for (const name of new Set(named))
+            symbols.push({ name, ...(holder !== undefined ? { file: holder } : {}) });
         }
         // "Update the tests" makes the tests the work; "fix the failing test" asks for the code
         // to pass it (unless the test itself is said to be wrong).
@@ -307,5 +321,6 @@ export function stepExpectations(description: string): StepExpectations {
     testsAreTarget,
     verbs,
     runTests,
+    symbols,
   };
 }

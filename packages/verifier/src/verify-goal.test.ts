@@ -185,11 +185,18 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
       'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test test/' } }),
       'test/.keep': '',
     });
-    const report = await verifyGoal({ workspace: ws.root, request: 'x', criteria: [] });
-    expect(report.findings.find((finding) => finding.check === 'TEST')).toMatchObject({
+    const asked = await verifyGoal({
+      workspace: ws.root,
+      request: 'x',
+      criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TEST' }],
+    });
+    expect(asked.findings.find((finding) => finding.check === 'TEST')).toMatchObject({
       status: 'fail',
       message: expect.stringMatching(/no test ran/),
     });
+    // The workspace's own command, run implicitly: no tests means nothing to run, not a failure.
+    const implicit = await verifyGoal({ workspace: ws.root, request: 'x', criteria: [] });
+    expect(implicit.findings.find((finding) => finding.check === 'TEST')).toMatchObject({ status: 'skip' });
   });
 
   it('judges the final workspace: a later step that undid an earlier one fails the goal', async () => {

@@ -128,11 +128,11 @@ export async function verifyGoal(
   } else {
     criteria = await deriveSuccessCriteria(context.request, { tooling });
   }
-  if (
+  const implicitTests =
     options.workspaceTests !== false &&
     tooling.commands.test !== undefined &&
-    !criteria.some((criterion) => criterion.protocol === 'TEST')
-  ) {
+    !criteria.some((criterion) => criterion.protocol === 'TEST');
+  if (implicitTests) {
     criteria = [
       ...criteria,
       {
@@ -195,7 +195,20 @@ export async function verifyGoal(
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const findings = [...result.findings];
+  // The workspace's own test command, added implicitly: a workspace with no test at all has
+  // nothing to run (a criterion that asked for tests still fails on zero tests).
+  const findings = result.findings.map((finding) =>
+    implicitTests &&
+    finding.check === 'TEST' &&
+    finding.status === 'fail' &&
+    /no test ran|collected no tests/.test(finding.message)
+      ? {
+          ...finding,
+          status: 'skip' as const,
+          message: `${finding.message} The workspace has no tests to run.`,
+        }
+      : finding,
+  );
   const allowCommand = options.allowCommand ?? defaultAllowCommand;
 
   // The goal is judged on the final workspace: every completed step's claims must still hold.
@@ -266,7 +279,7 @@ export async function verifyGoal(
     ...report,
     criteria: criteria.map((criterion) => ({
       ...criterion,
-      status: criterionStatus(result.findings.filter((finding) => finding.check === criterion.protocol)),
+      status: criterionStatus(findings.filter((finding) => finding.check === criterion.protocol)),
     })),
   };
 }

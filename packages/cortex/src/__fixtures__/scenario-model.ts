@@ -14,7 +14,7 @@ export type StepScript =
 export interface ScenarioOptions {
   /** Successive planner answers (objects are sent as JSON, strings as they are). */
   plans?: Array<PlannerOutput | Record<string, unknown> | string>;
-  /** Step scripts by step id; `'*'` answers any other step. */
+  /** Step scripts by step id, or by step title (redesigned steps get new ids); `'*'` answers any other step. */
   steps?: Record<string, StepScript>;
   /** Successive replanner answers. */
   replans?: Array<ReplanResultInput | string>;
@@ -35,6 +35,16 @@ export function stepIdOf(request: GenerateRequest): string | undefined {
     if (message.role !== 'user') continue;
     const match = /# Your step: (\S+)/.exec(message.content);
     if (match) return match[1];
+  }
+  return undefined;
+}
+
+/** The step title of an executor request (`# Your step: <id> — <title>`). */
+export function stepTitleOf(request: GenerateRequest): string | undefined {
+  for (const message of request.messages) {
+    if (message.role !== 'user') continue;
+    const match = /# Your step: \S+ — (.+)$/m.exec(message.content);
+    if (match) return match[1]?.trim();
   }
   return undefined;
 }
@@ -84,7 +94,11 @@ export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
           const stepId = stepIdOf(request);
           if (stepId === undefined) throw new Error(`scenario: unexpected request: ${system.slice(0, 80)}`);
           asked.steps[stepId] = (asked.steps[stepId] ?? 0) + 1;
-          const script = options.steps?.[stepId] ?? options.steps?.['*'];
+          const title = stepTitleOf(request);
+          const script =
+            options.steps?.[stepId] ??
+            (title !== undefined ? options.steps?.[title] : undefined) ??
+            options.steps?.['*'];
           if (script === undefined) throw new Error(`scenario: no script for step ${stepId}`);
           const turn = request.messages.filter((message) => message.role === 'assistant').length;
           if (typeof script === 'function') return script(turn, request);
