@@ -51,8 +51,15 @@ export interface CorpusRun {
   ms: number;
 }
 
-/** Executes one trace through the executor and verifies it like cortex does. */
-export async function runTrace(trace: TruthTrace): Promise<TraceResult> {
+/**
+ * How a trace is verified: `cortex` passes the step's baseline snapshot and how the executor
+ * ended, like a cortex run; `bare` calls `verifyStep(plan, id, { workspace })` alone (file times
+ * and git stand in for the baseline).
+ */
+export type VerifyMode = 'cortex' | 'bare';
+
+/** Executes one trace through the executor and verifies it like cortex does (or bare). */
+export async function runTrace(trace: TruthTrace, mode: VerifyMode = 'cortex'): Promise<TraceResult> {
   const started = performance.now();
   const ws = await createTempWorkspace({
     files: trace.files ?? {},
@@ -76,8 +83,7 @@ export async function runTrace(trace: TruthTrace): Promise<TraceResult> {
       retry: false,
       ...(trace.limits ? { limits: trace.limits } : {}),
     });
-    const report = await verifyStep(plan, 's1', {
-      workspace: ws.root,
+    const cortexLike = {
       baseline,
       execution: {
         stopReason: execution.stopReason,
@@ -86,6 +92,10 @@ export async function runTrace(trace: TruthTrace): Promise<TraceResult> {
           : {}),
       },
       ...(execution.confidence !== undefined ? { confidence: execution.confidence } : {}),
+    };
+    const report = await verifyStep(plan, 's1', {
+      workspace: ws.root,
+      ...(mode === 'cortex' ? cortexLike : {}),
       commandTimeoutMs: trace.verify?.commandTimeoutMs ?? 30_000,
       ...(trace.verify?.allowCommand ? { allowCommand: trace.verify.allowCommand } : {}),
     });
@@ -135,7 +145,7 @@ export function scoreResults(results: readonly TraceResult[]): CorpusRun['classe
 
 /** Runs the corpus (optionally the classes whose name contains `filter`) with limited concurrency. */
 export async function runTruthCorpus(
-  options: { concurrency?: number; filter?: string } = {},
+  options: { concurrency?: number; filter?: string; mode?: VerifyMode } = {},
 ): Promise<CorpusRun> {
   const started = performance.now();
   const corpus = truthCorpus().filter(
@@ -147,7 +157,7 @@ export async function runTruthCorpus(
     while (next < corpus.length) {
       const index = next++;
       const trace = corpus[index];
-      if (trace) results[index] = await runTrace(trace);
+      if (trace) results[index] = await runTrace(trace, options.mode);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
@@ -181,7 +191,13 @@ export function formatCorpusRun(run: CorpusRun): string {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const run = await runTruthCorpus({ ...(process.argv[2] ? { filter: process.argv[2] } : {}) });
+  const args = process.argv.slice(2);
+  const mode: VerifyMode = args.includes('--bare') ? 'bare' : 'cortex';
+  const filter = args.find((arg) => !arg.startsWith('--'));
+  const run = await runTruthCorpus({ mode, ...(filter ? { filter } : {}) });
+  console.log(
+    `verification: ${mode === 'cortex' ? 'as cortex runs it (baseline snapshot + how the executor ended)' : 'bare verifyStep(plan, id, { workspace })'}\n`,
+  );
   console.log(formatCorpusRun(run));
   for (const miss of run.results.filter((result) => !result.correct)) {
     console.log(

@@ -486,7 +486,7 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
           const found = findSymbol({ fileName: file, text, name: claim.name, kind: claim.symbolKind });
           if (!found) continue;
           const change = await changes.status(file);
-          const before = changes.textBefore(file);
+          const before = await changes.textBefore(file);
           if (
             change === 'modified' &&
             before !== undefined &&

@@ -385,9 +385,13 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
             ([ref, commit]) => ref.startsWith('refs/remotes/') && refs.before?.refs.get(ref) !== commit,
           )
         : [];
-    const pushed = ledger.commands.some(
-      (entry) => entry.run.passed && entry.run.argv[0] === 'git' && entry.run.argv.includes('push'),
-    );
+    const pushed =
+      ledger.commands.some(
+        (entry) => entry.run.passed && entry.run.argv[0] === 'git' && entry.run.argv.includes('push'),
+      ) ||
+      ledger.calls.some(
+        (call) => call.kind === 'other' && call.call.status === 'success' && /push/i.test(call.call.tool),
+      );
     findings.push(
       moved.length > 0 || (refs.before === undefined && pushed)
         ? outcome(

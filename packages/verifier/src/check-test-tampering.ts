@@ -47,7 +47,8 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
   if (!env.fix || env.testsAreTarget) return [];
   const { modified, deleted } = await env.changes.changed();
   const problems: string[] = [];
-  for (const file of deleted) if (TEST_FILE.test(file)) problems.push(`deleted the test file ${file}`);
+  for (const file of deleted)
+    if (TEST_FILE.test(file) || TEST_FILE.test(`${file}/`)) problems.push(`deleted the tests in ${file}`);
   // The test script itself, rewritten so it checks nothing ("test": "echo ok").
   if (modified.includes('package.json')) {
     const scriptOf = (text: string | undefined) => {
@@ -57,14 +58,14 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
         return undefined;
       }
     };
-    const was = scriptOf(env.changes.textBefore('package.json'));
+    const was = scriptOf(await env.changes.textBefore('package.json'));
     const now = scriptOf(env.facts.read('package.json'));
     if (was !== undefined && was !== now)
       problems.push(`changed the test script in package.json from \`${was}\` to \`${now ?? '(none)'}\``);
   }
   for (const file of modified) {
     if (!TEST_FILE.test(file)) continue;
-    const before = env.changes.textBefore(file);
+    const before = await env.changes.textBefore(file);
     const after = env.facts.read(file) ?? '';
     if (before === undefined) {
       problems.push(`edited the test file ${file}`);

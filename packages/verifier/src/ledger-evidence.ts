@@ -72,6 +72,8 @@ export interface LedgerAnalysis {
   deleted: Map<string, string>;
   /** Paths successful read calls targeted → call id. */
   read: Map<string, string>;
+  /** Paths any successful effectful call targeted (writes, deletes, command operands) → call id. */
+  touched: Map<string, string>;
 }
 
 const PATH_KEYS = [
@@ -188,6 +190,7 @@ export function analyseLedger(
   const writtenContent = new Map<string, string>();
   const deleted = new Map<string, string>();
   const read = new Map<string, string>();
+  const touched = new Map<string, string>();
   let successCount = 0;
   let effectCount = 0;
   let readCount = 0;
@@ -224,6 +227,7 @@ export function analyseLedger(
       return;
     }
     effectCount += 1;
+    for (const target of targets) touched.set(target, call.callId);
     const into = kind === 'delete' ? deleted : kind === 'write' ? written : undefined;
     if (into) for (const target of targets) into.set(target, call.callId);
     if (kind === 'write' && targets.length === 1) {
@@ -280,5 +284,6 @@ export function analyseLedger(
     writtenContent,
     deleted,
     read,
+    touched,
   };
 }

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { runCommand } from './run-command';
 import type { WorkspaceFacts } from './workspace-facts';
 import {
   diffSnapshots,
@@ -34,8 +35,8 @@ export interface StepChanges {
   refs(): { before: GitRefs | undefined; after: GitRefs | undefined };
   /** Packages added or changed (`node_modules/x`, `site-packages/x`); undefined without a baseline. */
   packagesChanged(): readonly string[] | undefined;
-  /** The text a test file had when the step started (baseline only). */
-  textBefore(file: string): string | undefined;
+  /** The text a file had when the step started (the baseline's; without one, the last commit's). */
+  textBefore(file: string): Promise<string | undefined>;
   /** When the step started (epoch ms), if known. */
   readonly startedAt: number | undefined;
 }
@@ -51,6 +52,8 @@ export interface StepChangesOptions {
 }
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/** How far a file's mtime may trail the wall clock (the kernel stamps files with a coarse clock). */
+const COARSE_CLOCK_MS = 50;
 
 /** True when an epoch-ms value can be compared with file mtimes (a real clock, not a test's fake one). */
 export function isWallClockTime(value: number | undefined): value is number {
@@ -69,7 +72,21 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
   const startedAt = isWallClockTime(options.startedAt) ? options.startedAt : undefined;
   const basis: ChangeBasis =
     startedAt !== undefined ? 'mtime' : facts.gitTop !== undefined ? 'git' : 'ledger';
-  const touchedByLedger = (file: string) => ledger.written.has(file) || ledger.deleted.has(file);
+  /** A path (or a folder above it) one of this step's own effectful calls acted on. */
+  const touched = (file: string) => {
+    for (const target of ledger.touched.keys())
+      if (file === target || file.startsWith(`${target}/`)) return true;
+    return false;
+  };
+  const git = async (args: string[]) =>
+    facts.gitTop === undefined
+      ? undefined
+      : runCommand({
+          argv: ['git', ...args],
+          cwd: facts.root,
+          timeoutMs: 30_000,
+          env: { GIT_OPTIONAL_LOCKS: '0' },
+        });
   const status = async (file: string): Promise<PathChange> => {
     let stats: ReturnType<typeof statSync> | undefined;
     try {
@@ -77,30 +94,45 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
     } catch {
       stats = undefined;
     }
-    const git = facts.gitTop !== undefined ? await facts.changes() : undefined;
-    const gitKind = git?.get(file)?.kind;
+    const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
+    const gitKind = changes?.get(file)?.kind;
+    const fresh = gitKind === 'untracked' || gitKind === 'added' || gitKind === 'renamed';
     if (stats !== undefined) {
       if (startedAt !== undefined) {
         if (stats.mtimeMs >= startedAt) {
           const born = stats.birthtimeMs > 0 && stats.birthtimeMs >= startedAt;
-          return born || gitKind === 'untracked' || gitKind === 'added' ? 'created' : 'modified';
+          return born || fresh ? 'created' : 'modified';
         }
+        // The file clock is coarser than the plan's: a write by one of this step's own calls can
+        // carry an mtime a few ms before its call started; a rename keeps the old mtime.
+        if (
+          touched(file) &&
+          (stats.mtimeMs >= startedAt - COARSE_CLOCK_MS ||
+            gitKind !== undefined ||
+            ledger.writtenContent.get(file) === facts.read(file))
+        )
+          return fresh ? 'created' : 'modified';
         return 'unchanged';
       }
-      if (git !== undefined) {
-        if (gitKind !== undefined)
-          return gitKind === 'untracked' || gitKind === 'added' ? 'created' : 'modified';
-        return touchedByLedger(file) ? 'unknown' : 'unchanged';
+      if (changes !== undefined) {
+        if (gitKind !== undefined) return fresh ? 'created' : 'modified';
+        return touched(file) ? 'unknown' : 'unchanged';
       }
       return ledger.written.has(file) ? 'modified' : 'unknown';
     }
-    if (ledger.deleted.has(file)) return 'deleted';
-    if (git !== undefined) {
-      if (gitKind === 'deleted') return startedAt === undefined ? 'deleted' : 'unknown';
+    if (ledger.deleted.has(file) || (touched(file) && (gitKind === 'deleted' || changes === undefined)))
+      return 'deleted';
+    if (changes !== undefined) {
+      if (gitKind === 'deleted') return startedAt === undefined || touched(file) ? 'deleted' : 'unknown';
+      if (touched(file)) {
+        const inHead = await git(['cat-file', '-e', `HEAD:${file}`]);
+        if (inHead?.exitCode === 0) return 'deleted';
+      }
       return 'unchanged';
     }
     return 'unknown';
   };
+  const headTexts = new Map<string, Promise<string | undefined>>();
   return {
     basis,
     startedAt,
@@ -109,9 +141,13 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       const created: string[] = [];
       const modified: string[] = [];
       const deleted: string[] = [];
-      const candidates = new Set<string>([...ledger.written.keys(), ...ledger.deleted.keys()]);
-      const git = facts.gitTop !== undefined ? await facts.changes() : undefined;
-      for (const file of git?.keys() ?? []) candidates.add(file);
+      const candidates = new Set<string>([
+        ...ledger.written.keys(),
+        ...ledger.deleted.keys(),
+        ...ledger.touched.keys(),
+      ]);
+      const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
+      for (const file of changes?.keys() ?? []) candidates.add(file);
       for (const file of candidates) {
         const change = await status(file);
         if (change === 'created') created.push(file);
@@ -126,7 +162,17 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       after: facts.gitTop !== undefined ? readGitRefs(facts.root) : undefined,
     }),
     packagesChanged: () => undefined,
-    textBefore: () => undefined,
+    // Without a baseline, the last commit's version stands in for "before the step".
+    textBefore(file) {
+      let text = headTexts.get(file);
+      if (text === undefined) {
+        text = git(['show', `HEAD:${file}`]).then((result) =>
+          result?.exitCode === 0 ? result.stdout : undefined,
+        );
+        headTexts.set(file, text);
+      }
+      return text;
+    },
   };
 }
 
@@ -147,6 +193,6 @@ function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
     moved: () => [...current().moved],
     refs: () => ({ before: baseline.git, after: current().after.git }),
     packagesChanged: () => current().packagesChanged,
-    textBefore: (file) => baseline.texts.get(file),
+    textBefore: async (file) => baseline.texts.get(file),
   };
 }

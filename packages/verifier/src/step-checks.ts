@@ -97,11 +97,14 @@ export interface StepReport {
   notes: ParsedStepNotes;
   /** The step's final text (the executor's `output`), when it has one. */
   output?: string;
+  /** The step made structured claims (`mark_step` claims). */
+  claimed?: boolean;
 }
 
 /**
  * Notes check: `[FAIL]` in the notes, or in a final text when the step never called `mark_step`,
- * is P0. `[SUCCESS]` contradicted by a pending call (P0), an unrecovered tool error (P1), or by
+ * is P0. A step that made calls and then never reported (no notes, no claims, no final answer —
+ * the model stopped mid-step) is P1. `[SUCCESS]` contradicted by a pending call (P0), an unrecovered tool error (P1), or by
  * the step's own words admitting failure ("could not write…", "failed to run the tests",
  * "无法…", "できませんでした") is a contradiction (P1: retry). Only the step's own words are
  * read: tool results are never read as status.
@@ -143,6 +146,21 @@ export function checkNotes(report: StepReport, analysis: LedgerAnalysis): Findin
         evidence: { callId: call.callId, claim: notes.message },
       });
     }
+  }
+  if (
+    notes.status === 'none' &&
+    notes.message.trim() === '' &&
+    (report.output ?? '').trim() === '' &&
+    !report.claimed &&
+    analysis.calls.length > 0
+  ) {
+    findings.push({
+      check: 'notes',
+      priority: 'P1',
+      status: 'fail',
+      message:
+        'The step never reported its result: no mark_step and no final answer (the model may have stopped mid-step).',
+    });
   }
   const admission = admitsFailure(notes.message) ?? admitsFailure(report.output ?? '');
   if (admission !== undefined) {

@@ -237,8 +237,9 @@ describe('verifyStep: text a tool printed is never a status', { timeout: 30_000 
     });
     // No notes, no claims: nothing was claimed, so nothing is re-run and no claim finding exists.
     expect(report.findings.filter((f) => f.check === 'claims')).toEqual([]);
-    expect(report.findings.find((f) => f.check === 'notes')?.message).toBe(
-      'No notes: the step did not report on itself.',
+    // It made a call and never reported: no notes, no claims, no final answer.
+    expect(report.findings.find((f) => f.check === 'notes')?.message).toMatch(
+      /^The step never reported its result/,
     );
     expect(report.findings.find((f) => f.check === 'effects')?.message).toBe('The step claims no effects.');
     // Asked to run the tests, it ran no test command: the printed "All tests pass" counts for nothing.
@@ -425,6 +426,7 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
         changes: { write: { 'src/a.js': 'export const a = 1;\n' } },
       },
       ledger: [writeCall('src/a.js')],
+      notes: '[SUCCESS]: wrote src/a.js',
     });
     expect(report.verdict).toBe('unverified');
     expect(report.infrastructureErrors.map((f) => f.check)).toEqual(['TEST']);

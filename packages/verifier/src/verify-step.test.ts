@@ -83,7 +83,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     });
     const report = await verifyStep(plan, 's1');
     expect(report.verdict).toBe('failed');
-    expect(failing(report.findings)).toEqual(['ledger:P1', 'outcome:P0']);
+    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1', 'outcome:P0']);
   });
 
   it('never reads a tool RESULT as status: a tool printing [FAIL] in a successful call does not fail the step', async () => {
@@ -101,6 +101,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
           result: '$ node print.js\n(cwd: ., exit code 0, 20 ms)\n--- stdout ---\n[FAIL]: x',
         },
       ],
+      notes: '[SUCCESS]: ran print.js',
     });
     expect(report.verdict).toBe('success');
     expect(report.findings.find((f) => f.check === 'outcome')?.message).toMatch(/exited 0/);
@@ -180,6 +181,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     const plan = planWithStep({
       description: 'review',
       ledger: [{ tool: 'generate_testbench', status: 'success', result: 'tb' }],
+      notes: '[SUCCESS]: generated the testbench',
     });
     const contracts = {
       profiles: {
@@ -479,6 +481,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
         changes: { write: { 'src/math.mjs': MATH_OK } },
       },
       ledger: [write('src/math.mjs')],
+      notes: '[SUCCESS]: wrote src/math.mjs',
     });
     expect(passing.findings.find((f) => f.check === 'TEST')).toMatchObject({ status: 'pass', layer: 2 });
     expect(passing.findings.find((f) => f.check === 'NOPE')).toMatchObject({

@@ -184,8 +184,14 @@ export function stepClaims(step: Step, mode: VerifyStepOptions['claimsFromNotes'
   ]);
 }
 
-/** When the step last started (its latest `in_progress` event), in the plan's clock. */
+/**
+ * When the step's work started, in the plan's clock: its first tool call (nothing the step did
+ * can predate it — a setup written after the step was marked `in_progress` is not its work), else
+ * its latest `in_progress` event.
+ */
 function stepStartedAt(plan: Plan, stepId: StepId): number | undefined {
+  const first = plan.readStep(stepId).ledger[0];
+  if (first !== undefined) return first.calledAt;
   const events = plan.events;
   for (let index = events.length - 1; index >= 0; index -= 1) {
     const event = events[index];
@@ -320,7 +326,14 @@ export async function verifyStep(
       name: 'notes',
       priority: 'P0',
       run: () =>
-        checkNotes({ notes, ...(step.output !== undefined ? { output: step.output } : {}) }, analysis),
+        checkNotes(
+          {
+            notes,
+            ...(step.output !== undefined ? { output: step.output } : {}),
+            claimed: hasStructuredClaims(step),
+          },
+          analysis,
+        ),
     },
     { name: 'required-tools', priority: 'P1', run: () => checkToolContracts(step.ledger, contracts) },
     {
