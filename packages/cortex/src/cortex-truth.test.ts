@@ -363,3 +363,66 @@ describe('confidence end to end', { timeout: 60_000 }, () => {
     expect(JSON.stringify(bPrompt?.messages)).toContain('UNVERIFIED (confidence 0.55)');
   });
 });
+
+describe('factored claim extraction', { timeout: 60_000 }, () => {
+  it("verifier.claimExtraction: 'model' checks the claims a separate call lists", async () => {
+    const claims = JSON.stringify({
+      claims: [{ kind: 'file-created', file: 'docs/api.md', quote: 'the API page is in place' }],
+    });
+    const { cortex } = await setup(
+      {
+        steps: {
+          task: writeStep('a.txt', 'A').map((turn, index) =>
+            index === 1
+              ? {
+                  toolCalls: [
+                    {
+                      name: 'mark_step',
+                      arguments: {
+                        status: 'success',
+                        notes: '[SUCCESS]: wrote a.txt; the API page is in place',
+                      },
+                    },
+                  ],
+                }
+              : turn,
+          ),
+        },
+        claims,
+        replans: [{ action: 'give_up', reason: 'no' }],
+      },
+      { verifier: { claimExtraction: 'model' } },
+    );
+    const result = await cortex.run('Write a.txt', { planning: 'never' });
+    expect(result.stopReason).toBe('blocked');
+    expect(result.report.steps[0]?.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'claims',
+        status: 'fail',
+        message: expect.stringMatching(/docs\/api\.md does not exist/),
+      }),
+    );
+    const deterministic = await (
+      await setup({
+        steps: {
+          task: writeStep('a.txt', 'A').map((turn, index) =>
+            index === 1
+              ? {
+                  toolCalls: [
+                    {
+                      name: 'mark_step',
+                      arguments: {
+                        status: 'success',
+                        notes: '[SUCCESS]: wrote a.txt; the API page is in place',
+                      },
+                    },
+                  ],
+                }
+              : turn,
+          ),
+        },
+      })
+    ).cortex.run('Write a.txt', { planning: 'never' });
+    expect(deterministic.stopReason).toBe('completed');
+  });
+});

@@ -178,8 +178,13 @@ export function stepExpectations(description: string): StepExpectations {
   hits.sort((a, b) => a.index - b.index);
   hits.forEach((hit, position) => {
     const next = hits[position + 1];
+    // The verb's object, up to the end of its sentence or a phrase of context ("based on X").
     const segment =
-      text.slice(hit.end, next ? next.index : text.length).split(/[;。；\n]|\.(?=\s|$)/u)[0] ?? '';
+      text
+        .slice(hit.end, next ? next.index : text.length)
+        .split(
+          /[;。；\n]|\.(?=\s|$)|,?\s*\b(?:based\s+on|using|according\s+to|following|similar\s+to|like|see|as\s+in|per|referencing|modell?ed\s+on)\b|(?:根据|根據|基于|基於|参考|參考)/iu,
+        )[0] ?? '';
     const word = hit.word.toLowerCase();
     verbs.push(hit.word);
     if (/^(?:fix|repair|debug|resolve|correct)$|修复|修復|修正|直/u.test(word)) fix = true;

@@ -1,7 +1,7 @@
 import type { GenerateRequest } from '@closedloop/model';
 import { type ScriptedError, ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
 import type { ReplanResultInput } from '@closedloop/replanner';
-import { toolCallGuardSystemPrompt } from '@closedloop/verifier';
+import { claimExtractionSystemPrompt, toolCallGuardSystemPrompt } from '@closedloop/verifier';
 import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { type PlannerOutput, plannerSystemPrompt } from '../draft-plan';
 
@@ -22,6 +22,8 @@ export interface ScenarioOptions {
   answer?: string | Error;
   /** Latency of every call. */
   latencyMs?: number | ((request: GenerateRequest) => number);
+  /** The answer to factored claim extraction (`{ claims: [...] }` JSON); default: no claims. */
+  claims?: string;
   /** The tool-call guard's answer for destructive calls (default `YES`). */
   guard?: string | ((request: GenerateRequest) => string);
 }
@@ -69,6 +71,8 @@ export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
         match: () => true,
         respond: (request) => {
           const system = systemOf(request);
+          if (system.startsWith(claimExtractionSystemPrompt))
+            return { text: options.claims ?? '{"claims":[]}' };
           if (system === toolCallGuardSystemPrompt) {
             asked.guard++;
             const answer = options.guard ?? 'YES';
