@@ -118,6 +118,7 @@ function verify(
       ...(execution.error ? { error: { code: execution.error.code, message: execution.error.message } } : {}),
     },
     ...(execution.confidence !== undefined ? { confidence: execution.confidence } : {}),
+    ...(config.runner !== undefined ? { runner: config.runner } : {}),
     ...(config.verifier.contracts !== undefined ? { contracts: config.verifier.contracts } : {}),
     ...(config.verifier.profile !== undefined ? { profile: config.verifier.profile } : {}),
     ...(config.verifier.claimExtraction === 'model'

@@ -21,7 +21,7 @@ export interface ClaimCheckEnvironment {
   ledger: LedgerAnalysis;
   changes: StepChanges;
   /** Re-run claimed commands only when this allows them. */
-  allowCommand(argv: readonly string[]): boolean;
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   rerun: CommandRerun;
   tooling(): Promise<Tooling>;
   /** Runs `git` read-only in the workspace. */
@@ -278,11 +278,11 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
     isTest: boolean,
     tests?: TestCountClaim,
   ): Promise<Finding> => {
-    if (!env.allowCommand(argv)) {
+    if (!(await env.allowCommand(argv))) {
       return claimFinding(
         claim,
         'error',
-        `Claim "${label}" could not be checked: \`${argv.join(' ')}\` may not be re-run under the command policy, so nothing confirms it.`,
+        `Claim "${label}" could not be checked: \`${argv.join(' ')}\` neither ran in this step nor is a command of the workspace, so it is not re-run (claims alone never run commands) and nothing confirms it.`,
         { command: [...argv] },
       );
     }

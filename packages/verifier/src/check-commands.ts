@@ -6,7 +6,7 @@ import { type CommandResult, commandProblem } from './run-command';
 /** What {@link checkFailedCommands} needs. */
 export interface FailedCommandsEnvironment {
   ledger: LedgerAnalysis;
-  allowCommand(argv: readonly string[]): boolean;
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   rerun(argv: readonly string[]): Promise<CommandResult>;
   /** The step was asked to produce a failing run (a reproduction, a failing test first). */
   failureExpected?: boolean;
@@ -26,7 +26,7 @@ export async function checkFailedCommands(env: FailedCommandsEnvironment): Promi
     const label = `\`${run.argv.join(' ')}\``;
     const ended = run.exitCode === null ? 'did not finish (timed out or killed)' : `exited ${run.exitCode}`;
     const evidence = { command: run.argv, exitCode: run.exitCode, output: excerpt(run.output, 1500), callId };
-    if (env.allowCommand(run.argv)) {
+    if (await env.allowCommand(run.argv)) {
       const result = await env.rerun(run.argv);
       const problem = commandProblem(result);
       if (problem === undefined && result.exitCode === 0) {

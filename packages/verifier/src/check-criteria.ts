@@ -15,7 +15,7 @@ import type { WorkspaceFacts } from './workspace-facts';
 export interface CriteriaEnvironment {
   facts: WorkspaceFacts;
   tooling(): Promise<Tooling>;
-  allowCommand(argv: readonly string[]): boolean;
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   run(argv: readonly string[]): Promise<CommandResult>;
   /** Judges criteria no rule can check (layer 5). Without it they are P2 warnings. */
   model?: ChatModel;
@@ -199,7 +199,7 @@ async function runCheck(
           'error',
           `the workspace has no ${check.kind === 'suite' ? check.check : ''} command to check it with.`,
         );
-      if (!env.allowCommand(argv))
+      if (!(await env.allowCommand(argv)))
         return finding(criterion, 'error', `\`${argv.join(' ')}\` may not be run under the command policy.`, {
           command: argv,
         });

@@ -19,7 +19,7 @@ export interface OutcomeEnvironment {
   facts: WorkspaceFacts;
   ledger: LedgerAnalysis;
   changes: StepChanges;
-  allowCommand(argv: readonly string[]): boolean;
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   rerun(argv: readonly string[]): Promise<CommandResult>;
   tooling(): Promise<Tooling>;
 }
@@ -511,7 +511,7 @@ async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined
     // Passing tests are the purpose of the step's work, not a run it was asked for: the verifier
     // runs the workspace's own test command (when there is one).
     const command = (await env.tooling()).commands.test?.argv;
-    if (command === undefined || !env.allowCommand(command)) return undefined;
+    if (command === undefined || !(await env.allowCommand(command))) return undefined;
     const result = await env.rerun(command);
     const problem = commandProblem(result);
     if (problem !== undefined || (result.exitCode !== 0 && isMissingProgram(result)))
@@ -543,7 +543,7 @@ async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined
     );
   }
   const label = `${NOUN.test} (\`${last.run.argv.join(' ')}\`)`;
-  if (env.allowCommand(last.run.argv)) {
+  if (await env.allowCommand(last.run.argv)) {
     const result = await env.rerun(last.run.argv);
     const problem = commandProblem(result);
     if (problem === undefined && !(result.exitCode !== 0 && isMissingProgram(result))) {

@@ -205,6 +205,21 @@ describe('mentions are not claims', () => {
     }
   });
 
+  it('a data file "with" a key and value holds no declaration', () => {
+    for (const text of [
+      'Created package.json with "type": "module" and a node --test script.',
+      'Wrote config.yaml with `port` set to 8080',
+    ]) {
+      expect(
+        extractClaims(text).map((claim) => claim.kind),
+        text,
+      ).toEqual(['file-written']);
+    }
+    expect(extractClaims('Created src/a.js with the helper `double`').map((claim) => claim.kind)).toContain(
+      'symbol-added',
+    );
+  });
+
   it('reads the final text the same way (source output)', () => {
     expect(
       extractClaims('I created src/is-prime.js and all 4 tests pass', 'output').map((claim) => claim.source),

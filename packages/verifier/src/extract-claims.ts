@@ -179,6 +179,9 @@ const EN_SEGMENT_STOP =
   /,?\s*\b(?:because|since|so that|so|which|who|whose|while|but|although|though|as (?:described|defined|specified|shown|documented|requested|in)|after|before|when|whenever|until|then|based on|using|according to|following|per|via|instead of|rather than|in order to|to (?:make|ensure|allow|fix|support|match|keep|use|handle|avoid|prevent|reflect|cover|test|verify|check|follow|mirror|reuse|call|import|export|document|show|add|remove|include|expose|accept|return|print|log|read|load|parse|validate|improve|simplify|clarify|describe|explain|demonstrate|illustrate|help|enable|disable|get|set|let|run|pass|work|be|do)\b|by (?:the|step|another|previous|an earlier|someone)|(?:written|created|added|defined) by|previously|earlier|reusing|mirroring|similar to|like the|(?:that|which)?\s*(?:i|we|you|it|they)\s+(?:read|saw|found|looked|checked|used|reviewed|inspected|followed|took|got|had|was|were))\b|[;]/i;
 const EN_PREPOSITION =
   /\b(?:to|into|in|inside|within|under|at|on|from|of|for|with|by|about|like|than|against|beside|alongside|next to|near|over|onto|as)\b/gi;
+/** Files that hold data, not declarations: "config.json with `port`" is no symbol claim. */
+const DATA_FILE =
+  /\.(?:json|jsonc|json5|ya?ml|toml|ini|cfg|conf|env|lock|md|mdx|txt|csv|tsv|xml|html?|css|scss|svg)$/i;
 const LOCATION_PREPOSITIONS = /^(?:to|into|in|inside|within|under|at|onto)$/i;
 
 /** The preposition closest before `index` in `segment`, or undefined when the path is a direct object. */
@@ -394,7 +397,16 @@ function englishEffects(
       'i',
     ).exec(segment);
     const name = inner?.groups?.name;
-    if (holder !== undefined && inner?.groups && name && !STOP_NAMES.has(name.toLowerCase())) {
+    // `package.json with "type": "module"` names a key and its value, not a declaration.
+    const keyValue = inner !== null && /^\s*:/.test(segment.slice(inner.index + inner[0].length));
+    if (
+      holder !== undefined &&
+      inner?.groups &&
+      name &&
+      !keyValue &&
+      !DATA_FILE.test(holder) &&
+      !STOP_NAMES.has(name.toLowerCase())
+    ) {
       const marked =
         inner.groups.kind !== undefined ||
         inner.groups.quote !== undefined ||

@@ -91,7 +91,8 @@ export {
   judgeVerdictSchema,
 } from './protocols/judge-protocols';
 export { findCrash, syntaxErrors } from './protocols/static-protocols';
-export { type CommandResult, type RunCommandOptions, runCommand } from './run-command';
+export { createRerunPolicy, type RerunPolicy } from './rerun-policy';
+export { type CommandResult, commandProblem, type RunCommandOptions, runCommand } from './run-command';
 export {
   MODE_LAYERS,
   type ProtocolRunResult,
@@ -106,7 +107,7 @@ export {
   type StepChanges,
   type StepChangesOptions,
 } from './step-changes';
-export { checkEffects, checkLedger, checkNotes, defaultAllowCommand } from './step-checks';
+export { checkEffects, checkLedger, checkNotes } from './step-checks';
 export { type ExpectedOutcome, type StepExpectations, stepExpectations } from './step-expectations';
 export {
   type DeriveSuccessCriteriaOptions,

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import type { CommandRunner } from '@closedloop/tools';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { runCommand } from './run-command';
 import type { WorkspaceFacts } from './workspace-facts';
@@ -49,6 +50,8 @@ export interface StepChangesOptions {
   baseline?: WorkspaceSnapshot;
   /** When the step started (epoch ms, wall clock), for the mtime basis. */
   startedAt?: number;
+  /** The process runner for git (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
 }
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
@@ -86,6 +89,7 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
           cwd: facts.root,
           timeoutMs: 30_000,
           env: { GIT_OPTIONAL_LOCKS: '0' },
+          ...(options.runner ? { runner: options.runner } : {}),
         });
   const status = async (file: string): Promise<PathChange> => {
     let stats: ReturnType<typeof statSync> | undefined;

@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import type { Plan } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import { z } from 'zod';
 import { resolveProtocols } from './builtin-protocols';
 import { checkCriteria } from './check-criteria';
@@ -13,9 +14,10 @@ import {
   type HumanReviewHandler,
   type Protocol,
 } from './protocol';
+import { createRerunPolicy } from './rerun-policy';
 import { type CommandResult, runCommand } from './run-command';
 import { runProtocols, type VerificationMode } from './run-protocols';
-import { defaultAllowCommand, evidenceCalls, resolveControlTools } from './step-checks';
+import { evidenceCalls, resolveControlTools } from './step-checks';
 import {
   deriveSuccessCriteria,
   type SuccessCriterion,
@@ -67,13 +69,18 @@ export interface VerifyGoalOptions {
    * them). Default `['mark_step']`, as in `verifyStep`.
    */
   controlTools?: readonly string[];
-  /** Policy for the commands success criteria name. Default {@link defaultAllowCommand}. */
-  allowCommand?: (argv: readonly string[]) => boolean;
+  /**
+   * Which commands success criteria name may run. Default `createRerunPolicy` over every step's
+   * ledger: an argv a step ran, or a detected project command — never one only a criterion names.
+   */
+  allowCommand?: (argv: readonly string[]) => boolean | Promise<boolean>;
   /**
    * Run the workspace's own test command (TESTS_PASS) whenever it has one, even when the
    * criteria do not name TEST. Default true: a claimed runner never replaces it.
    */
   workspaceTests?: boolean;
+  /** The process runner the protocols use (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
   signal?: AbortSignal;
 }
 
@@ -114,6 +121,7 @@ export async function verifyGoal(
   throwIfAborted(options.signal, 'verifyGoal');
   const controlTools = resolveControlTools(options.controlTools, 'verifyGoal: controlTools');
   const facts = createWorkspaceFacts(context.workspace, {
+    ...(options.runner ? { runner: options.runner } : {}),
     ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -173,6 +181,7 @@ export async function verifyGoal(
   );
   const files = steps.flatMap((step) => [...step.files, ...(step.claims?.filesWritten ?? [])]);
   const ctx = createProtocolContext({
+    ...(options.runner ? { runner: options.runner } : {}),
     workspace: facts.root,
     facts,
     request: context.request,
@@ -209,7 +218,9 @@ export async function verifyGoal(
         }
       : finding,
   );
-  const allowCommand = options.allowCommand ?? defaultAllowCommand;
+  const allowCommand =
+    options.allowCommand ??
+    createRerunPolicy({ ledger: steps.flatMap((step) => step.ledger), tooling: async () => tooling });
 
   // The goal is judged on the final workspace: every completed step's claims must still hold.
   if (context.plan) findings.push(...checkFinalState(context.plan, facts, (step) => stepClaims(step)));
@@ -228,6 +239,7 @@ export async function verifyGoal(
             promise = runCommand({
               argv,
               cwd: facts.root,
+              ...(options.runner ? { runner: options.runner } : {}),
               timeoutMs: options.commandTimeoutMs ?? 120_000,
               ...(options.signal ? { signal: options.signal } : {}),
             });

@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import { type Plan, parseStepNotes, type Step, type StepId } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import { resolveProtocols } from './builtin-protocols';
 import { checkClaims } from './check-claims';
 import { checkFailedCommands } from './check-commands';
@@ -19,16 +20,11 @@ import {
   type HumanReviewHandler,
   type Protocol,
 } from './protocol';
+import { createRerunPolicy } from './rerun-policy';
 import { type CommandResult, runCommand } from './run-command';
 import { runProtocols } from './run-protocols';
 import { createStepChanges } from './step-changes';
-import {
-  checkEffects,
-  checkLedger,
-  checkNotes,
-  defaultAllowCommand,
-  resolveControlTools,
-} from './step-checks';
+import { checkEffects, checkLedger, checkNotes, resolveControlTools } from './step-checks';
 import { stepExpectations } from './step-expectations';
 import { checkToolContracts, resolveToolContracts } from './tool-contracts';
 import { type CheckTiming, createReport, type VerificationReport } from './verdict';
@@ -71,8 +67,18 @@ export interface VerifyStepOptions {
    * Default {@link DEFAULT_CONTROL_TOOLS} (`['mark_step']`, the executor's tool).
    */
   controlTools?: readonly string[];
-  /** Policy for re-running claimed commands. Default {@link defaultAllowCommand}. */
-  allowCommand?: (argv: readonly string[]) => boolean;
+  /**
+   * Which claimed commands may be re-run. Default `createRerunPolicy`: only an argv that ran in
+   * the step's ledger or a detected project command (build, lint, test…) — never an argv that
+   * only a claim names. Whatever runs still passes the command policy of `runner`.
+   */
+  allowCommand?: (argv: readonly string[]) => boolean | Promise<boolean>;
+  /**
+   * The process runner for re-runs, git facts and protocols: pass the one `run_command` uses
+   * (`createCommandRunner` of `@closedloop/tools`) so both share one policy and sandbox.
+   * Default: the default policy with `sandbox: 'auto'`.
+   */
+  runner?: CommandRunner;
   /** Timeout of each re-run command. Default 120 000 ms. */
   commandTimeoutMs?: number;
   /** Timeout of each step check (the claims check re-runs commands). Default 600 000 ms. */
@@ -250,6 +256,7 @@ export async function verifyStep(
     options.workspace === undefined
       ? undefined
       : createWorkspaceFacts(options.workspace, {
+          ...(options.runner ? { runner: options.runner } : {}),
           ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
@@ -273,17 +280,19 @@ export async function verifyStep(
   const changes = facts
     ? createStepChanges({
         facts,
+        ...(options.runner ? { runner: options.runner } : {}),
         ledger: analysis,
         ...(options.baseline ? { baseline: options.baseline } : {}),
         ...(startedAt !== undefined ? { startedAt } : {}),
       })
     : undefined;
-  const allowCommand = options.allowCommand ?? defaultAllowCommand;
   let toolingPromise: Promise<Tooling> | undefined;
   const tooling = () => {
     toolingPromise ??= detectTooling(facts?.root ?? '.');
     return toolingPromise;
   };
+  const allowCommand = options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling });
+  const runner = options.runner ? { runner: options.runner } : {};
   const commandCache = new Map<string, Promise<CommandResult>>();
   const rerun = (argv: readonly string[], signal?: AbortSignal) => {
     const key = argv.join('\u0000');
@@ -292,6 +301,7 @@ export async function verifyStep(
       promise = runCommand({
         argv,
         cwd: facts?.root ?? '.',
+        ...runner,
         timeoutMs: options.commandTimeoutMs ?? 120_000,
         maxOutputChars: options.maxOutputChars ?? 200_000,
         ...(signal ? { signal } : options.signal ? { signal: options.signal } : {}),
@@ -304,6 +314,7 @@ export async function verifyStep(
     runCommand({
       argv: ['git', ...args],
       cwd: facts?.root ?? '.',
+      ...runner,
       timeoutMs: 30_000,
       env: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
       ...(options.signal ? { signal: options.signal } : {}),
@@ -459,6 +470,7 @@ export async function verifyStep(
       const ctx = createProtocolContext({
         workspace: facts.root,
         facts,
+        ...(options.runner ? { runner: options.runner } : {}),
         request: step.description,
         acceptanceCriteria: step.successCriteria,
         ledger: evidenceCalls(step.ledger, { controlTools }),

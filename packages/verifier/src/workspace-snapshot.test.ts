@@ -26,7 +26,7 @@ describe('snapshotWorkspace / diffSnapshots', () => {
     await ws.write('src/moved.ts', 'export const old = 1;\n');
     await rm(path.join(ws.root, 'src/old.ts'));
     const changes = diffSnapshots(before, snapshotWorkspace(ws.root));
-    expect(changes.created.sort()).toEqual(['src/b.ts', 'src/moved.ts']);
+    expect([...changes.created].sort()).toEqual(['src/b.ts', 'src/moved.ts']);
     expect(changes.modified).toEqual(['src/a.ts']);
     expect(changes.deleted).toEqual(['src/old.ts']);
     expect(changes.moved).toEqual([{ from: 'src/old.ts', to: 'src/moved.ts' }]);

@@ -374,7 +374,8 @@ export const refusedCall: TruthTrace[] = traces(
     {
       description: 'Run the python tests',
       files: { 'test_a.py': 'def test_a():\n    assert True\n' },
-      turns: [turn(run('python3', '-m', 'pytest')), turn(mark('[SUCCESS]: pytest passes'))],
+      // The policy refuses a shell: nothing ran, whatever the notes say.
+      turns: [turn(run('bash', '-c', 'python3 -m pytest -q')), turn(mark('[SUCCESS]: pytest passes'))],
     },
   ],
   [
