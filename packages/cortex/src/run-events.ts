@@ -37,6 +37,14 @@ export type CortexEvent =
     }
   | { type: 'step-started'; stepId: StepId; attempt: number }
   | {
+      /** The step could not be verified: it runs once more with the verifier's reasons (same baseline). */
+      type: 'step-retried';
+      stepId: StepId;
+      /** The attempt about to run (2 for the first retry). */
+      attempt: number;
+      reason: string;
+    }
+  | {
       type: 'step-finished';
       stepId: StepId;
       /** `interrupted`: the run stopped while the step ran (it stays `in_progress`, resume decides). */
@@ -48,6 +56,10 @@ export type CortexEvent =
       confidence?: number;
       /** Upstream steps whose unverified output this step consumed. */
       unverifiedUpstream?: StepId[];
+      /** Why the step's own verification was unverified (the checks that could not run, or no evidence). */
+      unverifiedReason?: string;
+      /** Executor attempts in this run of the step (2 when an unverified attempt was retried). */
+      attempts?: number;
       durationMs: number;
       error?: string;
     }

@@ -58,3 +58,27 @@ describe('parseTestCounts', () => {
     expect(parseTestCounts('all good!')).toBeUndefined();
   });
 });
+
+describe('parseTestCounts: more runners', () => {
+  it.each([
+    [
+      'test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured\n',
+      { format: 'cargo', passed: 3, failed: 0, skipped: 1, total: 4 },
+    ],
+    [
+      '=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL\n',
+      { format: 'go', passed: 1, failed: 1, total: 2 },
+    ],
+    [
+      '..\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK\n',
+      { format: 'unittest', passed: 2, failed: 0, total: 2 },
+    ],
+    ['5 examples, 1 failure, 1 pending\n', { format: 'rspec', passed: 3, failed: 1, skipped: 1, total: 5 }],
+    [
+      '1..3\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP\n',
+      { format: 'tap', passed: 1, failed: 1, skipped: 1, total: 3 },
+    ],
+  ])('%j', (output, expected) => {
+    expect(parseTestCounts(output)).toMatchObject(expected);
+  });
+});

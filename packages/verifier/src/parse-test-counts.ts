@@ -1,7 +1,17 @@
 /** Test counts parsed from a runner's output. */
 export interface TestCounts {
   /** Which summary format matched. */
-  format: 'node-test' | 'vitest' | 'jest' | 'pytest' | 'mocha';
+  format:
+    | 'node-test'
+    | 'vitest'
+    | 'jest'
+    | 'pytest'
+    | 'mocha'
+    | 'go'
+    | 'cargo'
+    | 'unittest'
+    | 'rspec'
+    | 'tap';
   passed: number;
   failed: number;
   skipped: number;
@@ -100,8 +110,72 @@ function mocha(text: string): TestCounts | undefined {
   return { format: 'mocha', passed, failed, skipped, total: passed + failed + skipped };
 }
 
+function cargo(text: string): TestCounts | undefined {
+  // `test result: ok. 3 passed; 0 failed; 1 ignored; …` (one line per test binary)
+  const pattern = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/gm;
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let seen = false;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    seen = true;
+    passed += Number(match[1]);
+    failed += Number(match[2]);
+    skipped += Number(match[3]);
+  }
+  return seen ? { format: 'cargo', passed, failed, skipped, total: passed + failed + skipped } : undefined;
+}
+
+function go(text: string): TestCounts | undefined {
+  // `go test -v`: `--- PASS: TestX (0.00s)` / `--- FAIL: …` / `--- SKIP: …`
+  const passed = (text.match(/^\s*--- PASS: /gm) ?? []).length;
+  const failed = (text.match(/^\s*--- FAIL: /gm) ?? []).length;
+  const skipped = (text.match(/^\s*--- SKIP: /gm) ?? []).length;
+  if (passed + failed + skipped === 0) {
+    if (
+      /^(?:ok|FAIL)\s+\S+\s+[\d.]+s\s+\[no tests to run\]/m.test(text) ||
+      /^\?\s+\S+\s+\[no test files\]/m.test(text)
+    )
+      return { format: 'go', passed: 0, failed: 0, skipped: 0, total: 0 };
+    return undefined;
+  }
+  return { format: 'go', passed, failed, skipped, total: passed + failed + skipped };
+}
+
+function unittest(text: string): TestCounts | undefined {
+  // `Ran 3 tests in 0.001s` then `OK` / `FAILED (failures=1, errors=1, skipped=1)`
+  const ran = lastMatch(text, /^Ran (\d+) tests? in [\d.]+s$/m);
+  if (!ran) return undefined;
+  const total = Number(ran[1]);
+  const tail = text.slice((ran.index ?? 0) + ran[0].length);
+  const failed = count(tail, /failures=(\d+)/) + count(tail, /errors=(\d+)/);
+  const skipped = count(tail, /skipped=(\d+)/);
+  return { format: 'unittest', passed: total - failed - skipped, failed, skipped, total };
+}
+
+function rspec(text: string): TestCounts | undefined {
+  // `5 examples, 1 failure, 1 pending`
+  const line = lastMatch(text, /^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?/m);
+  if (!line) return undefined;
+  const total = Number(line[1]);
+  const failed = Number(line[2]);
+  const skipped = Number(line[3] ?? 0);
+  return { format: 'rspec', passed: total - failed - skipped, failed, skipped, total };
+}
+
+function tap(text: string): TestCounts | undefined {
+  // A bare TAP stream: `1..4`, `ok 1 - …`, `not ok 2 - …`
+  const plan = lastMatch(text, /^1\.\.(\d+)\s*$/m);
+  if (!plan) return undefined;
+  const ok = (text.match(/^ok \d+/gm) ?? []).length;
+  const notOk = (text.match(/^not ok \d+/gm) ?? []).length;
+  const skipped = (text.match(/^ok \d+[^\n]*# (?:SKIP|TODO)/gim) ?? []).length;
+  return { format: 'tap', passed: ok - skipped, failed: notOk, skipped, total: Number(plan[1]) };
+}
+
 /**
- * Parses the summary of `node --test` (TAP or spec reporter), vitest, jest, pytest or mocha.
+ * Parses the summary of `node --test` (TAP or spec reporter), vitest, jest, pytest, mocha,
+ * `cargo test`, `go test -v`, Python's unittest, RSpec, or a bare TAP stream.
  * Returns `undefined` when no known summary is present. ANSI colours are ignored.
  *
  * @example
@@ -109,5 +183,16 @@ function mocha(text: string): TestCounts | undefined {
  */
 export function parseTestCounts(output: string): TestCounts | undefined {
   const text = stripAnsi(output).replace(/\r\n?/g, '\n');
-  return nodeTest(text) ?? vitest(text) ?? jest(text) ?? pytest(text) ?? mocha(text);
+  return (
+    nodeTest(text) ??
+    vitest(text) ??
+    jest(text) ??
+    pytest(text) ??
+    mocha(text) ??
+    cargo(text) ??
+    go(text) ??
+    unittest(text) ??
+    rspec(text) ??
+    tap(text)
+  );
 }

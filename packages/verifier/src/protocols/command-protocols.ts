@@ -185,7 +185,7 @@ export function judgeTestRun(
     if (counts && counts.total - counts.skipped === 0) {
       return {
         ...base,
-        status: 'warn',
+        status: 'fail', // Zero tests run is no evidence that anything works.
         message: `${noun}: the runner exited 0 but no test ran (${countsText(counts)}).`,
         details,
       };
@@ -194,7 +194,7 @@ export function judgeTestRun(
   }
   if (counts?.format === 'pytest' || /no tests ran|collected 0 items/.test(result.output)) {
     if (result.exitCode === 5)
-      return { ...base, status: 'warn', message: `${noun}: pytest collected no tests.`, details };
+      return { ...base, status: 'fail', message: `${noun}: pytest collected no tests.`, details };
   }
   const failing = failingTests(result.output);
   return {
