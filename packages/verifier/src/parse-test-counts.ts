@@ -41,6 +41,16 @@ function count(parts: string, word: RegExp): number {
   return match?.[1] !== undefined ? Number(match[1]) : 0;
 }
 
+/** Test files `node --test` reported as a passing test of their own because they ran no test. */
+function emptyTestFiles(text: string): number {
+  const file = String.raw`\S+\.(?:[cm]?[jt]sx?)`;
+  // TAP: the file's empty plan, then the file as a subtest.
+  const tap = text.match(new RegExp(String.raw`^ *1\.\.0 *\n *# Subtest: (${file})\n *ok \d+ - \1 *$`, 'gm'));
+  // spec: a top-level passing entry named after a test file.
+  const spec = text.match(new RegExp(String.raw`^✔ ${file} \([\d.]+m?s\)$`, 'gm'));
+  return (tap?.length ?? 0) + (spec?.length ?? 0);
+}
+
 function nodeTest(text: string): TestCounts | undefined {
   // TAP (`# pass 3`) and spec (`ℹ pass 3`) reporters of `node --test`.
   const pass = lastMatch(text, /^(?:#|ℹ) pass (\d+)\s*$/m);
@@ -50,7 +60,10 @@ function nodeTest(text: string): TestCounts | undefined {
   const skipped = lastMatch(text, /^(?:#|ℹ) skipped (\d+)\s*$/m);
   const todo = lastMatch(text, /^(?:#|ℹ) todo (\d+)\s*$/m);
   const cancelled = lastMatch(text, /^(?:#|ℹ) cancelled (\d+)\s*$/m);
-  const passed = Number(pass[1]);
+  // Node 22+ reports a test file that ran no test (none defined, or all filtered out) as one
+  // passing test named after the file: that is zero tests, not one.
+  const emptyFiles = emptyTestFiles(text);
+  const passed = Math.max(0, Number(pass[1]) - emptyFiles);
   const failed = Number(fail[1]) + Number(cancelled?.[1] ?? 0);
   const skippedCount = Number(skipped?.[1] ?? 0) + Number(todo?.[1] ?? 0);
   return {
@@ -58,7 +71,7 @@ function nodeTest(text: string): TestCounts | undefined {
     passed,
     failed,
     skipped: skippedCount,
-    total: tests ? Number(tests[1]) : passed + failed + skippedCount,
+    total: tests ? Math.max(0, Number(tests[1]) - emptyFiles) : passed + failed + skippedCount,
   };
 }
 

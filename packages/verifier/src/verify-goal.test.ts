@@ -182,7 +182,8 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
 
   it('fails a test criterion when zero tests ran', async () => {
     const ws = await workspace({
-      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test test/' } }),
+      // No test file anywhere (Node 22+ reads "node --test test/" as a file and fails instead).
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
       'test/.keep': '',
     });
     const asked = await verifyGoal({
