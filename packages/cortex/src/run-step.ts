@@ -1,4 +1,4 @@
-import { executeStep } from '@closedloop/executor';
+import { executeStep, type StepJournal } from '@closedloop/executor';
 import type { Plan, StepId } from '@closedloop/plan';
 import { toVerificationRecord, verifyStep } from '@closedloop/verifier';
 import type { ApprovalDesk } from './approvals';
@@ -17,6 +17,8 @@ export interface RunStepContext {
   /** The user's request, the executor's goal context. */
   request: string;
   emit: (event: CortexEventInput) => void;
+  /** A journaled run's durability hooks for the step (commit points, snapshots, its replay on resume). */
+  journal?: (stepId: StepId) => StepJournal | undefined;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -56,6 +58,7 @@ async function executeAndVerify(
 ): Promise<StepRunOutcome> {
   const { plan, config, meter, approvals } = context;
   const executor = config.executor;
+  const journal = context.journal?.(stepId);
   const execution = await executeStep(plan, stepId, {
     model: meter.wrap(config.model, 'step', stepId),
     tools: config.registry,
@@ -70,6 +73,7 @@ async function executeAndVerify(
     ...(executor.systemPrompt !== undefined ? { systemPrompt: executor.systemPrompt } : {}),
     ...(executor.toolTimeoutMs !== undefined ? { toolTimeoutMs: executor.toolTimeoutMs } : {}),
     ...(executor.guard !== undefined ? { guard: executor.guard } : {}),
+    ...(journal !== undefined ? { journal } : {}),
   });
   if (signal.aborted) {
     return { status: 'failed', notes: `[FAIL]: ${errorMessage(signal.reason ?? 'aborted')}` };

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import type { ToolCallRecord } from '@closedloop/plan';
+import type { ToolRegistry } from '@closedloop/tools';
+import type { ApprovalDecision, ApprovalQuestion } from './approvals';
+import {
+  type DispatchSnapshot,
+  type FileState,
+  fileState,
+  resolveWorkspacePath,
+  sameFileState,
+  textSha256,
+  workspaceFingerprint,
+} from './dispatch-snapshot';
+import type { RunEventOf } from './run-events';
+
+/**
+ * What resume does with a non-idempotent call (a command, a custom tool) that started but has no
+ * recorded result: `ask` a human (default), `rerun` it, or `fail` the step (it is replanned).
+ */
+export type UncertainCallPolicy = 'ask' | 'rerun' | 'fail';
+
+/** Every policy, for option checks and CLI flags. */
+export const uncertainCallPolicies: readonly UncertainCallPolicy[] = ['ask', 'rerun', 'fail'];
+
+/** How one uncertain call is settled. */
+export interface Reconciliation {
+  outcome: RunEventOf<'tool-call-reconciled'>['outcome'];
+  /**
+   * `record`: store `status` + `text` as the call's result (it is not run again); `rerun`: run it
+   * again when the step continues; `block` / `fail`: the step stops (blocked, or failed and
+   * replanned) with `text` as its `[FAIL]` note.
+   */
+  action: 'record' | 'rerun' | 'block' | 'fail';
+  status?: 'success' | 'error';
+  /** The recorded result, or the step's note. */
+  text: string;
+  /** What was compared and found. */
+  detail: string;
+}
+
+function describeState(state: FileState): string {
+  switch (state.type) {
+    case 'missing':
+      return 'missing';
+    case 'file':
+      return `${state.bytes} bytes (sha256 ${state.sha256.slice(0, 12)}…)`;
+    default:
+      return `a ${state.type}`;
+  }
+}
+
+const prefix = 'resumed after an interruption:';
+
+/** Compares the workspace with what a `write_file` / `edit_file` / `delete_file` call was to do. */
+function reconcileFileCall(
+  call: ToolCallRecord,
+  snapshot: Extract<DispatchSnapshot, { kind: 'file' }>,
+  workspace: string,
+): Reconciliation {
+  const args = (call.args ?? {}) as { content?: unknown; old_string?: unknown; new_string?: unknown };
+  const absolute = resolveWorkspacePath(workspace, snapshot.path);
+  const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(absolute);
+  const before = snapshot.state;
+  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now`;
+  const applied = (what: string): Reconciliation => ({
+    outcome: 'applied',
+    action: 'record',
+    status: 'success',
+    text: `${prefix} ${call.tool} had already taken effect (${what}); it was not run again.`,
+    detail: seen,
+  });
+  const conflicting: Reconciliation = {
+    outcome: 'conflicting',
+    action: 'record',
+    status: 'error',
+    text: `Error (interrupted): ${prefix} ${snapshot.path} changed while ${call.tool} was interrupted, and it is neither the state before the call nor the one it was to produce (${seen}). The call was not run again: read the file and decide.`,
+    detail: seen,
+  };
+  const notApplied: Reconciliation = {
+    outcome: 'not-applied',
+    action: 'rerun',
+    text: `${call.tool} had not taken effect; it runs again`,
+    detail: seen,
+  };
+
+  if (call.tool === 'write_file' && typeof args.content === 'string') {
+    if (now.type === 'file' && now.sha256 === textSha256(args.content))
+      return applied(`${snapshot.path} holds the content it wrote`);
+    return sameFileState(now, before) ? notApplied : conflicting;
+  }
+  if (call.tool === 'delete_file') {
+    if (now.type === 'missing' && before.type !== 'missing') return applied(`${snapshot.path} is gone`);
+    return sameFileState(now, before) ? notApplied : conflicting;
+  }
+  if (
+    call.tool === 'edit_file' &&
+    typeof args.old_string === 'string' &&
+    typeof args.new_string === 'string'
+  ) {
+    if (sameFileState(now, before)) return notApplied;
+    if (now.type === 'file' && before.type === 'file' && snapshot.editAt !== undefined && absolute) {
+      // Undo the edit where it was made: if that gives back the file as it was, the edit is applied.
+      const text = readFileSync(absolute, 'utf8');
+      const at = snapshot.editAt;
+      if (text.slice(at, at + args.new_string.length) === args.new_string) {
+        const undone = text.slice(0, at) + args.old_string + text.slice(at + args.new_string.length);
+        if (textSha256(undone) === before.sha256) return applied(`${snapshot.path} holds the edited text`);
+      }
+    }
+    return conflicting;
+  }
+  return sameFileState(now, before) ? notApplied : conflicting;
+}
+
+/**
+ * Settles a tool call that started (`tool-call-dispatched`) but has no recorded result, from
+ * evidence rather than hope:
+ * - `write_file` / `edit_file` / `delete_file` (with the file snapshot taken at dispatch): the
+ *   workspace is compared with the call's intended effect — `applied` (recorded as done),
+ *   `not-applied` (re-run: it applies once), `conflicting` (recorded as an error; the model sees
+ *   it). An edit is never applied twice.
+ * - other idempotent tools: re-run.
+ * - non-idempotent tools (commands): `onUncertain` — `rerun`, `fail` (the step fails and is
+ *   replanned), or `ask` (default): a human is asked with the evidence. When the workspace did
+ *   not change since the call started, the question is whether to run it again; when it did (the
+ *   call ran, at least in part, and its output is lost), whether to accept it as done. Without
+ *   approval the step is blocked.
+ */
+export async function reconcileUncertainCall(options: {
+  stepId: string;
+  call: ToolCallRecord;
+  before: unknown;
+  registry: ToolRegistry;
+  workspace: string | undefined;
+  policy: UncertainCallPolicy;
+  ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
+}): Promise<Reconciliation> {
+  const { call, registry, workspace, policy } = options;
+  const snapshot = options.before as DispatchSnapshot | undefined;
+  if (snapshot?.kind === 'file' && workspace !== undefined)
+    return reconcileFileCall(call, snapshot, workspace);
+  const tool = registry.get(call.tool);
+  if (tool?.idempotent) {
+    return {
+      outcome: 're-run',
+      action: 'rerun',
+      text: `${call.tool} is idempotent; it runs again`,
+      detail: `${call.tool} is idempotent`,
+    };
+  }
+  let changed: boolean | undefined;
+  if (snapshot?.kind === 'workspace' && workspace !== undefined) {
+    changed = workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint;
+  }
+  const evidence =
+    changed === undefined
+      ? 'whether it took effect is unknown'
+      : changed
+        ? 'the workspace changed since it started, so it ran at least in part; its result was lost'
+        : 'the workspace has not changed since it started (it may still have had effects outside it)';
+  const described = `${call.tool} ${JSON.stringify(call.args)}`;
+  if (policy === 'rerun') {
+    return {
+      outcome: 're-run',
+      action: 'rerun',
+      text: `onUncertain is 'rerun': ${call.tool} runs again`,
+      detail: evidence,
+    };
+  }
+  if (policy === 'fail') {
+    return {
+      outcome: 'failed',
+      action: 'fail',
+      text: `[FAIL]: ${described} was interrupted without a recorded result (${evidence}); onUncertain is 'fail', so it is not run again`,
+      detail: evidence,
+    };
+  }
+  const acceptAsDone = changed === true;
+  const decision = await options.ask({
+    stepId: options.stepId,
+    kind: 'resume-review',
+    tool: call.tool,
+    args: call.args,
+    callId: call.callId,
+    reason: acceptAsDone
+      ? `${described} was interrupted: ${evidence}. Approve to accept it as done (it is not run again); deny to stop the step for review.`
+      : `${described} was interrupted: ${evidence}. Approve to run it again; deny to stop the step for review.`,
+  });
+  const note = decision.note ? ` (${decision.note})` : '';
+  if (!decision.approved) {
+    return {
+      outcome: 'declined',
+      action: 'block',
+      text: `[FAIL]: ${described} was interrupted without a recorded result (${evidence}) and was not approved to ${acceptAsDone ? 'be accepted as done' : 'run again'}${note}; needs review`,
+      detail: evidence,
+    };
+  }
+  if (acceptAsDone) {
+    return {
+      outcome: 'accepted',
+      action: 'record',
+      status: 'success',
+      text: `${prefix} ${call.tool} ran before the interruption (${evidence}); a human accepted it as done${note}, so it was not run again. Its output is not available.`,
+      detail: evidence,
+    };
+  }
+  return {
+    outcome: 're-run',
+    action: 'rerun',
+    text: `a human approved running ${call.tool} again${note}`,
+    detail: evidence,
+  };
+}
