@@ -459,10 +459,12 @@ class StepRun {
       this.usage = addUsage(this.usage, recorded.usage);
       return { kind: 'ok', result: recorded };
     }
+    // New tool results are committed while the model works on them; its answer is used only
+    // once they are durable (nothing acts on a result before it is journaled).
+    let resultsDurable: Promise<void> | undefined;
     if (this.journal !== undefined && this.uncommittedResults) {
       this.uncommittedResults = false;
-      await this.journal.commit();
-      if (this.signal.aborted) return { kind: 'aborted' };
+      resultsDurable = this.journal.commit();
     }
     const request: GenerateRequest = {
       ...this.options.callSettings,
@@ -497,6 +499,10 @@ class StepRun {
       };
     }
     if (result === aborted) return { kind: 'aborted' };
+    if (resultsDurable !== undefined) {
+      await resultsDurable;
+      if (this.signal.aborted) return { kind: 'aborted' };
+    }
     this.usage = addUsage(this.usage, result.usage);
     this.emit({
       type: 'model-call-finished',

@@ -67,7 +67,7 @@ function indexOf(log: Logged[], predicate: (entry: Logged) => boolean): number {
 }
 
 describe('executeStep with a journal: durable replay', () => {
-  it('journals each response whole and each dispatch, and commits before the tool runs and before the model sees its result', async () => {
+  it('journals each response whole and each dispatch, and commits before a tool runs and before an answer to new results is used', async () => {
     const { plan, stepId } = inProgressPlan();
     const order: string[] = [];
     let staged = 0;
@@ -83,9 +83,11 @@ describe('executeStep with a journal: durable replay', () => {
     });
     const journal: StepJournal = {
       commit: async () => {
-        await sleep(5);
-        order.push(`commit ${staged}`);
+        // What a group commit takes: everything staged when it is called.
+        const group = staged;
         staged = 0;
+        await sleep(5);
+        order.push(`commit ${group}`);
       },
       snapshot: ({ callId, input }) => ({ callId, input }),
     };
@@ -102,7 +104,7 @@ describe('executeStep with a journal: durable replay', () => {
     });
     expect(result.stopReason).toBe('marked');
     // Every tool runs right after a commit (of the response, its ledger entry and the dispatch),
-    // and the model is asked again only after its result is committed.
+    // and the model's answer to a result is used only after that result is committed.
     expect(order).toEqual([
       'commit 4',
       'run a (uncommitted 0)',
