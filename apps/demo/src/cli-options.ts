@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { type UncertainCallPolicy, uncertainCallPolicies } from '@closedloop/cortex';
+import type { ApprovalAnswer } from './approval-answers';
 
 /** Providers the CLI can drive. `scripted` is the offline demo model. */
 export const providerNames = ['scripted', 'openai', 'anthropic', 'openai-compatible'] as const;
@@ -22,6 +24,12 @@ export interface RunOptions {
   budgetTokens: number | undefined;
   json: boolean;
   journal: string;
+  /** `--approve` / `--deny`: how every approval is answered (default: a prompt on a TTY). */
+  approval?: ApprovalAnswer | undefined;
+  /** `--on-uncertain`: what resume does with a command interrupted without a recorded result. */
+  onUncertain?: UncertainCallPolicy;
+  /** `--repair`: drop a torn last journal line before resuming. */
+  repair?: boolean;
 }
 
 /** A command line the CLI cannot act on; the message says what to do instead. */
@@ -47,6 +55,10 @@ Options:
   --max-iterations <n>     goal-level iterations (default: 3)
   --budget <tokens>        stop when this many tokens were used
   --journal <dir>          where run journals are kept (default: .closedloop/runs)
+  --approve, --deny        answer every approval (guarded calls, reviews, interrupted commands);
+                           without them the CLI asks on a terminal, and denies otherwise
+  --on-uncertain <policy>  ask | rerun | fail: a command interrupted without a result (default: ask)
+  --repair                 resume: drop a torn last journal line (left by a crash mid-write)
   --json                   print the full RunResult as JSON on stdout
   --host <addr>, --port <n>  where "serve" listens (default 127.0.0.1:4173; 0 = any free port)
   -h, --help               this text
@@ -59,6 +71,27 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
     throw new CliUsageError(`--${name} must be a whole number ≥ 1, got "${value}".`);
   }
   return parsed;
+}
+
+/** `--approve` / `--deny` / `--on-uncertain` / `--repair`, checked. */
+function approvalOptions(values: {
+  approve?: boolean;
+  deny?: boolean;
+  'on-uncertain'?: string;
+  repair?: boolean;
+}): Pick<RunOptions, 'approval' | 'onUncertain' | 'repair'> {
+  if (values.approve && values.deny) throw new CliUsageError('Give --approve or --deny, not both.');
+  const onUncertain = values['on-uncertain'] ?? 'ask';
+  if (!uncertainCallPolicies.includes(onUncertain as UncertainCallPolicy)) {
+    throw new CliUsageError(
+      `--on-uncertain must be one of ${uncertainCallPolicies.join(', ')}, got "${onUncertain}".`,
+    );
+  }
+  return {
+    approval: values.approve ? 'approve' : values.deny ? 'deny' : undefined,
+    onUncertain: onUncertain as UncertainCallPolicy,
+    repair: values.repair ?? false,
+  };
 }
 
 /** Parses argv (without `node` and the script path) into a command. Throws `CliUsageError`. */
@@ -78,6 +111,10 @@ export function parseCli(argv: string[]): CliCommand {
       budget: { type: 'string' },
       journal: { type: 'string' },
       json: { type: 'boolean', default: false },
+      approve: { type: 'boolean', default: false },
+      deny: { type: 'boolean', default: false },
+      'on-uncertain': { type: 'string' },
+      repair: { type: 'boolean', default: false },
       host: { type: 'string' },
       port: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -104,6 +141,7 @@ export function parseCli(argv: string[]): CliCommand {
     budgetTokens: values.budget === undefined ? undefined : positiveInt('budget', values.budget, 1),
     json: values.json ?? false,
     journal: values.journal ?? '.closedloop/runs',
+    ...approvalOptions(values),
   };
 
   const [command = 'run', ...rest] = positionals;

@@ -1,5 +1,7 @@
 import type { RunEvent, RunResult } from '@closedloop/cortex';
+import { cliApprovals } from './approval-answers';
 import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
+import { renderJournalProblem } from './journal-problem';
 import { createDemoRunner } from './run-task';
 import { startWebServer } from './server/web-server';
 import { createTerminalView } from './view/terminal-view';
@@ -7,6 +9,8 @@ import { createTerminalView } from './view/terminal-view';
 interface Io {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
+  /** Where approval prompts read answers (default `process.stdin`). */
+  stdin?: NodeJS.ReadStream;
 }
 
 function summary(result: RunResult, workspace: string): string {
@@ -45,6 +49,12 @@ async function runOrResume(
     controller.abort(new Error('cancelled by the user (Ctrl-C)'));
   };
   process.on('SIGINT', onSigint);
+  const approvals = cliApprovals({
+    answer: options.approval,
+    stdin: io.stdin ?? process.stdin,
+    stderr: io.stderr,
+  });
+  const onApproval = approvals ? { onApproval: approvals } : {};
   try {
     const started =
       command.kind === 'run'
@@ -53,8 +63,9 @@ async function runOrResume(
             mode: options.mode,
             signal: controller.signal,
             onEvent,
+            ...onApproval,
           })
-        : await runner.resumeRun({ runId: command.runId, signal: controller.signal, onEvent });
+        : await runner.resumeRun({ runId: command.runId, signal: controller.signal, onEvent, ...onApproval });
     view?.note(`workspace: ${started.workspace}`);
     const result = await started.result;
     view?.close();
@@ -74,9 +85,17 @@ async function runOrResume(
 
 async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io): Promise<number> {
   const runner = createDemoRunner(command.options);
-  const events = await runner.readRun(command.runId);
-  if (!events)
+  const { exists, events, problem } = await runner.inspectRun(command.runId);
+  if (!exists)
     throw new CliUsageError(`No journal for run "${command.runId}" in ${command.options.journal}.`);
+  if (problem) {
+    // Show what is intact, then say exactly what is wrong.
+    const view = createTerminalView({ write: (text) => io.stdout.write(text), tty: false });
+    for (const event of events) view.onEvent(event);
+    view.close();
+    io.stderr.write(renderJournalProblem(command.runId, problem, events.length));
+    return 1;
+  }
   if (command.options.json) {
     io.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return 0;

@@ -3,9 +3,12 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  type ApprovalHandler,
   type Cortex,
+  type CortexError,
   createCortex,
   createJsonlRunStore,
+  createRunId,
   type RunEvent,
   type RunResult,
 } from '@closedloop/cortex';
@@ -33,6 +36,18 @@ export interface StartRunInput {
   mode: 'single' | 'auto';
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
+  /** Answers approvals (the CLI's flags or prompt, the web UI's buttons). Default: none (denied). */
+  onApproval?: ApprovalHandler;
+}
+
+/** What a journal holds, and what is wrong with it when it is damaged. */
+export interface RunInspection {
+  /** Whether a journal file exists for the run. */
+  exists: boolean;
+  /** The intact events (all of them when nothing is wrong). */
+  events: RunEvent[];
+  /** The typed error a resume would hit (`journal-empty`, `journal-truncated`, …). */
+  problem?: CortexError;
 }
 
 /** Runs, resumes and reads demo runs; shared by the CLI and the web server. */
@@ -42,9 +57,12 @@ export interface DemoRunner {
     runId: string;
     signal: AbortSignal;
     onEvent: (event: RunEvent) => void;
+    onApproval?: ApprovalHandler;
   }): Promise<StartedRun>;
   /** Every journaled event of a run, or `undefined` when the journal has no such run. */
   readRun(runId: string): Promise<RunEvent[] | undefined>;
+  /** The journal's intact events and its damage, for `report`. */
+  inspectRun(runId: string): Promise<RunInspection>;
 }
 
 function metaPath(journal: string, runId: string): string {
@@ -63,7 +81,12 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
   const journal = resolve(options.journal);
   const store = createJsonlRunStore({ dir: journal });
 
-  async function cortexFor(runOptions: RunOptions, workspace: string, onEvent: (event: RunEvent) => void) {
+  async function cortexFor(
+    runOptions: RunOptions,
+    workspace: string,
+    onEvent: (event: RunEvent) => void,
+    onApproval: ApprovalHandler | undefined,
+  ) {
     const model =
       (await resolveModel(runOptions, env)) ?? createIsPrimeScenarioModel({ latencyMs: scriptedLatencyMs });
     return createCortex({
@@ -77,6 +100,8 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
       ...(runOptions.budgetTokens === undefined ? {} : { budget: { maxTokens: runOptions.budgetTokens } }),
       store,
       onEvent,
+      onUncertain: runOptions.onUncertain ?? 'ask',
+      ...(onApproval ? { onApproval } : {}),
     }) satisfies Cortex;
   }
 
@@ -87,14 +112,17 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
         ? resolve(runOptions.workspace)
         : mkdtempSync(join(tmpdir(), 'closedloop-demo-'));
       await mkdir(workspace, { recursive: true });
-      const cortex = await cortexFor(runOptions, workspace, input.onEvent);
+      const cortex = await cortexFor(runOptions, workspace, input.onEvent, input.onApproval);
       const task = input.task ?? (runOptions.provider === 'scripted' ? isPrimeTask : undefined);
       if (!task)
         throw new CliUsageError('Give a task: closedloop run "<task>" (the scripted demo has its own).');
-      const stream = cortex.events(task, { signal: input.signal });
+      // What resume needs is on disk before the run journals anything: a crash at any moment
+      // leaves a run that `resume` can find.
+      const runId = createRunId();
       await mkdir(journal, { recursive: true });
       const meta: DemoRunMeta = { workspace, options: runOptions };
-      writeFileSync(metaPath(journal, stream.runId), `${JSON.stringify(meta, null, 2)}\n`);
+      writeFileSync(metaPath(journal, runId), `${JSON.stringify(meta, null, 2)}\n`);
+      const stream = cortex.events(task, { signal: input.signal, runId });
       // Drain the stream so events flow; `onEvent` already receives them.
       void (async () => {
         for await (const _ of stream);
@@ -111,11 +139,19 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
           `No run "${input.runId}" in ${journal}. Runs there: ${(await store.list()).join(', ') || 'none'}.`,
         );
       }
+      // How approvals and uncertain calls are handled is the resuming command line's choice.
       const cortex = await cortexFor(
-        { ...meta.options, journal: options.journal },
+        {
+          ...meta.options,
+          journal: options.journal,
+          approval: options.approval,
+          onUncertain: options.onUncertain,
+        },
         meta.workspace,
         input.onEvent,
+        input.onApproval,
       );
+      if (options.repair) await store.repair(input.runId);
       return {
         runId: input.runId,
         workspace: meta.workspace,
@@ -126,6 +162,11 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
     async readRun(runId) {
       const events = await store.read(runId).catch(() => []);
       return events.length > 0 ? events : undefined;
+    },
+
+    async inspectRun(runId) {
+      const { exists, events, problem } = await store.inspect(runId);
+      return { exists, events, ...(problem ? { problem } : {}) };
     },
   };
 }

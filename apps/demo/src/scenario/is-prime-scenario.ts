@@ -1,10 +1,10 @@
 import type { ChatModel, GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse, textTurn, toolCallTurn } from '@closedloop/model/testing';
 
-/** The task the offline demo runs (seed 003's isPrime example). */
+/** The task the offline demo runs: an isPrime module with tests, released as 1.0.1. */
 export const isPrimeTask =
   'Build a small JavaScript module src/is-prime.js exporting isPrime(n), with node:test tests: ' +
-  '2 → true, 4 → false, 17 → true, 1 → false.';
+  '2 → true, 4 → false, 17 → true, 1 → false. When the tests pass, release it as version 1.0.1.';
 
 const packageJson = `${JSON.stringify(
   { name: 'is-prime', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } },
@@ -63,8 +63,19 @@ const plannerAnswer = {
       description: 'Run the test suite with node --test and report the result.',
       dependsOn: ['implement', 'write-tests'],
     },
+    releaseStep(['run-tests']),
   ],
 };
+
+/** The last step of every plan: bump the version once the tests pass (run twice, it would be 1.0.2). */
+function releaseStep(dependsOn?: string[]) {
+  return {
+    ...(dependsOn ? { id: 'release', dependsOn } : {}),
+    title: 'Release 1.0.1',
+    description: 'Bump the package version from 1.0.0 to 1.0.1 with npm version patch --no-git-tag-version.',
+    requiredTools: ['run_command'],
+  };
+}
 
 const markStep = (status: 'success' | 'fail', notes: string, claims: Record<string, unknown> = {}) =>
   toolCallTurn('mark_step', { status, notes, claims });
@@ -121,6 +132,10 @@ const stepScripts: Record<string, ScriptedResponse[]> = {
       commandsPassed: [{ argv: ['node', '--test'] }],
     }),
   ],
+  'Release 1.0.1': [
+    toolCallTurn('run_command', { argv: ['npm', 'version', 'patch', '--no-git-tag-version'] }),
+    markStep('success', 'Bumped the version to 1.0.1 in package.json.', { filesWritten: ['package.json'] }),
+  ],
 };
 
 function text(request: GenerateRequest, index: number): string {
@@ -155,8 +170,9 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
             title: 'Run the tests',
             description: 'Run the test suite with node --test and report the result.',
           },
+          releaseStep(),
         ],
-        dependencies: { '0': ['scaffold'], '1': [0, 'write-tests'] },
+        dependencies: { '0': ['scaffold'], '1': [0, 'write-tests'], '2': [1] },
       }),
     );
   }
@@ -176,8 +192,9 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
           description: 'Run node --test; it must exit 0.',
           requiredTools: ['run_command'],
         },
+        releaseStep(),
       ],
-      dependencies: { '0': [implementation, 'write-tests'], '1': [0] },
+      dependencies: { '0': [implementation, 'write-tests'], '1': [0], '2': [1] },
     }),
   );
 }
@@ -189,14 +206,18 @@ function respond(request: GenerateRequest): ScriptedResponse {
   if (system.startsWith('You are the replanner')) return respondToReplan(request);
   if (request.tools?.some((tool) => tool.name === 'mark_step')) return respondToStep(request);
   return textTurn(
-    'Built src/is-prime.js exporting isPrime(n) and test/is-prime.test.js. The verifier caught two false ' +
-      'claims (a file that was never written, tests that did not pass); both were replanned, and node --test now passes.',
+    'Built src/is-prime.js exporting isPrime(n) and test/is-prime.test.js, released as 1.0.1. The verifier ' +
+      'caught two false claims (a file that was never written, tests that did not pass); both were replanned, ' +
+      'and node --test now passes.',
   );
 }
 
 /**
  * The offline demo model: a scripted model that plays planner, executor, replanner and
- * aggregator for {@link isPrimeTask}, including two false claims the verifier must catch.
+ * aggregator for {@link isPrimeTask}, including two false claims the verifier must catch. Its
+ * effects show in the workspace if one is ever repeated: the fix is an `edit_file` insertion
+ * (applied twice, the guard line appears twice) and the release is `npm version patch` (run
+ * twice, the version is 1.0.2) — the crash trials rely on that.
  */
 export function createIsPrimeScenarioModel(options: { latencyMs?: number } = {}): ChatModel {
   const latencyMs = options.latencyMs ?? 250;

@@ -173,7 +173,9 @@ describe('closedloop web UI (real run-task backend, scripted model)', () => {
         new RegExp(`^replaced by .*\\b${replacement}\\b`),
       );
       expect(await page.textContent('#messages')).toContain('“Write isPrime” failed verification');
-      expect(await page.textContent('#messages')).toContain('Replanned: Write isPrime, Run the tests →');
+      expect(await page.textContent('#messages')).toContain(
+        'Replanned: Write isPrime, Run the tests, Release 1.0.1 →',
+      );
       await shoot('03-replanned');
 
       await waitForIdle();
@@ -183,11 +185,12 @@ describe('closedloop web UI (real run-task backend, scripted model)', () => {
       expect(await page.textContent('#status-text')).toBe('Idle');
       expect(await page.textContent('#report .answer')).toContain('is-prime');
       expect(await page.textContent('#report .usage')).toMatch(/Replans\s*2/);
-      // Every live step ended completed; both replaced steps stay drawn.
+      // Every live step ended completed; the replaced steps (implement, run-tests, the first redesign's
+      // run-tests, and the release step each redesign replaced) stay drawn.
       const statuses = await page.$$eval('.node', (nodes) =>
         nodes.map((node) => node.getAttribute('data-status')),
       );
-      expect(statuses.filter((status) => status === 'replaced')).toHaveLength(3);
+      expect(statuses.filter((status) => status === 'replaced')).toHaveLength(5);
       expect(
         statuses.filter((status) => status !== 'replaced').every((status) => status === 'completed'),
       ).toBe(true);
