@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -65,6 +65,11 @@ describe('closedloop resume and report with damaged journals, leases and approva
       const refused = capture();
       expect(await main(['resume', runId, '--journal', journal], refused.io)).toBe(2);
       expect(refused.err()).toMatch(/is empty \(0 bytes\)/);
+
+      unlinkSync(path);
+      const missing = capture();
+      expect(await main(['report', runId, '--journal', journal], missing.io)).toBe(1);
+      expect(missing.err()).toMatch(/journal problem \(journal-missing\): .*has metadata but its journal/);
 
       writeFileSync(path, text);
       appendFileSync(path, '{"seq":999,"event":{"type":"run-fini');

@@ -86,7 +86,7 @@ async function runOrResume(
 async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io): Promise<number> {
   const runner = createDemoRunner(command.options);
   const { exists, events, problem } = await runner.inspectRun(command.runId);
-  if (!exists)
+  if (!exists && !problem)
     throw new CliUsageError(`No journal for run "${command.runId}" in ${command.options.journal}.`);
   if (problem) {
     // Show what is intact, then say exactly what is wrong.

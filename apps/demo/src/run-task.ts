@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import {
   type ApprovalHandler,
   type Cortex,
-  type CortexError,
+  CortexError,
   createCortex,
   createJsonlRunStore,
   createRunId,
@@ -166,6 +166,14 @@ export function createDemoRunner(options: RunOptions, env: NodeJS.ProcessEnv = p
 
     async inspectRun(runId) {
       const { exists, events, problem } = await store.inspect(runId);
+      if (!exists && (await store.readMeta(runId)) !== undefined) {
+        const missing = new CortexError({
+          code: 'journal-missing',
+          message: `Run "${runId}" has metadata but its journal ${store.pathOf(runId)} is missing: its events are gone.`,
+          details: { runId },
+        });
+        return { exists, events, problem: missing };
+      }
       return { exists, events, ...(problem ? { problem } : {}) };
     },
   };
