@@ -55,6 +55,32 @@ async function writeTemporary(path: string, holder: LeaseHolder): Promise<string
 }
 
 /**
+ * Creates the lock file only if none exists: a private file hard-linked into place (so no reader
+ * ever sees it half written), or — on a file system without hard links — an exclusive create.
+ * False when a lock exists.
+ */
+async function createExclusively(path: string, holder: LeaseHolder): Promise<boolean> {
+  const temporary = await writeTemporary(path, holder);
+  try {
+    await link(temporary, path);
+    return true;
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'EEXIST') return false;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw error;
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+  try {
+    await writeFile(path, JSON.stringify(holder), { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
  * A lease as a lock file (`<runId>.lock` beside the journal) holding the holder's pid, host and
  * heartbeat. Created atomically (a private file hard-linked into place, so it is never seen half
  * written); renewed by replacing it (rename); stale when its heartbeat is older than the TTL, or
@@ -83,15 +109,7 @@ export async function acquireFileLease(
         details: { path },
       });
     }
-    const temporary = await writeTemporary(path, holder);
-    try {
-      await link(temporary, path);
-      break;
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw error;
-    } finally {
-      await unlink(temporary).catch(() => undefined);
-    }
+    if (await createExclusively(path, holder)) break;
     const current = await readHolder(path);
     if (current === undefined) continue;
     if (current === 'unreadable') {
