@@ -572,6 +572,53 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     await expect(cortex.run('Write a.txt', { runId: 'run-d' })).rejects.toMatchObject({ code: 'run-exists' });
   });
 
+  it('a torn last record left by an owner that died mid-write is dropped on resume (journal-repaired)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-torn-'));
+    const ws = await workspace();
+    const controller = new AbortController();
+    await createCortex({
+      model: scenarioModel({ steps: { task: writeStep('a.txt', 'A') }, latencyMs: 10_000 }),
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      planning: 'never',
+      store: createJsonlRunStore({ dir }),
+      onEvent: (event) => {
+        if (event.type === 'step-started') setTimeout(() => controller.abort(), 5);
+      },
+    }).run('Write a.txt', { runId: 'run-t', signal: controller.signal });
+    const path = join(dir, 'run-t.jsonl');
+    const text = readFileSync(path, 'utf8');
+    // As after kill -9 in the middle of a group commit: a cut record and the owner's lock left behind.
+    appendFileSync(path, '{"seq":9999,"event":{"type":"step-st');
+    const { spawnSync } = await import('node:child_process');
+    const deadPid = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout,
+    );
+    writeFileSync(
+      join(dir, 'run-t.lock'),
+      JSON.stringify({
+        token: 'dead',
+        pid: deadPid,
+        host: hostname(),
+        purpose: 'run',
+        acquiredAt: 1,
+        renewedAt: Date.now(),
+        ttlMs: 15_000,
+      }),
+    );
+    const { result, events } = await resume({
+      ws,
+      store: createJsonlRunStore({ dir }),
+      steps: { task: writeStep('a.txt', 'A') },
+      runId: 'run-t',
+    });
+    expect(result.stopReason).toBe('completed');
+    expect(events.filter(isRunEventOf('journal-repaired'))).toEqual([
+      expect.objectContaining({ droppedBytes: 36, holder: { pid: deadPid, host: hostname() } }),
+    ]);
+    expect(readFileSync(path, 'utf8').startsWith(text)).toBe(true);
+  });
+
   it('a duplicated usage-recorded line does not double the usage', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-dup-'));
     const { result, cortex, path } = await finishedRun(dir);

@@ -12,6 +12,7 @@ import type { ApprovalHandler } from './approvals';
 import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';
 import { type UncertainCallPolicy, uncertainCallPolicies } from './reconcile-call';
+import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
 import type { LeaseOptions, RunLease } from './run-lease';
 import type { RunResult } from './run-result';
@@ -167,6 +168,35 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
     throw invalid(`${what} must be 'auto', 'always' or 'never', got ${JSON.stringify(value)}.`);
   }
   return value;
+}
+
+/**
+ * Reads a journal to resume it. A torn last record is dropped only when the lease just taken over
+ * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
+ * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
+ */
+async function readForResume(
+  store: RunStore,
+  runId: string,
+  lease: RunLease,
+): Promise<{ history: RunEvent[]; repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }> }> {
+  try {
+    return { history: await store.read(runId) };
+  } catch (error) {
+    const previous = lease.takenOver;
+    if (!CortexError.isInstance(error) || error.code !== 'journal-truncated' || !previous || !store.repair) {
+      throw error;
+    }
+    const { droppedBytes } = await store.repair(runId);
+    return {
+      history: await store.read(runId),
+      repaired: {
+        type: 'journal-repaired',
+        droppedBytes,
+        holder: { pid: previous.pid, host: previous.host },
+      },
+    };
+  }
 }
 
 /** True when the store has anything of `runId`: metadata or a journal (a damaged one too). */
@@ -415,7 +445,8 @@ export function createCortex(options: CortexOptions): Cortex {
       let lease: RunLease | undefined;
       try {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
-        const [meta, history] = await Promise.all([store.readMeta(runId), store.read(runId)]);
+        const { history, repaired } = await readForResume(store, runId, lease);
+        const meta = await store.readMeta(runId);
         const started = history.find((event) => event.type === 'run-started');
         const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
         if (request === undefined) {
@@ -443,6 +474,7 @@ export function createCortex(options: CortexOptions): Cortex {
           lease,
           ...(planning !== undefined ? { planning } : {}),
         });
+        if (repaired) session.bus.emit(repaired);
         try {
           session.restore(history);
         } catch (error) {

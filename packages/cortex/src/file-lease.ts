@@ -98,6 +98,7 @@ export async function acquireFileLease(
   await mkdir(dirname(path), { recursive: true });
   const holder = newLeaseHolder(purpose, ttlMs);
   const takeovers: string[] = [];
+  let takenOver: LeaseHolder | undefined;
   const isDead = (other: LeaseHolder): boolean =>
     isStale(other) || (other.host === thisHost && isDeadPid(other.pid));
 
@@ -132,6 +133,7 @@ export async function acquireFileLease(
     holder.renewedAt = Date.now();
     const replacement = await writeTemporary(path, holder);
     await rename(replacement, path);
+    takenOver = current;
     break;
   }
 
@@ -164,6 +166,7 @@ export async function acquireFileLease(
   return {
     runId,
     holder,
+    ...(takenOver ? { takenOver } : {}),
     signal: controller.signal,
     renew,
     async release() {

@@ -130,6 +130,15 @@ export type CortexEvent =
     }
   | { type: 'approval-resolved'; approvalId: string; stepId: StepId; approved: boolean; note?: string }
   | {
+      /**
+       * Resume dropped a torn last journal record: the run's previous owner (`holder`) died in
+       * the middle of a group commit, which was therefore never acknowledged or acted on.
+       */
+      type: 'journal-repaired';
+      droppedBytes: number;
+      holder: { pid: number; host: string };
+    }
+  | {
       type: 'usage-recorded';
       purpose: ModelCallPurpose;
       stepId?: StepId;

@@ -40,6 +40,11 @@ export interface LeaseOptions {
 export interface RunLease {
   readonly runId: string;
   readonly holder: LeaseHolder;
+  /**
+   * The holder this lease replaced, when it had died without releasing the lease (its pid is
+   * gone, or its heartbeat stopped). Its last journal write may have been cut off mid-line.
+   */
+  readonly takenOver?: LeaseHolder;
   /** Aborts (with a `CortexError('lease-lost')`) when the lease is lost. */
   readonly signal: AbortSignal;
   /** Renews the lease now. Rejects with `CortexError('lease-lost')` when it was taken over. */
@@ -182,6 +187,7 @@ export function createLeaseTable(): { acquire(runId: string, options?: LeaseOpti
       return {
         runId,
         holder,
+        ...(current ? { takenOver: current.holder } : {}),
         signal: controller.signal,
         renew,
         async release() {

@@ -296,6 +296,7 @@ export function runStoreConformance(
         await first.release();
         const second = await store.acquireLease('run-a');
         assert.notEqual(second.holder.token, first.holder.token);
+        assert.equal(second.takenOver, undefined);
         await second.renew();
         await second.release();
       },
@@ -320,6 +321,8 @@ export function runStoreConformance(
         await sleep(300);
         const taker = await store.acquireLease('run-a', { purpose: 'resume' });
         assert.notEqual(taker.holder.token, dead.holder.token);
+        // The taker knows it replaced a holder that died (its last write may be cut off).
+        assert.equal(taker.takenOver?.token, dead.holder.token);
         await expectCode(() => dead.renew(), 'lease-lost');
         assert.equal(dead.signal.aborted, true);
         // The old holder's release must not free the taker's lease.

@@ -43,6 +43,13 @@ export interface RunStore {
   writeMeta(runId: string, meta: RunMeta): Promise<void>;
   readMeta(runId: string): Promise<RunMeta | undefined>;
   acquireLease(runId: string, options?: LeaseOptions): Promise<RunLease>;
+  /**
+   * For stores whose writes can be cut off mid-record (files): drops a torn last record and
+   * returns the bytes dropped. `resume` calls it only when the lease it took over shows that the
+   * journal's last writer died (so the torn write is that writer's last, unacknowledged group —
+   * nothing acted on it); any other torn journal stays a `journal-truncated` error.
+   */
+  repair?(runId: string): Promise<{ droppedBytes: number }>;
 }
 
 const runIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
