@@ -107,7 +107,7 @@ export function inspectJournalText(text: string, path: string): JournalInspectio
       return result(
         new CortexError({
           code: 'journal-truncated',
-          message: `Journal ${path} ends in a torn line (line ${lineNumber}, ${bytes} bytes without a newline): its last write did not complete (a machine crash or a full disk). The ${fold.events.length} events before it are intact and nothing acted on the torn write; repair the journal to drop it, then resume.`,
+          message: `Journal ${path} ends in a torn line (line ${lineNumber}, ${bytes} bytes without a newline): its last write did not complete (the writer was killed mid-write, the machine crashed or the disk is full). The ${fold.events.length} events before it are intact and nothing acted on the torn write; repair the journal to drop it, then resume.`,
           details: { path, line: lineNumber, bytes },
         }),
       );

@@ -459,8 +459,9 @@ class StepRun {
       this.usage = addUsage(this.usage, recorded.usage);
       return { kind: 'ok', result: recorded };
     }
-    // New tool results are committed while the model works on them; its answer is used only
-    // once they are durable (nothing acts on a result before it is journaled).
+    // New results of non-idempotent tools are committed while the model works on them; its
+    // answer is used only once they are durable. (Every result is durable before anything acts
+    // on it anyway: the next tool runs only after a commit, and commits keep the event order.)
     let resultsDurable: Promise<void> | undefined;
     if (this.journal !== undefined && this.uncommittedResults) {
       this.uncommittedResults = false;
@@ -560,7 +561,10 @@ class StepRun {
     if (outcome.recorded) return;
     // Journaled: an aborted call stays pending, so a resume can still run or reconcile it.
     if (outcome.aborted && this.journal !== undefined) return;
-    this.uncommittedResults = true;
+    // A result a resume could not get back (a command's output) is committed before the model's
+    // answer to it is used; an idempotent tool is simply run again if its result is lost.
+    const tool = this.registry.get(pending.call.name);
+    if (tool !== undefined && !tool.idempotent) this.uncommittedResults = true;
     this.plan.recordToolResult(
       this.stepId,
       outcome.ok

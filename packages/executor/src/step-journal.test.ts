@@ -74,8 +74,9 @@ describe('executeStep with a journal: durable replay', () => {
     plan.subscribe(() => staged++);
     const echo = defineTool({
       name: 'echo',
-      description: 'Echo.',
+      description: 'Echo (not idempotent: its output could not be had again).',
       input: z.object({ text: z.string() }),
+      idempotent: false,
       execute: ({ text }) => {
         order.push(`run ${text} (uncommitted ${staged})`);
         return text;
@@ -130,6 +131,24 @@ describe('executeStep with a journal: durable replay', () => {
         before: { callId: 'call-b', input: { text: 'b' } },
       }),
     ]);
+  });
+
+  it('the result of an idempotent tool is committed with the next dispatch: one commit per tool call', async () => {
+    const { plan, stepId } = inProgressPlan();
+    const commits: number[] = [];
+    let events = 0;
+    plan.subscribe(() => events++);
+    await executeStep(plan, stepId, {
+      model: new ScriptedModel({ turns: script() }),
+      tools: [countingEcho([])],
+      journal: {
+        commit: async () => {
+          commits.push(events);
+        },
+      },
+    });
+    // a's result reaches the journal in the commit before b runs.
+    expect(commits).toHaveLength(2);
   });
 
   it('without a journal nothing extra is emitted', async () => {

@@ -32,8 +32,9 @@ export interface DispatchedCall {
  * Durable-execution hooks of one step (cortex passes them when the run is journaled):
  * - `commit` resolves once every event emitted so far is durable. The executor awaits it before
  *   a tool runs (the model's response, the ledger entry and `tool-call-dispatched` are then on
- *   disk) and before a model call that follows new tool results (they are on disk before the
- *   model acts on them).
+ *   disk — and every earlier result with them), and before it uses the model's answer to new
+ *   results of non-idempotent tools (a command's output could not be had again; the commit runs
+ *   while the model works).
  * - `snapshot` returns evidence of the state a call is about to change (a file's hash, a
  *   workspace fingerprint…). It is journaled in `tool-call-dispatched`, so a resume can compare
  *   it with the workspace when the call has no recorded result.
