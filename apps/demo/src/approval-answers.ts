@@ -57,13 +57,17 @@ export function promptApprovals(io: {
  */
 export function cliApprovals(options: {
   answer: ApprovalAnswer | undefined;
-  stdin: NodeJS.ReadStream;
-  stderr: NodeJS.WriteStream;
+  stdin: { isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
 }): ApprovalHandler | undefined {
   const log = (line: string) => options.stderr.write(line);
   if (options.answer) return fixedApprovals(options.answer, log);
   if (options.stdin.isTTY === true && options.stderr.isTTY === true) {
-    return promptApprovals({ input: options.stdin, output: options.stderr });
+    // A terminal on both ends: the prompt talks to it directly.
+    return promptApprovals({
+      input: options.stdin as NodeJS.ReadableStream,
+      output: options.stderr as NodeJS.WritableStream,
+    });
   }
   return undefined;
 }

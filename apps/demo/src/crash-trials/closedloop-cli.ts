@@ -73,12 +73,12 @@ export async function buildCli(): Promise<CliLauncher> {
 
 /**
  * The command lines of a trial — the one place that knows how the CLI runs the offline scenario
- * and resumes it (adapt here if the CLI's commands change, e.g. `closedloop demo`).
+ * (`closedloop demo`) and resumes it; adapt here if the CLI's commands change.
  */
 export const scenarioCommands = {
   /** Runs the offline scenario in `workspace`, journaling under `journal`; prints the result as JSON. */
   run: (options: { workspace: string; journal: string }): string[] => [
-    'run',
+    'demo',
     '--workspace',
     options.workspace,
     '--journal',

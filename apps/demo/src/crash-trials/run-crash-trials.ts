@@ -127,6 +127,22 @@ function parseResult(stdout: string): RunResult | undefined {
   }
 }
 
+/** The stop reason and answer of a finished run, from its journal's `run-finished`. */
+async function resultFromJournal(
+  journal: string,
+  runId: string,
+): Promise<Pick<RunResult, 'stopReason' | 'reason' | 'answer'> | undefined> {
+  const store = createJsonlRunStore({ dir: journal });
+  try {
+    const finished = (await store.read(runId)).findLast((event) => event.type === 'run-finished');
+    return finished?.type === 'run-finished'
+      ? { stopReason: finished.stopReason, reason: finished.reason, answer: finished.answer }
+      : undefined;
+  } finally {
+    await store.close();
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pid in a run's lock file, if there is one. */
@@ -139,7 +155,7 @@ function lockHolderPid(lock: string): number | undefined {
 }
 
 /**
- * Crash trials of the CLI's offline scenario: each trial runs `closedloop run`, SIGKILLs it at a
+ * Crash trials of the CLI's offline scenario: each trial runs `closedloop demo`, SIGKILLs it at a
  * random moment, then resumes it (`--approve`) until it completes — killing some resumes at
  * random moments too, and sometimes starting a second resume while one holds the run's lease
  * (it must be refused with exit 2). The final workspace is compared with an uninterrupted run's:
@@ -221,7 +237,9 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
         killAfterMs: plan.runKillMs,
       }).done;
       if (first.killed) summary.killedDuringRun++;
-      let result = first.killed ? undefined : parseResult(first.stdout);
+      let result: Pick<RunResult, 'stopReason' | 'reason' | 'answer'> | undefined = first.killed
+        ? undefined
+        : parseResult(first.stdout);
       let runId = runIdsIn(journal).at(-1);
       for (let attempt = 0; result === undefined && attempt < maxResumes; attempt++) {
         if (runId === undefined) {
@@ -283,6 +301,11 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
           runId = runIdsIn(journal).at(-1);
           if (result === undefined)
             fail(`a fresh run failed (exit ${again.code}): ${again.stderr.slice(-500)}`);
+          break;
+        }
+        if (outcome.code === 2 && /stopped for good/.test(outcome.stderr)) {
+          // A resume was killed after the run finished: the journal holds the result.
+          result = await resultFromJournal(journal, runId);
           break;
         }
         result = parseResult(outcome.stdout);

@@ -1,0 +1,31 @@
+import { resolve } from 'node:path';
+import type { UncertainCallPolicy } from '@closedloop/cortex';
+import { createDemoRunner, type DemoRunner } from '../../runner/demo-runner';
+import { checkFolder } from '../../runner/ensure-folder';
+import type { ModelSelection } from '../../runner/select-model';
+import type { CliContext } from '../cli-context';
+import type { RunFlags } from '../cli-options';
+
+/**
+ * Checks `--journal` and `--workspace` at once (folders we can write to; the runner creates them),
+ * and returns the function that builds the runner for a model selection.
+ */
+export function runnerFromFlags(
+  context: CliContext,
+  flags: Partial<RunFlags> & Pick<RunFlags, 'journal'> & { onUncertain?: UncertainCallPolicy },
+): (model?: ModelSelection) => DemoRunner {
+  const { cwd, env } = context.io;
+  const journal = checkFolder(resolve(cwd, flags.journal), '--journal');
+  const workspace = flags.workspace ? checkFolder(resolve(cwd, flags.workspace), '--workspace') : undefined;
+  return (model) =>
+    createDemoRunner({
+      journal,
+      workspace,
+      model,
+      ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+      ...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
+      budgetTokens: flags.budget,
+      ...(flags.onUncertain !== undefined ? { onUncertain: flags.onUncertain } : {}),
+      env,
+    });
+}
