@@ -280,6 +280,29 @@ describe('resume reconciles the one uncertain call (started, no recorded result)
     expect(result.stopReason).not.toMatch(/^completed/);
   });
 
+  it('a write cut off mid-file is written again; an edit cut off mid-file is completed, never applied twice', async () => {
+    const cases: { step: ScriptedResponse[]; partial: string; expected: string }[] = [
+      { step: writeStep('log.txt', '# log\n- new\n'), partial: '# log\n- n', expected: '# log\n- new\n' },
+      { step: editStep, partial: '', expected: '# log\n- a\n' },
+      { step: editStep, partial: '# log\n-', expected: '# log\n- a\n' },
+    ];
+    for (const { step, partial, expected } of cases) {
+      const ws = await workspace({ 'log.txt': '# log\n' });
+      const memory = createMemoryRunStore();
+      const tool = step[0]!.toolCalls![0]!.name;
+      const store = crashingStore(memory, { after: isTool('tool-call-dispatched', tool) });
+      await firstRun({ ws, store, steps: { task: step }, runId: 'r' });
+      // What the process left when it was killed in the middle of the write.
+      writeFileSync(join(ws.root, 'log.txt'), partial);
+      const { result, events } = await resume({ ws, store: memory, steps: { task: step }, runId: 'r' });
+      expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+        expect.objectContaining({ tool, outcome: tool === 'write_file' ? 'not-applied' : 'applied' }),
+      ]);
+      expect(await ws.read('log.txt')).toBe(expected);
+      expect(result.stopReason).toBe('completed');
+    }
+  });
+
   it('write_file and delete_file that took effect are recorded as applied', async () => {
     const cases: [string, ScriptedResponse[]][] = [
       ['write_file', writeStep('new.txt', 'NEW')],

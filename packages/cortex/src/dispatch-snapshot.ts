@@ -14,13 +14,17 @@ export type FileState =
  * What the journal records right before a tool call runs (in `tool-call-dispatched`), so a resume
  * can tell whether a call with no recorded result took effect:
  * - `file`: for `write_file`, `edit_file` and `delete_file`, the target's state before the call
- *   (and, for an edit, where its `old_string` started);
+ *   and the state the call is to produce (`after`: its hash; for an edit also its text, up to
+ *   256 KB, so an edit cut off mid-write can be completed);
  * - `workspace`: for other non-idempotent tools (commands), a fingerprint of the workspace's
  *   files (path, size, modification time).
  */
 export type DispatchSnapshot =
-  | { kind: 'file'; path: string; state: FileState; editAt?: number }
+  | { kind: 'file'; path: string; state: FileState; after?: { sha256: string; text?: string } }
   | { kind: 'workspace'; fingerprint: string; files: number };
+
+/** Edits of files up to this size keep their intended text in the snapshot. */
+const maxEditTextBytes = 256 * 1024;
 
 /** The workspace tools whose effect on one file resume can check exactly. */
 export const fileEffectTools: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'delete_file']);
@@ -112,16 +116,35 @@ export function snapshotBeforeDispatch(options: {
 }): DispatchSnapshot | undefined {
   const { workspace, tool } = options;
   if (workspace === undefined) return undefined;
-  const input = (options.input ?? {}) as { path?: unknown; old_string?: unknown };
+  const input = (options.input ?? {}) as {
+    path?: unknown;
+    content?: unknown;
+    old_string?: unknown;
+    new_string?: unknown;
+  };
   if (fileEffectTools.has(tool.name) && typeof input.path === 'string') {
     const absolute = resolveWorkspacePath(workspace, input.path);
     if (absolute === undefined) return undefined;
     const state = fileState(absolute);
     const snapshot: DispatchSnapshot = { kind: 'file', path: input.path, state };
-    if (tool.name === 'edit_file' && state.type === 'file' && typeof input.old_string === 'string') {
+    if (tool.name === 'write_file' && typeof input.content === 'string') {
+      snapshot.after = { sha256: textSha256(input.content) };
+    } else if (
+      tool.name === 'edit_file' &&
+      state.type === 'file' &&
+      typeof input.old_string === 'string' &&
+      typeof input.new_string === 'string'
+    ) {
+      // Only an edit that can succeed (old_string exactly once) has an intended result.
       const text = readFileSync(absolute, 'utf8');
-      const first = text.indexOf(input.old_string);
-      if (first !== -1 && text.indexOf(input.old_string, first + 1) === -1) snapshot.editAt = first;
+      const at = text.indexOf(input.old_string);
+      if (at !== -1 && text.indexOf(input.old_string, at + 1) === -1) {
+        const edited = text.slice(0, at) + input.new_string + text.slice(at + input.old_string.length);
+        snapshot.after = {
+          sha256: textSha256(edited),
+          ...(Buffer.byteLength(edited) <= maxEditTextBytes ? { text: edited } : {}),
+        };
+      }
     }
     return snapshot;
   }

@@ -8,7 +8,6 @@ import {
   fileState,
   resolveWorkspacePath,
   sameFileState,
-  textSha256,
   workspaceFingerprint,
 } from './dispatch-snapshot';
 import type { RunEventOf } from './run-events';
@@ -52,12 +51,13 @@ function describeState(state: FileState): string {
 const prefix = 'resumed after an interruption:';
 
 /** Compares the workspace with what a `write_file` / `edit_file` / `delete_file` call was to do. */
-function reconcileFileCall(
+async function reconcileFileCall(
   call: ToolCallRecord,
   snapshot: Extract<DispatchSnapshot, { kind: 'file' }>,
   workspace: string,
-): Reconciliation {
-  const args = (call.args ?? {}) as { content?: unknown; old_string?: unknown; new_string?: unknown };
+  registry: ToolRegistry,
+): Promise<Reconciliation> {
+  const args = (call.args ?? {}) as { content?: unknown };
   const absolute = resolveWorkspacePath(workspace, snapshot.path);
   const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(absolute);
   const before = snapshot.state;
@@ -69,6 +69,12 @@ function reconcileFileCall(
     text: `${prefix} ${call.tool} had already taken effect (${what}); it was not run again.`,
     detail: seen,
   });
+  const notApplied = (how = 'had not taken effect'): Reconciliation => ({
+    outcome: 'not-applied',
+    action: 'rerun',
+    text: `${call.tool} ${how}; it runs again`,
+    detail: seen,
+  });
   const conflicting: Reconciliation = {
     outcome: 'conflicting',
     action: 'record',
@@ -76,40 +82,41 @@ function reconcileFileCall(
     text: `Error (interrupted): ${prefix} ${snapshot.path} changed while ${call.tool} was interrupted, and it is neither the state before the call nor the one it was to produce (${seen}). The call was not run again: read the file and decide.`,
     detail: seen,
   };
-  const notApplied: Reconciliation = {
-    outcome: 'not-applied',
-    action: 'rerun',
-    text: `${call.tool} had not taken effect; it runs again`,
-    detail: seen,
-  };
 
-  if (call.tool === 'write_file' && typeof args.content === 'string') {
-    if (now.type === 'file' && now.sha256 === textSha256(args.content))
-      return applied(`${snapshot.path} holds the content it wrote`);
-    return sameFileState(now, before) ? notApplied : conflicting;
-  }
   if (call.tool === 'delete_file') {
     if (now.type === 'missing' && before.type !== 'missing') return applied(`${snapshot.path} is gone`);
-    return sameFileState(now, before) ? notApplied : conflicting;
+    return sameFileState(now, before) ? notApplied() : conflicting;
   }
-  if (
-    call.tool === 'edit_file' &&
-    typeof args.old_string === 'string' &&
-    typeof args.new_string === 'string'
-  ) {
-    if (sameFileState(now, before)) return notApplied;
-    if (now.type === 'file' && before.type === 'file' && snapshot.editAt !== undefined && absolute) {
-      // Undo the edit where it was made: if that gives back the file as it was, the edit is applied.
-      const text = readFileSync(absolute, 'utf8');
-      const at = snapshot.editAt;
-      if (text.slice(at, at + args.new_string.length) === args.new_string) {
-        const undone = text.slice(0, at) + args.old_string + text.slice(at + args.new_string.length);
-        if (textSha256(undone) === before.sha256) return applied(`${snapshot.path} holds the edited text`);
+  const after = snapshot.after;
+  if (after !== undefined && now.type === 'file' && now.sha256 === after.sha256) {
+    return applied(`${snapshot.path} holds the content the call was to produce`);
+  }
+  if (sameFileState(now, before)) return notApplied();
+  // Cut off in the middle of writing (the file holds the start of what it was to hold): finish it.
+  const intended =
+    call.tool === 'write_file' && typeof args.content === 'string' ? args.content : after?.text;
+  if (intended !== undefined && absolute !== undefined && now.type === 'file') {
+    const partial = readFileSync(absolute, 'utf8');
+    if (intended.startsWith(partial)) {
+      if (call.tool === 'write_file') return notApplied('was cut off in the middle of writing');
+      // An edit cannot run again on a half-written file: write the text it was to produce.
+      const written = await registry.execute(
+        'write_file',
+        { path: snapshot.path, content: intended },
+        { signal: new AbortController().signal, callId: `${call.callId}:completion` },
+      );
+      if (written.status === 'success') {
+        return {
+          outcome: 'applied',
+          action: 'record',
+          status: 'success',
+          text: `${prefix} ${call.tool} was cut off in the middle of writing ${snapshot.path}; the text it was to produce was written, so the edit is applied once.`,
+          detail: `${seen}; completed with write_file`,
+        };
       }
     }
-    return conflicting;
   }
-  return sameFileState(now, before) ? notApplied : conflicting;
+  return conflicting;
 }
 
 /**
@@ -117,8 +124,9 @@ function reconcileFileCall(
  * evidence rather than hope:
  * - `write_file` / `edit_file` / `delete_file` (with the file snapshot taken at dispatch): the
  *   workspace is compared with the call's intended effect — `applied` (recorded as done),
- *   `not-applied` (re-run: it applies once), `conflicting` (recorded as an error; the model sees
- *   it). An edit is never applied twice.
+ *   `not-applied` (re-run: it applies once; a write cut off mid-file is written again, an edit cut
+ *   off mid-file is completed with the text it was to produce), `conflicting` (recorded as an
+ *   error; the model sees it). An edit is never applied twice.
  * - other idempotent tools: re-run.
  * - non-idempotent tools (commands): `onUncertain` — `rerun`, `fail` (the step fails and is
  *   replanned), or `ask` (default): a human is asked with the evidence. When the workspace did
@@ -137,8 +145,9 @@ export async function reconcileUncertainCall(options: {
 }): Promise<Reconciliation> {
   const { call, registry, workspace, policy } = options;
   const snapshot = options.before as DispatchSnapshot | undefined;
-  if (snapshot?.kind === 'file' && workspace !== undefined)
-    return reconcileFileCall(call, snapshot, workspace);
+  if (snapshot?.kind === 'file' && workspace !== undefined) {
+    return reconcileFileCall(call, snapshot, workspace, registry);
+  }
   const tool = registry.get(call.tool);
   if (tool?.idempotent) {
     return {
