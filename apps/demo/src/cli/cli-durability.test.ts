@@ -60,7 +60,8 @@ describe('closedloop resume and report with damaged journals, leases and approva
       writeFileSync(path, '');
       const empty = capture();
       expect(await main(['report', runId, '--journal', journal], empty.io)).toBe(1);
-      expect(empty.err()).toMatch(/journal problem \(journal-empty\): .*0 bytes/);
+      expect(empty.out()).toMatch(/journal problem \(journal-empty\): .*0 bytes/);
+      expect(empty.err()).toMatch(/^error: .*0 bytes.*\(CortexError journal-empty\)\n$/);
       const refused = capture();
       expect(await main(['resume', runId, '--journal', journal], refused.io)).toBe(2);
       expect(refused.err()).toMatch(/is empty \(0 bytes\)/);
@@ -68,15 +69,15 @@ describe('closedloop resume and report with damaged journals, leases and approva
       unlinkSync(path);
       const missing = capture();
       expect(await main(['report', runId, '--journal', journal], missing.io)).toBe(1);
-      expect(missing.err()).toMatch(/journal problem \(journal-missing\): .*has metadata but its journal/);
+      expect(missing.out()).toMatch(/journal problem \(journal-missing\): .*has metadata but its journal/);
 
       writeFileSync(path, text);
       appendFileSync(path, '{"seq":999,"event":{"type":"run-fini');
       const torn = capture();
       expect(await main(['report', runId, '--journal', journal], torn.io)).toBe(1);
       expect(torn.out()).toContain('Replanned: Write isPrime');
-      expect(torn.err()).toContain('journal problem (journal-truncated)');
-      expect(torn.err()).toContain(`closedloop resume ${runId} --repair`);
+      expect(torn.out()).toContain('journal problem (journal-truncated)');
+      expect(torn.out()).toContain(`closedloop resume ${runId} --repair`);
       const repaired = capture();
       expect(await main(['resume', runId, '--journal', journal, '--repair', '--json'], repaired.io)).toBe(0);
       expect(readFileSync(path, 'utf8').startsWith(text)).toBe(true);

@@ -30,7 +30,8 @@ export function registerReportCommand(program: Command, context: CliContext): vo
       const view = createTerminalView({ stream: io.stdout, live: false });
       for (const event of events) view.onEvent(event);
       view.close();
-      io.stderr.write(renderJournalProblem(runId, problem, events.length));
+      io.stdout.write(renderJournalProblem(runId, problem, events.length));
+      io.stderr.write(`error: ${problem.message} (CortexError ${problem.code})\n`);
       return 1;
     }
     if (flags.json) {
