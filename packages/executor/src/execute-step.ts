@@ -118,8 +118,8 @@ export interface ExecuteStepOptions {
   callSettings?: Pick<GenerateRequest, 'temperature' | 'maxOutputTokens' | 'providerOptions'>;
   /**
    * Durable execution (cortex sets it for journaled runs): commit points before tools run and
-   * before the model sees new results, dispatch snapshots, and the replay of an interrupted
-   * attempt on resume. See {@link StepJournal}.
+   * before the model's answer to a non-idempotent tool's result is used, dispatch snapshots, and
+   * the replay of an interrupted attempt on resume. See {@link StepJournal}.
    */
   journal?: StepJournal;
 }
@@ -279,7 +279,7 @@ class StepRun {
   private confidence: number | undefined;
   private readonly journal: StepJournal | undefined;
   private readonly replayer: StepReplayer | undefined;
-  /** A tool result was recorded since the last commit: commit before the model sees it. */
+  /** A non-idempotent tool's result was recorded since the last commit: commit it with the next model call. */
   private uncommittedResults = false;
 
   constructor(plan: Plan, stepId: StepId, options: ExecuteStepOptions) {
