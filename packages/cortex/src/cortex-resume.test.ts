@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -426,6 +427,56 @@ describe('onUncertain: a non-idempotent call that started without a recorded res
     });
     expect(asked).toEqual([expect.stringMatching(/has not changed.*run it again/)]);
     expect(counter.runs).toBe(1);
+    expect(result.stopReason).toBe('completed');
+  });
+
+  it('a command still running after its owner died is waited for before the workspace is judged: no re-run', async () => {
+    const ws = await workspace();
+    const script = join(ws.root, 'append-later.js');
+    writeFileSync(
+      script,
+      "setTimeout(() => require('node:fs').appendFileSync(process.argv[2], 'ran\\n'), 400);\n",
+    );
+    let runs = 0;
+    // Starts a detached process that makes the effect later, as a command outliving a killed CLI does.
+    const background = defineTool({
+      name: 'append_run',
+      description: 'Appends a line to runs.log, in the background (not idempotent).',
+      input: z.object({}),
+      destructive: true,
+      execute: (_input, context) => {
+        runs++;
+        const child = spawn(process.execPath, [script, join(ws.root, 'runs.log')], {
+          detached: true,
+          stdio: 'ignore',
+        });
+        child.unref();
+        context.onProcess?.({ pid: child.pid! });
+        return 'started';
+      },
+    });
+    const memory = createMemoryRunStore();
+    await firstRun({
+      ws,
+      store: crashingStore(memory, { before: finishedCall }),
+      steps: { task: commandStep },
+      tools: [background],
+      runId: 'r',
+    });
+    expect(await ws.exists('runs.log')).toBe(false);
+    const { result, events } = await resume({
+      ws,
+      store: memory,
+      steps: { task: commandStep },
+      tools: [background],
+      runId: 'r',
+      extra: { onApproval: () => ({ approved: true }) },
+    });
+    const [reconciled] = events.filter(isRunEventOf('tool-call-reconciled'));
+    expect(reconciled).toMatchObject({ outcome: 'accepted' });
+    expect(reconciled!.detail).toMatch(/still running \(pid \d+\) and was waited for/);
+    expect(runs).toBe(1);
+    expect(readFileSync(join(ws.root, 'runs.log'), 'utf8')).toBe('ran\n');
     expect(result.stopReason).toBe('completed');
   });
 

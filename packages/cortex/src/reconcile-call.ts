@@ -10,6 +10,7 @@ import {
   sameFileState,
   workspaceFingerprint,
 } from './dispatch-snapshot';
+import { type RecordedProcess, settleLeftoverProcesses } from './leftover-processes';
 import type { RunEventOf } from './run-events';
 
 /**
@@ -138,12 +139,20 @@ export async function reconcileUncertainCall(options: {
   stepId: string;
   call: ToolCallRecord;
   before: unknown;
+  /** Processes the call started (a command's): they are waited for (or killed) before judging. */
+  processes?: readonly RecordedProcess[];
   registry: ToolRegistry;
   workspace: string | undefined;
   policy: UncertainCallPolicy;
   ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
 }): Promise<Reconciliation> {
   const { call, registry, workspace, policy } = options;
+  // A command can outlive its killed owner: its effect must be over before the workspace is judged.
+  const leftovers = await settleLeftoverProcesses(options.processes ?? []);
+  const lingered =
+    leftovers.waitedFor.length === 0
+      ? ''
+      : `; it was still running (pid ${leftovers.waitedFor.join(', ')}) and was ${leftovers.killed.length > 0 ? 'killed after the wait' : 'waited for'}`;
   const snapshot = options.before as DispatchSnapshot | undefined;
   if (snapshot?.kind === 'file' && workspace !== undefined) {
     return reconcileFileCall(call, snapshot, workspace, registry);
@@ -161,12 +170,13 @@ export async function reconcileUncertainCall(options: {
   if (snapshot?.kind === 'workspace' && workspace !== undefined) {
     changed = workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint;
   }
-  const evidence =
+  const evidence = `${
     changed === undefined
       ? 'whether it took effect is unknown'
       : changed
         ? 'the workspace changed since it started, so it ran at least in part; its result was lost'
-        : 'the workspace has not changed since it started (it may still have had effects outside it)';
+        : 'the workspace has not changed since it started (it may still have had effects outside it)'
+  }${lingered}`;
   const described = `${call.tool} ${JSON.stringify(call.args)}`;
   if (policy === 'rerun') {
     return {

@@ -40,6 +40,7 @@ export async function recoverInterrupted(options: {
         stepId,
         call,
         before: recording.dispatched.get(call.callId)?.before,
+        processes: recording.processes.get(call.callId) ?? [],
         registry,
         workspace: options.workspace,
         policy: options.onUncertain,

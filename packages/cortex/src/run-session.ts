@@ -16,6 +16,7 @@ import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
 import { verifyGoalFindings } from './goal-verification';
 import { isSimpleRequest } from './is-simple-request';
+import { identifyProcess } from './leftover-processes';
 import { createModelMeter, type ModelMeter } from './meter-model';
 import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
@@ -414,6 +415,7 @@ export class RunSession {
     return {
       commit: () => this.bus.flush(),
       snapshot: (call) => snapshotBeforeDispatch({ workspace, tool: call.tool, input: call.input }),
+      identifyProcess,
       ...(replay !== undefined ? { replay } : {}),
     };
   }

@@ -820,6 +820,7 @@ class StepRun {
     };
     // The registry applies it to tools without their own timeout and answers `timeout`.
     if (this.toolTimeoutMs !== undefined) context.timeoutMs = this.toolTimeoutMs;
+    if (this.journal !== undefined) context.onProcess = ({ pid }) => this.processStarted(item, pid);
     if (this.journal !== undefined) {
       const dispatched = await this.dispatch(item, checked);
       if (dispatched !== undefined) return dispatched;
@@ -871,6 +872,26 @@ class StepRun {
       aborted: true,
       text: errorText('aborted', `Not run: the step was aborted before "${item.call.name}" started.`),
     };
+  }
+
+  /** Journals a process the call started, at once: it may outlive this process if it is killed. */
+  private processStarted(item: PendingCall, pid: number): void {
+    const journal = this.journal!;
+    let identity: unknown;
+    try {
+      identity = journal.identifyProcess?.(pid);
+    } catch {
+      identity = undefined;
+    }
+    this.emit({
+      type: 'tool-call-process-started',
+      stepId: this.stepId,
+      callId: item.ledgerId,
+      tool: item.call.name,
+      pid,
+      ...(identity !== undefined ? { identity } : {}),
+    });
+    void journal.commit().catch(() => undefined);
   }
 
   private applyMarkStep(item: PendingCall, siblingFailed: boolean): void {

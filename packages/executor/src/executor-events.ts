@@ -65,6 +65,19 @@ export type ExecutorEvent =
       before?: unknown;
     }
   | {
+      /**
+       * A running tool call started a process (only with a journal). A process can outlive its
+       * killed parent: a resume finds it by `pid` (and `identity`) before judging the call.
+       */
+      type: 'tool-call-process-started';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      pid: number;
+      /** The journal's evidence that tells this process from a later one with the same pid. */
+      identity?: unknown;
+    }
+  | {
       type: 'guard-decided';
       stepId: StepId;
       callId: string;

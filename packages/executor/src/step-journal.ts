@@ -49,6 +49,11 @@ export interface DispatchedCall {
 export interface StepJournal {
   commit(): Promise<void>;
   snapshot?(call: DispatchedCall): unknown | Promise<unknown>;
+  /**
+   * Evidence that tells a process a tool started from a later one with the same pid (host,
+   * start time), journaled in `tool-call-process-started` (committed at once).
+   */
+  identifyProcess?(pid: number): unknown;
   replay?: StepReplay;
 }
 

@@ -84,7 +84,7 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     }),
     destructive: true,
     toText: formatCommandResult,
-    async execute(input, { signal }): Promise<CommandResult> {
+    async execute(input, { signal, onProcess }): Promise<CommandResult> {
       const checked = await checkCommand(input.argv, { root, cwd: input.cwd ?? '.', policy });
       const cwdStats = await stat(checked.cwd).catch(() => undefined);
       if (!cwdStats?.isDirectory()) {
@@ -115,6 +115,7 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
         timeoutMs: input.timeout_ms ?? defaultTimeoutMs,
         maxOutputBytes,
         signal,
+        ...(onProcess ? { onSpawn: (pid: number) => onProcess({ pid }) } : {}),
       });
       return { argv: [...input.argv], cwd: workspaceRelative(realRoot, checked.cwd), ...result };
     },

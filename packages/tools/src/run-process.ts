@@ -26,6 +26,8 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Grace period between SIGTERM and SIGKILL. Default 1000 ms. */
   killGraceMs?: number;
+  /** Called with the process id once the process started (it leads its own process group). */
+  onSpawn?: (pid: number) => void;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with ESC
@@ -127,6 +129,13 @@ export function runProcess(
       windowsHide: true,
       shell: false,
     });
+    if (child.pid !== undefined) {
+      try {
+        options.onSpawn?.(child.pid);
+      } catch {
+        // An observer's failure must not stop the process.
+      }
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
