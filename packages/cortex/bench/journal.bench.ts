@@ -9,7 +9,8 @@
  * journal's overhead per step: (run time with it − run time without) ÷ 1,000, median of the
  * samples, runs interleaved so machine noise hits every mode alike. Target: ≤ 1 ms per step with
  * fsynced group commits (`durability: 'fsync'`, the default). Also printed: group commits (one
- * write, and one fdatasync in `fsync` mode) and journaled events per step.
+ * write, and one fdatasync in `fsync` mode) and journaled events per step, and this disk's own
+ * fdatasync latency probed before each fsync sample (a shared disk's latency varies tenfold).
  */
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,10 +118,10 @@ const median = (values: number[]) => {
 };
 
 /** Median latency of a 2 KB append + fdatasync on this disk: what one fsynced group commit costs at least. */
-function fdatasyncLatencyMs(dir: string): number {
+function fdatasyncLatencyMs(dir: string, count = 100): number {
   const fd = openSync(join(dir, 'probe'), 'a');
   const times: number[] = [];
-  for (let index = 0; index < 100; index++) {
+  for (let index = 0; index < count; index++) {
     const started = performance.now();
     writeSync(fd, `${'x'.repeat(2047)}\n`);
     fdatasyncSync(fd);
@@ -136,8 +137,11 @@ try {
   await runChain('none (no journal)', join(root, 'warm-up'));
   const times = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
   const counts = new Map<Mode, { groups: number; records: number }>();
+  // The disk is shared: its fsync latency is probed right before each fsync sample, for context.
+  const probes: number[] = [];
   for (let sample = 0; sample < samples; sample++) {
     for (const mode of modes) {
+      if (mode === 'jsonl fsync') probes.push(fdatasyncLatencyMs(root, 30));
       const measured = await runChain(mode, join(root, `${mode.replace(/\W+/g, '-')}-${sample}`));
       times.get(mode)!.push(measured.ms);
       counts.set(mode, { groups: measured.groups, records: measured.records });
@@ -145,7 +149,7 @@ try {
   }
   const base = median(times.get('none (no journal)')!);
   console.log(
-    `  fdatasync latency of this disk now: ${fdatasyncLatencyMs(root).toFixed(3)} ms (median of 100)`,
+    `  fdatasync latency of this disk before the fsync samples: ${probes.map((probe) => probe.toFixed(3)).join(', ')} ms (median of 30 each)`,
   );
   console.log(`  without a journal: ${(base / size).toFixed(3)} ms per step`);
   let fsyncOverhead = Number.NaN;

@@ -1,4 +1,4 @@
-import { close, fdatasync, fstat, open, read, writeSync } from 'node:fs';
+import { close, fdatasyncSync, fstat, open, read, writeSync } from 'node:fs';
 import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,7 +17,6 @@ const openAsync = promisify(open);
 const closeAsync = promisify(close);
 const readAsync = promisify(read);
 const fstatAsync = promisify(fstat);
-const fdatasyncAsync = promisify(fdatasync);
 
 /**
  * How durable a journal write is before cortex acts on it:
@@ -76,8 +75,10 @@ function storeError(action: string, path: string, cause: unknown): CortexError {
 
 /**
  * Writes all of `buffer` at once. A group is a few kilobytes going to the page cache: a
- * synchronous write costs microseconds, less than a round trip through the thread pool; only the
- * fsync, which waits for the disk, is asynchronous.
+ * synchronous write costs microseconds, less than a round trip through the thread pool. The
+ * fsync that follows is synchronous too: the run waits for it anyway before acting, and on a busy
+ * machine a thread-pool round trip (and waking the event loop) measured 2–3× the fsync itself
+ * (`bench/journal.bench.ts`); events emitted meanwhile form the next group.
  */
 function writeAllNow(fd: number, buffer: Buffer): void {
   let offset = 0;
@@ -178,7 +179,7 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
       const { size } = await fstatAsync(fd);
       if (size === 0) {
         writeAllNow(fd, Buffer.from(encodeHeader(runId, Date.now())));
-        if (durability === 'fsync') await fdatasyncAsync(fd);
+        if (durability === 'fsync') fdatasyncSync(fd);
         await syncDir();
       } else {
         const last = Buffer.alloc(1);
@@ -239,7 +240,7 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
       if (journal.failure !== undefined) throw storeError('append to', path, journal.failure);
       const written = journal.tail.then(async () => {
         writeAllNow(journal.fd, buffer);
-        if (durability === 'fsync') await fdatasyncAsync(journal.fd);
+        if (durability === 'fsync') fdatasyncSync(journal.fd);
       });
       journal.tail = written.catch((error: unknown) => {
         journal.failure ??= error;
