@@ -48,7 +48,7 @@ export interface CrashTrialSummary {
   /** `tool-call-reconciled` outcomes over all trials. */
   reconciled: Record<string, number>;
   failures: { trial: number; problem: string }[];
-  reference: { durationMs: number; answer: string; edits: number; releases: number };
+  reference: { durationMs: number; journalStartMs: number; answer: string; edits: number; releases: number };
 }
 
 interface CliRun {
@@ -178,12 +178,24 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
     // The uninterrupted reference.
     const referenceDir = join(scratch, 'reference');
     const startedAt = performance.now();
-    const reference = await runCli(
+    const referenceRun = runCli(
       launcher,
       scenarioCommands.run({ workspace: join(referenceDir, 'ws'), journal: join(referenceDir, 'runs') }),
       { env, cwd: scratch },
-    ).done;
+    );
+    // When the run first journals (before that, the CLI is starting): kills are drawn mostly after it.
+    let firstJournalMs: number | undefined;
+    const watch = setInterval(() => {
+      const dir = join(referenceDir, 'runs');
+      if (existsSync(dir) && readdirSync(dir).some((name) => name.endsWith('.jsonl'))) {
+        firstJournalMs ??= performance.now() - startedAt;
+        clearInterval(watch);
+      }
+    }, 5);
+    const reference = await referenceRun.done;
+    clearInterval(watch);
     const durationMs = performance.now() - startedAt;
+    const journalStartMs = firstJournalMs ?? 0;
     const referenceResult = parseResult(reference.stdout);
     if (reference.code !== 0 || referenceResult?.stopReason !== 'completed') {
       throw new Error(
@@ -193,7 +205,7 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
     const referenceFiles = snapshotWorkspace(join(referenceDir, 'ws'));
     const referenceEffects = countEffects(referenceFiles);
     log(
-      `reference: completed in ${Math.round(durationMs)} ms, ${referenceEffects.edits} edit, release ${referenceEffects.releases}`,
+      `reference: first journal write after ${Math.round(journalStartMs)} ms, completed in ${Math.round(durationMs)} ms, ${referenceEffects.edits} edit, release ${referenceEffects.releases}`,
     );
 
     const summary: CrashTrialSummary = {
@@ -209,12 +221,14 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
       concurrent: { tried: 0, refused: 0 },
       reconciled: {},
       failures: [],
-      reference: { durationMs, answer: referenceResult.answer, ...referenceEffects },
+      reference: { durationMs, journalStartMs, answer: referenceResult.answer, ...referenceEffects },
     };
     // Kill times are drawn up front, so a seed gives the same trials whatever the timing.
     const plans = Array.from({ length: options.trials }, (_, trial) => ({
       trial,
-      runKillMs: next() * durationMs * 1.1,
+      // Uniform from half the start-up time to 10 % past the run's end: some kills land while the
+      // CLI starts, most while the run works.
+      runKillMs: journalStartMs / 2 + next() * (durationMs * 1.1 - journalStartMs / 2),
       resumeKills: Array.from({ length: maxResumes }, (_, index) => ({
         kill: next() < resumeKillChance / 2 ** index,
         afterMs: next() * durationMs,
@@ -367,7 +381,7 @@ export function formatCrashTrialSummary(summary: CrashTrialSummary): string {
     .map(([key, count]) => `${key} ${count}`)
     .join(', ');
   return [
-    `crash trials: ${summary.trials} (seed ${summary.seed}); uninterrupted run ${Math.round(summary.reference.durationMs)} ms`,
+    `crash trials: ${summary.trials} (seed ${summary.seed}); uninterrupted run ${Math.round(summary.reference.durationMs)} ms (first journal write at ${Math.round(summary.reference.journalStartMs)} ms)`,
     `  killed: ${summary.killedDuringRun} runs, ${summary.killedDuringResume} resumes; restarted before any journal write: ${summary.restarted}`,
     `  resumed to completion: ${summary.resumed}/${summary.trials} (${percent(summary.resumed)})`,
     `  stuck: ${summary.stuck}`,
