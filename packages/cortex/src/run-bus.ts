@@ -1,4 +1,5 @@
 import type { ExecutorEvent } from '@closedloop/executor';
+import type { Redactor } from '@closedloop/model';
 import type { PlanEvent } from '@closedloop/plan';
 import type { JournalRecord } from './journal-format';
 import { type CortexEvent, isJournaled, type RunEvent } from './run-events';
@@ -11,9 +12,10 @@ export type CortexEventInput = CortexEvent | ExecutorEvent;
 const defaultCommitDelayMs = 10;
 
 /**
- * The run's event hub: stamps `runId`/`at`, keeps the run's history in memory, fans out to
- * `onEvent` and live subscribers, and journals the events that are journaled (everything but
- * streaming deltas) with their seq (the position in the run).
+ * The run's event hub: redacts every event as it enters (so nothing unredacted is journaled,
+ * streamed or kept in the history), stamps `runId`/`at`, keeps the run's history in memory, fans
+ * out to `onEvent` and live subscribers, and journals the events that are journaled (everything
+ * but streaming deltas) with their seq (the position in the run).
  *
  * Journaling is a group commit: emitted events are staged, and `flush()` writes everything staged
  * as one `store.append` (one write and, with the JSONL store's default, one fsync); events staged
@@ -32,6 +34,7 @@ export class RunBus {
   storeError: unknown;
   readonly #store: RunStore | undefined;
   readonly #clock: () => number;
+  readonly #redactor: Redactor | undefined;
   readonly #listeners = new Set<(event: RunEvent) => void>();
   readonly #onStoreError: ((error: unknown) => void) | undefined;
   readonly #commitDelayMs: number;
@@ -53,8 +56,11 @@ export class RunBus {
     onStoreError?: (error: unknown) => void;
     /** How long staged events may wait for a commit nobody asked for. Default 10 ms. */
     commitDelayMs?: number;
+    /** Applied to every event before anything else sees it. */
+    redactor?: Redactor | undefined;
   }) {
     this.runId = options.runId;
+    this.#redactor = options.redactor;
     this.#store = options.store;
     this.#clock = options.clock;
     this.history = options.history ?? [];
@@ -75,14 +81,19 @@ export class RunBus {
 
   /** Emits a cortex or executor event. */
   emit(event: CortexEventInput): RunEvent {
-    const stamped = { ...event, runId: this.runId, at: this.#clock() } as RunEvent;
+    const stamped = this.#redact({ ...event, runId: this.runId, at: this.#clock() } as RunEvent);
     this.#dispatch(stamped);
     return stamped;
   }
 
   /** Forwards a plan event (it already has `at`). */
   forwardPlan(event: PlanEvent): void {
-    this.#dispatch({ ...event, runId: this.runId } as RunEvent);
+    this.#dispatch(this.#redact({ ...event, runId: this.runId } as RunEvent));
+  }
+
+  /** The one place events enter: nothing past it holds a secret the redactor knows. */
+  #redact(event: RunEvent): RunEvent {
+    return this.#redactor ? this.#redactor.redactValue(event) : event;
   }
 
   /**

@@ -92,6 +92,7 @@ export class RunSession {
       // A run that cannot journal must not act: it stops (a resume continues from the journal).
       onStoreError: (error) =>
         this.#stop('failed', `the journal could not be written: ${errorMessage(error)}`),
+      redactor: options.config.redactor,
     });
     if (options.listener) this.bus.subscribe(options.listener);
     this.#approvals = new ApprovalDesk({
@@ -149,7 +150,8 @@ export class RunSession {
         decision = {
           stopReason: 'failed',
           reason:
-            CortexError.isInstance(error) && error.code === 'invalid-plan'
+            CortexError.isInstance(error) &&
+            (error.code === 'invalid-plan' || error.code === 'plan-too-large')
               ? `no valid plan: ${error.message}`
               : `the run failed: ${failure.message}`,
         };
@@ -235,6 +237,7 @@ export class RunSession {
       request: this.request,
       tools: this.#config.registry.specs(),
       protocols: this.#config.verifier.protocolNames,
+      maxSteps: this.#config.maxPlanSteps,
       signal: this.#controller.signal,
       clock: this.#config.clock,
     });
@@ -552,16 +555,23 @@ export class RunSession {
       reason: finished.reason,
       answer: finished.answer,
       answerSource: finished.answerSource,
-      plan: this.#plan ? this.#plan.toJSON() : null,
-      report: buildRunReport({
-        request: this.request,
-        history,
-        plan: this.#plan,
-        startedAt: first?.at ?? startedAt,
-        finishedAt: finished.at,
-        ...(finished.error ? { error: finished.error } : {}),
-        ...(storeError !== undefined ? { journalError: errorMessage(storeError) } : {}),
-      }),
+      plan: this.#plan ? this.#redactValue(this.#plan.toJSON()) : null,
+      report: this.#redactValue(
+        buildRunReport({
+          request: this.request,
+          history,
+          plan: this.#plan,
+          startedAt: first?.at ?? startedAt,
+          finishedAt: finished.at,
+          ...(finished.error ? { error: finished.error } : {}),
+          ...(storeError !== undefined ? { journalError: errorMessage(storeError) } : {}),
+        }),
+      ),
     };
+  }
+
+  /** The result is built from the live plan: it goes out redacted, like every event. */
+  #redactValue<T>(value: T): T {
+    return this.#config.redactor ? this.#config.redactor.redactValue(value) : value;
   }
 }

@@ -43,6 +43,11 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       ? `typed tasks run on ${runner.model.provider}/${runner.model.modelId}`
       : 'no model configured: the page runs the offline demo; add --provider (and its key) for typed tasks';
     io.stdout.write(`closedloop web UI: ${server.url}  (${model}; Ctrl-C to stop)\n`);
+    if (server.url.includes('token=')) {
+      io.stderr.write(
+        'note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n',
+      );
+    }
     await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     await server.close();
     return 0;
