@@ -159,7 +159,7 @@ function lockHolderPid(lock: string): number | undefined {
  * random moment, then resumes it (`--approve`) until it completes — killing some resumes at
  * random moments too, and sometimes starting a second resume while one holds the run's lease
  * (it must be refused with exit 2). The final workspace is compared with an uninterrupted run's:
- * effects are counted from the files themselves (an `edit_file` insertion, an `npm version patch`),
+ * effects are counted from the files themselves (an `edit_file` insertion, a version bump),
  * so a repeated effect cannot hide.
  */
 export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashTrialSummary> {

@@ -22,7 +22,7 @@ const guardLine = 'if (!Number.isInteger(n) || n < 2) return false;';
 /**
  * How many times each of the scenario's non-idempotent effects shows in a workspace, read from
  * the files themselves (never from the journal, which could be wrong): the `edit_file`
- * insertion (guard lines in src/is-prime.js) and `npm version patch` (the patch number of
+ * insertion (guard lines in src/is-prime.js) and the release script (the patch number of
  * package.json's version, from 1.0.0).
  */
 export function countEffects(files: ReadonlyMap<string, string>): { edits: number; releases: number } {

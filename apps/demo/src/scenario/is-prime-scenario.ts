@@ -7,10 +7,27 @@ export const isPrimeTask =
   '2 → true, 4 → false, 17 → true, 1 → false. When the tests pass, release it as version 1.0.1.';
 
 const packageJson = `${JSON.stringify(
-  { name: 'is-prime', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } },
+  {
+    name: 'is-prime',
+    version: '1.0.0',
+    type: 'module',
+    scripts: { test: 'node --test', release: 'node scripts/bump-version.mjs' },
+  },
   null,
   2,
 )}\n`;
+
+/** The project's release script: bumps the patch version (run twice, it bumps twice). */
+const bumpVersion = `import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const [major, minor, patch] = pkg.version.split('.').map(Number);
+pkg.version = \`\${major}.\${minor}.\${patch + 1}\`;
+// Written whole or not at all.
+writeFileSync('package.json.tmp', \`\${JSON.stringify(pkg, null, 2)}\\n\`);
+renameSync('package.json.tmp', 'package.json');
+console.log(\`v\${pkg.version}\`);
+`;
 
 /** The redesigned implementation still has a bug: 1 is reported prime. The tests catch it. */
 const buggyIsPrime = `/** True when n is a prime number. */
@@ -40,7 +57,8 @@ const plannerAnswer = {
     {
       id: 'scaffold',
       title: 'Create package.json',
-      description: 'Create package.json for an ES module package whose test script is "node --test".',
+      description:
+        'Create package.json for an ES module package whose test script is "node --test", and its release script scripts/bump-version.mjs.',
       requiredTools: ['write_file'],
     },
     {
@@ -72,7 +90,7 @@ function releaseStep(dependsOn?: string[]) {
   return {
     ...(dependsOn ? { id: 'release', dependsOn } : {}),
     title: 'Release 1.0.1',
-    description: 'Bump the package version from 1.0.0 to 1.0.1 with npm version patch --no-git-tag-version.',
+    description: "Bump the package version from 1.0.0 to 1.0.1 with the project's release script.",
     requiredTools: ['run_command'],
   };
 }
@@ -86,10 +104,19 @@ const markStep = (status: 'success' | 'fail', notes: string, claims: Record<stri
  */
 const stepScripts: Record<string, ScriptedResponse[]> = {
   'Create package.json': [
-    toolCallTurn('write_file', { path: 'package.json', content: packageJson }),
-    markStep('success', 'Created package.json with "type": "module" and a node --test script.', {
-      filesWritten: ['package.json'],
-    }),
+    {
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'package.json', content: packageJson } },
+        { name: 'write_file', arguments: { path: 'scripts/bump-version.mjs', content: bumpVersion } },
+      ],
+    },
+    markStep(
+      'success',
+      'Created package.json with "type": "module", a node --test script and a release script.',
+      {
+        filesWritten: ['package.json', 'scripts/bump-version.mjs'],
+      },
+    ),
   ],
   // The hallucination: claims a file it never wrote (no write_file call).
   'Write isPrime': [
@@ -133,7 +160,7 @@ const stepScripts: Record<string, ScriptedResponse[]> = {
     }),
   ],
   'Release 1.0.1': [
-    toolCallTurn('run_command', { argv: ['npm', 'version', 'patch', '--no-git-tag-version'] }),
+    toolCallTurn('run_command', { argv: ['node', 'scripts/bump-version.mjs'] }),
     markStep('success', 'Bumped the version to 1.0.1 in package.json.', { filesWritten: ['package.json'] }),
   ],
 };
@@ -216,7 +243,7 @@ function respond(request: GenerateRequest): ScriptedResponse {
  * The offline demo model: a scripted model that plays planner, executor, replanner and
  * aggregator for {@link isPrimeTask}, including two false claims the verifier must catch. Its
  * effects show in the workspace if one is ever repeated: the fix is an `edit_file` insertion
- * (applied twice, the guard line appears twice) and the release is `npm version patch` (run
+ * (applied twice, the guard line appears twice) and the release is its bump-version script (run
  * twice, the version is 1.0.2) — the crash trials rely on that.
  */
 export function createIsPrimeScenarioModel(options: { latencyMs?: number } = {}): ChatModel {
