@@ -24,6 +24,10 @@ export interface ApprovalDecision {
   decision?: HumanReviewDecision['decision'];
 }
 
+function callKey(question: { kind: string; stepId: string; callId?: string }): string {
+  return `${question.kind}:${question.stepId}:${question.callId ?? ''}`;
+}
+
 /** Answers approval requests; may take as long as it likes (the run waits for that step only). */
 export type ApprovalHandler = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -33,7 +37,10 @@ export type ApprovalQuestion = Omit<ApprovalRequest, 'runId' | 'approvalId' | 's
 /**
  * Where a run asks humans: every question is journaled (`approval-requested`, flushed to the
  * store before the handler is called, so a crash re-asks on resume) and every answer too
- * (`approval-resolved`). Without a handler, or when it throws, the answer is "no".
+ * (`approval-resolved`). A question about a call that the journal already holds an answer to
+ * (same kind, step and call id — e.g. a crash came after the answer, before the call ran) is not
+ * asked again: the journaled answer stands. Without a handler, or when it throws, the answer is
+ * "no".
  */
 export class ApprovalDesk {
   readonly #runId: string;
@@ -41,6 +48,8 @@ export class ApprovalDesk {
   readonly #handler: ApprovalHandler | undefined;
   readonly #signal: AbortSignal;
   #asked = 0;
+  /** Journaled answers of questions about one call, by `kind:stepId:callId`. */
+  readonly #answered = new Map<string, ApprovalDecision>();
 
   constructor(options: {
     runId: string;
@@ -56,11 +65,27 @@ export class ApprovalDesk {
 
   /** Counts the approvals a journaled run already asked for, so new ids do not repeat them. */
   restore(history: readonly RunEvent[]): void {
-    for (const event of history) if (event.type === 'approval-requested') this.#asked++;
+    const keys = new Map<string, string>();
+    for (const event of history) {
+      if (event.type === 'approval-requested') {
+        this.#asked++;
+        if (event.callId !== undefined) keys.set(event.approvalId, callKey(event));
+      } else if (event.type === 'approval-resolved') {
+        const key = keys.get(event.approvalId);
+        if (key !== undefined) {
+          this.#answered.set(key, {
+            approved: event.approved,
+            ...(event.note !== undefined ? { note: event.note } : {}),
+          });
+        }
+      }
+    }
   }
 
   /** Asks a human and journals question and answer. Never throws. */
   async ask(question: ApprovalQuestion): Promise<ApprovalDecision> {
+    const answered = question.callId === undefined ? undefined : this.#answered.get(callKey(question));
+    if (answered !== undefined) return answered;
     const approvalId = `approval-${++this.#asked}`;
     this.#bus.emit({
       type: 'approval-requested',

@@ -153,7 +153,7 @@ describe('crash recovery (kill -9 at random points)', () => {
       const linesBefore = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) : [];
 
       const resumed = await createCrashCortex({ root, log, phase: 'resume', store }).resume(runId);
-      store.close();
+      await store.close();
       expect(resumed.stopReason, context).toBe(reference.stopReason);
       expect(Object.fromEntries(resumed.report.steps.map((step) => [step.id, step.status])), context).toEqual(
         referenceStatuses,

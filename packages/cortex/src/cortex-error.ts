@@ -16,8 +16,20 @@ export type CortexErrorCode =
   | 'run-exists'
   /** `resume(runId)` found no journal for that id. */
   | 'unknown-run'
-  /** A stored journal line (other than a torn last line) is not a valid event. */
+  /** A stored journal line is not a valid record, its seqs have a gap, or two writers wrote one seq. */
   | 'journal-corrupt'
+  /** A journal file exists but holds no event (0 bytes, or only its header). */
+  | 'journal-empty'
+  /** A run has metadata but its journal file is missing: nothing to resume (never a silent restart). */
+  | 'journal-missing'
+  /** A journal ends in a torn line (a write that did not complete); `repair` drops it. */
+  | 'journal-truncated'
+  /** A journal has no format header or a format version this package cannot read. */
+  | 'journal-version'
+  /** Another live process holds the run's lease (it is running or resuming the run). */
+  | 'run-leased'
+  /** This process's lease of a run was taken over by another process. */
+  | 'lease-lost'
   /** The run store could not read or write. */
   | 'store-failed'
   /** `resume(runId)` was called for a run that is still active in this process. */

@@ -11,7 +11,10 @@ import {
 import type { ApprovalHandler } from './approvals';
 import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';
+import { type UncertainCallPolicy, uncertainCallPolicies } from './reconcile-call';
+import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
+import type { LeaseOptions, RunLease } from './run-lease';
 import type { RunResult } from './run-result';
 import { RunSession } from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
@@ -104,8 +107,20 @@ export interface CortexOptions {
   /** Where runs are journaled. Default: an in-memory store; `false`: no journal (no resume). */
   store?: RunStore | false;
   onEvent?: (event: RunEvent) => void;
-  /** Human approvals (guard `ask-human`, the HUMAN_REVIEW protocol, interrupted non-idempotent steps). */
+  /** Human approvals (guard `ask-human`, the HUMAN_REVIEW protocol, interrupted non-idempotent calls). */
   onApproval?: ApprovalHandler;
+  /**
+   * What `resume` does with a non-idempotent call (a command, a custom tool) that started but has
+   * no recorded result: `ask` (default: `onApproval` decides, with the evidence — without approval
+   * the step is blocked), `rerun`, or `fail` (the step fails and is replanned). File tools are
+   * settled by comparing the workspace with their intended effect, idempotent tools re-run.
+   */
+  onUncertain?: UncertainCallPolicy;
+  /**
+   * The run's lease (one live owner per run, taken by `run` and `resume` from the store): how long
+   * a silent owner keeps it (`ttlMs`, default 15 000) and how often it renews it.
+   */
+  lease?: Pick<LeaseOptions, 'ttlMs' | 'renewEveryMs'>;
   /** Epoch-ms clock for events. Default `Date.now`. */
   clock?: () => number;
 }
@@ -128,10 +143,16 @@ export interface Cortex {
   run(request: string, options?: RunOptions): Promise<RunResult>;
   /**
    * Continues a journaled run: the plan is rebuilt from its events, completed steps are not
-   * re-run, interrupted steps re-run only when their tools are idempotent (else a human is asked,
-   * and without approval they are blocked). A run that already stopped for good returns its stored
-   * result; one that was cancelled, hit its deadline or its budget continues. Throws
-   * `CortexError('unknown-run')` for a run the store does not have.
+   * re-run, and interrupted steps continue their attempt — recorded model turns and tool results
+   * are fed back (no model call and no tool call the journal answered is made again) and the step
+   * goes live from the first unrecorded point. A call that started without a recorded result is
+   * reconciled (see `onUncertain`). A run that already stopped for good returns its stored result;
+   * one that was cancelled, hit its deadline or its budget continues.
+   *
+   * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
+   * process is running or resuming it), `journal-missing` / `journal-empty` /
+   * `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
+   * silent restart).
    */
   resume(runId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
   /** Starts a run and returns its event stream (with `result`). */
@@ -198,6 +219,46 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
     throw invalid(`${what} must be 'auto', 'always' or 'never', got ${JSON.stringify(value)}.`);
   }
   return value;
+}
+
+/**
+ * Reads a journal to resume it. A torn last record is dropped only when the lease just taken over
+ * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
+ * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
+ */
+async function readForResume(
+  store: RunStore,
+  runId: string,
+  lease: RunLease,
+): Promise<{ history: RunEvent[]; repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }> }> {
+  try {
+    return { history: await store.read(runId) };
+  } catch (error) {
+    const previous = lease.takenOver;
+    if (!CortexError.isInstance(error) || error.code !== 'journal-truncated' || !previous || !store.repair) {
+      throw error;
+    }
+    const { droppedBytes } = await store.repair(runId);
+    return {
+      history: await store.read(runId),
+      repaired: {
+        type: 'journal-repaired',
+        droppedBytes,
+        holder: { pid: previous.pid, host: previous.host },
+      },
+    };
+  }
+}
+
+/** True when the store has anything of `runId`: metadata or a journal (a damaged one too). */
+async function hasRun(store: RunStore, runId: string): Promise<boolean> {
+  if ((await store.readMeta(runId)) !== undefined) return true;
+  try {
+    return (await store.read(runId)).length > 0;
+  } catch (error) {
+    if (CortexError.isInstance(error) && error.code.startsWith('journal-')) return true;
+    throw error;
+  }
 }
 
 function resolveConfig(options: CortexOptions): SessionConfig {
@@ -285,9 +346,22 @@ function resolveConfig(options: CortexOptions): SessionConfig {
   }
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function')
     throw invalid('onEvent must be a function.');
+  const onUncertain = options.onUncertain ?? 'ask';
+  if (!uncertainCallPolicies.includes(onUncertain)) {
+    throw invalid(
+      `onUncertain must be ${uncertainCallPolicies.map((policy) => `'${policy}'`).join(', ')}, got ${JSON.stringify(onUncertain)}.`,
+    );
+  }
   const store = options.store === false ? undefined : (options.store ?? createMemoryRunStore());
-  if (store !== undefined && (typeof store.append !== 'function' || typeof store.read !== 'function')) {
-    throw invalid('store must implement RunStore (append, read, list, writeMeta, readMeta), or be false.');
+  if (
+    store !== undefined &&
+    (typeof store.append !== 'function' ||
+      typeof store.read !== 'function' ||
+      typeof store.acquireLease !== 'function')
+  ) {
+    throw invalid(
+      'store must implement RunStore (append, read, list, writeMeta, readMeta, acquireLease), or be false.',
+    );
   }
   const verifierModel = checkModel(options.verifier?.model ?? model, 'verifier.model');
   const acceptUnverified = options.acceptUnverified ?? 'retry';
@@ -357,6 +431,8 @@ function resolveConfig(options: CortexOptions): SessionConfig {
     store,
     ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
     ...(options.onApproval !== undefined ? { onApproval: options.onApproval } : {}),
+    onUncertain,
+    lease: { ...options.lease },
     clock: options.clock ?? Date.now,
   };
 }
@@ -396,19 +472,12 @@ export function createCortex(options: CortexOptions): Cortex {
       });
     }
     active.add(runId);
-    const session = new RunSession({
-      config,
-      runId,
-      request,
-      ...(planning !== undefined ? { planning } : {}),
-      ...(listener ? { listener } : {}),
-    });
     const result = (async () => {
+      let lease: RunLease | undefined;
       try {
         if (config.store) {
-          const existing =
-            (await config.store.read(runId)).length > 0 || (await config.store.readMeta(runId)) !== undefined;
-          if (existing) {
+          lease = await config.store.acquireLease(runId, { ...config.lease, purpose: 'run' });
+          if (await hasRun(config.store, runId)) {
             throw new CortexError({
               code: 'run-exists',
               message: `The store already has a run "${runId}"; resume it or pick another id.`,
@@ -429,9 +498,18 @@ export function createCortex(options: CortexOptions): Cortex {
             },
           });
         }
+        const session = new RunSession({
+          config,
+          runId,
+          request,
+          ...(planning !== undefined ? { planning } : {}),
+          ...(listener ? { listener } : {}),
+          ...(lease ? { lease } : {}),
+        });
         return await session.run(runOptions.signal);
       } finally {
         active.delete(runId);
+        await lease?.release();
       }
     })();
     return { runId, result };
@@ -461,26 +539,40 @@ export function createCortex(options: CortexOptions): Cortex {
           message: `Run "${runId}" is still running in this cortex.`,
         });
       }
-      const [meta, history] = await Promise.all([store.readMeta(runId), store.read(runId)]);
-      const started = history.find((event) => event.type === 'run-started');
-      const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
-      if (request === undefined) {
-        throw new CortexError({
-          code: 'unknown-run',
-          message: `The store has no run "${runId}" to resume.`,
-          details: { runId },
-        });
-      }
-      const planning = checkPlanning(meta?.options.planning, 'stored planning');
       active.add(runId);
+      let lease: RunLease | undefined;
       try {
+        lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
+        const { history, repaired } = await readForResume(store, runId, lease);
+        const meta = await store.readMeta(runId);
+        const started = history.find((event) => event.type === 'run-started');
+        const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
+        if (request === undefined) {
+          throw new CortexError({
+            code: 'unknown-run',
+            message: `The store has no run "${runId}" to resume.`,
+            details: { runId },
+          });
+        }
+        if (history.length === 0) {
+          // Metadata without a journal: the run's events are gone. Starting over would repeat
+          // whatever it did in the workspace, so it is an error, never a silent restart.
+          throw new CortexError({
+            code: 'journal-missing',
+            message: `Run "${runId}" has metadata but no journal: its events are missing, so it cannot be resumed (starting it over could repeat its effects). Start a new run if that is what you want.`,
+            details: { runId },
+          });
+        }
+        const planning = checkPlanning(meta?.options.planning, 'stored planning');
         const session = new RunSession({
           config,
           runId,
           request,
           history,
+          lease,
           ...(planning !== undefined ? { planning } : {}),
         });
+        if (repaired) session.bus.emit(repaired);
         try {
           session.restore(history);
         } catch (error) {
@@ -494,6 +586,7 @@ export function createCortex(options: CortexOptions): Cortex {
         return await session.run(resumeOptions.signal);
       } finally {
         active.delete(runId);
+        await lease?.release();
       }
     },
     events(request, runOptions = {}) {

@@ -33,9 +33,22 @@ export {
 } from './draft-plan';
 export { goalCriteria } from './goal-verification';
 export { isSimpleRequest } from './is-simple-request';
-export { createJsonlRunStore, type JsonlRunStore, type JsonlRunStoreOptions } from './jsonl-run-store';
+export {
+  type JournalHeader,
+  type JournalInspection,
+  type JournalRecord,
+  journalFormat,
+  journalVersion,
+} from './journal-format';
+export {
+  createJsonlRunStore,
+  type JournalDurability,
+  type JsonlRunStore,
+  type JsonlRunStoreOptions,
+} from './jsonl-run-store';
 export { createModelMeter, type ModelMeter, type ModelMeterOptions, type RunBudget } from './meter-model';
 export type { ReadyOrder } from './ready-queue';
+export { type UncertainCallPolicy, uncertainCallPolicies } from './reconcile-call';
 export {
   type CortexEvent,
   type CortexEventType,
@@ -49,6 +62,13 @@ export {
   type RunEventOf,
   type RunEventType,
 } from './run-events';
+export {
+  type LeaseHolder,
+  type LeaseOptions,
+  leaseHeldError,
+  leaseLostError,
+  type RunLease,
+} from './run-lease';
 export type {
   AttemptReport,
   IterationReport,

@@ -1,22 +1,39 @@
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CortexError } from './cortex-error';
-import { createJsonlRunStore, type JsonlRunStore } from './jsonl-run-store';
+import { encodeHeader, encodeRecord } from './journal-format';
+import { createJsonlRunStore, type JournalDurability, type JsonlRunStore } from './jsonl-run-store';
 import type { RunEvent } from './run-events';
 import { runStoreConformance } from './run-store-conformance';
 
 const root = mkdtempSync(join(tmpdir(), 'cortex-jsonl-'));
 const opened: JsonlRunStore[] = [];
 let counter = 0;
-const fresh = (): JsonlRunStore => {
-  const store = createJsonlRunStore({ dir: join(root, `store-${counter++}`), maxOpenFiles: 2 });
+/** A store over a new, existing, empty folder. */
+const fresh = (durability?: JournalDurability): JsonlRunStore => {
+  const dir = join(root, `store-${counter++}`);
+  mkdirSync(dir);
+  const store = createJsonlRunStore({
+    dir,
+    maxOpenFiles: 2,
+    ...(durability ? { durability } : {}),
+  });
   opened.push(store);
   return store;
 };
-afterAll(() => {
-  for (const store of opened) store.close();
+afterAll(async () => {
+  for (const store of opened) await store.close();
 });
 
 const started = (runId: string, at: number): RunEvent => ({
@@ -27,114 +44,248 @@ const started = (runId: string, at: number): RunEvent => ({
   resumed: false,
 });
 
-describe('JSONL run store conformance', () => {
-  for (const check of runStoreConformance(fresh, {
-    reopen: (store) => {
-      const jsonl = store as JsonlRunStore;
-      jsonl.close();
-      const dir = join(jsonl.pathOf('x'), '..');
-      const again = createJsonlRunStore({ dir });
-      opened.push(again);
-      return again;
-    },
-  })) {
-    it(check.name, check.run);
-  }
-});
+async function appendEvents(store: JsonlRunStore, runId: string, ats: number[], from = 0): Promise<void> {
+  await store.append(
+    runId,
+    ats.map((at, index) => ({ seq: from + index, event: started(runId, at) })),
+  );
+}
 
-describe('JSONL journal durability', () => {
-  it('writes one line per event, readable as JSONL', async () => {
+async function caught(action: () => Promise<unknown>): Promise<CortexError> {
+  const error = await action().then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
+  expect(CortexError.isInstance(error), String(error)).toBe(true);
+  return error as CortexError;
+}
+
+for (const durability of ['fsync', 'batch', 'none'] as const) {
+  describe(`JSONL run store conformance (durability: ${durability})`, () => {
+    for (const check of runStoreConformance(() => fresh(durability), {
+      reopen: async (store) => {
+        const jsonl = store as JsonlRunStore;
+        await jsonl.close();
+        const again = createJsonlRunStore({ dir: join(jsonl.pathOf('x'), '..'), durability });
+        opened.push(again);
+        return again;
+      },
+    })) {
+      it(check.name, check.run);
+    }
+  });
+}
+
+describe('JSONL journal format (version 2)', () => {
+  it('is a header line, then one { seq, event } record per line; one append is one group of whole lines', async () => {
     const store = fresh();
-    store.append('run-a', started('run-a', 1));
-    store.append('run-a', started('run-a', 2));
+    await appendEvents(store, 'run-a', [1, 2]);
+    await appendEvents(store, 'run-a', [3], 2);
     const lines = readFileSync(store.pathOf('run-a'), 'utf8').split('\n');
-    expect(lines).toHaveLength(3);
-    expect(lines[2]).toBe('');
-    expect(JSON.parse(lines[1]!)).toMatchObject({ type: 'run-started', at: 2 });
+    expect(lines).toHaveLength(5);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      format: 'closedloop-run-journal',
+      version: 2,
+      runId: 'run-a',
+    });
+    expect(JSON.parse(lines[2]!)).toEqual({ seq: 1, event: started('run-a', 2) });
+    expect(lines[4]).toBe('');
+    expect(store.durability).toBe('fsync');
   });
 
-  it('tolerates a torn last line on read and cuts it before the next append', async () => {
+  it('ignores a duplicated line (same seq, same content): a usage-recorded line counts once', async () => {
     const store = fresh();
-    store.append('run-a', started('run-a', 1));
-    store.close();
-    appendFileSync(store.pathOf('run-a'), '{"type":"run-started","runId":"run-a","at":2,"req');
-    const reopened = createJsonlRunStore({ dir: join(store.pathOf('run-a'), '..') });
-    opened.push(reopened);
-    expect((await reopened.read('run-a')).map((event) => event.at)).toEqual([1]);
-    reopened.append('run-a', started('run-a', 3));
-    expect((await reopened.read('run-a')).map((event) => event.at)).toEqual([1, 3]);
-    expect(readFileSync(store.pathOf('run-a'), 'utf8')).not.toContain('"req\n');
+    const usage: RunEvent = {
+      type: 'usage-recorded',
+      runId: 'run-a',
+      at: 2,
+      purpose: 'step',
+      usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110 },
+      costUsd: 0,
+    };
+    await store.append('run-a', [
+      { seq: 0, event: started('run-a', 1) },
+      { seq: 1, event: usage },
+    ]);
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 1, event: usage }));
+    await store.append('run-a', [{ seq: 2, event: started('run-a', 3) }]);
+    const events = await store.read('run-a');
+    expect(events.map((event) => event.type)).toEqual(['run-started', 'usage-recorded', 'run-started']);
   });
 
-  it('treats a complete last line without its newline as torn (the append never returned)', async () => {
+  it('one seq with two different contents is two writers: a typed error, not a guess', async () => {
     const store = fresh();
-    store.append('run-a', started('run-a', 1));
-    store.close();
-    appendFileSync(store.pathOf('run-a'), JSON.stringify(started('run-a', 2)));
-    expect((await store.read('run-a')).map((event) => event.at)).toEqual([1]);
+    await appendEvents(store, 'run-a', [1, 2]);
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 1, event: started('run-a', 99) }));
+    const error = await caught(() => store.read('run-a'));
+    expect(error.code).toBe('journal-corrupt');
+    expect(error.message).toMatch(/two processes wrote this run/);
   });
 
-  it('a torn line that is the whole file reads as empty and is cut on append', async () => {
+  it('a gap in the seqs is a typed error', async () => {
     const store = fresh();
-    store.append('run-b', started('run-b', 0));
-    store.close();
-    writeFileSync(store.pathOf('run-b'), '{"type":"run-st');
-    expect(await store.read('run-b')).toEqual([]);
-    store.append('run-b', started('run-b', 5));
-    expect((await store.read('run-b')).map((event) => event.at)).toEqual([5]);
+    await appendEvents(store, 'run-a', [1]);
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 5, event: started('run-a', 2) }));
+    expect((await caught(() => store.read('run-a'))).code).toBe('journal-corrupt');
   });
 
-  it('a corrupt line in the middle is a typed error with its line number', async () => {
+  it('an empty file (0 bytes) or a header without events is journal-empty, never an empty history', async () => {
     const store = fresh();
-    store.append('run-a', started('run-a', 1));
-    store.close();
+    await appendEvents(store, 'run-a', [1]);
+    writeFileSync(store.pathOf('run-a'), '');
+    const empty = await caught(() => store.read('run-a'));
+    expect(empty.code).toBe('journal-empty');
+    expect(empty.message).toContain('0 bytes');
+    writeFileSync(store.pathOf('run-a'), encodeHeader('run-a', 1));
+    expect((await caught(() => store.read('run-a'))).code).toBe('journal-empty');
+    // A missing journal is simply an unknown run here; cortex.resume tells "missing" from "unknown".
+    expect(await store.read('run-nope')).toEqual([]);
+  });
+
+  it('a torn last line is journal-truncated: inspect shows the intact events, appends refuse, repair drops it', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1, 2]);
+    await store.close();
+    appendFileSync(
+      store.pathOf('run-a'),
+      '{"seq":2,"event":{"type":"run-started","runId":"run-a","at":3,"req',
+    );
+    const error = await caught(() => store.read('run-a'));
+    expect(error.code).toBe('journal-truncated');
+    expect(error.details).toMatchObject({ line: 4, bytes: 66 });
+    const inspection = await store.inspect('run-a');
+    expect(inspection.exists).toBe(true);
+    expect(inspection.events.map((event) => event.at)).toEqual([1, 2]);
+    expect(inspection.problem?.code).toBe('journal-truncated');
+    expect((await caught(() => appendEvents(store, 'run-a', [3], 2))).code).toBe('journal-truncated');
+    expect(await store.repair('run-a')).toEqual({ droppedBytes: 66 });
+    expect(await store.repair('run-a')).toEqual({ droppedBytes: 0 });
+    await appendEvents(store, 'run-a', [3], 2);
+    expect((await store.read('run-a')).map((event) => event.at)).toEqual([1, 2, 3]);
+  });
+
+  it('a complete last record without its newline is torn too (its write never returned)', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1]);
+    await store.close();
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 1, event: started('run-a', 2) }).trimEnd());
+    expect((await caught(() => store.read('run-a'))).code).toBe('journal-truncated');
+  });
+
+  it('a journal without a header (closedloop 0.1) or of an unknown version is journal-version', async () => {
+    const store = fresh();
+    writeFileSync(store.pathOf('run-old'), `${JSON.stringify(started('run-old', 1))}\n`);
+    const legacy = await caught(() => store.read('run-old'));
+    expect(legacy.code).toBe('journal-version');
+    expect(legacy.message).toMatch(/no format header/);
+    writeFileSync(
+      store.pathOf('run-new'),
+      `${JSON.stringify({ format: 'closedloop-run-journal', version: 9, runId: 'run-new', createdAt: 1 })}\n`,
+    );
+    expect((await caught(() => store.read('run-new'))).message).toMatch(/version 9/);
+  });
+
+  it('an unreadable line in the middle is journal-corrupt with its line number', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1]);
     appendFileSync(store.pathOf('run-a'), 'not json\n');
-    appendFileSync(store.pathOf('run-a'), `${JSON.stringify(started('run-a', 3))}\n`);
-    const error = await store.read('run-a').catch((caught: unknown) => caught);
-    expect(CortexError.isInstance(error) && error.code).toBe('journal-corrupt');
-    expect(CortexError.isInstance(error) && error.details.line).toBe(2);
-  });
-
-  it('a line that is JSON but not an event is a typed error', async () => {
-    const store = fresh();
-    store.append('run-a', started('run-a', 1));
-    store.close();
-    appendFileSync(store.pathOf('run-a'), '[1,2]\n');
-    await expect(store.read('run-a')).rejects.toMatchObject({ code: 'journal-corrupt' });
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 1, event: started('run-a', 3) }));
+    const error = await caught(() => store.read('run-a'));
+    expect(error).toMatchObject({ code: 'journal-corrupt', details: { line: 3 } });
+    appendFileSync(store.pathOf('run-b'), `${encodeHeader('run-b', 1)}[1,2]\n`);
+    expect((await caught(() => store.read('run-b'))).code).toBe('journal-corrupt');
   });
 
   it('corrupt metadata is a typed error', async () => {
     const store = fresh();
     await store.writeMeta('run-a', { runId: 'run-a', request: 'r', createdAt: 1, options: {} });
     writeFileSync(join(store.pathOf('run-a'), '..', 'run-a.meta.json'), '{');
-    await expect(store.readMeta('run-a')).rejects.toMatchObject({ code: 'journal-corrupt' });
+    expect((await caught(() => store.readMeta('run-a'))).code).toBe('journal-corrupt');
   });
 
   it('keeps at most maxOpenFiles descriptors and reopens evicted runs correctly', async () => {
     const store = fresh();
     for (let round = 0; round < 3; round++) {
-      for (const runId of ['r1', 'r2', 'r3', 'r4']) store.append(runId, started(runId, round));
+      await Promise.all(['r1', 'r2', 'r3', 'r4'].map((runId) => appendEvents(store, runId, [round], round)));
     }
     for (const runId of ['r1', 'r2', 'r3', 'r4']) {
       expect((await store.read(runId)).map((event) => event.at)).toEqual([0, 1, 2]);
     }
   });
 
-  it('a write failure is a typed store error', () => {
+  it('a write failure is a typed store error', async () => {
     const file = join(root, 'a-file');
     writeFileSync(file, 'x');
     const store = createJsonlRunStore({ dir: join(file, 'sub') });
-    expect(() => store.append('run-a', started('run-a', 1))).toThrow(
-      expect.objectContaining({ code: 'store-failed' }),
-    );
+    expect((await caught(() => appendEvents(store, 'run-a', [1]))).code).toBe('store-failed');
   });
 
   it('rejects bad options with typed errors', () => {
-    expect(() => createJsonlRunStore({ dir: '' })).toThrow(
-      expect.objectContaining({ code: 'invalid-options' }),
+    for (const bad of [{ dir: '' }, { dir: root, maxOpenFiles: 0 }, { dir: root, durability: 'always' }]) {
+      expect(() => createJsonlRunStore(bad as never)).toThrow(
+        expect.objectContaining({ code: 'invalid-options' }),
+      );
+    }
+  });
+});
+
+describe('JSONL lease (a lock file beside the journal)', () => {
+  const lockOf = (store: JsonlRunStore, runId: string) => join(store.pathOf(runId), '..', `${runId}.lock`);
+  const writeLock = (store: JsonlRunStore, runId: string, holder: Record<string, unknown>) =>
+    writeFileSync(
+      lockOf(store, runId),
+      JSON.stringify({ token: 'other', purpose: 'resume', acquiredAt: Date.now(), ttlMs: 15_000, ...holder }),
     );
-    expect(() => createJsonlRunStore({ dir: root, maxOpenFiles: 0 })).toThrow(
-      expect.objectContaining({ code: 'invalid-options' }),
+
+  it('holds the pid, host and heartbeat, is removed on release, and is not a run', async () => {
+    const store = fresh();
+    const lease = await store.acquireLease('run-a', { purpose: 'resume' });
+    const lock = JSON.parse(readFileSync(lockOf(store, 'run-a'), 'utf8'));
+    expect(lock).toMatchObject({ pid: process.pid, host: hostname(), purpose: 'resume' });
+    expect(typeof lock.renewedAt).toBe('number');
+    expect(await store.list()).toEqual([]);
+    await lease.release();
+    expect(existsSync(lockOf(store, 'run-a'))).toBe(false);
+  });
+
+  it('a lock whose pid is gone on this host is taken over at once', async () => {
+    const store = fresh();
+    const exited = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const deadPid = Number(exited.stdout.toString());
+    writeLock(store, 'run-a', { pid: deadPid, host: hostname(), renewedAt: Date.now() });
+    const lease = await store.acquireLease('run-a', { purpose: 'resume' });
+    expect(lease.holder.pid).toBe(process.pid);
+    await lease.release();
+    expect(readdirSync(join(store.pathOf('run-a'), '..'))).toEqual([]);
+  });
+
+  it('a fresh lock of a live process is refused: "run X is being resumed by pid N on host H"', async () => {
+    const store = fresh();
+    writeLock(store, 'run-a', { pid: process.ppid, host: hostname(), renewedAt: Date.now() });
+    const error = await caught(() => store.acquireLease('run-a'));
+    expect(error.code).toBe('run-leased');
+    expect(error.message).toContain(
+      `run run-a is being resumed by pid ${process.ppid} on host ${hostname()}`,
     );
+    writeLock(store, 'run-b', { pid: 1, host: 'elsewhere', renewedAt: Date.now() });
+    expect((await caught(() => store.acquireLease('run-b'))).message).toContain('on host elsewhere');
+  });
+
+  it('a lock from another host whose heartbeat is older than its TTL is stale', async () => {
+    const store = fresh();
+    writeLock(store, 'run-a', { pid: 1, host: 'elsewhere', renewedAt: Date.now() - 60_000, ttlMs: 15_000 });
+    const lease = await store.acquireLease('run-a');
+    await lease.release();
+  });
+
+  it('two processes taking over one stale lock: exactly one wins', async () => {
+    const store = fresh();
+    const other = createJsonlRunStore({ dir: join(store.pathOf('x'), '..') });
+    opened.push(other);
+    writeLock(store, 'run-a', { pid: 1, host: 'elsewhere', renewedAt: Date.now() - 60_000 });
+    const results = await Promise.allSettled([store.acquireLease('run-a'), other.acquireLease('run-a')]);
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    const rejected = results.find((result) => result.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toMatchObject({ code: 'run-leased' });
   });
 });

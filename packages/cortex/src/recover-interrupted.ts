@@ -1,53 +1,83 @@
+import type { StepReplay } from '@closedloop/executor';
 import type { Plan, StepId } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
-import { unsafeInterruptedCalls } from './interrupted-calls';
+import { reconcileUncertainCall, type UncertainCallPolicy } from './reconcile-call';
+import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
+import { readStepRecording } from './step-recording';
 
 /**
- * After a crash or an abort: steps still `in_progress` are re-run when every tool they already
- * called is idempotent; otherwise a human is asked (`resume-review`) and, without approval, the
- * step is blocked with a note. A re-run goes through `plan.resetStep` (event `step-reset`): the
- * interrupted attempt's ledger, notes and verdict are archived in `previousAttempts`, so its
- * unanswered calls never fail the new attempt's verification.
+ * After a crash or an abort, continues every step still `in_progress` from its journal instead
+ * of re-running it: returns, per step, the replay (recorded model turns) its executor is given —
+ * recorded results come from the ledger — so no answered model call or tool call is repeated.
+ *
+ * First the one uncertain kind of call is settled: a call that started (`tool-call-dispatched`)
+ * but has no recorded result ({@link reconcileUncertainCall}). Its result is recorded when the
+ * workspace shows it took effect (or a human accepts it), it is left to run again when it is
+ * safe to, and otherwise the step stops: `blocked` without approval, `failed` (and replanned)
+ * under `onUncertain: 'fail'`. Each decision is journaled as `tool-call-reconciled`.
  */
 export async function recoverInterrupted(options: {
   plan: Plan;
   history: readonly RunEvent[];
   registry: ToolRegistry;
+  workspace: string | undefined;
+  onUncertain: UncertainCallPolicy;
   ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
-}): Promise<void> {
+  emit: (event: CortexEventInput) => void;
+}): Promise<Map<StepId, StepReplay>> {
   const { plan, history, registry } = options;
-  const interrupted = plan.idsWithStatus('in_progress').map((id) => plan.step(id));
-  if (interrupted.length === 0) return;
-  const rerun: { id: StepId; reason: string }[] = [];
-  const review: { id: StepId; unsafe: string[] }[] = [];
-  for (const step of interrupted) {
-    const unsafe = unsafeInterruptedCalls({ step, history, registry });
-    if (unsafe.length === 0) {
-      rerun.push({
-        id: step.id,
-        reason: `resume: interrupted${step.ledger.length > 0 ? ' after idempotent tool calls only' : ''}; re-run`,
+  const replays = new Map<StepId, StepReplay>();
+  for (const stepId of plan.idsWithStatus('in_progress')) {
+    const recording = readStepRecording(history, stepId);
+    const uncertain = plan
+      .readStep(stepId)
+      .ledger.filter((call) => call.status === 'pending' && recording.dispatched.has(call.callId));
+    let stopped = false;
+    for (const call of uncertain) {
+      const settled = await reconcileUncertainCall({
+        stepId,
+        call,
+        before: recording.dispatched.get(call.callId)?.before,
+        processes: recording.processes.get(call.callId) ?? [],
+        registry,
+        workspace: options.workspace,
+        policy: options.onUncertain,
+        ask: options.ask,
       });
-    } else review.push({ id: step.id, unsafe: [...new Set(unsafe)] });
-  }
-  for (const { id, unsafe } of review) {
-    const decision = await options.ask({
-      stepId: id,
-      kind: 'resume-review',
-      reason: `step "${id}" was interrupted after calling non-idempotent tool(s) ${unsafe.join(', ')}; re-run it?`,
-    });
-    if (decision.approved) {
-      rerun.push({
-        id,
-        reason: `resume: interrupted after non-idempotent tool(s) ${unsafe.join(', ')}; re-run approved${decision.note ? ` (${decision.note})` : ''}`,
+      options.emit({
+        type: 'tool-call-reconciled',
+        stepId,
+        callId: call.callId,
+        tool: call.tool,
+        outcome: settled.outcome,
+        detail: settled.detail,
       });
-    } else {
-      plan.markStep(id, {
-        status: 'blocked',
-        notes: `[FAIL]: interrupted while running non-idempotent tool(s) ${unsafe.join(', ')}; needs review before it is re-run${decision.note ? ` (${decision.note})` : ''}`,
-      });
+      if (settled.action === 'record') {
+        plan.recordToolResult(stepId, {
+          callId: call.callId,
+          tool: call.tool,
+          status: settled.status ?? 'error',
+          ...(settled.status === 'success' ? { result: settled.text } : { error: settled.text }),
+        });
+      } else if (settled.action === 'block' || settled.action === 'fail') {
+        plan.recordToolResult(stepId, {
+          callId: call.callId,
+          tool: call.tool,
+          status: 'error',
+          error: `Error (interrupted): ${settled.text.replace(/^\[FAIL\]: /, '')}`,
+        });
+        plan.finalizeStep(stepId);
+        plan.markStep(stepId, {
+          status: settled.action === 'block' ? 'blocked' : 'failed',
+          notes: settled.text,
+        });
+        stopped = true;
+        break;
+      }
     }
+    if (!stopped) replays.set(stepId, { turns: recording.turns });
   }
-  for (const { id, reason } of rerun) plan.resetStep(id, { reason });
+  return replays;
 }

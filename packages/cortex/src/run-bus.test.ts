@@ -7,12 +7,12 @@ import { createMemoryRunStore, type RunStore } from './run-store';
 const started = (stepId: string) => ({ type: 'step-started' as const, stepId, attempt: 0 });
 
 describe('RunBus', () => {
-  it('stamps runId and at, journals in order through an async store, and keeps live-only events out', async () => {
+  it('stamps runId and at, journals in order with seqs through an async store, and keeps live-only events out', async () => {
     const memory = createMemoryRunStore();
     const slow: RunStore = {
       ...memory,
-      append: (runId, event) =>
-        new Promise((resolve) => setTimeout(() => resolve(memory.append(runId, event)), Math.random() * 5)),
+      append: (runId, records) =>
+        new Promise((resolve) => setTimeout(() => resolve(memory.append(runId, records)), Math.random() * 5)),
     };
     let now = 100;
     const seen: RunEvent[] = [];
@@ -32,8 +32,73 @@ describe('RunBus', () => {
     expect(bus.history.map((event) => event.type)).not.toContain('text-delta');
   });
 
-  it('keeps the first store failure, stops journaling and goes on; a throwing listener is ignored', async () => {
+  it('group commit: what is emitted together is one append; events staged during a commit form the next group', async () => {
+    const memory = createMemoryRunStore();
+    const groups: number[][] = [];
+    let release: (() => void) | undefined;
+    const gated: RunStore = {
+      ...memory,
+      append: async (runId, records) => {
+        groups.push(records.map((record) => record.seq));
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        memory.append(runId, records);
+      },
+    };
+    const bus = new RunBus({ runId: 'run-x', store: gated, clock: Date.now, commitDelayMs: 60_000 });
+    for (const id of ['a', 'b', 'c']) bus.emit(started(id));
+    const first = bus.flush();
+    bus.emit(started('d'));
+    bus.emit(started('e'));
+    const second = bus.flush();
+    let firstDone = false;
+    void first.then(() => {
+      firstDone = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(groups).toEqual([[0, 1, 2]]);
+    expect(firstDone).toBe(false);
+    release!();
+    await first;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(groups).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    release!();
+    await second;
+    expect((await memory.read('run-x')).map((event) => (event as { stepId: string }).stepId)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+    ]);
+    // Nothing new: flushing again writes nothing.
+    await bus.flush();
+    expect(groups).toHaveLength(2);
+  });
+
+  it('commits staged events on its own after commitDelayMs, and continues the seqs of a resumed history', async () => {
+    const memory = createMemoryRunStore();
+    const first = new RunBus({ runId: 'run-x', store: memory, clock: Date.now, commitDelayMs: 1 });
+    first.emit(started('a'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await memory.read('run-x')).toHaveLength(1);
+    const history = await memory.read('run-x');
+    const second = new RunBus({ runId: 'run-x', store: memory, clock: Date.now, history });
+    second.emit(started('b'));
+    await second.flush();
+    expect((await memory.read('run-x')).map((event) => (event as { stepId: string }).stepId)).toEqual([
+      'a',
+      'b',
+    ]);
+  });
+
+  it('keeps the first store failure, stops journaling, reports it once and goes on; a throwing listener is ignored', async () => {
     let calls = 0;
+    const failures: unknown[] = [];
     const broken: RunStore = {
       ...createMemoryRunStore(),
       append() {
@@ -48,13 +113,29 @@ describe('RunBus', () => {
       onEvent: () => {
         throw new Error('ui broke');
       },
+      onStoreError: (error) => failures.push(error),
     });
     bus.emit(started('a'));
     bus.emit(started('b'));
     await bus.flush();
+    bus.emit(started('c'));
+    await bus.flush();
     expect((bus.storeError as Error).message).toBe('disk full');
     expect(calls).toBe(1);
-    expect(bus.history).toHaveLength(2);
+    expect(failures).toHaveLength(1);
+    expect(bus.history).toHaveLength(3);
+  });
+
+  it('detach stops journaling at once: staged events never reach the store', async () => {
+    const memory = createMemoryRunStore();
+    const bus = new RunBus({ runId: 'run-x', store: memory, clock: Date.now, commitDelayMs: 60_000 });
+    bus.emit(started('a'));
+    await bus.flush();
+    bus.emit(started('b'));
+    bus.detach(new Error('lease lost'));
+    bus.emit(started('c'));
+    await bus.flush();
+    expect(await memory.read('run-x')).toHaveLength(1);
   });
 });
 

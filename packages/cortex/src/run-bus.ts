@@ -1,18 +1,31 @@
 import type { ExecutorEvent } from '@closedloop/executor';
 import type { Redactor } from '@closedloop/model';
 import type { PlanEvent } from '@closedloop/plan';
+import type { JournalRecord } from './journal-format';
 import { type CortexEvent, isJournaled, type RunEvent } from './run-events';
 import type { RunStore } from './run-store';
 
 /** A cortex event before the bus stamps `runId` and `at` on it. */
 export type CortexEventInput = CortexEvent | ExecutorEvent;
 
+/** Default wait before staged events are committed when nothing asks for a commit sooner. */
+const defaultCommitDelayMs = 10;
+
 /**
  * The run's event hub: redacts every event as it enters (so nothing unredacted is journaled,
- * streamed or kept in the history), stamps `runId`/`at`, appends journaled events to the store in order,
- * keeps the run's history in memory, and fans out to `onEvent` and live subscribers. Listener
- * failures are swallowed (a broken UI must not stop a run); the first store failure is kept in
- * `storeError` and journaling stops (the run goes on, but can no longer be resumed).
+ * streamed or kept in the history), stamps `runId`/`at`, keeps the run's history in memory, fans
+ * out to `onEvent` and live subscribers, and journals the events that are journaled (everything
+ * but streaming deltas) with their seq (the position in the run).
+ *
+ * Journaling is a group commit: emitted events are staged, and `flush()` writes everything staged
+ * as one `store.append` (one write and, with the JSONL store's default, one fsync); events staged
+ * while a commit is in flight form the next group. Whoever is about to act on an event — run a
+ * tool, ask a human, end the run — awaits `flush()` first, so nothing is acted on before it is
+ * durable; staged events are also committed on their own after a few milliseconds.
+ *
+ * Listener failures are swallowed (a broken UI must not stop a run). The first store failure is
+ * kept in `storeError`, journaling stops and `onStoreError` is called (the session stops the run:
+ * it can no longer act on events it cannot journal).
  */
 export class RunBus {
   readonly runId: string;
@@ -23,14 +36,26 @@ export class RunBus {
   readonly #clock: () => number;
   readonly #redactor: Redactor | undefined;
   readonly #listeners = new Set<(event: RunEvent) => void>();
-  #pending: Promise<void> | undefined;
+  readonly #onStoreError: ((error: unknown) => void) | undefined;
+  readonly #commitDelayMs: number;
+  #staged: JournalRecord[] = [];
+  /** Seq of the next journaled event. */
+  #nextSeq: number;
+  /** Every seq below this is durable in the store. */
+  #durableSeq: number;
+  #inFlight: Promise<void> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: {
     runId: string;
     store: RunStore | undefined;
     clock: () => number;
+    /** The journal read back on resume: durable, seqs 0…length − 1. */
     history?: RunEvent[];
     onEvent?: ((event: RunEvent) => void) | undefined;
+    onStoreError?: (error: unknown) => void;
+    /** How long staged events may wait for a commit nobody asked for. Default 10 ms. */
+    commitDelayMs?: number;
     /** Applied to every event before anything else sees it. */
     redactor?: Redactor | undefined;
   }) {
@@ -39,6 +64,10 @@ export class RunBus {
     this.#store = options.store;
     this.#clock = options.clock;
     this.history = options.history ?? [];
+    this.#nextSeq = this.history.length;
+    this.#durableSeq = this.history.length;
+    this.#onStoreError = options.onStoreError;
+    this.#commitDelayMs = options.commitDelayMs ?? defaultCommitDelayMs;
     if (options.onEvent) this.#listeners.add(options.onEvent);
   }
 
@@ -67,19 +96,40 @@ export class RunBus {
     return this.#redactor ? this.#redactor.redactValue(event) : event;
   }
 
-  /** Resolves once every append the store returned a promise for has settled. */
+  /**
+   * Resolves once every event emitted before the call is durable in the store (or journaling
+   * stopped on a store failure: see `storeError`). Concurrent calls share commits.
+   */
   async flush(): Promise<void> {
-    while (this.#pending) {
-      const pending = this.#pending;
-      await pending;
-      if (this.#pending === pending) this.#pending = undefined;
+    const target = this.#nextSeq;
+    while (this.#durableSeq < target && this.storeError === undefined) {
+      if (this.#inFlight === undefined) this.#commit();
+      await this.#inFlight;
     }
+  }
+
+  /**
+   * Stops journaling for good: nothing staged or emitted later reaches the store (the lease was
+   * lost — another process owns the run now — or the store failed).
+   */
+  detach(reason: unknown): void {
+    if (this.storeError !== undefined) return;
+    this.storeError = reason;
+    this.#staged = [];
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #dispatch(event: RunEvent): void {
     if (isJournaled(event)) {
       this.history.push(event);
-      if (this.#store && this.storeError === undefined) this.#append(event);
+      if (this.#store && this.storeError === undefined) {
+        this.#staged.push({ seq: this.#nextSeq++, event });
+        this.#timer ??= setTimeout(() => {
+          this.#timer = undefined;
+          if (this.#inFlight === undefined) this.#commit();
+        }, this.#commitDelayMs);
+      }
     }
     for (const listener of this.#listeners) {
       try {
@@ -90,23 +140,36 @@ export class RunBus {
     }
   }
 
-  #append(event: RunEvent): void {
-    const store = this.#store!;
+  /** Starts one group commit of everything staged (the caller checked none is in flight). */
+  #commit(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const group = this.#staged;
+    if (group.length === 0 || this.storeError !== undefined) return;
+    this.#staged = [];
+    const durable = group.at(-1)!.seq + 1;
     const fail = (error: unknown) => {
-      this.storeError ??= error;
+      if (this.storeError !== undefined) return;
+      this.detach(error);
+      this.#onStoreError?.(error);
     };
-    const write = (): void | Promise<void> => {
-      if (this.storeError === undefined) return store.append(this.runId, event);
-    };
-    if (this.#pending) {
-      this.#pending = this.#pending.then(write).catch(fail);
-      return;
-    }
+    let written: void | Promise<void>;
     try {
-      const result = write();
-      if (result && typeof result.then === 'function') this.#pending = Promise.resolve(result).catch(fail);
+      written = this.#store!.append(this.runId, group);
     } catch (error) {
       fail(error);
+      return;
     }
+    this.#inFlight = Promise.resolve(written).then(
+      () => {
+        this.#durableSeq = durable;
+        this.#inFlight = undefined;
+        if (this.#staged.length > 0 && this.#timer === undefined) this.#commit();
+      },
+      (error: unknown) => {
+        this.#inFlight = undefined;
+        fail(error);
+      },
+    );
   }
 }

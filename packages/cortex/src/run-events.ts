@@ -35,7 +35,31 @@ export type CortexEvent =
       /** Planner calls made (2 when the repair turn was needed, 0 for `direct`). */
       attempts: number;
     }
-  | { type: 'step-started'; stepId: StepId; attempt: number }
+  | {
+      type: 'step-started';
+      stepId: StepId;
+      attempt: number;
+      /** True when a resume continues the step's interrupted attempt (replayed from the journal). */
+      resumed?: boolean;
+    }
+  | {
+      /**
+       * Resume found a tool call that had started (`tool-call-dispatched`) but has no recorded
+       * result, and decided what is true: `applied` (the workspace shows its effect: recorded as
+       * done, not re-run), `not-applied` (no effect: re-run), `conflicting` (the target changed
+       * some other way: recorded as an error, not re-run), `re-run` (an idempotent tool, the
+       * `onUncertain: 'rerun'` policy or a human's approval), `accepted` (a human accepted an
+       * effect the workspace shows as done), `declined` (no approval: the step is blocked),
+       * `failed` (`onUncertain: 'fail'`: the step failed and is replanned).
+       */
+      type: 'tool-call-reconciled';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      outcome: 'applied' | 'not-applied' | 'conflicting' | 're-run' | 'accepted' | 'declined' | 'failed';
+      /** What was compared and found, for the report. */
+      detail: string;
+    }
   | {
       /** The step could not be verified: it runs once more with the verifier's reasons (same baseline). */
       type: 'step-retried';
@@ -117,6 +141,15 @@ export type CortexEvent =
       callId?: string;
     }
   | { type: 'approval-resolved'; approvalId: string; stepId: StepId; approved: boolean; note?: string }
+  | {
+      /**
+       * Resume dropped a torn last journal record: the run's previous owner (`holder`) died in
+       * the middle of a group commit, which was therefore never acknowledged or acted on.
+       */
+      type: 'journal-repaired';
+      droppedBytes: number;
+      holder: { pid: number; host: string };
+    }
   | {
       /** One per successful model call of any purpose (planner, step, replanner, verifier, aggregate). */
       type: 'usage-recorded';

@@ -1,3 +1,4 @@
+import type { StepJournal, StepReplay } from '@closedloop/executor';
 import { Plan, type PlanEvent, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
 import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
@@ -9,16 +10,19 @@ import {
   type FindingLike,
   type TerminationDecision,
 } from './decide-termination';
+import { snapshotBeforeDispatch } from './dispatch-snapshot';
 import { directPlan, draftPlan } from './draft-plan';
 import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
 import { verifyGoalFindings } from './goal-verification';
 import { isSimpleRequest } from './is-simple-request';
+import { identifyProcess } from './leftover-processes';
 import { createModelMeter, type ModelMeter } from './meter-model';
 import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
 import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
+import type { RunLease } from './run-lease';
 import { buildRunReport, type RunResult, summarizeStep } from './run-result';
 import { runStep } from './run-step';
 import { scheduleSteps } from './schedule-steps';
@@ -64,6 +68,9 @@ export class RunSession {
   #planning: PlanningMode;
   readonly #resumed: boolean;
   #storedFinish: Extract<RunEvent, { type: 'run-finished' }> | undefined;
+  readonly #lease: RunLease | undefined;
+  /** Interrupted steps continued from the journal, with what their executor replays (used once). */
+  #replays = new Map<StepId, StepReplay>();
 
   constructor(options: {
     config: SessionConfig;
@@ -72,6 +79,8 @@ export class RunSession {
     planning?: PlanningMode;
     history?: RunEvent[];
     listener?: (event: RunEvent) => void;
+    /** The run's lease (journaled runs): when it is lost, journaling stops and the run stops. */
+    lease?: RunLease;
   }) {
     this.#config = options.config;
     this.runId = options.runId;
@@ -79,12 +88,16 @@ export class RunSession {
     this.#planning = options.planning ?? options.config.planning;
     this.#maxIterations = options.config.maxIterations;
     this.#resumed = (options.history?.length ?? 0) > 0;
+    this.#lease = options.lease;
     this.bus = new RunBus({
       runId: options.runId,
       store: options.config.store,
       clock: options.config.clock,
       history: options.history ?? [],
       onEvent: options.config.onEvent,
+      // A run that cannot journal must not act: it stops (a resume continues from the journal).
+      onStoreError: (error) =>
+        this.#stop('failed', `the journal could not be written: ${errorMessage(error)}`),
       redactor: options.config.redactor,
     });
     if (options.listener) this.bus.subscribe(options.listener);
@@ -126,11 +139,14 @@ export class RunSession {
     try {
       if (!this.#plan) await this.#makePlan();
       else {
-        await recoverInterrupted({
+        this.#replays = await recoverInterrupted({
           plan: this.#plan,
           history: this.bus.history,
           registry: this.#config.registry,
+          workspace: this.#config.workspace,
+          onUncertain: this.#config.onUncertain,
           ask: (question) => this.#approvals.ask(question),
+          emit: (event) => this.bus.emit(event),
         });
       }
       decision = await this.#loop();
@@ -275,6 +291,7 @@ export class RunSession {
         signal: this.#controller.signal,
         ...(config.deadlines.stepMs !== undefined ? { stepTimeoutMs: config.deadlines.stepMs } : {}),
         initialFailed: failed,
+        resume: [...this.#replays.keys()],
         runStep: (stepId, context) =>
           runStep(
             {
@@ -285,13 +302,19 @@ export class RunSession {
               request: this.request,
               emit: (event) => this.bus.emit(event),
               onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
+              journal: (id) => this.#journalFor(id),
             },
             stepId,
             context.signal,
           ),
         replan: (batch) => this.#replan(batch, 'step-failed'),
         onStepStarted: (stepId) => {
-          this.bus.emit({ type: 'step-started', stepId, attempt: plan.readStep(stepId).replanAttempts });
+          this.bus.emit({
+            type: 'step-started',
+            stepId,
+            attempt: plan.readStep(stepId).replanAttempts,
+            ...(this.#replays.has(stepId) ? { resumed: true } : {}),
+          });
         },
         onStepFinished: (stepId, outcome) => {
           const detail = (outcome.detail ?? {}) as Partial<Extract<RunEvent, { type: 'step-finished' }>>;
@@ -409,6 +432,24 @@ export class RunSession {
     return findings;
   }
 
+  /**
+   * The step's durability hooks when the run is journaled: commits through the bus (group
+   * commit), snapshots of what a call will change, and — once, for a step continued from the
+   * journal — the replay of its interrupted attempt.
+   */
+  #journalFor(stepId: StepId): StepJournal | undefined {
+    if (this.#config.store === undefined) return undefined;
+    const replay = this.#replays.get(stepId);
+    this.#replays.delete(stepId);
+    const workspace = this.#config.workspace;
+    return {
+      commit: () => this.bus.flush(),
+      snapshot: (call) => snapshotBeforeDispatch({ workspace, tool: call.tool, input: call.input }),
+      identifyProcess,
+      ...(replay !== undefined ? { replay } : {}),
+    };
+  }
+
   // ─── replanning ─────────────────────────────────────────────────────────────────────────
 
   async #replan(failed: StepId[], reason: 'step-failed' | 'goal-repair'): Promise<void> {
@@ -468,6 +509,14 @@ export class RunSession {
       );
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
+    const lease = this.#lease;
+    const onLeaseLost = () => {
+      // Another process owns the run now: not one more event of ours may reach its journal.
+      this.bus.detach(lease!.signal.reason);
+      this.#stop('cancelled', errorMessage(lease!.signal.reason));
+    };
+    if (lease?.signal.aborted) onLeaseLost();
+    else lease?.signal.addEventListener('abort', onLeaseLost, { once: true });
     const runMs = this.#config.deadlines.runMs;
     const timer =
       runMs === undefined
@@ -475,6 +524,7 @@ export class RunSession {
         : setTimeout(() => this.#stop('deadline', `the run deadline of ${runMs} ms passed`), runMs);
     return () => {
       signal?.removeEventListener('abort', onAbort);
+      lease?.signal.removeEventListener('abort', onLeaseLost);
       if (timer !== undefined) clearTimeout(timer);
     };
   }

@@ -1,4 +1,4 @@
-import { executeStep, type StepExecutionResult } from '@closedloop/executor';
+import { executeStep, type StepExecutionResult, type StepJournal } from '@closedloop/executor';
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
 import {
@@ -30,6 +30,8 @@ export interface RunStepContext {
   emit: (event: CortexEventInput) => void;
   /** The model cannot be reached at all: the run stops with `model-unavailable`. */
   onModelUnavailable: (error: ModelError) => void;
+  /** A journaled run's durability hooks for the step (commit points, snapshots, its replay on resume). */
+  journal?: (stepId: StepId) => StepJournal | undefined;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -69,7 +71,13 @@ export async function runStep(
   }
 }
 
-function execute(context: RunStepContext, stepId: StepId, signal: AbortSignal, feedback: string | undefined) {
+function execute(
+  context: RunStepContext,
+  stepId: StepId,
+  signal: AbortSignal,
+  feedback: string | undefined,
+  journal: StepJournal | undefined,
+) {
   const { config, meter, approvals } = context;
   const executor = config.executor;
   const systemPrompt = [executor.systemPrompt, feedback]
@@ -99,6 +107,7 @@ function execute(context: RunStepContext, stepId: StepId, signal: AbortSignal, f
     ...(systemPrompt !== '' ? { systemPrompt } : {}),
     ...(executor.toolTimeoutMs !== undefined ? { toolTimeoutMs: executor.toolTimeoutMs } : {}),
     ...(guard ? { guard } : {}),
+    ...(journal !== undefined ? { journal } : {}),
   });
 }
 
@@ -152,13 +161,20 @@ async function executeAndVerify(
   signal: AbortSignal,
 ): Promise<StepRunOutcome> {
   const { plan, config } = context;
-  // The step's baseline: change is judged against the workspace as this step found it.
-  const baseline = config.workspace !== undefined ? snapshotWorkspace(config.workspace) : undefined;
+  // A journaled run's hooks; a step continued from the journal replays its interrupted attempt.
+  const firstJournal = context.journal?.(stepId);
+  // The step's baseline: change is judged against the workspace as this step found it. A step
+  // continued from the journal acted before this process started, so a snapshot now would hide
+  // its own changes: it is judged without one (file times since its first call, git, the ledger).
+  const resumed = firstJournal?.replay !== undefined;
+  const baseline =
+    config.workspace !== undefined && !resumed ? snapshotWorkspace(config.workspace) : undefined;
   let feedback: string | undefined;
   let attempts = 0;
   for (;;) {
     attempts += 1;
-    const execution = await execute(context, stepId, signal, feedback);
+    const journal = attempts === 1 ? firstJournal : context.journal?.(stepId);
+    const execution = await execute(context, stepId, signal, feedback, journal);
     if (signal.aborted) {
       return { status: 'failed', notes: `[FAIL]: ${errorMessage(signal.reason ?? 'aborted')}` };
     }

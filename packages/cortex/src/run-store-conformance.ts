@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { CortexError } from './cortex-error';
+import type { JournalRecord } from './journal-format';
 import type { RunEvent } from './run-events';
 import type { RunMeta, RunStore } from './run-store';
 
@@ -67,19 +68,37 @@ function sampleMeta(runId: string, request: string): RunMeta {
   };
 }
 
-async function appendAll(store: RunStore, runId: string, events: readonly RunEvent[]): Promise<void> {
-  for (const event of events) await store.append(runId, event);
+/** Appends `events` as records `from`, `from + 1`… in groups of `groupSize` (one group commit each). */
+async function appendAll(
+  store: RunStore,
+  runId: string,
+  events: readonly RunEvent[],
+  options: { from?: number; groupSize?: number } = {},
+): Promise<void> {
+  const from = options.from ?? 0;
+  const groupSize = options.groupSize ?? 3;
+  const records: JournalRecord[] = events.map((event, index) => ({ seq: from + index, event }));
+  for (let index = 0; index < records.length; index += groupSize) {
+    await store.append(runId, records.slice(index, index + groupSize));
+  }
 }
 
-async function expectInvalidRunId(action: () => unknown): Promise<void> {
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function expectCode(action: () => unknown, code: string): Promise<CortexError> {
   let caught: unknown;
   try {
     await action();
   } catch (error) {
     caught = error;
   }
-  assert.ok(CortexError.isInstance(caught), `expected CortexError('invalid-run-id'), got ${String(caught)}`);
-  assert.equal(caught.code, 'invalid-run-id');
+  assert.ok(CortexError.isInstance(caught), `expected CortexError('${code}'), got ${String(caught)}`);
+  assert.equal(caught.code, code, `expected code ${code}, got ${caught.code}: ${caught.message}`);
+  return caught;
+}
+
+async function expectInvalidRunId(action: () => unknown): Promise<void> {
+  await expectCode(action, 'invalid-run-id');
 }
 
 /**
@@ -125,8 +144,8 @@ export function runStoreConformance(
         const a = sampleEvents('run-a', 10);
         const b = sampleEvents('run-b', 7);
         for (let index = 0; index < 10; index++) {
-          await store.append('run-a', a[index]!);
-          if (b[index]) await store.append('run-b', b[index]!);
+          await store.append('run-a', [{ seq: index, event: a[index]! }]);
+          if (b[index]) await store.append('run-b', [{ seq: index, event: b[index]! }]);
         }
         assert.deepEqual(await store.read('run-a'), a);
         assert.deepEqual(await store.read('run-b'), b);
@@ -150,7 +169,7 @@ export function runStoreConformance(
         const events = sampleEvents('run-a', 6);
         await appendAll(store, 'run-a', events.slice(0, 3));
         assert.equal((await store.read('run-a')).length, 3);
-        await appendAll(store, 'run-a', events.slice(3));
+        await appendAll(store, 'run-a', events.slice(3), { from: 3 });
         assert.deepEqual(await store.read('run-a'), events);
       },
     },
@@ -181,7 +200,7 @@ export function runStoreConformance(
       async run() {
         const store = await createStore();
         const events = sampleEvents('run-big', 1000);
-        await appendAll(store, 'run-big', events);
+        await appendAll(store, 'run-big', events, { groupSize: 7 });
         const read = await store.read('run-big');
         assert.equal(read.length, 1000);
         assert.deepEqual(
@@ -195,12 +214,121 @@ export function runStoreConformance(
       async run() {
         const store = await createStore();
         for (const runId of ['', '.', '..', '../escape', 'a/b', 'a\\b', 'x'.repeat(129), 'sp ace']) {
-          await expectInvalidRunId(() => store.append(runId, sampleEvents(runId, 1)[0]!));
+          await expectInvalidRunId(() =>
+            store.append(runId, [{ seq: 0, event: sampleEvents(runId, 1)[0]! }]),
+          );
+          await expectInvalidRunId(() => store.acquireLease(runId));
           await expectInvalidRunId(() => store.read(runId));
           await expectInvalidRunId(() => store.writeMeta(runId, sampleMeta(runId, 'r')));
           await expectInvalidRunId(() => store.readMeta(runId));
         }
         assert.deepEqual(await store.list(), []);
+      },
+    },
+    {
+      name: 'a group is one append; groups of any size keep the order',
+      async run() {
+        const store = await createStore();
+        const events = sampleEvents('run-a', 9);
+        await store.append(
+          'run-a',
+          events.slice(0, 1).map((event, index) => ({ seq: index, event })),
+        );
+        await store.append(
+          'run-a',
+          events.slice(1, 8).map((event, index) => ({ seq: 1 + index, event })),
+        );
+        await store.append('run-a', []);
+        await store.append('run-a', [{ seq: 8, event: events[8]! }]);
+        assert.deepEqual(await store.read('run-a'), events);
+      },
+    },
+    {
+      name: 'a retried group (seqs already stored) is read once: nothing is duplicated or double-counted',
+      async run() {
+        const store = await createStore();
+        const usage: RunEvent = {
+          type: 'usage-recorded',
+          runId: 'run-a',
+          at: 9,
+          purpose: 'step',
+          usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+          costUsd: 0.5,
+        };
+        const events = [...sampleEvents('run-a', 3), usage];
+        await appendAll(store, 'run-a', events, { groupSize: 4 });
+        // The same group again, as after a write that succeeded but reported an error.
+        await appendAll(store, 'run-a', events.slice(2), { from: 2 });
+        const read = await store.read('run-a');
+        assert.deepEqual(read, events);
+        assert.equal(read.filter((event) => event.type === 'usage-recorded').length, 1);
+      },
+    },
+    {
+      name: 'one lease per run: a second acquire is refused with run-leased naming the holder',
+      async run() {
+        const store = await createStore();
+        const first = await store.acquireLease('run-a', { purpose: 'resume' });
+        assert.equal(first.holder.pid, process.pid);
+        assert.equal(typeof first.holder.host, 'string');
+        assert.equal(first.signal.aborted, false);
+        const refused = await expectCode(
+          () => store.acquireLease('run-a', { purpose: 'resume' }),
+          'run-leased',
+        );
+        assert.match(
+          refused.message,
+          new RegExp(`run run-a is being resumed by pid ${process.pid} on host ${first.holder.host}`),
+        );
+        assert.deepEqual((refused.details as { holder: { pid: number } }).holder.pid, process.pid);
+        // Another run is not affected.
+        const other = await store.acquireLease('run-b');
+        await other.release();
+        await first.release();
+      },
+    },
+    {
+      name: 'a released lease can be acquired again; release is idempotent',
+      async run() {
+        const store = await createStore();
+        const first = await store.acquireLease('run-a');
+        await first.release();
+        await first.release();
+        const second = await store.acquireLease('run-a');
+        assert.notEqual(second.holder.token, first.holder.token);
+        assert.equal(second.takenOver, undefined);
+        await second.renew();
+        await second.release();
+      },
+    },
+    {
+      name: 'a renewing lease outlives its TTL',
+      async run() {
+        const store = await createStore();
+        const lease = await store.acquireLease('run-a', { ttlMs: 150, renewEveryMs: 30 });
+        await sleep(400);
+        await expectCode(() => store.acquireLease('run-a'), 'run-leased');
+        assert.equal(lease.signal.aborted, false);
+        await lease.release();
+      },
+    },
+    {
+      name: 'a lease that stopped renewing goes stale and is taken over; the old holder learns it lost the lease',
+      async run() {
+        const store = await createStore();
+        const dead = await store.acquireLease('run-a', { ttlMs: 150, renewEveryMs: false });
+        await expectCode(() => store.acquireLease('run-a'), 'run-leased');
+        await sleep(300);
+        const taker = await store.acquireLease('run-a', { purpose: 'resume' });
+        assert.notEqual(taker.holder.token, dead.holder.token);
+        // The taker knows it replaced a holder that died (its last write may be cut off).
+        assert.equal(taker.takenOver?.token, dead.holder.token);
+        await expectCode(() => dead.renew(), 'lease-lost');
+        assert.equal(dead.signal.aborted, true);
+        // The old holder's release must not free the taker's lease.
+        await dead.release();
+        await expectCode(() => store.acquireLease('run-a'), 'run-leased');
+        await taker.release();
       },
     },
   ];
@@ -217,7 +345,7 @@ export function runStoreConformance(
         assert.deepEqual(await again.read('run-a'), events.slice(0, 8));
         assert.deepEqual(await again.readMeta('run-a'), sampleMeta('run-a', 'persisted'));
         assert.deepEqual(await again.list(), ['run-a']);
-        await appendAll(again, 'run-a', events.slice(8));
+        await appendAll(again, 'run-a', events.slice(8), { from: 8 });
         const third = await reopen(again);
         assert.deepEqual(await third.read('run-a'), events);
       },

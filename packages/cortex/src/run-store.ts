@@ -1,5 +1,7 @@
 import { CortexError } from './cortex-error';
+import { type JournalRecord, RecordFold } from './journal-format';
 import type { RunEvent } from './run-events';
+import { createLeaseTable, type LeaseOptions, type RunLease } from './run-lease';
 
 /** A JSON value, as stored run metadata holds. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -15,22 +17,39 @@ export interface RunMeta {
 }
 
 /**
- * Durable storage of runs: an append-only event journal per run plus its metadata. Implementations
- * must pass `runStoreConformance` from `@closedloop/cortex/testing`.
+ * Durable storage of runs: an append-only event journal per run, its metadata, and a lease (one
+ * live owner per run). Implementations must pass `runStoreConformance` from
+ * `@closedloop/cortex/testing`.
  *
- * - `append` stores one event after the ones before it; a returned promise must settle only once the
- *   event is stored. Cortex never has two appends of the same run outstanding.
- * - `read` returns the run's events in append order (`[]` for an unknown run), as copies.
+ * - `append` stores one group of records (a group commit: the events of one turn, written
+ *   together) after the ones before it. The returned promise settles once the group is as durable
+ *   as the store promises (the JSONL store: written and fsynced by default); cortex acts on an
+ *   event only after that. Cortex appends one group of a run at a time, seqs ascending; a group
+ *   may be retried, so a seq already stored must be ignored when read back.
+ * - `read` returns the run's events in seq order, each seq once (`[]` for an unknown run), as
+ *   copies. A damaged journal is a typed `CortexError` (`journal-empty`, `journal-truncated`,
+ *   `journal-corrupt`, `journal-version`), never a shorter list.
  * - `list` returns the ids of every run with events or metadata, sorted.
+ * - `acquireLease` makes the caller the run's one live owner, or throws
+ *   `CortexError('run-leased')` ("run X is being resumed by pid N on host H") while another
+ *   live holder has it; a holder that stopped renewing for the TTL is stale and can be taken over.
  * - Run ids are `[A-Za-z0-9._-]{1,128}` and not `.`/`..`; anything else throws
  *   `CortexError('invalid-run-id')`.
  */
 export interface RunStore {
-  append(runId: string, event: RunEvent): void | Promise<void>;
+  append(runId: string, records: readonly JournalRecord[]): void | Promise<void>;
   read(runId: string): Promise<RunEvent[]>;
   list(): Promise<string[]>;
   writeMeta(runId: string, meta: RunMeta): Promise<void>;
   readMeta(runId: string): Promise<RunMeta | undefined>;
+  acquireLease(runId: string, options?: LeaseOptions): Promise<RunLease>;
+  /**
+   * For stores whose writes can be cut off mid-record (files): drops a torn last record and
+   * returns the bytes dropped. `resume` calls it only when the lease it took over shows that the
+   * journal's last writer died (so the torn write is that writer's last, unacknowledged group —
+   * nothing acted on it); any other torn journal stays a `journal-truncated` error.
+   */
+  repair?(runId: string): Promise<{ droppedBytes: number }>;
 }
 
 const runIdPattern = /^[A-Za-z0-9._-]{1,128}$/;
@@ -55,28 +74,35 @@ export function createRunId(now: number = Date.now()): string {
 }
 
 /**
- * An in-memory {@link RunStore}: fast, not durable (gone with the process). Events are stored as
- * JSON copies, so what is read back is exactly what a durable store would return.
+ * An in-memory {@link RunStore}: fast, not durable (gone with the process). Records are stored
+ * as JSON text, so what is read back is exactly what a durable store would return; leases are
+ * per process.
  *
  * @example
  * const cortex = createCortex({ model, tools, store: createMemoryRunStore() });
  */
 export function createMemoryRunStore(): RunStore {
-  const journals = new Map<string, string[]>();
+  const journals = new Map<string, { seq: number; text: string }[]>();
   const metas = new Map<string, string>();
+  const leases = createLeaseTable();
   return {
-    append(runId, event) {
+    append(runId, records) {
       assertRunId(runId);
       let journal = journals.get(runId);
       if (journal === undefined) {
         journal = [];
         journals.set(runId, journal);
       }
-      journal.push(JSON.stringify(event));
+      for (const record of records) journal.push({ seq: record.seq, text: JSON.stringify(record.event) });
     },
     async read(runId) {
       assertRunId(runId);
-      return (journals.get(runId) ?? []).map((line) => JSON.parse(line) as RunEvent);
+      const fold = new RecordFold();
+      for (const { seq, text } of journals.get(runId) ?? []) {
+        const problem = fold.add(seq, JSON.parse(text) as RunEvent, text, `Run ${runId}`);
+        if (problem) throw problem;
+      }
+      return fold.events;
     },
     async list() {
       return [...new Set([...journals.keys(), ...metas.keys()])].sort();
@@ -89,6 +115,10 @@ export function createMemoryRunStore(): RunStore {
       assertRunId(runId);
       const text = metas.get(runId);
       return text === undefined ? undefined : (JSON.parse(text) as RunMeta);
+    },
+    acquireLease(runId, options) {
+      assertRunId(runId);
+      return leases.acquire(runId, options);
     },
   };
 }

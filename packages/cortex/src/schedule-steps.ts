@@ -70,6 +70,11 @@ export interface ScheduleStepsOptions {
   replanWindowMs?: number;
   /** Failed steps to replan first (e.g. found `failed` in a resumed journal). */
   initialFailed?: readonly StepId[];
+  /**
+   * Steps still `in_progress` from an interrupted session that the runner continues (resume):
+   * started first, without a new status transition.
+   */
+  resume?: readonly StepId[];
   onStepStarted?: (stepId: StepId) => void;
   /**
    * A step ended. `interrupted`: the run aborted while it ran; it stays `in_progress` in the plan
@@ -120,6 +125,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
   const inFlight = new Map<StepId, AbortController | undefined>();
   const runSignal = signal ?? new AbortController().signal;
   const pendingFailed: StepId[] = [...(options.initialFailed ?? [])];
+  const continuing = (options.resume ?? []).filter((id) => plan.has(id) && plan.status(id) === 'in_progress');
   let replanning = false;
   /** Steps the open batch waits for (running when it opened); `undefined`: no batch is open. */
   let waitingFor: Set<StepId> | undefined;
@@ -249,8 +255,8 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
       pump();
     };
 
-    const start = (stepId: StepId): void => {
-      plan.markStep(stepId, { status: 'in_progress' });
+    const start = (stepId: StepId, continued = false): void => {
+      if (!continued) plan.markStep(stepId, { status: 'in_progress' });
       // A step's own controller is only needed for its deadline; otherwise the run's signal is its signal.
       const controller = stepTimeoutMs === undefined ? undefined : new AbortController();
       inFlight.set(stepId, controller);
@@ -299,9 +305,10 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
         return;
       }
       while (inFlight.size < concurrency) {
-        const stepId = ready.shift();
+        const resumed = continuing.shift();
+        const stepId = resumed ?? ready.shift();
         if (stepId === undefined) break;
-        start(stepId);
+        start(stepId, resumed !== undefined);
         if (finished) return;
       }
       checkBatch();

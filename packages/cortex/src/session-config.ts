@@ -4,6 +4,7 @@ import type { CommandRunner, ToolRegistry } from '@closedloop/tools';
 import type { Protocol, SuccessCriterionInput, VerificationMode } from '@closedloop/verifier';
 import type { ApprovalHandler } from './approvals';
 import type { RunBudget } from './meter-model';
+import type { UncertainCallPolicy } from './reconcile-call';
 import type { RunEvent } from './run-events';
 import type { RunStore } from './run-store';
 
@@ -66,5 +67,9 @@ export interface SessionConfig {
   store: RunStore | undefined;
   onEvent?: (event: RunEvent) => void;
   onApproval?: ApprovalHandler;
+  /** What resume does with a non-idempotent call that started without a recorded result. */
+  onUncertain: UncertainCallPolicy;
+  /** Lease options for `run` and `resume` (tests shorten the TTL). */
+  lease: { ttlMs?: number; renewEveryMs?: number | false };
   clock: () => number;
 }

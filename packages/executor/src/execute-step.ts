@@ -48,6 +48,7 @@ import {
   resolveOptionalMs,
   resolvePositiveInteger,
 } from './resolve-execute-options';
+import { type StepJournal, StepReplayer } from './step-journal';
 import type { AskHumanRequest, GuardDecision, ToolCallGuard } from './tool-call-guard';
 
 /** Why a step's loop ended. */
@@ -115,6 +116,12 @@ export interface ExecuteStepOptions {
   retry?: GenerateOptions['retry'];
   /** Extra request settings for every model call. */
   callSettings?: Pick<GenerateRequest, 'temperature' | 'maxOutputTokens' | 'providerOptions'>;
+  /**
+   * Durable execution (cortex sets it for journaled runs): commit points before tools run and
+   * before the model's answer to a non-idempotent tool's result is used, dispatch snapshots, and
+   * the replay of an interrupted attempt on resume. See {@link StepJournal}.
+   */
+  journal?: StepJournal;
 }
 
 /** What {@link executeStep} returns. It never sets the step `completed` or `failed`. */
@@ -152,6 +159,10 @@ interface CallOutcome {
   ok: boolean;
   /** Full text: recorded in the ledger; the model gets it truncated. */
   text: string;
+  /** The call never finished because the step was aborted (left `pending` when journaled). */
+  aborted?: boolean;
+  /** Already in the ledger (a replayed result): not recorded again. */
+  recorded?: boolean;
 }
 
 interface PendingCall {
@@ -273,6 +284,10 @@ class StepRun {
   private marked: { status: 'success' | 'fail'; notes: string; message: string } | undefined;
   private confidence: number | undefined;
   private lowestConfidence: number | undefined;
+  private readonly journal: StepJournal | undefined;
+  private readonly replayer: StepReplayer | undefined;
+  /** A non-idempotent tool's result was recorded since the last commit: commit it with the next model call. */
+  private uncommittedResults = false;
 
   constructor(plan: Plan, stepId: StepId, options: ExecuteStepOptions) {
     if (options === null || typeof options !== 'object' || options.model === undefined) {
@@ -318,6 +333,10 @@ class StepRun {
     this.signal = options.signal ?? neverAborted;
     this.streaming = options.stream === true && options.model.capabilities.streaming;
     this.usedCallIds = new Set(step.ledger.map((record) => record.callId));
+    this.journal = options.journal;
+    this.replayer = options.journal?.replay
+      ? new StepReplayer(options.journal.replay, step.ledger)
+      : undefined;
 
     const goal = options.context?.goal ?? plan.goal;
     this.request = `${goal.trim() === '' ? '' : `Goal: ${goal.trim()}\n`}Step ${step.id}: ${step.description}`;
@@ -445,6 +464,19 @@ class StepRun {
     { kind: 'ok'; result: GenerateResult } | { kind: 'aborted' } | { kind: 'error'; error: ModelError }
   > {
     if (this.signal.aborted) return { kind: 'aborted' };
+    const recorded = this.replayer?.nextResponse(purpose);
+    if (recorded !== undefined) {
+      this.usage = addUsage(this.usage, recorded.usage);
+      return { kind: 'ok', result: recorded };
+    }
+    // New results of non-idempotent tools are committed while the model works on them; its
+    // answer is used only once they are durable. (Every result is durable before anything acts
+    // on it anyway: the next tool runs only after a commit, and commits keep the event order.)
+    let resultsDurable: Promise<void> | undefined;
+    if (this.journal !== undefined && this.uncommittedResults) {
+      this.uncommittedResults = false;
+      resultsDurable = this.journal.commit();
+    }
     const request: GenerateRequest = {
       ...this.options.callSettings,
       // A copy per turn: a model (or a recorder) may keep the request; the loop keeps appending.
@@ -480,6 +512,10 @@ class StepRun {
       };
     }
     if (result === aborted) return { kind: 'aborted' };
+    if (resultsDurable !== undefined) {
+      await resultsDurable;
+      if (this.signal.aborted) return { kind: 'aborted' };
+    }
     this.usage = addUsage(this.usage, result.usage);
     this.emit({
       type: 'model-call-finished',
@@ -490,6 +526,8 @@ class StepRun {
       finishReason: result.finishReason,
       toolCalls: result.toolCalls.length,
       durationMs: performance.now() - startedAt,
+      // Journaled before anything acts on it: a resume feeds it back instead of asking again.
+      ...(this.journal !== undefined ? { response: result } : {}),
     });
     return { kind: 'ok', result };
   }
@@ -532,6 +570,13 @@ class StepRun {
 
   private record(pending: PendingCall, outcome: CallOutcome): void {
     pending.outcome = outcome;
+    if (outcome.recorded) return;
+    // Journaled: an aborted call stays pending, so a resume can still run or reconcile it.
+    if (outcome.aborted && this.journal !== undefined) return;
+    // A result a resume could not get back (a command's output) is committed before the model's
+    // answer to it is used; an idempotent tool is simply run again if its result is lost.
+    const tool = this.registry.get(pending.call.name);
+    if (tool !== undefined && !tool.idempotent) this.uncommittedResults = true;
     this.plan.recordToolResult(
       this.stepId,
       outcome.ok
@@ -543,6 +588,15 @@ class StepRun {
   private async runToolCalls(calls: ToolCall[]): Promise<'done' | 'repeated-call'> {
     // 1. The ledger first: every call of the response is `pending` before anything runs.
     const pending: PendingCall[] = calls.map((call) => {
+      const replayed = this.replayer?.claim(call);
+      if (replayed !== undefined) {
+        const recorded = StepReplayer.outcomeOf(replayed);
+        return {
+          call,
+          ledgerId: replayed.callId,
+          ...(recorded ? { outcome: { ...recorded, recorded: true } } : {}),
+        };
+      }
       const ledgerId = this.ledgerIdFor(call);
       this.plan.recordToolCall(this.stepId, { callId: ledgerId, tool: call.name, args: call.arguments });
       return { call, ledgerId };
@@ -561,6 +615,7 @@ class StepRun {
     for (const [key, count] of keys) this.repeats.set(key, count);
     if (repeated !== undefined) {
       for (const item of pending) {
+        if (item.outcome?.recorded) continue;
         this.record(item, {
           ok: false,
           text: errorText(
@@ -622,6 +677,8 @@ class StepRun {
   }
 
   private async runOne(item: PendingCall): Promise<void> {
+    // A replayed call with a recorded result is fed back, never run again.
+    if (item.outcome?.recorded) return;
     let outcome: CallOutcome;
     try {
       outcome = await this.execute(item);
@@ -640,6 +697,7 @@ class StepRun {
     if (this.signal.aborted) {
       return {
         ok: false,
+        aborted: true,
         text: errorText('aborted', `Not run: the step was aborted before "${call.name}" started.`),
       };
     }
@@ -686,6 +744,7 @@ class StepRun {
     if (decision === aborted) {
       return {
         ok: false,
+        aborted: true,
         text: errorText('aborted', `Not run: the step was aborted while "${call.name}" was being checked.`),
       };
     }
@@ -726,6 +785,7 @@ class StepRun {
         if (answer === aborted) {
           return {
             ok: false,
+            aborted: true,
             text: errorText(
               'aborted',
               `Not run: the step was aborted while waiting for approval of "${call.name}".`,
@@ -772,6 +832,11 @@ class StepRun {
     };
     // The registry applies it to tools without their own timeout and answers `timeout`.
     if (this.toolTimeoutMs !== undefined) context.timeoutMs = this.toolTimeoutMs;
+    if (this.journal !== undefined) context.onProcess = ({ pid }) => this.processStarted(item, pid);
+    if (this.journal !== undefined) {
+      const dispatched = await this.dispatch(item, checked);
+      if (dispatched !== undefined) return dispatched;
+    }
     // The registry answers an abort at once; the race also covers a registry that would not.
     const outcome: ToolOutcome | typeof aborted = await raceAbort(
       this.registry.executeValidated(checked, context),
@@ -780,13 +845,81 @@ class StepRun {
     if (this.signal.aborted || outcome === aborted) {
       return {
         ok: false,
+        aborted: true,
         text: errorText('aborted', `The call to "${call.name}" was aborted while it ran.`),
       };
     }
     return { ok: outcome.status === 'success', text: outcome.text };
   }
 
+  /**
+   * Journals that the call is about to run (with the snapshot of what it will change) and waits
+   * until that, the model's response and the ledger entry are durable. Returns an outcome only
+   * when the step was aborted meanwhile (the call did not start).
+   */
+  private async dispatch(item: PendingCall, checked: ValidToolCall): Promise<CallOutcome | undefined> {
+    const journal = this.journal!;
+    let before: unknown;
+    try {
+      before = await journal.snapshot?.({
+        stepId: this.stepId,
+        callId: item.ledgerId,
+        tool: checked.tool,
+        input: checked.input,
+      });
+    } catch {
+      before = undefined;
+    }
+    this.emit({
+      type: 'tool-call-dispatched',
+      stepId: this.stepId,
+      callId: item.ledgerId,
+      tool: item.call.name,
+      ...(before !== undefined ? { before } : {}),
+    });
+    await journal.commit();
+    if (!this.signal.aborted) return undefined;
+    return {
+      ok: false,
+      aborted: true,
+      text: errorText('aborted', `Not run: the step was aborted before "${item.call.name}" started.`),
+    };
+  }
+
+  /** Journals a process the call started, at once: it may outlive this process if it is killed. */
+  private processStarted(item: PendingCall, pid: number): void {
+    const journal = this.journal!;
+    let identity: unknown;
+    try {
+      identity = journal.identifyProcess?.(pid);
+    } catch {
+      identity = undefined;
+    }
+    this.emit({
+      type: 'tool-call-process-started',
+      stepId: this.stepId,
+      callId: item.ledgerId,
+      tool: item.call.name,
+      pid,
+      ...(identity !== undefined ? { identity } : {}),
+    });
+    void journal.commit().catch(() => undefined);
+  }
+
   private applyMarkStep(item: PendingCall, siblingFailed: boolean): void {
+    if (item.outcome?.recorded) {
+      // Replayed: the plan already holds the notes this call wrote.
+      if (item.outcome.ok && this.marked === undefined) {
+        const notes = this.plan.readStep(this.stepId).notes;
+        const tagged = parseStepNotes(notes);
+        this.marked = {
+          status: tagged.status === 'fail' ? 'fail' : 'success',
+          notes,
+          message: tagged.message,
+        };
+      }
+      return;
+    }
     this.record(item, this.markStep(item.call, siblingFailed));
   }
 
@@ -795,7 +928,7 @@ class StepRun {
       ok: false,
       text: errorText(code, message),
     });
-    if (this.signal.aborted) return fail('aborted', 'Not run: the step was aborted.');
+    if (this.signal.aborted) return { ...fail('aborted', 'Not run: the step was aborted.'), aborted: true };
     if (this.marked !== undefined) {
       return fail('already-marked', 'mark_step was already called in this response; only the first counts.');
     }

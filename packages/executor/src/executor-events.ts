@@ -1,4 +1,4 @@
-import type { FinishReason, Usage } from '@closedloop/model';
+import type { FinishReason, GenerateResult, Usage } from '@closedloop/model';
 import type { StepId } from '@closedloop/plan';
 import type { ToolProgress } from '@closedloop/tools';
 import type { GuardDecision } from './tool-call-guard';
@@ -28,6 +28,11 @@ export type ExecutorEvent =
       /** Number of tool calls in the response. */
       toolCalls: number;
       durationMs: number;
+      /**
+       * The whole response, when the step runs with a journal (`journal` option): a resume feeds
+       * it back instead of asking the model again.
+       */
+      response?: GenerateResult;
     }
   | { type: 'text-delta'; stepId: StepId; iteration: number; delta: string }
   | {
@@ -46,6 +51,31 @@ export type ExecutorEvent =
       callId: string;
       tool: string;
       progress: ToolProgress;
+    }
+  | {
+      /**
+       * A tool call is about to run (only with a journal): from here its effect may have happened.
+       * A resume that finds this event but no result for the call reconciles it.
+       */
+      type: 'tool-call-dispatched';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      /** The journal's snapshot of what the call will change (e.g. a file's hash before a write). */
+      before?: unknown;
+    }
+  | {
+      /**
+       * A running tool call started a process (only with a journal). A process can outlive its
+       * killed parent: a resume finds it by `pid` (and `identity`) before judging the call.
+       */
+      type: 'tool-call-process-started';
+      stepId: StepId;
+      callId: string;
+      tool: string;
+      pid: number;
+      /** The journal's evidence that tells this process from a later one with the same pid. */
+      identity?: unknown;
     }
   | {
       type: 'guard-decided';

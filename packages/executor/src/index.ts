@@ -22,4 +22,11 @@ export {
   markStepToolSpec,
 } from './mark-step-tool';
 export type { ExecutionLimits, ExecutionMode } from './resolve-execute-options';
+export type {
+  DispatchedCall,
+  RecordedOutcome,
+  RecordedTurn,
+  StepJournal,
+  StepReplay,
+} from './step-journal';
 export type { AskHumanRequest, GuardCheckInput, GuardDecision, ToolCallGuard } from './tool-call-guard';

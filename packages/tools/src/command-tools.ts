@@ -98,11 +98,12 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     }),
     destructive: true,
     toText: formatCommandResult,
-    async execute(input, { signal }): Promise<CommandResult> {
+    async execute(input, { signal, onProcess }): Promise<CommandResult> {
       const result = await runner.run(input.argv, {
         cwd: input.cwd ?? '.',
         timeoutMs: input.timeout_ms ?? defaultTimeoutMs,
         signal,
+        ...(onProcess ? { onSpawn: (pid: number) => onProcess({ pid }) } : {}),
       });
       const { output: _interleaved, ...rest } = result;
       return rest;

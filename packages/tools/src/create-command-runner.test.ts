@@ -1,4 +1,4 @@
-import { copyFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, stat, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -160,6 +160,30 @@ console.log(JSON.stringify({
     expect(outcome.etc).not.toBe('wrote');
     expect(await outside.read('canary.txt')).toBe('OUTSIDE\n');
     expect(await outside.exists('pwned.txt')).toBe(false);
+  });
+
+  it('sees packages the workspace links to under /tmp (read-only), and nothing else there', async () => {
+    await outside.write('node_modules/greet/index.js', "module.exports = 'hi from a linked store';\n");
+    await mkdir(path.join(ws.root, 'node_modules'), { recursive: true });
+    await symlink(
+      path.join(outside.root, 'node_modules', 'greet'),
+      path.join(ws.root, 'node_modules', 'greet'),
+    );
+    await ws.write(
+      'linked.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (e) { return e.code; } };
+console.log(JSON.stringify({
+  greet: require('greet'),
+  writeStore: attempt(() => fs.writeFileSync(${JSON.stringify(path.join(outside.root, 'node_modules', 'pwned.txt'))}, 'x')),
+  readCanary: attempt(() => fs.readFileSync(${JSON.stringify(path.join(outside.root, 'canary.txt'))})),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const outcome = JSON.parse((await runner.run(['node', 'linked.cjs'])).stdout) as Record<string, string>;
+    expect(outcome.greet).toBe('hi from a linked store');
+    expect(outcome.writeStore).not.toBe('ok');
+    expect(outcome.readCanary).not.toBe('ok');
   });
 
   it("hides the agent's own environment: no /proc/<pid>/environ of the parent", async () => {

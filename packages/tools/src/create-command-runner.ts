@@ -57,6 +57,8 @@ export interface CommandRunOptions {
   maxOutputBytes?: number;
   /** Also collect stdout and stderr interleaved (`output`). */
   interleaved?: boolean;
+  /** Called with the pid of the process started (the sandbox's, when sandboxed). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** What one command did. A non-zero exit is a result, not an error. */
@@ -255,6 +257,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       ...(runOptions.signal ? { signal: runOptions.signal } : {}),
       ...(runOptions.stdin !== undefined ? { stdin: runOptions.stdin } : {}),
       ...(runOptions.interleaved ? { interleaved: true } : {}),
+      ...(runOptions.onSpawn ? { onSpawn: runOptions.onSpawn } : {}),
     };
     let result: ProcessRunResult;
     if (status.sandboxed) {
@@ -266,6 +269,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         network: sandbox.network,
         hide: sandbox.hide,
         writable: sandbox.writable,
+        executable,
       });
       result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
         ...processOptions,

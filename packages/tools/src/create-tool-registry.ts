@@ -278,6 +278,7 @@ export function createToolRegistry(
     const onOuterAbort = () => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', onOuterAbort, { once: true });
     const toolContext: ToolContext = { signal: controller.signal, callId: context.callId };
+    if (context.onProcess !== undefined) toolContext.onProcess = context.onProcess;
     const { onProgress } = context;
     if (onProgress !== undefined) {
       // Progress messages reach events and logs: they are redacted like results.

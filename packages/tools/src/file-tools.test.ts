@@ -107,6 +107,9 @@ describe('write_file', () => {
     expect(registry.get('write_file')?.destructive).toBe(false);
     expect(registry.get('delete_file')?.destructive).toBe(true);
     expect(registry.get('read_file')?.idempotent).toBe(true);
+    // An edit applied twice changes the file twice: resume must not simply re-run it.
+    expect(registry.get('edit_file')).toMatchObject({ destructive: false, idempotent: false });
+    expect(registry.get('write_file')?.idempotent).toBe(true);
   });
 });
 

@@ -195,6 +195,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       old_string: z.string().min(1).describe('Exact text to replace; must occur exactly once'),
       new_string: z.string().describe('Replacement text'),
     }),
+    // Applying an edit twice changes the file again (an insertion is inserted twice).
+    idempotent: false,
     async execute(input) {
       const absolute = await resolveInWorkspace(root, input.path);
       const realRoot = await realRootOf(root);

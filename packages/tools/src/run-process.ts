@@ -44,6 +44,8 @@ export interface RunProcessOptions {
    * tree is still running when the result is returned.
    */
   infoFd?: boolean;
+  /** Called with the process id once the process started (it leads its own process group). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** A {@link ProcessResult} with the interleaved output when it was asked for. */
@@ -220,6 +222,13 @@ export function runProcess(
       windowsHide: true,
       shell: false,
     });
+    if (child.pid !== undefined) {
+      try {
+        options.onSpawn?.(child.pid);
+      } catch {
+        // An observer's failure must not stop the process.
+      }
+    }
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
     const output = options.interleaved ? new CappedOutput(options.maxOutputBytes * 2) : undefined;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from './run-process';
@@ -220,6 +220,55 @@ export interface BubblewrapLayout {
   network: boolean;
   hide: readonly string[];
   writable: readonly string[];
+  /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
+  executable?: string;
+}
+
+const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
+
+/**
+ * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
+ * workspace's `node_modules` entries (and `.bin` links) and the program itself resolve into: the
+ * outermost `node_modules` on each real path, so a package's own dependencies resolve too (a
+ * program outside any `node_modules`: its folder).
+ */
+async function linkedTempPackages(root: string, executable: string | undefined): Promise<string[]> {
+  const modules = path.join(root, 'node_modules');
+  const found = new Set<string>();
+  const consider = async (entry: string, program = false) => {
+    let real: string;
+    try {
+      real = await realpath(entry);
+    } catch {
+      return;
+    }
+    if (isInside(root, real) || !TEMP_FOLDERS.some((folder) => isInside(folder, real))) return;
+    const parts = real.split(path.sep);
+    const index = parts.indexOf('node_modules');
+    if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
+    else if (program) found.add(path.dirname(real));
+  };
+  if (executable !== undefined) await consider(executable, true);
+  const list = async (folder: string): Promise<string[]> => {
+    try {
+      return await readdir(folder);
+    } catch {
+      return [];
+    }
+  };
+  const names = await list(modules);
+  if (names.length > 2000) return [];
+  for (const name of names) {
+    if (name.startsWith('@')) {
+      for (const scoped of (await list(path.join(modules, name))).slice(0, 500))
+        await consider(path.join(modules, name, scoped));
+    } else await consider(path.join(modules, name));
+  }
+  for (const bin of (await list(path.join(modules, '.bin'))).slice(0, 2000))
+    await consider(path.join(modules, '.bin', bin));
+  return [...found].filter(
+    (folder) => ![...found].some((other) => other !== folder && isInside(other, folder)),
+  );
 }
 
 /**
@@ -252,6 +301,10 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // The workspace is part of a larger repository: git must see its work tree (read-only).
     args.push('--ro-bind', repository.top, repository.top);
   }
+  // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
+  // checked out under /tmp) stay visible, read-only, under the private /tmp.
+  for (const folder of await linkedTempPackages(layout.root, layout.executable))
+    args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);

@@ -14,6 +14,11 @@ export interface ToolContext {
   /** Provider call id of this invocation. */
   callId: string;
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * Called with each process the tool starts (`run_command`). A process can outlive a parent
+   * that is killed, so a caller that journals calls records it to find it again after a crash.
+   */
+  onProcess?: (process: { pid: number }) => void;
 }
 
 /**

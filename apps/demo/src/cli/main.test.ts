@@ -71,7 +71,7 @@ describe('closedloop demo (offline scripted scenario)', () => {
     const base = tempDir();
     const first = capture({ cwd: base });
     expect(await main(['demo', '--workspace', 'ws'], first.io)).toBe(0);
-    expect(first.out()).toContain('↺ Replanned: Write isPrime, Run the tests →');
+    expect(first.out()).toContain('↺ Replanned: Write isPrime, Run the tests, Release 1.0.1 →');
     expect(first.out()).toMatch(/model: scripted\/scripted-is-prime/);
     expect(first.out()).toContain('stop reason: completed');
     // The default journal is relative to the working directory, and the printed command says so.
@@ -82,7 +82,7 @@ describe('closedloop demo (offline scripted scenario)', () => {
     const again = capture({ cwd: base });
     expect(await main(['report', printed![2]!, '--journal', printed![3]!], again.io)).toBe(0);
     expect(again.out()).toContain('■ Run finished: completed');
-    expect(again.out()).toContain('↺ Replanned: Write isPrime, Run the tests →');
+    expect(again.out()).toContain('↺ Replanned: Write isPrime, Run the tests, Release 1.0.1 →');
   }, 60_000);
 });
 

@@ -23,6 +23,14 @@ const usageCodes = new Set([
   'unknown-run',
   'run-exists',
   'run-active',
+  // Another process owns the run: "run X is being resumed by pid N on host H".
+  'run-leased',
+  // A damaged journal refuses resume (never a silent restart).
+  'journal-missing',
+  'journal-empty',
+  'journal-truncated',
+  'journal-corrupt',
+  'journal-version',
 ]);
 
 /** The one line a typed error deserves, and its exit code; `undefined` for anything unexpected. */

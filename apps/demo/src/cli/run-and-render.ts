@@ -58,6 +58,7 @@ export async function runAndRender(
     const started = await options.start({
       signal: controller.signal,
       onEvent: (event) => view?.onEvent(event),
+      ...(options.onApproval ? { onApproval: options.onApproval } : {}),
     });
     view?.note(`model: ${started.model.provider}/${started.model.modelId}`);
     view?.note(`workspace: ${started.workspace}`);

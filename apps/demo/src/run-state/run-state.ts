@@ -696,6 +696,36 @@ export function applyRunEvent(state: RunState, event: RunEvent): RunState {
       );
       break;
     }
+    case 'tool-call-reconciled': {
+      // Resume settled a call that was in flight when the run stopped.
+      const settled: Record<RunEventOf<'tool-call-reconciled'>['outcome'], string> = {
+        applied: 'it had already taken effect, not run again',
+        'not-applied': 'it had not taken effect, runs again',
+        conflicting: 'its target changed another way, not run again',
+        're-run': 'runs again',
+        accepted: 'accepted as done, not run again',
+        declined: 'not approved, the step needs review',
+        failed: 'the step fails (onUncertain: fail)',
+      };
+      const tone: Tone =
+        event.outcome === 'conflicting' || event.outcome === 'declined' || event.outcome === 'failed'
+          ? 'warn'
+          : 'info';
+      const text = `Resumed ${event.tool} in “${stepTitle(state, event.stepId)}”: ${settled[event.outcome]} (${event.detail})`;
+      log(state, { kind: 'note', tone, stepId: event.stepId, text }, at);
+      break;
+    }
+    case 'journal-repaired':
+      log(
+        state,
+        {
+          kind: 'note',
+          tone: 'warn',
+          text: `Dropped a torn last journal record (${event.droppedBytes} bytes): pid ${event.holder.pid} on ${event.holder.host} died in the middle of writing it`,
+        },
+        at,
+      );
+      break;
     case 'usage-recorded':
       // One per model call of any purpose (planner, step, replanner, verifier, aggregate).
       state.usage.modelCalls += 1;

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   type ApprovalHandler,
+  CortexError,
   createCortex,
   createJsonlRunStore,
+  createRunId,
   isResumableStop,
   type RunEvent,
   type RunResult,
+  type UncertainCallPolicy,
 } from '@closedloop/cortex';
 import type { ToolCallGuard } from '@closedloop/executor';
 import type { ChatModel } from '@closedloop/model';
@@ -48,6 +51,8 @@ export interface DemoRunnerOptions {
   chatModel?: ChatModel;
   /** Test seam: a tool-call guard for every step (e.g. one that asks a human). */
   guard?: ToolCallGuard;
+  /** What resume does with a command interrupted without a recorded result. Default `ask`. */
+  onUncertain?: UncertainCallPolicy;
 }
 
 /** Input of {@link DemoRunner.startRun}. */
@@ -68,6 +73,18 @@ export interface ResumeRunInput {
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
   onApproval?: ApprovalHandler | undefined;
+  /** Drop a torn last journal line first (`--repair`). */
+  repair?: boolean | undefined;
+}
+
+/** What a journal holds, and what is wrong with it when it is damaged. */
+export interface RunInspection {
+  /** Whether a journal file exists for the run. */
+  exists: boolean;
+  /** The intact events (all of them when nothing is wrong). */
+  events: RunEvent[];
+  /** The typed error a resume would hit (`journal-empty`, `journal-truncated`, …). */
+  problem?: CortexError;
 }
 
 /** A started run: its id at once, its result when it stops. */
@@ -98,6 +115,8 @@ export interface DemoRunner {
   resumeRun(input: ResumeRunInput): Promise<StartedRun>;
   /** Every journaled event of a run, or `undefined` when the journal has no such run. */
   readRun(runId: string): Promise<RunEvent[] | undefined>;
+  /** The journal's intact events and its damage, for `report`. */
+  inspectRun(runId: string): Promise<RunInspection>;
   describeRun(runId: string): Promise<RunInfo | undefined>;
   /** The recorded workspace changes of a step, one entry per run of the step. */
   readStepChanges(runId: string, stepId: string): Promise<StepChanges[]>;
@@ -167,6 +186,7 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
       maxIterations: settings.maxIterations,
       ...(settings.budgetTokens === undefined ? {} : { budget: { maxTokens: settings.budgetTokens } }),
       store,
+      onUncertain: options.onUncertain ?? 'ask',
       onEvent: (event) => {
         recorder ??= createStepChangeRecorder({ workspace, dir: changesDir(event.runId) });
         recorder.observe(event);
@@ -208,8 +228,11 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
         },
       };
       const cortex = cortexFor({ model, meta, onEvent: input.onEvent, onApproval: input.onApproval });
-      const stream = cortex.events(input.task ?? isPrimeTask, { signal: input.signal });
-      writeFileSync(metaPath(stream.runId), `${JSON.stringify(meta, null, 2)}\n`);
+      // What resume needs is on disk before the run journals anything: a crash at any moment
+      // leaves a run that `resume` can find.
+      const runId = createRunId();
+      writeFileSync(metaPath(runId), `${JSON.stringify(meta, null, 2)}\n`);
+      const stream = cortex.events(input.task ?? isPrimeTask, { signal: input.signal, runId });
       // Drain the stream so events flow; `onEvent` already receives them.
       void (async () => {
         for await (const _ of stream);
@@ -226,7 +249,10 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
           `No run "${input.runId}" in ${journal}. Runs there: ${runs.join(', ') || 'none'}.`,
         );
       }
-      const events = await store.read(input.runId);
+      if (input.repair) await store.repair(input.runId);
+      // Leniently: a damaged journal is for cortex.resume to judge (it may repair a torn tail
+      // left by a crashed owner, or refuse with a typed error).
+      const { events } = await store.inspect(input.runId);
       const finished = events.findLast((event) => event.type === 'run-finished');
       if (finished && !isResumableStop(finished.stopReason)) {
         throw new DemoError(
@@ -247,6 +273,19 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
     async readRun(runId) {
       const events = await store.read(runId).catch(() => []);
       return events.length > 0 ? events : undefined;
+    },
+
+    async inspectRun(runId) {
+      const { exists, events, problem } = await store.inspect(runId);
+      if (!exists && readMeta(runId) !== undefined) {
+        const missing = new CortexError({
+          code: 'journal-missing',
+          message: `Run "${runId}" has metadata but its journal ${store.pathOf(runId)} is missing: its events are gone.`,
+          details: { runId },
+        });
+        return { exists, events, problem: missing };
+      }
+      return { exists, events, ...(problem ? { problem } : {}) };
     },
 
     async describeRun(runId) {

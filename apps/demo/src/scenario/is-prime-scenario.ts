@@ -1,16 +1,33 @@
 import type { ChatModel, GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse, textTurn, toolCallTurn } from '@closedloop/model/testing';
 
-/** The task the offline demo runs (seed 003's isPrime example). */
+/** The task the offline demo runs: an isPrime module with tests, released as 1.0.1. */
 export const isPrimeTask =
   'Build a small JavaScript module src/is-prime.js exporting isPrime(n), with node:test tests: ' +
-  '2 → true, 4 → false, 17 → true, 1 → false.';
+  '2 → true, 4 → false, 17 → true, 1 → false. When the tests pass, release it as version 1.0.1.';
 
 const packageJson = `${JSON.stringify(
-  { name: 'is-prime', version: '1.0.0', type: 'module', scripts: { test: 'node --test' } },
+  {
+    name: 'is-prime',
+    version: '1.0.0',
+    type: 'module',
+    scripts: { test: 'node --test', release: 'node scripts/bump-version.mjs' },
+  },
   null,
   2,
 )}\n`;
+
+/** The project's release script: bumps the patch version (run twice, it bumps twice). */
+const bumpVersion = `import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const [major, minor, patch] = pkg.version.split('.').map(Number);
+pkg.version = \`\${major}.\${minor}.\${patch + 1}\`;
+// Written whole or not at all.
+writeFileSync('package.json.tmp', \`\${JSON.stringify(pkg, null, 2)}\\n\`);
+renameSync('package.json.tmp', 'package.json');
+console.log(\`v\${pkg.version}\`);
+`;
 
 /** The redesigned implementation still has a bug: 1 is reported prime. The tests catch it. */
 const buggyIsPrime = `/** True when n is a prime number. */
@@ -40,7 +57,8 @@ const plannerAnswer = {
     {
       id: 'scaffold',
       title: 'Create package.json',
-      description: 'Create package.json for an ES module package whose test script is "node --test".',
+      description:
+        'Create package.json for an ES module package whose test script is "node --test", and its release script scripts/bump-version.mjs.',
       requiredTools: ['write_file'],
     },
     {
@@ -63,8 +81,19 @@ const plannerAnswer = {
       description: 'Run the test suite with node --test and report the result.',
       dependsOn: ['implement', 'write-tests'],
     },
+    releaseStep(['run-tests']),
   ],
 };
+
+/** The last step of every plan: bump the version once the tests pass (run twice, it would be 1.0.2). */
+function releaseStep(dependsOn?: string[]) {
+  return {
+    ...(dependsOn ? { id: 'release', dependsOn } : {}),
+    title: 'Release 1.0.1',
+    description: "Bump the package version from 1.0.0 to 1.0.1 with the project's release script.",
+    requiredTools: ['run_command'],
+  };
+}
 
 /** The notes of each scripted mark_step turn, for the summary turn (tools off) of `single` mode. */
 const markedNotes = new Map<ScriptedResponse, string>();
@@ -80,10 +109,19 @@ const markStep = (status: 'success' | 'fail', notes: string, claims: Record<stri
  */
 const stepScripts: Record<string, ScriptedResponse[]> = {
   'Create package.json': [
-    toolCallTurn('write_file', { path: 'package.json', content: packageJson }),
-    markStep('success', 'Created package.json with "type": "module" and a node --test script.', {
-      filesWritten: ['package.json'],
-    }),
+    {
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'package.json', content: packageJson } },
+        { name: 'write_file', arguments: { path: 'scripts/bump-version.mjs', content: bumpVersion } },
+      ],
+    },
+    markStep(
+      'success',
+      'Created package.json with "type": "module", a node --test script and a release script.',
+      {
+        filesWritten: ['package.json', 'scripts/bump-version.mjs'],
+      },
+    ),
   ],
   // The hallucination: claims a file it never wrote (no write_file call).
   'Write isPrime': [
@@ -126,6 +164,10 @@ const stepScripts: Record<string, ScriptedResponse[]> = {
       commandsPassed: [{ argv: ['node', '--test'] }],
     }),
   ],
+  'Release 1.0.1': [
+    toolCallTurn('run_command', { argv: ['node', 'scripts/bump-version.mjs'] }),
+    markStep('success', 'Bumped the version to 1.0.1 in package.json.', { filesWritten: ['package.json'] }),
+  ],
 };
 
 function text(request: GenerateRequest, index: number): string {
@@ -165,8 +207,9 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
             title: 'Run the tests',
             description: 'Run the test suite with node --test and report the result.',
           },
+          releaseStep(),
         ],
-        dependencies: { '0': ['scaffold'], '1': [0, 'write-tests'] },
+        dependencies: { '0': ['scaffold'], '1': [0, 'write-tests'], '2': [1] },
       }),
     );
   }
@@ -186,8 +229,9 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
           description: 'Run node --test; it must exit 0.',
           requiredTools: ['run_command'],
         },
+        releaseStep(),
       ],
-      dependencies: { '0': [implementation, 'write-tests'], '1': [0] },
+      dependencies: { '0': [implementation, 'write-tests'], '1': [0], '2': [1] },
     }),
   );
 }
@@ -201,14 +245,18 @@ function respond(request: GenerateRequest): ScriptedResponse {
   if (system.startsWith('You are the replanner')) return respondToReplan(request);
   if (request.tools?.some((tool) => tool.name === 'mark_step')) return respondToStep(request);
   return textTurn(
-    'Built src/is-prime.js exporting isPrime(n) and test/is-prime.test.js. The verifier caught two false ' +
-      'claims (a file that was never written, tests that did not pass); both were replanned, and node --test now passes.',
+    'Built src/is-prime.js exporting isPrime(n) and test/is-prime.test.js, released as 1.0.1. The verifier ' +
+      'caught two false claims (a file that was never written, tests that did not pass); both were replanned, ' +
+      'and node --test now passes.',
   );
 }
 
 /**
  * The offline demo model: a scripted model that plays planner, executor, replanner and
- * aggregator for {@link isPrimeTask}, including two false claims the verifier must catch.
+ * aggregator for {@link isPrimeTask}, including two false claims the verifier must catch. Its
+ * effects show in the workspace if one is ever repeated: the fix is an `edit_file` insertion
+ * (applied twice, the guard line appears twice) and the release is its bump-version script (run
+ * twice, the version is 1.0.2) — the crash trials rely on that.
  */
 export function createIsPrimeScenarioModel(options: { latencyMs?: number } = {}): ChatModel {
   const latencyMs = options.latencyMs ?? 250;

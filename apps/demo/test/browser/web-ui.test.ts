@@ -99,14 +99,15 @@ describe('closedloop web UI: the offline demo run', () => {
       );
       const messages = await page.textContent('#messages');
       expect(messages).toContain('“Write isPrime” failed verification');
-      expect(messages).toContain('Replanned: Write isPrime, Run the tests →');
+      expect(messages).toContain('Replanned: Write isPrime, Run the tests, Release 1.0.1 →');
 
       await waitForIdle(page);
       expect(await page.textContent('.msg--answer .stop')).toBe('completed');
       expect(await page.isEnabled('#task')).toBe(true);
       expect(await page.isDisabled('#cancel')).toBe(true);
-      // Every live step ended completed; the three replaced steps stay drawn, laid out by dagre
-      // without overlapping.
+      // Every live step ended completed; the five replaced steps (implement, run-tests, the first
+      // redesign's run-tests, and the release step each redesign replaced) stay drawn, laid out by
+      // dagre without overlapping.
       const nodes = await page.$$eval('.node', (elements) =>
         elements.map((element) => {
           const box = element.getBoundingClientRect();
@@ -119,7 +120,7 @@ describe('closedloop web UI: the offline demo run', () => {
           };
         }),
       );
-      expect(nodes.filter((node) => node.status === 'replaced')).toHaveLength(3);
+      expect(nodes.filter((node) => node.status === 'replaced')).toHaveLength(5);
       expect(
         nodes.filter((node) => node.status !== 'replaced').every((node) => node.status === 'completed'),
       ).toBe(true);
@@ -288,7 +289,7 @@ describe('closedloop web UI: the offline demo run', () => {
       await waitForIdle(page);
       expect(await page.textContent('.msg--answer .stop')).toBe('completed');
       const planned = (await page.locator('#messages li').allTextContents()).filter((text) =>
-        text.includes('Planned 4 steps'),
+        text.includes('Planned 5 steps'),
       );
       expect(planned).toHaveLength(1);
       const journal = (await paced.runner.readRun(runId)) ?? [];

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DemoError } from '../../demo-error';
+import { renderJournalProblem } from '../../journal-problem';
 import { createDemoRunner } from '../../runner/demo-runner';
 import { createTerminalView } from '../../view/terminal-view';
 import type { CliContext } from '../cli-context';
@@ -21,8 +22,18 @@ export function registerReportCommand(program: Command, context: CliContext): vo
   action(command, context, async (runId: string, flags: { journal: string; json: boolean }) => {
     const { io } = context;
     const journal = resolve(io.cwd, flags.journal);
-    const events = await createDemoRunner({ journal, env: io.env }).readRun(runId);
-    if (!events) throw new DemoError('unknown-run', `No journal for run "${runId}" in ${journal}.`);
+    const { exists, events, problem } = await createDemoRunner({ journal, env: io.env }).inspectRun(runId);
+    if (!exists && !problem)
+      throw new DemoError('unknown-run', `No journal for run "${runId}" in ${journal}.`);
+    if (problem) {
+      // What is intact, then exactly what is wrong (and what to do).
+      const view = createTerminalView({ stream: io.stdout, live: false });
+      for (const event of events) view.onEvent(event);
+      view.close();
+      io.stdout.write(renderJournalProblem(runId, problem, events.length));
+      io.stderr.write(`error: ${problem.message} (CortexError ${problem.code})\n`);
+      return 1;
+    }
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
       return 0;

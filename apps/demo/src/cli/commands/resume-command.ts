@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import { action, addJournalOption, addJsonOption, usageAfterError } from '../cli-options';
 import { runAndRender } from '../run-and-render';
@@ -6,22 +7,31 @@ import { runnerFromFlags } from './runner-from-flags';
 
 /** `closedloop resume <runId>`: continues an interrupted run from its journal. */
 export function registerResumeCommand(program: Command, context: CliContext): void {
-  const command = addJsonOption(
-    addJournalOption(
-      program
-        .command('resume')
-        .description('continue an interrupted run (cancelled, deadline, budget, crash) from its journal')
-        .argument('<runId>', 'the run to continue (printed when it stopped)'),
+  const command = addApprovalOptions(
+    addJsonOption(
+      addJournalOption(
+        program
+          .command('resume')
+          .description('continue an interrupted run (cancelled, deadline, budget, crash) from its journal')
+          .argument('<runId>', 'the run to continue (printed when it stopped)'),
+      ),
+      'print the full RunResult as JSON on stdout',
     ),
-    'print the full RunResult as JSON on stdout',
+    { repair: true },
   );
   usageAfterError(command);
-  action(command, context, async (runId: string, flags: { journal: string; json: boolean }) => {
-    const runner = runnerFromFlags(context, flags)();
-    return runAndRender(context, {
-      json: flags.json,
-      journal: flags.journal,
-      start: (hooks) => runner.resumeRun({ runId, ...hooks }),
-    });
-  });
+  action(
+    command,
+    context,
+    async (runId: string, flags: { journal: string; json: boolean; repair: boolean } & ApprovalFlags) => {
+      const onApproval = approvalsFromFlags(context, flags);
+      const runner = runnerFromFlags(context, flags)();
+      return runAndRender(context, {
+        json: flags.json,
+        journal: flags.journal,
+        ...(onApproval ? { onApproval } : {}),
+        start: (hooks) => runner.resumeRun({ runId, repair: flags.repair, ...hooks }),
+      });
+    },
+  );
 }

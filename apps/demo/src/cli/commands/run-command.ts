@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DemoError } from '../../demo-error';
 import { noModelMessage, selectModel } from '../../runner/select-model';
+import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import {
   action,
@@ -15,16 +16,18 @@ import { runnerFromFlags } from './runner-from-flags';
 
 /** `closedloop run "<task>"`: a typed task on a real model; refused when no model is configured. */
 export function registerRunCommand(program: Command, context: CliContext): void {
-  const command = addRunOptions(
-    addModelOptions(
-      program
-        .command('run')
-        .description('run a task with a real model (OpenAI, Anthropic or an OpenAI-compatible server)')
-        .argument('[task...]', 'what to do, e.g. "Add an isPrime function with tests"'),
+  const command = addApprovalOptions(
+    addRunOptions(
+      addModelOptions(
+        program
+          .command('run')
+          .description('run a task with a real model (OpenAI, Anthropic or an OpenAI-compatible server)')
+          .argument('[task...]', 'what to do, e.g. "Add an isPrime function with tests"'),
+      ),
     ),
   );
   usageAfterError(command, 'To watch the offline scenario instead (no key needed): closedloop demo');
-  action(command, context, async (words: string[], flags: RunFlags & ModelFlags) => {
+  action(command, context, async (words: string[], flags: RunFlags & ModelFlags & ApprovalFlags) => {
     // Flags first (a bad --journal is reported as such), then the task, then the model.
     const runnerFor = runnerFromFlags(context, flags);
     const task = words.join(' ').trim();
@@ -40,9 +43,11 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     );
     if (!selection) throw new DemoError('no-model', noModelMessage());
     const runner = runnerFor(selection);
+    const onApproval = approvalsFromFlags(context, flags);
     return runAndRender(context, {
       json: flags.json,
       journal: flags.journal,
+      ...(onApproval ? { onApproval } : {}),
       start: (hooks) => runner.startRun({ task, mode: flags.mode, ...hooks }),
     });
   });

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { UncertainCallPolicy } from '@closedloop/cortex';
 import { createDemoRunner, type DemoRunner } from '../../runner/demo-runner';
 import { checkFolder } from '../../runner/ensure-folder';
 import type { ModelSelection } from '../../runner/select-model';
@@ -11,7 +12,7 @@ import type { RunFlags } from '../cli-options';
  */
 export function runnerFromFlags(
   context: CliContext,
-  flags: Partial<RunFlags> & Pick<RunFlags, 'journal'>,
+  flags: Partial<RunFlags> & Pick<RunFlags, 'journal'> & { onUncertain?: UncertainCallPolicy },
 ): (model?: ModelSelection) => DemoRunner {
   const { cwd, env } = context.io;
   const journal = checkFolder(resolve(cwd, flags.journal), '--journal');
@@ -24,6 +25,7 @@ export function runnerFromFlags(
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.maxIterations !== undefined ? { maxIterations: flags.maxIterations } : {}),
       budgetTokens: flags.budget,
+      ...(flags.onUncertain !== undefined ? { onUncertain: flags.onUncertain } : {}),
       env,
     });
 }

@@ -37,9 +37,10 @@ export function createFakeRunBackend(options: FakeRunBackendOptions): FakeRunBac
     if (options.failStart) throw new Error(options.failStart);
     const runId = createRunId();
     const script = scriptedRunEvents({ runId, request: task ?? 'Add an isPrime(n) function with tests.' });
+    let seq = 0;
     const emit = async (event: RunEvent) => {
       const stamped = { ...event, at: Date.now() } as RunEvent;
-      await store.append(runId, stamped);
+      await store.append(runId, [{ seq: seq++, event: stamped }]);
       onEvent(stamped);
     };
     const wait = (ms: number) =>

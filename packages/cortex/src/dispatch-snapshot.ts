@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { AnyTool } from '@closedloop/tools';
+
+/** What a path held when looked at. */
+export type FileState =
+  | { type: 'missing' }
+  | { type: 'file'; sha256: string; bytes: number }
+  | { type: 'directory' }
+  | { type: 'other' };
+
+/**
+ * What the journal records right before a tool call runs (in `tool-call-dispatched`), so a resume
+ * can tell whether a call with no recorded result took effect:
+ * - `file`: for `write_file`, `edit_file` and `delete_file`, the target's state before the call
+ *   and the state the call is to produce (`after`: its hash; for an edit also its text, up to
+ *   256 KB, so an edit cut off mid-write can be completed);
+ * - `workspace`: for other non-idempotent tools (commands), a fingerprint of the workspace's
+ *   files (path, size, modification time).
+ */
+export type DispatchSnapshot =
+  | { kind: 'file'; path: string; state: FileState; after?: { sha256: string; text?: string } }
+  | { kind: 'workspace'; fingerprint: string; files: number };
+
+/** Edits of files up to this size keep their intended text in the snapshot. */
+const maxEditTextBytes = 256 * 1024;
+
+/** The workspace tools whose effect on one file resume can check exactly. */
+export const fileEffectTools: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'delete_file']);
+
+const skippedFolders = new Set(['.git', 'node_modules', '.closedloop']);
+const maxFingerprintFiles = 20_000;
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** `path` inside `workspace` (lexically), or `undefined` when it points outside. */
+export function resolveWorkspacePath(workspace: string, path: string): string | undefined {
+  const absolute = resolve(workspace, path);
+  const inside = relative(resolve(workspace), absolute);
+  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    return undefined;
+  return absolute;
+}
+
+/** The state of a path now (symbolic links followed, as the file tools follow them inside the workspace). */
+export function fileState(absolute: string): FileState {
+  try {
+    const stats = statSync(absolute);
+    if (stats.isDirectory()) return { type: 'directory' };
+    if (!stats.isFile()) return { type: 'other' };
+    const content = readFileSync(absolute);
+    return { type: 'file', sha256: sha256(content), bytes: content.length };
+  } catch {
+    return { type: 'missing' };
+  }
+}
+
+/** The SHA-256 of a text as UTF-8 (what a file holding it hashes to). */
+export function textSha256(text: string): string {
+  return sha256(Buffer.from(text, 'utf8'));
+}
+
+/** True when two file states are the same (same kind; same content for files). */
+export function sameFileState(a: FileState, b: FileState): boolean {
+  if (a.type !== b.type) return false;
+  return a.type !== 'file' || (b.type === 'file' && a.sha256 === b.sha256);
+}
+
+/**
+ * A fingerprint of the workspace's files: every path with its size and modification time
+ * (skipping `.git`, `node_modules` and `.closedloop`, at most 20 000 files). Any write to a file
+ * changes it; it reads no file content, so it stays cheap on large trees.
+ */
+export function workspaceFingerprint(workspace: string): { fingerprint: string; files: number } {
+  const hash = createHash('sha256');
+  const stack = [workspace];
+  const entries: string[] = [];
+  while (stack.length > 0 && entries.length < maxFingerprintFiles) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (skippedFolders.has(name)) continue;
+      const path = join(dir, name);
+      try {
+        const stats = statSync(path);
+        if (stats.isDirectory()) stack.push(path);
+        else
+          entries.push(`${relative(workspace, path).split(sep).join('/')}\0${stats.size}\0${stats.mtimeMs}`);
+      } catch {
+        // vanished while walking
+      }
+    }
+  }
+  entries.sort();
+  for (const entry of entries) hash.update(`${entry}\n`);
+  return { fingerprint: hash.digest('hex'), files: entries.length };
+}
+
+/**
+ * The snapshot journaled before `tool` runs with `input` (see {@link DispatchSnapshot}), or
+ * `undefined` when resume needs none (idempotent tools are simply re-run) or there is no
+ * workspace to look at.
+ */
+export function snapshotBeforeDispatch(options: {
+  workspace: string | undefined;
+  tool: AnyTool;
+  input: unknown;
+}): DispatchSnapshot | undefined {
+  const { workspace, tool } = options;
+  if (workspace === undefined) return undefined;
+  const input = (options.input ?? {}) as {
+    path?: unknown;
+    content?: unknown;
+    old_string?: unknown;
+    new_string?: unknown;
+  };
+  if (fileEffectTools.has(tool.name) && typeof input.path === 'string') {
+    const absolute = resolveWorkspacePath(workspace, input.path);
+    if (absolute === undefined) return undefined;
+    const state = fileState(absolute);
+    const snapshot: DispatchSnapshot = { kind: 'file', path: input.path, state };
+    if (tool.name === 'write_file' && typeof input.content === 'string') {
+      snapshot.after = { sha256: textSha256(input.content) };
+    } else if (
+      tool.name === 'edit_file' &&
+      state.type === 'file' &&
+      typeof input.old_string === 'string' &&
+      typeof input.new_string === 'string'
+    ) {
+      // Only an edit that can succeed (old_string exactly once) has an intended result.
+      const text = readFileSync(absolute, 'utf8');
+      const at = text.indexOf(input.old_string);
+      if (at !== -1 && text.indexOf(input.old_string, at + 1) === -1) {
+        const edited = text.slice(0, at) + input.new_string + text.slice(at + input.old_string.length);
+        snapshot.after = {
+          sha256: textSha256(edited),
+          ...(Buffer.byteLength(edited) <= maxEditTextBytes ? { text: edited } : {}),
+        };
+      }
+    }
+    return snapshot;
+  }
+  if (tool.idempotent) return undefined;
+  return { kind: 'workspace', ...workspaceFingerprint(workspace) };
+}

@@ -1,0 +1,189 @@
+import { CortexError } from './cortex-error';
+import type { RunEvent } from './run-events';
+
+/** The journal format this package writes (and the only one it reads). */
+export const journalFormat = 'closedloop-run-journal';
+/** Version 1 was the headerless format (one bare event per line) of closedloop 0.1. */
+export const journalVersion = 2;
+
+/** One line of a run's journal: the event and its position in the run (0, 1, 2… without gaps). */
+export interface JournalRecord {
+  seq: number;
+  event: RunEvent;
+}
+
+/** The first line of every journal file. */
+export interface JournalHeader {
+  format: typeof journalFormat;
+  version: number;
+  runId: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** The header line of a new journal (with its newline). */
+export function encodeHeader(runId: string, createdAt: number): string {
+  const header: JournalHeader = { format: journalFormat, version: journalVersion, runId, createdAt };
+  return `${JSON.stringify(header)}\n`;
+}
+
+/** One record as a journal line (with its newline). */
+export function encodeRecord(record: JournalRecord): string {
+  return `${JSON.stringify({ seq: record.seq, event: record.event })}\n`;
+}
+
+/** What a lenient read found: the readable events, and the first problem when there is one. */
+export interface JournalInspection {
+  events: RunEvent[];
+  problem?: CortexError;
+}
+
+/**
+ * Folds the records of a run in order: each seq once (a repeated seq with the same content is a
+ * retried write and is skipped; with different content it means two writers), no gaps.
+ */
+export class RecordFold {
+  readonly events: RunEvent[] = [];
+  readonly #lines: string[] = [];
+
+  /** Adds a record given as its JSON text and parsed value; returns a problem or `undefined`. */
+  add(seq: number, event: RunEvent, text: string, where: string): CortexError | undefined {
+    const expected = this.events.length;
+    if (seq < expected) {
+      if (this.#lines[seq] === text) return undefined;
+      return new CortexError({
+        code: 'journal-corrupt',
+        message: `${where} repeats seq ${seq} with different content: two processes wrote this run at once. Inspect it before resuming.`,
+        details: { seq },
+      });
+    }
+    if (seq > expected) {
+      return new CortexError({
+        code: 'journal-corrupt',
+        message: `${where} has seq ${seq} where ${expected} was expected: records are missing.`,
+        details: { seq, expected },
+      });
+    }
+    this.events.push(event);
+    this.#lines.push(text);
+    return undefined;
+  }
+}
+
+function corrupt(message: string, details: Record<string, unknown>, cause?: unknown): CortexError {
+  return new CortexError({ code: 'journal-corrupt', message, details, ...(cause ? { cause } : {}) });
+}
+
+/**
+ * Parses a journal file's text leniently: every intact event up to the first problem, and that
+ * problem as a typed `CortexError` — `journal-empty` (0 bytes or only the header),
+ * `journal-version` (no header, or a version this package does not know), `journal-truncated`
+ * (the last line has no newline: a write that did not complete), `journal-corrupt` (an
+ * unreadable line, a gap in the seqs, or one seq written twice with different content).
+ */
+export function inspectJournalText(text: string, path: string): JournalInspection {
+  if (text === '') {
+    return {
+      events: [],
+      problem: new CortexError({
+        code: 'journal-empty',
+        message: `Journal ${path} is empty (0 bytes): the run never journaled an event. Nothing can be resumed from it.`,
+        details: { path },
+      }),
+    };
+  }
+  const fold = new RecordFold();
+  let offset = 0;
+  let lineNumber = 0;
+  const result = (problem?: CortexError): JournalInspection => ({
+    events: fold.events,
+    ...(problem ? { problem } : {}),
+  });
+  while (offset < text.length) {
+    const newline = text.indexOf('\n', offset);
+    lineNumber++;
+    if (newline === -1) {
+      const bytes = Buffer.byteLength(text.slice(offset));
+      return result(
+        new CortexError({
+          code: 'journal-truncated',
+          message: `Journal ${path} ends in a torn line (line ${lineNumber}, ${bytes} bytes without a newline): its last write did not complete (the writer was killed mid-write, the machine crashed or the disk is full). The ${fold.events.length} events before it are intact and nothing acted on the torn write; repair the journal to drop it, then resume.`,
+          details: { path, line: lineNumber, bytes },
+        }),
+      );
+    }
+    const line = text.slice(offset, newline);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      return result(
+        corrupt(`Journal ${path} line ${lineNumber} is not valid JSON.`, { path, line: lineNumber }, error),
+      );
+    }
+    if (lineNumber === 1) {
+      const problem = checkHeader(parsed, path);
+      if (problem) return result(problem);
+    } else {
+      const record = parsed as Partial<JournalRecord> | null;
+      if (
+        typeof record !== 'object' ||
+        record === null ||
+        !Number.isInteger(record.seq) ||
+        (record.seq as number) < 0 ||
+        typeof record.event !== 'object' ||
+        record.event === null ||
+        typeof (record.event as { type?: unknown }).type !== 'string'
+      ) {
+        return result(
+          corrupt(`Journal ${path} line ${lineNumber} is not a record ({ seq, event: { type, … } }).`, {
+            path,
+            line: lineNumber,
+          }),
+        );
+      }
+      const problem = fold.add(
+        record.seq!,
+        record.event as RunEvent,
+        line,
+        `Journal ${path} line ${lineNumber}`,
+      );
+      if (problem) return result(problem);
+    }
+    offset = newline + 1;
+  }
+  if (fold.events.length === 0) {
+    return result(
+      new CortexError({
+        code: 'journal-empty',
+        message: `Journal ${path} has a header but no event: the run never journaled anything. Nothing can be resumed from it.`,
+        details: { path },
+      }),
+    );
+  }
+  return result();
+}
+
+function checkHeader(parsed: unknown, path: string): CortexError | undefined {
+  const header = parsed as Partial<JournalHeader> | null;
+  if (typeof header === 'object' && header !== null && header.format === journalFormat) {
+    if (header.version === journalVersion) return undefined;
+    return new CortexError({
+      code: 'journal-version',
+      message: `Journal ${path} is format version ${String(header.version)}; this @closedloop/cortex reads version ${journalVersion}. Use the closedloop version that wrote it.`,
+      details: { path, version: header.version },
+    });
+  }
+  if (
+    typeof header === 'object' &&
+    header !== null &&
+    typeof (header as { type?: unknown }).type === 'string'
+  ) {
+    return new CortexError({
+      code: 'journal-version',
+      message: `Journal ${path} has no format header: it was written by closedloop 0.1 (format 1), which this version cannot resume. Report it with that version, or start the run again.`,
+      details: { path, version: 1 },
+    });
+  }
+  return corrupt(`Journal ${path} does not start with a closedloop journal header.`, { path, line: 1 });
+}

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { identifyProcess, isLeftover, settleLeftoverProcesses } from './leftover-processes';
+
+/** A detached process group (like run_command's) that lives `ms` milliseconds. */
+function detached(ms: number): number {
+  const child = spawn(process.execPath, ['-e', `setTimeout(() => {}, ${ms})`], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  return child.pid!;
+}
+
+describe('leftover processes of a dead owner', () => {
+  it('waits for a process that ends on its own', async () => {
+    const pid = detached(300);
+    const recorded = { pid, identity: identifyProcess(pid) };
+    expect(isLeftover(recorded)).toBe(true);
+    const settled = await settleLeftoverProcesses([recorded], { timeoutMs: 5_000 });
+    expect(settled).toEqual({ waitedFor: [pid], killed: [] });
+    expect(isLeftover(recorded)).toBe(false);
+  });
+
+  it('kills the process group of one that outlives the wait', async () => {
+    const pid = detached(60_000);
+    const recorded = { pid, identity: identifyProcess(pid) };
+    const settled = await settleLeftoverProcesses([recorded], { timeoutMs: 100 });
+    expect(settled).toEqual({ waitedFor: [pid], killed: [pid] });
+    expect(isLeftover(recorded)).toBe(false);
+  });
+
+  it('never touches a later process with the same pid, or one on another host', async () => {
+    const pid = detached(60_000);
+    try {
+      expect(isLeftover({ pid, identity: { ...identifyProcess(pid), startTime: '1' } })).toBe(false);
+      expect(isLeftover({ pid, identity: { host: 'elsewhere' } })).toBe(false);
+      expect(await settleLeftoverProcesses([{ pid, identity: { host: 'elsewhere' } }])).toEqual({
+        waitedFor: [],
+        killed: [],
+      });
+    } finally {
+      process.kill(-pid, 'SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/** What tells a process apart from a later one with the same pid. */
+export interface ProcessIdentity {
+  host: string;
+  /** Linux: the start time field of `/proc/<pid>/stat` (clock ticks since boot). */
+  startTime?: string;
+}
+
+/** A process a tool call started, as the journal recorded it. */
+export interface RecordedProcess {
+  pid: number;
+  identity?: unknown;
+}
+
+const thisHost = hostname();
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) are space-separated; start time is field 22.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** This host and, on Linux, the process's start time. */
+export function identifyProcess(pid: number): ProcessIdentity {
+  const startTime = startTimeOf(pid);
+  return { host: thisHost, ...(startTime !== undefined ? { startTime } : {}) };
+}
+
+function errnoCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+function exists(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch (error) {
+    return errnoCode(error) === 'EPERM';
+  }
+}
+
+/**
+ * True while the process group a recorded process leads still has a member on this host. A
+ * process group keeps its id while it has members, so a live group with that id is the recorded
+ * one — unless its leader is a different, later process with the reused pid (start times differ).
+ */
+export function isLeftover(process: RecordedProcess): boolean {
+  const identity = process.identity as Partial<ProcessIdentity> | undefined;
+  if (identity?.host !== undefined && identity.host !== thisHost) return false;
+  if (!exists(-process.pid)) return false;
+  const leader = startTimeOf(process.pid);
+  if (leader !== undefined && identity?.startTime !== undefined && leader !== identity.startTime)
+    return false;
+  return true;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Before a resume judges a call whose owner died, the processes that call started must be gone:
+ * a command keeps running after its parent is killed, and could finish its effect after the
+ * workspace was looked at (and a re-run would then repeat it). Waits up to `timeoutMs` for them
+ * to end on their own (their effect completes), then kills their process groups. Processes on
+ * another host cannot be seen and are not waited for.
+ */
+export async function settleLeftoverProcesses(
+  processes: readonly RecordedProcess[],
+  options: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<{ waitedFor: number[]; killed: number[] }> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const pollMs = options.pollMs ?? 50;
+  const waitedFor = processes.filter(isLeftover).map((recorded) => recorded.pid);
+  const killed: number[] = [];
+  let running = processes.filter(isLeftover);
+  for (const deadline = Date.now() + timeoutMs; running.length > 0 && Date.now() < deadline; ) {
+    await sleep(pollMs);
+    running = running.filter(isLeftover);
+  }
+  for (const recorded of running) {
+    try {
+      process.kill(-recorded.pid, 'SIGKILL');
+      killed.push(recorded.pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (let waited = 0; running.some(isLeftover) && waited < 2_000; waited += pollMs) await sleep(pollMs);
+  return { waitedFor, killed };
+}

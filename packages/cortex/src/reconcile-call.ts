@@ -1,0 +1,232 @@
+import { readFileSync } from 'node:fs';
+import type { ToolCallRecord } from '@closedloop/plan';
+import type { ToolRegistry } from '@closedloop/tools';
+import type { ApprovalDecision, ApprovalQuestion } from './approvals';
+import {
+  type DispatchSnapshot,
+  type FileState,
+  fileState,
+  resolveWorkspacePath,
+  sameFileState,
+  workspaceFingerprint,
+} from './dispatch-snapshot';
+import { type RecordedProcess, settleLeftoverProcesses } from './leftover-processes';
+import type { RunEventOf } from './run-events';
+
+/**
+ * What resume does with a non-idempotent call (a command, a custom tool) that started but has no
+ * recorded result: `ask` a human (default), `rerun` it, or `fail` the step (it is replanned).
+ */
+export type UncertainCallPolicy = 'ask' | 'rerun' | 'fail';
+
+/** Every policy, for option checks and CLI flags. */
+export const uncertainCallPolicies: readonly UncertainCallPolicy[] = ['ask', 'rerun', 'fail'];
+
+/** How one uncertain call is settled. */
+export interface Reconciliation {
+  outcome: RunEventOf<'tool-call-reconciled'>['outcome'];
+  /**
+   * `record`: store `status` + `text` as the call's result (it is not run again); `rerun`: run it
+   * again when the step continues; `block` / `fail`: the step stops (blocked, or failed and
+   * replanned) with `text` as its `[FAIL]` note.
+   */
+  action: 'record' | 'rerun' | 'block' | 'fail';
+  status?: 'success' | 'error';
+  /** The recorded result, or the step's note. */
+  text: string;
+  /** What was compared and found. */
+  detail: string;
+}
+
+function describeState(state: FileState): string {
+  switch (state.type) {
+    case 'missing':
+      return 'missing';
+    case 'file':
+      return `${state.bytes} bytes (sha256 ${state.sha256.slice(0, 12)}…)`;
+    default:
+      return `a ${state.type}`;
+  }
+}
+
+const prefix = 'resumed after an interruption:';
+
+/** Compares the workspace with what a `write_file` / `edit_file` / `delete_file` call was to do. */
+async function reconcileFileCall(
+  call: ToolCallRecord,
+  snapshot: Extract<DispatchSnapshot, { kind: 'file' }>,
+  workspace: string,
+  registry: ToolRegistry,
+): Promise<Reconciliation> {
+  const args = (call.args ?? {}) as { content?: unknown };
+  const absolute = resolveWorkspacePath(workspace, snapshot.path);
+  const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(absolute);
+  const before = snapshot.state;
+  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now`;
+  const applied = (what: string): Reconciliation => ({
+    outcome: 'applied',
+    action: 'record',
+    status: 'success',
+    text: `${prefix} ${call.tool} had already taken effect (${what}); it was not run again.`,
+    detail: seen,
+  });
+  const notApplied = (how = 'had not taken effect'): Reconciliation => ({
+    outcome: 'not-applied',
+    action: 'rerun',
+    text: `${call.tool} ${how}; it runs again`,
+    detail: seen,
+  });
+  const conflicting: Reconciliation = {
+    outcome: 'conflicting',
+    action: 'record',
+    status: 'error',
+    text: `Error (interrupted): ${prefix} ${snapshot.path} changed while ${call.tool} was interrupted, and it is neither the state before the call nor the one it was to produce (${seen}). The call was not run again: read the file and decide.`,
+    detail: seen,
+  };
+
+  if (call.tool === 'delete_file') {
+    if (now.type === 'missing' && before.type !== 'missing') return applied(`${snapshot.path} is gone`);
+    return sameFileState(now, before) ? notApplied() : conflicting;
+  }
+  const after = snapshot.after;
+  if (after !== undefined && now.type === 'file' && now.sha256 === after.sha256) {
+    return applied(`${snapshot.path} holds the content the call was to produce`);
+  }
+  if (sameFileState(now, before)) return notApplied();
+  // Cut off in the middle of writing (the file holds the start of what it was to hold): finish it.
+  const intended =
+    call.tool === 'write_file' && typeof args.content === 'string' ? args.content : after?.text;
+  if (intended !== undefined && absolute !== undefined && now.type === 'file') {
+    const partial = readFileSync(absolute, 'utf8');
+    if (intended.startsWith(partial)) {
+      if (call.tool === 'write_file') return notApplied('was cut off in the middle of writing');
+      // An edit cannot run again on a half-written file: write the text it was to produce.
+      const written = await registry.execute(
+        'write_file',
+        { path: snapshot.path, content: intended },
+        { signal: new AbortController().signal, callId: `${call.callId}:completion` },
+      );
+      if (written.status === 'success') {
+        return {
+          outcome: 'applied',
+          action: 'record',
+          status: 'success',
+          text: `${prefix} ${call.tool} was cut off in the middle of writing ${snapshot.path}; the text it was to produce was written, so the edit is applied once.`,
+          detail: `${seen}; completed with write_file`,
+        };
+      }
+    }
+  }
+  return conflicting;
+}
+
+/**
+ * Settles a tool call that started (`tool-call-dispatched`) but has no recorded result, from
+ * evidence rather than hope:
+ * - `write_file` / `edit_file` / `delete_file` (with the file snapshot taken at dispatch): the
+ *   workspace is compared with the call's intended effect — `applied` (recorded as done),
+ *   `not-applied` (re-run: it applies once; a write cut off mid-file is written again, an edit cut
+ *   off mid-file is completed with the text it was to produce), `conflicting` (recorded as an
+ *   error; the model sees it). An edit is never applied twice.
+ * - other idempotent tools: re-run.
+ * - non-idempotent tools (commands): `onUncertain` — `rerun`, `fail` (the step fails and is
+ *   replanned), or `ask` (default): a human is asked with the evidence. When the workspace did
+ *   not change since the call started, the question is whether to run it again; when it did (the
+ *   call ran, at least in part, and its output is lost), whether to accept it as done. Without
+ *   approval the step is blocked.
+ */
+export async function reconcileUncertainCall(options: {
+  stepId: string;
+  call: ToolCallRecord;
+  before: unknown;
+  /** Processes the call started (a command's): they are waited for (or killed) before judging. */
+  processes?: readonly RecordedProcess[];
+  registry: ToolRegistry;
+  workspace: string | undefined;
+  policy: UncertainCallPolicy;
+  ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
+}): Promise<Reconciliation> {
+  const { call, registry, workspace, policy } = options;
+  // A command can outlive its killed owner: its effect must be over before the workspace is judged.
+  const leftovers = await settleLeftoverProcesses(options.processes ?? []);
+  const lingered =
+    leftovers.waitedFor.length === 0
+      ? ''
+      : `; it was still running (pid ${leftovers.waitedFor.join(', ')}) and was ${leftovers.killed.length > 0 ? 'killed after the wait' : 'waited for'}`;
+  const snapshot = options.before as DispatchSnapshot | undefined;
+  if (snapshot?.kind === 'file' && workspace !== undefined) {
+    return reconcileFileCall(call, snapshot, workspace, registry);
+  }
+  const tool = registry.get(call.tool);
+  if (tool?.idempotent) {
+    return {
+      outcome: 're-run',
+      action: 'rerun',
+      text: `${call.tool} is idempotent; it runs again`,
+      detail: `${call.tool} is idempotent`,
+    };
+  }
+  let changed: boolean | undefined;
+  if (snapshot?.kind === 'workspace' && workspace !== undefined) {
+    changed = workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint;
+  }
+  const evidence = `${
+    changed === undefined
+      ? 'whether it took effect is unknown'
+      : changed
+        ? 'the workspace changed since it started, so it ran at least in part; its result was lost'
+        : 'the workspace has not changed since it started (it may still have had effects outside it)'
+  }${lingered}`;
+  const described = `${call.tool} ${JSON.stringify(call.args)}`;
+  if (policy === 'rerun') {
+    return {
+      outcome: 're-run',
+      action: 'rerun',
+      text: `onUncertain is 'rerun': ${call.tool} runs again`,
+      detail: evidence,
+    };
+  }
+  if (policy === 'fail') {
+    return {
+      outcome: 'failed',
+      action: 'fail',
+      text: `[FAIL]: ${described} was interrupted without a recorded result (${evidence}); onUncertain is 'fail', so it is not run again`,
+      detail: evidence,
+    };
+  }
+  const acceptAsDone = changed === true;
+  const decision = await options.ask({
+    stepId: options.stepId,
+    kind: 'resume-review',
+    tool: call.tool,
+    args: call.args,
+    callId: call.callId,
+    reason: acceptAsDone
+      ? `${described} was interrupted: ${evidence}. Approve to accept it as done (it is not run again); deny to stop the step for review.`
+      : `${described} was interrupted: ${evidence}. Approve to run it again; deny to stop the step for review.`,
+  });
+  const note = decision.note ? ` (${decision.note})` : '';
+  if (!decision.approved) {
+    return {
+      outcome: 'declined',
+      action: 'block',
+      text: `[FAIL]: ${described} was interrupted without a recorded result (${evidence}) and was not approved to ${acceptAsDone ? 'be accepted as done' : 'run again'}${note}; needs review`,
+      detail: evidence,
+    };
+  }
+  if (acceptAsDone) {
+    return {
+      outcome: 'accepted',
+      action: 'record',
+      status: 'success',
+      text: `${prefix} ${call.tool} ran before the interruption (${evidence}); a human accepted it as done${note}, so it was not run again. Its output is not available.`,
+      detail: evidence,
+    };
+  }
+  return {
+    outcome: 're-run',
+    action: 'rerun',
+    text: `a human approved running ${call.tool} again${note}`,
+    detail: evidence,
+  };
+}
