@@ -49,6 +49,7 @@ export {
   type RunEventOf,
   type RunEventType,
 } from './run-events';
+export type { RemoteStepInput, RemoteStepResult } from './run-remote-step';
 export type {
   AttemptReport,
   IterationReport,
@@ -87,4 +88,5 @@ export {
   type StallDetectorOptions,
   type StallObservation,
 } from './stall-detector';
+export type { StepTask, StepTaskRunner } from './step-task';
 export { isStopReason, type StopReason, stopReasons } from './stop-reason';

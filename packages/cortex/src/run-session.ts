@@ -20,10 +20,11 @@ import { RunBus } from './run-bus';
 import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
 import { buildRunReport, type RunResult, summarizeStep } from './run-result';
 import { runStep } from './run-step';
-import { scheduleSteps } from './schedule-steps';
+import { type StepRunOutcome, scheduleSteps } from './schedule-steps';
 import type { PlanningMode, SessionConfig } from './session-config';
 import { createStallDetector, normalizeError, type StallDetector } from './stall-detector';
 import { fingerprintWorkspace, hashJson } from './state-hash';
+import { createStepTask } from './step-task';
 import type { StopReason } from './stop-reason';
 
 type StopCause = { stopReason: StopReason; reason: string };
@@ -262,19 +263,7 @@ export class RunSession {
         signal: this.#controller.signal,
         ...(config.deadlines.stepMs !== undefined ? { stepTimeoutMs: config.deadlines.stepMs } : {}),
         initialFailed: failed,
-        runStep: (stepId, context) =>
-          runStep(
-            {
-              plan,
-              config,
-              meter: this.#meter,
-              approvals: this.#approvals,
-              request: this.request,
-              emit: (event) => this.bus.emit(event),
-            },
-            stepId,
-            context.signal,
-          ),
+        runStep: (stepId, context) => this.#runStep(plan, stepId, context.signal),
         replan: (batch) => this.#replan(batch, 'step-failed'),
         onStepStarted: (stepId) => {
           this.bus.emit({ type: 'step-started', stepId, attempt: plan.readStep(stepId).replanAttempts });
@@ -312,6 +301,38 @@ export class RunSession {
       if (this.#controller.signal.aborted) return this.#stopCause;
       if (!repaired.ok) return { stopReason: 'blocked', reason: `goal repair gave up: ${repaired.message}` };
     }
+  }
+
+  /** Runs a ready step here, or hands it to the configured step runner. */
+  #runStep(plan: Plan, stepId: StepId, signal: AbortSignal): Promise<StepRunOutcome> {
+    const config = this.#config;
+    const runHere = () =>
+      runStep(
+        {
+          plan,
+          config,
+          meter: this.#meter,
+          approvals: this.#approvals,
+          request: this.request,
+          emit: (event) => this.bus.emit(event),
+        },
+        stepId,
+        signal,
+      );
+    if (!config.stepRunner) return runHere();
+    return config.stepRunner(
+      createStepTask({
+        runId: this.runId,
+        request: this.request,
+        plan,
+        stepId,
+        signal,
+        bus: this.bus,
+        meter: this.#meter,
+        clock: config.clock,
+        runHere,
+      }),
+    );
   }
 
   #decide(findings: FindingLike[]): TerminationDecision {

@@ -4,8 +4,10 @@ import type { ToolRegistry } from '@closedloop/tools';
 import type { Protocol, SuccessCriterionInput, VerificationMode } from '@closedloop/verifier';
 import type { ApprovalHandler } from './approvals';
 import type { RunBudget } from './meter-model';
+import type { PinnableClock } from './pinnable-clock';
 import type { RunEvent } from './run-events';
 import type { RunStore } from './run-store';
+import type { StepTaskRunner } from './step-task';
 
 /** How a run decides whether to call the planner. */
 export type PlanningMode = 'auto' | 'always' | 'never';
@@ -51,5 +53,7 @@ export interface SessionConfig {
   store: RunStore | undefined;
   onEvent?: (event: RunEvent) => void;
   onApproval?: ApprovalHandler;
-  clock: () => number;
+  /** Where ready steps run; `undefined`: in this process. */
+  stepRunner?: StepTaskRunner;
+  clock: PinnableClock;
 }
