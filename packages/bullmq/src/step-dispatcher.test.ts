@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCortex, type RunResult } from '@closedloop/cortex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioCortex } from './__fixtures__/scenario';
+import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
+import { createStepDispatcher, type StepDispatcher } from './step-dispatcher';
+import type { RunSpec } from './step-jobs';
+import { createStepWorker, type StepWorker, type StepWorkerEvent } from './step-worker';
+import { type RedisServer, startRedisServer } from './testing';
+
+let redis: RedisServer;
+const closers: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await redis.stop();
+});
+
+function spec(settings: RunSpec['settings']): RunSpec {
+  return {
+    request: 'Run the scale-out scenario.',
+    workspace: mkdtempSync(join(tmpdir(), 'closedloop-bullmq-')),
+    settings,
+  };
+}
+
+async function deployment(workers = 2) {
+  const prefix = `t-${randomUUID().slice(0, 8)}`;
+  const store: RedisRunStore = createRedisRunStore({ connection: redis.url, prefix });
+  const dispatcher: StepDispatcher = createStepDispatcher({ connection: redis.url, prefix });
+  const events: StepWorkerEvent[] = [];
+  const started: StepWorker[] = [];
+  for (let index = 0; index < workers; index++) {
+    const worker = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      concurrency: 3,
+      name: `worker-${index}`,
+      onEvent: (event) => events.push(event),
+    });
+    await worker.ready();
+    started.push(worker);
+  }
+  closers.push(async () => {
+    for (const worker of started) await worker.close();
+    await dispatcher.close();
+    await store.close();
+  });
+  return { prefix, store, dispatcher, events };
+}
+
+const comparable = (plan: RunResult['plan']) =>
+  plan?.steps.map((step) => ({
+    id: step.id,
+    status: step.status,
+    ledger: step.ledger.map(({ tool, args, status }) => ({ tool, args, status })),
+    verdict: step.verification?.verdict,
+  }));
+
+describe('steps on the BullMQ queue, run by step workers', () => {
+  it('a run whose steps all run on workers ends like an in-process run, each effect once', async () => {
+    const { store, dispatcher, events } = await deployment(2);
+    const settings = { steps: 12, shape: 'layers', turnMs: 5 };
+    const remoteSpec = spec(settings);
+    const coordinator = createCortex({
+      ...scenarioCortex(remoteSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(remoteSpec),
+    });
+    const result = await coordinator.run(remoteSpec.request, { runId: `run-${randomUUID().slice(0, 8)}` });
+    expect(result.stopReason).toBe('completed');
+
+    const localSpec = spec(settings);
+    const local = await createCortex(scenarioCortex(localSpec)).run(localSpec.request);
+    expect(comparable(result.plan)).toEqual(comparable(local.plan));
+
+    const effects = readFileSync(join(remoteSpec.workspace!, 'effects.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .sort();
+    expect(effects).toEqual(Array.from({ length: 12 }, (_, index) => `step-${index + 1}`).sort());
+    const done = events.filter((event) => event.type === 'step-done');
+    expect(done).toHaveLength(12);
+    // Both workers took steps.
+    expect(
+      new Set(events.filter((event) => event.type === 'step-taken').map((event) => event.jobId)).size,
+    ).toBe(12);
+    // The Redis journal replays the run: resume returns the stored result without running anything.
+    const again = await createCortex({ ...scenarioCortex(remoteSpec), store }).resume(result.runId);
+    expect(again.stopReason).toBe('completed');
+    expect(comparable(again.plan)).toEqual(comparable(result.plan));
+  });
+
+  it('a cancelled run stops its step jobs; resuming it finishes without repeating finished steps', async () => {
+    const { store, dispatcher } = await deployment(1);
+    const runSpec = spec({ steps: 8, shape: 'chain', turnMs: 30 });
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    const controller = new AbortController();
+    const cortex = createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+      onEvent: (event) => {
+        if (event.type === 'step-finished' && event.stepId === 'step-3') controller.abort(new Error('stop'));
+      },
+    });
+    const first = await cortex.run(runSpec.request, { runId, signal: controller.signal });
+    expect(first.stopReason).toBe('cancelled');
+    const resumed = await createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+    }).resume(runId);
+    expect(resumed.stopReason).toBe('completed');
+    const effects = readFileSync(join(runSpec.workspace!, 'effects.log'), 'utf8').trim().split('\n');
+    expect(effects.slice(0, 3)).toEqual(['step-1', 'step-2', 'step-3']);
+    expect(effects.filter((line) => line === 'step-1')).toHaveLength(1);
+    expect(resumed.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
+  });
+});
