@@ -1,3 +1,10 @@
+export {
+  type Coordinator,
+  type CoordinatorEvent,
+  type CoordinatorOptions,
+  createCoordinator,
+  runJobId,
+} from './coordinator';
 export type { RedisConnection } from './redis-connection';
 export { defaultPrefix } from './redis-keys';
 export {
@@ -8,6 +15,7 @@ export {
   type StoredRun,
   type TailOptions,
 } from './redis-run-store';
+export { createRunClient, type RunClient, type RunClientOptions } from './run-client';
 export { ScaleOutError, type ScaleOutErrorCode } from './scale-out-error';
 export { createStepDispatcher, type StepDispatcher, type StepDispatcherOptions } from './step-dispatcher';
 export { type RunSpec, type RunSpecInput, runSpecSchema } from './step-jobs';

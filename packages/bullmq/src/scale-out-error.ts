@@ -4,7 +4,9 @@ const marker = Symbol.for('closedloop.bullmq.error');
 export type ScaleOutErrorCode =
   /** An option is missing, out of range or of the wrong type (a bad Redis URL included). */
   | 'invalid-options'
-  /** A job on a closedloop queue does not have the shape this version writes. */
+  /** `submit` named a run id that is queued or stored already. */
+  | 'run-exists'
+  /** A job on a closedloop queue is missing or does not have the shape this version writes. */
   | 'invalid-job'
   /** A step's transcript belongs to another attempt: this worker lost the step (its lock expired). */
   | 'step-fenced'
