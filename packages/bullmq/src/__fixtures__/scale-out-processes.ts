@@ -34,6 +34,10 @@ export async function startProcess(options: {
   const child = spawn(
     process.execPath,
     [
+      // CLOSEDLOOP_PROFILE_DIR=<dir>: write a CPU profile of each process there (for benchmarks).
+      ...(process.env.CLOSEDLOOP_PROFILE_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CLOSEDLOOP_PROFILE_DIR}`]
+        : []),
       '--import',
       'tsx',
       '--conditions=@closedloop/source',
