@@ -89,7 +89,7 @@ describe('failover between real processes (SIGKILL)', () => {
     await victim.kill();
     const survivor = workers.find((worker) => worker !== victim)!;
     const result = await runs.result(runId);
-    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted(settings));
+    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted({ ...settings, turnMs: 0 }));
     // The survivor ran the killed worker's step.
     await survivor.waitFor((event) => event.type === 'step-done' && event.stepId === 'step-3', 1000);
   }, 60_000);
@@ -119,6 +119,6 @@ describe('failover between real processes (SIGKILL)', () => {
     await start('coordinator', prefix);
     const result = await runs.result(runId);
     expect(result.report.sessions).toBe(2);
-    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted(settings));
+    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted({ ...settings, turnMs: 0 }));
   }, 60_000);
 });

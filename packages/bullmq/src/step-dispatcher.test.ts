@@ -123,4 +123,53 @@ describe('steps on the BullMQ queue, run by step workers', () => {
     expect(effects.filter((line) => line === 'step-1')).toHaveLength(1);
     expect(resumed.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
   });
+
+  it("run affinity: the steps of a run pinned to a group run only on that group's workers", async () => {
+    const prefix = `t-${randomUUID().slice(0, 8)}`;
+    const store = createRedisRunStore({ connection: redis.url, prefix });
+    const dispatcher = createStepDispatcher({ connection: redis.url, prefix });
+    const taken: string[] = [];
+    const sharedOnly = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      onEvent: (event) => event.type === 'step-taken' && taken.push(`shared:${event.stepId}`),
+    });
+    const hostA = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      shared: false,
+      groups: ['host-a'],
+      onEvent: (event) => event.type === 'step-taken' && taken.push(`host-a:${event.stepId}`),
+    });
+    await Promise.all([sharedOnly.ready(), hostA.ready()]);
+    closers.push(async () => {
+      await sharedOnly.close();
+      await hostA.close();
+      await dispatcher.close();
+      await store.close();
+    });
+    const runSpec = { ...spec({ steps: 4, shape: 'wide', turnMs: 5 }), group: 'host-a' };
+    const result = await createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+    }).run(runSpec.request);
+    expect(result.stopReason).toBe('completed');
+    expect(taken.sort()).toEqual(['host-a:step-1', 'host-a:step-2', 'host-a:step-3', 'host-a:step-4']);
+  });
+
+  it('refuses bad options with typed errors', () => {
+    expect(() => createStepWorker({ connection: redis.url, cortex: scenarioCortex, concurrency: 0 })).toThrow(
+      /concurrency must be an integer/,
+    );
+    expect(() => createStepWorker({ connection: redis.url, cortex: scenarioCortex, shared: false })).toThrow(
+      /at least one group/,
+    );
+    expect(() =>
+      createStepWorker({ connection: redis.url, cortex: scenarioCortex, groups: ['a b'] }),
+    ).toThrow(/group must be/);
+    expect(() => createStepDispatcher({ connection: 'nope' })).toThrow(/redis:\/\//);
+  });
 });
