@@ -9,6 +9,8 @@ export type CliCommand =
   | { kind: 'resume'; runId: string; options: RunOptions }
   | { kind: 'report'; runId: string; options: RunOptions }
   | { kind: 'serve'; host: string; port: number; options: RunOptions }
+  | { kind: 'worker'; groups: string[]; shared: boolean; options: RunOptions & { store: string } }
+  | { kind: 'coordinator'; options: RunOptions & { store: string } }
   | { kind: 'help' };
 
 export interface RunOptions {
@@ -22,6 +24,8 @@ export interface RunOptions {
   budgetTokens: number | undefined;
   json: boolean;
   journal: string;
+  /** `--store redis://…`: runs live in Redis (scale-out: coordinators and workers), not in `journal`. */
+  store?: string | undefined;
 }
 
 /** A command line the CLI cannot act on; the message says what to do instead. */
@@ -36,6 +40,8 @@ Usage:
   closedloop resume <runId> [options]   continue an interrupted run from its journal
   closedloop report <runId> [options]   re-render a finished run from its journal
   closedloop serve [--host h] [--port n] the web UI (default http://127.0.0.1:4173)
+  closedloop coordinator --store <url>  drive queued runs (scale-out; takes over runs of a dead coordinator)
+  closedloop worker --store <url>       run steps of any queued run (scale-out; any number, any machine)
 
 Options:
   --provider <name>        scripted | openai | anthropic | openai-compatible   (default: scripted)
@@ -47,6 +53,10 @@ Options:
   --max-iterations <n>     goal-level iterations (default: 3)
   --budget <tokens>        stop when this many tokens were used
   --journal <dir>          where run journals are kept (default: .closedloop/runs)
+  --store <redis-url>      keep runs in Redis instead (redis://host:6379): run/resume queue the run for a
+                           coordinator, report/serve read it from any machine
+  --group <name>           worker: also run steps of runs pinned to this group (repeatable)
+  --groups-only            worker: only the --group queues, not the shared one
   --json                   print the full RunResult as JSON on stdout
   --host <addr>, --port <n>  where "serve" listens (default 127.0.0.1:4173; 0 = any free port)
   -h, --help               this text
@@ -77,6 +87,9 @@ export function parseCli(argv: string[]): CliCommand {
       'max-iterations': { type: 'string' },
       budget: { type: 'string' },
       journal: { type: 'string' },
+      store: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      'groups-only': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       host: { type: 'string' },
       port: { type: 'string' },
@@ -104,6 +117,7 @@ export function parseCli(argv: string[]): CliCommand {
     budgetTokens: values.budget === undefined ? undefined : positiveInt('budget', values.budget, 1),
     json: values.json ?? false,
     journal: values.journal ?? '.closedloop/runs',
+    store: values.store,
   };
 
   const [command = 'run', ...rest] = positionals;
@@ -124,7 +138,21 @@ export function parseCli(argv: string[]): CliCommand {
       }
       return { kind: 'serve', host: values.host ?? '127.0.0.1', port, options };
     }
+    case 'worker':
+    case 'coordinator': {
+      if (!options.store) {
+        throw new CliUsageError(
+          `"closedloop ${command}" needs --store redis://host:port (the Redis its runs live in).`,
+        );
+      }
+      const withStore = { ...options, store: options.store };
+      return command === 'worker'
+        ? { kind: 'worker', groups: values.group ?? [], shared: !values['groups-only'], options: withStore }
+        : { kind: 'coordinator', options: withStore };
+    }
     default:
-      throw new CliUsageError(`Unknown command "${command}". Commands: run, resume, report, serve.`);
+      throw new CliUsageError(
+        `Unknown command "${command}". Commands: run, resume, report, serve, coordinator, worker.`,
+      );
   }
 }

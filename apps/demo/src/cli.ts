@@ -1,6 +1,14 @@
+import { ScaleOutError } from '@closedloop/bullmq';
 import type { RunEvent, RunResult } from '@closedloop/cortex';
 import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
 import { createDemoRunner } from './run-task';
+import {
+  readStoredRun,
+  resumeRun,
+  runCoordinator,
+  runWorker,
+  submitRun,
+} from './scale-out/scale-out-commands';
 import { startWebServer } from './server/web-server';
 import { createTerminalView } from './view/terminal-view';
 
@@ -9,7 +17,7 @@ interface Io {
   stderr: NodeJS.WriteStream;
 }
 
-function summary(result: RunResult, workspace: string): string {
+function summary(result: RunResult, workspace: string, store: string | undefined): string {
   const { report } = result;
   const failedFindings = report.steps.flatMap((step) =>
     step.findings.filter((finding) => finding.status === 'fail'),
@@ -20,7 +28,7 @@ function summary(result: RunResult, workspace: string): string {
     `steps: ${report.steps.length}, replans: ${report.replans.length}, failed checks caught: ${failedFindings.length}`,
     `tokens: ${report.usage.usage.inputTokens} in / ${report.usage.usage.outputTokens} out`,
     `workspace: ${workspace}`,
-    `journal: closedloop report ${result.runId}`,
+    `journal: closedloop report ${result.runId}${store ? ` --store ${store}` : ''}`,
     '',
     result.answer,
     '',
@@ -46,8 +54,9 @@ async function runOrResume(
   };
   process.on('SIGINT', onSigint);
   try {
-    const started =
-      command.kind === 'run'
+    const started = options.store
+      ? await startInStore(command, options.store, io, controller.signal, onEvent)
+      : command.kind === 'run'
         ? await runner.startRun({
             task: command.task,
             mode: options.mode,
@@ -61,9 +70,11 @@ async function runOrResume(
     if (options.json) {
       io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } else {
-      io.stdout.write(summary(result, started.workspace));
+      io.stdout.write(summary(result, started.workspace, options.store));
       if (result.stopReason === 'cancelled') {
-        io.stdout.write(`Resume with: closedloop resume ${result.runId} --journal ${options.journal}\n`);
+        io.stdout.write(
+          `Resume with: closedloop resume ${result.runId} ${options.store ? `--store ${options.store}` : `--journal ${options.journal}`}\n`,
+        );
       }
     }
     return result.stopReason === 'completed' || result.stopReason === 'completed-with-warnings' ? 0 : 1;
@@ -72,11 +83,26 @@ async function runOrResume(
   }
 }
 
+/** `run`/`resume` with `--store`: the run is queued for a coordinator and followed from Redis. */
+function startInStore(
+  command: Extract<CliCommand, { kind: 'run' | 'resume' }>,
+  store: string,
+  io: Io,
+  signal: AbortSignal,
+  onEvent: (event: RunEvent) => void,
+) {
+  return command.kind === 'resume'
+    ? resumeRun({ store, runId: command.runId, io, signal, onEvent })
+    : submitRun({ store, task: command.task, run: command.options, io, signal, onEvent });
+}
+
 async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io): Promise<number> {
-  const runner = createDemoRunner(command.options);
-  const events = await runner.readRun(command.runId);
+  const { store } = command.options;
+  const events = store
+    ? await readStoredRun(store, command.runId)
+    : await createDemoRunner(command.options).readRun(command.runId);
   if (!events)
-    throw new CliUsageError(`No journal for run "${command.runId}" in ${command.options.journal}.`);
+    throw new CliUsageError(`No journal for run "${command.runId}" in ${store ?? command.options.journal}.`);
   if (command.options.json) {
     io.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     return 0;
@@ -102,6 +128,30 @@ async function serve(command: Extract<CliCommand, { kind: 'serve' }>, io: Io): P
   return 0;
 }
 
+/** `closedloop worker|coordinator --store …`: runs until SIGINT or SIGTERM. */
+async function scaleOutProcess(command: Extract<CliCommand, { kind: 'worker' | 'coordinator' }>, io: Io) {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const { store, concurrency } = command.options;
+    return command.kind === 'worker'
+      ? await runWorker({
+          store,
+          concurrency,
+          groups: command.groups,
+          shared: command.shared,
+          io,
+          signal: controller.signal,
+        })
+      : await runCoordinator({ store, concurrency, io, signal: controller.signal });
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
 /** Runs the CLI; resolves with the exit code. */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }) {
   try {
@@ -114,6 +164,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
         return await report(command, io);
       case 'serve':
         return await serve(command, io);
+      case 'worker':
+      case 'coordinator':
+        return await scaleOutProcess(command, io);
       default:
         return await runOrResume(command, io);
     }
@@ -121,6 +174,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (error instanceof CliUsageError || (error instanceof Error && error.name === 'CortexError')) {
       io.stderr.write(`closedloop: ${error.message}\n`);
       return 2;
+    }
+    if (ScaleOutError.isInstance(error)) {
+      io.stderr.write(`closedloop: ${error.message}\n`);
+      return error.code === 'invalid-options' ? 2 : 1;
     }
     throw error;
   }

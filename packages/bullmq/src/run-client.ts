@@ -5,7 +5,15 @@ import { checkConnection, closeRedis, connectRedis, type RedisConnection } from 
 import { checkPrefix, redisKeys } from './redis-keys';
 import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
 import { ScaleOutError } from './scale-out-error';
-import { type RunJobData, type RunSpecInput, runQueueName, runSpecSchema, stepQueueName } from './step-jobs';
+import {
+  type RunJobData,
+  type RunSpec,
+  type RunSpecInput,
+  runJobSchema,
+  runQueueName,
+  runSpecSchema,
+  stepQueueName,
+} from './step-jobs';
 
 /** Options of {@link createRunClient}. */
 export interface RunClientOptions {
@@ -25,6 +33,8 @@ export interface RunClient {
    * `CortexError('invalid-run-id')` for a bad id, `ScaleOutError('run-exists')` for a known one.
    */
   submit(spec: RunSpecInput, options?: { runId?: string }): Promise<{ runId: string }>;
+  /** The spec a run was submitted with (its workspace, settings), while its run job is kept. */
+  spec(runId: string): Promise<RunSpec | undefined>;
   /** The run's result once a coordinator finishes it (rejects when its job failed for good). */
   result(runId: string): Promise<RunResult>;
   /** Asks the coordinator driving the run to stop it (`cancelled`; `resume` continues it). */
@@ -94,6 +104,12 @@ export function createRunClient(options: RunClientOptions): RunClient {
       });
       return { runId };
     },
+    async spec(runId) {
+      const job = await jobOf(runId);
+      if (!job) return undefined;
+      const parsed = runJobSchema.safeParse(job.data);
+      return parsed.success ? parsed.data.spec : undefined;
+    },
     async result(runId) {
       const job = await jobOf(runId);
       if (!job)
@@ -106,7 +122,27 @@ export function createRunClient(options: RunClientOptions): RunClient {
         events = new QueueEvents(runQueueName, { connection: eventsClient, prefix });
         events.setMaxListeners(0);
       }
-      return (await job.waitUntilFinished(events)) as RunResult;
+      const queueEvents = events;
+      // A run cancelled while it waited for a coordinator is removed: it never has a result.
+      let onRemoved: ((event: { jobId: string }) => void) | undefined;
+      const removed = new Promise<never>((_, reject) => {
+        onRemoved = (event) => {
+          if (event.jobId !== job.id) return;
+          reject(
+            new ScaleOutError({
+              code: 'run-cancelled',
+              message: `Run "${runId}" was cancelled before a coordinator started it.`,
+              details: { runId },
+            }),
+          );
+        };
+        queueEvents.on('removed', onRemoved);
+      });
+      try {
+        return (await Promise.race([job.waitUntilFinished(queueEvents), removed])) as RunResult;
+      } finally {
+        if (onRemoved) queueEvents.off('removed', onRemoved);
+      }
     },
     async cancel(runId) {
       assertRunId(runId);

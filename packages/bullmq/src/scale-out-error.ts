@@ -11,7 +11,9 @@ export type ScaleOutErrorCode =
   /** A step's transcript belongs to another attempt: this worker lost the step (its lock expired). */
   | 'step-fenced'
   /** A step job was cancelled (its run stopped). */
-  | 'step-cancelled';
+  | 'step-cancelled'
+  /** A run was cancelled while it waited for a coordinator: it never started and has no result. */
+  | 'run-cancelled';
 
 /**
  * The error class of `@closedloop/bullmq` (the Redis run store throws cortex's `CortexError`, as
