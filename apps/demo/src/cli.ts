@@ -2,6 +2,7 @@ import { ScaleOutError } from '@closedloop/bullmq';
 import type { RunEvent, RunResult } from '@closedloop/cortex';
 import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
 import { createDemoRunner } from './run-task';
+import { createRedisWebBackend } from './scale-out/redis-web-backend';
 import {
   readStoredRun,
   resumeRun,
@@ -114,17 +115,21 @@ async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io):
 }
 
 async function serve(command: Extract<CliCommand, { kind: 'serve' }>, io: Io): Promise<number> {
-  const runner = createDemoRunner(command.options);
+  const { store } = command.options;
+  const redis = store ? createRedisWebBackend({ store, run: command.options, io }) : undefined;
+  const runner = redis ?? createDemoRunner(command.options);
   const server = await startWebServer({
     host: command.host,
     port: command.port,
     journalDir: command.options.journal,
-    startRun: runner.startRun,
-    readRun: runner.readRun,
+    ...runner,
   });
-  io.stdout.write(`closedloop web UI: ${server.url}  (Ctrl-C to stop)\n`);
+  io.stdout.write(
+    `closedloop web UI: ${server.url}${store ? ` — runs in ${store}` : ''}  (Ctrl-C to stop)\n`,
+  );
   await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
   await server.close();
+  await redis?.close();
   return 0;
 }
 

@@ -35,6 +35,18 @@ export type StartRunFunction = (input: StartRunInput) => Promise<StartedRun>;
 /** Every journaled event of a run, or `undefined` when there is no such run. */
 export type ReadRunFunction = (runId: string) => Promise<RunEvent[] | undefined>;
 
+/** The runs of a store that is not the journal folder (Redis), most recently written first. */
+export type ListRunsFunction = () => Promise<{ runId: string; updatedAt: number }[]>;
+
+/**
+ * A run's journaled events from index `from` on, then live as they are journaled (a run other
+ * processes drive, e.g. on Redis), until `signal` aborts.
+ */
+export type FollowRunFunction = (
+  runId: string,
+  options: { from: number; signal: AbortSignal },
+) => AsyncIterable<{ index: number; event: RunEvent }>;
+
 /** Options of {@link startWebServer}. */
 export interface WebServerOptions {
   /** Interface to bind. Default `127.0.0.1` (loopback only: the UI can start runs that touch files). */
@@ -45,6 +57,10 @@ export interface WebServerOptions {
   journalDir: string;
   startRun: StartRunFunction;
   readRun: ReadRunFunction;
+  /** Lists runs from the run store instead of `journalDir` (a Redis store). */
+  listRuns?: ListRunsFunction;
+  /** Streams runs this server did not start live (other processes drive them) instead of ending at the journal's end. */
+  followRun?: FollowRunFunction;
   /** Interval of SSE keep-alive comments. Default 15 000 ms. */
   heartbeatMs?: number;
 }
@@ -193,7 +209,7 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
   const { host, port, heartbeatMs } = validateOptions(options);
-  const { journalDir, startRun, readRun } = options;
+  const { journalDir, startRun, readRun, listRuns, followRun } = options;
   const runs = new Map<string, RunChannel>();
   const streams = new Set<ServerResponse>();
   const settling = new Set<Promise<unknown>>();
@@ -235,16 +251,19 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   async function handleList(response: ServerResponse) {
     const found = new Map<string, number>();
-    try {
-      for (const entry of await readdir(journalDir, { withFileTypes: true })) {
-        if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
-        const runId = entry.name.slice(0, -'.jsonl'.length);
-        if (!runIdSchema.safeParse(runId).success) continue;
-        found.set(runId, (await stat(join(journalDir, entry.name))).mtimeMs);
+    if (listRuns) {
+      for (const { runId, updatedAt } of await listRuns()) found.set(runId, updatedAt);
+    } else
+      try {
+        for (const entry of await readdir(journalDir, { withFileTypes: true })) {
+          if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+          const runId = entry.name.slice(0, -'.jsonl'.length);
+          if (!runIdSchema.safeParse(runId).success) continue;
+          found.set(runId, (await stat(join(journalDir, entry.name))).mtimeMs);
+        }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
     for (const [runId, channel] of runs) {
       if (!found.has(runId)) found.set(runId, channel.events.at(-1)?.at ?? Date.now());
     }
@@ -312,6 +331,23 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       response.write(formatSseMessage({ id: index, data: event }));
       next = index + 1;
     };
+    if (!channel && followRun) {
+      // Another process drives the run: follow the store until the run finishes or the client leaves.
+      const controller = new AbortController();
+      unsubscribe = () => controller.abort();
+      void (async () => {
+        // The run is over at a run-finished that is the journal's newest event (a resumed run has several).
+        const newest = (journal?.length ?? 0) - 1;
+        for await (const { index, event } of followRun(runId, { from: next, signal: controller.signal })) {
+          send(event, index);
+          if (event.type === 'run-finished' && index >= newest) break;
+        }
+      })().then(
+        () => finish(undefined),
+        (error: unknown) => finish(error instanceof Error ? error.message : String(error)),
+      );
+      return;
+    }
     if (!channel) {
       (journal ?? []).forEach(send);
       finish(undefined);
