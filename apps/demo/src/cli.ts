@@ -4,6 +4,7 @@ import { type CliCommand, CliUsageError, parseCli, usage } from './cli-options';
 import { createDemoRunner } from './run-task';
 import { createRedisWebBackend } from './scale-out/redis-web-backend';
 import {
+  reachStore,
   readStoredRun,
   resumeRun,
   runCoordinator,
@@ -116,7 +117,9 @@ async function report(command: Extract<CliCommand, { kind: 'report' }>, io: Io):
 
 async function serve(command: Extract<CliCommand, { kind: 'serve' }>, io: Io): Promise<number> {
   const { store } = command.options;
-  const redis = store ? createRedisWebBackend({ store, run: command.options, io }) : undefined;
+  const redis = store
+    ? createRedisWebBackend({ store: await reachStore(store), run: command.options, io })
+    : undefined;
   const runner = redis ?? createDemoRunner(command.options);
   const server = await startWebServer({
     host: command.host,

@@ -5,7 +5,7 @@ export {
   createCoordinator,
   runJobId,
 } from './coordinator';
-export type { RedisConnection } from './redis-connection';
+export { pingRedis, type RedisConnection } from './redis-connection';
 export { defaultPrefix } from './redis-keys';
 export {
   createRedisRunStore,

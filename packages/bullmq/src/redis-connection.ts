@@ -55,3 +55,44 @@ export async function closeRedis(client: Redis): Promise<void> {
     client.disconnect();
   }
 }
+
+/**
+ * Checks that Redis answers a PING within `timeoutMs` (default 3000): for commands that should
+ * fail fast with a clear message rather than wait for a server that is not there. Throws
+ * `ScaleOutError('redis-unreachable')`.
+ */
+export async function pingRedis(
+  connection: RedisConnection,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const checked = checkConnection(connection);
+  const timeoutMs = options.timeoutMs ?? 3000;
+  const base: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  };
+  const client = typeof checked === 'string' ? new Redis(checked, base) : new Redis({ ...checked, ...base });
+  client.on('error', () => {});
+  const where =
+    typeof checked === 'string' ? checked : `${checked.host ?? '127.0.0.1'}:${checked.port ?? 6379}`;
+  try {
+    await Promise.race([
+      client.connect().then(() => client.ping()),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref(),
+      ),
+    ]);
+  } catch (error) {
+    throw new ScaleOutError({
+      code: 'redis-unreachable',
+      message: `Redis at ${where} does not answer (${error instanceof Error ? error.message : String(error)}). Start it, or fix the URL.`,
+      details: { connection: where },
+      cause: error,
+    });
+  } finally {
+    client.disconnect();
+  }
+}

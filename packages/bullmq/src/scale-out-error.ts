@@ -4,6 +4,8 @@ const marker = Symbol.for('closedloop.bullmq.error');
 export type ScaleOutErrorCode =
   /** An option is missing, out of range or of the wrong type (a bad Redis URL included). */
   | 'invalid-options'
+  /** Redis did not answer (`pingRedis`). */
+  | 'redis-unreachable'
   /** `submit` named a run id that is queued or stored already. */
   | 'run-exists'
   /** A job on a closedloop queue is missing or does not have the shape this version writes. */

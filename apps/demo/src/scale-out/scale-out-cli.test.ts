@@ -104,6 +104,9 @@ describe('closedloop coordinator / worker / run --store (scale-out on Redis)', (
     const wrong = capture();
     expect(await main(['report', 'run-1', '--store', '/tmp/runs'], wrong.io)).toBe(2);
     expect(wrong.err()).toMatch(/--store must be a Redis URL/);
+    const down = capture();
+    expect(await main(['report', 'run-1', '--store', 'redis://127.0.0.1:1'], down.io)).toBe(2);
+    expect(down.err()).toMatch(/Redis at redis:\/\/127\.0\.0\.1:1 does not answer/);
   });
 
   it('warns when no coordinator or worker is connected', async () => {

@@ -7,6 +7,7 @@ import {
   createCoordinator,
   createRunClient,
   createStepWorker,
+  pingRedis,
   type RunClient,
   type StepWorkerEvent,
 } from '@closedloop/bullmq';
@@ -19,6 +20,17 @@ import { scaleOutCortex, scaleOutSpec } from './scale-out-cortex';
 export interface ScaleOutIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
+}
+
+/** Throws `CliUsageError` unless `store` is a Redis URL that answers (within 3 s). */
+export async function reachStore(store: string): Promise<string> {
+  checkStoreUrl(store);
+  try {
+    await pingRedis(store);
+  } catch (error) {
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
+  }
+  return store;
 }
 
 /** Throws `CliUsageError` unless `store` is a Redis URL. */
@@ -76,7 +88,7 @@ export async function runWorker(options: {
 }): Promise<number> {
   const { io } = options;
   const worker = createStepWorker({
-    connection: checkStoreUrl(options.store),
+    connection: await reachStore(options.store),
     cortex: scaleOutCortex(options.env),
     concurrency: options.concurrency,
     groups: options.groups,
@@ -103,7 +115,7 @@ export async function runCoordinator(options: {
 }): Promise<number> {
   const { io } = options;
   const coordinator = createCoordinator({
-    connection: checkStoreUrl(options.store),
+    connection: await reachStore(options.store),
     cortex: scaleOutCortex(options.env),
     concurrency: options.concurrency,
     onEvent: (event) => io.stdout.write(`coordinator: ${describeCoordinatorEvent(event)}\n`),
@@ -198,7 +210,7 @@ export async function submitRun(options: {
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
 }): Promise<QueuedRun> {
-  const store = checkStoreUrl(options.store);
+  const store = await reachStore(options.store);
   const task = options.task ?? (options.run.provider === 'scripted' ? isPrimeTask : undefined);
   if (!task) throw new CliUsageError('Give a task: closedloop run "<task>" (the scripted demo has its own).');
   const workspace = options.run.workspace
@@ -224,7 +236,7 @@ export async function resumeRun(options: {
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
 }): Promise<QueuedRun> {
-  const store = checkStoreUrl(options.store);
+  const store = await reachStore(options.store);
   const client = createRunClient({ connection: store });
   try {
     const events = await client.store.read(options.runId);
@@ -244,7 +256,7 @@ export async function resumeRun(options: {
 
 /** The journal of a run in the Redis store (`closedloop report <runId> --store …`), or `undefined`. */
 export async function readStoredRun(store: string, runId: string): Promise<RunEvent[] | undefined> {
-  const client = createRunClient({ connection: checkStoreUrl(store) });
+  const client = createRunClient({ connection: await reachStore(store) });
   try {
     const events = await client.store.read(runId);
     return events.length > 0 ? events : undefined;
