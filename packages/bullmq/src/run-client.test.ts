@@ -85,6 +85,7 @@ describe('createRunClient', () => {
   it('refuses a bad spec and a bad run id', async () => {
     const { client } = await deployment();
     await expect(client.submit({ request: '' })).rejects.toMatchObject({ code: 'invalid-options' });
+    await expect(client.submit({ request: 'x', workspace: 'relative/ws' })).rejects.toThrow(/absolute path/);
     await expect(client.submit({ request: 'x' }, { runId: '../x' })).rejects.toMatchObject({
       code: 'invalid-run-id',
     });

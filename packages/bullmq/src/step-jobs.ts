@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import type { JsonValue } from '@closedloop/cortex';
 import { z } from 'zod';
 import { ScaleOutError } from './scale-out-error';
@@ -34,8 +35,11 @@ const jsonValueSchema = z.custom<JsonValue>(() => true);
 export const runSpecSchema = z.object({
   /** The user's request. */
   request: z.string().min(1),
-  /** The run's workspace folder, as every process that runs its steps sees it (a shared path). */
-  workspace: z.string().min(1).optional(),
+  /** The run's workspace folder, as every process that runs its steps sees it (an absolute, shared path). */
+  workspace: z
+    .string()
+    .refine(isAbsolute, 'the workspace must be an absolute path (every process resolves it the same way)')
+    .optional(),
   /** Steps of this run go to workers of this group only (the machine that holds the workspace). */
   group: z
     .string()
