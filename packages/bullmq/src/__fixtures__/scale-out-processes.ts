@@ -79,6 +79,8 @@ export async function startProcess(options: {
   });
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
+    // CLOSEDLOOP_PRINT_STDERR=1: pass the process's stderr through (debugging benchmarks and tests).
+    if (process.env.CLOSEDLOOP_PRINT_STDERR) process.stderr.write(chunk);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const waitFor = (match: (event: ProcessEvent) => boolean, timeoutMs = 30_000) => {
