@@ -4,7 +4,7 @@ export default defineConfig({
   entry: ['src/bin.ts'],
   format: ['esm'],
   target: 'node20',
-  clean: true,
+  clean: false,
   sourcemap: true,
   banner: { js: '#!/usr/bin/env node' },
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { RunResult } from '@closedloop/cortex';
 import { describe, expect, it } from 'vitest';
-import { main } from './cli';
+import { main } from './cli/main';
 
 /** Opt-in: the same CLI against a real OpenAI model. Runs only with OPENAI_API_KEY set. */
 describe.runIf(Boolean(process.env.OPENAI_API_KEY))('closedloop run --provider openai (live)', () => {

@@ -165,6 +165,108 @@ describe('resolveCapabilities', () => {
     });
   });
 
+  it('knows current Claude figures: 4.6+ have a 1M context and 128k output', () => {
+    for (const modelId of ['claude-sonnet-4-6', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8']) {
+      expect(resolveCapabilities({ provider: 'anthropic', modelId, ...quiet })).toMatchObject({
+        contextWindow: 1_000_000,
+        maxOutputTokens: 128_000,
+        reasoning: true,
+      });
+    }
+    expect(
+      resolveCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-4-5-20250929', ...quiet }),
+    ).toMatchObject({ contextWindow: 200_000, maxOutputTokens: 64_000 });
+  });
+
+  it('gives a newer generation of a known family its family capabilities, with one notice', () => {
+    const warnings: string[] = [];
+    const onWarning = (message: string) => warnings.push(message);
+    for (const modelId of ['claude-sonnet-5-5', 'claude-sonnet-4-9', 'claude-sonnet-5-5-20270101']) {
+      const lookup = lookupCapabilities({ provider: 'anthropic', modelId });
+      expect(lookup).toMatchObject({ source: 'family', familyModelId: 'claude-sonnet-4-6' });
+      expect(resolveCapabilities({ provider: 'anthropic', modelId, onWarning })).toEqual(
+        resolveCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-4-6', onWarning }),
+      );
+    }
+    resolveCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-5-5', onWarning });
+    expect(warnings).toHaveLength(3);
+    expect(warnings[0]).toMatch(/anthropic:claude-sonnet-5-5 is a newer generation.*claude-sonnet-4-6/);
+    expect(lookupCapabilities({ provider: 'anthropic', modelId: 'claude-opus-5' })).toMatchObject({
+      source: 'family',
+      familyModelId: 'claude-opus-4-8',
+    });
+    expect(
+      lookupCapabilities({ provider: 'anthropic', modelId: 'claude-haiku-5-5' }).capabilities,
+    ).toMatchObject({
+      structuredOutput: true,
+      reasoning: true,
+      contextWindow: 200_000,
+    });
+    // OpenAI: gpt-6 variants and o5 map to the newest known row of their variant.
+    expect(lookupCapabilities({ provider: 'openai', modelId: 'gpt-6-mini' })).toMatchObject({
+      source: 'family',
+      familyModelId: 'gpt-5-mini',
+      capabilities: { reasoning: true, supportsTemperature: false },
+    });
+    expect(lookupCapabilities({ provider: 'openai', modelId: 'o5-mini' }).familyModelId).toBe('o4-mini');
+    // gpt-5.x is a known generation (the gpt-5* row), not a family guess.
+    expect(lookupCapabilities({ provider: 'openai', modelId: 'gpt-5.2' }).source).toBe('built-in');
+    // An older or same generation id keeps its own row.
+    expect(lookupCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-4-5' }).source).toBe(
+      'built-in',
+    );
+    // An unknown family stays unknown.
+    expect(lookupCapabilities({ provider: 'anthropic', modelId: 'claude-fable-5-1' }).source).toBe('default');
+  });
+
+  it('warns once for retired models, naming the replacement', () => {
+    const warnings: string[] = [];
+    const onWarning = (message: string) => warnings.push(message);
+    const caps = resolveCapabilities({
+      provider: 'anthropic',
+      modelId: 'claude-3-5-haiku-20241022',
+      onWarning,
+    });
+    resolveCapabilities({ provider: 'anthropic', modelId: 'claude-3-5-haiku-20241022', onWarning });
+    expect(caps.maxOutputTokens).toBe(8_192);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/claude-3-5-haiku-20241022 was retired .* Use claude-haiku-4-5/);
+    expect(lookupCapabilities({ provider: 'openai', modelId: 'o1-mini' }).retired?.replacement).toBe(
+      'o4-mini',
+    );
+    expect(
+      lookupCapabilities({ provider: 'anthropic', modelId: 'claude-sonnet-4-6' }).retired,
+    ).toBeUndefined();
+  });
+
+  it('knows DeepSeek models under any provider id, with their real context window', () => {
+    for (const provider of ['deepseek', 'openai-compatible']) {
+      expect(resolveCapabilities({ provider, modelId: 'deepseek-reasoner', ...quiet })).toMatchObject({
+        contextWindow: 128_000,
+        maxOutputTokens: 64_000,
+        reasoning: true,
+        structuredOutput: false,
+        maxTokensParameter: 'max_tokens',
+      });
+    }
+    expect(
+      resolveCapabilities({ provider: 'deepseek', modelId: 'deepseek-chat', ...quiet }).contextWindow,
+    ).toBe(128_000);
+  });
+
+  it('looks gateway ids (vendor/model) up under the vendor', () => {
+    expect(
+      lookupCapabilities({ provider: 'openrouter', modelId: 'anthropic/claude-sonnet-4-6' }),
+    ).toMatchObject({
+      source: 'built-in',
+      capabilities: { contextWindow: 1_000_000 },
+    });
+    expect(
+      lookupCapabilities({ provider: 'openrouter', modelId: 'openai/gpt-4.1' }).capabilities.logprobs,
+    ).toBe(true);
+    expect(lookupCapabilities({ provider: 'openrouter', modelId: 'meta/llama-4' }).source).toBe('default');
+  });
+
   it('a wildcard provider registration applies to every provider', () => {
     registerCapabilities({ provider: '*', pattern: 'shared-model', capabilities: { vision: true } });
     expect(resolveCapabilities({ provider: 'x', modelId: 'shared-model' }).vision).toBe(true);

@@ -21,6 +21,13 @@ export {
   type OverheadResult,
 } from './measure-overhead';
 export {
+  createPromptCacheSimulator,
+  estimatePromptTokens,
+  type PromptBlock,
+  type PromptCacheAccount,
+  type PromptCacheSimulatorOptions,
+} from './prompt-cache-simulator';
+export {
   CANARY_API_KEY,
   type ConformanceRepliesOptions,
   type ConformanceScenarioName,
@@ -30,3 +37,9 @@ export {
   expectNoSecretLeak,
   runConformanceSuite,
 } from './run-conformance-suite';
+export {
+  type RunToolLoopOptions,
+  runToolLoop,
+  type ToolLoopOutcome,
+  toolLoopFile,
+} from './run-tool-loop';

@@ -2,11 +2,15 @@ export { abortableSleep } from './abortable-sleep';
 export type { ModelCapabilities } from './capabilities';
 export {
   builtInCapabilities,
+  builtInFamilyRules,
   type CapabilityEntry,
+  type CapabilityFamilyRule,
+  type CapabilityLookup,
   type CapabilityRegistration,
   type CapabilitySource,
   conservativeCapabilities,
   formatCapabilityTable,
+  type KnownGeneration,
   lookupCapabilities,
   matchesModelPattern,
   type ResolveCapabilitiesOptions,
@@ -18,23 +22,32 @@ export type {
   CallOptions,
   ChatMessage,
   ChatModel,
+  ContentPart,
+  FileContentPart,
   FinishReason,
   GenerateRequest,
   GenerateResult,
+  ImageContentPart,
   JsonSchema,
+  PromptCacheOptions,
+  ReasoningEffort,
   ReasoningPart,
+  ServiceTier,
   StreamPart,
+  TextContentPart,
   ToolCall,
   ToolChoice,
   ToolSpec,
   Usage,
 } from './chat-model';
+export { checkCallOptions } from './check-call-options';
 export {
   checkModelId,
   checkProviderOptions,
   environmentVariable,
   type ProviderOptionsToCheck,
 } from './check-provider-options';
+export { contentPartSource } from './content-parts';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type GenerateOptions, generate } from './generate';
 export {
@@ -60,6 +73,7 @@ export {
   normalizeError,
   parseRetryAfter,
 } from './normalize-error';
+export { parseProviderOptions } from './parse-provider-options';
 export { parseToolCall } from './parse-tool-call';
 export {
   clearProbeCache,
@@ -68,6 +82,7 @@ export {
   type ProbeResult,
   probeCapabilities,
 } from './probe-capabilities';
+export { promptCacheKey } from './prompt-cache';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
@@ -76,6 +91,7 @@ export {
   type StreamToResultOptions,
   streamToResult,
 } from './stream-to-result';
+export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export {
   stripSchemaKeyword,
   type ToJsonSchemaOptions,
@@ -90,6 +106,7 @@ export {
   findPrice,
   type ModelPrice,
   type PriceTable,
+  splitInputTokens,
   type UsageInput,
   type UsageRecord,
   type UsageSummary,

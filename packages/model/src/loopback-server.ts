@@ -50,6 +50,11 @@ export type LoopbackReply =
       /** Write only the first N events, then apply `after`. */
       limitEvents?: number;
     }
+  /**
+   * Answers from the request itself (simulators: a provider's prompt-cache accounting, a scripted
+   * agent loop): `respond` gets the recorded request and returns the response, written whole.
+   */
+  | { type: 'compute'; respond: (request: RecordedRequest) => RecordedResponse | Promise<RecordedResponse> }
   /** Destroys the socket without sending a byte (a connection reset). */
   | { type: 'reset' }
   /** Never answers (for timeout and abort tests); the socket is closed when the server closes. */
@@ -141,7 +146,21 @@ function tick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-async function writeReply(res: ServerResponse, reply: LoopbackReply, sockets: Set<Socket>): Promise<void> {
+async function writeReply(
+  res: ServerResponse,
+  reply: LoopbackReply,
+  sockets: Set<Socket>,
+  request: RecordedRequest,
+): Promise<void> {
+  if (reply.type === 'compute') {
+    const response = await reply.respond(request);
+    res.writeHead(response.status, {
+      ...response.headers,
+      'content-length': String(Buffer.byteLength(response.body)),
+    });
+    res.end(response.body);
+    return;
+  }
   if (reply.type === 'reset') {
     res.socket?.destroy();
     return;
@@ -177,14 +196,14 @@ async function writeReply(res: ServerResponse, reply: LoopbackReply, sockets: Se
   } else if (res.socket) sockets.add(res.socket);
 }
 
-const replyTypes = new Set(['response', 'reset', 'hang']);
+const replyTypes = new Set(['response', 'compute', 'reset', 'hang']);
 
 function checkReply(reply: unknown, where: string): void {
   const type = (reply as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !replyTypes.has(type)) {
     throw new ConformanceError({
       code: 'invalid-options',
-      message: `${where} is not a loopback reply (type must be response, reset or hang): ${JSON.stringify(reply)}`,
+      message: `${where} is not a loopback reply (type must be response, compute, reset or hang): ${JSON.stringify(reply)}`,
     });
   }
 }
@@ -233,16 +252,16 @@ export async function startLoopbackServer(options: LoopbackServerOptions = {}): 
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
+      const entry: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers,
+        body,
+        json,
+        receivedAt,
+        closedEarlyAt: undefined,
+      };
       if (record) {
-        const entry: RecordedRequest = {
-          method: req.method ?? 'GET',
-          path: req.url ?? '/',
-          headers,
-          body,
-          json,
-          receivedAt,
-          closedEarlyAt: undefined,
-        };
         requests.push(entry);
         res.once('close', () => {
           if (!res.writableFinished) entry.closedEarlyAt = performance.now();
@@ -254,7 +273,7 @@ export async function startLoopbackServer(options: LoopbackServerOptions = {}): 
         res.end('loopback: no reply scripted for this request');
         return;
       }
-      await writeReply(res, reply, held);
+      await writeReply(res, reply, held, entry);
     })();
   });
   server.keepAliveTimeout = keepAliveTimeoutMs;

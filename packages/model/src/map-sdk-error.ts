@@ -159,15 +159,23 @@ export function mapSdkError(error: unknown, options: MapSdkErrorOptions): ModelE
     // Anthropic-style bodies nest the error once more: { type: 'error', error: { type, message } }.
     const inner = isRecord(body.error) ? body.error : body;
     const status = typeof fields.status === 'number' ? fields.status : undefined;
-    const type = text(inner.type) ?? text(fields.type);
-    const code = text(inner.code) ?? text(fields.code);
+    // Google-style bodies put the status word in `status`; vLLM-style ones a number in `code`.
+    const type = text(inner.type) ?? text(fields.type) ?? text(inner.status);
+    const rawCode = inner.code ?? fields.code;
+    const code = typeof rawCode === 'number' && Number.isFinite(rawCode) ? String(rawCode) : text(rawCode);
+    const bodyStatus = typeof inner.status === 'number' ? inner.status : undefined;
     const bareMessage = error.message.replace(/^\d{3}\s*/, '');
     const providerMessage =
       text(inner.message) ??
       (rawBody === undefined && status !== undefined
         ? `non-JSON error body: "${oneLine(bareMessage, 120)}"`
         : oneLine(bareMessage));
-    const modelErrorCode = classifyHttpError({ status, type, code, message: providerMessage });
+    const modelErrorCode = classifyHttpError({
+      status,
+      type,
+      code: status === undefined && bodyStatus !== undefined ? bodyStatus : code,
+      message: providerMessage,
+    });
     const headers = fields.headers;
     const requestId =
       text(fields.requestID) ??

@@ -172,6 +172,40 @@ describe('classifyHttpError', () => {
     );
     expect(classifyHttpError({ code: 'rate_limit_exceeded' })).toBe('rate-limited');
   });
+
+  it('classifies stream error events (no HTTP status) by numeric code, code, type and message', () => {
+    // vLLM / Gemini-style: an HTTP-like status in the body's code.
+    expect(classifyHttpError({ code: 400, message: 'tools[0].function.parameters is invalid' })).toBe(
+      'bad-request',
+    );
+    expect(classifyHttpError({ code: '400', type: 'BadRequestError', message: 'bad' })).toBe('bad-request');
+    expect(classifyHttpError({ code: 429, message: 'slow down' })).toBe('rate-limited');
+    expect(classifyHttpError({ code: 503 })).toBe('overloaded');
+    expect(classifyHttpError({ code: 500, message: 'boom' })).toBe('network');
+    // Context length, recognised without any HTTP status.
+    expect(classifyHttpError({ code: 'CONTEXT_LENGTH_EXCEEDED', message: 'too long' })).toBe(
+      'context-length',
+    );
+    expect(classifyHttpError({ code: 'context_length_exceeded' })).toBe('context-length');
+    expect(classifyHttpError({ type: 'ContextWindowExceededError' })).toBe('context-length');
+    expect(
+      classifyHttpError({ code: 400, message: "This model's maximum context length is 65536 tokens." }),
+    ).toBe('context-length');
+    expect(
+      classifyHttpError({
+        message: 'The input token count (1200000) exceeds the maximum number of tokens allowed',
+      }),
+    ).toBe('context-length');
+    // Google-style status words.
+    expect(classifyHttpError({ type: 'INVALID_ARGUMENT' })).toBe('bad-request');
+    expect(classifyHttpError({ type: 'RESOURCE_EXHAUSTED' })).toBe('rate-limited');
+    expect(classifyHttpError({ type: 'UNAVAILABLE' })).toBe('overloaded');
+    expect(classifyHttpError({ type: 'UNAUTHENTICATED' })).toBe('auth');
+    expect(classifyHttpError({ type: 'DEADLINE_EXCEEDED' })).toBe('timeout');
+    expect(classifyHttpError({ type: 'INTERNAL' })).toBe('network');
+    expect(classifyHttpError({ code: 'invalid_prompt' })).toBe('bad-request');
+    expect(classifyHttpError({ code: 'insufficient_quota' })).toBe('rate-limited');
+  });
 });
 
 describe('parseRetryAfter', () => {

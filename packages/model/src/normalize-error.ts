@@ -90,55 +90,93 @@ export function codeForStatus(status: number): ModelErrorCode {
 export interface HttpErrorInfo {
   /** HTTP status; `undefined` for an error event sent inside a 200 stream. */
   status?: number | undefined;
-  /** The provider's error type (`rate_limit_error`, `overloaded_error`, `server_error`, …). */
+  /** The provider's error type (`rate_limit_error`, `overloaded_error`, `server_error`, `INVALID_ARGUMENT`, …). */
   type?: string | undefined;
-  /** The provider's error code (`context_length_exceeded`, `rate_limit_exceeded`, …). */
-  code?: string | undefined;
+  /**
+   * The provider's error code: a string (`context_length_exceeded`, `CONTEXT_LENGTH_EXCEEDED`,
+   * `rate_limit_exceeded`) or a number — an HTTP-like status some servers put in the body of a
+   * stream error (`{"error": {"code": 400, …}}`).
+   */
+  code?: string | number | undefined;
   /** The provider's error message (used to recognise context-length errors). */
   message?: string | undefined;
 }
 
 const contextLengthPattern =
-  /context[_ ]length|context limit|maximum context|context window|prompt is too long|too many (input )?tokens|reduce the length of the messages/i;
-const contextLengthCodes = new Set(['context_length_exceeded', 'string_above_max_length']);
+  /context[_ ]length|context limit|maximum context|context window|prompt is too long|prompt length|input is too long|input length exceeds|too many (input )?tokens|input token count|exceeds the maximum number of tokens|reduce the length of the messages/i;
+const contextLengthCodePattern =
+  /context_?(length|window)|prompt_too_long|input_too_long|string_above_max_length|too_many_tokens|tokens_limit_reached/;
+
+/** `CONTEXT_LENGTH_EXCEEDED`, `context-length-exceeded`, `ContextLengthExceeded` → `context_length_exceeded`. */
+function normalizeToken(value: string): string {
+  return value
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
+}
+
+/** Error types and codes by what they say, checked in order (first match wins). */
+const tokenRules: ReadonlyArray<readonly [RegExp, ModelErrorCode]> = [
+  [contextLengthCodePattern, 'context-length'],
+  [/overloaded|unavailable|capacity|engine_overloaded/, 'overloaded'],
+  [/rate_?limit|resource_exhausted|too_many_requests|quota|^tokens$|^requests$/, 'rate-limited'],
+  [/authentication|unauthenticated|unauthorized|permission|forbidden|invalid_api_key|auth_error/, 'auth'],
+  [/timeout|timed_out|deadline_exceeded/, 'timeout'],
+  [
+    /invalid|bad_?request|not_found|unprocessable|unsupported|validation|request_too_large|too_large|failed_precondition|out_of_range/,
+    'bad-request',
+  ],
+  [/server_error|api_error|internal|service_error|unknown/, 'network'],
+];
+
+function codeForToken(value: string | undefined): ModelErrorCode | undefined {
+  if (value === undefined || value === '') return undefined;
+  const token = normalizeToken(value);
+  return tokenRules.find(([pattern]) => pattern.test(token))?.[1];
+}
+
+/** An HTTP-like status carried in an error body's `code` (`400`, `"429"`). */
+function statusFromCode(code: string | number | undefined): number | undefined {
+  const value =
+    typeof code === 'number' ? code : typeof code === 'string' && /^\d{3}$/.test(code) ? Number(code) : NaN;
+  return Number.isInteger(value) && value >= 400 && value <= 599 ? value : undefined;
+}
 
 /**
- * The error code for a provider's HTTP error. With a status: {@link codeForStatus}, except that a
- * 4xx whose code or message says the prompt is too long is `context-length`. Without a status (an
- * `error` event inside a 200 stream) by the provider's error type: `overloaded_error` →
- * `overloaded`; `rate_limit_error` / `rate_limit_exceeded` / `tokens` / `requests` →
- * `rate-limited`; `authentication_error` / `permission_error` → `auth`;
- * `invalid_request_error` / `not_found_error` / `request_too_large` → `bad-request` (or
- * `context-length`); `timeout_error` → `timeout`; anything else (`server_error`, `api_error`) →
- * `network`.
+ * The error code for a provider's error — with or without an HTTP status:
+ *
+ * 1. A context-length error is `context-length` whatever else it says: recognised by its code
+ *    (`context_length_exceeded`, `CONTEXT_LENGTH_EXCEEDED`, …) or its message ("maximum context
+ *    length", "prompt is too long", …), with or without a status.
+ * 2. With an HTTP status: {@link codeForStatus}.
+ * 3. Without one (an `error` event inside a 200 stream): a numeric `code` in the body (`400`,
+ *    `"429"`) is read as the status; otherwise the error's type, then its code, by what they say —
+ *    `overloaded_error`/`UNAVAILABLE` → `overloaded`; `rate_limit_*`/`RESOURCE_EXHAUSTED`/quota →
+ *    `rate-limited`; authentication/permission → `auth`; timeout/`DEADLINE_EXCEEDED` → `timeout`;
+ *    `invalid_request_error`/`INVALID_ARGUMENT`/`BadRequestError`/not found → `bad-request`;
+ *    `server_error`/`api_error`/`INTERNAL` and anything unrecognised → `network` (retryable).
  *
  * @example
  * classifyHttpError({ status: 400, code: 'context_length_exceeded' }) // 'context-length'
  * classifyHttpError({ type: 'overloaded_error' }) // 'overloaded'
+ * classifyHttpError({ code: 400, message: 'Invalid tool schema' }) // 'bad-request' (stream event)
+ * classifyHttpError({ code: 'CONTEXT_LENGTH_EXCEEDED' }) // 'context-length' (no status)
  */
 export function classifyHttpError(info: HttpErrorInfo): ModelErrorCode {
   const { status, type, code, message = '' } = info;
+  const codeText = typeof code === 'string' ? code : undefined;
   const contextLength =
-    (code !== undefined && contextLengthCodes.has(code)) || contextLengthPattern.test(message);
-  if (status === undefined) {
-    if (type === 'overloaded_error') return 'overloaded';
-    if (
-      type === 'rate_limit_error' ||
-      code === 'rate_limit_exceeded' ||
-      type === 'tokens' ||
-      type === 'requests'
-    ) {
-      return 'rate-limited';
-    }
-    if (type === 'authentication_error' || type === 'permission_error') return 'auth';
-    if (type === 'invalid_request_error' || type === 'not_found_error' || type === 'request_too_large') {
-      return contextLength ? 'context-length' : 'bad-request';
-    }
-    if (type === 'timeout_error') return 'timeout';
-    return 'network';
+    contextLengthPattern.test(message) ||
+    (codeText !== undefined && contextLengthCodePattern.test(normalizeToken(codeText))) ||
+    (type !== undefined && contextLengthCodePattern.test(normalizeToken(type)));
+  const effectiveStatus = status ?? statusFromCode(code);
+  if (effectiveStatus !== undefined) {
+    const byStatus = codeForStatus(effectiveStatus);
+    return byStatus === 'bad-request' && contextLength ? 'context-length' : byStatus;
   }
-  const byStatus = codeForStatus(status);
-  return byStatus === 'bad-request' && contextLength ? 'context-length' : byStatus;
+  if (contextLength) return 'context-length';
+  return codeForToken(type) ?? codeForToken(codeText) ?? 'network';
 }
 
 /** The error and its `cause`s (up to 5 deep). */

@@ -26,6 +26,7 @@ import {
   startLoopbackServer,
 } from './loopback-server';
 import { ModelError } from './model-error';
+import { streamToResult } from './stream-to-result';
 import { withRetry } from './with-retry';
 
 /**
@@ -63,6 +64,13 @@ export const conformanceScenarioNames = [
   'timeout',
   'abort-mid-stream',
   'abort-generate',
+  'stream-metadata',
+  'stream-error-bad-request',
+  'stream-error-context-length',
+  'reasoning-and-text',
+  'reasoning-and-text-stream',
+  'reasoning-tool-loop',
+  'content-parts',
 ] as const;
 
 /** A scenario name. */
@@ -85,9 +93,20 @@ export interface ConformanceTarget {
   snapshotHeaders: readonly string[];
   /** The reply pair for the retry test: a 429 with a short Retry-After, then a 200 text answer. */
   retryReplies: LoopbackReply[];
+  /**
+   * Whether the provider returns reasoning (`reasoning-and-text*` and `reasoning-tool-loop` then
+   * require it, and require it sent back on the tool loop's next request). Default `true`; `false`
+   * for APIs that never return reasoning text (OpenAI Chat Completions), whose fixtures for those
+   * scenarios are then plain answers.
+   */
+  reasoning?: boolean;
 }
 
 interface Outcome {
+  /** The requests the server received, in order (two for follow-up scenarios). */
+  requests: RecordedRequest[];
+  /** The first call's result, for follow-up scenarios. */
+  first?: GenerateResult;
   result?: GenerateResult;
   parts: StreamPart[];
   error?: unknown;
@@ -106,7 +125,9 @@ interface Scenario {
   abort?: 'first-delta' | number;
   /** The request must not outlive the call: the server sees its connection closed early. */
   closesConnection?: boolean;
-  check(outcome: Outcome): void;
+  /** A second call built from the first call's result (a tool loop's next step). */
+  followUp?: (first: GenerateResult) => GenerateRequest;
+  check(outcome: Outcome, target: ConformanceTarget): void;
 }
 
 const weatherTool = {
@@ -165,6 +186,22 @@ const simpleRequest: GenerateRequest = {
   temperature: 0,
   maxOutputTokens: 64,
 };
+
+const answerText = 'The answer is 4.';
+const reasoningSnippet = '2 + 2';
+const reasoningRequest: GenerateRequest = {
+  messages: [{ role: 'user', content: 'What is 2 + 2? Think first.' }],
+  maxOutputTokens: 2048,
+};
+/** A 1×1 red PNG and a minimal PDF, base64. */
+const pngBase64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const pdfBase64 =
+  'JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoKdHJhaWxlcgo8PCAvUm9vdCAxIDAgUiA+PgolJUVPRgo=';
+
+function reasoningTextOf(result: GenerateResult): string {
+  return (result.reasoning ?? []).map((part) => part.text).join('');
+}
 
 function textOf(parts: StreamPart[]): string {
   return parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
@@ -548,11 +585,139 @@ const scenarios: Scenario[] = [
       expect(outcome.abortLatencyMs).toBeLessThan(100);
     },
   },
+  {
+    name: 'stream-metadata',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expect(result.text).toBe(helloText);
+      // A first chunk with empty id/model (Azure's model router) must not blank the metadata.
+      expect(result.response?.id).toMatch(/\S/);
+      expect(result.response?.modelId).toMatch(/\S/);
+    },
+  },
+  {
+    name: 'stream-error-bad-request',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'bad-request', isRetryable: false });
+      expect(outcome.parts.some((part) => part.type === 'finish')).toBe(false);
+    },
+  },
+  {
+    name: 'stream-error-context-length',
+    mode: 'stream',
+    request: simpleRequest,
+    check(outcome) {
+      expectModelError(outcome, { code: 'context-length', isRetryable: false });
+      expect(outcome.parts.some((part) => part.type === 'finish')).toBe(false);
+    },
+  },
+  {
+    name: 'reasoning-and-text',
+    mode: 'generate',
+    request: reasoningRequest,
+    check(outcome, target) {
+      const result = expectOk(outcome);
+      expect(result.text).toBe(answerText);
+      expect(typeof result.text).toBe('string');
+      if (target.reasoning !== false) expect(reasoningTextOf(result)).toContain(reasoningSnippet);
+    },
+  },
+  {
+    name: 'reasoning-and-text-stream',
+    mode: 'stream',
+    request: reasoningRequest,
+    check(outcome, target) {
+      const result = expectOk(outcome);
+      expectStreamInvariants(outcome);
+      expect(result.text).toBe(answerText);
+      if (target.reasoning !== false) {
+        expect(reasoningTextOf(result)).toContain(reasoningSnippet);
+        const streamed = outcome.parts
+          .map((part) => (part.type === 'reasoning-delta' ? part.delta : ''))
+          .join('');
+        expect(streamed).toContain(reasoningSnippet);
+      }
+    },
+  },
+  {
+    name: 'reasoning-tool-loop',
+    mode: 'generate',
+    request: {
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      tools: [weatherTool],
+    },
+    followUp: (first) => ({
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: first.text,
+          toolCalls: first.toolCalls,
+          ...(first.reasoning ? { reasoning: first.reasoning } : {}),
+        },
+        ...first.toolCalls.map((call) => ({
+          role: 'tool' as const,
+          toolCallId: call.id,
+          toolName: call.name,
+          content: '{"tempC":18,"sky":"clear"}',
+        })),
+      ],
+      tools: [weatherTool],
+    }),
+    check(outcome, target) {
+      const first = outcome.first as GenerateResult;
+      expectToolCalls(first, [{ name: 'get_weather', arguments: { city: 'Paris' } }]);
+      const result = expectOk(outcome);
+      expect(result.text).toBe('It is 18 °C and clear in Paris.');
+      expect(outcome.requests).toHaveLength(2);
+      if (target.reasoning !== false) {
+        // The reasoning of the tool-calling turn goes back with it (DeepSeek rejects the next
+        // request without it; Anthropic needs the signed thinking block; Responses the item).
+        const reasoning = reasoningTextOf(first);
+        expect(reasoning, 'the tool-calling turn came with reasoning').toMatch(/\S/);
+        const sent = outcome.requests[1]?.body ?? '';
+        const signatures = (first.reasoning ?? []).map((part) => part.signature).filter(Boolean) as string[];
+        expect(
+          sent.includes(JSON.stringify(reasoning).slice(1, -1)) ||
+            signatures.some((signature) => sent.includes(signature)),
+          "the second request carries the first turn's reasoning",
+        ).toBe(true);
+      }
+    },
+  },
+  {
+    name: 'content-parts',
+    mode: 'generate',
+    request: {
+      messages: [
+        {
+          role: 'user',
+          content: 'Describe the image and summarise the PDF.',
+          parts: [
+            { type: 'image', mediaType: 'image/png', data: pngBase64 },
+            { type: 'file', mediaType: 'application/pdf', data: pdfBase64, filename: 'report.pdf' },
+          ],
+        },
+      ],
+    },
+    check(outcome) {
+      const result = expectOk(outcome);
+      expect(result.text).toBe('A red pixel; the PDF says hello.');
+      const sent = outcome.requests[0]?.body ?? '';
+      expect(sent).toContain(pngBase64);
+      expect(sent).toContain(pdfBase64);
+    },
+  },
 ];
 
-async function run(model: ChatModel, scenario: Scenario): Promise<Outcome> {
+async function run(model: ChatModel, scenario: Scenario, requests: RecordedRequest[]): Promise<Outcome> {
   const controller = new AbortController();
-  const outcome: Outcome = { parts: [] };
+  const outcome: Outcome = { parts: [], requests };
   let abortedAt: number | undefined;
   const abort = () => {
     abortedAt = performance.now();
@@ -563,6 +728,13 @@ async function run(model: ChatModel, scenario: Scenario): Promise<Outcome> {
   try {
     if (scenario.mode === 'generate') {
       outcome.result = await model.doGenerate(scenario.request, { signal: controller.signal });
+      if (scenario.followUp) {
+        outcome.first = outcome.result;
+        outcome.result = undefined;
+        outcome.result = await model.doGenerate(scenario.followUp(outcome.first), {
+          signal: controller.signal,
+        });
+      }
     } else {
       for await (const part of model.doStream(scenario.request, { signal: controller.signal })) {
         outcome.parts.push(part);
@@ -667,6 +839,10 @@ export function conformanceReplies(
     timeout: () => [{ type: 'hang' }],
     'abort-mid-stream': () => fixtures.sse('text-stream', { limitEvents: holdAfterEvents, after: 'hold' }),
     'abort-generate': () => [{ type: 'hang' }],
+    'reasoning-tool-loop': () => [
+      ...fixtures.json('reasoning-tool-loop'),
+      ...fixtures.json('reasoning-tool-loop-answer'),
+    ],
   };
   const replies = {} as Record<ConformanceScenarioName, LoopbackReply[]>;
   for (const scenario of scenarios) {
@@ -736,9 +912,9 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         const model = create(scenario.timeoutMs);
         expect(model.specificationVersion).toBe('v1');
         expect(model.provider).toBe(target.provider);
-        const outcome = await run(model, scenario);
-        scenario.check(outcome);
-        expect(server.requests, 'exactly one HTTP attempt per call').toHaveLength(1);
+        const outcome = await run(model, scenario, server.requests);
+        scenario.check(outcome, target);
+        expect(server.requests, 'exactly one HTTP attempt per call').toHaveLength(scenario.followUp ? 2 : 1);
         expectNoSecretLeak(outcome.error);
         if (ModelError.isInstance(outcome.error)) expect(outcome.error.provider).toBe(target.provider);
         const firstRequest = server.requests[0] as RecordedRequest;
@@ -751,6 +927,9 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         }
         expect({
           request: normaliseRequest(firstRequest, target.snapshotHeaders),
+          ...(scenario.followUp && server.requests[1]
+            ? { followUpRequest: normaliseRequest(server.requests[1], target.snapshotHeaders) }
+            : {}),
           ...(outcome.error === undefined
             ? { result: outcome.result, ...(scenario.mode === 'stream' ? { parts: outcome.parts } : {}) }
             : { error: summariseError(outcome.error) }),
@@ -775,6 +954,19 @@ export function runConformanceSuite(target: ConformanceTarget): void {
       expect(delays[0]).toBeGreaterThanOrEqual(1);
       expect(server.requests[0]?.body).toBe(server.requests[1]?.body);
     });
+
+    for (const name of ['stream-error-bad-request', 'stream-error-context-length'] as const) {
+      it(`${name}: a non-retryable stream error is sent once under withRetry`, async () => {
+        server.script([...target.replies[name], ...target.replies['text-stream']]);
+        const model = create();
+        await expect(
+          withRetry(({ signal }) => streamToResult(model.doStream(simpleRequest, { signal })), {
+            sleep: async () => {},
+          }),
+        ).rejects.toMatchObject({ isRetryable: false });
+        expect(server.requests).toHaveLength(1);
+      });
+    }
 
     it('a non-retryable error is attempted once even under withRetry', async () => {
       server.script([...target.replies['bad-request'], ...target.replies.text]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamPart } from './chat-model';
 import { ScriptedModel } from './testing';
 import { addUsage, emptyUsage } from './usage';
-import { computeCost, createUsageTracker, findPrice } from './usage-tracker';
+import { computeCost, createUsageTracker, findPrice, splitInputTokens } from './usage-tracker';
 
 const usage = (inputTokens: number, outputTokens: number) => ({
   inputTokens,
@@ -44,6 +44,23 @@ describe('prices', () => {
       prices['gpt-4.1*'],
     );
     expect(cost).toBeCloseTo(600_000 * 2e-6 + 400_000 * 0.5e-6 + 500_000 * 8e-6, 10);
+  });
+
+  it('bills cache reads and cache writes at their own rates', () => {
+    const price = {
+      inputPerMTok: 3,
+      outputPerMTok: 15,
+      cachedInputPerMTok: 0.3,
+      cacheWriteInputPerMTok: 3.75,
+    };
+    const value = { ...usage(1_000_000, 0), cachedInputTokens: 600_000, cacheWriteInputTokens: 300_000 };
+    expect(splitInputTokens(value)).toEqual({ fullRate: 100_000, cacheRead: 600_000, cacheWrite: 300_000 });
+    expect(computeCost(value, price)).toBeCloseTo(100_000 * 3e-6 + 600_000 * 0.3e-6 + 300_000 * 3.75e-6, 10);
+    // Without a cache-write price, writes cost the input price.
+    expect(computeCost(value, { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 })).toBeCloseTo(
+      400_000 * 3e-6 + 600_000 * 0.3e-6,
+      10,
+    );
   });
 });
 

@@ -2,11 +2,19 @@ import { matchesModelPattern } from './capability-registry';
 import type { CallOptions, ChatModel, GenerateRequest, StreamPart, Usage } from './chat-model';
 import { addUsage, emptyUsage } from './usage';
 
-/** USD per million tokens. `cachedInputPerMTok` defaults to `inputPerMTok`. */
+/**
+ * USD per million tokens. `cachedInputPerMTok` (cache reads) and `cacheWriteInputPerMTok` (cache
+ * writes) default to `inputPerMTok`.
+ *
+ * @example
+ * // Anthropic Claude Sonnet: reads at 0.1×, 5-minute writes at 1.25× the input price.
+ * { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3, cacheWriteInputPerMTok: 3.75 }
+ */
 export interface ModelPrice {
   inputPerMTok: number;
   outputPerMTok: number;
   cachedInputPerMTok?: number;
+  cacheWriteInputPerMTok?: number;
 }
 
 /** Prices keyed by model id or glob pattern (`gpt-4.1*`). An exact id beats the longest matching glob. */
@@ -85,13 +93,26 @@ export function findPrice(prices: PriceTable, modelId: string): ModelPrice | und
   return best?.price;
 }
 
-/** The USD cost of `usage` at `price`. Cached input tokens are billed at the cached rate. */
+/**
+ * Splits `usage.inputTokens` into what the provider bills at the full input rate, what it read
+ * from its prompt cache and what it wrote to it (the last two are part of `inputTokens`).
+ */
+export function splitInputTokens(usage: Usage): { fullRate: number; cacheRead: number; cacheWrite: number } {
+  const cacheRead = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const cacheWrite = Math.min(usage.cacheWriteInputTokens ?? 0, usage.inputTokens - cacheRead);
+  return { fullRate: usage.inputTokens - cacheRead - cacheWrite, cacheRead, cacheWrite };
+}
+
+/**
+ * The USD cost of `usage` at `price`: cache reads at the cached rate, cache writes at the
+ * cache-write rate, the rest of the input at the input rate, plus output.
+ */
 export function computeCost(usage: Usage, price: ModelPrice): number {
-  const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
-  const uncached = usage.inputTokens - cached;
+  const { fullRate, cacheRead, cacheWrite } = splitInputTokens(usage);
   return (
-    (uncached * price.inputPerMTok +
-      cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+    (fullRate * price.inputPerMTok +
+      cacheRead * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+      cacheWrite * (price.cacheWriteInputPerMTok ?? price.inputPerMTok) +
       usage.outputTokens * price.outputPerMTok) /
     1_000_000
   );

@@ -6,7 +6,7 @@ export function emptyUsage(): Usage {
 }
 
 /**
- * Sums two usages. Optional counts (`reasoningTokens`, `cachedInputTokens`) are kept when either
+ * Sums two usages. Optional counts (`reasoningTokens`, `cachedInputTokens`, `cacheWriteInputTokens`) are kept when either
  * side has them.
  */
 export function addUsage(a: Usage, b: Usage): Usage {
@@ -20,6 +20,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
   }
   if (a.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) {
     sum.cachedInputTokens = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  }
+  if (a.cacheWriteInputTokens !== undefined || b.cacheWriteInputTokens !== undefined) {
+    sum.cacheWriteInputTokens = (a.cacheWriteInputTokens ?? 0) + (b.cacheWriteInputTokens ?? 0);
   }
   return sum;
 }

@@ -30,11 +30,17 @@ const request: GenerateRequest = {
   maxOutputTokens: 64,
 };
 // The body our adapter sends for `request` (checked below), written by hand for the raw SDK.
+const cacheControl = { type: 'ephemeral' as const };
 const rawBody = {
   model: 'claude-sonnet-4-6',
   max_tokens: 64,
-  messages: [{ role: 'user' as const, content: 'Say hello.' }],
-  system: 'You are terse.',
+  messages: [
+    {
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: 'Say hello.', cache_control: cacheControl }],
+    },
+  ],
+  system: [{ type: 'text' as const, text: 'You are terse.', cache_control: cacheControl }],
   temperature: 0,
 };
 

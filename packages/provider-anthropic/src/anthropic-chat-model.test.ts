@@ -276,7 +276,7 @@ describe('createAnthropic', () => {
 
   it('reports exactly the capability table, with registrations and overrides (no silent override)', () => {
     const provider = createAnthropic({ apiKey: 'k', name: 'claude-proxy' });
-    for (const modelId of ['claude-sonnet-4-6', 'claude-3-5-haiku-latest']) {
+    for (const modelId of ['claude-sonnet-4-6', 'claude-haiku-4-5']) {
       expect(provider(modelId).capabilities).toEqual(resolveCapabilities({ provider: 'anthropic', modelId }));
     }
     const unregister = registerCapabilities({

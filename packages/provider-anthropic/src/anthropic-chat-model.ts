@@ -89,7 +89,7 @@ export class AnthropicChatModel implements ChatModel {
     this.#config = options.config;
   }
 
-  #build(request: GenerateRequest, stream: boolean) {
+  #build(request: GenerateRequest, stream: boolean, warnings: string[]) {
     return buildAnthropicRequest({
       provider: this.provider,
       modelId: this.modelId,
@@ -97,6 +97,7 @@ export class AnthropicChatModel implements ChatModel {
       capabilities: this.capabilities,
       settings: this.#settings,
       stream,
+      warnings,
     });
   }
 
@@ -114,6 +115,7 @@ export class AnthropicChatModel implements ChatModel {
     id: string | undefined;
     model: string | undefined;
     requestId: string | undefined;
+    warnings: string[];
   }): GenerateResult {
     const result: GenerateResult = {
       text: parts.text,
@@ -132,6 +134,7 @@ export class AnthropicChatModel implements ChatModel {
     if (parts.model) response.modelId = parts.model;
     if (parts.requestId) response.requestId = parts.requestId;
     result.response = response;
+    if (parts.warnings.length > 0) result.warnings = parts.warnings;
     return result;
   }
 
@@ -140,8 +143,9 @@ export class AnthropicChatModel implements ChatModel {
     let message: Message;
     let requestId: string | undefined;
     let responseTool: ResponseTool | undefined;
+    const warnings: string[] = [];
     try {
-      const built = this.#build(request, false);
+      const built = this.#build(request, false, warnings);
       responseTool = built.responseTool;
       const { data, request_id } = await this.#config
         .client()
@@ -195,6 +199,7 @@ export class AnthropicChatModel implements ChatModel {
       id: message.id,
       model: message.model,
       requestId,
+      warnings,
     });
   }
 
@@ -203,8 +208,9 @@ export class AnthropicChatModel implements ChatModel {
     let stream: AsyncIterable<RawMessageStreamEvent>;
     let requestId: string | undefined;
     let responseTool: ResponseTool | undefined;
+    const warnings: string[] = [];
     try {
-      const built = this.#build(request, true);
+      const built = this.#build(request, true, warnings);
       responseTool = built.responseTool;
       const { data, request_id } = await this.#config
         .client()
@@ -353,6 +359,7 @@ export class AnthropicChatModel implements ChatModel {
         id,
         model,
         requestId,
+        warnings,
       }),
     };
   }

@@ -148,7 +148,12 @@ describe('buildAnthropicRequest', () => {
     });
     expect(build({ ...hi, tools }).body).not.toHaveProperty('tool_choice');
     expect(build({ ...hi, tools }).body.tools).toEqual([
-      { name: 'f', description: 'd', input_schema: { type: 'object', properties: {} } },
+      {
+        name: 'f',
+        description: 'd',
+        input_schema: { type: 'object', properties: {} },
+        cache_control: { type: 'ephemeral' },
+      },
     ]);
     expect(errorOf(() => build({ ...hi, toolChoice: 'required' }))).toMatch(/needs at least one tool/);
   });
@@ -200,15 +205,160 @@ describe('buildAnthropicRequest', () => {
     );
   });
 
-  it('merges providerOptions.anthropic last and streams when asked', () => {
+  it('maps the typed providerOptions.anthropic, merges extraBody last and streams when asked', () => {
     const { body } = buildAnthropicRequest({
       provider: 'anthropic',
       modelId: 'claude-sonnet-4-6',
-      request: { ...hi, providerOptions: { anthropic: { top_k: 5, metadata: { user_id: 'u1' } } } },
+      request: { ...hi, providerOptions: { anthropic: { topK: 5, userId: 'u1', extraBody: { top_k: 6 } } } },
       capabilities: sonnet,
       settings: {},
       stream: true,
     });
-    expect(body).toMatchObject({ stream: true, top_k: 5, metadata: { user_id: 'u1' } });
+    expect(body).toMatchObject({ stream: true, top_k: 6, metadata: { user_id: 'u1' } });
+    expect(errorOf(() => build({ ...hi, providerOptions: { anthropic: { top_k: 5 } } }))).toMatch(
+      /^bad-request: .*providerOptions\.anthropic: unknown option "top_k"\. Known options: topK, /,
+    );
+  });
+
+  it('places at most four cache breakpoints: last tool, system, the last two user turns', () => {
+    const tools = [
+      { name: 'a', description: 'd', inputSchema: { type: 'object', properties: {} } },
+      { name: 'b', description: 'd', inputSchema: { type: 'object', properties: {} } },
+    ];
+    const call = { id: 't1', name: 'a', arguments: {}, rawArguments: '{}' };
+    const { body } = build({
+      tools,
+      messages: [
+        { role: 'system', content: 'You are an agent.' },
+        { role: 'user', content: 'Do the task.' },
+        { role: 'assistant', content: '', toolCalls: [call] },
+        { role: 'tool', toolCallId: 't1', toolName: 'a', content: 'one' },
+        { role: 'assistant', content: '', toolCalls: [{ ...call, id: 't2' }] },
+        { role: 'tool', toolCallId: 't2', toolName: 'a', content: 'two' },
+      ],
+    });
+    const marked = JSON.stringify(body).split('"cache_control"').length - 1;
+    expect(marked).toBe(4);
+    expect(body.tools?.[0]).not.toHaveProperty('cache_control');
+    expect(body.tools?.[1]).toHaveProperty('cache_control', { type: 'ephemeral' });
+    expect(body.system).toEqual([
+      { type: 'text', text: 'You are an agent.', cache_control: { type: 'ephemeral' } },
+    ]);
+    expect(body.messages[0]).toEqual({ role: 'user', content: 'Do the task.' });
+    expect(body.messages[2]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 't1', cache_control: { type: 'ephemeral' } }],
+    });
+    expect(body.messages[4]).toMatchObject({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 't2', cache_control: { type: 'ephemeral' } }],
+    });
+    // One hour TTL, and off.
+    expect(build({ ...hi, promptCache: { ttl: '1h' } }).body.messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+    });
+    expect(JSON.stringify(build({ ...hi, tools, promptCache: false }).body)).not.toContain('cache_control');
+  });
+
+  it('marks tools strict where the schema and model allow it', () => {
+    const closed = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    const tools = [
+      { name: 'strict_ok', description: 'd', inputSchema: closed },
+      { name: 'loose', description: 'd', inputSchema: { type: 'object', properties: { a: {} } } },
+    ];
+    const { body } = build({ ...hi, tools, promptCache: false });
+    expect(body.tools?.map((tool) => ('strict' in tool ? tool.strict : undefined))).toEqual([
+      true,
+      undefined,
+    ]);
+    const old = buildAnthropicRequest({
+      provider: 'anthropic',
+      modelId: 'claude-3-7-sonnet-20250219',
+      request: { ...hi, tools },
+      capabilities: sonnet,
+      settings: {},
+      stream: false,
+    });
+    expect(old.body.tools?.[0]).not.toHaveProperty('strict');
+  });
+
+  it('maps images and PDFs to image and document blocks', () => {
+    const { body } = build({
+      promptCache: false,
+      messages: [
+        {
+          role: 'user',
+          content: 'Look.',
+          parts: [
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'image', url: 'https://example.com/cat.jpg' },
+            { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'report.pdf' },
+            { type: 'file', mediaType: 'text/plain', data: btoa('plain notes') },
+          ],
+        },
+      ],
+    });
+    expect(body.messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Look.' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+        {
+          type: 'document',
+          source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+          title: 'report.pdf',
+        },
+        { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain notes' } },
+      ],
+    });
+  });
+
+  it('maps the typed per-call options and warns about what Anthropic cannot do', () => {
+    const warnings: string[] = [];
+    const { body } = buildAnthropicRequest({
+      provider: 'anthropic',
+      modelId: 'claude-sonnet-4-6',
+      request: {
+        ...hi,
+        stopSequences: ['END'],
+        seed: 1,
+        serviceTier: 'default',
+        reasoningEffort: 'high',
+        verbosity: 'low',
+      },
+      capabilities: sonnet,
+      settings: {},
+      stream: false,
+      warnings,
+    });
+    expect(body).toMatchObject({
+      stop_sequences: ['END'],
+      service_tier: 'standard_only',
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'high' },
+    });
+    expect(warnings).toEqual([
+      'seed is not supported by Anthropic and was left out',
+      'verbosity is not supported by Anthropic and was left out',
+    ]);
+    const older = buildAnthropicRequest({
+      provider: 'anthropic',
+      modelId: 'claude-sonnet-4-5',
+      request: { ...hi, reasoningEffort: 'low' },
+      capabilities: sonnet,
+      settings: {},
+      stream: false,
+    });
+    expect(older.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(
+      build({ ...hi, reasoningEffort: 'none' }, { thinking: { budgetTokens: 2048 } }).body,
+    ).not.toHaveProperty('thinking');
   });
 });

@@ -1,6 +1,9 @@
 import type {
   ToolChoice as AnthropicToolChoice,
+  CacheControlEphemeral,
   ContentBlockParam,
+  DocumentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsBase,
   MessageParam,
   TextBlockParam,
@@ -9,13 +12,20 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import {
   type ChatMessage,
+  type ContentPart,
+  checkCallOptions,
+  contentPartSource,
   type GenerateRequest,
   type JsonSchema,
   type ModelCapabilities,
   ModelError,
+  parseProviderOptions,
+  type ReasoningEffort,
   type ToolCall,
   type ToolChoice,
+  useStrictTool,
 } from '@closedloop/model';
+import { z } from 'zod';
 
 /** Per-model settings, the second argument of `anthropic(modelId, settings)`. */
 export interface AnthropicChatSettings {
@@ -32,7 +42,72 @@ export interface AnthropicChatSettings {
   thinking?: { budgetTokens: number } | { type: 'adaptive' };
   /** `max_tokens` when a request sets no `maxOutputTokens`. Default: min(8192, the model's limit). */
   defaultMaxTokens?: number;
+  /**
+   * Send `strict: true` on tools whose schema allows it (strict tool use). Default: on for models
+   * that support it (Claude Sonnet/Haiku 4.5, Opus 4.1 and newer); a tool's own `strict: false`
+   * wins.
+   */
+  strictTools?: boolean;
 }
+
+/**
+ * The typed options `request.providerOptions.anthropic` (or `providerOptions[<provider id>]`)
+ * may carry. Unknown keys are rejected with a `ModelError('bad-request')` listing these; raw API
+ * fields go in `extraBody` (merged into the body last, verbatim).
+ */
+export const anthropicRequestOptionsSchema = z.strictObject({
+  topK: z.number().int().positive().optional(),
+  topP: z.number().min(0).max(1).optional(),
+  /** `metadata.user_id`: an opaque id of the end user. */
+  userId: z.string().optional(),
+  /** Extended thinking for this request (overrides the model setting). */
+  thinking: z
+    .union([
+      z.strictObject({ budgetTokens: z.number().int().min(1024) }),
+      z.strictObject({ type: z.literal('adaptive') }),
+    ])
+    .optional(),
+  /** Raw fields merged into the request body last, verbatim. */
+  extraBody: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What {@link anthropicRequestOptionsSchema} accepts. */
+export type AnthropicRequestOptions = z.infer<typeof anthropicRequestOptionsSchema>;
+
+/** Claude generation `[major, minor]` and tier from a model id (`claude-sonnet-4-6` → sonnet 4.6). */
+function claudeGeneration(modelId: string): { tier: string; major: number; minor: number } | undefined {
+  const match = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8}|-latest)?$/i.exec(modelId);
+  if (!match?.[1] || !match[2]) return undefined;
+  return { tier: match[1].toLowerCase(), major: Number(match[2]), minor: Number(match[3] ?? 0) };
+}
+
+function atLeast(generation: { major: number; minor: number }, major: number, minor: number): boolean {
+  return generation.major > major || (generation.major === major && generation.minor >= minor);
+}
+
+/** Strict tool use: Claude Sonnet/Haiku 4.5, Opus 4.1 and newer. */
+export function supportsStrictTools(modelId: string): boolean {
+  const generation = claudeGeneration(modelId);
+  if (!generation) return false;
+  return generation.tier === 'opus' ? atLeast(generation, 4, 1) : atLeast(generation, 4, 5);
+}
+
+/** Adaptive thinking with an effort level: Claude 4.6 and newer. */
+function supportsAdaptiveThinking(modelId: string): boolean {
+  const generation = claudeGeneration(modelId);
+  return generation !== undefined && atLeast(generation, 4, 6);
+}
+
+const effortBudgets: Record<Exclude<ReasoningEffort, 'none'>, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16_384,
+  xhigh: 32_768,
+};
+
+/** At most four cache breakpoints per request (Anthropic's limit). */
+const maxCacheBreakpoints = 4;
 
 /** How structured output is requested: a forced tool whose input is the answer. */
 export interface ResponseTool {
@@ -74,12 +149,13 @@ export function toAnthropicMessages(
   const system: string[] = [];
   const out: MessageParam[] = [];
   let results: ToolResultBlockParam[] = [];
-  let texts: TextBlockParam[] = [];
+  let texts: Array<TextBlockParam | ImageBlockParam | DocumentBlockParam> = [];
 
   const flushUser = () => {
     if (results.length === 0 && texts.length === 0) return;
-    if (results.length === 0 && texts.length === 1 && texts[0])
-      out.push({ role: 'user', content: texts[0].text });
+    const only = texts[0];
+    if (results.length === 0 && texts.length === 1 && only?.type === 'text')
+      out.push({ role: 'user', content: only.text });
     else out.push({ role: 'user', content: [...results, ...texts] });
     results = [];
     texts = [];
@@ -92,6 +168,9 @@ export function toAnthropicMessages(
         return;
       case 'user':
         if (message.content !== '') texts.push({ type: 'text', text: message.content });
+        for (const [partIndex, part] of (message.parts ?? []).entries()) {
+          texts.push(toContentBlock(part, { provider, path: `messages[${index}].parts[${partIndex}]` }));
+        }
         return;
       case 'tool':
         results.push({
@@ -132,6 +211,82 @@ export function toAnthropicMessages(
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: out };
 }
 
+function toContentBlock(
+  part: ContentPart,
+  where: { provider: string; path: string },
+): TextBlockParam | ImageBlockParam | DocumentBlockParam {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const source = contentPartSource(part, where);
+  if (part.type === 'image') {
+    if (source.kind === 'url') return { type: 'image', source: { type: 'url', url: source.url } };
+    return {
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: source.mediaType as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+        data: source.data,
+      },
+    };
+  }
+  const title = part.filename !== undefined ? { title: part.filename } : {};
+  if (source.kind === 'url') return { type: 'document', source: { type: 'url', url: source.url }, ...title };
+  if (source.mediaType === 'application/pdf') {
+    return {
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: source.data },
+      ...title,
+    };
+  }
+  if (source.mediaType.startsWith('text/')) {
+    const text = new TextDecoder().decode(Uint8Array.from(atob(source.data), (char) => char.charCodeAt(0)));
+    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title };
+  }
+  throw new ModelError({
+    code: 'bad-request',
+    message: `${where.provider}: ${where.path} (file) has media type ${source.mediaType}; Anthropic takes PDFs and text files as documents`,
+    provider: where.provider,
+  });
+}
+
+/**
+ * Marks the prompt for caching with at most four `cache_control` breakpoints: the last tool, the
+ * system prompt, and the last two user turns (the one the previous step of an agent loop cached,
+ * so this step reads it, and the newest, so the next step can). Anthropic caches the prefix up to
+ * each breakpoint (tools → system → messages); prompts shorter than the model's minimum are
+ * simply not cached.
+ */
+export function placeCacheBreakpoints(
+  body: Pick<MessageCreateParamsBase, 'system' | 'tools' | 'messages'>,
+  cacheControl: CacheControlEphemeral,
+): number {
+  let placed = 0;
+  const lastTool = body.tools?.at(-1);
+  if (lastTool) {
+    (lastTool as { cache_control?: CacheControlEphemeral }).cache_control = cacheControl;
+    placed++;
+  }
+  if (typeof body.system === 'string' && body.system !== '') {
+    body.system = [{ type: 'text', text: body.system, cache_control: cacheControl }];
+    placed++;
+  }
+  const userTurns: number[] = [];
+  for (let index = body.messages.length - 1; index >= 0 && userTurns.length < 2; index--) {
+    if (body.messages[index]?.role === 'user') userTurns.push(index);
+  }
+  for (const index of userTurns) {
+    if (placed >= maxCacheBreakpoints) break;
+    const message = body.messages[index] as MessageParam;
+    const blocks: ContentBlockParam[] =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [...message.content];
+    const last = blocks.at(-1);
+    if (!last || last.type === 'thinking' || last.type === 'redacted_thinking') continue;
+    blocks[blocks.length - 1] = { ...last, cache_control: cacheControl } as ContentBlockParam;
+    body.messages[index] = { ...message, content: blocks };
+    placed++;
+  }
+  return placed;
+}
+
 function toToolChoice(
   choice: ToolChoice | undefined,
   disableParallel: boolean,
@@ -159,27 +314,42 @@ export interface BuildAnthropicRequestOptions {
   capabilities: ModelCapabilities;
   settings: AnthropicChatSettings;
   stream: boolean;
+  /** Receives what the request asked for but Anthropic or the model cannot do (left out). */
+  warnings?: string[];
 }
+
+type Thinking = { budgetTokens: number } | { type: 'adaptive' } | undefined;
 
 /**
  * Builds the Messages API request body. Structured output with a schema becomes a forced tool
  * (`tool_choice: { type: 'tool' }`) whose input is the answer; the returned `responseTool` tells
- * the parser which tool that is. `providerOptions.anthropic` (or `providerOptions[provider]`) is
- * merged in last, verbatim.
+ * the parser which tool that is. Prompt caching is on unless `request.promptCache === false`
+ * (see {@link placeCacheBreakpoints}); tools are strict where the schema and model allow; user
+ * `parts` become image and document blocks; the typed per-call options map to `stop_sequences`,
+ * `service_tier` and thinking. The typed `providerOptions.anthropic` (or `[provider]`) is applied
+ * last; unknown keys are a `bad-request`.
  */
 export function buildAnthropicRequest(options: BuildAnthropicRequestOptions): {
   body: MessageCreateParamsBase;
   responseTool: ResponseTool | undefined;
 } {
   const { provider, modelId, request, capabilities, settings, stream } = options;
+  const warnings = options.warnings ?? [];
   if (!Array.isArray(request.messages) || request.messages.length === 0) {
     throw badRequest(provider, 'request.messages must be a non-empty array');
   }
+  checkCallOptions({ provider, request });
+  const extra = parseProviderOptions({
+    provider,
+    keys: ['anthropic', provider],
+    schema: anthropicRequestOptionsSchema,
+    request,
+  });
   const { system, messages } = toAnthropicMessages(request.messages, { provider });
   if (messages.length === 0) {
     throw badRequest(provider, 'the request has no user or assistant message (Anthropic needs at least one)');
   }
-  const thinking = settings.thinking;
+  const thinking = thinkingFor({ provider, modelId, capabilities, settings, request, extra, warnings });
   const budget = thinking && 'budgetTokens' in thinking ? thinking.budgetTokens : undefined;
   if (thinking && 'budgetTokens' in thinking && !(Number.isInteger(budget) && (budget ?? 0) >= 1024)) {
     throw badRequest(provider, `thinking.budgetTokens must be an integer >= 1024, got ${String(budget)}`);
@@ -189,17 +359,38 @@ export function buildAnthropicRequest(options: BuildAnthropicRequestOptions): {
     request.maxOutputTokens ?? (budget !== undefined ? budget + defaultMaxTokens : defaultMaxTokens);
   const body: MessageCreateParamsBase = { model: modelId, max_tokens: maxTokens, messages };
   if (system !== undefined) body.system = system;
-  if (request.temperature !== undefined && !thinking && capabilities.supportsTemperature !== false) {
-    body.temperature = request.temperature;
+  if (request.temperature !== undefined) {
+    if (!thinking && capabilities.supportsTemperature !== false) body.temperature = request.temperature;
+    else warnings.push('temperature is not sent while thinking is on');
   }
   if (thinking) {
     body.thinking = budget !== undefined ? { type: 'enabled', budget_tokens: budget } : { type: 'adaptive' };
+    const effort = request.reasoningEffort;
+    if (budget === undefined && effort !== undefined && effort !== 'none') {
+      body.output_config = { effort: effort === 'minimal' ? 'low' : effort };
+    }
+  }
+  if (extra.topK !== undefined) body.top_k = extra.topK;
+  if (extra.topP !== undefined) body.top_p = extra.topP;
+  if (extra.userId !== undefined) body.metadata = { user_id: extra.userId };
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
+    body.stop_sequences = request.stopSequences;
+  }
+  if (request.seed !== undefined) warnings.push('seed is not supported by Anthropic and was left out');
+  if (request.verbosity !== undefined)
+    warnings.push('verbosity is not supported by Anthropic and was left out');
+  if (request.serviceTier !== undefined) {
+    if (request.serviceTier === 'auto') body.service_tier = 'auto';
+    else if (request.serviceTier === 'default') body.service_tier = 'standard_only';
+    else warnings.push(`serviceTier ${request.serviceTier} is not offered by Anthropic and was left out`);
   }
 
+  const strictTools = settings.strictTools ?? supportsStrictTools(modelId);
   const tools: Tool[] = (request.tools ?? []).map((tool) => ({
     name: tool.name,
     description: tool.description,
     input_schema: tool.inputSchema as Tool.InputSchema,
+    ...(strictTools && useStrictTool(tool) ? { strict: true } : {}),
   }));
   let toolChoice = request.toolChoice;
   if (tools.length === 0 && toolChoice !== undefined && toolChoice !== 'none') {
@@ -225,6 +416,7 @@ export function buildAnthropicRequest(options: BuildAnthropicRequestOptions): {
       name,
       description: format.description ?? 'Respond by calling this tool: its input is your complete answer.',
       input_schema: schema as Tool.InputSchema,
+      ...(strictTools && useStrictTool({ inputSchema: schema }) ? { strict: true } : {}),
     });
     responseTool = { name, wrapped };
     // Thinking does not allow a forced tool; the model is then asked (not forced) to use it.
@@ -235,7 +427,40 @@ export function buildAnthropicRequest(options: BuildAnthropicRequestOptions): {
     const choice = toToolChoice(toolChoice, request.parallelToolCalls === false);
     if (choice) body.tool_choice = choice;
   }
+  if (request.promptCache !== false) {
+    const ttl = request.promptCache?.ttl;
+    placeCacheBreakpoints(body, { type: 'ephemeral', ...(ttl === '1h' ? { ttl } : {}) });
+  }
   if (stream) body.stream = true;
-  const extras = request.providerOptions?.[provider] ?? request.providerOptions?.anthropic;
-  return { body: extras ? ({ ...body, ...extras } as MessageCreateParamsBase) : body, responseTool };
+  return {
+    body: extra.extraBody ? ({ ...body, ...extra.extraBody } as MessageCreateParamsBase) : body,
+    responseTool,
+  };
+}
+
+/**
+ * Thinking for this request: `providerOptions.anthropic.thinking`, else the request's
+ * `reasoningEffort` (`none` turns it off; otherwise adaptive thinking with that effort on Claude
+ * 4.6+, a budget on older thinking models), else the model setting.
+ */
+function thinkingFor(options: {
+  provider: string;
+  modelId: string;
+  capabilities: ModelCapabilities;
+  settings: AnthropicChatSettings;
+  request: GenerateRequest;
+  extra: AnthropicRequestOptions;
+  warnings: string[];
+}): Thinking {
+  const { modelId, capabilities, settings, request, extra, warnings } = options;
+  if (extra.thinking) return extra.thinking;
+  const effort = request.reasoningEffort;
+  if (effort === undefined) return settings.thinking;
+  if (effort === 'none') return undefined;
+  if (!capabilities.reasoning) {
+    warnings.push(`reasoningEffort is not supported by ${modelId} (no extended thinking) and was left out`);
+    return settings.thinking;
+  }
+  if (supportsAdaptiveThinking(modelId)) return { type: 'adaptive' };
+  return { budgetTokens: effortBudgets[effort] };
 }

@@ -8,9 +8,13 @@ export {
 } from './anthropic-provider';
 export {
   type AnthropicChatSettings,
+  type AnthropicRequestOptions,
+  anthropicRequestOptionsSchema,
   type BuildAnthropicRequestOptions,
   buildAnthropicRequest,
+  placeCacheBreakpoints,
   type ResponseTool,
+  supportsStrictTools,
   toAnthropicMessages,
 } from './build-anthropic-request';
 export { type MapErrorContext, mapAnthropicError } from './map-anthropic-error';

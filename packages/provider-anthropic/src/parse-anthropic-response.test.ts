@@ -18,7 +18,7 @@ describe('mapAnthropicStopReason', () => {
 });
 
 describe('mapAnthropicUsage', () => {
-  it('counts cache writes and reads as input tokens and reports reads as cached', () => {
+  it('counts cache writes and reads as input tokens and reports reads and writes separately', () => {
     expect(
       mapAnthropicUsage({
         input_tokens: 10,
@@ -32,6 +32,7 @@ describe('mapAnthropicUsage', () => {
       outputTokens: 50,
       totalTokens: 1160,
       cachedInputTokens: 1000,
+      cacheWriteInputTokens: 100,
       reasoningTokens: 20,
     });
   });

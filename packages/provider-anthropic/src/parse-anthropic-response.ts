@@ -35,7 +35,8 @@ export interface AnthropicUsageFields {
 
 /**
  * Maps Anthropic usage. `inputTokens` counts every prompt token — uncached, written to and read
- * from the cache — like OpenAI's `prompt_tokens`; `cachedInputTokens` is the cache reads.
+ * from the cache — like OpenAI's `prompt_tokens`; `cachedInputTokens` is the cache reads and
+ * `cacheWriteInputTokens` the cache writes (billed at a premium).
  */
 export function mapAnthropicUsage(usage: AnthropicUsageFields | null | undefined): Usage {
   const cacheRead = usage?.cache_read_input_tokens ?? undefined;
@@ -44,6 +45,8 @@ export function mapAnthropicUsage(usage: AnthropicUsageFields | null | undefined
   const outputTokens = usage?.output_tokens ?? 0;
   const mapped: Usage = { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
   if (typeof cacheRead === 'number') mapped.cachedInputTokens = cacheRead;
+  const cacheWrite = usage?.cache_creation_input_tokens;
+  if (typeof cacheWrite === 'number' && cacheWrite > 0) mapped.cacheWriteInputTokens = cacheWrite;
   const thinking = usage?.output_tokens_details?.thinking_tokens;
   if (typeof thinking === 'number') mapped.reasoningTokens = thinking;
   return mapped;

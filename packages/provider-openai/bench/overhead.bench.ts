@@ -1,12 +1,13 @@
 /**
- * Adapter overhead: the raw `openai` SDK vs `createOpenAI(...)(modelId)` against the same
+ * Adapter overhead: the raw `openai` SDK vs `createOpenAI(...)(modelId)` (Chat Completions) and
+ * `createOpenAI(...).responses(modelId)` (Responses API) against the same
  * loopback server returning the same recorded response, calls interleaved (alternating which
  * goes first) so drift and GC hit both sides alike. Prints both medians, the difference and
  * PASS/FAIL against the target (< 0.5 ms median overhead), for JSON and for SSE streaming.
  *
  * Run: pnpm bench (or npx tsx --conditions=@closedloop/source bench/overhead.bench.ts [N]).
  */
-import type { GenerateRequest } from '@closedloop/model';
+import { type GenerateRequest, promptCacheKey } from '@closedloop/model';
 import {
   fixtureReplies,
   formatOverheadResult,
@@ -38,7 +39,20 @@ const rawBody = {
   ],
   max_completion_tokens: 64,
   temperature: 0,
+  prompt_cache_key: promptCacheKey({ modelId: 'gpt-4.1', request }),
 };
+const rawResponsesBody = {
+  model: 'gpt-4.1',
+  input: [
+    { role: 'system' as const, content: 'You are terse.' },
+    { role: 'user' as const, content: 'Say hello.' },
+  ],
+  store: false,
+  max_output_tokens: 64,
+  temperature: 0,
+  prompt_cache_key: promptCacheKey({ modelId: 'gpt-4.1', request }),
+};
+const { read: responsesFixture } = fixtureReplies(new URL('../src/__fixtures__/responses/', import.meta.url));
 
 const server = await startLoopbackServer({ keepAliveTimeoutMs: 10_000 });
 try {
@@ -96,8 +110,52 @@ try {
     warmup,
   });
   console.log(formatOverheadResult(stream));
-  console.log(json.pass && stream.pass ? 'PASS' : 'FAIL');
-  process.exitCode = json.pass && stream.pass ? 0 : 1;
+
+  // Responses API: same checks, its own recorded replies.
+  const responses = createOpenAI({ name: 'openai', apiKey, baseURL }).responses('gpt-4.1');
+  server.script([
+    { type: 'response', response: responsesFixture('text') },
+    { type: 'response', response: responsesFixture('text') },
+  ]);
+  await client.responses.create(rawResponsesBody);
+  await responses.doGenerate(request);
+  if (server.requests[0]?.body !== server.requests[1]?.body) {
+    throw new Error(
+      `responses request bodies differ:\n${server.requests[0]?.body}\n${server.requests[1]?.body}`,
+    );
+  }
+  server.script([], { fallback: { type: 'response', response: responsesFixture('text') }, record: false });
+  const responsesJson = await measureOverhead({
+    label: 'Responses JSON',
+    raw: () => client.responses.create(rawResponsesBody),
+    adapter: () => responses.doGenerate(request),
+    calls,
+    warmup,
+  });
+  console.log(formatOverheadResult(responsesJson));
+  server.script([], {
+    fallback: { type: 'response', response: responsesFixture('text-stream'), chunking: 'whole' },
+    record: false,
+  });
+  const responsesStream = await measureOverhead({
+    label: 'Responses SSE',
+    raw: async () => {
+      for await (const _event of await client.responses.create({ ...rawResponsesBody, stream: true })) {
+        // consume
+      }
+    },
+    adapter: async () => {
+      for await (const _part of responses.doStream(request)) {
+        // consume
+      }
+    },
+    calls,
+    warmup,
+  });
+  console.log(formatOverheadResult(responsesStream));
+  const pass = [json, stream, responsesJson, responsesStream].every((result) => result.pass);
+  console.log(pass ? 'PASS' : 'FAIL');
+  process.exitCode = pass ? 0 : 1;
 } finally {
   await server.close();
 }

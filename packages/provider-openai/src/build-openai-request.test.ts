@@ -185,6 +185,7 @@ describe('buildOpenAIRequest', () => {
       ],
       max_completion_tokens: 500,
       reasoning_effort: 'low',
+      prompt_cache_key: expect.stringMatching(/^closedloop-/),
     });
   });
 
@@ -238,18 +239,151 @@ describe('buildOpenAIRequest', () => {
     expect(build({ ...hi, logprobs: true }, { capabilities: plain })).not.toHaveProperty('logprobs');
   });
 
-  it('streams with include_usage and merges providerOptions last', () => {
-    const body = build({ ...hi, providerOptions: { openai: { seed: 7, user: 'u-1' } } }, { stream: true });
+  it('streams with include_usage and maps the typed providerOptions; extraBody goes in last', () => {
+    const body = build(
+      {
+        ...hi,
+        providerOptions: { openai: { seed: 7, user: 'u-1', extraBody: { user: 'raw', x_flag: true } } },
+      },
+      { stream: true },
+    );
     expect(body).toMatchObject({
       stream: true,
       stream_options: { include_usage: true },
       seed: 7,
-      user: 'u-1',
+      user: 'raw',
+      x_flag: true,
     });
     const compat = build(
-      { ...hi, providerOptions: { 'openai-compatible': { top_k: 20 } } },
+      { ...hi, providerOptions: { 'openai-compatible': { topK: 20 } } },
       { provider: 'openai-compatible', capabilities: plain },
     );
     expect(compat).toMatchObject({ top_k: 20 });
+  });
+
+  it('rejects unknown or badly typed provider options, naming them and the known ones', () => {
+    expect(() => build({ ...hi, providerOptions: { openai: { top_k: 20 } } })).toThrowError(
+      /providerOptions\.openai: unknown option "top_k"\. Known options: user, .*extraBody/,
+    );
+    expect(() => build({ ...hi, providerOptions: { openai: { seed: 'x' } } })).toThrowError(/seed: /);
+    // Options for other providers are not ours to judge.
+    expect(() => build({ ...hi, providerOptions: { anthropic: { top_k: 20 } } })).not.toThrow();
+    expect(() => build({ ...hi, serviceTier: 'turbo' as never })).toThrowError(
+      /serviceTier "turbo" is not one of auto, default, flex, priority/,
+    );
+  });
+
+  it('maps the typed per-call options: stop sequences, seed, reasoning effort, service tier, verbosity', () => {
+    const gpt5 = resolveCapabilities({ provider: 'openai', modelId: 'gpt-5' });
+    const warnings: string[] = [];
+    const body = buildOpenAIRequest({
+      provider: 'openai',
+      modelId: 'gpt-5',
+      request: { ...hi, seed: 3, reasoningEffort: 'minimal', serviceTier: 'flex', verbosity: 'low' },
+      capabilities: gpt5,
+      settings: {},
+      stream: false,
+      warnings,
+    });
+    expect(body).toMatchObject({
+      seed: 3,
+      reasoning_effort: 'minimal',
+      service_tier: 'flex',
+      verbosity: 'low',
+    });
+    expect(warnings).toEqual([]);
+    const chat = build({ ...hi, stopSequences: ['END'], reasoningEffort: 'high', verbosity: 'high' });
+    expect(chat.stop).toEqual(['END']);
+    expect(chat).not.toHaveProperty('reasoning_effort');
+    expect(chat).not.toHaveProperty('verbosity');
+    expect(() => build({ ...hi, stopSequences: ['a', 'b', 'c', 'd', 'e'] })).toThrowError(
+      /at most 4 stopSequences/,
+    );
+  });
+
+  it('marks tools strict when their schema allows it, and honours strict: false', () => {
+    const closed = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      additionalProperties: false,
+    };
+    const open = { type: 'object', properties: { a: { type: 'string' } } };
+    const body = build({
+      ...hi,
+      tools: [
+        { name: 'strict_ok', description: 'd', inputSchema: closed },
+        { name: 'loose', description: 'd', inputSchema: open },
+        { name: 'opted_out', description: 'd', inputSchema: closed, strict: false },
+      ],
+    });
+    expect(body.tools?.map((tool) => (tool.type === 'function' ? tool.function.strict : undefined))).toEqual([
+      true,
+      undefined,
+      undefined,
+    ]);
+    // Servers without strict tools never get the flag.
+    const compat = build(
+      { ...hi, tools: [{ name: 'strict_ok', description: 'd', inputSchema: closed }] },
+      { provider: 'openai-compatible', capabilities: plain },
+    );
+    expect(compat.tools?.[0]).not.toHaveProperty('function.strict');
+  });
+
+  it('sends prompt_cache_key for OpenAI (stable per system prompt and tools), never to other servers', () => {
+    const key = build({
+      ...hi,
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: '1' },
+      ],
+    }).prompt_cache_key;
+    expect(key).toMatch(/^closedloop-/);
+    expect(
+      build({
+        ...hi,
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: '2' },
+        ],
+      }).prompt_cache_key,
+    ).toBe(key);
+    expect(build({ ...hi, promptCache: { key: 'run-1' } }).prompt_cache_key).toBe('run-1');
+    expect(build({ ...hi, promptCache: false })).not.toHaveProperty('prompt_cache_key');
+    expect(build(hi, { provider: 'openai-compatible', capabilities: plain })).not.toHaveProperty(
+      'prompt_cache_key',
+    );
+  });
+
+  it('maps content parts: text, images (data or url) and PDF files', () => {
+    const body = build({
+      messages: [
+        {
+          role: 'user',
+          content: 'What is in these?',
+          parts: [
+            { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'image', url: 'https://example.com/cat.jpg', detail: 'low' },
+            { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'report.pdf' },
+            { type: 'text', text: 'Be brief.' },
+          ],
+        },
+      ],
+    });
+    expect(body.messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is in these?' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'low' } },
+        { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=', filename: 'report.pdf' } },
+        { type: 'text', text: 'Be brief.' },
+      ],
+    });
+    expect(() =>
+      build({
+        messages: [{ role: 'user', content: '', parts: [{ type: 'image', data: 'x', url: 'https://x' }] }],
+      }),
+    ).toThrowError(/messages\[0\]\.parts\[0\] \(image\) needs exactly one of data/);
   });
 });

@@ -71,7 +71,9 @@ describe('OpenAIChatModel over the loopback server', () => {
       ],
       max_completion_tokens: 2000,
       reasoning_effort: 'high',
+      prompt_cache_key: expect.stringMatching(/^closedloop-/),
     });
+    expect(result.warnings).toEqual(['temperature is not supported by o3 and was left out']);
     expect(result.usage).toEqual({
       inputTokens: 30,
       outputTokens: 210,
@@ -103,7 +105,7 @@ describe('OpenAIChatModel over the loopback server', () => {
       { type: 'reasoning-delta', delta: 'Think' },
       { type: 'reasoning-delta', delta: 'ing.' },
     ]);
-    expect(result.reasoning).toEqual([{ text: 'Thinking.' }]);
+    expect(result.reasoning).toEqual([{ text: 'Thinking.', providerData: { field: 'reasoning_content' } }]);
     expect(result.text).toBe('Done.');
     expect(result.usage).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
     expect(server.requests[0]?.headers.authorization).toBe('Bearer no-key');

@@ -6,10 +6,12 @@ import {
   type ModelCapabilities,
   ModelError,
   parseToolCall,
+  type ReasoningPart,
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
 import type OpenAI from 'openai';
+import { APIError } from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -20,13 +22,19 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { buildOpenAIRequest, type OpenAIChatSettings } from './build-openai-request';
 import { mapOpenAIError } from './map-openai-error';
+import { genericCompatibleProfile, type OpenAICompatibleProfile } from './openai-compatible-profiles';
 import {
-  compatReasoningText,
+  compatReasoning,
   confidenceFromLogprobs,
+  errorPayload,
+  findUsage,
   mapOpenAIFinishReason,
   mapOpenAIUsage,
+  mergeReasoningDetails,
   reasoningParts,
+  splitContent,
 } from './parse-openai-response';
+import { splitThinkTags, ThinkTagSplitter } from './think-tag-splitter';
 
 /** What a provider hands each of its models. */
 export interface OpenAIChatModelConfig {
@@ -35,12 +43,30 @@ export interface OpenAIChatModelConfig {
   client: () => OpenAI;
   /** Literal secrets to redact from error messages (the API key once known). */
   secrets: () => readonly string[];
+  /** The server's quirks (default: the generic OpenAI-compatible profile). */
+  profile?: OpenAICompatibleProfile;
 }
 
 interface PendingToolCall {
   id: string | undefined;
   name: string;
   rawArguments: string;
+}
+
+/** A non-empty string, else `undefined` (servers send `""` for "unknown": Azure's first chunk). */
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
+function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    let id = call.id ?? `call_${index}`;
+    for (let n = 2; seen.has(id); n++) id = `${call.id ?? `call_${index}`}_${n}`;
+    seen.add(id);
+    return id;
+  });
 }
 
 /**
@@ -68,7 +94,11 @@ export class OpenAIChatModel implements ChatModel {
     this.#config = options.config;
   }
 
-  #body(request: GenerateRequest, stream: boolean) {
+  get #profile(): OpenAICompatibleProfile {
+    return this.#config.profile ?? genericCompatibleProfile;
+  }
+
+  #body(request: GenerateRequest, stream: boolean, warnings: string[]) {
     return buildOpenAIRequest({
       provider: this.provider,
       modelId: this.modelId,
@@ -76,7 +106,14 @@ export class OpenAIChatModel implements ChatModel {
       capabilities: this.capabilities,
       settings: this.#settings,
       stream,
+      profile: this.#profile,
+      warnings,
     });
+  }
+
+  /** A stream chunk that is an error object (`{ object: 'error', … }`) as the SDK's `APIError`. */
+  #errorChunk(chunk: Record<string, unknown>, signal: AbortSignal | undefined): ModelError {
+    return this.#error(new APIError(undefined, chunk, undefined, undefined), signal);
   }
 
   #error(error: unknown, signal: AbortSignal | undefined): ModelError {
@@ -97,8 +134,9 @@ export class OpenAIChatModel implements ChatModel {
     const { signal } = options;
     let completion: ChatCompletion;
     let requestId: string | undefined;
+    const warnings: string[] = [];
     try {
-      const body = this.#body(request, false) as ChatCompletionCreateParamsNonStreaming;
+      const body = this.#body(request, false, warnings) as ChatCompletionCreateParamsNonStreaming;
       const { data, request_id } = await this.#config
         .client()
         .chat.completions.create(body, { signal })
@@ -108,35 +146,56 @@ export class OpenAIChatModel implements ChatModel {
     } catch (error) {
       throw this.#error(error, signal);
     }
+    const failure = errorPayload(completion);
+    if (failure) throw this.#errorChunk(failure, signal);
     const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
     if (!choice || typeof choice.message !== 'object' || choice.message === null) {
       throw this.#invalid('the response has no choices[0].message', requestId, JSON.stringify(completion));
     }
     const message = choice.message;
-    const toolCalls: ToolCall[] = [];
-    for (const [index, call] of (message.tool_calls ?? []).entries()) {
-      if (call.type !== 'function') continue;
-      toolCalls.push(
-        parseToolCall({
-          id: call.id || `call_${index}`,
-          name: call.function.name,
-          rawArguments: call.function.arguments ?? '',
-        }),
-      );
+    const calls: PendingToolCall[] = [];
+    for (const call of message.tool_calls ?? []) {
+      if (call.type !== undefined && call.type !== 'function') continue;
+      calls.push({
+        id: nonEmpty(call.id),
+        name: call.function?.name ?? '',
+        rawArguments: call.function?.arguments ?? '',
+      });
     }
+    const ids = uniqueIds(calls);
+    const toolCalls = calls.map((call, index) =>
+      parseToolCall({ id: ids[index] as string, name: call.name, rawArguments: call.rawArguments }),
+    );
     const refusal =
       typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
+    const content = splitContent(message.content);
+    const field = compatReasoning(message, this.#profile.reasoningFields);
+    let reasoning =
+      field ?? (content.reasoning !== '' ? { text: content.reasoning, field: 'content' } : undefined);
+    let text = content.text;
+    if (this.#profile.thinkTags && !reasoning) {
+      const split = splitThinkTags(text);
+      if (split.reasoning !== '') {
+        reasoning = { text: split.reasoning, field: 'think-tags' };
+        text = split.text;
+      }
+    }
     return this.#result({
-      text: message.content ?? refusal ?? '',
+      text: text !== '' ? text : (refusal ?? ''),
       toolCalls,
       rawFinishReason: choice.finish_reason,
       refused: refusal !== undefined,
-      usage: completion.usage,
+      usage: findUsage(completion),
       logprobs: choice.logprobs?.content,
-      reasoning: compatReasoningText(message),
-      id: completion.id,
-      model: completion.model,
+      reasoning,
+      reasoningDetails: mergeReasoningDetails(
+        [],
+        (message as unknown as Record<string, unknown>).reasoning_details,
+      ),
+      id: nonEmpty(completion.id),
+      model: nonEmpty(completion.model),
       requestId,
+      warnings,
     });
   }
 
@@ -147,10 +206,13 @@ export class OpenAIChatModel implements ChatModel {
     refused: boolean;
     usage: CompletionUsage | null | undefined;
     logprobs: ReadonlyArray<ChatCompletionTokenLogprob> | null | undefined;
-    reasoning: string | undefined;
+    reasoning: { text: string; field: string } | undefined;
+    /** OpenRouter's structured reasoning, sent back as is on the next turn. */
+    reasoningDetails?: Array<Record<string, unknown>>;
     id: string | undefined;
     model: string | undefined;
     requestId: string | undefined;
+    warnings: string[];
   }): GenerateResult {
     const result: GenerateResult = {
       text: parts.text,
@@ -162,8 +224,13 @@ export class OpenAIChatModel implements ChatModel {
       usage: mapOpenAIUsage(parts.usage),
     };
     if (parts.rawFinishReason) result.rawFinishReason = parts.rawFinishReason;
-    const reasoning = reasoningParts(parts.reasoning);
-    if (reasoning) result.reasoning = reasoning;
+    const reasoning = reasoningParts(parts.reasoning?.text, parts.reasoning?.field) ?? [];
+    if (parts.reasoningDetails?.length) {
+      if (reasoning.length === 0) reasoning.push({ text: '' });
+      const first = reasoning[0] as ReasoningPart;
+      first.providerData = { ...first.providerData, reasoningDetails: parts.reasoningDetails };
+    }
+    if (reasoning.length > 0) result.reasoning = reasoning;
     const confidence = confidenceFromLogprobs(parts.logprobs);
     if (confidence !== undefined) result.confidence = confidence;
     const response: NonNullable<GenerateResult['response']> = {};
@@ -171,6 +238,7 @@ export class OpenAIChatModel implements ChatModel {
     if (parts.model) response.modelId = parts.model;
     if (parts.requestId) response.requestId = parts.requestId;
     result.response = response;
+    if (parts.warnings.length > 0) result.warnings = parts.warnings;
     return result;
   }
 
@@ -178,8 +246,9 @@ export class OpenAIChatModel implements ChatModel {
     const { signal } = options;
     let stream: AsyncIterable<ChatCompletionChunk>;
     let requestId: string | undefined;
+    const warnings: string[] = [];
     try {
-      const body = this.#body(request, true) as ChatCompletionCreateParamsStreaming;
+      const body = this.#body(request, true, warnings) as ChatCompletionCreateParamsStreaming;
       const { data, request_id } = await this.#config
         .client()
         .chat.completions.create(body, { signal })
@@ -190,51 +259,78 @@ export class OpenAIChatModel implements ChatModel {
       throw this.#error(error, signal);
     }
 
+    const fields = this.#profile.reasoningFields;
+    const thinkTags = this.#profile.thinkTags ? new ThinkTagSplitter() : undefined;
     let text = '';
     let refusal = '';
     let reasoning = '';
+    let reasoningField: string | undefined;
     const calls: PendingToolCall[] = [];
+    // Wire index → position in `calls` (servers that reuse index 0 for every call get new slots).
+    const slots = new Map<number, number>();
     const logprobs: ChatCompletionTokenLogprob[] = [];
+    const reasoningDetails: Array<Record<string, unknown>> = [];
     let rawFinishReason: string | null | undefined;
-    let usage: CompletionUsage | null | undefined;
+    let usage: CompletionUsage | undefined;
     let id: string | undefined;
     let model: string | undefined;
     try {
       for await (const chunk of stream) {
-        id ??= chunk.id;
-        model ??= chunk.model;
-        if (chunk.usage) usage = chunk.usage;
+        const failure = errorPayload(chunk);
+        if (failure) throw this.#errorChunk(failure, signal);
+        // Azure's model router sends a first chunk with `id: ""` and `model: ""`: keep the first real values.
+        id ??= nonEmpty(chunk.id);
+        model ??= nonEmpty(chunk.model);
+        usage = findUsage(chunk) ?? usage;
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         if (choice.finish_reason) rawFinishReason = choice.finish_reason;
         if (choice.logprobs?.content) logprobs.push(...choice.logprobs.content);
         const delta = choice.delta;
         if (!delta) continue;
-        const reasoningDelta = compatReasoningText(delta);
-        if (reasoningDelta !== undefined) {
+        mergeReasoningDetails(
+          reasoningDetails,
+          (delta as unknown as Record<string, unknown>).reasoning_details,
+        );
+        const content = splitContent(delta.content);
+        const fieldReasoning = compatReasoning(delta, fields);
+        const tagged = thinkTags && content.text !== '' ? thinkTags.push(content.text) : undefined;
+        const answer = tagged ? tagged.text : content.text;
+        const reasoningDelta = (fieldReasoning?.text ?? '') + content.reasoning + (tagged?.reasoning ?? '');
+        if (reasoningDelta !== '') {
+          reasoningField ??= fieldReasoning?.field ?? (tagged?.reasoning ? 'think-tags' : 'content');
           reasoning += reasoningDelta;
           yield { type: 'reasoning-delta', delta: reasoningDelta };
         }
-        if (typeof delta.content === 'string' && delta.content !== '') {
-          text += delta.content;
-          yield { type: 'text-delta', delta: delta.content };
+        if (answer !== '') {
+          text += answer;
+          yield { type: 'text-delta', delta: answer };
         }
         if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal += delta.refusal;
         for (const [position, callDelta] of (delta.tool_calls ?? []).entries()) {
-          const index = typeof callDelta.index === 'number' ? callDelta.index : position;
-          let call = calls[index];
-          if (!call) {
-            call = { id: undefined, name: '', rawArguments: '' };
-            calls[index] = call;
+          const wireIndex = typeof callDelta.index === 'number' ? callDelta.index : position;
+          const callId = nonEmpty(callDelta.id);
+          let slot = slots.get(wireIndex);
+          const existing = slot === undefined ? undefined : calls[slot];
+          // A new id on a used index is a new call (Ollama-style streams put every call at index 0).
+          if (
+            existing === undefined ||
+            (callId !== undefined && existing.id !== undefined && existing.id !== callId)
+          ) {
+            slot = calls.length;
+            slots.set(wireIndex, slot);
+            calls.push({ id: undefined, name: '', rawArguments: '' });
           }
-          if (callDelta.id) call.id ??= callDelta.id;
+          const call = calls[slot as number] as PendingToolCall;
+          if (callId) call.id ??= callId;
           // Some servers repeat the name on every chunk: keep the first.
-          if (callDelta.function?.name && call.name === '') call.name = callDelta.function.name;
+          const name = nonEmpty(callDelta.function?.name);
+          if (name && call.name === '') call.name = name;
           const argumentsDelta = callDelta.function?.arguments ?? '';
           call.rawArguments += argumentsDelta;
-          const part: StreamPart = { type: 'tool-call-delta', index, argumentsDelta };
-          if (callDelta.id) part.id = callDelta.id;
-          if (callDelta.function?.name) part.name = callDelta.function.name;
+          const part: StreamPart = { type: 'tool-call-delta', index: slot as number, argumentsDelta };
+          if (callId) part.id = callId;
+          if (name) part.name = name;
           yield part;
         }
       }
@@ -243,6 +339,15 @@ export class OpenAIChatModel implements ChatModel {
     }
     // The SDK ends iteration quietly when the request is aborted mid-stream.
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    const held = thinkTags?.flush();
+    if (held?.reasoning) {
+      reasoning += held.reasoning;
+      yield { type: 'reasoning-delta', delta: held.reasoning };
+    }
+    if (held?.text) {
+      text += held.text;
+      yield { type: 'text-delta', delta: held.text };
+    }
     if (!rawFinishReason) {
       throw new ModelError({
         code: 'network',
@@ -253,13 +358,13 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {
-      if (!call) continue;
       if (call.name === '')
         throw this.#invalid(`streamed tool call ${index} has no function name`, requestId);
       const toolCall = parseToolCall({
-        id: call.id ?? `call_${index}`,
+        id: ids[index] as string,
         name: call.name,
         rawArguments: call.rawArguments,
       });
@@ -279,10 +384,13 @@ export class OpenAIChatModel implements ChatModel {
         refused: refusal !== '',
         usage,
         logprobs,
-        reasoning: reasoning === '' ? undefined : reasoning,
+        reasoning:
+          reasoning === '' ? undefined : { text: reasoning, field: reasoningField ?? 'reasoning_content' },
+        reasoningDetails,
         id,
         model,
         requestId,
+        warnings,
       }),
     };
   }

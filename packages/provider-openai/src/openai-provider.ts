@@ -7,7 +7,17 @@ import {
 } from '@closedloop/model';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
+import type { OpenAIResponsesSettings } from './build-responses-request';
 import { OpenAIChatModel } from './openai-chat-model';
+import {
+  genericCompatibleProfile,
+  type OpenAICompatibleProfile,
+  type OpenAICompatibleProfileName,
+  openAICompatibleProfiles,
+  profileForBaseURL,
+} from './openai-compatible-profiles';
+import { OpenAIResponsesModel } from './openai-responses-model';
+import { withOpenAIErrorBodies } from './with-openai-error-bodies';
 
 /** Model ids with known capabilities (autocompleted); any other string is accepted too. */
 export type OpenAIChatModelId =
@@ -48,10 +58,20 @@ export interface OpenAIProviderOptions {
   /** `OpenAI-Project` header. */
   project?: string;
   /**
-   * Provider id reported by the models and their errors. Default `openai`, or
-   * `openai-compatible` when `baseURL` is given.
+   * Provider id reported by the models and their errors. Default `openai`; with a `baseURL`, the
+   * hosted provider it points at (`deepseek`, `mistral`, `groq`, `xai`, `openrouter`, `together`,
+   * `fireworks`, `gemini`, `azure`), else `openai-compatible`; with a `profile`, its name.
    */
   name?: string;
+  /**
+   * The server's quirks (reasoning fields and how reasoning goes back, content arrays, token and
+   * seed field names, tool-call id rules, strict tools, service tiers). Default: chosen from the
+   * `baseURL` (hostname, or the usual port of a local server: 11434 Ollama, 8000 vLLM, 1234 LM
+   * Studio), else from `name` when it is a profile name, else the generic profile. A name also
+   * gives the default `baseURL` and API-key variable (`createOpenAI({ profile: 'deepseek' })`
+   * reads `DEEPSEEK_API_KEY`).
+   */
+  profile?: OpenAICompatibleProfileName | OpenAICompatibleProfile;
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
 }
@@ -61,6 +81,12 @@ export interface OpenAIProvider {
   (modelId: OpenAIChatModelId, settings?: OpenAIChatSettings): OpenAIChatModel;
   /** Same as calling the provider. */
   chat(modelId: OpenAIChatModelId, settings?: OpenAIChatSettings): OpenAIChatModel;
+  /**
+   * A model over the Responses API (`/responses`): reasoning items carried statelessly across
+   * tool steps (`store: false`, encrypted reasoning content), reasoning summaries, structured
+   * output, function tools, usage with reasoning and cached tokens.
+   */
+  responses(modelId: OpenAIChatModelId, settings?: OpenAIResponsesSettings): OpenAIResponsesModel;
   /** The provider id its models report (`openai`, `openai-compatible`, or the `name` option). */
   readonly provider: string;
 }
@@ -82,7 +108,8 @@ const defaultBaseURL = 'https://api.openai.com/v1';
  * const model = ollama('llama3.1');
  */
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
-  const provider = options.name ?? (options.baseURL !== undefined ? 'openai-compatible' : 'openai');
+  const { profile, provider } = resolveProfile(options);
+  const baseURL = options.baseURL ?? profile.defaultBaseURL ?? defaultBaseURL;
   checkProviderOptions({
     factory: 'createOpenAI',
     provider,
@@ -91,17 +118,23 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     timeoutMs: options.timeoutMs,
   });
   const usesOpenAIKey = provider === 'openai';
+  // Only the provider's own key variable: an OpenAI key never goes to another server.
+  const keyVariable = usesOpenAIKey
+    ? 'OPENAI_API_KEY'
+    : profile.name === provider || options.profile !== undefined
+      ? profile.apiKeyEnvironmentVariable
+      : undefined;
+  const needsKey = usesOpenAIKey || (keyVariable !== undefined && profile.localPorts === undefined);
   let client: OpenAI | undefined;
   let apiKey: string | undefined = options.apiKey;
 
   const getClient = (): OpenAI => {
     if (client) return client;
-    apiKey = options.apiKey ?? (usesOpenAIKey ? environmentVariable('OPENAI_API_KEY') : undefined);
-    if (!apiKey && usesOpenAIKey) {
+    apiKey = options.apiKey ?? (keyVariable ? environmentVariable(keyVariable) : undefined);
+    if (!apiKey && needsKey) {
       throw new ModelError({
         code: 'auth',
-        message:
-          'openai: no API key. Set the OPENAI_API_KEY environment variable or pass createOpenAI({ apiKey }).',
+        message: `${provider}: no API key. Set the ${keyVariable} environment variable or pass createOpenAI({ apiKey }).`,
         isRetryable: false,
         provider,
       });
@@ -109,13 +142,13 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     client = new OpenAI({
       // Local OpenAI-compatible servers usually need no key; the SDK insists on one.
       apiKey: apiKey ?? 'no-key',
-      baseURL: options.baseURL ?? defaultBaseURL,
+      baseURL,
       // Explicit nulls keep OPENAI_ORG_ID / OPENAI_PROJECT_ID away from third-party servers.
       organization: options.organization ?? (usesOpenAIKey ? undefined : null),
       project: options.project ?? (usesOpenAIKey ? undefined : null),
       maxRetries: 0,
       timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: withOpenAIErrorBodies(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;
@@ -125,6 +158,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     provider,
     client: getClient,
     secrets: (): readonly string[] => (apiKey ? [apiKey] : []),
+    profile,
   };
 
   const create = (modelId: OpenAIChatModelId, settings: OpenAIChatSettings = {}): OpenAIChatModel => {
@@ -140,9 +174,62 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       config,
     });
   };
+  const responses = (
+    modelId: OpenAIChatModelId,
+    settings: OpenAIResponsesSettings = {},
+  ): OpenAIResponsesModel => {
+    checkModelId({ factory: 'createOpenAI', provider, modelId });
+    return new OpenAIResponsesModel({
+      modelId,
+      settings,
+      capabilities: resolveCapabilities({
+        provider,
+        modelId,
+        ...(settings.capabilities ? { overrides: settings.capabilities } : {}),
+      }),
+      config,
+    });
+  };
   const providerFunction = (modelId: OpenAIChatModelId, settings?: OpenAIChatSettings) =>
     create(modelId, settings);
-  return Object.assign(providerFunction, { chat: create, provider });
+  return Object.assign(providerFunction, { chat: create, responses, provider });
+}
+
+/**
+ * The profile and provider id for the options: an explicit `profile`, else the `baseURL`'s
+ * (hostname or local port), else the profile named by `name`, else `openai` (no `baseURL`) or the
+ * generic one. The provider id is `name`, else the profile's name when the profile was chosen
+ * explicitly or by hostname, else `openai-compatible` (local servers found by port keep it).
+ */
+function resolveProfile(options: OpenAIProviderOptions): {
+  profile: OpenAICompatibleProfile;
+  provider: string;
+} {
+  const explicit =
+    typeof options.profile === 'string' ? openAICompatibleProfiles[options.profile] : options.profile;
+  if (options.profile !== undefined && explicit === undefined) {
+    throw new ModelError({
+      code: 'bad-request',
+      message: `createOpenAI: unknown profile ${JSON.stringify(options.profile)}; expected one of ${Object.keys(openAICompatibleProfiles).join(', ')} or a profile object`,
+      provider: options.name ?? 'openai-compatible',
+    });
+  }
+  if (explicit) return { profile: explicit, provider: options.name ?? explicit.name };
+  const byURL = options.baseURL !== undefined ? profileForBaseURL(options.baseURL) : undefined;
+  if (byURL) {
+    return {
+      profile: byURL.profile,
+      provider: options.name ?? (byURL.byHost ? byURL.profile.name : 'openai-compatible'),
+    };
+  }
+  const byName =
+    options.name !== undefined
+      ? openAICompatibleProfiles[options.name as OpenAICompatibleProfileName]
+      : undefined;
+  if (byName) return { profile: byName, provider: options.name as string };
+  if (options.baseURL === undefined)
+    return { profile: openAICompatibleProfiles.openai, provider: options.name ?? 'openai' };
+  return { profile: genericCompatibleProfile, provider: options.name ?? 'openai-compatible' };
 }
 
 /**

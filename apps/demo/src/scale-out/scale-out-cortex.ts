@@ -1,44 +1,36 @@
 import type { CortexFactory, RunSpec } from '@closedloop/bullmq';
+import type { ChatModel } from '@closedloop/model';
 import { workspaceTools } from '@closedloop/tools';
-import { CliUsageError, type ProviderName, providerNames, type RunOptions } from '../cli-options';
-import { resolveModel } from '../resolve-model';
+import { DemoError } from '../demo-error';
+import type { RunMode } from '../runner/demo-runner';
+import { type ModelSelection, providerNames, resolveModel } from '../runner/select-model';
 import { createIsPrimeScenarioModel } from '../scenario/is-prime-scenario';
 
-/** The CLI options a run carries to every coordinator and worker (never an API key). */
+/** What a run carries to every coordinator and worker besides its task and workspace (never a key). */
 export interface ScaleOutSettings {
-  provider: ProviderName;
-  model?: string;
-  baseURL?: string;
-  mode: 'single' | 'auto';
+  /** The offline isPrime scenario on its scripted model. */
+  demo: boolean;
+  /** For typed tasks: the model selection, resolved in each process with its own keys. */
+  selection?: ModelSelection;
+  mode: RunMode;
   concurrency: number;
   maxIterations: number;
   budgetTokens?: number;
 }
 
-/** The run spec of a CLI run: the task, its workspace (a path every process can reach) and the settings. */
-export function scaleOutSpec(options: RunOptions, input: { task: string; workspace: string }): RunSpec {
-  const settings: ScaleOutSettings = {
-    provider: options.provider,
-    ...(options.model !== undefined ? { model: options.model } : {}),
-    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-    mode: options.mode,
-    concurrency: options.concurrency,
-    maxIterations: options.maxIterations,
-    ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
-  };
-  return { request: input.task, workspace: input.workspace, settings: { ...settings } };
-}
-
-function settingsOf(spec: RunSpec): ScaleOutSettings {
+/** Reads the settings back from a spec (written by `scaleOutRunSpec`), refusing what does not fit. */
+export function scaleOutSettings(spec: RunSpec): ScaleOutSettings {
   const settings = spec.settings as Partial<ScaleOutSettings>;
-  const provider = settings.provider ?? 'scripted';
-  if (!providerNames.includes(provider)) {
-    throw new CliUsageError(`Run spec names an unknown provider "${String(provider)}".`);
+  const selection = settings.selection;
+  if (selection !== undefined && !providerNames.includes(selection.provider)) {
+    throw new DemoError(
+      'invalid-argument',
+      `The run names an unknown provider "${String(selection.provider)}".`,
+    );
   }
   return {
-    provider,
-    ...(settings.model !== undefined ? { model: settings.model } : {}),
-    ...(settings.baseURL !== undefined ? { baseURL: settings.baseURL } : {}),
+    demo: settings.demo === true,
+    ...(selection !== undefined ? { selection } : {}),
     mode: settings.mode === 'single' ? 'single' : 'auto',
     concurrency: settings.concurrency ?? 4,
     maxIterations: settings.maxIterations ?? 3,
@@ -46,39 +38,42 @@ function settingsOf(spec: RunSpec): ScaleOutSettings {
   };
 }
 
+/** The spec of a CLI or web run: its task, its workspace (a path every process reaches), its settings. */
+export function scaleOutRunSpec(input: {
+  task: string;
+  workspace: string;
+  settings: ScaleOutSettings;
+}): RunSpec {
+  return {
+    request: input.task,
+    workspace: input.workspace,
+    settings: JSON.parse(JSON.stringify(input.settings)) as RunSpec['settings'],
+  };
+}
+
 /**
- * How every coordinator and worker of the CLI builds a run's cortex from its spec: the model of
- * the run's provider (keys from this process's environment; the offline isPrime scenario for
- * `scripted`), workspace tools confined to the run's workspace, the run's settings.
+ * How every coordinator and worker of the CLI builds a run's cortex from its spec — the same
+ * cortex `createDemoRunner` builds in one process: the run's model (the scripted isPrime scenario
+ * for `demo`, else the selection with this process's keys), workspace tools confined to the run's
+ * workspace, planning, streamed text, and the run's limits.
  */
 export function scaleOutCortex(env: NodeJS.ProcessEnv = process.env): CortexFactory {
   const latency = env.CLOSEDLOOP_DEMO_LATENCY_MS;
   const latencyMs = latency === undefined || Number.isNaN(Number(latency)) ? undefined : Number(latency);
   return async (spec) => {
-    if (spec.workspace === undefined) throw new CliUsageError('A scale-out run needs a workspace.');
-    const settings = settingsOf(spec);
-    const model =
-      (await resolveModel(
-        {
-          provider: settings.provider,
-          model: settings.model,
-          baseURL: settings.baseURL,
-          mode: settings.mode,
-          workspace: spec.workspace,
-          concurrency: settings.concurrency,
-          maxIterations: settings.maxIterations,
-          budgetTokens: settings.budgetTokens,
-          json: false,
-          journal: '',
-        },
-        env,
-      )) ?? createIsPrimeScenarioModel({ latencyMs });
+    if (spec.workspace === undefined)
+      throw new DemoError('invalid-argument', 'A scale-out run needs a workspace.');
+    const settings = scaleOutSettings(spec);
+    let model: ChatModel;
+    if (settings.demo) model = createIsPrimeScenarioModel({ latencyMs });
+    else if (settings.selection) model = await resolveModel(settings.selection, env);
+    else throw new DemoError('no-model', 'The run has no model selection.');
     return {
       model,
       tools: workspaceTools({ root: spec.workspace }),
       workspace: spec.workspace,
       planning: 'always',
-      executor: { mode: settings.mode },
+      executor: { mode: settings.mode, stream: true },
       concurrency: settings.concurrency,
       maxIterations: settings.maxIterations,
       ...(settings.budgetTokens !== undefined ? { budget: { maxTokens: settings.budgetTokens } } : {}),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -92,25 +92,52 @@ describe('startWebServer: options', () => {
 });
 
 describe('static page', () => {
-  it('serves the page, the stylesheet and the two JS modules with a strict CSP', async () => {
-    const { url } = await serve();
+  function builtAssets(): string {
+    const dir = join(journalDir, 'web');
+    mkdirSync(join(dir, 'assets'), { recursive: true });
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><script type="module" src="/assets/index-abc.js"></script><link rel="stylesheet" href="/assets/index-abc.css">',
+    );
+    writeFileSync(join(dir, 'assets', 'index-abc.js'), 'console.log("app");');
+    writeFileSync(join(dir, 'assets', 'index-abc.css'), 'body { margin: 0 }');
+    return dir;
+  }
+
+  it('serves the built page and its hashed assets with a strict CSP', async () => {
+    const backend = createFakeRunBackend({ journalDir });
+    const server = await startWebServer({ journalDir, ...backend, assetsDir: builtAssets() });
+    servers.push(server);
+    const url = (path: string) => new URL(path, server.url).href;
     const page = await fetch(url('/'));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    const html = await page.text();
-    expect(html).toContain('<script type="module" src="/assets/app.js">');
-    expect(html).not.toMatch(/https?:\/\//);
+    expect(page.headers.get('content-security-policy')).toContain("style-src 'self'");
+    expect(await page.text()).toContain('/assets/index-abc.js');
+    expect((await fetch(url('/index.html'))).status).toBe(200);
     for (const [path, type] of [
-      ['/assets/styles.css', 'text/css'],
-      ['/assets/app.js', 'text/javascript'],
-      ['/assets/run-state.js', 'text/javascript'],
+      ['/assets/index-abc.js', 'text/javascript'],
+      ['/assets/index-abc.css', 'text/css'],
     ] as const) {
       const response = await fetch(url(path));
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type')).toContain(type);
-      expect((await response.text()).length).toBeGreaterThan(500);
+      expect(response.headers.get('cache-control')).toContain('immutable');
     }
+    expect((await fetch(url('/assets/../index.html'))).status).toBe(200);
+    expect((await fetch(url('/assets/missing.js'))).status).toBe(404);
+  });
+
+  it('says how to build the page when it is missing, and the API still works', async () => {
+    const backend = createFakeRunBackend({ journalDir });
+    const server = await startWebServer({ journalDir, ...backend, assetsDir: join(journalDir, 'not-built') });
+    servers.push(server);
+    const page = await fetch(new URL('/', server.url));
+    expect(page.status).toBe(503);
+    expect(((await page.json()) as { error: string }).error).toContain('npm run build');
+    expect((await fetch(new URL('/api/runs', server.url))).status).toBe(200);
   });
 
   it('answers 404 for unknown paths and 405 for wrong methods', async () => {

@@ -1,135 +1,146 @@
 import type { RunEvent } from '@closedloop/cortex';
 import { describe, expect, it } from 'vitest';
+import { scriptedRunEvents } from '../__fixtures__/scripted-run-events';
+import { createVirtualTerminal } from './__fixtures__/virtual-terminal';
 import { createTerminalView } from './terminal-view';
 
-const base = { runId: 'run-1', planId: 'plan-1' };
-let seq = 0;
-const at = (ms: number) => ({ at: 1_000_000 + ms, seq: seq++ });
+/** The scripted run with real-looking times: one event every 50 ms. */
+const events = scriptedRunEvents({ runId: 'run-1', request: 'Add isPrime' }).map(
+  (event, index) => ({ ...event, at: 1_000_000 + index * 50 }) as RunEvent,
+);
+const end = 1_000_000 + events.length * 50;
+const titles: Record<string, string> = {
+  inspect: 'Inspect the workspace',
+  'write-impl': 'Write isPrime',
+  'write-impl-2': 'Write isPrime (write_file)',
+  'write-tests': 'Write the tests',
+  'run-tests': 'Run the tests',
+  'run-tests-2': 'Run the tests',
+};
+/** A step's line in the plan block (not an activity line that mentions the step). */
+const stepLine = (id: string) => ({
+  test: (line: string) =>
+    /^ {2}\S{1,2} /.test(line) && line.slice(line.indexOf(' ', 2) + 1).startsWith(`${id}: ${titles[id]}`),
+});
 
-/** A short run: a false claim is caught, the step is replanned, the redesign completes. */
-const events = [
-  { type: 'run-started', runId: 'run-1', at: 1_000_000, request: 'isPrime', resumed: false },
-  {
-    type: 'plan-created',
-    ...base,
-    ...at(10),
-    title: 'isPrime',
-    goal: 'isPrime',
-    steps: [
-      { id: 'scaffold', title: 'Create package.json', description: 'Create package.json', dependsOn: [] },
-      {
-        id: 'implement',
-        title: 'Write isPrime',
-        description: 'Write src/is-prime.js',
-        dependsOn: ['scaffold'],
-      },
-    ],
-  },
-  { type: 'step-started', runId: 'run-1', at: 1_000_020, stepId: 'scaffold', attempt: 1 },
-  {
-    type: 'tool-call-started',
-    ...base,
-    ...at(30),
-    stepId: 'scaffold',
-    callId: 'c1',
-    generatedId: false,
-    tool: 'write_file',
-    args: { path: 'package.json' },
-  },
-  {
-    type: 'step-finished',
-    runId: 'run-1',
-    at: 1_000_500,
-    stepId: 'scaffold',
-    status: 'completed',
-    unverified: false,
-    durationMs: 480,
-  },
-  { type: 'step-started', runId: 'run-1', at: 1_000_510, stepId: 'implement', attempt: 1 },
-  {
-    type: 'finding-reported',
-    runId: 'run-1',
-    at: 1_000_700,
-    scope: 'step',
-    stepId: 'implement',
-    finding: { check: 'claims', priority: 'P1', status: 'fail', message: 'src/is-prime.js does not exist.' },
-  },
-  {
-    type: 'step-finished',
-    runId: 'run-1',
-    at: 1_000_710,
-    stepId: 'implement',
-    status: 'failed',
-    unverified: false,
-    durationMs: 200,
-  },
-  {
-    type: 'replan-applied',
-    ...base,
-    ...at(900),
-    failed: ['implement'],
-    removed: ['implement'],
-    insertAt: 1,
-    added: [
-      {
-        id: 's1',
-        title: 'Write isPrime with write_file',
-        description: 'Write src/is-prime.js',
-        dependsOn: ['scaffold'],
-        requiredTools: ['write_file'],
-        successCriteria: [],
-        protocols: [],
-        status: 'not_started',
-        notes: '',
-        files: [],
-        ledger: [],
-        replanAttempts: 1,
-        replaces: ['implement'],
-      },
-    ],
-  },
-  { type: 'step-started', runId: 'run-1', at: 1_001_000, stepId: 's1', attempt: 1 },
-  {
-    type: 'usage-recorded',
-    runId: 'run-1',
-    at: 1_001_100,
-    purpose: 'step',
-    usage: { inputTokens: 1200, outputTokens: 80, totalTokens: 1280 },
-    costUsd: 0,
-  },
-] as unknown as RunEvent[];
+async function playLive(options: { columns: number; rows: number; reportedColumns?: number }) {
+  const terminal = createVirtualTerminal(options);
+  const stream = { ...terminal.stream, columns: options.reportedColumns ?? options.columns };
+  stream.write = terminal.stream.write;
+  let clock = 1_000_000;
+  const view = createTerminalView({ stream, live: true, color: true, now: () => clock, frameMs: 60_000 });
+  view.note('workspace: /tmp/closedloop-demo-abc123');
+  for (const event of events) {
+    clock = event.at;
+    view.onEvent(event);
+  }
+  clock = end;
+  view.close();
+  const lines = await terminal.lines();
+  terminal.dispose();
+  return lines;
+}
 
-describe('terminal view', () => {
-  it('draws the DAG with statuses, elapsed times, findings and the replan on a TTY (snapshot)', () => {
-    let screen = '';
+describe('terminal view (live)', () => {
+  it('at 50 columns leaves exactly one copy of the plan in the scrollback, however often it redrew', async () => {
+    const lines = await playLive({ columns: 50, rows: 40 });
+    // Step lines of this run are longer than 50 columns (dependencies + elapsed time): they wrap.
+    expect(lines.filter((line) => line.length > 50).length).toBeGreaterThan(0);
+    expect(lines.filter((line) => /^ {2}plan\b/.test(line))).toEqual(['  plan — completed-with-warnings']);
+    for (const id of ['inspect', 'write-impl', 'write-impl-2', 'write-tests', 'run-tests', 'run-tests-2']) {
+      expect(
+        lines.filter((line) => stepLine(id).test(line)),
+        id,
+      ).toHaveLength(1);
+    }
+    expect(lines.filter((line) => line.includes('tokens:'))).toHaveLength(1);
+    // Activity lines are persisted above the block, once each and in order.
+    const failed = lines.findIndex((line) => line.includes('“Write isPrime” failed verification'));
+    const replanned = lines.findIndex((line) => line.includes('↺ Replanned: Write isPrime, Run the tests'));
+    expect(failed).toBeGreaterThan(0);
+    expect(replanned).toBeGreaterThan(failed);
+    expect(lines.filter((line) => line.includes('workspace: /tmp/closedloop-demo-abc123'))).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('inspect → list_dir'))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/tokens: \d+ in \/ \d+ out, \$0\.\d{4} · 14 model calls/);
+  });
+
+  it('guards against the bug: a renderer that counts lines at the wrong width leaves copies', async () => {
+    // Same output, but the stream claims 500 columns: wrapped rows go uncounted on redraw.
+    const lines = await playLive({ columns: 50, rows: 40, reportedColumns: 500 });
+    expect(lines.filter((line) => stepLine('inspect').test(line)).length).toBeGreaterThan(1);
+  });
+
+  it('clips a block taller than the terminal while running, and prints the whole plan at the end', async () => {
+    const lines = await playLive({ columns: 50, rows: 6 });
+    expect(lines.filter((line) => /^ {2}plan\b/.test(line))).toHaveLength(1);
+    for (const id of ['inspect', 'write-impl-2', 'run-tests-2']) {
+      expect(
+        lines.filter((line) => stepLine(id).test(line)),
+        id,
+      ).toHaveLength(1);
+    }
+  });
+
+  it('draws statuses, redesign marks, dependencies and elapsed times', async () => {
+    const lines = await playLive({ columns: 120, rows: 40 });
+    const plan = lines.slice(lines.findIndex((line) => /^ {2}plan\b/.test(line)));
+    expect(plan).toEqual([
+      '  plan — completed-with-warnings',
+      expect.stringMatching(/^ {2}✓ inspect: Inspect the workspace \d+\.\ds$/),
+      expect.stringMatching(/^ {2}↺ write-impl: Write isPrime \(replaced\) ← inspect \d+\.\ds$/),
+      expect.stringMatching(
+        /^ {2}✓ write-impl-2: Write isPrime \(write_file\) \[redesign\] ← inspect \d+\.\ds$/,
+      ),
+      expect.stringMatching(/^ {2}✓\? write-tests: Write the tests ← inspect \d+\.\ds$/),
+      '  ↺ run-tests: Run the tests (replaced) ← write-impl, write-tests',
+      expect.stringMatching(
+        /^ {2}✓ run-tests-2: Run the tests \[redesign\] ← write-impl-2, write-tests \d+\.\ds$/,
+      ),
+      expect.stringMatching(/tokens: /),
+    ]);
+  });
+});
+
+describe('terminal view (plain)', () => {
+  it('prints plain lines without escape codes when stdout is not a TTY', () => {
+    let out = '';
     const view = createTerminalView({
-      write: (text) => (screen += text),
-      tty: true,
-      color: true,
-      now: () => 1_001_600,
+      stream: { write: (text: string) => (out += text) },
+      live: false,
+      now: () => end,
     });
     for (const event of events) view.onEvent(event);
     view.close();
-    const lastFrame = screen.slice(screen.lastIndexOf('\x1b[J') + 3).replaceAll('\x1b', '␛');
-    expect(lastFrame).toMatchSnapshot();
-    expect(screen).toContain('src/is-prime.js does not exist.');
+    expect(out).not.toContain('\x1b');
+    expect(out).toContain(
+      '✗ write-impl: [P0 claims.file-exists] claimed file src/is-prime.ts does not exist',
+    );
+    expect(out).toContain('✗ “Write isPrime” failed verification: claimed file src/is-prime.ts');
+    expect(out).toContain(
+      '↺ Replanned: Write isPrime, Run the tests → Write isPrime (write_file), Run the tests',
+    );
+    expect(out).toContain('✓ “Write isPrime (write_file)” completed and verified');
+    expect(out).toContain('↺ write-impl: Write isPrime (replaced)');
+    expect(out).toContain('■ Run finished: completed-with-warnings');
+    expect(out).toMatch(/tokens: \d+ in \/ \d+ out/);
   });
 
-  it('prints plain lines without escape codes when stdout is not a TTY', () => {
+  it('draws nothing when the run never said anything (a refused start)', async () => {
     let out = '';
-    const view = createTerminalView({ write: (text) => (out += text), tty: false, now: () => 1_001_600 });
-    for (const event of events) view.onEvent(event);
-    view.close();
-    expect(out).not.toContain('\x1b');
-    expect(out).toContain('✗ implement: [P1 claims] src/is-prime.js does not exist.');
-    expect(out).toContain('↺ replanned implement → s1');
-    expect(out).toContain('[replaced] implement: Write isPrime');
-    expect(out).toContain('tokens: 1200 in / 80 out');
+    const plain = createTerminalView({ stream: { write: (text: string) => (out += text) }, live: false });
+    plain.close();
+    const terminal = createVirtualTerminal({ columns: 50, rows: 10 });
+    const live = createTerminalView({ stream: terminal.stream, live: true, frameMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    live.close();
+    expect(out).toBe('');
+    expect(await terminal.lines()).toEqual([]);
+    terminal.dispose();
   });
 
   it('places steps added by goal repair and shows a reset step waiting again', () => {
     let out = '';
-    const view = createTerminalView({ write: (text) => (out += text), tty: false, now: () => 1_001_600 });
+    const view = createTerminalView({ stream: { write: (text: string) => (out += text) }, live: false });
     const plain = (id: string, title: string) => ({ id, title, description: title, dependsOn: [] });
     const more = [
       {
@@ -165,8 +176,8 @@ describe('terminal view', () => {
     ] as unknown as RunEvent[];
     for (const event of more) view.onEvent(event);
     view.close();
-    expect(view.view.order).toEqual(['a', 'fix', 'b']);
-    expect(view.view.steps.get('a')?.status).toBe('not_started');
-    expect(out).toContain('a runs again: re-run approved');
+    expect(view.state.order).toEqual(['a', 'fix', 'b']);
+    expect(view.state.steps.get('a')?.status).toBe('not_started');
+    expect(out).toContain('Running “A” again: re-run approved');
   });
 });

@@ -1,36 +1,61 @@
 import type { RunEvent } from '@closedloop/cortex';
-import { applyRunEvent, createRunView, type LogLine, type RunView, type StepView } from './run-view';
+import { createLogUpdate } from 'log-update';
+import picocolors from 'picocolors';
+import {
+  addNote,
+  applyRunEvent,
+  createRunState,
+  type RunState,
+  type StepState,
+  type TimelineEntry,
+} from '../run-state/run-state';
+
+type Colors = ReturnType<typeof picocolors.createColors>;
 
 const spinnerFrames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-interface Palette {
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  cyan(text: string): string;
-  dim(text: string): string;
-  bold(text: string): string;
+/** Where the view draws: a terminal stream (`process.stdout`) or anything with `write`. */
+export interface TerminalStream {
+  write(text: string): unknown;
+  /** Width in columns; wrapped lines are measured against it (default 80). */
+  columns?: number;
+  /** Height in rows; a taller live block is clipped to it (default 24). */
+  rows?: number;
+  isTTY?: boolean;
 }
 
-function palette(enabled: boolean): Palette {
-  const wrap = (open: number, close: number) => (text: string) =>
-    enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text;
-  return {
-    red: wrap(31, 39),
-    green: wrap(32, 39),
-    yellow: wrap(33, 39),
-    cyan: wrap(36, 39),
-    dim: wrap(2, 22),
-    bold: wrap(1, 22),
-  };
+/** Options of {@link createTerminalView}. */
+export interface TerminalViewOptions {
+  stream: TerminalStream;
+  /**
+   * `true`: activity lines scroll above a live block (the plan with spinners, elapsed times and
+   * token usage) that is redrawn in place. `false`: plain lines, no escape codes, one per event.
+   */
+  live: boolean;
+  /** Colours (default: on for a live view unless `NO_COLOR` is set or the terminal has none). */
+  color?: boolean;
+  /** Redraw interval of the live block in ms (default 100). */
+  frameMs?: number;
+  now?: () => number;
+}
+
+/** A sink for run events that draws them on a terminal. */
+export interface TerminalView {
+  onEvent(event: RunEvent): void;
+  /** Adds a line of its own to the activity log (e.g. where the workspace is). */
+  note(text: string): void;
+  /** Stops redrawing and leaves the final picture (live) or prints it (plain); nothing if nothing happened. */
+  close(): void;
+  readonly state: RunState;
 }
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-function statusIcon(step: StepView, frame: number, colors: Palette): string {
-  if (step.replacedBy) return colors.dim('↺');
+function statusIcon(step: StepState, frame: number, colors: Colors): string {
+  if (step.removed) return colors.dim('↺');
+  if (step.interrupted) return colors.yellow('⏸');
   switch (step.status) {
     case 'in_progress':
       return colors.cyan(spinnerFrames[frame % spinnerFrames.length] ?? '*');
@@ -47,147 +72,141 @@ function statusIcon(step: StepView, frame: number, colors: Palette): string {
   }
 }
 
-/** Renders the plan as an indented list: each step with its dependencies, status and elapsed time. */
+/** The plan as lines: each step with its status, dependencies and elapsed time. */
 export function renderSteps(
-  view: RunView,
-  options: { now: number; frame: number; colors: Palette },
+  state: RunState,
+  options: { now: number; frame: number; colors: Colors },
 ): string[] {
   const { colors } = options;
-  return view.order.flatMap((id) => {
-    const step = view.steps.get(id);
+  return state.order.flatMap((key) => {
+    const step = state.steps.get(key);
     if (!step) return [];
     const elapsed =
-      step.startedAt === undefined
+      step.startedAt === null
         ? ''
         : colors.dim(` ${seconds((step.finishedAt ?? options.now) - step.startedAt)}`);
     const deps = step.dependsOn.length ? colors.dim(` ← ${step.dependsOn.join(', ')}`) : '';
-    const label = step.replacedBy
+    const label = step.removed
       ? colors.dim(`${step.id}: ${step.title} (replaced)`)
       : `${step.id}: ${step.title}`;
-    const attempt = step.replaces.length ? colors.yellow(' [redesign]') : '';
-    return [`  ${statusIcon(step, options.frame, colors)} ${label}${attempt}${deps}${elapsed}`];
+    const redesign = step.replaces.length ? colors.yellow(' [redesign]') : '';
+    return [`  ${statusIcon(step, options.frame, colors)} ${label}${redesign}${deps}${elapsed}`];
   });
 }
 
-function renderLogLine(line: LogLine, colors: Palette): string {
-  switch (line.kind) {
-    case 'finding-fail':
+/** One timeline entry as a terminal line. */
+export function renderTimelineEntry(entry: TimelineEntry, colors: Colors): string {
+  if (entry.kind === 'tool-call') return colors.dim(`    ${entry.text}`);
+  if (entry.kind === 'replan' && entry.tone === 'warn') return colors.yellow(`  ↺ ${entry.text}`);
+  if (entry.kind === 'run-finished') return colors.bold(`  ■ ${entry.text}`);
+  switch (entry.tone) {
     case 'error':
-      return colors.red(`  ✗ ${line.text}`);
-    case 'finding-warn':
-      return colors.yellow(`  ! ${line.text}`);
-    case 'finding-pass':
-      return colors.green(`  ✓ ${line.text}`);
-    case 'replan':
-      return colors.yellow(`  ↺ ${line.text}`);
-    case 'tool':
-      return colors.dim(`    ${line.text}`);
-    case 'done':
-      return colors.bold(`  ■ ${line.text}`);
+      return colors.red(`  ✗ ${entry.text}`);
+    case 'warn':
+      return colors.yellow(`  ! ${entry.text}`);
+    case 'success':
+      return colors.green(`  ✓ ${entry.text}`);
     default:
-      return `  · ${line.text}`;
+      return `  · ${entry.text}`;
   }
 }
 
-function usageLine(view: RunView, colors: Palette): string {
-  const { inputTokens, outputTokens, costUsd } = view.usage;
+function usageLine(state: RunState, colors: Colors): string {
+  const { inputTokens, outputTokens, costUsd, modelCalls } = state.usage;
   const cost = costUsd > 0 ? `, $${costUsd.toFixed(4)}` : '';
-  return colors.dim(`  tokens: ${inputTokens} in / ${outputTokens} out${cost}`);
+  return colors.dim(`  tokens: ${inputTokens} in / ${outputTokens} out${cost} · ${modelCalls} model calls`);
 }
 
-/** A sink for run events that draws them on a terminal. */
-export interface TerminalView {
-  onEvent(event: RunEvent): void;
-  /** Adds a line of its own to the activity log (e.g. where the workspace is). */
-  note(text: string): void;
-  /** Stops redrawing and prints the final picture. */
-  close(): void;
-  readonly view: RunView;
+/** Timeline kinds the activity log prints (step starts show as spinners in the plan instead). */
+function printable(entry: TimelineEntry): boolean {
+  return entry.kind !== 'step-started';
 }
 
 /**
- * Live terminal view. On a TTY: activity lines scroll above a status block (the DAG with
- * spinners, elapsed times, token usage) redrawn ten times a second. Elsewhere: plain lines,
- * no escape codes, one per event worth showing.
+ * The CLI's view of a run, folded with the same {@link applyRunEvent} as the web UI. Live: the
+ * block is drawn with `log-update`, which measures wrapped lines against the stream's width and
+ * clips to its height, so a redraw at any width erases exactly what the previous frame drew and
+ * leaves no copies in the scrollback; activity lines are persisted above it. Plain: one line per
+ * activity, and the final plan at `close()`.
  */
-export function createTerminalView(options: {
-  write: (text: string) => void;
-  tty: boolean;
-  color?: boolean;
-  now?: () => number;
-}): TerminalView {
-  const view = createRunView();
-  const colors = palette(options.color ?? (options.tty && !process.env.NO_COLOR));
+export function createTerminalView(options: TerminalViewOptions): TerminalView {
+  const state = createRunState();
+  const { stream } = options;
+  const colors = picocolors.createColors(options.color ?? (options.live && picocolors.isColorSupported));
   const now = options.now ?? Date.now;
   let frame = 0;
-  let drawnLines = 0;
-  let printedLog = 0;
-  const statuses = new Map<string, string>();
+  let printed = 0;
+  let closed = false;
+  const logUpdate = options.live
+    ? createLogUpdate(stream as NodeJS.WriteStream, { showCursor: stream !== process.stdout })
+    : undefined;
 
-  const block = () => [
-    '',
-    colors.bold(`  plan${view.stopReason ? ` — ${view.stopReason}` : ''}`),
-    ...renderSteps(view, { now: now(), frame, colors }),
-    usageLine(view, colors),
-  ];
+  const block = () =>
+    [
+      '',
+      colors.bold(`  plan${state.finished ? ` — ${state.finished.stopReason}` : ''}`),
+      ...renderSteps(state, { now: now(), frame, colors }),
+      usageLine(state, colors),
+    ].join('\n');
 
-  const redraw = () => {
-    let out = drawnLines > 0 ? `\x1b[${drawnLines}A\x1b[J` : '';
-    for (; printedLog < view.log.length; printedLog++) {
-      const line = view.log[printedLog];
-      if (line) out += `${renderLogLine(line, colors)}\n`;
+  const newLines = (): string[] => {
+    const lines: string[] = [];
+    for (; printed < state.timeline.length; printed++) {
+      const entry = state.timeline[printed];
+      if (entry && printable(entry)) lines.push(renderTimelineEntry(entry, colors));
     }
-    const lines = block();
-    out += `${lines.join('\n')}\n`;
-    drawnLines = lines.length;
-    options.write(out);
+    return lines;
   };
 
-  const printPlain = () => {
-    for (; printedLog < view.log.length; printedLog++) {
-      const line = view.log[printedLog];
-      if (line) options.write(`${renderLogLine(line, colors)}\n`);
+  // Nothing is drawn before the run says something (a refused start leaves no empty plan behind).
+  const quiet = () => state.eventCount === 0 && state.timeline.length === 0;
+  const draw = () => {
+    if (closed || quiet()) return;
+    const lines = newLines();
+    if (!logUpdate) {
+      for (const line of lines) stream.write(`${line}\n`);
+      return;
     }
-    for (const id of view.order) {
-      const step = view.steps.get(id);
-      if (!step) continue;
-      const status = step.replacedBy ? 'replaced' : step.status;
-      if (statuses.get(id) !== status) {
-        if (statuses.has(id) || status !== 'not_started') {
-          options.write(`  [${status}] ${id}: ${step.title}\n`);
-        }
-        statuses.set(id, status);
-      }
-    }
+    if (lines.length) logUpdate.persist(lines.join('\n'));
+    logUpdate(block());
   };
 
-  const timer = options.tty
+  const timer = logUpdate
     ? setInterval(() => {
         frame++;
-        redraw();
-      }, 100)
+        draw();
+      }, options.frameMs ?? 100)
     : undefined;
   timer?.unref();
 
   return {
-    view,
+    state,
     onEvent(event) {
-      applyRunEvent(view, event);
-      if (options.tty) redraw();
-      else printPlain();
+      applyRunEvent(state, event);
+      draw();
     },
     note(text) {
-      view.log.push({ at: now(), kind: 'info', text });
-      if (options.tty) redraw();
-      else printPlain();
+      addNote(state, text, now());
+      draw();
     },
     close() {
+      if (closed) return;
       if (timer) clearInterval(timer);
-      if (options.tty) redraw();
-      else {
-        printPlain();
-        options.write(
-          `${renderSteps(view, { now: now(), frame: 0, colors }).join('\n')}\n${usageLine(view, colors)}\n`,
+      if (quiet()) {
+        closed = true;
+        return;
+      }
+      draw();
+      closed = true;
+      if (logUpdate) {
+        // The last frame may have been clipped to the terminal's height: replace it with the whole
+        // plan, written as ordinary lines that scroll.
+        logUpdate.clear();
+        logUpdate.done();
+        stream.write(`${block()}\n`);
+      } else {
+        stream.write(
+          `${renderSteps(state, { now: now(), frame: 0, colors }).join('\n')}\n${usageLine(state, colors)}\n`,
         );
       }
     },

@@ -1,167 +1,92 @@
 /// <reference lib="dom" />
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunOptions } from '../../src/cli-options';
-import { createDemoRunner, type DemoRunner } from '../../src/run-task';
-import { isPrimeTask } from '../../src/scenario/is-prime-scenario';
-import { type StartRunInput, startWebServer, type WebServer } from '../../src/server/web-server';
-import { ensureChromium, launchChromium } from './chromium';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldRunEvents, type StepVisual, stepVisuals } from '../../src/run-state/run-state';
+import { ensureChromium } from './chromium';
+import {
+  desktop,
+  ensureWebBuild,
+  launchChromium,
+  narrow,
+  openPage,
+  runIdFromHash,
+  shoot,
+  startTestServer,
+  type TestServer,
+  waitForIdle,
+} from './harness';
 
-const screenshotDir = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
-const testTimeout = 25_000;
-
-let journalDir: string;
+/**
+ * The web UI against the real runner (cortex, workspace tools, journal) with the offline
+ * scenario's scripted model and no model for typed tasks, in Debian's Chromium.
+ */
+const testTimeout = 60_000;
 let browser: Browser;
-let server: WebServer;
-/** The real backend (run-task.ts) with the scripted model at a visible pace. */
-let paced: DemoRunner;
-/** The same backend without latency, for runs the page only reads back. */
-let instant: DemoRunner;
-const startInputs: Array<Pick<StartRunInput, 'task' | 'mode'>> = [];
-let context: BrowserContext;
-let page: Page;
-let pageErrors: string[];
-
-function runOptions(journal: string): RunOptions {
-  return {
-    provider: 'scripted',
-    model: undefined,
-    baseURL: undefined,
-    mode: 'auto',
-    workspace: undefined,
-    concurrency: 4,
-    maxIterations: 3,
-    budgetTokens: undefined,
-    json: false,
-    journal,
-  };
-}
+let paced: TestServer;
 
 beforeAll(async () => {
   ensureChromium();
-  mkdirSync(screenshotDir, { recursive: true });
-  journalDir = mkdtempSync(join(tmpdir(), 'closedloop-web-ui-'));
-  const env = { ...process.env };
-  paced = createDemoRunner(runOptions(journalDir), { ...env, CLOSEDLOOP_DEMO_LATENCY_MS: '220' });
-  instant = createDemoRunner(runOptions(journalDir), { ...env, CLOSEDLOOP_DEMO_LATENCY_MS: '0' });
-  server = await startWebServer({
-    journalDir,
-    startRun: (input) => {
-      startInputs.push({ task: input.task, mode: input.mode });
-      return paced.startRun(input);
-    },
-    readRun: (runId) => paced.readRun(runId),
-  });
+  await ensureWebBuild();
+  paced = await startTestServer({ latencyMs: 220 });
   browser = await launchChromium();
 }, 600_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  if (journalDir) rmSync(journalDir, { recursive: true, force: true });
+  await paced?.close();
 });
-
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
-  page = await context.newPage();
-  pageErrors = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-});
-
-afterEach(async () => {
-  await context.close();
-  expect(pageErrors).toEqual([]);
-});
-
-async function shoot(name: string) {
-  await page.screenshot({ path: join(screenshotDir, `${name}.png`) });
-}
 
 /** Records every text the status pill shows and every lock/unlock of the task input. */
-async function recordStatus() {
+async function recordStatus(page: Page) {
   await page.evaluate(() => {
-    const statusText = document.getElementById('status-text')!;
-    const task = document.getElementById('task') as HTMLTextAreaElement;
-    const seen = { status: [statusText.textContent ?? ''], locked: [task.disabled] };
+    const seen = { status: [] as string[], locked: [] as boolean[] };
     (window as unknown as { seen: typeof seen }).seen = seen;
-    new MutationObserver(() => {
-      const text = statusText.textContent ?? '';
+    const sample = () => {
+      const text = document.getElementById('status-text')?.textContent ?? '';
+      const locked = (document.getElementById('task') as HTMLTextAreaElement | null)?.disabled ?? false;
       if (seen.status.at(-1) !== text) seen.status.push(text);
-    }).observe(statusText, { childList: true, characterData: true, subtree: true });
-    new MutationObserver(() => {
-      if (seen.locked.at(-1) !== task.disabled) seen.locked.push(task.disabled);
-    }).observe(task, { attributes: true, attributeFilter: ['disabled'] });
+      if (seen.locked.at(-1) !== locked) seen.locked.push(locked);
+    };
+    sample();
+    new MutationObserver(sample).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
   });
 }
 
-async function seen(): Promise<{ status: string[]; locked: boolean[] }> {
+async function seen(page: Page): Promise<{ status: string[]; locked: boolean[] }> {
   return page.evaluate(() => (window as unknown as { seen: { status: string[]; locked: boolean[] } }).seen);
 }
 
-async function waitForIdle(timeout = 20_000) {
-  await page.waitForSelector('body[data-phase="idle"] [data-testid="stop-reason"]', { timeout });
-}
-
-const knownStatuses = [
-  'not_started',
-  'in_progress',
-  'completed',
-  'unverified',
-  'failed',
-  'blocked',
-  'skipped',
-  'replaced',
-];
-
-/** Every drawn step has a status the stylesheet colours (an unknown one would render unstyled). */
-async function expectKnownStatuses() {
-  const statuses = await page.$$eval('.node', (nodes) =>
-    nodes.map((node) => node.getAttribute('data-status')),
-  );
-  expect(statuses.length).toBeGreaterThan(0);
-  for (const status of statuses) expect(knownStatuses).toContain(status);
-}
-
-async function runIdFromHash(): Promise<string> {
-  await page.waitForFunction(() => /#run=./.test(location.hash));
-  return page.evaluate(() => decodeURIComponent(location.hash.replace(/^#run=/, '')));
-}
-
-describe('closedloop web UI (real run-task backend, scripted model)', () => {
+describe('closedloop web UI: the offline demo run', () => {
   it(
-    'locks the input while the agent thinks and executes, replans the failed step in the DAG, and unlocks with the report',
+    'locks the input while the agent works, draws the replans with dagre, and unlocks with the answer',
     async () => {
-      await page.goto(server.url);
+      const { page, close } = await openPage(browser);
+      await page.goto(paced.url);
       await expect.poll(() => page.textContent('#status-text')).toBe('Idle');
+      expect(await page.textContent('#model')).toContain('none · demo only');
       expect(await page.isEnabled('#task')).toBe(true);
       expect(await page.isDisabled('#cancel')).toBe(true);
       expect(await page.isChecked('input[name="mode"][value="auto"]')).toBe(true);
-      expect(await page.textContent('.mode')).toContain('Single step');
-      await shoot('01-idle');
+      await shoot(page, '01-idle-desktop');
 
-      await recordStatus();
-      await page.fill('#task', isPrimeTask);
+      await recordStatus(page);
       await page.click('#send');
-
-      // Locked at once; the status shows what the agent is doing.
       await expect.poll(() => page.isDisabled('#task')).toBe(true);
       expect(await page.isDisabled('#send')).toBe(true);
-      expect(await page.isDisabled('input[name="mode"][value="single"]')).toBe(true);
       await page.waitForSelector('#cancel:not([disabled])');
       await page.waitForSelector('.node[data-step-id="scaffold"]');
+      expect(await page.textContent('#model')).toContain('scripted/scripted-is-prime');
       await page.waitForSelector('#status-text:text-matches("^(Thinking|Executing)…$")');
-      await shoot('02-running-locked');
+      await shoot(page, '02-running-desktop');
 
       // implement claims a file it never wrote → verification fails it → the replanner replaces it.
       await page.waitForSelector('.node[data-step-id="implement"][data-status="replaced"]', {
-        timeout: 15_000,
+        timeout: 20_000,
       });
       const replacement = await page.getAttribute(
         '.edge[data-kind="replaced"][data-from="implement"]',
@@ -172,103 +97,176 @@ describe('closedloop web UI (real run-task backend, scripted model)', () => {
       expect(await page.textContent('.node[data-step-id="implement"] .node-status')).toMatch(
         new RegExp(`^replaced by .*\\b${replacement}\\b`),
       );
-      expect(await page.textContent('#messages')).toContain('“Write isPrime” failed verification');
-      expect(await page.textContent('#messages')).toContain('Replanned: Write isPrime, Run the tests →');
-      await shoot('03-replanned');
+      const messages = await page.textContent('#messages');
+      expect(messages).toContain('“Write isPrime” failed verification');
+      expect(messages).toContain('Replanned: Write isPrime, Run the tests →');
 
-      await waitForIdle();
-      expect(await page.textContent('[data-testid="stop-reason"]')).toBe('completed');
+      await waitForIdle(page);
+      expect(await page.textContent('.msg--answer .stop')).toBe('completed');
       expect(await page.isEnabled('#task')).toBe(true);
       expect(await page.isDisabled('#cancel')).toBe(true);
-      expect(await page.textContent('#status-text')).toBe('Idle');
-      expect(await page.textContent('#report .answer')).toContain('is-prime');
-      expect(await page.textContent('#report .usage')).toMatch(/Replans\s*2/);
-      // Every live step ended completed; both replaced steps stay drawn.
-      const statuses = await page.$$eval('.node', (nodes) =>
-        nodes.map((node) => node.getAttribute('data-status')),
+      // Every live step ended completed; the three replaced steps stay drawn, laid out by dagre
+      // without overlapping.
+      const nodes = await page.$$eval('.node', (elements) =>
+        elements.map((element) => {
+          const box = element.getBoundingClientRect();
+          return {
+            status: element.getAttribute('data-status') ?? '',
+            x: box.x,
+            y: box.y,
+            w: box.width,
+            h: box.height,
+          };
+        }),
       );
-      expect(statuses.filter((status) => status === 'replaced')).toHaveLength(3);
+      expect(nodes.filter((node) => node.status === 'replaced')).toHaveLength(3);
       expect(
-        statuses.filter((status) => status !== 'replaced').every((status) => status === 'completed'),
+        nodes.filter((node) => node.status !== 'replaced').every((node) => node.status === 'completed'),
       ).toBe(true);
+      for (const node of nodes) expect(stepVisuals).toContain(node.status as StepVisual);
+      for (const [index, a] of nodes.entries()) {
+        for (const b of nodes.slice(index + 1)) {
+          const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+          expect(overlap).toBe(false);
+        }
+      }
+      expect(await page.locator('.edge[data-kind="dependency"]').count()).toBeGreaterThan(6);
 
-      await expectKnownStatuses();
-      const { status, locked } = await seen();
+      const { status, locked } = await seen(page);
       expect(status).toContain('Thinking…');
       expect(status).toContain('Executing…');
       expect(status.at(-1)).toBe('Idle');
-      expect(status.every((text) => ['Idle', 'Thinking…', 'Executing…'].includes(text))).toBe(true);
       expect(locked).toEqual([false, true, false]);
-      expect(startInputs.at(-1)).toEqual({ task: isPrimeTask, mode: 'auto' });
-      await shoot('04-finished-report');
+
+      await page.click('[data-tab="report"]');
+      expect(await page.textContent('[data-testid="stop-reason"]')).toBe('completed');
+      expect(await page.textContent('#report .answer')).toContain('is-prime');
+      expect(await page.textContent('#report .usage')).toMatch(/Replans\s*2/);
+      await shoot(page, '03-finished-report-desktop');
+      await page.setViewportSize(narrow);
+      await shoot(page, '04-finished-420');
+      await close();
     },
     testTimeout,
   );
 
   it(
-    "shows a step's tool calls, notes, claims and findings on click (run read back from the journal)",
+    "shows a step's overview, tool calls and workspace changes (the server's diff), and the full timeline",
     async () => {
-      const started = await instant.startRun({
+      const started = await paced.runner.startRun({
         mode: 'auto',
         signal: new AbortController().signal,
         onEvent: () => {},
       });
       expect((await started.result).stopReason).toBe('completed');
-
-      await page.setViewportSize({ width: 1440, height: 1280 });
-      await page.goto(`${server.url}#run=${started.runId}`);
-      await waitForIdle();
+      const journal = (await paced.runner.readRun(started.runId)) ?? [];
+      const { page, close } = await openPage(browser, { width: 1440, height: 1100 });
+      await page.goto(`${paced.url}#run=${started.runId}`);
+      await waitForIdle(page);
       expect(await page.textContent('#run-id')).toBe(`Run ${started.runId}`);
 
       await page.click('.node[data-step-id="implement"]');
       const detail = page.locator('#detail');
       await expect.poll(() => detail.locator('h3').textContent()).toBe('Write isPrime');
       expect(await detail.locator('.badge').first().textContent()).toBe('replaced');
-      expect(await detail.locator('.finding').first().getAttribute('class')).toBe('finding finding--fail');
-      const findings = await detail.locator('.finding--fail').allTextContents();
-      expect(findings.join('\n')).toContain('src/is-prime.js');
+      expect((await detail.locator('.finding--fail').allTextContents()).join('\n')).toContain(
+        'src/is-prime.js',
+      );
       expect(await detail.locator('.claims').textContent()).toContain('src/is-prime.js');
-      expect(await detail.locator('.call').count()).toBe(1);
-      expect(await detail.locator('.call .call-tool').textContent()).toBe('mark_step');
-      await shoot('05-step-detail-failed');
+      await page.click('#detail [data-tab="changes"]');
+      // It claimed a file and wrote none: nothing in its diff is its own; src/is-prime.js is absent.
+      await detail.locator('.change-run').first().waitFor();
+      expect(await detail.locator('.origin--step').count()).toBe(0);
+      expect(await detail.locator('.file-change[data-path="src/is-prime.js"]').count()).toBe(0);
 
-      await page.click('.node[data-step-id="scaffold"]');
-      await expect.poll(() => detail.locator('h3').textContent()).toBe('Create package.json');
-      const calls = detail.locator('.call');
-      expect(await calls.count()).toBe(2);
-      expect(await calls.nth(0).locator('.call-tool').textContent()).toBe('write_file');
-      expect(await calls.nth(0).locator('.badge').textContent()).toBe('success');
-      expect(await calls.nth(0).locator('.excerpt--args').textContent()).toContain('package.json');
-      expect(await detail.locator('.notes').textContent()).toContain('Created package.json');
-      expect(await page.getAttribute('.node[data-step-id="scaffold"]', 'aria-pressed')).toBe('true');
-      await shoot('06-step-detail-ledger');
+      await page.click(
+        `.node[data-key="${await page.getAttribute('.edge[data-kind="replaced"][data-from="implement"]', 'data-to')}"]`,
+      );
+      await expect.poll(() => detail.locator('h3').textContent()).toBe('Write isPrime with write_file');
+      await detail.locator('.file-change[data-path="src/is-prime.js"]').waitFor();
+      const file = detail.locator('.file-change[data-path="src/is-prime.js"]');
+      expect(await file.locator('.badge').textContent()).toBe('added');
+      expect(await file.locator('.origin').textContent()).toBe("by this step's file tools");
+      expect(await file.locator('.diff-line--add').count()).toBeGreaterThan(4);
+      expect(await file.locator('.diff').textContent()).toContain('export function isPrime(n)');
+      await shoot(page, '05-step-changes-desktop');
+
+      await page.click('#detail [data-tab="calls"]');
+      expect(await detail.locator('.call .call-tool').allTextContents()).toEqual(['write_file', 'mark_step']);
+      expect(await detail.locator('.call .excerpt--args').first().textContent()).toContain('src/is-prime.js');
+
+      // The timeline lists every entry of the shared fold, in order, tool calls included.
+      const expected = foldRunEvents(journal).timeline.map((entry) => entry.text);
+      await expect.poll(() => page.locator('#timeline .tl').count()).toBe(expected.length);
+      expect(await page.locator('#timeline .tl-text').allTextContents()).toEqual(expected);
+      await page.uncheck('.toggle input');
+      expect(await page.locator('#timeline .tl[data-kind="tool-call"]').count()).toBe(0);
+      await page.check('.toggle input');
+      await shoot(page, '06-timeline-desktop');
+
+      await page.click('#detail [data-tab="changes"]');
+      await detail.locator('.file-change').first().waitFor();
+      await page.setViewportSize(narrow);
+      await detail.locator('.change-run').first().scrollIntoViewIfNeeded();
+      await shoot(page, '07-step-changes-420');
+      await close();
     },
     testTimeout,
   );
 
   it(
-    'cancels a second run: the UI returns to idle with stop reason cancelled',
+    'cancels a run, offers Resume, and the resumed run completes without redoing finished steps',
     async () => {
-      // The first test's run is over; this is the server's next run, in single-step mode.
-      await page.goto(server.url);
+      const { page, close } = await openPage(browser);
+      await page.goto(paced.url);
       await page.click('label.mode-option:has(input[value="single"])');
-      expect(await page.isChecked('input[name="mode"][value="single"]')).toBe(true);
-      await page.fill('#task', 'Second run: cancel me');
       await page.click('#send');
-      await page.waitForSelector('.node[data-step-id="scaffold"]');
-      await page.waitForSelector('#cancel:not([disabled])');
-      expect(startInputs.at(-1)).toEqual({ task: 'Second run: cancel me', mode: 'single' });
+      const runId = await runIdFromHash(page);
+      await page.waitForSelector('.node[data-step-id="scaffold"][data-status="completed"]', {
+        timeout: 20_000,
+      });
       await page.click('#cancel');
-      await waitForIdle(10_000);
-      expect(await page.textContent('[data-testid="stop-reason"]')).toBe('cancelled');
-      expect(await page.textContent('#status-text')).toBe('Idle');
+      await waitForIdle(page);
+      expect(await page.textContent('.msg--answer .stop')).toBe('cancelled');
+      await page.waitForSelector('#resume');
       expect(await page.isEnabled('#task')).toBe(true);
-      expect(await page.isEnabled('#send')).toBe(true);
-      expect(await page.isDisabled('#cancel')).toBe(true);
-      expect(await page.textContent('#messages')).toContain('Second run: cancel me');
-      expect(await page.locator('.node--in_progress:not(.is-interrupted)').count()).toBe(0);
-      await expectKnownStatuses();
-      await shoot('07-cancelled');
+      await shoot(page, '08-cancelled-resume-desktop');
+
+      await page.click('#resume');
+      await page.waitForSelector('.page[data-phase="executing"], .page[data-phase="thinking"]');
+      expect(await page.isDisabled('#task')).toBe(true);
+      await waitForIdle(page);
+      expect(await page.textContent('.msg--answer .stop')).toBe('completed');
+      expect(await page.textContent('#messages')).toContain(`Resumed run ${runId} from its journal`);
+      expect(await page.locator('#resume').count()).toBe(0);
+      // scaffold ran once: its only start is from before the cancel.
+      const journal = (await paced.runner.readRun(runId)) ?? [];
+      const starts = journal.filter((event) => event.type === 'step-started' && event.stepId === 'scaffold');
+      expect(starts).toHaveLength(1);
+      expect(journal.filter((event) => event.type === 'run-started')).toHaveLength(2);
+      await close();
+    },
+    testTimeout,
+  );
+
+  it(
+    'refuses a typed task when the server has no model, saying so once',
+    async () => {
+      const { page, close } = await openPage(browser, narrow);
+      await page.goto(paced.url);
+      await page.fill('#task', 'Write a haiku about the sea');
+      await page.click('#send');
+      const notice = page.locator('#notice');
+      await notice.waitFor();
+      const text = (await notice.textContent()) ?? '';
+      expect(text).toContain('No model is configured for a typed task');
+      expect(text).toContain('OPENAI_API_KEY');
+      expect(text.match(/No model is configured/g)).toHaveLength(1);
+      expect(text).not.toMatch(/could not start: .*could not start/);
+      expect(await page.isEnabled('#task')).toBe(true);
+      expect(await page.locator('.node').count()).toBe(0);
+      await shoot(page, '09-no-model-420');
+      await close();
     },
     testTimeout,
   );
@@ -276,54 +274,73 @@ describe('closedloop web UI (real run-task backend, scripted model)', () => {
   it(
     'restores a run from the journal on reload and keeps following it live',
     async () => {
-      await page.goto(server.url);
+      const { page, close } = await openPage(browser);
+      await page.goto(paced.url);
       await page.click('#send');
-      const runId = await runIdFromHash();
+      const runId = await runIdFromHash(page);
       await page.waitForSelector('.node[data-step-id="scaffold"][data-status="completed"]', {
-        timeout: 10_000,
+        timeout: 20_000,
       });
-      const before = await page.$$eval('.node', (nodes) =>
-        nodes.map((node) => `${node.getAttribute('data-key')}:${node.getAttribute('data-status')}`),
-      );
-      const active = (await (await fetch(new URL(`/api/runs/${runId}`, server.url))).json()) as {
-        active: boolean;
-      };
-      expect(active.active).toBe(true);
-
       await page.reload();
-      // Restored from GET /api/runs/:id before any new live event: the same steps, still running.
       await page.waitForSelector('.node[data-step-id="scaffold"][data-status="completed"]');
-      const after = new Map(
-        await page.$$eval('.node', (nodes) =>
-          nodes.map((node) => [node.getAttribute('data-key'), node.getAttribute('data-status')] as const),
-        ),
-      );
-      // Every step seen before the reload is back; finished ones kept their status (the run went on meanwhile).
-      for (const entry of before) {
-        const [key, status] = entry.split(':');
-        expect(after.has(key ?? null), entry).toBe(true);
-        if (status === 'completed' || status === 'replaced')
-          expect(after.get(key ?? null), entry).toBe(status);
-      }
       expect(await page.isDisabled('#task')).toBe(true);
       expect(await page.textContent('#run-id')).toBe(`Run ${runId}`);
-      await shoot('08-reloaded-mid-run');
-
-      // …and the live stream continues from where the journal ended: no gaps, no duplicates.
-      await waitForIdle();
-      expect(await page.textContent('[data-testid="stop-reason"]')).toBe('completed');
-      const planned = (
-        await page.$$eval('#messages li', (items) => items.map((item) => item.textContent ?? ''))
-      ).filter((text) => text.startsWith('•Planned'));
-      expect(planned).toHaveLength(1);
-      await page.click('.node[data-step-id="scaffold"]');
-      expect(await page.locator('#detail .call').count()).toBe(2);
-      const journal = (await paced.readRun(runId)) ?? [];
-      const toolCalls = journal.filter((event) => event.type === 'tool-call-started').length;
-      const drawnCalls = await page.$$eval('.node .node-meta', (metas) =>
-        metas.reduce((sum, meta) => sum + Number.parseInt(meta.textContent ?? '0', 10), 0),
+      await waitForIdle(page);
+      expect(await page.textContent('.msg--answer .stop')).toBe('completed');
+      const planned = (await page.locator('#messages li').allTextContents()).filter((text) =>
+        text.includes('Planned 4 steps'),
       );
-      expect(drawnCalls).toBe(toolCalls);
+      expect(planned).toHaveLength(1);
+      const journal = (await paced.runner.readRun(runId)) ?? [];
+      const expected = foldRunEvents(journal).timeline.length;
+      await expect.poll(() => page.locator('#timeline .tl').count()).toBe(expected);
+      await close();
+    },
+    testTimeout,
+  );
+
+  it(
+    'keeps the header whole at 420 px: nothing overflows or overlaps',
+    async () => {
+      const { page, close } = await openPage(browser, narrow);
+      const runs = (await (await fetch(new URL('/api/runs', paced.url))).json()) as {
+        runs: Array<{ runId: string }>;
+      };
+      await page.goto(`${paced.url}#run=${runs.runs[0]?.runId}`);
+      await waitForIdle(page);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        narrow.width,
+      );
+      const boxes = await page.$$eval('.topbar > *, .run-meta > *:not(label)', (elements) =>
+        elements.map((element) => {
+          const box = element.getBoundingClientRect();
+          return {
+            id: element.id || element.className,
+            left: box.left,
+            right: box.right,
+            top: box.top,
+            bottom: box.bottom,
+          };
+        }),
+      );
+      for (const box of boxes) {
+        expect(box.left, box.id).toBeGreaterThanOrEqual(0);
+        expect(box.right, box.id).toBeLessThanOrEqual(narrow.width);
+      }
+      const pill = await page.locator('.status-pill').boundingBox();
+      const brand = await page.locator('.brand').boundingBox();
+      expect(pill && brand && brand.x + brand.width <= pill.x).toBe(true);
+      const inMeta = boxes.filter((box) => ['model', 'run-id', 'recent-runs'].includes(box.id));
+      expect(inMeta).toHaveLength(3);
+      for (const [index, a] of inMeta.entries()) {
+        for (const b of inMeta.slice(index + 1)) {
+          const overlap = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          expect(overlap, `${a.id} / ${b.id}`).toBe(false);
+        }
+      }
+      await shoot(page, '10-header-420');
+      await page.setViewportSize(desktop);
+      await close();
     },
     testTimeout,
   );

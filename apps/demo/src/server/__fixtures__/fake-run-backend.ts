@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createJsonlRunStore, createRunId, type RunEvent } from '@closedloop/cortex';
+import { scriptedRunEvents } from '../../__fixtures__/scripted-run-events';
 import type { ReadRunFunction, StartRunFunction } from '../web-server';
-import { scriptedRunEvents } from './scripted-run-events';
 
 /** Options of {@link createFakeRunBackend}. */
 export interface FakeRunBackendOptions {

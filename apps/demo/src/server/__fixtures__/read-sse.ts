@@ -33,11 +33,18 @@ export function parseSse(text: string): { messages: ParsedSseMessage[]; retry?: 
 
 /**
  * Reads an SSE response over real HTTP until the server ends it (or `stopAfter` messages arrived,
- * then aborts the request), and returns the raw text, the parsed messages and the headers.
+ * or `until` holds: then it aborts the request), and returns the raw text, the parsed messages
+ * and the headers.
  */
 export async function readSse(
   url: string,
-  options: { headers?: Record<string, string>; stopAfter?: number; timeoutMs?: number } = {},
+  options: {
+    headers?: Record<string, string>;
+    stopAfter?: number;
+    /** Stops (aborting the request) once this holds for the messages so far. */
+    until?: (messages: ParsedSseMessage[]) => boolean;
+    timeoutMs?: number;
+  } = {},
 ): Promise<{ status: number; contentType: string | null; raw: string; messages: ParsedSseMessage[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('readSse timed out')), options.timeoutMs ?? 8000);
@@ -52,7 +59,11 @@ export async function readSse(
       const { done, value } = await reader.read();
       if (done) break;
       raw += decoder.decode(value, { stream: true });
-      if (options.stopAfter !== undefined && parseSse(raw).messages.length >= options.stopAfter) {
+      const messages = parseSse(raw).messages;
+      if (
+        (options.stopAfter !== undefined && messages.length >= options.stopAfter) ||
+        options.until?.(messages) === true
+      ) {
         controller.abort();
         break;
       }

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../cli-context';
+import { action, addRunOptions, type RunFlags, usageAfterError } from '../cli-options';
+import { runAndRender } from '../run-and-render';
+import { runnerFromFlags } from './runner-from-flags';
+
+/** `closedloop demo`: the offline isPrime scenario on a scripted model (no key, no network). */
+export function registerDemoCommand(program: Command, context: CliContext): void {
+  const command = addRunOptions(
+    program
+      .command('demo')
+      .description('run the offline scenario: a scripted model, false claims caught by evidence, replanned'),
+  );
+  usageAfterError(command);
+  action(command, context, async (flags: RunFlags) => {
+    const runner = runnerFromFlags(context, flags)();
+    return runAndRender(context, {
+      json: flags.json,
+      journal: flags.journal,
+      store: flags.store,
+      start: (hooks) => runner.startRun({ mode: flags.mode, ...hooks }),
+    });
+  });
+}

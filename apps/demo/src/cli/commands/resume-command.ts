@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../cli-context';
+import { action, addJournalOption, addJsonOption, addStoreOption, usageAfterError } from '../cli-options';
+import { runAndRender } from '../run-and-render';
+import { runnerFromFlags } from './runner-from-flags';
+
+/** `closedloop resume <runId>`: continues an interrupted run from its journal. */
+export function registerResumeCommand(program: Command, context: CliContext): void {
+  const command = addJsonOption(
+    addStoreOption(
+      addJournalOption(
+        program
+          .command('resume')
+          .description('continue an interrupted run (cancelled, deadline, budget, crash) from its journal')
+          .argument('<runId>', 'the run to continue (printed when it stopped)'),
+      ),
+    ),
+    'print the full RunResult as JSON on stdout',
+  );
+  usageAfterError(command);
+  action(
+    command,
+    context,
+    async (runId: string, flags: { journal: string; store?: string; json: boolean }) => {
+      const runner = runnerFromFlags(context, flags)();
+      return runAndRender(context, {
+        json: flags.json,
+        journal: flags.journal,
+        store: flags.store,
+        start: (hooks) => runner.resumeRun({ runId, ...hooks }),
+      });
+    },
+  );
+}

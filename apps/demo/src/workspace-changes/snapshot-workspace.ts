@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One file as a snapshot saw it. */
+export interface FileSnapshot {
+  /** Content hash (sha1), or `size:mtime` for files too large to read. */
+  hash: string;
+  size: number;
+  /** The text, when the file is small, not binary and within the snapshot's text budget. */
+  text: string | null;
+  /** Why there is no text: `binary`, `too-large` (file) or `budget` (snapshot). */
+  withoutText?: 'binary' | 'too-large' | 'budget';
+}
+
+/** The files of a workspace at one moment, by relative path (`/`-separated). */
+export interface WorkspaceSnapshot {
+  files: Map<string, FileSnapshot>;
+  /** True when the walk stopped at `maxFiles`: changes beyond it are not seen. */
+  truncated: boolean;
+}
+
+/** Limits of {@link snapshotWorkspace}. */
+export interface SnapshotLimits {
+  /** Files read at most (default 5000). */
+  maxFiles?: number;
+  /** Larger files are compared by size and mtime, without text (default 256 KiB). */
+  maxFileBytes?: number;
+  /** Text kept per snapshot in all (default 16 MiB); further files keep only their hash. */
+  maxTextBytes?: number;
+}
+
+/** Folders never walked: version control, dependencies, closedloop's own journals. */
+const skippedFolders = new Set(['.git', 'node_modules', '.closedloop']);
+
+function isBinary(content: Buffer): boolean {
+  return content.subarray(0, 8000).includes(0);
+}
+
+/**
+ * Reads a workspace synchronously (a step's baseline must be taken before its first tool call,
+ * inside the event listener). Symbolic links are not followed; unreadable entries are skipped.
+ */
+export function snapshotWorkspace(root: string, limits: SnapshotLimits = {}): WorkspaceSnapshot {
+  const maxFiles = limits.maxFiles ?? 5000;
+  const maxFileBytes = limits.maxFileBytes ?? 256 * 1024;
+  let textBudget = limits.maxTextBytes ?? 16 * 1024 * 1024;
+  const files = new Map<string, FileSnapshot>();
+  let truncated = false;
+  const walk = (dir: string, prefix: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (truncated) return;
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!skippedFolders.has(entry.name)) walk(full, path);
+        continue;
+      }
+      if (!entry.isFile()) continue;
+      if (files.size >= maxFiles) {
+        truncated = true;
+        return;
+      }
+      try {
+        const { size, mtimeMs } = statSync(full);
+        if (size > maxFileBytes) {
+          files.set(path, { hash: `${size}:${mtimeMs}`, size, text: null, withoutText: 'too-large' });
+          continue;
+        }
+        const content = readFileSync(full);
+        const hash = createHash('sha1').update(content).digest('hex');
+        if (isBinary(content)) files.set(path, { hash, size, text: null, withoutText: 'binary' });
+        else if (content.length > textBudget)
+          files.set(path, { hash, size, text: null, withoutText: 'budget' });
+        else {
+          textBudget -= content.length;
+          files.set(path, { hash, size, text: content.toString('utf8') });
+        }
+      } catch {
+        // Removed or unreadable between readdir and read: not part of this snapshot.
+      }
+    }
+  };
+  walk(root, '');
+  return { files, truncated };
+}

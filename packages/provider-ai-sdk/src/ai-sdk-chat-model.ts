@@ -1,0 +1,534 @@
+import type {
+  LanguageModelV2,
+  LanguageModelV2CallOptions,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+} from '@ai-sdk/provider';
+import {
+  type CallOptions,
+  type ChatModel,
+  checkModelId,
+  type FinishReason,
+  type GenerateRequest,
+  type GenerateResult,
+  type ModelCapabilities,
+  ModelError,
+  parseToolCall,
+  type ReasoningPart,
+  resolveCapabilities,
+  type StreamPart,
+  type ToolCall,
+  type Usage,
+} from '@closedloop/model';
+import { mapAISDKError } from './map-ai-sdk-error';
+import { toAISDKCallOptions } from './to-ai-sdk-call-options';
+
+/** An AI SDK language model: the `@ai-sdk/provider` specification v2 (AI SDK 5) or v3 (AI SDK 6). */
+export type AISDKLanguageModel = LanguageModelV2 | LanguageModelV3;
+
+/** Options of {@link fromAISDK}. Every field is optional. */
+export interface FromAISDKOptions {
+  /**
+   * Provider id the `ChatModel` and its errors report. Default: the AI SDK provider id before its
+   * first dot (`openai.responses` → `openai`, `google.generative-ai` → `google`).
+   */
+  name?: string;
+  /** Overrides on top of the capabilities resolved for the provider id and model id. */
+  capabilities?: Partial<ModelCapabilities>;
+  /**
+   * Milliseconds until the response starts (headers for streams) before the call is aborted
+   * with `ModelError('timeout')`. Default: none (the AI SDK model's own behaviour).
+   */
+  timeoutMs?: number;
+  /**
+   * Literal secrets (the provider's API key) to remove from error messages. AI SDK errors carry
+   * the provider's message, which some providers echo keys into.
+   */
+  secrets?: readonly string[];
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** AI SDK usage (v3 nested or v2 flat) as closedloop `Usage`. */
+export function mapAISDKUsage(usage: unknown): Usage {
+  const raw = isRecord(usage) ? usage : {};
+  const input = raw.inputTokens;
+  const output = raw.outputTokens;
+  const mapped: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  if (isRecord(input) || isRecord(output)) {
+    const inputs = isRecord(input) ? input : {};
+    const outputs = isRecord(output) ? output : {};
+    mapped.inputTokens = count(inputs.total) ?? 0;
+    mapped.outputTokens = count(outputs.total) ?? 0;
+    const cacheRead = count(inputs.cacheRead);
+    const cacheWrite = count(inputs.cacheWrite);
+    const reasoning = count(outputs.reasoning);
+    if (cacheRead !== undefined) mapped.cachedInputTokens = cacheRead;
+    if (cacheWrite !== undefined && cacheWrite > 0) mapped.cacheWriteInputTokens = cacheWrite;
+    if (reasoning !== undefined) mapped.reasoningTokens = reasoning;
+  } else {
+    mapped.inputTokens = count(input) ?? 0;
+    mapped.outputTokens = count(output) ?? 0;
+    const reasoning = count(raw.reasoningTokens);
+    const cached = count(raw.cachedInputTokens);
+    if (reasoning !== undefined) mapped.reasoningTokens = reasoning;
+    if (cached !== undefined) mapped.cachedInputTokens = cached;
+  }
+  mapped.totalTokens = count(raw.totalTokens) ?? mapped.inputTokens + mapped.outputTokens;
+  return mapped;
+}
+
+/**
+ * An AI SDK finish reason (v3 `{ unified, raw }` or v2 string) as closedloop's: the unified value,
+ * except that AI SDK's catch-all `other` is `unknown` (an unrecognised provider reason) and a
+ * response with tool calls is `tool-calls`.
+ */
+export function mapAISDKFinishReason(
+  reason: unknown,
+  hasToolCalls: boolean,
+): { finishReason: FinishReason; rawFinishReason: string | undefined } {
+  const unified = isRecord(reason) ? reason.unified : reason;
+  const raw = isRecord(reason) && typeof reason.raw === 'string' ? reason.raw : undefined;
+  let finishReason: FinishReason;
+  switch (unified) {
+    case 'stop':
+    case 'length':
+    case 'content-filter':
+    case 'tool-calls':
+    case 'error':
+      finishReason = unified;
+      break;
+    default:
+      finishReason = 'unknown';
+  }
+  if (hasToolCalls && (finishReason === 'stop' || finishReason === 'unknown')) finishReason = 'tool-calls';
+  return { finishReason, rawFinishReason: raw ?? (typeof unified === 'string' ? unified : undefined) };
+}
+
+function warningText(warning: unknown): string {
+  if (!isRecord(warning)) return String(warning);
+  const subject =
+    warning.feature ?? warning.setting ?? (isRecord(warning.tool) ? warning.tool.name : undefined);
+  const details = typeof warning.details === 'string' ? `: ${warning.details}` : '';
+  if (typeof warning.message === 'string') return warning.message;
+  return `${String(warning.type)}${subject !== undefined ? ` ${String(subject)}` : ''}${details}`;
+}
+
+function requestIdOf(headers: unknown): string | undefined {
+  if (!isRecord(headers)) return undefined;
+  for (const name of ['x-request-id', 'request-id']) {
+    const value = headers[name];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** An error part saying the stream ended early (no finish reason, socket terminated). */
+function isCutStream(error: unknown): boolean {
+  const message =
+    error instanceof Error
+      ? error.message
+      : isRecord(error) && typeof error.message === 'string'
+        ? error.message
+        : '';
+  return /ended without a finish reason|stream ended|terminated|other side closed/i.test(message);
+}
+
+function metadataData(metadata: unknown): Record<string, unknown> | undefined {
+  return isRecord(metadata) && Object.keys(metadata).length > 0 ? { providerMetadata: metadata } : undefined;
+}
+
+function toolCallOf(part: Json): ToolCall {
+  const input = part.input;
+  const rawArguments = typeof input === 'string' ? input : JSON.stringify(input ?? {});
+  const call = parseToolCall({
+    id: typeof part.toolCallId === 'string' ? part.toolCallId : '',
+    name: typeof part.toolName === 'string' ? part.toolName : '',
+    rawArguments,
+  });
+  const providerData = metadataData(part.providerMetadata);
+  return providerData ? { ...call, providerData } : call;
+}
+
+/**
+ * Any AI SDK language model as a closedloop `ChatModel`: Google, Bedrock, Azure, Mistral, Groq,
+ * Ollama community providers — every provider that implements the `@ai-sdk/provider`
+ * specification (v2 or v3). The model is called as is; retries stay with closedloop's one policy
+ * (`withRetry`, `generate`), errors become `ModelError`s, reasoning and tool calls keep their
+ * provider metadata so signatures round-trip.
+ */
+export class AISDKChatModel implements ChatModel {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  readonly #model: AISDKLanguageModel;
+  readonly #options: FromAISDKOptions;
+
+  constructor(model: AISDKLanguageModel, options: FromAISDKOptions = {}) {
+    const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
+    const provider =
+      options.name ??
+      String((model as { provider?: unknown } | null)?.provider ?? 'ai-sdk').split('.')[0] ??
+      'ai-sdk';
+    if (version !== 'v2' && version !== 'v3') {
+      throw new ModelError({
+        code: 'bad-request',
+        message: `fromAISDK: expected an AI SDK language model (specificationVersion v2 or v3), got ${JSON.stringify(version)}. Pass e.g. google('gemini-2.5-pro') from @ai-sdk/google.`,
+        provider,
+      });
+    }
+    if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+      throw new ModelError({
+        code: 'bad-request',
+        message: `fromAISDK: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
+        provider,
+      });
+    }
+    checkModelId({ factory: 'fromAISDK', provider, modelId: model.modelId });
+    this.#model = model;
+    this.#options = options;
+    this.provider = provider;
+    this.modelId = model.modelId;
+    this.capabilities = resolveCapabilities({
+      provider,
+      modelId: model.modelId,
+      ...(options.capabilities ? { overrides: options.capabilities } : {}),
+    });
+  }
+
+  /** A controller that follows the caller's signal and aborts on the bridge's timeout. */
+  #controller(signal: AbortSignal | undefined) {
+    const controller = new AbortController();
+    const state = { timedOut: false };
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) controller.abort(signal.reason);
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      this.#options.timeoutMs !== undefined
+        ? setTimeout(() => {
+            state.timedOut = true;
+            controller.abort(new DOMException('timeout', 'TimeoutError'));
+          }, this.#options.timeoutMs)
+        : undefined;
+    return {
+      signal: controller.signal,
+      state,
+      stopTimer: () => clearTimeout(timer),
+      dispose: () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  #error(error: unknown, signal: AbortSignal | undefined, timedOut = false): ModelError {
+    return mapAISDKError(error, {
+      provider: this.provider,
+      signal,
+      timedOut,
+      secrets: this.#options.secrets ?? [],
+    });
+  }
+
+  #cut(text: string, requestId: string | undefined): ModelError {
+    return new ModelError({
+      code: 'network',
+      message: `${this.provider}: the stream ended before the provider's finish reason (connection closed early after ${text.length} characters)${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  #callOptions(request: GenerateRequest, signal: AbortSignal, warnings: string[]) {
+    return toAISDKCallOptions({ provider: this.provider, request, abortSignal: signal, warnings });
+  }
+
+  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    const warnings: string[] = [];
+    const call = this.#callOptions(request, options.signal ?? new AbortController().signal, warnings);
+    const control = this.#controller(options.signal);
+    call.abortSignal = control.signal;
+    let raw: unknown;
+    try {
+      raw = await this.#model.doGenerate(call as LanguageModelV3CallOptions & LanguageModelV2CallOptions);
+    } catch (error) {
+      throw this.#error(error, options.signal, control.state.timedOut);
+    } finally {
+      control.dispose();
+    }
+    const result = isRecord(raw) ? raw : {};
+    const content = Array.isArray(result.content) ? result.content : [];
+    let text = '';
+    const reasoning: ReasoningPart[] = [];
+    const toolCalls: ToolCall[] = [];
+    for (const part of content) {
+      if (!isRecord(part)) continue;
+      if (part.type === 'text' && typeof part.text === 'string') text += part.text;
+      else if (part.type === 'reasoning' && typeof part.text === 'string') {
+        const providerData = metadataData(part.providerMetadata);
+        reasoning.push({ text: part.text, ...(providerData ? { providerData } : {}) });
+      } else if (part.type === 'tool-call' && part.providerExecuted !== true)
+        toolCalls.push(toolCallOf(part));
+    }
+    for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
+      warnings.push(warningText(warning));
+    const response = isRecord(result.response) ? result.response : {};
+    return this.#result({
+      text,
+      reasoning,
+      toolCalls,
+      finishReason: result.finishReason,
+      usage: result.usage,
+      id: response.id,
+      modelId: response.modelId,
+      requestId: requestIdOf(response.headers),
+      warnings,
+    });
+  }
+
+  #result(parts: {
+    text: string;
+    reasoning: ReasoningPart[];
+    toolCalls: ToolCall[];
+    finishReason: unknown;
+    usage: unknown;
+    id: unknown;
+    modelId: unknown;
+    requestId: string | undefined;
+    warnings: string[];
+  }): GenerateResult {
+    const { finishReason, rawFinishReason } = mapAISDKFinishReason(
+      parts.finishReason,
+      parts.toolCalls.length > 0,
+    );
+    const result: GenerateResult = {
+      text: parts.text,
+      toolCalls: parts.toolCalls,
+      finishReason,
+      usage: mapAISDKUsage(parts.usage),
+    };
+    if (rawFinishReason) result.rawFinishReason = rawFinishReason;
+    if (parts.reasoning.length > 0) result.reasoning = parts.reasoning;
+    const response: NonNullable<GenerateResult['response']> = {};
+    if (typeof parts.id === 'string' && parts.id !== '') response.id = parts.id;
+    if (typeof parts.modelId === 'string' && parts.modelId !== '') response.modelId = parts.modelId;
+    if (parts.requestId) response.requestId = parts.requestId;
+    result.response = response;
+    if (parts.warnings.length > 0) result.warnings = parts.warnings;
+    return result;
+  }
+
+  async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
+    const { signal } = options;
+    const warnings: string[] = [];
+    const call = this.#callOptions(request, signal ?? new AbortController().signal, warnings);
+    const control = this.#controller(signal);
+    call.abortSignal = control.signal;
+    // Raw chunks fill in response metadata a provider left empty (Azure's first chunk has `id: ""`).
+    call.includeRawChunks = true;
+    let streamResult: unknown;
+    try {
+      streamResult = await this.#model.doStream(
+        call as LanguageModelV3CallOptions & LanguageModelV2CallOptions,
+      );
+    } catch (error) {
+      control.dispose();
+      throw this.#error(error, signal, control.state.timedOut);
+    }
+    control.stopTimer();
+    const outer = isRecord(streamResult) ? streamResult : {};
+    const stream = outer.stream as ReadableStream<unknown> | undefined;
+    if (!stream || typeof stream.getReader !== 'function') {
+      control.dispose();
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: doStream returned no stream`,
+        provider: this.provider,
+      });
+    }
+    const requestId = requestIdOf(isRecord(outer.response) ? outer.response.headers : undefined);
+    const reader = stream.getReader();
+    let text = '';
+    const reasoning: ReasoningPart[] = [];
+    const reasoningById = new Map<string, ReasoningPart>();
+    const inputs = new Map<string, { ordinal: number; raw: string }>();
+    const toolCalls: ToolCall[] = [];
+    let finish: Json | undefined;
+    let id: unknown;
+    let modelId: unknown;
+    const reasoningFor = (partId: string): ReasoningPart => {
+      let part = reasoningById.get(partId);
+      if (!part) {
+        part = { text: '' };
+        reasoningById.set(partId, part);
+        reasoning.push(part);
+      }
+      return part;
+    };
+    const noteMetadata = (part: ReasoningPart, metadata: unknown) => {
+      const data = metadataData(metadata);
+      if (data)
+        part.providerData = {
+          providerMetadata: {
+            ...(part.providerData?.providerMetadata as Json),
+            ...(data.providerMetadata as Json),
+          },
+        };
+    };
+    let completed = false;
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (!isRecord(value)) continue;
+        const part = value;
+        switch (part.type) {
+          case 'stream-start':
+            for (const warning of Array.isArray(part.warnings) ? part.warnings : [])
+              warnings.push(warningText(warning));
+            break;
+          case 'response-metadata':
+            if (typeof part.id === 'string' && part.id !== '') id ??= part.id;
+            if (typeof part.modelId === 'string' && part.modelId !== '') modelId ??= part.modelId;
+            break;
+          case 'raw':
+            if (isRecord(part.rawValue)) {
+              const chunk = part.rawValue;
+              if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
+              if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
+            }
+            break;
+          case 'text-delta':
+            if (typeof part.delta === 'string' && part.delta !== '') {
+              text += part.delta;
+              yield { type: 'text-delta', delta: part.delta };
+            }
+            break;
+          case 'reasoning-start':
+          case 'reasoning-end':
+            noteMetadata(reasoningFor(String(part.id)), part.providerMetadata);
+            break;
+          case 'reasoning-delta': {
+            const reasoningPart = reasoningFor(String(part.id));
+            noteMetadata(reasoningPart, part.providerMetadata);
+            if (typeof part.delta === 'string' && part.delta !== '') {
+              reasoningPart.text += part.delta;
+              yield { type: 'reasoning-delta', delta: part.delta };
+            }
+            break;
+          }
+          case 'tool-input-start': {
+            if (part.providerExecuted === true) break;
+            const input = { ordinal: inputs.size, raw: '' };
+            inputs.set(String(part.id), input);
+            yield {
+              type: 'tool-call-delta',
+              index: input.ordinal,
+              id: String(part.id),
+              name: String(part.toolName),
+              argumentsDelta: '',
+            };
+            break;
+          }
+          case 'tool-input-delta': {
+            const input = inputs.get(String(part.id));
+            if (input && typeof part.delta === 'string' && part.delta !== '') {
+              input.raw += part.delta;
+              yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: part.delta };
+            }
+            break;
+          }
+          case 'tool-call': {
+            if (part.providerExecuted === true) break;
+            const toolCall = toolCallOf(part);
+            let input = inputs.get(toolCall.id);
+            if (!input) {
+              input = { ordinal: inputs.size, raw: '' };
+              inputs.set(toolCall.id, input);
+              yield {
+                type: 'tool-call-delta',
+                index: input.ordinal,
+                id: toolCall.id,
+                name: toolCall.name,
+                argumentsDelta: '',
+              };
+            }
+            // The deltas must add up to the final arguments.
+            if (input.raw !== toolCall.rawArguments) {
+              const rest = toolCall.rawArguments.startsWith(input.raw)
+                ? toolCall.rawArguments.slice(input.raw.length)
+                : toolCall.rawArguments;
+              if (rest !== '') yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: rest };
+              input.raw = toolCall.rawArguments;
+            }
+            toolCalls.push(toolCall);
+            yield { type: 'tool-call', toolCall };
+            break;
+          }
+          case 'finish':
+            finish = part;
+            break;
+          case 'error':
+            // The AI SDK reports a stream that ended early as an error part: a cut connection.
+            if (isCutStream(part.error)) throw this.#cut(text, requestId);
+            throw this.#error(part.error, signal);
+        }
+      }
+      completed = true;
+    } catch (error) {
+      throw this.#error(error, signal);
+    } finally {
+      control.dispose();
+      if (!completed) await reader.cancel().catch(() => {});
+    }
+    if (signal?.aborted) throw this.#error(signal.reason, signal);
+    const reason = finish?.finishReason;
+    const unified = isRecord(reason) ? reason.unified : reason;
+    const raw = isRecord(reason) ? reason.raw : reason;
+    // A stream that ended without the provider's finish reason was cut off (the AI SDK still
+    // closes it with a catch-all `other`/`unknown` finish).
+    if (
+      !finish ||
+      ((unified === 'other' || unified === 'unknown') && (raw === undefined || raw === 'unknown'))
+    ) {
+      throw this.#cut(text, requestId);
+    }
+    yield {
+      type: 'finish',
+      result: this.#result({
+        text,
+        reasoning: reasoning.filter((part) => part.text !== '' || part.providerData !== undefined),
+        toolCalls,
+        finishReason: reason,
+        usage: finish.usage,
+        id,
+        modelId,
+        requestId,
+        warnings,
+      }),
+    };
+  }
+}
+
+/**
+ * Wraps an AI SDK language model (the `@ai-sdk/provider` specification v2 or v3) as a closedloop
+ * `ChatModel`.
+ *
+ * @example
+ * import { google } from '@ai-sdk/google';
+ * const model = fromAISDK(google('gemini-2.5-pro'));
+ */
+export function fromAISDK(model: AISDKLanguageModel, options: FromAISDKOptions = {}): AISDKChatModel {
+  return new AISDKChatModel(model, options);
+}

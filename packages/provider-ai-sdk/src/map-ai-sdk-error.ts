@@ -1,0 +1,182 @@
+import {
+  classifyHttpError,
+  ModelError,
+  normalizeError,
+  parseRetryAfter,
+  redactSecrets,
+  sanitizeErrorCause,
+} from '@closedloop/model';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function parseJson(value: unknown): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The provider's error object inside a body: `{ error: {…} }`, `{ type: 'error', error: {…} }`, or the body itself. */
+function innerError(body: unknown): Json {
+  if (!isRecord(body)) return {};
+  if (isRecord(body.error)) return body.error;
+  return body;
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!isRecord(headers)) return undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name && typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/** Options of {@link mapAISDKError}. */
+export interface MapAISDKErrorOptions {
+  provider: string;
+  signal?: AbortSignal | undefined;
+  /** The bridge's own timeout fired (no response within `timeoutMs`). */
+  timedOut?: boolean;
+  /** Literal secrets (API keys) removed from messages and the cause. */
+  secrets?: readonly string[];
+}
+
+/**
+ * Maps what an AI SDK language model throws (or sends as a stream `error` part) to a
+ * `ModelError`: `APICallError`s by their HTTP status and the provider's error type/code/message
+ * (`classifyHttpError`, so a context-length 400 is `context-length`), with `Retry-After` and the
+ * request id from the response headers; a 2xx that could not be parsed → `invalid-response`;
+ * errors without a status (stream error parts, `{ code: 400 }` bodies) by their code, type and
+ * message; JSON/validation errors → `invalid-response`; aborts → `aborted`; the bridge's timeout
+ * → `timeout`; connection failures → `network`. Messages are redacted with `secrets`.
+ */
+export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): ModelError {
+  const { provider, signal, timedOut, secrets = [] } = options;
+  const redact = (value: string) => redactSecrets(value, { secrets });
+  const cause = error instanceof Error ? sanitizeErrorCause(error, { secrets }) : undefined;
+  if (timedOut) {
+    return new ModelError({
+      code: 'timeout',
+      message: `${provider}: no response within the request timeout (timeoutMs)`,
+      provider,
+      cause,
+    });
+  }
+  if (ModelError.isInstance(error) && !signal?.aborted) return error;
+  if (signal?.aborted) {
+    return new ModelError({
+      code: 'aborted',
+      message: `${provider}: request aborted by the caller`,
+      provider,
+      cause,
+    });
+  }
+  const name = error instanceof Error ? error.name : undefined;
+  const fields = isRecord(error) ? error : {};
+  const isApiCallError =
+    name === 'AI_APICallError' || (fields.url !== undefined && 'requestBodyValues' in fields);
+  const status = typeof fields.statusCode === 'number' ? fields.statusCode : undefined;
+  if (isApiCallError && status !== undefined) {
+    const headers = fields.responseHeaders;
+    const requestId = header(headers, 'x-request-id') ?? header(headers, 'request-id');
+    if (status < 400) {
+      // A 2xx whose body broke off (socket reset while reading) is a network failure, not bad data.
+      const underlying = fields.cause !== undefined ? normalizeError(fields.cause, { provider }) : undefined;
+      if (underlying?.code === 'network' || underlying?.code === 'timeout') {
+        return new ModelError({
+          code: underlying.code,
+          message: redact(
+            `${provider}: the connection closed while the response was being read (${underlying.message})`,
+          ),
+          status,
+          ...(requestId ? { requestId } : {}),
+          provider,
+          cause,
+        });
+      }
+      return new ModelError({
+        code: 'invalid-response',
+        message: redact(`${provider}: the response could not be read (${(error as Error).message})`),
+        isRetryable: false,
+        status,
+        ...(requestId ? { requestId } : {}),
+        provider,
+        cause,
+      });
+    }
+    const inner = innerError(fields.data ?? parseJson(fields.responseBody));
+    const type = text(inner.type) ?? text(inner.status);
+    const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
+    const message = text(inner.message) ?? (error as Error).message;
+    const modelErrorCode = classifyHttpError({ status, type, code, message });
+    const retryAfterMs = parseRetryAfter(headers ?? {});
+    return new ModelError({
+      code: modelErrorCode,
+      message: redact(
+        `${provider}: HTTP ${status}${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
+      ),
+      status,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(requestId ? { requestId } : {}),
+      provider,
+      cause,
+    });
+  }
+  if (isApiCallError) {
+    // No status: the request never got a response (connection refused or reset).
+    const normalized = normalizeError(fields.cause ?? error, { provider });
+    const code = normalized.code === 'invalid-response' ? 'network' : normalized.code;
+    return new ModelError({
+      code,
+      message: redact(`${provider}: ${(error as Error).message}`),
+      provider,
+      cause,
+    });
+  }
+  if (
+    name !== undefined &&
+    /JSONParse|TypeValidation|InvalidResponseData|EmptyResponseBody|NoContentGenerated/.test(name)
+  ) {
+    return new ModelError({
+      code: 'invalid-response',
+      message: redact(`${provider}: ${(error as Error).message}`),
+      isRetryable: false,
+      provider,
+      cause,
+    });
+  }
+  if (!(error instanceof Error) && isRecord(error)) {
+    // A stream `error` part carrying the provider's error object.
+    const inner = innerError(error);
+    const type = text(inner.type) ?? text(inner.status);
+    const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
+    const message = text(inner.message) ?? JSON.stringify(inner).slice(0, 300);
+    return new ModelError({
+      code: classifyHttpError({ type, code, message }),
+      message: redact(
+        `${provider}: error event in stream${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}`,
+      ),
+      provider,
+    });
+  }
+  const normalized = normalizeError(error, { provider });
+  return new ModelError({
+    code: normalized.code,
+    message: redact(normalized.message),
+    isRetryable: normalized.isRetryable,
+    provider,
+    cause,
+  });
+}

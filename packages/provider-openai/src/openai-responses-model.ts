@@ -1,0 +1,434 @@
+import {
+  type CallOptions,
+  type ChatModel,
+  type FinishReason,
+  type GenerateRequest,
+  type GenerateResult,
+  type ModelCapabilities,
+  ModelError,
+  parseToolCall,
+  type ReasoningPart,
+  type StreamPart,
+  type ToolCall,
+  type Usage,
+} from '@closedloop/model';
+import { APIError } from 'openai';
+import type {
+  ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
+} from 'openai/resources/responses/responses';
+import { buildResponsesRequest, type OpenAIResponsesSettings } from './build-responses-request';
+import { mapOpenAIError } from './map-openai-error';
+import type { OpenAIChatModelConfig } from './openai-chat-model';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Maps Responses usage: input (with cached) and output (with reasoning) tokens. */
+export function mapResponsesUsage(usage: unknown): Usage {
+  const raw = isRecord(usage) ? usage : {};
+  const inputTokens = count(raw.input_tokens) ?? 0;
+  const outputTokens = count(raw.output_tokens) ?? 0;
+  const mapped: Usage = {
+    inputTokens,
+    outputTokens,
+    totalTokens: count(raw.total_tokens) ?? inputTokens + outputTokens,
+  };
+  const inputDetails = isRecord(raw.input_tokens_details) ? raw.input_tokens_details : {};
+  const outputDetails = isRecord(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const cached = count(inputDetails.cached_tokens);
+  if (cached !== undefined) mapped.cachedInputTokens = cached;
+  const reasoning = count(outputDetails.reasoning_tokens);
+  if (reasoning !== undefined) mapped.reasoningTokens = reasoning;
+  return mapped;
+}
+
+/**
+ * The finish reason of a Responses API response: `completed` → `stop` (or `tool-calls` when it
+ * called functions, `refusal` when it refused); `incomplete` by its reason (`max_output_tokens`
+ * → `length`, `content_filter` → `content-filter`, anything else → `unknown`). Returns the raw
+ * reason too (the incomplete reason, else the status).
+ */
+export function mapResponsesFinishReason(
+  response: Json,
+  options: { hasToolCalls: boolean; refused: boolean },
+): { finishReason: FinishReason; rawFinishReason: string | undefined } {
+  const status = text(response.status);
+  const incomplete = isRecord(response.incomplete_details)
+    ? text(response.incomplete_details.reason)
+    : undefined;
+  if (status === 'incomplete' || incomplete !== undefined) {
+    const reason = incomplete ?? 'incomplete';
+    const finishReason: FinishReason =
+      reason === 'max_output_tokens' ? 'length' : reason === 'content_filter' ? 'content-filter' : 'unknown';
+    return { finishReason, rawFinishReason: reason };
+  }
+  if (status === 'completed' || status === undefined) {
+    const finishReason: FinishReason = options.hasToolCalls
+      ? 'tool-calls'
+      : options.refused
+        ? 'refusal'
+        : 'stop';
+    return { finishReason, rawFinishReason: status };
+  }
+  return { finishReason: 'unknown', rawFinishReason: status };
+}
+
+/** A reasoning output item as a `ReasoningPart` (summary text, encrypted content as signature, item id). */
+function reasoningPart(item: Json): ReasoningPart {
+  const summary = Array.isArray(item.summary) ? item.summary : [];
+  const content = Array.isArray(item.content) ? item.content : [];
+  const pieces = (summary.length > 0 ? summary : content)
+    .map((entry) => (isRecord(entry) && typeof entry.text === 'string' ? entry.text : ''))
+    .filter((entry) => entry !== '');
+  const part: ReasoningPart = { text: pieces.join('\n\n') };
+  const encrypted = text(item.encrypted_content);
+  if (encrypted) part.signature = encrypted;
+  const id = text(item.id);
+  if (id) part.providerData = { itemId: id };
+  return part;
+}
+
+interface PendingCall {
+  itemId: string | undefined;
+  callId: string | undefined;
+  name: string;
+  rawArguments: string;
+  ordinal: number;
+}
+
+/**
+ * A `ChatModel` over OpenAI's Responses API through the official `openai` SDK
+ * (`client.responses.create`, `maxRetries: 0`). Created by `createOpenAI(...).responses(modelId)`.
+ * Stateless: `store: false`, and reasoning items (with encrypted content) come back as
+ * `ReasoningPart`s that carry the model's reasoning into the next tool step when kept on the
+ * assistant message.
+ */
+export class OpenAIResponsesModel implements ChatModel {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  readonly #settings: OpenAIResponsesSettings;
+  readonly #config: OpenAIChatModelConfig;
+
+  constructor(options: {
+    modelId: string;
+    settings: OpenAIResponsesSettings;
+    capabilities: ModelCapabilities;
+    config: OpenAIChatModelConfig;
+  }) {
+    this.modelId = options.modelId;
+    this.provider = options.config.provider;
+    this.capabilities = options.capabilities;
+    this.#settings = options.settings;
+    this.#config = options.config;
+  }
+
+  #body(request: GenerateRequest, stream: boolean, warnings: string[]) {
+    return buildResponsesRequest({
+      provider: this.provider,
+      modelId: this.modelId,
+      request,
+      capabilities: this.capabilities,
+      settings: this.#settings,
+      stream,
+      warnings,
+      ...(this.#config.profile ? { profile: this.#config.profile } : {}),
+    });
+  }
+
+  #error(error: unknown, signal: AbortSignal | undefined): ModelError {
+    return mapOpenAIError(error, { provider: this.provider, signal, secrets: this.#config.secrets() });
+  }
+
+  /** An error reported in the body (`response.failed`, an `error` event) as the SDK's `APIError`. */
+  #bodyError(error: unknown, signal: AbortSignal | undefined): ModelError {
+    const body = isRecord(error) ? error : { message: String(error) };
+    return this.#error(new APIError(undefined, body, undefined, undefined), signal);
+  }
+
+  #invalid(message: string, requestId: string | undefined, rawOutput?: string): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: ${message}${requestId ? ` (request ${requestId})` : ''}`,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+      ...(rawOutput !== undefined ? { rawOutput } : {}),
+    });
+  }
+
+  #result(parts: {
+    response: Json;
+    text: string;
+    refusal: string;
+    toolCalls: ToolCall[];
+    reasoning: ReasoningPart[];
+    requestId: string | undefined;
+    warnings: string[];
+  }): GenerateResult {
+    const { finishReason, rawFinishReason } = mapResponsesFinishReason(parts.response, {
+      hasToolCalls: parts.toolCalls.length > 0,
+      refused: parts.text === '' && parts.refusal !== '',
+    });
+    const result: GenerateResult = {
+      text: parts.text !== '' ? parts.text : parts.refusal,
+      toolCalls: parts.toolCalls,
+      finishReason,
+      usage: mapResponsesUsage(parts.response.usage),
+    };
+    if (rawFinishReason) result.rawFinishReason = rawFinishReason;
+    if (parts.reasoning.length > 0) result.reasoning = parts.reasoning;
+    const response: NonNullable<GenerateResult['response']> = {};
+    const id = text(parts.response.id);
+    const model = text(parts.response.model);
+    if (id) response.id = id;
+    if (model) response.modelId = model;
+    if (parts.requestId) response.requestId = parts.requestId;
+    result.response = response;
+    if (parts.warnings.length > 0) result.warnings = parts.warnings;
+    return result;
+  }
+
+  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    const { signal } = options;
+    let response: Json;
+    let requestId: string | undefined;
+    const warnings: string[] = [];
+    try {
+      const body = this.#body(request, false, warnings) as ResponseCreateParamsNonStreaming;
+      const { data, request_id } = await this.#config
+        .client()
+        .responses.create(body, { signal })
+        .withResponse();
+      response = data as unknown as Json;
+      requestId = request_id ?? undefined;
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+    if (!isRecord(response) || !Array.isArray(response.output)) {
+      throw this.#invalid('the response has no output array', requestId, JSON.stringify(response));
+    }
+    if (text(response.status) === 'failed' || isRecord(response.error)) {
+      throw this.#bodyError(response.error, signal);
+    }
+    let answer = '';
+    let refusal = '';
+    const reasoning: ReasoningPart[] = [];
+    const calls: Array<{ id: string; name: string; rawArguments: string }> = [];
+    for (const item of response.output) {
+      if (!isRecord(item)) continue;
+      if (item.type === 'reasoning') reasoning.push(reasoningPart(item));
+      else if (item.type === 'message' && Array.isArray(item.content)) {
+        for (const content of item.content) {
+          if (!isRecord(content)) continue;
+          if (content.type === 'output_text' && typeof content.text === 'string') answer += content.text;
+          else if (content.type === 'refusal' && typeof content.refusal === 'string')
+            refusal += content.refusal;
+        }
+      } else if (item.type === 'function_call') {
+        calls.push({
+          id: text(item.call_id) ?? text(item.id) ?? `call_${calls.length}`,
+          name: typeof item.name === 'string' ? item.name : '',
+          rawArguments: typeof item.arguments === 'string' ? item.arguments : '',
+        });
+      }
+    }
+    return this.#result({
+      response,
+      text: answer,
+      refusal,
+      toolCalls: calls.map((call) => parseToolCall(call)),
+      reasoning,
+      requestId,
+      warnings,
+    });
+  }
+
+  async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
+    const { signal } = options;
+    let stream: AsyncIterable<unknown>;
+    let requestId: string | undefined;
+    const warnings: string[] = [];
+    try {
+      const body = this.#body(request, true, warnings) as ResponseCreateParamsStreaming;
+      const { data, request_id } = await this.#config
+        .client()
+        .responses.create(body, { signal })
+        .withResponse();
+      stream = data as AsyncIterable<unknown>;
+      requestId = request_id ?? undefined;
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+
+    let answer = '';
+    let refusal = '';
+    const reasoning: ReasoningPart[] = [];
+    const reasoningByItem = new Map<string, ReasoningPart>();
+    const summaryIndex = new Map<ReasoningPart, number>();
+    const calls = new Map<string, PendingCall>();
+    const callsByOutputIndex = new Map<number, PendingCall>();
+    const toolCalls: ToolCall[] = [];
+    let final: Json | undefined;
+    let meta: Json = {};
+
+    const callFor = (event: Json): PendingCall | undefined => {
+      const itemId = text(event.item_id);
+      return (itemId ? calls.get(itemId) : undefined) ?? callsByOutputIndex.get(Number(event.output_index));
+    };
+    const reasoningFor = (itemId: string | undefined): ReasoningPart => {
+      const key = itemId ?? '';
+      let part = reasoningByItem.get(key);
+      if (!part) {
+        part = { text: '', ...(itemId ? { providerData: { itemId } } : {}) };
+        reasoningByItem.set(key, part);
+        reasoning.push(part);
+      }
+      return part;
+    };
+
+    try {
+      for await (const raw of stream) {
+        if (!isRecord(raw)) continue;
+        const event = raw;
+        switch (event.type) {
+          case 'response.created':
+          case 'response.in_progress':
+            if (isRecord(event.response)) meta = event.response;
+            break;
+          case 'response.output_item.added': {
+            const item = isRecord(event.item) ? event.item : {};
+            if (item.type === 'function_call') {
+              const call: PendingCall = {
+                itemId: text(item.id),
+                callId: text(item.call_id),
+                name: typeof item.name === 'string' ? item.name : '',
+                rawArguments: '',
+                ordinal: calls.size,
+              };
+              calls.set(call.itemId ?? `#${call.ordinal}`, call);
+              callsByOutputIndex.set(Number(event.output_index), call);
+              yield {
+                type: 'tool-call-delta',
+                index: call.ordinal,
+                ...(call.callId ? { id: call.callId } : {}),
+                ...(call.name ? { name: call.name } : {}),
+                argumentsDelta: '',
+              };
+            } else if (item.type === 'reasoning') {
+              reasoningFor(text(item.id));
+            }
+            break;
+          }
+          case 'response.output_text.delta':
+            if (typeof event.delta === 'string' && event.delta !== '') {
+              answer += event.delta;
+              yield { type: 'text-delta', delta: event.delta };
+            }
+            break;
+          case 'response.refusal.delta':
+            if (typeof event.delta === 'string') refusal += event.delta;
+            break;
+          case 'response.reasoning_summary_text.delta':
+          case 'response.reasoning_text.delta':
+            if (typeof event.delta === 'string' && event.delta !== '') {
+              const part = reasoningFor(text(event.item_id));
+              // Summary parts of one item are separate paragraphs.
+              const index = Number(event.summary_index ?? 0);
+              const separator = part.text !== '' && summaryIndex.get(part) !== index ? '\n\n' : '';
+              summaryIndex.set(part, index);
+              part.text += separator + event.delta;
+              yield { type: 'reasoning-delta', delta: separator + event.delta };
+            }
+            break;
+          case 'response.function_call_arguments.delta': {
+            const call = callFor(event);
+            if (call && typeof event.delta === 'string' && event.delta !== '') {
+              call.rawArguments += event.delta;
+              yield { type: 'tool-call-delta', index: call.ordinal, argumentsDelta: event.delta };
+            }
+            break;
+          }
+          case 'response.output_item.done': {
+            const item = isRecord(event.item) ? event.item : {};
+            if (item.type === 'reasoning') {
+              const part = reasoningFor(text(item.id));
+              const done = reasoningPart(item);
+              if (done.signature) part.signature = done.signature;
+              if (part.text === '' && done.text !== '') part.text = done.text;
+            } else if (item.type === 'function_call') {
+              const call =
+                (text(item.id) ? calls.get(text(item.id) as string) : undefined) ??
+                callsByOutputIndex.get(Number(event.output_index));
+              if (!call) break;
+              const finalArguments = typeof item.arguments === 'string' ? item.arguments : call.rawArguments;
+              // Arguments only in the done event: stream them as one delta so deltas add up.
+              if (call.rawArguments === '' && finalArguments !== '') {
+                call.rawArguments = finalArguments;
+                yield { type: 'tool-call-delta', index: call.ordinal, argumentsDelta: finalArguments };
+              }
+              call.callId ??= text(item.call_id);
+              if (call.name === '' && typeof item.name === 'string') call.name = item.name;
+              const toolCall = parseToolCall({
+                id: call.callId ?? call.itemId ?? `call_${call.ordinal}`,
+                name: call.name,
+                rawArguments: call.rawArguments,
+              });
+              toolCalls.push(toolCall);
+              yield { type: 'tool-call', toolCall };
+            }
+            break;
+          }
+          case 'response.completed':
+          case 'response.incomplete':
+            final = isRecord(event.response) ? event.response : {};
+            break;
+          case 'response.failed': {
+            const response = isRecord(event.response) ? event.response : {};
+            throw this.#bodyError(response.error ?? { message: 'the response failed' }, signal);
+          }
+          case 'error':
+            throw this.#bodyError(isRecord(event.error) ? event.error : event, signal);
+        }
+      }
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+    if (signal?.aborted) throw this.#error(signal.reason, signal);
+    if (!final) {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the stream ended before response.completed (connection closed early after ${answer.length} characters)${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (answer === '' && refusal !== '') yield { type: 'text-delta', delta: refusal };
+    yield {
+      type: 'finish',
+      result: this.#result({
+        response: { ...meta, ...final },
+        text: answer,
+        refusal,
+        toolCalls,
+        reasoning: reasoning.filter((part) => part.text !== '' || part.signature !== undefined),
+        requestId,
+        warnings,
+      }),
+    };
+  }
+}
