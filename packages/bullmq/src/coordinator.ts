@@ -1,14 +1,12 @@
-import { hostname } from 'node:os';
 import { createCortex, type RunEvent, type RunResult } from '@closedloop/cortex';
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
-import { checkPrefix, redisKeys } from './redis-keys';
+import { closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { createRedisRunStore } from './redis-run-store';
-import { ScaleOutError } from './scale-out-error';
 import { createStepDispatcher } from './step-dispatcher';
 import { parseJob, runJobSchema, runQueueName } from './step-jobs';
 import type { CortexFactory } from './step-worker';
+import { resolveWorkerSettings } from './worker-settings';
 
 /** What a coordinator reports as it works (for logs). */
 export type CoordinatorEvent =
@@ -55,17 +53,6 @@ export interface Coordinator {
   close(): Promise<void>;
 }
 
-function positiveInteger(value: unknown, what: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ScaleOutError({
-      code: 'invalid-options',
-      message: `${what} must be an integer ≥ 1, got ${JSON.stringify(value)}.`,
-    });
-  }
-  return value;
-}
-
 /** The BullMQ job id of a run (BullMQ refuses purely numeric custom ids). */
 export function runJobId(runId: string): string {
   return `run/${runId}`;
@@ -86,20 +73,8 @@ export function runJobId(runId: string): string {
  * await coordinator.ready();
  */
 export function createCoordinator(options: CoordinatorOptions): Coordinator {
-  const connection = checkConnection(options?.connection);
-  const prefix = checkPrefix(options.prefix);
-  const keys = redisKeys(prefix);
-  if (typeof options.cortex !== 'function') {
-    throw new ScaleOutError({
-      code: 'invalid-options',
-      message: 'cortex must be a function (spec, { runId }) => CortexOptions for a run.',
-    });
-  }
-  const concurrency = positiveInteger(options.concurrency, 'concurrency', 4);
-  const lockDuration = positiveInteger(options.lockDurationMs, 'lockDurationMs', 30_000);
-  const stalledInterval = positiveInteger(options.stalledIntervalMs, 'stalledIntervalMs', lockDuration);
-  const maxStalledCount = positiveInteger(options.maxStalledCount, 'maxStalledCount', 10);
-  const name = options.name ?? `${hostname()}:${process.pid}`;
+  const settings = resolveWorkerSettings(options, { maxStalledCount: 10 });
+  const { connection, prefix, keys, name } = settings;
   const store = createRedisRunStore({ connection, prefix });
   const dispatcher = createStepDispatcher({ connection, prefix, ...options.steps });
   const running = new Map<string, AbortController>();
@@ -157,15 +132,7 @@ export function createCoordinator(options: CoordinatorOptions): Coordinator {
   const worker = new Worker(
     runQueueName,
     (job: Job, _token?: string, signal?: AbortSignal) => driveRun(job, signal),
-    {
-      connection: queueClient,
-      prefix,
-      name,
-      concurrency,
-      lockDuration,
-      stalledInterval,
-      maxStalledCount,
-    },
+    { connection: queueClient, ...settings.bullmq },
   );
   worker.on('error', (error: Error) => report({ type: 'coordinator-error', error: error.message }));
   // A lost lock means another coordinator may take the run: stop driving it here.

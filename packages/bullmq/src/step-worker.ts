@@ -1,9 +1,7 @@
-import { hostname } from 'node:os';
 import { type Cortex, type CortexOptions, createCortex } from '@closedloop/cortex';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
-import { checkPrefix, redisKeys } from './redis-keys';
+import { closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { ScaleOutError } from './scale-out-error';
 import {
   checkGroup,
@@ -15,6 +13,7 @@ import {
   stepQueueName,
 } from './step-jobs';
 import { createStepTranscripts } from './step-transcripts';
+import { positiveInteger, resolveWorkerSettings } from './worker-settings';
 
 /** Builds a run's cortex options from its spec: the same function for coordinators and workers. */
 export type CortexFactory = (
@@ -66,17 +65,6 @@ export interface StepWorker {
   close(): Promise<void>;
 }
 
-function positiveInteger(value: unknown, what: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ScaleOutError({
-      code: 'invalid-options',
-      message: `${what} must be an integer ≥ 1, got ${JSON.stringify(value)}.`,
-    });
-  }
-  return value;
-}
-
 /**
  * A `closedloop worker`: takes step jobs from the BullMQ step queue (any number of workers, on
  * any machine that reaches Redis and the runs' workspaces) and runs each with
@@ -96,19 +84,8 @@ function positiveInteger(value: unknown, what: string, fallback: number): number
  * });
  */
 export function createStepWorker(options: StepWorkerOptions): StepWorker {
-  const connection = checkConnection(options?.connection);
-  const prefix = checkPrefix(options.prefix);
-  const keys = redisKeys(prefix);
-  if (typeof options.cortex !== 'function') {
-    throw new ScaleOutError({
-      code: 'invalid-options',
-      message: 'cortex must be a function (spec, { runId }) => CortexOptions for a run.',
-    });
-  }
-  const concurrency = positiveInteger(options.concurrency, 'concurrency', 4);
-  const lockDuration = positiveInteger(options.lockDurationMs, 'lockDurationMs', 30_000);
-  const stalledInterval = positiveInteger(options.stalledIntervalMs, 'stalledIntervalMs', lockDuration);
-  const maxStalledCount = positiveInteger(options.maxStalledCount, 'maxStalledCount', 5);
+  const settings = resolveWorkerSettings(options, { maxStalledCount: 5 });
+  const { connection, prefix, keys, name } = settings;
   const retentionMs = positiveInteger(options.retentionMs, 'retentionMs', 7 * 24 * 60 * 60 * 1000);
   const groups = (options.groups ?? []).map((group) => checkGroup(group)!);
   const queueNames = [...(options.shared === false ? [] : [stepQueueName()]), ...groups.map(stepQueueName)];
@@ -118,7 +95,6 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       message: 'A worker with shared: false needs at least one group to take steps from.',
     });
   }
-  const name = options.name ?? `${hostname()}:${process.pid}`;
   const client = connectRedis(connection, `${prefix}:worker`);
   const transcripts = createStepTranscripts({ client, keys, retentionMs });
   const running = new Map<string, AbortController>();
@@ -227,12 +203,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       (job: Job, token?: string, signal?: AbortSignal) => processStep(job, token, signal),
       {
         connection: queueClient,
-        prefix,
-        name,
-        concurrency,
-        lockDuration,
-        stalledInterval,
-        maxStalledCount,
+        ...settings.bullmq,
         removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
         removeOnFail: { age: Math.ceil(retentionMs / 1000) },
       },
