@@ -3,16 +3,16 @@
  * `npx tsx --conditions=@closedloop/source bench/failover-trials.ts [workerTrials] [coordinatorTrials]`).
  *
  * A private redis-server, real coordinator and step-worker processes (the scenario of the
- * tests: every step writes its file, records one non-idempotent effect — a line appended to
- * effects.log — and claims the file). Each trial runs one 8-step run (two layers of four):
+ * tests: every step writes its file, edits it — its non-idempotent effect: an edit applied twice
+ * leaves its line twice — and claims the file). Each trial runs one 8-step run (two layers of four):
  *
  * - worker trials: a worker is SIGKILLed at a random moment while it runs a step (0–120 ms after
  *   it took the step: before, during or after the step's tool calls); a fresh worker replaces it;
  * - coordinator trials: the coordinator is SIGKILLed at a random moment of the run (between its
  *   first step dispatch and its end); a fresh coordinator takes the run over.
  *
- * Per trial: did the run complete, how many effects ran more than once (effects.log lines seen
- * twice), and is the final state — stop reason, answer, step statuses, files, effects — equal to
+ * Per trial: did the run complete, how many effects ran more than once (effect lines beyond one
+ * per step), and is the final state — stop reason, answer, step statuses, files, effects — equal to
  * an uninterrupted run of the same scenario. Exit code 1 unless every trial passes.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCortex, type RunResult } from '@closedloop/cortex';
 import { type ScaleOutProcess, startProcess } from '../src/__fixtures__/scale-out-processes';
-import { scenarioCortex } from '../src/__fixtures__/scenario';
+import { countEffects, scenarioCortex } from '../src/__fixtures__/scenario';
 import { createRunClient } from '../src/run-client';
 import type { RunSpec } from '../src/step-jobs';
 import { startRedisServer } from '../src/testing';
@@ -42,7 +42,7 @@ function spec(): RunSpec {
 }
 
 function finalState(result: RunResult, workspace: string) {
-  const effects = readFileSync(join(workspace, 'effects.log'), 'utf8').trim().split('\n');
+  const effects = [...countEffects(workspace, settings.steps).values()];
   return {
     state: JSON.stringify({
       stopReason: result.stopReason,
@@ -51,9 +51,10 @@ function finalState(result: RunResult, workspace: string) {
       files: readdirSync(join(workspace, 'out'))
         .sort()
         .map((file) => [file, readFileSync(join(workspace, 'out', file), 'utf8')]),
-      effects: [...new Set(effects)].sort(),
+      // Every step's effect is there; how many times is counted apart.
+      effects: effects.map((count) => count > 0),
     }),
-    duplicated: effects.length - new Set(effects).size,
+    duplicated: effects.reduce((sum, count) => sum + Math.max(0, count - 1), 0),
   };
 }
 

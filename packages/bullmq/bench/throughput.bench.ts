@@ -4,8 +4,8 @@
  *
  * A private redis-server, one coordinator process and W step-worker processes (W = 1, 2, 4),
  * each worker running `perWorker` steps at once (default 1). One run of `steps` independent steps
- * (default 500); each step is two model turns of `stepMs / 2` (a scripted model: the step waits on
- * its model like a real one does) plus its real tool calls (write_file, an effect) and its real
+ * (default 500); each step is three model turns of `stepMs / 3` (a scripted model: the step waits on
+ * its model like a real one does) plus its real tool calls (write_file, edit_file) and its real
  * verification, run by the real executor and verifier in the worker processes. The run allows
  * twice as many steps at once as the workers have slots, so the queue never runs dry.
  *
@@ -65,7 +65,7 @@ function specFor(count: number, concurrency: number): RunSpec {
   return {
     request: `Run ${count} independent steps.`,
     workspace: mkdtempSync(join(tmpdir(), 'closedloop-bench-')),
-    settings: { steps: count, shape: 'wide', turnMs: stepMs / 2, runConcurrency: concurrency },
+    settings: { steps: count, shape: 'wide', turnMs: stepMs / 3, runConcurrency: concurrency },
   };
 }
 

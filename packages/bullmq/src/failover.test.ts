@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createCortex, type RunResult } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
-import { scenarioCortex } from './__fixtures__/scenario';
+import { countEffects, scenarioCortex } from './__fixtures__/scenario';
 import { createCoordinator } from './coordinator';
 import { createRunClient, type RunClient } from './run-client';
 import type { RunSpec } from './step-jobs';
@@ -54,7 +54,7 @@ function finalState(result: RunResult, workspace: string) {
     answer: result.answer,
     steps: result.plan?.steps.map((step) => [step.id, step.status]),
     files: files.map((file) => [file, readFileSync(join(workspace, 'out', file), 'utf8')]),
-    effects: readFileSync(join(workspace, 'effects.log'), 'utf8').trim().split('\n').sort(),
+    effects: [...countEffects(workspace, result.plan?.steps.length ?? 0).values()],
   };
 }
 

@@ -1,10 +1,9 @@
-import { appendFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aggregatorSystemPrompt, type CortexOptions, plannerSystemPrompt } from '@closedloop/cortex';
 import type { GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
-import { defineTool, workspaceTools } from '@closedloop/tools';
-import { z } from 'zod';
+import { workspaceTools } from '@closedloop/tools';
 import type { RunSpec } from '../step-jobs';
 
 /** The scripted world of the scale-out tests and benchmarks, read from `spec.settings`. */
@@ -13,7 +12,7 @@ export interface ScenarioSettings {
   steps: number;
   /** `wide`: all independent; `chain`: each after the previous; `layers`: 4-wide layers. */
   shape: 'wide' | 'chain' | 'layers';
-  /** Latency of each step's model turn (two turns per step). */
+  /** Latency of each step's model turn (three turns per step). */
   turnMs: number;
   /** Steps of the run at once (the cortex's `concurrency`). */
   runConcurrency: number;
@@ -37,7 +36,7 @@ function planFor(settings: ScenarioSettings) {
     protocols: [],
     steps: Array.from({ length: settings.steps }, (_, index) => ({
       id: stepIdOf(index),
-      description: `Write out/${stepIdOf(index)}.txt and record the effect.`,
+      description: `Write out/${stepIdOf(index)}.txt, then add its effect line.`,
       dependsOn:
         settings.shape === 'chain' && index > 0
           ? [stepIdOf(index - 1)]
@@ -63,7 +62,14 @@ function stepOf(request: GenerateRequest): string {
   throw new Error('scenario: not a step request');
 }
 
-/** The model: plans `settings.steps` steps; each writes its file, records one effect, and claims the file. */
+/** The line the effect adds to a step's file: an edit that, applied twice, shows twice. */
+export const effectLine = (stepId: string) => `${stepId} effect`;
+
+/**
+ * The model: plans `settings.steps` steps; each writes its file (turn 0), then edits it — its
+ * non-idempotent effect: an edit applied twice leaves the line twice — (turn 1), then claims the
+ * file (turn 2).
+ */
 export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
   const respond = (request: GenerateRequest): ScriptedResponse => {
     const prompt = system(request);
@@ -72,11 +78,15 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
     const stepId = stepOf(request);
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
     const path = `out/${stepId}.txt`;
-    if (turn === 0) {
+    if (turn === 0)
+      return { toolCalls: [{ name: 'write_file', arguments: { path, content: `${stepId}\n` } }] };
+    if (turn === 1) {
       return {
         toolCalls: [
-          { name: 'write_file', arguments: { path, content: `${stepId}\n` } },
-          { name: 'record_effect', arguments: { line: stepId } },
+          {
+            name: 'edit_file',
+            arguments: { path, old_string: `${stepId}\n`, new_string: `${stepId}\n${effectLine(stepId)}\n` },
+          },
         ],
       };
     }
@@ -101,18 +111,20 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
   });
 }
 
-/** A non-idempotent effect: one line appended to `effects.log` per call (duplicates show). */
-export function recordEffectTool(root: string) {
-  return defineTool({
-    name: 'record_effect',
-    description: 'Appends one line to effects.log.',
-    input: z.object({ line: z.string() }),
-    idempotent: false,
-    execute: async ({ line }) => {
-      await appendFile(join(root, 'effects.log'), `${line}\n`);
-      return `recorded ${line}`;
-    },
-  });
+/** How many times each step's effect shows in the workspace (1 each when nothing ran twice). */
+export function countEffects(workspace: string, steps: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let index = 0; index < steps; index++) {
+    const stepId = stepIdOf(index);
+    let text = '';
+    try {
+      text = readFileSync(join(workspace, 'out', `${stepId}.txt`), 'utf8');
+    } catch {
+      // missing: 0
+    }
+    counts.set(stepId, text.split('\n').filter((line) => line === effectLine(stepId)).length);
+  }
+  return counts;
 }
 
 /** The cortex of a scenario run: the same in coordinators, workers and tests. */
@@ -121,7 +133,7 @@ export function scenarioCortex(spec: RunSpec): Omit<CortexOptions, 'store' | 'st
   const root = spec.workspace!;
   return {
     model: scenarioModel(settings),
-    tools: [...workspaceTools({ root }), recordEffectTool(root)],
+    tools: workspaceTools({ root }),
     workspace: root,
     planning: 'always',
     concurrency: settings.runConcurrency,
