@@ -8,6 +8,8 @@ export type CortexErrorCode =
   | 'invalid-options'
   /** The planner's draft failed `Plan.create` twice (first answer and the one repair turn). */
   | 'invalid-plan'
+  /** The planner's draft had more than `planner.maxSteps` steps twice (first answer and the repair turn). */
+  | 'plan-too-large'
   /** A run id is not a safe file name (`[A-Za-z0-9._-]`, 1–128 characters, not `.`/`..`). */
   | 'invalid-run-id'
   /** `run(request, { runId })` named a run id the store already has. */

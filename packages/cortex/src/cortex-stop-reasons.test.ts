@@ -416,9 +416,10 @@ describe('stop reasons', () => {
       {
         steps: { task: writeStep('a.txt', 'A'), '*': (turn: number) => writeStep('b.txt', 'B')[turn]! },
         replans: [redesign('write a.txt faster')],
-        latencyMs: (request) => (JSON.stringify(request.messages).includes('# Your step: task') ? 300 : 0),
+        latencyMs: (request) => (JSON.stringify(request.messages).includes('# Your step: task') ? 3000 : 0),
       },
-      { planning: 'never', deadlines: { stepMs: 60 } },
+      // Long enough for a real step (sandboxed git runs in its verification), short against the slow one.
+      { planning: 'never', deadlines: { stepMs: 600 } },
     );
     const result = await cortex.run('Write a.txt');
     expect(result.stopReason).toBe('completed');

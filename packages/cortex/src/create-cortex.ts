@@ -1,5 +1,5 @@
-import type { ChatModel, PriceTable } from '@closedloop/model';
-import { type AnyTool, createToolRegistry, type ToolRegistry } from '@closedloop/tools';
+import { type ChatModel, createRedactor, type PriceTable, type Redactor } from '@closedloop/model';
+import { type AnyTool, type CommandRunner, createToolRegistry, type ToolRegistry } from '@closedloop/tools';
 import {
   builtinProtocols,
   type Protocol,
@@ -33,7 +33,14 @@ export interface CortexOptions {
    * when `isSimpleRequest(request)` holds (short, single clause, no sequencing words), else plan.
    */
   planning?: PlanningMode;
-  planner?: { model?: ChatModel };
+  planner?: {
+    model?: ChatModel;
+    /**
+     * The most steps a plan may have. A larger draft goes back to the planner once with the
+     * limit; a second one fails the run with `CortexError('plan-too-large')`. Default 300.
+     */
+    maxSteps?: number;
+  };
   replanner?: { model?: ChatModel; maxAttempts?: number; maxResultChars?: number; temperature?: number };
   executor?: ExecutorSettings;
   verifier?: {
@@ -66,8 +73,25 @@ export interface CortexOptions {
   budget?: RunBudget;
   /** Prices for `budget.maxCostUsd` and the report's cost. */
   prices?: PriceTable;
-  /** `runMs`: wall time per `run`/`resume` call; `stepMs`: per step run. */
+  /**
+   * `runMs`: wall time per `run`/`resume` call (default 2 hours); `stepMs`: per step run (default
+   * 30 minutes). `Infinity` turns one off. Tool calls have their own default (the executor's
+   * `toolTimeoutMs`, default 15 minutes, and the registry's `defaultTimeoutMs`).
+   */
   deadlines?: { runMs?: number; stepMs?: number };
+  /**
+   * Removes secrets from everything the run records or shows: the task text (before it is
+   * journaled or sent to a model), every event (journal, `onEvent`, `events()`), and the result.
+   * Default `createRedactor()` (secret-named environment variables, registered API keys, key
+   * shapes); `false` turns it off.
+   */
+  redactor?: Redactor | false;
+  /**
+   * The process runner of claim re-runs, protocols and git facts: pass the one your
+   * `workspaceTools({ runner })` uses, so the verifier shares its command policy and sandbox.
+   * Default: the default policy with `sandbox: 'auto'`.
+   */
+  runner?: CommandRunner;
   /** Where runs are journaled. Default: an in-memory store; `false`: no journal (no resume). */
   store?: RunStore | false;
   onEvent?: (event: RunEvent) => void;
@@ -151,6 +175,21 @@ function positiveNumber(value: unknown, what: string): number | undefined {
   return value;
 }
 
+/** A deadline in ms: a positive number, `Infinity` for none; `fallback` when not given. */
+function deadline(value: unknown, what: string, fallback: number): number | undefined {
+  if (value === Number.POSITIVE_INFINITY) return undefined;
+  return positiveNumber(value, what) ?? fallback;
+}
+
+/** Default wall time of a `run`/`resume` call. */
+export const defaultRunDeadlineMs = 2 * 60 * 60 * 1000;
+/** Default wall time of one step run. */
+export const defaultStepDeadlineMs = 30 * 60 * 1000;
+/** Default timeout of one tool call (tools without their own). */
+export const defaultToolTimeoutMs = 15 * 60 * 1000;
+/** Default maximum number of steps in a drafted plan. */
+export const defaultMaxPlanSteps = 300;
+
 function nonNegative(value: unknown, what: string): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -229,8 +268,24 @@ function resolveConfig(options: CortexOptions): SessionConfig {
   const budget = options.budget ?? {};
   const maxTokens = positiveNumber(budget.maxTokens, 'budget.maxTokens');
   const maxCostUsd = positiveNumber(budget.maxCostUsd, 'budget.maxCostUsd');
-  const runMs = positiveNumber(options.deadlines?.runMs, 'deadlines.runMs');
-  const stepMs = positiveNumber(options.deadlines?.stepMs, 'deadlines.stepMs');
+  const runMs = deadline(options.deadlines?.runMs, 'deadlines.runMs', defaultRunDeadlineMs);
+  const stepMs = deadline(options.deadlines?.stepMs, 'deadlines.stepMs', defaultStepDeadlineMs);
+  const toolTimeoutMs = deadline(
+    options.executor?.toolTimeoutMs,
+    'executor.toolTimeoutMs',
+    defaultToolTimeoutMs,
+  );
+  const maxPlanSteps = positiveInteger(options.planner?.maxSteps, 'planner.maxSteps', defaultMaxPlanSteps);
+  if (
+    options.redactor !== undefined &&
+    options.redactor !== false &&
+    (typeof options.redactor !== 'object' || typeof options.redactor?.redactValue !== 'function')
+  ) {
+    throw invalid('redactor must be a Redactor (createRedactor from @closedloop/model) or false.');
+  }
+  if (options.runner !== undefined && typeof options.runner?.run !== 'function') {
+    throw invalid('runner must be a CommandRunner (createCommandRunner from @closedloop/tools).');
+  }
   if (options.onApproval !== undefined && typeof options.onApproval !== 'function') {
     throw invalid('onApproval must be a function.');
   }
@@ -259,7 +314,13 @@ function resolveConfig(options: CortexOptions): SessionConfig {
     registry,
     workspace: options.workspace,
     planning: checkPlanning(options.planning, 'planning') ?? 'auto',
-    executor: { ...options.executor },
+    executor: {
+      ...options.executor,
+      ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
+    },
+    maxPlanSteps,
+    redactor: options.redactor === false ? undefined : (options.redactor ?? createRedactor()),
+    ...(options.runner !== undefined ? { runner: options.runner } : {}),
     verifier: {
       protocols,
       protocolNames: [
@@ -301,13 +362,16 @@ export function createCortex(options: CortexOptions): Cortex {
   const config = resolveConfig(options);
   const active = new Set<string>();
 
-  const start = (request: string, runOptions: RunOptions, listener?: (event: RunEvent) => void) => {
-    if (typeof request !== 'string' || request.trim() === '') {
+  const start = (rawRequest: string, runOptions: RunOptions, listener?: (event: RunEvent) => void) => {
+    if (typeof rawRequest !== 'string' || rawRequest.trim() === '') {
       throw new CortexError({
         code: 'invalid-request',
-        message: `run needs a non-empty request string, got ${JSON.stringify(request)}.`,
+        message: `run needs a non-empty request string, got ${JSON.stringify(rawRequest)}.`,
       });
     }
+    // A secret pasted into the task is removed before anything keeps it (meta, journal, events)
+    // or sends it anywhere (the planner and step models).
+    const request = config.redactor ? config.redactor.redact(rawRequest) : rawRequest;
     if (typeof runOptions !== 'object' || runOptions === null)
       throw invalid('run options must be an object.');
     const planning = checkPlanning(runOptions.planning, 'planning');

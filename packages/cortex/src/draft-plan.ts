@@ -77,6 +77,11 @@ export interface DraftPlanOptions {
   tools: readonly ToolSpec[];
   /** Names of the protocols steps and the goal may use (checked). */
   protocols?: readonly string[];
+  /**
+   * The most steps a plan may have (default 300). A larger draft goes back once with the limit;
+   * a second one throws `CortexError('plan-too-large')`, before any plan is built or journaled.
+   */
+  maxSteps?: number;
   signal?: AbortSignal;
   /** Plan id; default a random UUID. */
   planId?: string;
@@ -124,7 +129,8 @@ function nameProblems(
 }
 
 /**
- * The planner: one `generateObject` call with {@link plannerOutputSchema}, validated with
+ * The planner: one `generateObject` call with {@link plannerOutputSchema}, bounded by
+ * `maxSteps`, validated with
  * `Plan.create` (acyclic, no dangling or duplicate ids) and against the tool and protocol names
  * before anything runs. An invalid draft goes back to the model once with the exact problems;
  * a second invalid draft throws `CortexError('invalid-plan')` with the problems in `details`.
@@ -147,14 +153,22 @@ export async function draftPlan(options: DraftPlanOptions): Promise<DraftPlanRes
       content: `## Request\n${request}\n\n## Tools\n${toolList}\n\n## Protocols\n${protocolList}\n\nAnswer with the plan.`,
     },
   ];
+  const maxSteps = options.maxSteps ?? 300;
   let usage: Usage | undefined;
   let lastProblems: string[] = [];
+  let tooLarge = false;
   for (let attempt = 1; attempt <= 2; attempt++) {
     const answer = await generateObject(model, plannerOutputSchema, { messages, signal, name: 'plan' });
     usage = usage ? addUsage(usage, answer.usage) : answer.usage;
     const output = answer.object;
     let plan: Plan | undefined;
-    let problems = nameProblems(output, toolNames, protocolNames);
+    // Checked first, before anything else looks at (or copies) a huge draft.
+    tooLarge = output.steps.length > maxSteps;
+    let problems = tooLarge
+      ? [
+          `the plan has ${output.steps.length} steps, more than the maximum of ${maxSteps}: merge related work into fewer, larger steps`,
+        ]
+      : nameProblems(output, toolNames, protocolNames);
     if (problems.length === 0) {
       try {
         plan = Plan.create(
@@ -184,7 +198,15 @@ export async function draftPlan(options: DraftPlanOptions): Promise<DraftPlanRes
     lastProblems = problems;
     messages = [
       ...messages,
-      { role: 'assistant', content: JSON.stringify(output) },
+      {
+        role: 'assistant',
+        // A draft far over the limit is not echoed back in full.
+        content: tooLarge
+          ? JSON.stringify({ ...output, steps: output.steps.slice(0, maxSteps) }).concat(
+              ` (… ${output.steps.length - maxSteps} more steps omitted)`,
+            )
+          : JSON.stringify(output),
+      },
       {
         role: 'user',
         content: [
@@ -195,6 +217,13 @@ export async function draftPlan(options: DraftPlanOptions): Promise<DraftPlanRes
         ].join('\n'),
       },
     ];
+  }
+  if (tooLarge) {
+    throw new CortexError({
+      code: 'plan-too-large',
+      message: `The planner's plan is too large after a repair turn: ${lastProblems.join('; ')}. Raise planner.maxSteps if the task really needs it.`,
+      details: { problems: lastProblems, maxSteps },
+    });
   }
   throw new CortexError({
     code: 'invalid-plan',

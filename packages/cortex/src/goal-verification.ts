@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import type { Plan } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import {
   builtinProtocols,
   type HumanReviewHandler,
@@ -13,6 +14,8 @@ import type { FindingLike } from './decide-termination';
 /** The goal-verification settings of a cortex. */
 export interface GoalVerificationConfig {
   workspace: string | undefined;
+  /** The process runner the protocols use (shared with `run_command`). */
+  runner?: CommandRunner;
   verifier: {
     protocols: readonly Protocol[];
     mode?: VerificationMode;
@@ -94,6 +97,7 @@ export async function verifyGoalFindings(options: {
               criteria.some((criterion) => criterion.protocol === protocol.name),
             ),
       ...(config.verifier.mode !== undefined ? { mode: config.verifier.mode } : {}),
+      ...(config.runner !== undefined ? { runner: config.runner } : {}),
       signal: options.signal,
     },
   );

@@ -1,4 +1,5 @@
 import type { ExecutorEvent } from '@closedloop/executor';
+import type { Redactor } from '@closedloop/model';
 import type { PlanEvent } from '@closedloop/plan';
 import { type CortexEvent, isJournaled, type RunEvent } from './run-events';
 import type { RunStore } from './run-store';
@@ -7,7 +8,8 @@ import type { RunStore } from './run-store';
 export type CortexEventInput = CortexEvent | ExecutorEvent;
 
 /**
- * The run's event hub: stamps `runId`/`at`, appends journaled events to the store in order,
+ * The run's event hub: redacts every event as it enters (so nothing unredacted is journaled,
+ * streamed or kept in the history), stamps `runId`/`at`, appends journaled events to the store in order,
  * keeps the run's history in memory, and fans out to `onEvent` and live subscribers. Listener
  * failures are swallowed (a broken UI must not stop a run); the first store failure is kept in
  * `storeError` and journaling stops (the run goes on, but can no longer be resumed).
@@ -19,6 +21,7 @@ export class RunBus {
   storeError: unknown;
   readonly #store: RunStore | undefined;
   readonly #clock: () => number;
+  readonly #redactor: Redactor | undefined;
   readonly #listeners = new Set<(event: RunEvent) => void>();
   #pending: Promise<void> | undefined;
 
@@ -28,8 +31,11 @@ export class RunBus {
     clock: () => number;
     history?: RunEvent[];
     onEvent?: ((event: RunEvent) => void) | undefined;
+    /** Applied to every event before anything else sees it. */
+    redactor?: Redactor | undefined;
   }) {
     this.runId = options.runId;
+    this.#redactor = options.redactor;
     this.#store = options.store;
     this.#clock = options.clock;
     this.history = options.history ?? [];
@@ -46,14 +52,19 @@ export class RunBus {
 
   /** Emits a cortex or executor event. */
   emit(event: CortexEventInput): RunEvent {
-    const stamped = { ...event, runId: this.runId, at: this.#clock() } as RunEvent;
+    const stamped = this.#redact({ ...event, runId: this.runId, at: this.#clock() } as RunEvent);
     this.#dispatch(stamped);
     return stamped;
   }
 
   /** Forwards a plan event (it already has `at`). */
   forwardPlan(event: PlanEvent): void {
-    this.#dispatch({ ...event, runId: this.runId } as RunEvent);
+    this.#dispatch(this.#redact({ ...event, runId: this.runId } as RunEvent));
+  }
+
+  /** The one place events enter: nothing past it holds a secret the redactor knows. */
+  #redact(event: RunEvent): RunEvent {
+    return this.#redactor ? this.#redactor.redactValue(event) : event;
   }
 
   /** Resolves once every append the store returned a promise for has settled. */

@@ -80,6 +80,7 @@ export class RunSession {
       clock: options.config.clock,
       history: options.history ?? [],
       onEvent: options.config.onEvent,
+      redactor: options.config.redactor,
     });
     if (options.listener) this.bus.subscribe(options.listener);
     this.#approvals = new ApprovalDesk({
@@ -134,7 +135,8 @@ export class RunSession {
         decision = {
           stopReason: 'failed',
           reason:
-            CortexError.isInstance(error) && error.code === 'invalid-plan'
+            CortexError.isInstance(error) &&
+            (error.code === 'invalid-plan' || error.code === 'plan-too-large')
               ? `no valid plan: ${error.message}`
               : `the run failed: ${failure.message}`,
         };
@@ -220,6 +222,7 @@ export class RunSession {
       request: this.request,
       tools: this.#config.registry.specs(),
       protocols: this.#config.verifier.protocolNames,
+      maxSteps: this.#config.maxPlanSteps,
       signal: this.#controller.signal,
       clock: this.#config.clock,
     });
@@ -523,16 +526,23 @@ export class RunSession {
       reason: finished.reason,
       answer: finished.answer,
       answerSource: finished.answerSource,
-      plan: this.#plan ? this.#plan.toJSON() : null,
-      report: buildRunReport({
-        request: this.request,
-        history,
-        plan: this.#plan,
-        startedAt: first?.at ?? startedAt,
-        finishedAt: finished.at,
-        ...(finished.error ? { error: finished.error } : {}),
-        ...(storeError !== undefined ? { journalError: errorMessage(storeError) } : {}),
-      }),
+      plan: this.#plan ? this.#redactValue(this.#plan.toJSON()) : null,
+      report: this.#redactValue(
+        buildRunReport({
+          request: this.request,
+          history,
+          plan: this.#plan,
+          startedAt: first?.at ?? startedAt,
+          finishedAt: finished.at,
+          ...(finished.error ? { error: finished.error } : {}),
+          ...(storeError !== undefined ? { journalError: errorMessage(storeError) } : {}),
+        }),
+      ),
     };
+  }
+
+  /** The result is built from the live plan: it goes out redacted, like every event. */
+  #redactValue<T>(value: T): T {
+    return this.#config.redactor ? this.#config.redactor.redactValue(value) : value;
   }
 }

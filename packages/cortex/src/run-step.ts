@@ -76,6 +76,7 @@ async function executeAndVerify(
   }
   const report = await verifyStep(plan, stepId, {
     ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
+    ...(config.runner !== undefined ? { runner: config.runner } : {}),
     ...(config.verifier.contracts !== undefined ? { contracts: config.verifier.contracts } : {}),
     ...(config.verifier.profile !== undefined ? { profile: config.verifier.profile } : {}),
     protocols: config.verifier.protocols,

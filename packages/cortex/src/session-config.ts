@@ -1,6 +1,6 @@
 import type { ExecutionLimits, ExecutionMode, ToolCallGuard } from '@closedloop/executor';
-import type { ChatModel, PriceTable } from '@closedloop/model';
-import type { ToolRegistry } from '@closedloop/tools';
+import type { ChatModel, PriceTable, Redactor } from '@closedloop/model';
+import type { CommandRunner, ToolRegistry } from '@closedloop/tools';
 import type { Protocol, SuccessCriterionInput, VerificationMode } from '@closedloop/verifier';
 import type { ApprovalHandler } from './approvals';
 import type { RunBudget } from './meter-model';
@@ -50,6 +50,12 @@ export interface SessionConfig {
   budget: RunBudget;
   prices?: PriceTable;
   deadlines: { runMs?: number; stepMs?: number };
+  /** Most steps a drafted plan may have. */
+  maxPlanSteps: number;
+  /** Applied to the task, every event and the result (undefined: off). */
+  redactor: Redactor | undefined;
+  /** The process runner of the verifier (claims, protocols, git facts). */
+  runner?: CommandRunner;
   store: RunStore | undefined;
   onEvent?: (event: RunEvent) => void;
   onApproval?: ApprovalHandler;

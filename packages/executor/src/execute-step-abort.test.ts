@@ -190,11 +190,13 @@ describe('executeStep: interrupting a real command', () => {
     const controller = new AbortController();
     const running = executeStep(plan, stepId, {
       model,
-      tools: workspaceTools({ root: ws.root }),
+      // Unsandboxed: the pid the script records must be a host pid (the sandbox has its own namespace).
+      tools: workspaceTools({ root: ws.root, sandbox: 'off' }),
       signal: controller.signal,
     });
     const started = (async () => {
-      while (!(await ws.exists('pid.txt'))) await wait(10);
+      // The file exists (empty) a moment before the pid is in it.
+      while (!((await ws.exists('pid.txt')) && (await ws.read('pid.txt')) !== '')) await wait(10);
     })();
     const { result, elapsedMs } = await abortWhen(started, controller, running);
     expect(elapsedMs).toBeLessThan(ABORT_BUDGET_MS);

@@ -48,6 +48,14 @@ export {
   type ProviderOptionsToCheck,
 } from './check-provider-options';
 export { contentPartSource } from './content-parts';
+export {
+  createRedactor,
+  isSecretEnvName,
+  isSecretName,
+  type Redactor,
+  type RedactorOptions,
+  registerSecret,
+} from './create-redactor';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type GenerateOptions, generate } from './generate';
 export {

@@ -4,6 +4,7 @@ import {
   checkProviderOptions,
   environmentVariable,
   ModelError,
+  registerSecret,
   resolveCapabilities,
 } from '@closedloop/model';
 import { AnthropicChatModel } from './anthropic-chat-model';
@@ -73,10 +74,13 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   });
   let client: Anthropic | undefined;
   let apiKey: string | undefined = options.apiKey;
+  // Every redactor of the process removes the configured key from tool output, events and logs.
+  registerSecret(apiKey);
 
   const getClient = (): Anthropic => {
     if (client) return client;
     apiKey = options.apiKey ?? environmentVariable('ANTHROPIC_API_KEY');
+    registerSecret(apiKey);
     if (!apiKey) {
       throw new ModelError({
         code: 'auth',

@@ -3,6 +3,7 @@ import {
   checkProviderOptions,
   environmentVariable,
   ModelError,
+  registerSecret,
   resolveCapabilities,
 } from '@closedloop/model';
 import OpenAI from 'openai';
@@ -127,10 +128,13 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const needsKey = usesOpenAIKey || (keyVariable !== undefined && profile.localPorts === undefined);
   let client: OpenAI | undefined;
   let apiKey: string | undefined = options.apiKey;
+  // Every redactor of the process removes the configured key from tool output, events and logs.
+  registerSecret(apiKey);
 
   const getClient = (): OpenAI => {
     if (client) return client;
     apiKey = options.apiKey ?? (keyVariable ? environmentVariable(keyVariable) : undefined);
+    registerSecret(apiKey);
     if (!apiKey && needsKey) {
       throw new ModelError({
         code: 'auth',

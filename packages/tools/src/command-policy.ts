@@ -1,30 +1,18 @@
 import { constants } from 'node:fs';
 import { access, lstat } from 'node:fs/promises';
 import path from 'node:path';
+import { gitProtectedReason } from './git-repository';
+import { gitRule } from './git-rule';
+import { builtinProgramRules, type ProgramRule, type ProgramRuleHelpers } from './program-rules';
 import { resolveInWorkspace } from './resolve-in-workspace';
 import { ToolError } from './tool-error';
 
-/**
- * Decides whether one program may run with the given arguments. Returns `undefined` to allow,
- * or a reason (shown to the model) to deny. `check` re-checks a nested command line with the
- * whole policy (for `pnpm exec`, `npx`).
- */
-export type ProgramRule = (args: readonly string[], helpers: ProgramRuleHelpers) => string | undefined;
+export type { ProgramRule, ProgramRuleHelpers } from './program-rules';
 
-/** What a {@link ProgramRule} can use. */
-export interface ProgramRuleHelpers {
-  /** Packages `npx`, `npm exec` and `pnpm dlx` may run. */
-  readonly npxPackages: ReadonlySet<string>;
-  /** Checks a nested argv against the whole policy (allowlist and rules), for `pnpm exec`. */
-  check(argv: readonly string[]): string | undefined;
-  /** Applies only `program`'s argument rule (no allowlist), for what `npx` runs. */
-  checkArguments(program: string, args: readonly string[]): string | undefined;
-}
-
-/** Which programs `run_command` may start and what reaches them. */
+/** Which programs may run and what reaches them. */
 export interface CommandPolicy {
   /**
-   * Programs that may run (bare names, resolved on `PATH`; `tsc` and `vitest` prefer the
+   * Programs that may run (bare names, resolved on `PATH`; test, build and lint tools prefer the
    * workspace's `node_modules/.bin`). Default {@link defaultAllowedPrograms}.
    */
   allow?: readonly string[];
@@ -38,15 +26,23 @@ export interface CommandPolicy {
   passEnv?: readonly string[];
 }
 
-/** The programs `run_command` allows when no policy says otherwise. */
+/** The programs commands may start when no policy says otherwise. */
 export const defaultAllowedPrograms: readonly string[] = [
   'node',
   'npm',
   'npx',
   'pnpm',
+  'yarn',
   'git',
   'tsc',
+  'tsx',
   'vitest',
+  'jest',
+  'eslint',
+  'biome',
+  'prettier',
+  'playwright',
+  'python3',
   'ls',
   'cat',
   'echo',
@@ -54,6 +50,18 @@ export const defaultAllowedPrograms: readonly string[] = [
   'grep',
   'find',
 ];
+
+/** Programs looked up in the workspace's `node_modules/.bin` before `PATH`. */
+export const localBinPrograms: ReadonlySet<string> = new Set([
+  'tsc',
+  'tsx',
+  'vitest',
+  'jest',
+  'eslint',
+  'biome',
+  'prettier',
+  'playwright',
+]);
 
 /** Packages `npx` may run by default (versions like `vitest@4` are allowed). */
 export const defaultNpxPackages: readonly string[] = [
@@ -90,7 +98,7 @@ export const baseEnvNames: readonly string[] = [
   'PATHEXT',
 ];
 
-/** Fixed variables that make tools non-interactive, colourless and safer. */
+/** Fixed variables that make tools non-interactive, colourless, and git blind to global config. */
 const fixedEnv: Readonly<Record<string, string>> = {
   CI: '1',
   NO_COLOR: '1',
@@ -98,374 +106,25 @@ const fixedEnv: Readonly<Record<string, string>> = {
   TERM: 'dumb',
   PAGER: 'cat',
   GIT_PAGER: 'cat',
+  GIT_EDITOR: 'true',
+  GIT_SEQUENCE_EDITOR: 'true',
   GIT_TERMINAL_PROMPT: '0',
   GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_ALLOW_PROTOCOL: 'http:https:ssh:git',
-};
-
-const hasShortFlag = (arg: string, letters: string) =>
-  /^-[a-zA-Z]+$/.test(arg) && [...arg.slice(1)].some((letter) => letters.includes(letter));
-const isOption = (arg: string, ...names: string[]) =>
-  names.some((name) => arg === name || arg.startsWith(`${name}=`));
-
-/** git subcommands run_command allows; anything else (including aliases) is denied. */
-const gitSubcommands: ReadonlySet<string> = new Set([
-  'add',
-  'am',
-  'apply',
-  'archive',
-  'blame',
-  'branch',
-  'cat-file',
-  'check-ignore',
-  'checkout',
-  'cherry-pick',
-  'clean',
-  'clone',
-  'commit',
-  'config',
-  'describe',
-  'diff',
-  'fetch',
-  'for-each-ref',
-  'format-patch',
-  'grep',
-  'help',
-  'init',
-  'log',
-  'ls-files',
-  'ls-remote',
-  'ls-tree',
-  'merge',
-  'merge-base',
-  'mv',
-  'notes',
-  'pull',
-  'push',
-  'rebase',
-  'reflog',
-  'remote',
-  'reset',
-  'restore',
-  'rev-list',
-  'rev-parse',
-  'revert',
-  'rm',
-  'shortlog',
-  'show',
-  'show-ref',
-  'stash',
-  'status',
-  'switch',
-  'symbolic-ref',
-  'tag',
-  'version',
-  'worktree',
-]);
-
-/** Subcommands where `-u` names an upload-pack program (for `add`, `push`, `status`… it is harmless). */
-const gitTransportSubcommands: ReadonlySet<string> = new Set(['clone', 'fetch', 'pull', 'ls-remote']);
-
-const gitRule: ProgramRule = (args) => {
-  let index = 0;
-  for (; index < args.length; index++) {
-    const arg = args[index] ?? '';
-    if (!arg.startsWith('-')) break;
-    if (isOption(arg, '-c', '--config-env'))
-      return `"git ${arg}" sets configuration for one command, which can run arbitrary programs (core.pager, core.sshCommand, alias.*).`;
-    if (arg.startsWith('-c')) return `"git ${arg}" sets configuration, which can run arbitrary programs.`;
-    if (isOption(arg, '-C', '--git-dir', '--work-tree', '--namespace') || arg.startsWith('-C'))
-      return `"git ${arg}" points git at another folder: use the cwd argument instead.`;
-    if (isOption(arg, '--exec-path')) return '"git --exec-path" changes where git finds its helper programs.';
-    if (isOption(arg, '--upload-pack', '--receive-pack'))
-      return `"git ${arg}" runs a custom remote helper program.`;
-  }
-  const subcommand = args[index];
-  if (subcommand === undefined) return undefined;
-  if (!gitSubcommands.has(subcommand)) {
-    return `"git ${subcommand}" is not allowed (unknown subcommands may be aliases that run shell commands). Allowed: ${[...gitSubcommands].join(', ')}.`;
-  }
-  const rest = args.slice(index + 1);
-  for (const arg of rest) {
-    if (/^(ext|fd)::/i.test(arg)) return `The git transport "${arg}" runs arbitrary commands.`;
-    if (isOption(arg, '--upload-pack', '--receive-pack') || arg.startsWith('--exec'))
-      return `"git ${subcommand} ${arg}" runs a custom program.`;
-    if (subcommand === 'rebase' && (arg === '-x' || hasShortFlag(arg, 'x')))
-      return '"git rebase -x" runs a shell command after each commit.';
-    if (gitTransportSubcommands.has(subcommand) && (arg === '-u' || arg.startsWith('-u')))
-      return `"git ${subcommand} -u" names a custom upload-pack program.`;
-    if (subcommand === 'clone' && (isOption(arg, '-c', '--config', '--template') || /^-c./.test(arg)))
-      return `"git clone ${arg}" sets configuration or hooks for the new repository.`;
-    if (subcommand === 'grep' && (isOption(arg, '--open-files-in-pager') || arg.startsWith('-O')))
-      return '"git grep -O" runs a pager program.';
-    if (subcommand === 'archive' && isOption(arg, '--remote'))
-      return '"git archive --remote" runs on another host.';
-    if (subcommand === 'diff' || subcommand === 'log' || subcommand === 'show') {
-      if (arg === '--ext-diff') return `"git ${subcommand} --ext-diff" runs an external diff program.`;
-    }
-  }
-  if (subcommand === 'config') {
-    const readOnly = rest.some(
-      (arg) => isOption(arg, '--get', '--get-all', '--get-regexp', '--list', '--show-origin') || arg === '-l',
-    );
-    const newReadOnly = rest[0] === 'get' || rest[0] === 'list';
-    if (!readOnly && !newReadOnly) {
-      return '"git config" may only read (--get, --get-all, --get-regexp, --list): configuration can define aliases, hooks and pagers that run programs.';
-    }
-    if (rest.some((arg) => isOption(arg, '--global', '--system', '--file', '-f', '--blob')))
-      return '"git config" may only read the repository configuration.';
-  }
-  return undefined;
-};
-
-const ripgrepRule: ProgramRule = (args) => {
-  for (const arg of args) {
-    if (arg === '--') break;
-    if (isOption(arg, '--pre')) return '"rg --pre" runs a preprocessor program on every file.';
-    if (isOption(arg, '--hostname-bin')) return '"rg --hostname-bin" runs a program.';
-    if (isOption(arg, '--follow') || hasShortFlag(arg, 'L'))
-      return `"rg ${arg}" follows symbolic links out of the workspace.`;
-  }
-  return undefined;
-};
-
-const grepRule: ProgramRule = (args) => {
-  for (const arg of args) {
-    if (arg === '--') break;
-    if (isOption(arg, '--dereference-recursive') || hasShortFlag(arg, 'R'))
-      return `"grep ${arg}" follows symbolic links out of the workspace: use -r.`;
-  }
-  return undefined;
-};
-
-const lsRule: ProgramRule = (args) => {
-  for (const arg of args) {
-    if (arg === '--') break;
-    if (isOption(arg, '--dereference') || hasShortFlag(arg, 'L'))
-      return `"ls ${arg}" follows symbolic links out of the workspace.`;
-  }
-  return undefined;
-};
-
-const findRule: ProgramRule = (args) => {
-  const denied = new Set([
-    '-exec',
-    '-execdir',
-    '-ok',
-    '-okdir',
-    '-delete',
-    '-fprint',
-    '-fprint0',
-    '-fprintf',
-    '-fls',
-  ]);
-  for (const arg of args) {
-    if (denied.has(arg))
-      return `"find ${arg}" runs commands or writes/deletes files; find is read-only here.`;
-    if (arg === '-L' || arg === '-follow')
-      return `"find ${arg}" follows symbolic links out of the workspace.`;
-  }
-  return undefined;
-};
-
-const nodeRule: ProgramRule = (args) => {
-  for (const arg of args) {
-    if (arg === '--' || !arg.startsWith('-')) break; // the script and its own arguments
-    if (isOption(arg, '-e', '--eval', '-p', '--print') || hasShortFlag(arg, 'ep'))
-      return `"node ${arg}" evaluates inline code: write a script file in the workspace and run it instead.`;
-    if (arg.startsWith('--inspect') || arg.startsWith('--debug'))
-      return `"node ${arg}" opens a debugger port.`;
-  }
-  return undefined;
-};
-
-function packageName(spec: string): string {
-  const at = spec.lastIndexOf('@');
-  return at > 0 ? spec.slice(0, at) : spec;
-}
-
-/** Rules for what `npx <package>` runs, by package name. */
-const npxBinaries: Readonly<Record<string, string>> = { typescript: 'tsc', tsx: 'node' };
-
-const npxRule: ProgramRule = (args, helpers) => {
-  let index = 0;
-  const extraPackages: string[] = [];
-  for (; index < args.length; index++) {
-    const arg = args[index] ?? '';
-    if (!arg.startsWith('-')) break;
-    if (isOption(arg, '-c', '--call', '--shell', '--script-shell', '--node-options'))
-      return `"npx ${arg}" runs a shell command or sets node options.`;
-    if (arg === '-p' || arg === '--package') {
-      extraPackages.push(args[index + 1] ?? '');
-      index++;
-    } else if (arg.startsWith('--package=')) extraPackages.push(arg.slice('--package='.length));
-  }
-  const allowed = () => [...helpers.npxPackages].join(', ');
-  for (const spec of extraPackages) {
-    if (!helpers.npxPackages.has(packageName(spec)))
-      return `"npx --package ${spec}" is not allowed. Allowed packages: ${allowed()}.`;
-  }
-  const target = args[index];
-  if (target === undefined) return '"npx" needs a package to run.';
-  const name = packageName(target);
-  const binOfExtra = extraPackages.some((spec) => packageName(spec).split('/').pop() === name);
-  if (!helpers.npxPackages.has(name) && !binOfExtra)
-    return `"npx ${name}" is not allowed. Allowed packages: ${allowed()}.`;
-  const binary = npxBinaries[name] ?? name.split('/').pop() ?? name;
-  return helpers.checkArguments(binary, args.slice(index + 1));
-};
-
-const npmSubcommands: ReadonlySet<string> = new Set([
-  'install',
-  'i',
-  'ci',
-  'add',
-  'uninstall',
-  'un',
-  'remove',
-  'rm',
-  'update',
-  'up',
-  'test',
-  't',
-  'run',
-  'run-script',
-  'start',
-  'stop',
-  'restart',
-  'ls',
-  'list',
-  'view',
-  'info',
-  'outdated',
-  'pack',
-  'init',
-  'audit',
-  'explain',
-  'why',
-  'prune',
-  'dedupe',
-  'rebuild',
-  'query',
-  'root',
-  'prefix',
-  'version',
-  'help',
-  'config',
-  'exec',
-  'x',
-]);
-
-const npmRule: ProgramRule = (args, helpers) => {
-  for (const arg of args) {
-    if (arg === '--') break;
-    if (arg === '-g' || isOption(arg, '--global', '--location'))
-      return `"npm ${arg}" touches the global installation.`;
-    if (isOption(arg, '--script-shell', '--node-options', '--call', '-c', '--shell'))
-      return `"npm ${arg}" runs a custom shell or node options.`;
-  }
-  const index = args.findIndex((arg) => !arg.startsWith('-'));
-  const subcommand = index === -1 ? undefined : args[index];
-  if (subcommand === undefined) return undefined;
-  if (!npmSubcommands.has(subcommand)) {
-    return `"npm ${subcommand}" is not allowed (publishing, login, tokens and global changes are off). Allowed: ${[...npmSubcommands].join(', ')}.`;
-  }
-  const rest = args.slice(index + 1);
-  if (subcommand === 'config' && !['get', 'list', 'ls'].includes(rest[0] ?? ''))
-    return '"npm config" may only read (get, list).';
-  if (subcommand === 'exec' || subcommand === 'x') return npxRule(rest, helpers);
-  return undefined;
-};
-
-const pnpmSubcommands: ReadonlySet<string> = new Set([
-  'install',
-  'i',
-  'add',
-  'remove',
-  'rm',
-  'uninstall',
-  'update',
-  'up',
-  'run',
-  'test',
-  't',
-  'start',
-  'exec',
-  'dlx',
-  'list',
-  'ls',
-  'why',
-  'outdated',
-  'audit',
-  'init',
-  'build',
-  'rebuild',
-  'prune',
-  'dedupe',
-  'root',
-  'bin',
-  'help',
-  'typecheck',
-  'lint',
-]);
-
-const pnpmOptionsWithValue: ReadonlySet<string> = new Set([
-  '--filter',
-  '-F',
-  '-C',
-  '--dir',
-  '--workspace-dir',
-  '--reporter',
-]);
-
-const pnpmRule: ProgramRule = (args, helpers) => {
-  let index = 0;
-  for (; index < args.length; index++) {
-    const arg = args[index] ?? '';
-    if (!arg.startsWith('-')) break;
-    if (pnpmOptionsWithValue.has(arg)) index++;
-  }
-  for (const arg of args.slice(0, index + 1)) {
-    if (arg === '-g' || isOption(arg, '--global')) return `"pnpm ${arg}" touches the global installation.`;
-    if (isOption(arg, '-c', '--shell-mode', '--script-shell', '--node-options'))
-      return `"pnpm ${arg}" runs a custom shell or node options.`;
-  }
-  const subcommand = args[index];
-  if (subcommand === undefined) return undefined;
-  if (!pnpmSubcommands.has(subcommand)) {
-    return `"pnpm ${subcommand}" is not allowed (run package scripts with "pnpm run <script>"). Allowed: ${[...pnpmSubcommands].join(', ')}.`;
-  }
-  const rest = args.slice(index + 1);
-  // What follows the program of exec/dlx/run belongs to that program; check only pnpm's options.
-  const passesThrough = subcommand === 'exec' || subcommand === 'dlx' || subcommand === 'run';
-  for (const arg of rest) {
-    if (arg === '--' || (passesThrough && !arg.startsWith('-'))) break;
-    if (arg === '-g' || isOption(arg, '--global'))
-      return `"pnpm ${subcommand} ${arg}" touches the global installation.`;
-    if (isOption(arg, '-c', '--shell-mode', '--script-shell', '--node-options'))
-      return `"pnpm ${subcommand} ${arg}" runs a custom shell or node options.`;
-  }
-  if (subcommand === 'dlx') return npxRule(rest, helpers);
-  if (subcommand === 'exec') {
-    const inner = rest.findIndex((arg) => !arg.startsWith('-'));
-    if (inner === -1) return '"pnpm exec" needs a program.';
-    return helpers.check(rest.slice(inner));
-  }
-  return undefined;
+  NO_UPDATE_NOTIFIER: '1',
+  npm_config_update_notifier: 'false',
+  // `npx` and `npm exec` never install a missing package (in CI they would, without asking).
+  npm_config_yes: 'false',
 };
 
 /** Built-in argument rules (programs without a rule only get the path checks). */
 export const defaultProgramRules: Readonly<Record<string, ProgramRule>> = {
+  ...builtinProgramRules,
   git: gitRule,
-  rg: ripgrepRule,
-  grep: grepRule,
-  ls: lsRule,
-  find: findRule,
-  node: nodeRule,
-  npx: npxRule,
-  npm: npmRule,
-  pnpm: pnpmRule,
 };
+
+const resolvedMarker = Symbol.for('closedloop.tools.resolved-command-policy');
 
 /** The policy with defaults filled in. */
 export interface ResolvedCommandPolicy {
@@ -476,10 +135,15 @@ export interface ResolvedCommandPolicy {
   readonly passEnv: readonly string[];
 }
 
+/** True for a policy {@link resolveCommandPolicy} built. */
+export function isResolvedCommandPolicy(policy: unknown): policy is ResolvedCommandPolicy {
+  return typeof policy === 'object' && policy !== null && resolvedMarker in policy;
+}
+
 /** Fills a {@link CommandPolicy} with the defaults. */
 export function resolveCommandPolicy(policy: CommandPolicy = {}): ResolvedCommandPolicy {
   for (const program of policy.allow ?? []) {
-    if (!/^[a-zA-Z0-9._+-]+$/.test(program)) {
+    if (!/^[a-zA-Z0-9._+-]+$/.test(program) || program === '.' || program === '..') {
       throw new ToolError({
         code: 'invalid-definition',
         message: `Command policy: ${JSON.stringify(program)} is not a bare program name.`,
@@ -487,12 +151,13 @@ export function resolveCommandPolicy(policy: CommandPolicy = {}): ResolvedComman
     }
   }
   return {
+    [resolvedMarker]: true,
     allow: new Set(policy.allow ?? defaultAllowedPrograms),
     rules: { ...defaultProgramRules, ...policy.rules },
     npxPackages: new Set(policy.npxPackages ?? defaultNpxPackages),
     env: { ...policy.env },
     passEnv: [...(policy.passEnv ?? [])],
-  };
+  } as ResolvedCommandPolicy;
 }
 
 /** The environment a command gets: the base names and `passEnv` from `source`, then fixed and policy values. */
@@ -516,29 +181,57 @@ function denied(argv: readonly string[], reason: string): ToolError {
   });
 }
 
-/** Checks program and argument rules (no file system access). Returns a reason or undefined. */
-function checkRules(policy: ResolvedCommandPolicy, argv: readonly string[], depth = 0): string | undefined {
-  if (depth > 4) return 'commands nested too deeply.';
-  const [program, ...args] = argv;
-  if (program === undefined || program === '') return 'the argv array is empty.';
-  if (!/^[a-zA-Z0-9._+-]+$/.test(program))
-    return `the program must be a bare name from the allowlist, not a path (${JSON.stringify(program)}).`;
-  if (!policy.allow.has(program)) {
-    return `"${program}" is not an allowed program. Allowed: ${[...policy.allow].join(', ')}. There is no shell: pipes, redirects, globs and && do not work.`;
-  }
-  const rule = policy.rules[program];
-  if (rule === undefined) return undefined;
-  return rule(args, helpersFor(policy, depth));
+const maxNesting = 4;
+
+interface RuleContext {
+  policy: ResolvedCommandPolicy;
+  root: string;
+  cwd: string;
+  /** Indexes (in the top-level args) of free-text arguments. */
+  text: Set<number>;
 }
 
-function helpersFor(policy: ResolvedCommandPolicy, depth: number): ProgramRuleHelpers {
+/** Checks program and argument rules. Returns a reason or undefined. */
+async function checkRules(
+  context: RuleContext,
+  argv: readonly string[],
+  offset: number,
+  depth: number,
+): Promise<string | undefined> {
+  if (depth > maxNesting) return 'commands nested too deeply.';
+  const [program, ...args] = argv;
+  if (program === undefined || program === '') return 'the argv array is empty.';
+  if (!/^[a-zA-Z0-9._+-]+$/.test(program) || program === '.' || program === '..')
+    return `the program must be a bare name from the allowlist, not a path (${JSON.stringify(program)}).`;
+  if (!context.policy.allow.has(program)) {
+    return `"${program}" is not an allowed program. Allowed: ${[...context.policy.allow].join(', ')}. There is no shell: pipes, redirects, globs and && do not work.`;
+  }
+  return checkArguments(context, program, args, offset + 1, depth);
+}
+
+async function checkArguments(
+  context: RuleContext,
+  program: string,
+  args: readonly string[],
+  offset: number,
+  depth: number,
+): Promise<string | undefined> {
+  if (depth > maxNesting) return 'commands nested too deeply.';
+  const rule = context.policy.rules[program];
+  if (rule === undefined) return undefined;
+  return rule(args, helpersFor(context, offset, depth));
+}
+
+function helpersFor(context: RuleContext, offset: number, depth: number): ProgramRuleHelpers {
   return {
-    npxPackages: policy.npxPackages,
-    check: (nested) => checkRules(policy, nested, depth + 1),
-    checkArguments: (program, args) => {
-      if (depth > 4) return 'commands nested too deeply.';
-      return policy.rules[program]?.(args, helpersFor(policy, depth + 1));
-    },
+    npxPackages: context.policy.npxPackages,
+    root: context.root,
+    cwd: context.cwd,
+    check: (nested, nestedOffset = 0) => checkRules(context, nested, offset + nestedOffset, depth + 1),
+    checkArguments: (program, args, nestedOffset = 0) =>
+      checkArguments(context, program, args, offset + nestedOffset, depth + 1),
+    markText: (index) => context.text.add(offset + index),
+    confine: async (value) => confinePath(context.root, context.cwd, value),
   };
 }
 
@@ -547,7 +240,9 @@ const allowedOutsidePaths: ReadonlySet<string> = new Set(['/dev/null', '/dev/std
 function pathCandidates(arg: string): string[] {
   const candidates = [arg];
   const equals = arg.indexOf('=');
-  if (arg.startsWith('-') && equals > 0) candidates.push(arg.slice(equals + 1));
+  if (equals > 0) candidates.push(arg.slice(equals + 1));
+  // `-o/tmp/x`, `-f../x`: a short option with an attached value.
+  if (/^-[A-Za-z][^=]/.test(arg) && !arg.startsWith('--')) candidates.push(arg.slice(2));
   return candidates.filter((candidate) => candidate !== '' && !candidate.startsWith('-'));
 }
 
@@ -558,7 +253,7 @@ function looksLikePath(candidate: string): boolean {
     slashed.startsWith('~') ||
     /^[a-z]:/i.test(slashed) ||
     /^file:/i.test(slashed) ||
-    /(^|\/)\.\.(\/|$)/.test(slashed) ||
+    /(^|\/|=|:)\.\.(\/|$)/.test(slashed) ||
     /%2e|%2f|%5c/i.test(slashed) ||
     slashed !== slashed.normalize('NFKC')
   );
@@ -573,6 +268,30 @@ async function exists(target: string): Promise<boolean> {
   }
 }
 
+/** Programs that only read: naming a git directory's files to them is harmless. */
+const readers: ReadonlySet<string> = new Set(['cat', 'ls', 'grep', 'rg', 'find', 'echo']);
+
+/** Returns why `candidate` (relative to `cwd`) escapes the workspace, or undefined. */
+async function confinePath(root: string, cwd: string, candidate: string): Promise<string | undefined> {
+  if (allowedOutsidePaths.has(candidate)) return undefined;
+  const realRoot = await resolveInWorkspace(root, '.');
+  const cwdFromRoot = path.relative(realRoot, cwd);
+  const slashed = candidate.replace(/\\/g, '/');
+  const standalone = path.isAbsolute(slashed) || /^([a-z]:|~|file:)/i.test(slashed);
+  const userPath =
+    standalone || cwdFromRoot === ''
+      ? candidate.replace(/^file:(\/\/)?/i, '')
+      : `${cwdFromRoot}/${candidate}`;
+  try {
+    await resolveInWorkspace(root, userPath);
+    return undefined;
+  } catch (error) {
+    if (ToolError.isInstance(error) && error.code === 'path-escape')
+      return String(error.details.reason ?? 'it points outside the workspace');
+    throw error;
+  }
+}
+
 /** What {@link checkCommand} approved. */
 export interface CheckedCommand {
   program: string;
@@ -583,28 +302,31 @@ export interface CheckedCommand {
 
 /**
  * Checks a command line against a policy before it runs: the program is a bare allowed name,
- * its arguments pass the program's rule, and every argument that is or contains a path
- * (absolute, `..`, `~`, encoded, or an existing file) resolves inside the workspace (symlinks
- * followed). Throws `ToolError`: `command-denied`, `path-escape` for a cwd outside the root,
- * `execution-failed` for a cwd that does not exist. The verifier's guard can call it to
- * pre-check a `run_command` call.
+ * its arguments pass the program's rule (deny by default: unknown options, abbreviations of
+ * known ones, inline code, module URLs, symlink-following, program-running options are
+ * refused), and every argument that is or contains a path (absolute, `..`, `~`, encoded,
+ * `--opt=path`, `-opath`, or an existing file) resolves inside the workspace (symlinks followed)
+ * — except arguments a rule marks as free text (a commit message, a search pattern). Throws
+ * `ToolError`: `command-denied`, `path-escape` for a cwd outside the root, `execution-failed`
+ * for a cwd that does not exist. The verifier's guard can call it to pre-check a `run_command`.
  */
 export async function checkCommand(
   argv: readonly string[],
   options: { root: string; cwd?: string; policy?: CommandPolicy | ResolvedCommandPolicy },
 ): Promise<CheckedCommand> {
-  const policy =
-    options.policy !== undefined && 'allow' in options.policy && options.policy.allow instanceof Set
-      ? (options.policy as ResolvedCommandPolicy)
-      : resolveCommandPolicy(options.policy as CommandPolicy | undefined);
+  const policy = isResolvedCommandPolicy(options.policy)
+    ? options.policy
+    : resolveCommandPolicy(options.policy as CommandPolicy | undefined);
   if (!Array.isArray(argv) || argv.some((arg) => typeof arg !== 'string'))
     throw denied([], 'argv must be an array of strings.');
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL cannot be passed to a process
   if (argv.some((arg) => /\u0000/.test(arg))) throw denied(argv, 'arguments cannot contain NUL bytes.');
-  const reason = checkRules(policy, argv);
-  if (reason !== undefined) throw denied(argv, reason);
 
   const cwd = await resolveInWorkspace(options.root, options.cwd ?? '.');
+  const realRoot = await resolveInWorkspace(options.root, '.');
+  const context: RuleContext = { policy, root: realRoot, cwd, text: new Set() };
+  const reason = await checkRules(context, argv, -1, 0);
+  if (reason !== undefined) throw denied(argv, reason);
   try {
     await access(cwd, constants.R_OK);
   } catch (error) {
@@ -615,25 +337,22 @@ export async function checkCommand(
       cause: error,
     });
   }
-  const realRoot = await resolveInWorkspace(options.root, '.');
-  const cwdFromRoot = path.relative(realRoot, cwd);
   const [program = '', ...args] = argv;
-  for (const arg of args) {
+  const gitPath = /(?:^|[\\/])(?:\.git|hooks|config|HEAD|objects|refs)(?:[\\/]|$)/i;
+  for (const [index, arg] of args.entries()) {
+    if (context.text.has(index)) continue;
     for (const candidate of pathCandidates(arg)) {
       if (allowedOutsidePaths.has(candidate)) continue;
-      const pathLike = looksLikePath(candidate);
-      if (!pathLike && !(await exists(path.resolve(cwd, candidate)))) continue;
-      const slashed = candidate.replace(/\\/g, '/');
-      const standalone = path.isAbsolute(slashed) || /^([a-z]:|~|file:)/i.test(slashed);
-      const userPath = standalone || cwdFromRoot === '' ? candidate : `${cwdFromRoot}/${candidate}`;
-      try {
-        await resolveInWorkspace(options.root, userPath);
-      } catch (error) {
-        if (ToolError.isInstance(error) && error.code === 'path-escape') {
-          const why = String(error.details.reason ?? 'it points outside the workspace');
-          throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${why}.`);
-        }
-        throw error;
+      const mayBeGit = !readers.has(program) && gitPath.test(candidate);
+      if (!mayBeGit && !looksLikePath(candidate) && !(await exists(path.resolve(cwd, candidate)))) continue;
+      const why = await confinePath(options.root, cwd, candidate);
+      if (why !== undefined) throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${why}.`);
+      if (mayBeGit) {
+        // Whatever writes there could plant a hook or a config that runs programs later.
+        const target = path.resolve(cwd, candidate.replace(/^file:(\/\/)?/i, ''));
+        const protectedWhy = await gitProtectedReason(realRoot, target);
+        if (protectedWhy !== undefined)
+          throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${protectedWhy}.`);
       }
     }
   }

@@ -185,7 +185,12 @@ describe('run_command', () => {
   it('kills the whole process tree on timeout', async () => {
     await copyFile(path.join(fixtures, 'spawn-tree.cjs'), path.join(ws.root, 'spawn-tree.cjs'));
     const started = Date.now();
-    const { result, text } = await run(['node', 'spawn-tree.cjs'], { timeout_ms: 700 });
+    // Unsandboxed: the pids the script records are host pids (the sandbox has its own namespace).
+    const { result, text } = await run(
+      ['node', 'spawn-tree.cjs'],
+      { timeout_ms: 700 },
+      tools({ sandbox: 'off' }),
+    );
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     expect(result.signal).toBe('SIGTERM');
@@ -200,7 +205,7 @@ describe('run_command', () => {
   it('answers aborted within 100 ms and kills the process tree', async () => {
     await copyFile(path.join(fixtures, 'spawn-tree.cjs'), path.join(ws.root, 'spawn-tree.cjs'));
     const controller = new AbortController();
-    const pending = registry.execute(
+    const pending = tools({ sandbox: 'off' }).execute(
       'run_command',
       { argv: ['node', 'spawn-tree.cjs'] },
       context(controller.signal),

@@ -1,18 +1,27 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
+import type { Redactor } from '@closedloop/model';
 import { z } from 'zod';
-import { type CommandPolicy, checkCommand, commandEnv, resolveCommandPolicy } from './command-policy';
+import type { CommandPolicy } from './command-policy';
+import { type CommandRunner, createCommandRunner } from './create-command-runner';
 import { defineTool } from './define-tool';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
-import { findExecutable, type ProcessResult, runProcess } from './run-process';
+import type { ProcessResult } from './run-process';
+import type { SandboxMode, SandboxOptions } from './sandbox';
 import type { AnyTool } from './tool';
-import { ToolError } from './tool-error';
 
 /** Options the command and git tools share. */
 export interface CommandToolsOptions {
   root: string;
   /** Which programs may run and what environment they get. */
   commands?: CommandPolicy;
+  /** The bubblewrap sandbox: `'auto'` (default), `'required'`, `'off'`, or its options. */
+  sandbox?: SandboxMode | SandboxOptions;
+  /** Redaction of command output at the source (see `CommandRunnerOptions.redactor`). Default on. */
+  redactor?: Redactor | false;
+  /**
+   * A runner to share (with the verifier, say). When given, `commands`, `sandbox` and
+   * `maxOutputBytes` are its business and are ignored here.
+   */
+  runner?: CommandRunner;
   /** Cap per stream (stdout, stderr); head and tail are kept. Default 64 KiB. */
   maxOutputBytes?: number;
   /** Timeout when the call gives none. Default 120 000 ms. */
@@ -26,10 +35,9 @@ export interface CommandResult extends ProcessResult {
   argv: string[];
   /** Relative to the workspace root. */
   cwd: string;
+  /** Whether it ran inside the bubblewrap sandbox. */
+  sandboxed: boolean;
 }
-
-/** Programs resolved from the workspace's `node_modules/.bin` before `PATH`. */
-const localBinPrograms: ReadonlySet<string> = new Set(['tsc', 'vitest']);
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -56,11 +64,17 @@ export function formatCommandResult(result: CommandResult): string {
 /** Builds `run_command`, `git_status` and `git_diff` for `root`. */
 export function commandTools(options: CommandToolsOptions): AnyTool[] {
   const { root } = options;
-  const policy = resolveCommandPolicy(options.commands);
-  const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024;
+  const runner =
+    options.runner ??
+    createCommandRunner({
+      root,
+      ...(options.commands !== undefined ? { policy: options.commands } : {}),
+      ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
+      ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
+      ...(options.redactor !== undefined ? { redactor: options.redactor } : {}),
+    });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  const env = () => commandEnv(policy);
 
   const runCommand = defineTool({
     name: 'run_command',
@@ -68,7 +82,7 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
       'Run a program in the workspace and get its exit code, stdout and stderr.',
       'argv is the program and its arguments as an array, e.g. ["npm", "test"] or ["git", "log", "-n", "5"].',
       'There is no shell: pipes, redirects, globs, environment assignments and && do not work.',
-      `Allowed programs: ${[...policy.allow].join(', ')}.`,
+      `Allowed programs: ${[...runner.policy.allow].join(', ')}. Write options in full (no abbreviations).`,
       'A non-zero exit code is reported, not treated as a tool error.',
     ].join(' '),
     input: z.object({
@@ -85,67 +99,23 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     destructive: true,
     toText: formatCommandResult,
     async execute(input, { signal }): Promise<CommandResult> {
-      const checked = await checkCommand(input.argv, { root, cwd: input.cwd ?? '.', policy });
-      const cwdStats = await stat(checked.cwd).catch(() => undefined);
-      if (!cwdStats?.isDirectory()) {
-        throw new ToolError({
-          code: 'execution-failed',
-          message: `The cwd ${JSON.stringify(input.cwd)} is not a folder in the workspace.`,
-          details: { cwd: input.cwd },
-        });
-      }
-      const childEnv = env();
-      const realRoot = await resolveInWorkspace(root, '.');
-      const executable = await findExecutable(checked.program, {
-        pathVariable: childEnv.PATH,
-        ...(localBinPrograms.has(checked.program)
-          ? { localBinDir: path.join(realRoot, 'node_modules', '.bin') }
-          : {}),
-      });
-      if (executable === undefined) {
-        throw new ToolError({
-          code: 'execution-failed',
-          message: `"${checked.program}" is allowed but was not found on PATH. Is it installed?`,
-          details: { program: checked.program },
-        });
-      }
-      const result = await runProcess(executable, checked.args, {
-        cwd: checked.cwd,
-        env: childEnv,
+      const result = await runner.run(input.argv, {
+        cwd: input.cwd ?? '.',
         timeoutMs: input.timeout_ms ?? defaultTimeoutMs,
-        maxOutputBytes,
         signal,
       });
-      return { argv: [...input.argv], cwd: workspaceRelative(realRoot, checked.cwd), ...result };
+      const { output: _interleaved, ...rest } = result;
+      return rest;
     },
   });
 
-  /** Runs git with hardening flags; throws with stderr on a non-zero exit. */
+  /** Runs git through the runner (hardened); throws with stderr on a non-zero exit. */
   const git = async (args: string[], signal: AbortSignal): Promise<string> => {
-    const realRoot = await resolveInWorkspace(root, '.');
-    const childEnv = env();
-    const executable = await findExecutable('git', { pathVariable: childEnv.PATH });
-    if (executable === undefined) throw new Error('git was not found on PATH.');
-    const result = await runProcess(
-      executable,
-      [
-        '--no-pager',
-        '-c',
-        'core.fsmonitor=false',
-        '-c',
-        'core.quotepath=off',
-        '-c',
-        'color.ui=false',
-        ...args,
-      ],
-      {
-        cwd: realRoot,
-        env: childEnv,
-        timeoutMs: defaultTimeoutMs,
-        maxOutputBytes: maxOutputBytes * 4,
-        signal,
-      },
-    );
+    const result = await runner.run(['git', '--no-pager', ...args], {
+      timeoutMs: defaultTimeoutMs,
+      maxOutputBytes: (options.maxOutputBytes ?? 64 * 1024) * 4,
+      signal,
+    });
     if (result.timedOut) throw new Error(`git ${args[0]} timed out.`);
     if (result.exitCode !== 0) {
       const message = result.stderr.trim() || `exit code ${result.exitCode}`;

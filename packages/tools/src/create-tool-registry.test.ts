@@ -1,6 +1,6 @@
+import { createRedactor } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRedactor } from './create-redactor';
 import { createToolRegistry } from './create-tool-registry';
 import { defineTool } from './define-tool';
 import type { ToolContext, ToolProgress } from './tool';

@@ -1,7 +1,8 @@
 import type { JsonSchema, ToolSpec } from '@closedloop/model';
+import { createRedactor, type Redactor } from '@closedloop/model';
 import { z } from 'zod';
-import { createRedactor, type Redactor } from './create-redactor';
-import { parseToolInput } from './parse-tool-input';
+import { measureJson } from './json-limits';
+import { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 import { ToolError } from './tool-error';
 import { truncateText } from './truncate-text';
@@ -15,13 +16,22 @@ export interface ToolRegistryOptions {
   redactor?: Redactor | false;
   /** Result texts longer than this are cut in the middle with a marker. Default 20 000. */
   maxResultChars?: number;
+  /**
+   * Timeout of a call when neither the tool nor the call sets one: a tool that never returns
+   * cannot hang a run. Default 900 000 ms (15 minutes).
+   */
+  defaultTimeoutMs?: number;
+  /** Arguments nested deeper than this are refused as `invalid-arguments`. Default 64. */
+  maxArgumentDepth?: number;
+  /** Arguments with more values than this are refused as `invalid-arguments`. Default 100 000. */
+  maxArgumentNodes?: number;
 }
 
 /** What {@link ToolRegistry.execute} needs besides the arguments. */
 export interface ToolExecuteContext extends ToolContext {
   /**
    * Timeout for this call when the tool sets no `timeoutMs` of its own (the tool's own wins).
-   * Default: none.
+   * Default: the registry's `defaultTimeoutMs`.
    */
   timeoutMs?: number;
 }
@@ -87,23 +97,15 @@ function toText(output: unknown): string {
   return json ?? String(output);
 }
 
-function redactDeep(value: unknown, redactor: Redactor, seen = new WeakSet<object>()): unknown {
-  if (typeof value === 'string') return redactor.redact(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value)) return value;
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redactor, seen));
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redactor, seen);
-  return out;
-}
-
 function inputJsonSchema(tool: AnyTool): JsonSchema {
-  const schema =
-    tool.inputJsonSchema ??
-    (z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  let schema: JsonSchema;
+  try {
+    schema =
+      tool.inputJsonSchema ??
+      (z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  } catch {
+    schema = { type: 'object' };
+  }
   const { $schema: _ignored, ...rest } = schema;
   return rest;
 }
@@ -168,7 +170,25 @@ export function createToolRegistry(
       message: `maxResultChars must be a positive integer, got ${String(maxResultChars)}.`,
     });
   }
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 900_000;
+  const maxArgumentDepth = options.maxArgumentDepth ?? 64;
+  const maxArgumentNodes = options.maxArgumentNodes ?? 100_000;
+  for (const [name, value] of Object.entries({ defaultTimeoutMs, maxArgumentDepth, maxArgumentNodes })) {
+    if (
+      !(
+        typeof value === 'number' &&
+        value > 0 &&
+        (Number.isInteger(value) || value === Number.POSITIVE_INFINITY)
+      )
+    ) {
+      throw new ToolError({
+        code: 'invalid-definition',
+        message: `${name} must be a positive integer (or Infinity), got ${String(value)}.`,
+      });
+    }
+  }
   const redact = (text: string) => (redactor ? redactor.redact(text) : text);
+  const redactValue = <T>(value: T): T => (redactor ? redactor.redactValue(value) : value);
   const list = [...tools];
   let cachedSpecs: ToolSpec[] | undefined;
 
@@ -184,12 +204,11 @@ export function createToolRegistry(
       message: clean,
       text: truncateText(`Error (${code}): ${clean}`, maxResultChars),
     };
-    if (details !== undefined)
-      outcome.details = redactor ? (redactDeep(details, redactor) as Record<string, unknown>) : details;
+    if (details !== undefined) outcome.details = redactValue(details);
     return outcome;
   };
 
-  const validate = (name: string, rawArgs: unknown): ValidToolCall | ToolErrorOutcome => {
+  const validateUnsafe = (name: string, rawArgs: unknown): ValidToolCall | ToolErrorOutcome => {
     const tool = byName.get(name);
     if (tool === undefined) {
       const available = list.map((t) => t.name);
@@ -197,6 +216,17 @@ export function createToolRegistry(
         'unknown-tool',
         `There is no tool named ${JSON.stringify(name)}. Available tools: ${available.join(', ') || '(none)'}.`,
         { name, available },
+      );
+    }
+    const size = measureJson(normalizeToolArguments(rawArgs), {
+      maxDepth: maxArgumentDepth,
+      maxNodes: maxArgumentNodes,
+    });
+    if (size.exceeded) {
+      return failure(
+        'invalid-arguments',
+        `Invalid arguments for "${name}": they are nested deeper than ${maxArgumentDepth} levels or hold more than ${maxArgumentNodes} values. Send smaller, flatter arguments.`,
+        { maxArgumentDepth, maxArgumentNodes },
       );
     }
     const parsed = parseToolInput(tool.input, rawArgs);
@@ -210,7 +240,22 @@ export function createToolRegistry(
     return { status: 'valid', tool, input: parsed.data };
   };
 
-  const executeValidated = async (call: ValidToolCall, context: ToolExecuteContext): Promise<ToolOutcome> => {
+  /** Never throws: a schema that overflows the stack or a broken zod refinement is an outcome too. */
+  const validate = (name: string, rawArgs: unknown): ValidToolCall | ToolErrorOutcome => {
+    try {
+      return validateUnsafe(name, rawArgs);
+    } catch (error) {
+      return failure(
+        'invalid-arguments',
+        `The arguments for "${String(name)}" could not be validated: ${errorMessage(error)}`,
+      );
+    }
+  };
+
+  const executeValidatedUnsafe = async (
+    call: ValidToolCall,
+    context: ToolExecuteContext,
+  ): Promise<ToolOutcome> => {
     const { tool } = call;
     const name = tool.name;
     if (byName.get(name) !== tool) {
@@ -224,7 +269,8 @@ export function createToolRegistry(
       typeof context.timeoutMs === 'number' && Number.isFinite(context.timeoutMs) && context.timeoutMs > 0
         ? context.timeoutMs
         : undefined;
-    const timeoutMs = tool.timeoutMs ?? fallbackMs;
+    const timeoutMs =
+      tool.timeoutMs ?? fallbackMs ?? (Number.isFinite(defaultTimeoutMs) ? defaultTimeoutMs : undefined);
 
     const controller = new AbortController();
     const aborted = whenAborted(context.signal);
@@ -304,10 +350,19 @@ export function createToolRegistry(
         }
         return {
           status: 'success',
-          output: redactor ? redactDeep(output, redactor) : output,
+          output: redactValue(output),
           text: truncateText(redact(text), maxResultChars),
         };
       }
+    }
+  };
+
+  const executeValidated = async (call: ValidToolCall, context: ToolExecuteContext): Promise<ToolOutcome> => {
+    try {
+      return await executeValidatedUnsafe(call, context);
+    } catch (error) {
+      const name = typeof call?.tool?.name === 'string' ? call.tool.name : 'unknown';
+      return failure('execution-failed', `"${name}" failed: ${errorMessage(error)}`);
     }
   };
 

@@ -1,8 +1,17 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
+import { gitProtectedReason } from './git-repository';
+import {
+  lstatBeneath,
+  openFileBeneath,
+  openFolderBeneath,
+  readFolder,
+  removeTreeBeneath,
+  unlinkBeneath,
+} from './open-beneath';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import type { AnyTool } from './tool';
 import { ToolError } from './tool-error';
@@ -30,24 +39,38 @@ async function realRootOf(root: string): Promise<string> {
   return resolveInWorkspace(root, '.');
 }
 
-/** Refuses writes into `.git` internals: git config and hooks can run arbitrary commands. */
-function assertNotProtected(userPath: string, relative: string): void {
-  if (relative.split('/').includes('.git')) {
+/** Refuses writes into git directories (by content, bare ones included): config and hooks run commands. */
+async function assertNotProtected(userPath: string, realRoot: string, absolute: string): Promise<void> {
+  const reason = await gitProtectedReason(realRoot, absolute);
+  if (reason !== undefined) {
     throw new ToolError({
       code: 'path-escape',
-      message: `Path ${JSON.stringify(userPath)} is refused: the .git folder is protected (its config and hooks can run commands). Use git commands instead.`,
+      message: `Path ${JSON.stringify(userPath)} is refused: ${reason}.`,
       details: { path: userPath, reason: 'protected' },
     });
   }
+}
+
+/** A file with several names may be a link to a file outside the workspace. */
+function refuseHardLink(relative: string, links: number, action: 'write' | 'read'): ToolError {
+  return new ToolError({
+    code: 'path-escape',
+    message: `${relative} has ${links} hard links: one may be outside the workspace, so it is not ${action === 'write' ? 'written through' : 'read'}. ${action === 'write' ? 'Delete it and write a new file instead.' : 'Copy what you need with a command.'}`,
+    details: { path: relative, reason: 'hard link', links },
+  });
+}
+
+/** Package managers (pnpm's store, npm's cache) hard-link files into `node_modules`: those may be read. */
+function readableHardLink(relative: string): boolean {
+  return relative.split('/').includes('node_modules');
 }
 
 function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8192).includes(0);
 }
 
-/** Opens a resolved (symlink-free) path without following a symlink swapped in since. */
-async function openNoFollow(absolute: string, flags: number) {
-  return open(absolute, flags | constants.O_NOFOLLOW, 0o666);
+async function closeBoth(opened: { file: FileHandle; folder: FileHandle }): Promise<void> {
+  await Promise.allSettled([opened.file.close(), opened.folder.close()]);
 }
 
 /** Builds `read_file`, `write_file`, `edit_file`, `list_dir` and `delete_file` for `root`. */
@@ -68,24 +91,28 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
     idempotent: true,
     async execute(input) {
       const absolute = await resolveInWorkspace(root, input.path);
-      const relative = workspaceRelative(await realRootOf(root), absolute);
-      let handle: Awaited<ReturnType<typeof open>>;
+      const realRoot = await realRootOf(root);
+      const relative = workspaceRelative(realRoot, absolute);
+      if (absolute === realRoot) throw new Error('The workspace root is a directory: use list_dir.');
+      let opened: { file: FileHandle; folder: FileHandle };
       try {
-        handle = await openNoFollow(absolute, constants.O_RDONLY);
+        opened = await openFileBeneath(realRoot, path.relative(realRoot, absolute), constants.O_RDONLY);
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: use list_dir.`);
         throw error;
       }
       try {
-        const stats = await handle.stat();
+        const stats = await opened.file.stat();
         if (stats.isDirectory()) throw new Error(`${relative} is a directory: use list_dir.`);
+        if (stats.nlink > 1 && !readableHardLink(relative))
+          throw refuseHardLink(relative, stats.nlink, 'read');
         if (stats.size > maxReadBytes) {
           throw new Error(
             `${relative} is ${stats.size} bytes, over the ${maxReadBytes}-byte read limit. Search it with run_command (rg/grep) instead.`,
           );
         }
-        const buffer = await handle.readFile();
+        const buffer = await opened.file.readFile();
         if (looksBinary(buffer))
           throw new Error(
             `${relative} is a binary file (${buffer.length} bytes); read_file reads text only.`,
@@ -100,7 +127,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         if (end < start) throw new Error(`end_line ${end} is before start_line ${start}.`);
         return lines.slice(start - 1, end).join('\n');
       } finally {
-        await handle.close();
+        await closeBoth(opened);
       }
     },
   });
@@ -120,26 +147,42 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const relative = workspaceRelative(realRoot, absolute);
       if (absolute === realRoot)
         throw new Error('The workspace root is a directory, not a file: give a file path.');
-      assertNotProtected(input.path, relative);
+      await assertNotProtected(input.path, realRoot, absolute);
+      // Opened without O_TRUNC: nothing changes until the file is known to be safe to write.
+      const target = path.relative(realRoot, absolute);
+      let opened: { file: FileHandle; folder: FileHandle };
       let created = true;
       try {
-        const stats = await stat(absolute);
-        if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
-        created = false;
+        try {
+          opened = await openFileBeneath(
+            realRoot,
+            target,
+            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+            {
+              createParents: true,
+            },
+          );
+        } catch (error) {
+          if (errnoCode(error) !== 'EEXIST') throw error;
+          created = false;
+          opened = await openFileBeneath(realRoot, target, constants.O_WRONLY);
+        }
       } catch (error) {
-        if (errnoCode(error) !== 'ENOENT') throw error;
+        if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: give a file path.`);
+        if (errnoCode(error) === 'ENOTDIR')
+          throw new Error(`A parent of ${relative} is a file, not a folder.`, { cause: error });
+        throw error;
       }
-      await mkdir(path.dirname(absolute), { recursive: true });
-      // The parent may have been created through a path that changed meanwhile: check again.
-      const recheck = await resolveInWorkspace(root, input.path);
-      if (recheck !== absolute) throw new Error(`${relative} changed while it was being written; try again.`);
-      const handle = await openNoFollow(absolute, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC);
       try {
-        await handle.writeFile(input.content, 'utf8');
+        const stats = await opened.file.stat();
+        if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
+        if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
+        await opened.file.truncate(0);
+        await opened.file.write(input.content, 0, 'utf8');
+        return { path: relative, bytes: Buffer.byteLength(input.content, 'utf8'), created };
       } finally {
-        await handle.close();
+        await closeBoth(opened);
       }
-      return { path: relative, bytes: Buffer.byteLength(input.content, 'utf8'), created };
     },
   });
 
@@ -154,18 +197,21 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
     }),
     async execute(input) {
       const absolute = await resolveInWorkspace(root, input.path);
-      const relative = workspaceRelative(await realRootOf(root), absolute);
-      assertNotProtected(input.path, relative);
-      let handle: Awaited<ReturnType<typeof open>>;
+      const realRoot = await realRootOf(root);
+      const relative = workspaceRelative(realRoot, absolute);
+      await assertNotProtected(input.path, realRoot, absolute);
+      let opened: { file: FileHandle; folder: FileHandle };
       try {
-        handle = await openNoFollow(absolute, constants.O_RDWR);
+        opened = await openFileBeneath(realRoot, path.relative(realRoot, absolute), constants.O_RDWR);
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory, not a file.`);
         throw error;
       }
       try {
-        const text = (await handle.readFile()).toString('utf8');
+        const stats = await opened.file.stat();
+        if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
+        const text = (await opened.file.readFile()).toString('utf8');
         const first = text.indexOf(input.old_string);
         if (first === -1) {
           throw new Error(
@@ -180,12 +226,12 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           );
         }
         const next = text.slice(0, first) + input.new_string + text.slice(first + input.old_string.length);
-        await handle.truncate(0);
-        await handle.write(next, 0, 'utf8');
+        await opened.file.truncate(0);
+        await opened.file.write(next, 0, 'utf8');
         const line = text.slice(0, first).split('\n').length;
         return { path: relative, replacements: 1, line };
       } finally {
-        await handle.close();
+        await closeBoth(opened);
       }
     },
   });
@@ -203,17 +249,19 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const absolute = await resolveInWorkspace(root, input.path);
       const realRoot = await realRootOf(root);
       const relative = workspaceRelative(realRoot, absolute);
+      let top: FileHandle;
       try {
-        const stats = await stat(absolute);
-        if (!stats.isDirectory()) throw new Error(`${relative} is a file, not a folder: use read_file.`);
+        top = await openFolderBeneath(realRoot, path.relative(realRoot, absolute));
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        if (errnoCode(error) === 'ENOTDIR')
+          throw new Error(`${relative} is a file, not a folder: use read_file.`);
         throw error;
       }
       const entries: { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size?: number }[] = [];
       let truncated = false;
-      const walk = async (folder: string): Promise<void> => {
-        const dirents = (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
+      const walk = async (folder: FileHandle, folderAbsolute: string): Promise<void> => {
+        const dirents = (await readFolder(folder, folderAbsolute)).sort((a, b) =>
           a.name.localeCompare(b.name),
         );
         for (const dirent of dirents) {
@@ -221,19 +269,36 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
             truncated = true;
             return;
           }
-          const full = path.join(folder, dirent.name);
+          const full = path.join(folderAbsolute, dirent.name);
           const entryPath = workspaceRelative(realRoot, full);
           if (dirent.isSymbolicLink()) entries.push({ path: entryPath, type: 'symlink' });
           else if (dirent.isDirectory()) {
             entries.push({ path: entryPath, type: 'directory' });
-            if (input.recursive && !skippedInRecursiveListing.has(dirent.name)) await walk(full);
+            if (input.recursive && !skippedInRecursiveListing.has(dirent.name)) {
+              let child: FileHandle;
+              try {
+                child = await openFolderBeneath(realRoot, path.relative(realRoot, full));
+              } catch (error) {
+                if (ToolError.isInstance(error)) continue; // swapped for a link meanwhile: not followed
+                throw error;
+              }
+              try {
+                await walk(child, full);
+              } finally {
+                await child.close();
+              }
+            }
           } else if (dirent.isFile()) {
-            const size = (await lstat(full)).size;
+            const size = (await lstatBeneath(folder, dirent.name, full)).size;
             entries.push({ path: entryPath, type: 'file', size });
           } else entries.push({ path: entryPath, type: 'other' });
         }
       };
-      await walk(absolute);
+      try {
+        await walk(top, absolute);
+      } finally {
+        await top.close();
+      }
       return { path: relative, entries, truncated };
     },
   });
@@ -241,7 +306,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
   const deleteFile = defineTool({
     name: 'delete_file',
     description:
-      'Delete a file (or a symlink) in the workspace. Folders need recursive=true. The workspace root and .git cannot be deleted.',
+      'Delete a file (or a symlink) in the workspace. Folders need recursive=true. The workspace root and git repositories cannot be deleted.',
     input: z.object({
       path: z.string().min(1).describe('Path relative to the workspace root'),
       recursive: z.boolean().default(false).describe('Required to delete a folder and its contents'),
@@ -254,29 +319,35 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       // The link itself, not its target, is what a path naming a symlink deletes.
       const normalized = path.posix.normalize(input.path.replace(/\\/g, '/')).replace(/\/+$/, '');
       const parent = await resolveInWorkspace(root, path.posix.dirname(normalized));
-      const named = path.join(parent, path.posix.basename(normalized));
+      const name = path.posix.basename(normalized);
+      const named = path.join(parent, name);
       const relative = workspaceRelative(realRoot, named);
-      assertNotProtected(input.path, workspaceRelative(realRoot, absolute));
-      assertNotProtected(input.path, relative);
-      let stats: Awaited<ReturnType<typeof lstat>>;
+      await assertNotProtected(input.path, realRoot, absolute);
+      await assertNotProtected(input.path, realRoot, named);
+      const folder = await openFolderBeneath(realRoot, path.relative(realRoot, parent));
       try {
-        stats = await lstat(named);
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
-        throw error;
+        let stats: Awaited<ReturnType<typeof lstatBeneath>>;
+        try {
+          stats = await lstatBeneath(folder, name, named);
+        } catch (error) {
+          if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+          throw error;
+        }
+        if (stats.isSymbolicLink()) {
+          await unlinkBeneath(folder, name, named);
+          return { path: relative, deleted: 'symlink' as const };
+        }
+        if (stats.isDirectory()) {
+          if (!input.recursive)
+            throw new Error(`${relative} is a folder: pass recursive=true to delete it and its contents.`);
+          await removeTreeBeneath(folder, name, named);
+          return { path: relative, deleted: 'directory' as const };
+        }
+        await unlinkBeneath(folder, name, named);
+        return { path: relative, deleted: 'file' as const };
+      } finally {
+        await folder.close();
       }
-      if (stats.isSymbolicLink()) {
-        await unlink(named);
-        return { path: relative, deleted: 'symlink' as const };
-      }
-      if (stats.isDirectory()) {
-        if (!input.recursive)
-          throw new Error(`${relative} is a folder: pass recursive=true to delete it and its contents.`);
-        await rm(named, { recursive: true });
-        return { path: relative, deleted: 'directory' as const };
-      }
-      await unlink(named);
-      return { path: relative, deleted: 'file' as const };
     },
   });
 

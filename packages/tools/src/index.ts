@@ -1,4 +1,12 @@
 export {
+  createRedactor,
+  isSecretEnvName,
+  isSecretName,
+  type Redactor,
+  type RedactorOptions,
+  registerSecret,
+} from '@closedloop/model';
+export {
   baseEnvNames,
   type CheckedCommand,
   type CommandPolicy,
@@ -7,6 +15,8 @@ export {
   defaultAllowedPrograms,
   defaultNpxPackages,
   defaultProgramRules,
+  isResolvedCommandPolicy,
+  localBinPrograms,
   type ProgramRule,
   type ProgramRuleHelpers,
   type ResolvedCommandPolicy,
@@ -20,7 +30,14 @@ export {
   type GitStatusEntry,
   parseGitStatus,
 } from './command-tools';
-export { createRedactor, isSecretEnvName, type Redactor, type RedactorOptions } from './create-redactor';
+export {
+  type CommandRunner,
+  type CommandRunnerOptions,
+  type CommandRunOptions,
+  type CommandRunResult,
+  createCommandRunner,
+  gitHardening,
+} from './create-command-runner';
 export {
   createToolRegistry,
   type ToolErrorOutcome,
@@ -32,8 +49,17 @@ export {
 export { type DefineToolOptions, defineTool } from './define-tool';
 export type { FileToolsOptions } from './file-tools';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
+export { defaultPythonModules } from './program-rules';
 export { resolveInWorkspace } from './resolve-in-workspace';
-export type { ProcessResult } from './run-process';
+export type { ProcessResult, ProcessRunResult } from './run-process';
+export {
+  defaultHiddenPaths,
+  probeArguments,
+  probeSandbox,
+  type SandboxMode,
+  type SandboxOptions,
+  type SandboxProbe,
+} from './sandbox';
 export type { AnyTool, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 export { ToolError } from './tool-error';
 export { truncateText } from './truncate-text';

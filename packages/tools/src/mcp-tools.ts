@@ -109,27 +109,101 @@ function primitiveSchema(schema: unknown): z.ZodType {
   }
 }
 
+/** Limits on an MCP tool's input schema (a server may send anything). */
+export const mcpSchemaLimits = { maxDepth: 32, maxNodes: 10_000 } as const;
+
+/**
+ * Walks a JSON Schema iteratively, following local `$ref`s (`#/$defs/…`), and tells whether it
+ * is recursive, nested deeper than {@link mcpSchemaLimits}`.maxDepth` or larger than `maxNodes`.
+ */
+export function inspectJsonSchema(schema: unknown): { recursive: boolean; tooLarge: boolean } {
+  const resolve = (ref: string): unknown => {
+    if (!ref.startsWith('#')) return undefined;
+    let node: unknown = schema;
+    for (const raw of ref
+      .slice(1)
+      .split('/')
+      .filter((part) => part !== '')) {
+      const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      if (node === null || typeof node !== 'object') return undefined;
+      node = (node as Record<string, unknown>)[part];
+    }
+    return node;
+  };
+  let nodes = 0;
+  // Each entry carries the refs followed on its path, to see a cycle.
+  const stack: { node: unknown; depth: number; refs: readonly string[] }[] = [
+    { node: schema, depth: 0, refs: [] },
+  ];
+  while (stack.length > 0) {
+    const { node, depth, refs } = stack.pop() as { node: unknown; depth: number; refs: readonly string[] };
+    if (++nodes > mcpSchemaLimits.maxNodes || depth > mcpSchemaLimits.maxDepth)
+      return { recursive: false, tooLarge: true };
+    if (node === null || typeof node !== 'object') continue;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      if (refs.includes(ref)) return { recursive: true, tooLarge: false };
+      stack.push({ node: resolve(ref), depth: depth + 1, refs: [...refs, ref] });
+    }
+    for (const [key, child] of Object.entries(node)) {
+      if (key === '$ref' || key === '$defs' || key === 'definitions') continue;
+      if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1, refs });
+    }
+  }
+  return { recursive: false, tooLarge: false };
+}
+
+/** The loose fallback: required keys and the top-level type of each property. */
+function looseSchema(schema: McpToolInfo['inputSchema']): z.ZodType<Record<string, unknown>> {
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((key) => typeof key === 'string') : [],
+  );
+  const shape: Record<string, z.ZodType> = {};
+  const properties =
+    schema.properties !== null && typeof schema.properties === 'object' ? schema.properties : {};
+  for (const [key, property] of Object.entries(properties)) {
+    const value = primitiveSchema(property);
+    shape[key] = required.has(key) ? value : value.optional();
+  }
+  for (const key of required) shape[key] ??= z.unknown().refine((value) => value !== undefined, 'Required');
+  return z.looseObject(shape) as z.ZodType<Record<string, unknown>>;
+}
+
 /**
  * A zod schema for an MCP tool's input: `z.fromJSONSchema` when it can convert the schema,
- * else a loose object that checks required keys and the top-level type of each property.
+ * else a loose object that checks required keys and the top-level type of each property. A
+ * recursive (`$ref` cycle), too deep or too large schema always gets the loose object, and the
+ * registry bounds the depth and size of the arguments themselves.
  */
 export function mcpInputSchema(inputSchema: McpToolInfo['inputSchema']): z.ZodType<Record<string, unknown>> {
   const { $schema: _ignored, ...schema } = inputSchema;
+  const inspected = inspectJsonSchema(schema);
+  if (inspected.recursive || inspected.tooLarge) return looseSchema(schema as McpToolInfo['inputSchema']);
   try {
     const converted = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
     // Make sure it is usable before trusting it.
     converted.safeParse({});
     return converted as z.ZodType<Record<string, unknown>>;
   } catch {
-    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-    const shape: Record<string, z.ZodType> = {};
-    for (const [key, property] of Object.entries(schema.properties ?? {})) {
-      const value = primitiveSchema(property);
-      shape[key] = required.has(key) ? value : value.optional();
-    }
-    for (const key of required) shape[key] ??= z.unknown().refine((value) => value !== undefined, 'Required');
-    return z.looseObject(shape) as z.ZodType<Record<string, unknown>>;
+    return looseSchema(schema as McpToolInfo['inputSchema']);
   }
+}
+
+/** What the model sees: the server's schema, or a flat summary when it is too large to send. */
+function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  if (!inspectJsonSchema(schema).tooLarge) return schema;
+  const properties: Record<string, unknown> = {};
+  const source = schema.properties !== null && typeof schema.properties === 'object' ? schema.properties : {};
+  for (const [key, property] of Object.entries(source as Record<string, unknown>).slice(0, 200)) {
+    const type =
+      property !== null && typeof property === 'object' ? (property as { type?: unknown }).type : undefined;
+    properties[key] = typeof type === 'string' ? { type } : {};
+  }
+  return {
+    type: 'object',
+    properties,
+    ...(Array.isArray(schema.required) ? { required: schema.required } : {}),
+  };
 }
 
 function base64Bytes(data: string): number {
@@ -230,7 +304,7 @@ export async function mcpTools(client: McpClientLike, options: McpToolsOptions =
         name,
         description: info.description?.trim() || info.title || annotations.title || `MCP tool ${info.name}`,
         input: mcpInputSchema(info.inputSchema),
-        inputJsonSchema: jsonSchema,
+        inputJsonSchema: modelSchema(jsonSchema),
         destructive,
         idempotent: annotations.readOnlyHint === true || annotations.idempotentHint === true,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The result of one finished (or killed) process. */
@@ -26,10 +27,36 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Grace period between SIGTERM and SIGKILL. Default 1000 ms. */
   killGraceMs?: number;
+  /** Written to stdin, which is then closed. Default: stdin is closed at once. */
+  stdin?: string;
+  /** Also collect stdout and stderr interleaved as they arrived (`output`). */
+  interleaved?: boolean;
+  /**
+   * Find and kill descendants that left the process group (`setsid`, double fork) by an
+   * environment tag every descendant inherits (Linux `/proc`). Default true; a runner that puts
+   * the command in its own pid namespace turns it off (the namespace dies with the command).
+   */
+  reapDetached?: boolean;
+  /**
+   * The program writes a JSON line with `child-pid` to file descriptor 3 (bubblewrap's
+   * `--info-fd 3`): once the process is killed, wait until that pid is gone — the pid
+   * namespace's init, whose end takes every process of the namespace with it — so nothing of the
+   * tree is still running when the result is returned.
+   */
+  infoFd?: boolean;
+}
+
+/** A {@link ProcessResult} with the interleaved output when it was asked for. */
+export interface ProcessRunResult extends ProcessResult {
+  /** stdout and stderr interleaved (only with `interleaved: true`). */
+  output?: string;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences start with ESC
 const ansiPattern = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
+
+/** The environment variable that tags every process a command starts. */
+export const processTagVariable = 'CLOSEDLOOP_PROCESS_TAG';
 
 /** Keeps the first and last `max / 2` bytes of a stream. */
 class CappedOutput {
@@ -102,68 +129,174 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
+ * Kills every process of this user whose environment carries `tag` (descendants that called
+ * `setsid` or double-forked out of the process group). Repeats while it finds some, because a
+ * process may fork while it is being killed. Linux only (reads `/proc`); elsewhere a no-op.
+ */
+export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+  if (process.platform !== 'linux') return 0;
+  const needle = Buffer.from(`${processTagVariable}=${tag}\0`);
+  let killed = 0;
+  for (let round = 0; round < 5; round++) {
+    let names: string[];
+    try {
+      names = await readdir('/proc');
+    } catch {
+      return killed;
+    }
+    const found: number[] = [];
+    await Promise.all(
+      names.map(async (name) => {
+        if (!/^\d+$/.test(name)) return;
+        const pid = Number(name);
+        if (pid === process.pid) return;
+        try {
+          const environ = await readFile(`/proc/${name}/environ`);
+          if (environ.includes(needle)) found.push(pid);
+        } catch {
+          // gone, or another user's
+        }
+      }),
+    );
+    if (found.length === 0) return killed;
+    for (const pid of found) {
+      try {
+        process.kill(pid, signal);
+        killed++;
+      } catch {
+        // already gone
+      }
+    }
+  }
+  return killed;
+}
+
+/** Resolves once `pid` no longer exists (or is a zombie), or after `maxMs`. */
+async function waitGone(pid: number, maxMs: number): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
  * Runs `executable` without a shell in its own process group, so a timeout or an abort kills
- * the whole tree (SIGTERM, then SIGKILL after a grace period). Leftover processes of the group
- * are killed when the main process exits. Stdin is closed; stdout/stderr are capped and ANSI
- * escapes removed. Rejects only when the process cannot start or the signal aborts.
+ * the whole tree (SIGTERM, then SIGKILL after a grace period). When the main process exits, what
+ * is left of its group is killed, and so are descendants that left the group (`setsid`, double
+ * fork): every process it starts inherits an environment tag that is looked for in `/proc`.
+ * Stdin is closed (or gets `stdin`); stdout/stderr are capped and ANSI escapes removed. Rejects
+ * only when the process cannot start or the signal aborts.
  */
 export function runProcess(
   executable: string,
   args: readonly string[],
   options: RunProcessOptions,
-): Promise<ProcessResult> {
+): Promise<ProcessRunResult> {
   const started = Date.now();
   const killGraceMs = options.killGraceMs ?? 1000;
-  return new Promise<ProcessResult>((resolve, reject) => {
+  const reapDetached = (options.reapDetached ?? true) && process.platform === 'linux';
+  const tag = randomUUID();
+  return new Promise<ProcessRunResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));
       return;
     }
     const child = spawn(executable, [...args], {
       cwd: options.cwd,
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
+      stdio: [
+        options.stdin === undefined ? 'ignore' : 'pipe',
+        'pipe',
+        'pipe',
+        ...(options.infoFd ? (['pipe'] as const) : []),
+      ],
       detached: true,
       windowsHide: true,
       shell: false,
     });
     const stdout = new CappedOutput(options.maxOutputBytes);
     const stderr = new CappedOutput(options.maxOutputBytes);
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const output = options.interleaved ? new CappedOutput(options.maxOutputBytes * 2) : undefined;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      output?.push(chunk);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      output?.push(chunk);
+    });
+    if (options.stdin !== undefined && child.stdin) {
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
 
     let timedOut = false;
     let settled = false;
     let exit: { code: number | null; signal: string | null } | undefined;
     const timers: ReturnType<typeof setTimeout>[] = [];
+    let innerPid: number | undefined;
+    if (options.infoFd) {
+      let info = '';
+      const stream = child.stdio[3] as NodeJS.ReadableStream | null | undefined;
+      stream?.on('data', (chunk: Buffer) => {
+        info += chunk.toString('utf8');
+        const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
+        if (pid !== undefined) innerPid = Number(pid);
+      });
+      stream?.on('error', () => {});
+    }
+    /**
+     * `waitForNamespace`: after killing a sandbox, wait for its pid namespace to end (when the
+     * command exited by itself, its namespace ended before the sandbox process did).
+     */
+    const killAll = async (signal: NodeJS.Signals, waitForNamespace = signal === 'SIGKILL') => {
+      killGroup(child.pid, signal);
+      if (reapDetached) await killTagged(tag, signal);
+      if (waitForNamespace && innerPid !== undefined) await waitGone(innerPid, 2_000);
+    };
     const terminate = () => {
-      killGroup(child.pid, 'SIGTERM');
-      timers.push(setTimeout(() => killGroup(child.pid, 'SIGKILL'), killGraceMs));
+      void killAll('SIGTERM');
+      timers.push(setTimeout(() => void killAll('SIGKILL'), killGraceMs));
     };
     const cleanup = () => {
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     };
-    const finish = () => {
-      if (settled || exit === undefined) return;
+    let finishing = false;
+    const finish = async () => {
+      if (settled || finishing || exit === undefined) return;
+      finishing = true;
+      // Leftovers of the tree, in the group or detached from it.
+      await killAll('SIGKILL', timedOut);
+      if (settled) return;
       cleanup();
-      killGroup(child.pid, 'SIGKILL'); // leftovers of the tree
-      resolve({
+      const result: ProcessRunResult = {
         exitCode: exit.code,
         signal: exit.signal,
         stdout: stdout.text(),
         stderr: stderr.text(),
         timedOut,
-        truncated: stdout.truncated || stderr.truncated,
+        truncated: stdout.truncated || stderr.truncated || (output?.truncated ?? false),
         durationMs: Date.now() - started,
-      });
+      };
+      if (output) result.output = output.text();
+      resolve(result);
     };
     const onAbort = () => {
       if (settled) return;
-      killGroup(child.pid, 'SIGKILL');
       cleanup();
-      reject(options.signal?.reason ?? new Error('aborted'));
+      const reason = options.signal?.reason ?? new Error('aborted');
+      killAll('SIGKILL').then(
+        () => reject(reason),
+        () => reject(reason),
+      );
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     timers.push(
@@ -176,7 +309,7 @@ export function runProcess(
     child.on('error', (error) => {
       if (settled) return;
       cleanup();
-      killGroup(child.pid, 'SIGKILL');
+      void killAll('SIGKILL');
       reject(error);
     });
     child.on('exit', (code, signal) => {
@@ -184,16 +317,16 @@ export function runProcess(
       // A grandchild may hold the pipes open: do not wait for it for long.
       timers.push(
         setTimeout(() => {
-          killGroup(child.pid, 'SIGKILL');
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish();
+          void killAll('SIGKILL');
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          void finish();
         }, 200),
       );
     });
     child.on('close', (code, signal) => {
       exit ??= { code, signal };
-      finish();
+      void finish();
     });
   });
 }

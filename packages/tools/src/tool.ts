@@ -76,5 +76,6 @@ export type ToolErrorCode =
   | 'aborted'
   | 'path-escape'
   | 'command-denied'
+  | 'sandbox-unavailable'
   | 'output-invalid'
   | 'invalid-definition';

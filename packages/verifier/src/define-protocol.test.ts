@@ -11,7 +11,8 @@ async function context(files: Record<string, string> = {}, git = false) {
   const ws = await workspace(files, { git });
   return { ws, ctx: createProtocolContext({ workspace: ws.root }) };
 }
-const node = process.execPath;
+// Commands go through the one command policy: bare program names, no inline code.
+const node = 'node';
 const yes = (): boolean => true;
 
 describe('defineProtocol', { timeout: 30_000 }, () => {
@@ -82,15 +83,15 @@ describe('defineProtocol', { timeout: 30_000 }, () => {
   });
 
   it('validates the output against the output schema', async () => {
-    const { ctx } = await context();
+    const { ctx } = await context({
+      'print.cjs': 'console.log(process.argv[2]);\n',
+    });
     const audit = (output: unknown) =>
       defineProtocol({
         name: 'AUDIT',
         description: 'audit json',
         outputSchema: z.object({ vulnerabilities: z.number().max(0) }),
-        steps: [
-          { name: 'audit', command: [node, '-e', `console.log(${JSON.stringify(JSON.stringify(output))})`] },
-        ],
+        steps: [{ name: 'audit', command: [node, 'print.cjs', JSON.stringify(output)] }],
       });
     const ok = (await runProtocols([audit({ vulnerabilities: 0 })], ctx)).findings[0];
     expect(ok).toMatchObject({ status: 'pass', details: { output: { vulnerabilities: 0 } } });
@@ -120,7 +121,8 @@ describe('defineProtocol', { timeout: 30_000 }, () => {
     });
     expect((await runProtocols([missing], ctx)).findings[0]).toMatchObject({
       status: 'error',
-      message: expect.stringMatching(/command not found/),
+      // Not an allowed program: the one command policy refuses it before anything starts.
+      message: expect.stringMatching(/refused by the command policy/),
     });
     const throwing = defineProtocol({
       name: 'T',

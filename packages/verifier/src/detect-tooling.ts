@@ -126,9 +126,16 @@ function localBin(root: string, bin: string): string | undefined {
   }
 }
 
+/**
+ * A tool's command: its bare name when the workspace has it in `node_modules/.bin` (the command
+ * runner looks there first), else `npx --no-install` (which never installs). Program paths are
+ * never used: the command policy runs bare names only.
+ */
 function binCommand(root: string, bin: string, args: string[]): string[] {
   const local = localBin(root, bin);
-  return local ? [local, ...args] : ['npx', '--no-install', bin, ...args];
+  return local !== undefined && path.dirname(path.dirname(path.dirname(local))) === root
+    ? [bin, ...args]
+    : ['npx', '--no-install', bin, ...args];
 }
 
 function runnerOf(script: string): TestRunner {

@@ -73,7 +73,8 @@ export {
   judgeVerdictSchema,
 } from './protocols/judge-protocols';
 export { findCrash, syntaxErrors } from './protocols/static-protocols';
-export { type CommandResult, type RunCommandOptions, runCommand } from './run-command';
+export { createRerunPolicy, type RerunPolicy } from './rerun-policy';
+export { type CommandResult, commandProblem, type RunCommandOptions, runCommand } from './run-command';
 export {
   MODE_LAYERS,
   type ProtocolRunResult,
@@ -88,7 +89,6 @@ export {
   checkLedger,
   checkNotes,
   DEFAULT_CONTROL_TOOLS,
-  defaultAllowCommand,
   evidenceCalls,
   type LedgerAnalysis,
   type LedgerError,

@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import type { ToolCallRecord } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import { z } from 'zod';
 import { detectTooling, type Tooling } from './detect-tooling';
 import type { Finding, Priority, VerificationLayer } from './finding';
@@ -91,7 +92,11 @@ export interface ProtocolContext {
   readonly previousFindings: readonly Finding[];
   /** This protocol's signal (its timeout and the caller's abort). */
   readonly signal: AbortSignal;
-  /** Runs an argv in the workspace (no shell) with the context's timeout, output cap and signal. */
+  /**
+   * Runs an argv in the workspace (no shell) with the context's timeout, output cap and signal,
+   * through the product's one process runner: the command policy, minimal environment and
+   * sandbox of `run_command` apply (a refused command comes back with `denied`).
+   */
   run(argv: readonly string[], options?: ContextRunOptions): Promise<CommandResult>;
 }
 
@@ -139,6 +144,8 @@ export interface ProtocolContextOptions {
   maxOutputChars?: number;
   /** Pre-computed facts to share (e.g. with step checks). */
   facts?: WorkspaceFacts;
+  /** The process runner `ctx.run` uses (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
   signal?: AbortSignal;
 }
 
@@ -154,6 +161,7 @@ export function createProtocolContext(options: ProtocolContextOptions): Protocol
   const facts =
     options.facts ??
     createWorkspaceFacts(options.workspace, {
+      ...(options.runner ? { runner: options.runner } : {}),
       ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -170,6 +178,8 @@ export function createProtocolContext(options: ProtocolContextOptions): Protocol
       return runCommand({
         argv,
         cwd,
+        root: facts.root,
+        ...(options.runner ? { runner: options.runner } : {}),
         timeoutMs: runOptions.timeoutMs ?? commandTimeoutMs,
         maxOutputChars,
         signal: runSignal,

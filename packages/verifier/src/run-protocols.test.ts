@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -119,30 +119,38 @@ describe('runProtocols', () => {
   });
 
   it('kills commands of a protocol that times out', async () => {
-    const pidFile = path.join(tmpdir(), `closedloop-hang-${process.pid}-${Date.now()}.pid`);
-    const hang: Protocol = {
-      name: 'HANG',
-      priority: 'P1',
-      layer: 1,
-      timeoutMs: 1000,
-      run: async (context) => {
-        const script =
-          'require("fs").writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)';
-        const result = await context.run([process.execPath, '-e', script, pidFile]);
-        return [{ check: 'HANG', priority: 'P1', status: 'pass', message: String(result.exitCode) }];
-      },
-    };
-    const started = Date.now();
-    const { findings } = await runProtocols([hang], ctx());
-    expect(findings[0]).toMatchObject({
-      status: 'error',
-      message: expect.stringMatching(/timed out after 1000 ms/),
-    });
-    expect(Date.now() - started).toBeLessThan(5000);
-    const pid = Number(await readFile(pidFile, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(() => process.kill(pid, 0)).toThrow();
-    await rm(pidFile, { force: true });
+    const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'closedloop-hang-')));
+    try {
+      await writeFile(
+        path.join(workspace, 'hang.cjs'),
+        'setInterval(() => require("fs").appendFileSync("beats.txt", "."), 50);\n',
+      );
+      const hang: Protocol = {
+        name: 'HANG',
+        priority: 'P1',
+        layer: 1,
+        timeoutMs: 1000,
+        run: async (context) => {
+          const result = await context.run(['node', 'hang.cjs']);
+          return [{ check: 'HANG', priority: 'P1', status: 'pass', message: String(result.exitCode) }];
+        },
+      };
+      const started = Date.now();
+      const { findings } = await runProtocols([hang], createProtocolContext({ workspace }));
+      expect(findings[0]).toMatchObject({
+        status: 'error',
+        message: expect.stringMatching(/timed out after 1000 ms/),
+      });
+      expect(Date.now() - started).toBeLessThan(5000);
+      // The command (in its own pid namespace when sandboxed) no longer beats.
+      const beats = path.join(workspace, 'beats.txt');
+      const before = (await readFile(beats, 'utf8')).length;
+      expect(before).toBeGreaterThan(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await readFile(beats, 'utf8')).length).toBe(before);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
   });
 
   it('applies criterion priorities and fills the layer', async () => {

@@ -6,7 +6,6 @@ import {
   analyseLedger,
   checkEffects,
   DEFAULT_CONTROL_TOOLS,
-  defaultAllowCommand,
   evidenceCalls,
   ledgerPaths,
   resolveControlTools,
@@ -132,57 +131,5 @@ describe('control tools are never evidence', () => {
     expect(() => resolveControlTools('mark_step', 'verifyStep: controlTools')).toThrow(
       /^verifyStep: controlTools must be an array of tool names/,
     );
-  });
-});
-
-describe('defaultAllowCommand', () => {
-  it.each([
-    ['npm', 'test'],
-    ['npm', 'run', 'test:unit'],
-    ['pnpm', 'vitest', 'run'],
-    ['node', '--test'],
-    ['node', 'scripts/check.mjs'],
-    ['npx', 'vitest', 'run'],
-    ['npx', '--no-install', 'tsc', '--noEmit'],
-    ['npx', '@biomejs/biome', 'check', '.'],
-    ['/repo/node_modules/.bin/vitest', 'run'],
-    ['python3', '-m', 'pytest', '-q'],
-    ['pytest', '-p', 'no:cacheprovider', '-c', 'pytest.ini'],
-    ['go', 'test', './...'],
-    ['cargo', 'test'],
-    ['make', 'test'],
-    ['git', 'diff', '--stat'],
-  ])('re-runs %s %s', (...argv: string[]) => {
-    expect(defaultAllowCommand(argv)).toBe(true);
-  });
-
-  it.each([
-    ['rm', '-rf', 'dist'],
-    ['curl', 'https://example.com'],
-    ['npm', 'publish'],
-    ['npm', 'install', 'left-pad'],
-    ['npm', 'run', 'release'],
-    ['pnpm', 'add', 'zod'],
-    ['yarn', 'dlx', 'create-app'],
-    ['npx', 'cowsay', 'hi'],
-    ['npx', 'npm', 'publish'],
-    ['npx', '-p', 'some-package', 'vitest'],
-    ['npx', '--yes', 'vitest', 'run'],
-    ['npx'],
-    ['node', '-e', "require('fs').rmSync('src', { recursive: true })"],
-    ['node', '--eval=1'],
-    ['python3', '-c', 'print(1)'],
-    ['python3', '-m', 'pip', 'install', 'requests'],
-    ['deno', 'run', 'https://example.com/x.ts'],
-    ['go', 'get', 'example.com/m'],
-    ['cargo', 'publish'],
-    ['make', 'clean'],
-    ['git', 'push'],
-    ['git', 'checkout', '.'],
-    ['git'],
-    ['vitest', '--force'],
-    [],
-  ])('refuses %s %s', (...argv: string[]) => {
-    expect(defaultAllowCommand(argv)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { ParsedStepNotes, ToolCallRecord } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import type { Tooling } from './detect-tooling';
 import { type Claim, describeClaim } from './extract-claims';
 import { canFindSymbols, findSymbol } from './find-symbol';
@@ -348,118 +349,19 @@ export function ledgerPaths(
   };
 }
 
-const ALLOWED_PROGRAMS: ReadonlySet<string> = new Set([
-  'node',
-  'npm',
-  'npx',
-  'pnpm',
-  'yarn',
-  'bun',
-  'deno',
-  'tsc',
-  'tsx',
-  'vitest',
-  'jest',
-  'mocha',
-  'pytest',
-  'python',
-  'python3',
-  'go',
-  'cargo',
-  'make',
-  'biome',
-  'eslint',
-  'prettier',
-  'git',
-  'ruff',
-  'mypy',
-  'true',
-]);
-/** Sub-commands (or make targets, script names) that publish, install, fetch or delete. */
-const DENIED_SUBCOMMAND =
-  /^(?:publish|unpublish|deploy|push|release|login|logout|adduser|rm|clean|distclean|reset|exec|dlx|x|eval|install|i|ci|add|remove|uninstall|update|upgrade|up|link|get|clone|fetch|pull|checkout|commit|rebase|merge|stash|tag|yank|owner|mod)$/;
-/** Programs whose first positional argument is a sub-command. */
-const SUBCOMMAND_PROGRAMS: ReadonlySet<string> = new Set([
-  'npm',
-  'pnpm',
-  'yarn',
-  'bun',
-  'deno',
-  'go',
-  'cargo',
-]);
-/** Flags that evaluate inline code: a claim of `node -e "…"` is the model's code, not the workspace's. */
-const INLINE_CODE: Readonly<Record<string, RegExp>> = {
-  node: /^(?:-e|--eval|-p|--print)(?:=|$)/,
-  tsx: /^(?:-e|--eval|-p|--print)(?:=|$)/,
-  bun: /^(?:-e|--eval|-p|--print)(?:=|$)/,
-  python: /^-c/,
-  python3: /^-c/,
-};
-
-/**
- * Default policy for re-running claimed commands: known build/test tools only, nothing that
- * publishes, installs, fetches, deletes or evaluates inline code. `git` only reads (status,
- * diff, log, show, ls-files, rev-parse); `npx` runs only an allowed tool (and the verifier's
- * environment sets `npm_config_yes=false`, so it never installs one); `python -m pip` and URL
- * arguments are refused.
- *
- * @example
- * defaultAllowCommand(['npm', 'test']); // true
- * defaultAllowCommand(['npm', 'publish']); // false
- * defaultAllowCommand(['npx', 'cowsay', 'hi']); // false
- */
-export function defaultAllowCommand(argv: readonly string[]): boolean {
-  const program = path.basename(argv[0] ?? '');
-  if (!ALLOWED_PROGRAMS.has(program)) return false;
-  const args = argv.slice(1);
-  if (args.some((arg) => /^(?:--force|-rf|-fr)$/.test(arg) || /^[a-z][\w+.-]*:\/\//i.test(arg))) return false;
-  const rest = args.filter((arg) => !arg.startsWith('-'));
-  switch (program) {
-    case 'git':
-      return rest.length > 0 && /^(?:status|diff|log|show|ls-files|rev-parse)$/.test(rest[0] ?? '');
-    case 'npx': {
-      // `npx [flags] <tool> …`: the tool must itself be allowed, with its own arguments.
-      // `--package` and `--yes` would install (`--yes` overrides the environment's `npm_config_yes`).
-      if (args.some((arg) => /^(?:-p|--package|-y|--yes)(?:=|$)/.test(arg))) return false;
-      const index = args.findIndex((arg) => !arg.startsWith('-'));
-      return index !== -1 && defaultAllowCommand(args.slice(index));
-    }
-    case 'python':
-    case 'python3': {
-      const module = args[args.indexOf('-m') + 1];
-      if (args.includes('-m') && (module === 'pip' || module === 'ensurepip' || module === 'venv'))
-        return false;
-      break;
-    }
-    case 'make':
-      if (rest.some((target) => DENIED_SUBCOMMAND.test(target))) return false;
-      break;
-    default:
-      if (SUBCOMMAND_PROGRAMS.has(program)) {
-        const [first, second] = rest;
-        if (first !== undefined && DENIED_SUBCOMMAND.test(first)) return false;
-        // `npm run release`: the script name says what it does.
-        if (
-          (first === 'run' || first === 'run-script') &&
-          second !== undefined &&
-          DENIED_SUBCOMMAND.test(second)
-        )
-          return false;
-      }
-  }
-  const inline = INLINE_CODE[program];
-  return inline === undefined || !args.some((arg) => inline.test(arg));
-}
-
 /** Everything the claims check needs. */
 export interface ClaimCheckEnvironment {
   facts: WorkspaceFacts;
   ledger: readonly ToolCallRecord[];
   /** Tools whose calls are never evidence (default {@link DEFAULT_CONTROL_TOOLS}). */
   controlTools?: Iterable<string>;
-  /** Re-run claimed commands only when this allows them. */
-  allowCommand(argv: readonly string[]): boolean;
+  /**
+   * Re-run a claimed command only when this allows it (default in `verifyStep`:
+   * `createRerunPolicy` — the argv ran in the step's ledger or is a detected project command).
+   */
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
+  /** The process runner (the one `run_command` uses): one policy, environment and sandbox. */
+  runner?: CommandRunner;
   tooling(): Promise<Tooling>;
   commandTimeoutMs: number;
   maxOutputChars: number;
@@ -518,6 +420,7 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
       promise = runCommand({
         argv: ['git', 'check-ignore', '-q', '--', rel],
         cwd: facts.root,
+        ...(env.runner ? { runner: env.runner } : {}),
         timeoutMs: 10_000,
         ...(env.signal ? { signal: env.signal } : {}),
       }).then((result) => result.exitCode === 0);
@@ -533,6 +436,7 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
       promise = runCommand({
         argv,
         cwd: facts.root,
+        ...(env.runner ? { runner: env.runner } : {}),
         timeoutMs: env.commandTimeoutMs,
         maxOutputChars: env.maxOutputChars,
         ...(env.signal ? { signal: env.signal } : {}),
@@ -582,11 +486,11 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
     label: string,
     isTest: boolean,
   ): Promise<Finding> => {
-    if (!env.allowCommand(argv)) {
+    if (!(await env.allowCommand(argv))) {
       return finding(
         claim,
         'skip',
-        `Claim "${label}" was not re-run: \`${argv.join(' ')}\` is not allowed by the command policy.`,
+        `Claim "${label}" was not re-run: \`${argv.join(' ')}\` neither ran in this step nor is a command of the workspace (claims alone never run commands).`,
         {
           command: [...argv],
         },

@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import type { Plan } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import { z } from 'zod';
 import { resolveProtocols } from './builtin-protocols';
 import { detectTooling } from './detect-tooling';
@@ -57,6 +58,8 @@ export interface VerifyGoalOptions {
    * them). Default `['mark_step']`, as in `verifyStep`.
    */
   controlTools?: readonly string[];
+  /** The process runner the protocols use (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
   signal?: AbortSignal;
 }
 
@@ -97,6 +100,7 @@ export async function verifyGoal(
   throwIfAborted(options.signal, 'verifyGoal');
   const controlTools = resolveControlTools(options.controlTools, 'verifyGoal: controlTools');
   const facts = createWorkspaceFacts(context.workspace, {
+    ...(options.runner ? { runner: options.runner } : {}),
     ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -139,6 +143,7 @@ export async function verifyGoal(
   );
   const files = steps.flatMap((step) => [...step.files, ...(step.claims?.filesWritten ?? [])]);
   const ctx = createProtocolContext({
+    ...(options.runner ? { runner: options.runner } : {}),
     workspace: facts.root,
     facts,
     request: context.request,

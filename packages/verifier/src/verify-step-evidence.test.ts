@@ -295,14 +295,23 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
     class: 'x',
     expected: { verdict: 'success' },
     step: { description: 'run it' },
-    workspace: { git: false, files: { 'a.txt': 'a' } },
+    workspace: {
+      git: false,
+      files: {
+        'a.txt': 'a',
+        'hang.cjs': 'setInterval(() => {}, 1000);\n',
+        'exit0.cjs': 'process.exit(0);\n',
+        'exit1.cjs': 'process.exit(1);\n',
+      },
+    },
     ledger: [{ tool: 'run_command', args: { argv }, status: 'success', result: 'ok' }],
     claims: { commandsPassed: [{ argv }] },
   });
   const allowAll = { allowCommand: () => true };
 
   it('a claimed command whose program does not exist: unverified, never success', async () => {
-    const report = await verifyTrace(commandStep(['closedloop-no-such-runner-xyz', '--test']), allowAll);
+    // jest is an allowed program of the command policy, not installed here.
+    const report = await verifyTrace(commandStep(['jest', '--ci']), allowAll);
     expect(report.verdict).toBe('unverified');
     expect(report.unverified).toBe(true);
     expect(report.infrastructureErrors).toEqual([
@@ -310,14 +319,24 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
         check: 'claims',
         priority: 'P1',
         status: 'error',
-        message: expect.stringMatching(/command not found: closedloop-no-such-runner-xyz/),
+        message: expect.stringMatching(/command not found: jest/),
+      }),
+    ]);
+    // A program the policy refuses is an infrastructure error too: it never ran.
+    const refused = await verifyTrace(commandStep(['closedloop-no-such-runner-xyz', '--test']), allowAll);
+    expect(refused.verdict).toBe('unverified');
+    expect(refused.infrastructureErrors).toEqual([
+      expect.objectContaining({
+        check: 'claims',
+        status: 'error',
+        message: expect.stringMatching(/refused by the command policy/),
       }),
     ]);
   });
 
   it('a claimed command that times out: unverified, and the process is killed', async () => {
     const started = Date.now();
-    const report = await verifyTrace(commandStep([process.execPath, '-e', 'setInterval(() => {}, 1000)']), {
+    const report = await verifyTrace(commandStep(['node', 'hang.cjs']), {
       ...allowAll,
       commandTimeoutMs: 300,
     });
@@ -329,10 +348,10 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
   });
 
   it('the same claims with a real exit code are judged on it: exit 1 retries, exit 0 passes', async () => {
-    const failing = await verifyTrace(commandStep([process.execPath, '-e', 'process.exit(1)']), allowAll);
+    const failing = await verifyTrace(commandStep(['node', 'exit1.cjs']), allowAll);
     expect(failing.verdict).toBe('retry');
     expect(failing.infrastructureErrors).toEqual([]);
-    const passing = await verifyTrace(commandStep([process.execPath, '-e', 'process.exit(0)']), allowAll);
+    const passing = await verifyTrace(commandStep(['node', 'exit0.cjs']), allowAll);
     expect(passing.verdict).toBe('success');
   });
 

@@ -1,3 +1,4 @@
+import { createTempWorkspace } from '@closedloop/tools/testing';
 import { describe, expect, it } from 'vitest';
 import {
   failingChecks as failing,
@@ -391,7 +392,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     });
     expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({
       status: 'skip',
-      message: expect.stringMatching(/not allowed/),
+      message: expect.stringMatching(/not re-run/),
     });
   });
 
@@ -418,11 +419,12 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     const plan = planWithStep({
       description: 'x',
       ledger: [write('a.ts')],
-      claims: { commandsPassed: [{ argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] }] },
+      claims: { commandsPassed: [{ argv: ['node', 'hang.cjs'] }] },
     });
     const started = Date.now();
+    await using ws = await createTempWorkspace({ files: { 'hang.cjs': 'setInterval(() => {}, 1000);\n' } });
     const report = await verifyStep(plan, 's1', {
-      workspace: '/tmp',
+      workspace: ws.root,
       allowCommand: () => true,
       checkTimeoutMs: 300,
     });

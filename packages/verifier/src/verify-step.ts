@@ -1,5 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import { type Plan, parseStepNotes, type Step, type StepId } from '@closedloop/plan';
+import type { CommandRunner } from '@closedloop/tools';
 import { resolveProtocols } from './builtin-protocols';
 import { classifyConfidence, propagateConfidence } from './confidence';
 import { detectTooling, type Tooling } from './detect-tooling';
@@ -11,6 +12,7 @@ import {
   type HumanReviewHandler,
   type Protocol,
 } from './protocol';
+import { createRerunPolicy } from './rerun-policy';
 import { runProtocols } from './run-protocols';
 import {
   analyseLedger,
@@ -18,7 +20,6 @@ import {
   checkEffects,
   checkLedger,
   checkNotes,
-  defaultAllowCommand,
   evidenceCalls,
   resolveControlTools,
 } from './step-checks';
@@ -47,8 +48,18 @@ export interface VerifyStepOptions {
    * Default {@link DEFAULT_CONTROL_TOOLS} (`['mark_step']`, the executor's tool).
    */
   controlTools?: readonly string[];
-  /** Policy for re-running claimed commands. Default {@link defaultAllowCommand}. */
-  allowCommand?: (argv: readonly string[]) => boolean;
+  /**
+   * Which claimed commands may be re-run. Default `createRerunPolicy`: only an argv that ran in
+   * the step's ledger or a detected project command (build, lint, test…) — never an argv that
+   * only a claim names. Whatever runs still passes the command policy of `runner`.
+   */
+  allowCommand?: (argv: readonly string[]) => boolean | Promise<boolean>;
+  /**
+   * The process runner for re-runs, git facts and protocols: pass the one `run_command` uses
+   * (`createCommandRunner` of `@closedloop/tools`) so both share one policy and sandbox.
+   * Default: the default policy with `sandbox: 'auto'`.
+   */
+  runner?: CommandRunner;
   /** Timeout of each re-run command. Default 120 000 ms. */
   commandTimeoutMs?: number;
   /** Timeout of each step check (the claims check re-runs commands). Default 600 000 ms. */
@@ -193,6 +204,7 @@ export async function verifyStep(
     options.workspace === undefined
       ? undefined
       : createWorkspaceFacts(options.workspace, {
+          ...(options.runner ? { runner: options.runner } : {}),
           ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
@@ -216,15 +228,17 @@ export async function verifyStep(
             evidence: { claim: claim.text },
           }));
         }
+        const tooling = () => {
+          toolingPromise ??= detectTooling(facts.root);
+          return toolingPromise;
+        };
         return checkClaims(claims, {
           facts,
           ledger: step.ledger,
           controlTools,
-          allowCommand: options.allowCommand ?? defaultAllowCommand,
-          tooling: () => {
-            toolingPromise ??= detectTooling(facts.root);
-            return toolingPromise;
-          },
+          allowCommand: options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling }),
+          ...(options.runner ? { runner: options.runner } : {}),
+          tooling,
           commandTimeoutMs: options.commandTimeoutMs ?? 120_000,
           maxOutputChars: options.maxOutputChars ?? 200_000,
           signal,
@@ -272,6 +286,7 @@ export async function verifyStep(
       const ctx = createProtocolContext({
         workspace: facts.root,
         facts,
+        ...(options.runner ? { runner: options.runner } : {}),
         request: step.description,
         acceptanceCriteria: step.successCriteria,
         ledger: evidenceCalls(step.ledger, { controlTools }),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { CommandRunner } from '@closedloop/tools';
 import { excerpt } from './finding';
 import { commandProblem, runCommand } from './run-command';
 
@@ -22,6 +23,8 @@ export interface WorkspaceFactsOptions {
   /** Timeout of each git command. Default 30 000 ms. */
   gitTimeoutMs?: number;
   signal?: AbortSignal;
+  /** The process runner for git (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
 }
 
 /**
@@ -104,6 +107,7 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
       cwd: realRoot,
       timeoutMs,
       env: GIT_ENV,
+      ...(options.runner ? { runner: options.runner } : {}),
       maxOutputChars: 4_000_000,
       ...(options.signal ? { signal: options.signal } : {}),
     });

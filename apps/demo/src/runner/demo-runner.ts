@@ -11,7 +11,7 @@ import {
 } from '@closedloop/cortex';
 import type { ToolCallGuard } from '@closedloop/executor';
 import type { ChatModel } from '@closedloop/model';
-import { workspaceTools } from '@closedloop/tools';
+import { createCommandRunner, workspaceTools } from '@closedloop/tools';
 import { DemoError } from '../demo-error';
 import { createIsPrimeScenarioModel, isPrimeTask } from '../scenario/is-prime-scenario';
 import {
@@ -154,10 +154,13 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
   }) {
     const { settings, workspace } = input.meta;
     let recorder: ReturnType<typeof createStepChangeRecorder> | undefined;
+    // One runner for the tools and the verifier: one command policy, one sandbox.
+    const runner = createCommandRunner({ root: workspace });
     return createCortex({
       model: input.model,
-      tools: workspaceTools({ root: workspace }),
+      tools: workspaceTools({ root: workspace, runner }),
       workspace,
+      runner,
       planning: 'always',
       executor: { mode: settings.mode, stream: true, ...(options.guard ? { guard: options.guard } : {}) },
       concurrency: settings.concurrency,

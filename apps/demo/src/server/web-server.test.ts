@@ -204,7 +204,12 @@ describe('POST /api/runs', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toBe('The body is not valid JSON.');
 
-    const form = await fetch(url('/api/runs'), { method: 'POST', body: 'mode=auto' });
+    // Same-origin (a browser sends Origin): the body type is what is wrong.
+    const form = await fetch(url('/api/runs'), {
+      method: 'POST',
+      body: 'mode=auto',
+      headers: { origin: new URL(url('/')).origin },
+    });
     expect(form.status).toBe(415);
     expect(((await form.json()) as { error: string }).error).toContain('application/json');
 

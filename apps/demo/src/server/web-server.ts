@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpError, sendJson } from './http';
+import { defaultServerCaps, refuseOverCap } from './limits';
+import { createRequestGuard, type RequestGuard } from './request-guard';
 import { dispatch, type Route } from './router';
 import { approvalRoutes } from './routes/approval-routes';
 import { changeRoutes } from './routes/change-routes';
@@ -34,6 +36,18 @@ export interface WebServerOptions extends RunBackend {
   heartbeatMs?: number;
   /** The built web UI (`index.html` + `assets/`). Default: `dist/web` of this package. */
   assetsDir?: string;
+  /**
+   * Access token. A non-loopback `host` always needs one: generated when not given, and part of
+   * the returned `url` (`?token=…`; the page then keeps it in an HttpOnly cookie). Loopback: none
+   * by default.
+   */
+  token?: string;
+  /** Host names the server answers to besides `host` and loopback names (Host-header check). */
+  allowedHosts?: readonly string[];
+  /** Event streams open at once; one more is answered 429. Default 32. */
+  maxEventStreams?: number;
+  /** Runs active at once (started or resumed); one more is answered 503. Default 4. */
+  maxActiveRuns?: number;
 }
 
 /** A running web server. */
@@ -44,15 +58,14 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-function hostnameOf(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
-}
-
-function validateOptions(options: WebServerOptions): { host: string; port: number; heartbeatMs: number } {
+function validateOptions(options: WebServerOptions): {
+  host: string;
+  port: number;
+  heartbeatMs: number;
+  guard: RequestGuard;
+  maxEventStreams: number;
+  maxActiveRuns: number;
+} {
   const fail = (message: string): never => {
     throw new WebServerError({ code: 'invalid-options', message: `startWebServer: ${message}` });
   };
@@ -73,7 +86,35 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
   if (typeof options.startRun !== 'function')
     fail('startRun must be a function (see runner/demo-runner.ts).');
   if (typeof options.readRun !== 'function') fail('readRun must be a function (see runner/demo-runner.ts).');
-  return { host, port, heartbeatMs };
+  const maxEventStreams = options.maxEventStreams ?? defaultServerCaps.maxEventStreams;
+  const maxActiveRuns = options.maxActiveRuns ?? defaultServerCaps.maxActiveRuns;
+  for (const [name, value] of Object.entries({ maxEventStreams, maxActiveRuns })) {
+    if (!Number.isInteger(value) || value < 1) fail(`${name} must be an integer ≥ 1, got ${String(value)}.`);
+  }
+  let guard: RequestGuard | undefined;
+  try {
+    guard = createRequestGuard({
+      host,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.allowedHosts !== undefined ? { allowedHosts: options.allowedHosts } : {}),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  return { host, port, heartbeatMs, guard: guard as RequestGuard, maxEventStreams, maxActiveRuns };
+}
+
+/** Which cap a request meets: starting or resuming a run, or opening an event stream. */
+function capFor(
+  method: string,
+  pathname: string,
+  now: { activeRuns: number; maxActiveRuns: number; streams: number; maxEventStreams: number },
+) {
+  if (method === 'POST' && /^\/api\/runs(?:\/[^/]+\/resume)?$/.test(pathname))
+    return refuseOverCap('runs', now.activeRuns, now.maxActiveRuns);
+  if (method === 'GET' && /^\/api\/runs\/[^/]+\/events$/.test(pathname))
+    return refuseOverCap('streams', now.streams, now.maxEventStreams);
+  return undefined;
 }
 
 /**
@@ -94,8 +135,10 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
  * | `POST /api/runs/:id/approvals/:approvalId`    | `{ approved, note? }` answers a pending approval; 409 when answered |
  * | `GET /api/runs/:id/steps/:stepId/changes`     | `{ runs: StepChanges[] }`: the workspace diff of each run of a step |
  *
- * Bound to loopback it also refuses requests whose `Host` is not a loopback name (DNS rebinding).
- * Several runs may be active at once.
+ * Every request passes the request guard (`request-guard.ts`): the `Host` must be the server's
+ * (DNS rebinding), a non-loopback server needs its token (generated and put in `url`), and a
+ * state-changing request from another site (`Origin`, `Sec-Fetch-Site`) is refused. At most
+ * `maxActiveRuns` runs (503 beyond) and `maxEventStreams` event streams (429 beyond) at once.
  *
  * @example
  * const runner = createDemoRunner({ journal: '.closedloop/runs' });
@@ -103,7 +146,7 @@ function validateOptions(options: WebServerOptions): { host: string; port: numbe
  * console.log(`open ${server.url}`);
  */
 export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
-  const { host, port, heartbeatMs } = validateOptions(options);
+  const { host, port, heartbeatMs, guard, maxEventStreams, maxActiveRuns } = validateOptions(options);
   const registry = createRunRegistry(options);
   const context: ServerContext = {
     backend: options,
@@ -119,16 +162,20 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     ...changeRoutes(context),
     ...staticRoutes(options.assetsDir ?? defaultAssetsDir()),
   ];
-  const checkHost = loopbackHosts.has(host);
-
   async function route(request: IncomingMessage, response: ServerResponse) {
-    if (checkHost && !loopbackHosts.has(hostnameOf(request.headers.host ?? ''))) {
-      throw new HttpError(
-        403,
-        `Host "${request.headers.host ?? ''}" is not allowed; open the UI via ${host}.`,
-      );
-    }
-    await dispatch(routes, request, response, new URL(request.url ?? '/', 'http://localhost'));
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const refusal = guard.check(request, url);
+    if (refusal) throw new HttpError(refusal.status, refusal.message, refusal.headers);
+    const activeRuns = [...registry.channels.values()].filter((channel) => !channel.ended).length;
+    const overCap = capFor(request.method ?? 'GET', url.pathname, {
+      activeRuns,
+      maxActiveRuns,
+      streams: context.streams.size,
+      maxEventStreams,
+    });
+    if (overCap) throw new HttpError(overCap.status, overCap.message, overCap.headers);
+    for (const [name, value] of Object.entries(guard.cookieFor(url))) response.setHeader(name, value);
+    await dispatch(routes, request, response, url);
   }
 
   const server: Server = createServer((request, response) => {
@@ -164,7 +211,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${address.port}/`,
+    url: `http://${urlHost}:${address.port}/${guard.token !== undefined ? `?token=${guard.token}` : ''}`,
     close() {
       closing ??= (async () => {
         await registry.close();

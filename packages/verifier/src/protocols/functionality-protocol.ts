@@ -12,10 +12,7 @@ const RUNNER = `
 import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual, inspect } from 'node:util';
 import path from 'node:path';
-let raw = '';
-process.stdin.setEncoding('utf8');
-for await (const chunk of process.stdin) raw += chunk;
-const input = JSON.parse(raw);
+const input = JSON.parse(__INPUT__);
 const safe = (value) => {
   try { return JSON.parse(JSON.stringify(value ?? null)); } catch { return inspect(value, { depth: 3 }); }
 };
@@ -74,13 +71,16 @@ async function runCases(ctx: ProtocolContext): Promise<Finding[]> {
       ];
     }
   }
-  const argv = [process.execPath, ...flags, '--input-type=module', '-e', RUNNER];
+  // The runner is a module read from stdin (the command policy refuses `-e`; only callers with
+  // code of their own pass stdin, a model's command never gets any).
+  const argv = ['node', ...flags, '--input-type=module'];
   const budgetMs = cases.reduce((sum, testCase) => sum + (testCase.timeoutMs ?? 10_000), 0) + 2_000;
+  const input = JSON.stringify(JSON.stringify({ root: ctx.workspace, cases }));
   const result = await ctx.run(argv, {
     timeoutMs: budgetMs,
-    stdin: JSON.stringify({ root: ctx.workspace, cases }),
+    stdin: RUNNER.replace('__INPUT__', () => input),
   });
-  const shownArgv = ['node', ...flags, '--input-type=module', '-e', '<functionality runner>'];
+  const shownArgv = ['node', ...flags, '--input-type=module', '<functionality runner on stdin>'];
   const problem = commandProblem(result);
   const markerLine = result.stdout.split('\n').find((line) => line.startsWith(RESULT_MARKER));
   if (problem !== undefined && result.timedOut) {

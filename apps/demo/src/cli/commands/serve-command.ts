@@ -55,6 +55,11 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         : 'no model configured: the page runs the offline demo; add --provider (and its key) for typed tasks';
       const where = flags.store ? `runs in ${flags.store}; ` : '';
       io.stdout.write(`closedloop web UI: ${server.url}  (${where}${model}; Ctrl-C to stop)\n`);
+      if (server.url.includes('token=')) {
+        io.stderr.write(
+          'note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n',
+        );
+      }
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
       await server.close();
       if ('close' in runner && typeof runner.close === 'function') await runner.close();

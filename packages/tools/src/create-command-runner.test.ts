@@ -1,0 +1,281 @@
+import { copyFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createCommandRunner } from './create-command-runner';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { probeSandbox } from './sandbox';
+import { ToolError } from './tool-error';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__');
+const hasSandbox = (await probeSandbox()).available;
+/** Both modes where the machine has bubblewrap (CI installs it); unsandboxed everywhere. */
+const modes = hasSandbox ? (['off', 'required'] as const) : (['off'] as const);
+
+let ws: TempWorkspace;
+beforeEach(async () => {
+  ws = await createTempWorkspace({
+    files: {
+      'env.cjs': 'console.log(JSON.stringify(process.env));\n',
+      'echo-stdin.cjs': 'process.stdin.pipe(process.stdout); process.stderr.write("err\\n");\n',
+    },
+  });
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function size(file: string): Promise<number> {
+  return (await stat(path.join(ws.root, file)).catch(() => undefined))?.size ?? 0;
+}
+
+/** True when none of the heartbeat files grows any more. */
+async function allStopped(names: readonly string[]): Promise<boolean> {
+  const before = await Promise.all(names.map((name) => size(`beats-${name}.txt`)));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const after = await Promise.all(names.map((name) => size(`beats-${name}.txt`)));
+  return after.every((value, index) => value === before[index]);
+}
+
+describe.each(modes)('process trees (sandbox %s)', (sandbox) => {
+  const descendants = ['child', 'session', 'orphan'];
+
+  it('kills detached descendants (setsid, double fork) when the command exits', async () => {
+    await copyFile(path.join(fixtures, 'escape-tree.cjs'), path.join(ws.root, 'escape-tree.cjs'));
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    const result = await runner.run(['node', 'escape-tree.cjs', 'exit'], { timeoutMs: 20_000 });
+    expect(result).toMatchObject({ exitCode: 0, sandboxed: sandbox === 'required' });
+    expect(result.stdout).toContain('started');
+    for (const name of descendants) expect(await size(`beats-${name}.txt`)).toBeGreaterThan(0);
+    expect(await allStopped(descendants)).toBe(true);
+  });
+
+  it('kills the whole tree, detached descendants included, on timeout', async () => {
+    await copyFile(path.join(fixtures, 'escape-tree.cjs'), path.join(ws.root, 'escape-tree.cjs'));
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    const started = Date.now();
+    const result = await runner.run(['node', 'escape-tree.cjs'], { timeoutMs: 1_500 });
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(await allStopped(descendants)).toBe(true);
+  });
+
+  it('kills the whole tree on abort', async () => {
+    await copyFile(path.join(fixtures, 'escape-tree.cjs'), path.join(ws.root, 'escape-tree.cjs'));
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    const controller = new AbortController();
+    const pending = runner.run(['node', 'escape-tree.cjs'], { signal: controller.signal, timeoutMs: 20_000 });
+    pending.catch(() => {});
+    for (let i = 0; i < 200 && !(await ws.exists('started.txt')); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toThrow('stop');
+    expect(await allStopped(descendants)).toBe(true);
+  });
+
+  it('gives children a minimal environment', async () => {
+    process.env.CLOSEDLOOP_RUNNER_TEST_TOKEN = 'runner-canary-0123456789';
+    process.env.NODE_OPTIONS_BACKUP = process.env.NODE_OPTIONS ?? '';
+    try {
+      const runner = createCommandRunner({ root: ws.root, sandbox, policy: { env: { EXTRA: '1' } } });
+      const result = await runner.run(['node', 'env.cjs']);
+      const env = JSON.parse(result.stdout) as Record<string, string>;
+      expect(env.CLOSEDLOOP_RUNNER_TEST_TOKEN).toBeUndefined();
+      expect(env.NODE_OPTIONS).toBeUndefined();
+      expect(env.EXTRA).toBe('1');
+      expect(env.GIT_CONFIG_GLOBAL).toBe('/dev/null');
+      expect(result.stdout).not.toContain('runner-canary');
+    } finally {
+      delete process.env.CLOSEDLOOP_RUNNER_TEST_TOKEN;
+      delete process.env.NODE_OPTIONS_BACKUP;
+    }
+  });
+
+  it('refuses environment variables that inject code', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    for (const name of [
+      'NODE_OPTIONS',
+      'LD_PRELOAD',
+      'GIT_CONFIG_COUNT',
+      'npm_config_script_shell',
+      'PATH',
+    ]) {
+      await expect(runner.run(['node', 'env.cjs'], { env: { [name]: 'x' } })).rejects.toMatchObject({
+        code: 'command-denied',
+      });
+    }
+  });
+
+  it('passes stdin and collects interleaved output', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    const result = await runner.run(['node', 'echo-stdin.cjs'], { stdin: 'hello', interleaved: true });
+    expect(result.stdout).toBe('hello');
+    expect(result.output).toContain('hello');
+    expect(result.output).toContain('err');
+  });
+});
+
+describe.runIf(hasSandbox)('the bubblewrap sandbox', () => {
+  let outside: TempWorkspace;
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((_request, response) => response.end('reached'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(async () => {
+    outside = await createTempWorkspace({ files: { 'canary.txt': 'OUTSIDE\n' } });
+  });
+  afterEach(async () => {
+    await outside.cleanup();
+  });
+
+  it('lets commands write the workspace and nothing else', async () => {
+    await ws.write(
+      'write.cjs',
+      `const fs = require('node:fs');
+const tryWrite = (file) => { try { fs.writeFileSync(file, 'x'); return 'wrote'; } catch (e) { return e.code; } };
+console.log(JSON.stringify({
+  inside: tryWrite('inside.txt'),
+  outside: tryWrite(${JSON.stringify(path.join(outside.root, 'pwned.txt'))}),
+  overwrite: tryWrite(${JSON.stringify(path.join(outside.root, 'canary.txt'))}),
+  home: tryWrite(require('node:os').homedir() + '/closedloop-pwned.txt'),
+  etc: tryWrite('/etc/closedloop-pwned'),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const result = await runner.run(['node', 'write.cjs']);
+    const outcome = JSON.parse(result.stdout) as Record<string, string>;
+    expect(outcome.inside).toBe('wrote');
+    expect(outcome.outside).not.toBe('wrote');
+    expect(outcome.overwrite).not.toBe('wrote');
+    expect(outcome.home).not.toBe('wrote');
+    expect(outcome.etc).not.toBe('wrote');
+    expect(await outside.read('canary.txt')).toBe('OUTSIDE\n');
+    expect(await outside.exists('pwned.txt')).toBe(false);
+  });
+
+  it("hides the agent's own environment: no /proc/<pid>/environ of the parent", async () => {
+    process.env.CLOSEDLOOP_PARENT_CANARY_KEY = 'parent-canary-9f8e7d6c5b4a';
+    try {
+      await ws.write(
+        'scan.cjs',
+        `const fs = require('node:fs');
+const found = [];
+for (const pid of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try { if (fs.readFileSync('/proc/' + pid + '/environ', 'utf8').includes('parent-canary')) found.push(pid); } catch {}
+}
+let ppid = 'unreadable';
+try { ppid = fs.readFileSync('/proc/' + process.ppid + '/environ', 'utf8').includes('parent-canary') ? 'leaked' : 'clean'; } catch {}
+console.log(JSON.stringify({ found, ppid, processes: fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).length }));`,
+      );
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      const outcome = JSON.parse((await runner.run(['node', 'scan.cjs'])).stdout) as {
+        found: string[];
+        ppid: string;
+        processes: number;
+      };
+      expect(outcome.found).toEqual([]);
+      expect(outcome.ppid).not.toBe('leaked');
+      expect(outcome.processes).toBeLessThan(5); // a private pid namespace
+    } finally {
+      delete process.env.CLOSEDLOOP_PARENT_CANARY_KEY;
+    }
+  });
+
+  it('has no network unless allowed', async () => {
+    await ws.write(
+      'fetch.mjs',
+      `try { const r = await fetch('http://127.0.0.1:${port}/', { signal: AbortSignal.timeout(3000) }); console.log(await r.text()); } catch (e) { console.log('blocked', e.cause?.code ?? e.name); }`,
+    );
+    const closed = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    expect((await closed.run(['node', 'fetch.mjs'])).stdout).toContain('blocked');
+    const open = createCommandRunner({ root: ws.root, sandbox: { mode: 'required', network: true } });
+    expect((await open.run(['node', 'fetch.mjs'])).stdout).toContain('reached');
+  });
+
+  it('gives a private /tmp and keeps the repository config and hooks read-only', async () => {
+    await ws.git('init', '-q', '.');
+    await ws.write(
+      'plant.cjs',
+      `const fs = require('node:fs');
+const tryWrite = (file, text) => { try { fs.writeFileSync(file, text); return 'wrote'; } catch (e) { return e.code; } };
+console.log(JSON.stringify({
+  hook: tryWrite('.git/hooks/pre-commit', '#!/bin/sh\\ntouch /tmp/pwned\\n'),
+  config: tryWrite('.git/config', '[core]\\n\\tfsmonitor = touch pwned\\n'),
+  tmp: tryWrite('/tmp/closedloop-private-' + process.pid, 'x'),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const outcome = JSON.parse((await runner.run(['node', 'plant.cjs'])).stdout) as Record<string, string>;
+    expect(outcome.hook).not.toBe('wrote');
+    expect(outcome.config).not.toBe('wrote');
+    expect(outcome.tmp).toBe('wrote');
+    expect(await ws.read('.git/config')).not.toContain('fsmonitor');
+  });
+
+  it('hides credential stores of the home folder', async () => {
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: { mode: 'required', hide: [outside.root] },
+    });
+    const result = await runner.run(['node', 'env.cjs']);
+    expect(result.exitCode).toBe(0);
+    await ws.write(
+      'peek.cjs',
+      `try { console.log(require('node:fs').readdirSync(${JSON.stringify(outside.root)}).join(',') || 'empty'); } catch (e) { console.log(e.code); }`,
+    );
+    expect((await runner.run(['node', 'peek.cjs'])).stdout.trim()).toBe('empty');
+  });
+});
+
+describe('sandbox modes', () => {
+  it("'required' fails closed with a typed error when bubblewrap cannot be used", async () => {
+    await ws.write('touch.cjs', 'require("node:fs").writeFileSync("ran.txt", "x");\n');
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: { mode: 'required', bubblewrap: '/nonexistent/closedloop-bwrap' },
+    });
+    const error = await runner.run(['node', 'touch.cjs']).catch((caught: unknown) => caught);
+    expect(ToolError.isInstance(error) && error.code).toBe('sandbox-unavailable');
+    expect(await ws.exists('ran.txt')).toBe(false);
+    expect(await runner.sandboxStatus()).toMatchObject({ sandboxed: false });
+  });
+
+  it("'auto' runs unsandboxed when bubblewrap is missing and warns once", async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      await ws.write('touch.cjs', 'require("node:fs").writeFileSync("ran.txt", "x");\n');
+      const runner = createCommandRunner({
+        root: ws.root,
+        sandbox: { mode: 'auto', bubblewrap: '/nonexistent/closedloop-bwrap-auto' },
+      });
+      expect((await runner.run(['node', 'touch.cjs'])).sandboxed).toBe(false);
+      await runner.run(['node', 'touch.cjs']);
+      expect(await ws.exists('ran.txt')).toBe(true);
+      const calls = warn.mock.calls.filter((call) => String(call[0]).includes('WITHOUT a sandbox'));
+      expect(calls).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("'off' never sandboxes and never warns", async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'off' });
+    expect((await runner.run(['node', 'env.cjs'])).sandboxed).toBe(false);
+    expect(await runner.sandboxStatus()).toEqual({ sandboxed: false, reason: "sandbox: 'off'" });
+  });
+
+  it('rejects an unknown mode', () => {
+    expect(() => createCommandRunner({ root: ws.root, sandbox: 'sometimes' as 'auto' })).toThrow(
+      /'auto', 'required' or 'off'/,
+    );
+  });
+});

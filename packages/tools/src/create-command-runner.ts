@@ -1,0 +1,301 @@
+import { readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createRedactor, type Redactor } from '@closedloop/model';
+import {
+  type CheckedCommand,
+  type CommandPolicy,
+  checkCommand,
+  commandEnv,
+  isResolvedCommandPolicy,
+  localBinPrograms,
+  type ResolvedCommandPolicy,
+  resolveCommandPolicy,
+} from './command-policy';
+import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
+import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
+import {
+  bubblewrapArguments,
+  probeSandbox,
+  type SandboxMode,
+  type SandboxOptions,
+  warnNoSandbox,
+} from './sandbox';
+import { ToolError } from './tool-error';
+
+/** Options of {@link createCommandRunner}. */
+export interface CommandRunnerOptions {
+  /** The workspace every command is confined to. */
+  root: string;
+  /** Which programs may run and with what arguments and environment. */
+  policy?: CommandPolicy | ResolvedCommandPolicy;
+  /** `'auto'` (default), `'required'`, `'off'`, or the full {@link SandboxOptions}. */
+  sandbox?: SandboxMode | SandboxOptions;
+  /** Cap per stream (stdout, stderr); head and tail are kept. Default 64 KiB. */
+  maxOutputBytes?: number;
+  /** Timeout when a run gives none. Default 120 000 ms. */
+  defaultTimeoutMs?: number;
+  /**
+   * Cleans stdout, stderr and the interleaved output before anyone sees them (a key a test
+   * prints never reaches a finding, the journal or the model). Default `createRedactor()`;
+   * `false` returns output as it is.
+   */
+  redactor?: Redactor | false;
+}
+
+/** Options of one {@link CommandRunner.run}. */
+export interface CommandRunOptions {
+  /** Folder relative to the root (or absolute inside it). Default the root. */
+  cwd?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Written to the command's stdin (closed otherwise). */
+  stdin?: string;
+  /** More environment variables for this command (variables that inject code are refused). */
+  env?: Readonly<Record<string, string>>;
+  /** Cap per stream for this command. */
+  maxOutputBytes?: number;
+  /** Also collect stdout and stderr interleaved (`output`). */
+  interleaved?: boolean;
+}
+
+/** What one command did. A non-zero exit is a result, not an error. */
+export interface CommandRunResult extends ProcessRunResult {
+  argv: string[];
+  /** Relative to the workspace root. */
+  cwd: string;
+  /** Whether it ran inside the bubblewrap sandbox. */
+  sandboxed: boolean;
+}
+
+/**
+ * The one process runner of closedloop: `run_command`, the git tools and the verifier's claim
+ * re-runs and protocols all start processes through one. Every command is checked against the
+ * {@link CommandPolicy} (program allowlist, per-program argument rules, paths confined to the
+ * workspace), gets the minimal environment, runs inside bubblewrap when available (see
+ * {@link SandboxOptions}), and dies with its whole process tree.
+ */
+export interface CommandRunner {
+  /** The workspace's real path. */
+  readonly root: string;
+  readonly policy: ResolvedCommandPolicy;
+  /** Checks a command without running it (throws `ToolError` `command-denied` / `path-escape`). */
+  check(argv: readonly string[], options?: { cwd?: string }): Promise<CheckedCommand>;
+  /**
+   * Checks and runs a command. Throws `ToolError`: `command-denied`, `path-escape`,
+   * `execution-failed` (cwd missing, program not installed), `sandbox-unavailable` (sandbox
+   * `'required'` and bubblewrap unusable); rejects with the signal's reason on abort.
+   */
+  run(argv: readonly string[], options?: CommandRunOptions): Promise<CommandRunResult>;
+  /** Whether commands run sandboxed here, and why not. */
+  sandboxStatus(): Promise<{ sandboxed: boolean; reason?: string }>;
+}
+
+/** Environment variables a run may not set: they make programs load code or change git. */
+const injectingEnv =
+  /^(?:LD_|DYLD_|NODE_OPTIONS$|NODE_PATH$|NODE_REPL_EXTERNAL_MODULE$|BASH_ENV$|ENV$|PS4$|PROMPT_COMMAND$|SHELLOPTS$|PYTHON(?:STARTUP|PATH|HOME|INSPECT)$|PERL5?(?:LIB|OPT)$|RUBYOPT$|RUBYLIB$|GIT_(?!OPTIONAL_LOCKS$|AUTHOR_(?:NAME|EMAIL|DATE)$|COMMITTER_(?:NAME|EMAIL|DATE)$)|npm_config_|NPM_CONFIG_|PNPM_|YARN_|PATH$|HOME$|CLOSEDLOOP_)/;
+
+/** `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos. */
+export const gitHardening: readonly string[] = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'core.pager=cat',
+  'core.quotepath=off',
+  'color.ui=false',
+  'credential.helper=',
+  'safe.bareRepository=explicit',
+];
+
+let identity: Promise<Record<string, string>> | undefined;
+
+/**
+ * The user's git identity, read from `~/.gitconfig` (commands run with global configuration
+ * ignored, so `git commit` would otherwise have no author). Parsed, never executed.
+ */
+function gitIdentityEnv(): Promise<Record<string, string>> {
+  identity ??= (async () => {
+    const env: Record<string, string> = {};
+    for (const name of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL']) {
+      const value = process.env[name];
+      if (value) env[name] = value;
+    }
+    try {
+      const text = await readFile(path.join(os.homedir(), '.gitconfig'), 'utf8');
+      const user = /^\s*\[user\]\s*$([\s\S]*?)(?=^\s*\[|(?![\s\S]))/m.exec(text)?.[1] ?? '';
+      const read = (key: string) =>
+        new RegExp(`^\\s*${key}\\s*=\\s*"?([^"\\n]*?)"?\\s*$`, 'im').exec(user)?.[1]?.trim();
+      const name = read('name');
+      const email = read('email');
+      if (name) {
+        env.GIT_AUTHOR_NAME ??= name;
+        env.GIT_COMMITTER_NAME ??= name;
+      }
+      if (email) {
+        env.GIT_AUTHOR_EMAIL ??= email;
+        env.GIT_COMMITTER_EMAIL ??= email;
+      }
+    } catch {
+      // no global identity
+    }
+    return env;
+  })();
+  return identity;
+}
+
+function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
+  Omit<SandboxOptions, 'bubblewrap'>
+> & {
+  bubblewrap: string;
+} {
+  const options: SandboxOptions = typeof option === 'string' ? { mode: option } : (option ?? {});
+  const mode = options.mode ?? 'auto';
+  if (mode !== 'auto' && mode !== 'required' && mode !== 'off') {
+    throw new ToolError({
+      code: 'invalid-definition',
+      message: `sandbox must be 'auto', 'required' or 'off', got ${JSON.stringify(mode)}.`,
+    });
+  }
+  return {
+    mode,
+    network: options.network ?? false,
+    hide: [...(options.hide ?? [])],
+    writable: (options.writable ?? []).map((folder) => path.resolve(folder)),
+    bubblewrap: options.bubblewrap ?? 'bwrap',
+  };
+}
+
+/**
+ * Builds the {@link CommandRunner} for a workspace.
+ *
+ * @example
+ * ```ts
+ * const runner = createCommandRunner({ root, sandbox: 'required' });
+ * const result = await runner.run(['npm', 'test'], { timeoutMs: 60_000 });
+ * result.exitCode; // 0
+ * ```
+ */
+export function createCommandRunner(options: CommandRunnerOptions): CommandRunner {
+  const policy = isResolvedCommandPolicy(options.policy)
+    ? options.policy
+    : resolveCommandPolicy(options.policy);
+  const sandbox = sandboxSettings(options.sandbox);
+  const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024;
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
+  const root = path.resolve(options.root);
+  const redactor = options.redactor === false ? undefined : (options.redactor ?? createRedactor());
+
+  const sandboxStatus = async (): Promise<{ sandboxed: boolean; reason?: string }> => {
+    if (sandbox.mode === 'off') return { sandboxed: false, reason: "sandbox: 'off'" };
+    const probe = await probeSandbox(sandbox.bubblewrap);
+    return probe.available ? { sandboxed: true } : { sandboxed: false, reason: probe.reason };
+  };
+
+  const check = (argv: readonly string[], checkOptions: { cwd?: string } = {}) =>
+    checkCommand(argv, { root, cwd: checkOptions.cwd ?? '.', policy });
+
+  const run = async (
+    argv: readonly string[],
+    runOptions: CommandRunOptions = {},
+  ): Promise<CommandRunResult> => {
+    const checked = await check(argv, runOptions.cwd !== undefined ? { cwd: runOptions.cwd } : {});
+    const cwdStats = await stat(checked.cwd).catch(() => undefined);
+    if (!cwdStats?.isDirectory()) {
+      throw new ToolError({
+        code: 'execution-failed',
+        message: `The cwd ${JSON.stringify(runOptions.cwd ?? '.')} is not a folder in the workspace.`,
+        details: { cwd: runOptions.cwd ?? '.' },
+      });
+    }
+    for (const name of Object.keys(runOptions.env ?? {})) {
+      if (injectingEnv.test(name)) {
+        throw new ToolError({
+          code: 'command-denied',
+          message: `Command ${JSON.stringify(argv)} is denied: the environment variable ${name} changes what programs load or run; set it in the command policy's env instead.`,
+          details: { argv, env: name },
+        });
+      }
+    }
+    const realRoot = await resolveInWorkspace(root, '.');
+    const env: Record<string, string> = { ...commandEnv(policy), ...runOptions.env };
+    let args = checked.args;
+    if (checked.program === 'git') {
+      Object.assign(env, await gitIdentityEnv(), { ...policy.env });
+      args = [...gitHardening.flatMap((setting) => ['-c', setting]), ...args];
+    }
+    const executable =
+      (await findExecutable(checked.program, {
+        pathVariable: env.PATH,
+        ...(localBinPrograms.has(checked.program)
+          ? { localBinDir: path.join(realRoot, 'node_modules', '.bin') }
+          : {}),
+      })) ?? (checked.program === 'node' ? process.execPath : undefined);
+    if (executable === undefined) {
+      throw new ToolError({
+        code: 'execution-failed',
+        message: `"${checked.program}" is allowed but was not found on PATH. Is it installed?`,
+        details: { program: checked.program },
+      });
+    }
+
+    const status = await sandboxStatus();
+    if (!status.sandboxed && sandbox.mode === 'required') {
+      throw new ToolError({
+        code: 'sandbox-unavailable',
+        message: `Command ${JSON.stringify(argv)} was not run: the sandbox is required but ${status.reason}.`,
+        details: { argv, reason: status.reason },
+      });
+    }
+    if (!status.sandboxed && sandbox.mode === 'auto') warnNoSandbox(status.reason ?? 'unknown reason');
+
+    const processOptions = {
+      cwd: checked.cwd,
+      env,
+      timeoutMs: runOptions.timeoutMs ?? defaultTimeoutMs,
+      maxOutputBytes: runOptions.maxOutputBytes ?? maxOutputBytes,
+      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      ...(runOptions.stdin !== undefined ? { stdin: runOptions.stdin } : {}),
+      ...(runOptions.interleaved ? { interleaved: true } : {}),
+    };
+    let result: ProcessRunResult;
+    if (status.sandboxed) {
+      const probe = await probeSandbox(sandbox.bubblewrap);
+      const bwrap = probe.available ? probe.executable : sandbox.bubblewrap;
+      const wrapper = await bubblewrapArguments({
+        root: realRoot,
+        cwd: checked.cwd,
+        network: sandbox.network,
+        hide: sandbox.hide,
+        writable: sandbox.writable,
+      });
+      result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
+        ...processOptions,
+        env: { ...env, TMPDIR: '/tmp' },
+        // The pid namespace dies with the command: nothing to look for outside it, only its end
+        // to wait for.
+        reapDetached: false,
+        infoFd: true,
+      });
+    } else {
+      result = await runProcess(executable, args, processOptions);
+    }
+    if (redactor) {
+      result.stdout = redactor.redact(result.stdout);
+      result.stderr = redactor.redact(result.stderr);
+      if (result.output !== undefined) result.output = redactor.redact(result.output);
+    }
+    return {
+      argv: [...argv],
+      cwd: workspaceRelative(realRoot, checked.cwd),
+      sandboxed: status.sandboxed,
+      ...result,
+    };
+  };
+
+  return {
+    root,
+    policy,
+    check,
+    run,
+    sandboxStatus,
+  };
+}

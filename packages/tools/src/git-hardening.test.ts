@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CommandResult } from './command-tools';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { createToolRegistry } from './create-tool-registry';
+import type { ToolContext } from './tool';
+import { workspaceTools } from './workspace-tools';
+
+const context = (): ToolContext => ({ signal: new AbortController().signal, callId: 'c' });
+const execFileAsync = promisify(execFile);
+
+let ws: TempWorkspace;
+beforeEach(async () => {
+  ws = await createTempWorkspace({ files: { 'a.txt': 'a\n' }, git: true });
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function plant(file: string, marker: string) {
+  const script = `#!/bin/sh\ntouch "${path.join(ws.root, marker)}"\n`;
+  await writeFile(file, script);
+  await chmod(file, 0o755);
+}
+
+describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', (sandbox) => {
+  const registry = () => createToolRegistry(workspaceTools({ root: ws.root, sandbox }), { redactor: false });
+  const run = async (argv: string[], cwd?: string) => {
+    const outcome = await registry().execute('run_command', { argv, ...(cwd ? { cwd } : {}) }, context());
+    if (outcome.status !== 'success') throw new Error(outcome.text);
+    return outcome.output as CommandResult;
+  };
+
+  it('never runs hooks, whatever the repository says', async () => {
+    await plant(path.join(ws.root, '.git', 'hooks', 'pre-commit'), 'pwned-pre-commit');
+    await plant(path.join(ws.root, '.git', 'hooks', 'post-commit'), 'pwned-post-commit');
+    await ws.git('config', 'core.hooksPath', '.git/hooks');
+    await ws.write('a.txt', 'changed\n');
+    const result = await run(['git', 'commit', '-am', 'change']);
+    expect(result.exitCode).toBe(0);
+    expect(await ws.exists('pwned-pre-commit')).toBe(false);
+    expect(await ws.exists('pwned-post-commit')).toBe(false);
+  });
+
+  it('never runs the fsmonitor or the pager of the repository config', async () => {
+    await plant(path.join(ws.root, 'monitor.sh'), 'pwned-fsmonitor');
+    await plant(path.join(ws.root, 'pager.sh'), 'pwned-pager');
+    await ws.git('config', 'core.fsmonitor', path.join(ws.root, 'monitor.sh'));
+    await ws.git('config', 'core.pager', path.join(ws.root, 'pager.sh'));
+    await run(['git', 'status']);
+    await run(['git', '-p', 'log']);
+    const status = await registry().execute('git_status', {}, context());
+    expect(status.status).toBe('success');
+    expect(await ws.exists('pwned-fsmonitor')).toBe(false);
+    expect(await ws.exists('pwned-pager')).toBe(false);
+  });
+
+  it('ignores global and system configuration', async () => {
+    const result = await run(['git', 'config', '--list', '--show-origin']);
+    expect(result.stdout).not.toMatch(/^(?:file:)?(?:\/etc|.*\.gitconfig)/m);
+  });
+
+  it('does not use a bare repository found in the workspace', async () => {
+    await execFileAsync('git', ['init', '-q', '--bare', path.join(ws.root, 'vendor')]);
+    await plant(path.join(ws.root, 'monitor.sh'), 'pwned-bare');
+    await execFileAsync('git', [
+      '--git-dir',
+      path.join(ws.root, 'vendor'),
+      'config',
+      'core.fsmonitor',
+      path.join(ws.root, 'monitor.sh'),
+    ]);
+    const result = await run(['git', 'status'], 'vendor');
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toMatch(/bare repository|safe\.bareRepository/i);
+    expect(await ws.exists('pwned-bare')).toBe(false);
+  });
+
+  it('refuses --template, so no hook outlives the run', async () => {
+    await ws.write('tpl/hooks/pre-commit', '#!/bin/sh\ntouch pwned-template\n');
+    const outcome = await registry().execute(
+      'run_command',
+      { argv: ['git', 'init', '--template=tpl', 'new'] },
+      context(),
+    );
+    expect(outcome).toMatchObject({ status: 'error', code: 'command-denied' });
+    expect(await ws.exists('new')).toBe(false);
+  });
+});

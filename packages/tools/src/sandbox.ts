@@ -1,0 +1,272 @@
+import { execFile } from 'node:child_process';
+import { lstat, readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { findExecutable } from './run-process';
+
+/**
+ * Whether commands run inside a bubblewrap sandbox:
+ * - `'auto'` (default): when `bwrap` is installed and works; otherwise commands run unsandboxed
+ *   and the process warns once;
+ * - `'required'`: always; a command fails with `ToolError('sandbox-unavailable')` when the
+ *   sandbox cannot be used (fail closed);
+ * - `'off'`: never.
+ */
+export type SandboxMode = 'auto' | 'required' | 'off';
+
+/** Sandbox settings of a command runner. */
+export interface SandboxOptions {
+  /** Default `'auto'`. */
+  mode?: SandboxMode;
+  /** Let commands reach the network. Default false (a private network namespace: loopback only). */
+  network?: boolean;
+  /**
+   * Paths hidden from commands (an empty folder or file is mounted over each), on top of
+   * {@link defaultHiddenPaths}. `~/` is the user's home folder.
+   */
+  hide?: readonly string[];
+  /** More folders commands may write, besides the workspace (absolute). */
+  writable?: readonly string[];
+  /** The bubblewrap program. Default `bwrap` on `PATH` (`/usr/bin/bwrap` on Debian). */
+  bubblewrap?: string;
+}
+
+/** Credential stores in the home folder that commands never see (when the sandbox is on). */
+export const defaultHiddenPaths: readonly string[] = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.azure',
+  '~/.gnupg',
+  '~/.kube',
+  '~/.docker',
+  '~/.config/gcloud',
+  '~/.config/gh',
+  '~/.config/hub',
+  '~/.password-store',
+  '~/.terraform.d',
+  '~/.npmrc',
+  '~/.yarnrc.yml',
+  '~/.pypirc',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.vault-token',
+  '~/.cargo/credentials',
+  '~/.cargo/credentials.toml',
+  '~/.gem/credentials',
+];
+
+/** The outcome of probing bubblewrap. */
+export type SandboxProbe = { available: true; executable: string } | { available: false; reason: string };
+
+const probes = new Map<string, Promise<SandboxProbe>>();
+const warned = new Set<string>();
+
+/** The bubblewrap arguments of the probe: the namespaces and mounts every command needs. */
+export const probeArguments: readonly string[] = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+  '--unshare-pid',
+  '--unshare-net',
+  '--die-with-parent',
+  '--new-session',
+];
+
+async function findOnPath(program: string): Promise<string | undefined> {
+  if (path.isAbsolute(program)) return program;
+  // Debian's own folders too, when the agent's PATH is minimal.
+  return findExecutable(program, {
+    pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin:/usr/local/bin`,
+  });
+}
+
+/**
+ * Checks once per process (per program) that bubblewrap is installed and can create the
+ * namespaces the runner uses (some containers forbid them).
+ */
+export function probeSandbox(bubblewrap = 'bwrap'): Promise<SandboxProbe> {
+  let probe = probes.get(bubblewrap);
+  if (probe === undefined) {
+    probe = (async (): Promise<SandboxProbe> => {
+      if (process.platform !== 'linux')
+        return { available: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+      const executable = await findOnPath(bubblewrap);
+      if (executable === undefined)
+        return {
+          available: false,
+          reason: 'bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)',
+        };
+      return new Promise<SandboxProbe>((resolve) => {
+        execFile(
+          executable,
+          [...probeArguments, '--', 'true'],
+          { timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+          (error, _stdout, stderr) => {
+            if (error) {
+              const why = String(stderr || error.message)
+                .trim()
+                .split('\n')[0];
+              resolve({ available: false, reason: `bubblewrap cannot create a sandbox here: ${why}` });
+            } else resolve({ available: true, executable });
+          },
+        );
+      });
+    })();
+    probes.set(bubblewrap, probe);
+  }
+  return probe;
+}
+
+/** Emits the "running without a sandbox" warning once per process (and reason). */
+export function warnNoSandbox(reason: string): void {
+  if (warned.has(reason)) return;
+  warned.add(reason);
+  process.emitWarning(
+    `closedloop runs commands WITHOUT a sandbox: ${reason}. Commands can read and write outside the workspace. Install bubblewrap, or set sandbox: 'off' to silence this warning.`,
+    { code: 'CLOSEDLOOP_NO_SANDBOX' },
+  );
+}
+
+function expandHome(target: string): string {
+  if (target === '~') return os.homedir();
+  if (target.startsWith('~/')) return path.join(os.homedir(), target.slice(2));
+  return target;
+}
+
+async function kindOf(target: string): Promise<'file' | 'directory' | undefined> {
+  try {
+    const stats = await lstat(target);
+    if (stats.isSymbolicLink()) {
+      const real = await stat(target);
+      return real.isDirectory() ? 'directory' : 'file';
+    }
+    return stats.isDirectory() ? 'directory' : 'file';
+  } catch {
+    return undefined;
+  }
+}
+
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The git repository the workspace is in: its top folder and git directories (the `.git`
+ * folder, or for a worktree its own git dir and the common one).
+ */
+async function findRepository(root: string): Promise<{ top: string; gitDirs: string[] } | undefined> {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    const dotGit = path.join(dir, '.git');
+    const kind = await kindOf(dotGit);
+    if (kind === 'directory') return { top: dir, gitDirs: [dotGit] };
+    if (kind === 'file') {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+        if (pointer === undefined) return undefined;
+        const gitDir = path.resolve(dir, pointer);
+        const gitDirs = [gitDir];
+        const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
+        if (common !== undefined) gitDirs.push(path.resolve(gitDir, common.trim()));
+        return { top: dir, gitDirs };
+      } catch {
+        return undefined;
+      }
+    }
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+interface HiddenMount {
+  target: string;
+  args: string[];
+}
+
+const hiddenCache = new Map<string, { at: number; mounts: Promise<HiddenMount[]> }>();
+
+/**
+ * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
+ * Which of them exist is looked up at most every few seconds (a dozen `lstat`s per command
+ * would be most of the sandbox's cost).
+ */
+function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
+  const key = extra.join('\0');
+  const cached = hiddenCache.get(key);
+  if (cached && Date.now() - cached.at < 5_000) return cached.mounts;
+  const mounts = (async () => {
+    const out: HiddenMount[] = [];
+    for (const entry of [...defaultHiddenPaths, ...extra]) {
+      const target = path.resolve(expandHome(entry));
+      const kind = await kindOf(target);
+      if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
+      else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
+    }
+    return out;
+  })();
+  hiddenCache.set(key, { at: Date.now(), mounts });
+  return mounts;
+}
+
+/** What {@link bubblewrapArguments} needs. */
+export interface BubblewrapLayout {
+  /** The workspace (absolute, real): mounted read-write. */
+  root: string;
+  /** Where the command starts (inside the root). */
+  cwd: string;
+  network: boolean;
+  hide: readonly string[];
+  writable: readonly string[];
+}
+
+/**
+ * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
+ * `/proc`, `/dev`, `/tmp` and `/var/tmp`, the workspace (and `writable`) read-write, credential
+ * stores hidden, the workspace repository's `config` and `hooks` read-only (nothing the agent
+ * runs can plant a hook or an fsmonitor that fires later outside the sandbox), new pid, IPC, UTS
+ * and (unless `network`) network namespaces, a new session, and death with the parent.
+ */
+export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
+  ];
+  for (const mount of await hiddenMounts(layout.hide)) {
+    // Never hide the workspace itself.
+    if (!isInside(mount.target, layout.root)) args.push(...mount.args);
+  }
+  const repository = await findRepository(layout.root);
+  if (repository && !isInside(layout.root, repository.top)) {
+    // The workspace is part of a larger repository: git must see its work tree (read-only).
+    args.push('--ro-bind', repository.top, repository.top);
+  }
+  args.push('--bind', layout.root, layout.root);
+  for (const folder of layout.writable) {
+    if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+  }
+  for (const gitDir of repository?.gitDirs ?? []) {
+    // The repository's objects, refs and index are writable (commits); its config and hooks are
+    // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside.
+    if (!isInside(layout.root, gitDir)) args.push('--bind', gitDir, gitDir);
+    for (const name of ['config', 'config.worktree', 'hooks']) {
+      const target = path.join(gitDir, name);
+      if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
+    }
+  }
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (!layout.network) args.push('--unshare-net');
+  args.push('--die-with-parent', '--new-session', '--chdir', layout.cwd);
+  return args;
+}
