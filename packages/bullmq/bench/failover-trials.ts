@@ -16,14 +16,10 @@
  * an uninterrupted run of the same scenario. Exit code 1 unless every trial passes.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createCortex, type RunResult } from '@closedloop/cortex';
+import { rmSync } from 'node:fs';
+import { finalState, scenarioSpec, uninterruptedState } from '../src/__fixtures__/final-state';
 import { type ScaleOutProcess, startProcess } from '../src/__fixtures__/scale-out-processes';
-import { countEffects, scenarioCortex } from '../src/__fixtures__/scenario';
 import { createRunClient } from '../src/run-client';
-import type { RunSpec } from '../src/step-jobs';
 import { startRedisServer } from '../src/testing';
 
 const [workerTrialsText = '50', coordinatorTrialsText = '20'] = process.argv.slice(2);
@@ -33,38 +29,7 @@ const lockMs = 1500;
 const settings = { steps: 8, shape: 'layers', turnMs: 60, runConcurrency: 4 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function spec(): RunSpec {
-  return {
-    request: 'Run the scale-out scenario.',
-    workspace: mkdtempSync(join(tmpdir(), 'closedloop-trial-')),
-    settings,
-  };
-}
-
-function finalState(result: RunResult, workspace: string) {
-  const effects = [...countEffects(workspace, settings.steps).values()];
-  return {
-    state: JSON.stringify({
-      stopReason: result.stopReason,
-      answer: result.answer,
-      steps: result.plan?.steps.map((step) => [step.id, step.status]),
-      files: readdirSync(join(workspace, 'out'))
-        .sort()
-        .map((file) => [file, readFileSync(join(workspace, 'out', file), 'utf8')]),
-      // Every step's effect is there; how many times is counted apart.
-      effects: effects.map((count) => count > 0),
-    }),
-    duplicated: effects.reduce((sum, count) => sum + Math.max(0, count - 1), 0),
-  };
-}
-
-const expected = await (async () => {
-  const local = spec();
-  const result = await createCortex(scenarioCortex(local)).run(local.request);
-  const state = finalState(result, local.workspace!);
-  rmSync(local.workspace!, { recursive: true, force: true });
-  return state.state;
-})();
+const expected = await uninterruptedState(settings);
 
 interface Trial {
   kind: 'worker' | 'coordinator';
@@ -85,7 +50,7 @@ let coordinator = await start('coordinator');
 const workers: ScaleOutProcess[] = await Promise.all([start('worker'), start('worker')]);
 
 async function trial(kind: 'worker' | 'coordinator'): Promise<Trial> {
-  const runSpec = spec();
+  const runSpec = scenarioSpec(settings, 'closedloop-trial-');
   const { runId } = await client.submit(runSpec);
   let killedAt = 'never';
   if (kind === 'worker') {

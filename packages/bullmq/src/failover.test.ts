@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createCortex, type RunResult } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
 import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
-import { countEffects, scenarioCortex } from './__fixtures__/scenario';
+import { scenarioCortex } from './__fixtures__/scenario';
 import { createCoordinator } from './coordinator';
 import { createRunClient, type RunClient } from './run-client';
-import type { RunSpec } from './step-jobs';
 import { createStepWorker } from './step-worker';
 import { type RedisServer, startRedisServer } from './testing';
 
@@ -26,14 +22,6 @@ afterAll(async () => {
 
 const lockMs = 1500;
 
-function spec(settings: RunSpec['settings']): RunSpec {
-  return {
-    request: 'Run the scale-out scenario.',
-    workspace: mkdtempSync(join(tmpdir(), 'closedloop-failover-')),
-    settings,
-  };
-}
-
 async function start(role: 'worker' | 'coordinator', prefix: string, concurrency = 2) {
   const child = await startProcess({ role, url: redis.url, prefix, concurrency, lockMs });
   processes.push(child);
@@ -44,24 +32,6 @@ function client(prefix: string): RunClient {
   const created = createRunClient({ connection: redis.url, prefix });
   closers.push(() => created.close());
   return created;
-}
-
-/** The final state that must not depend on crashes: step statuses, files, effects, answer. */
-function finalState(result: RunResult, workspace: string) {
-  const files = readdirSync(join(workspace, 'out')).sort();
-  return {
-    stopReason: result.stopReason,
-    answer: result.answer,
-    steps: result.plan?.steps.map((step) => [step.id, step.status]),
-    files: files.map((file) => [file, readFileSync(join(workspace, 'out', file), 'utf8')]),
-    effects: [...countEffects(workspace, result.plan?.steps.length ?? 0).values()],
-  };
-}
-
-async function uninterrupted(settings: RunSpec['settings']) {
-  const local = spec(settings);
-  const result = await createCortex(scenarioCortex(local)).run(local.request);
-  return finalState(result, local.workspace!);
 }
 
 describe('failover between real processes (SIGKILL)', () => {
@@ -77,7 +47,7 @@ describe('failover between real processes (SIGKILL)', () => {
     closers.push(() => coordinator.close());
     await coordinator.ready();
     const settings = { steps: 5, shape: 'chain', turnMs: 400 };
-    const runSpec = spec(settings);
+    const runSpec = scenarioSpec(settings, 'closedloop-failover-');
     const runs = client(prefix);
     const { runId } = await runs.submit(runSpec);
     const taken = await Promise.race(
@@ -89,7 +59,10 @@ describe('failover between real processes (SIGKILL)', () => {
     await victim.kill();
     const survivor = workers.find((worker) => worker !== victim)!;
     const result = await runs.result(runId);
-    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted({ ...settings, turnMs: 0 }));
+    expect(finalState(result, runSpec.workspace!)).toEqual({
+      state: await uninterruptedState(settings),
+      duplicated: 0,
+    });
     // The survivor ran the killed worker's step.
     await survivor.waitFor((event) => event.type === 'step-done' && event.stepId === 'step-3', 1000);
   }, 60_000);
@@ -107,7 +80,7 @@ describe('failover between real processes (SIGKILL)', () => {
     await worker.ready();
     const first = await start('coordinator', prefix);
     const settings = { steps: 6, shape: 'chain', turnMs: 150 };
-    const runSpec = spec(settings);
+    const runSpec = scenarioSpec(settings, 'closedloop-failover-');
     const runs = client(prefix);
     const { runId } = await runs.submit(runSpec);
     const controller = new AbortController();
@@ -119,6 +92,9 @@ describe('failover between real processes (SIGKILL)', () => {
     await start('coordinator', prefix);
     const result = await runs.result(runId);
     expect(result.report.sessions).toBe(2);
-    expect(finalState(result, runSpec.workspace!)).toEqual(await uninterrupted({ ...settings, turnMs: 0 }));
+    expect(finalState(result, runSpec.workspace!)).toEqual({
+      state: await uninterruptedState(settings),
+      duplicated: 0,
+    });
   }, 60_000);
 });
