@@ -136,6 +136,8 @@ export function scenarioCortex(spec: RunSpec): Omit<CortexOptions, 'store' | 'st
     tools: workspaceTools({ root }),
     workspace: root,
     planning: 'always',
+    // The throughput benchmark plans 500 steps (more than the default bound of 300).
+    planner: { maxSteps: Math.max(300, settings.steps) },
     concurrency: settings.runConcurrency,
     replanWindowMs: 0,
   };
