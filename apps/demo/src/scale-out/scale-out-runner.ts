@@ -44,6 +44,8 @@ export interface ScaleOutRunner extends DemoRunner {
   listRuns(): Promise<StoredRun[]>;
   /** A run's events from `from` on, then live, until `signal` aborts. */
   followRun(runId: string, options: { from: number; signal: AbortSignal }): AsyncIterable<IndexedEvent>;
+  /** Asks the coordinator that drives the run to stop it (`cancelled`; it can be resumed). */
+  cancelRun(runId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -238,6 +240,15 @@ export function createScaleOutRunner(options: ScaleOutRunnerOptions): ScaleOutRu
 
     async readStepChanges() {
       return [];
+    },
+
+    async cancelRun(runId) {
+      const runs = await client();
+      try {
+        await runs.cancel(runId);
+      } finally {
+        await runs.close();
+      }
     },
 
     listRuns: () => watch().runs(),

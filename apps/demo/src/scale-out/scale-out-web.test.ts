@@ -67,4 +67,36 @@ describe('closedloop serve --store redis://… (watching runs from any machine)'
     const described = (await (await fetch(`${server.url}api/runs/${runId}`)).json()) as { workspace: string };
     expect(described.workspace).toBe(workspace);
   }, 90_000);
+
+  it('cancels a run another process drives, from the page', async () => {
+    const env = { ...process.env, CLOSEDLOOP_DEMO_LATENCY_MS: '150' };
+    const coordinator = createCoordinator({ connection: redis.url, cortex: scaleOutCortex(env) });
+    const worker = createStepWorker({ connection: redis.url, cortex: scaleOutCortex(env), concurrency: 2 });
+    const client = createRunClient({ connection: redis.url });
+    await Promise.all([coordinator.ready(), worker.ready()]);
+    const runner = createScaleOutRunner({ store: redis.url });
+    const server = await startWebServer({ journalDir: runner.journal, ...runner });
+    closers.push(async () => {
+      await server.close();
+      await runner.close();
+      await client.close();
+      await worker.close();
+      await coordinator.close();
+    });
+    const { runId } = await client.submit(
+      scaleOutRunSpec({
+        task: isPrimeTask,
+        workspace: mkdtempSync(join(tmpdir(), 'closedloop-serve-cancel-')),
+        settings: { demo: true, mode: 'auto', concurrency: 4, maxIterations: 3 },
+      }),
+    );
+    for await (const { event } of client.store.tail(runId, { blockMs: 100 })) {
+      if (event.type === 'step-started') break;
+    }
+    const answer = await fetch(`${server.url}api/runs/${runId}/cancel`, { method: 'POST' });
+    expect(answer.status).toBe(202);
+    expect((await client.result(runId)).stopReason).toBe('cancelled');
+    const again = await fetch(`${server.url}api/runs/${runId}/cancel`, { method: 'POST' });
+    expect(again.status).toBe(409);
+  }, 90_000);
 });

@@ -51,6 +51,8 @@ export interface RunBackend {
   listRuns?: ListRunsFunction | undefined;
   /** Streams runs this server did not start live (other processes drive them) instead of ending at the journal's end. */
   followRun?: FollowRunFunction | undefined;
+  /** Cancels a run this server did not start (another process drives it, e.g. on Redis). */
+  cancelRun?: ((runId: string) => Promise<void>) | undefined;
   /**
    * The model typed tasks run on. `null`: none is configured, and the server refuses typed tasks
    * (the built-in scenario still runs); `undefined`: unknown, the backend decides.

@@ -88,6 +88,16 @@ export function runRoutes(context: ServerContext): Route[] {
       async handle({ response, params }) {
         const runId = checkRunId(params.runId);
         const channel = registry.channels.get(runId);
+        if (!channel && backend.cancelRun) {
+          // Another process drives the run (scale-out): ask it to stop, wherever it runs.
+          const events = await registry.journalEvents(runId);
+          if (!events) throw notFound(runId);
+          if (events.at(-1)?.type === 'run-finished')
+            throw new HttpError(409, `Run "${runId}" has already finished.`);
+          await backend.cancelRun(runId);
+          sendJson(response, 202, { runId, cancelling: true });
+          return;
+        }
         if (!channel || channel.ended) {
           if (!(await registry.journalEvents(runId)) && !channel) throw notFound(runId);
           throw new HttpError(
