@@ -76,7 +76,7 @@ export function predictClass(report: VerificationReport, trace: StepTrace): stri
   if (has('claims', /still exists|shows no deletion/)) return 'false-delete';
   if (has('claims', /does not exist/)) return 'missing-file';
   if (has('claims', /git shows no change|shows the file unchanged/)) return 'unchanged-file';
-  if (has('claims', /TypeScript AST/)) return 'missing-symbol';
+  if (has('claims', /\(syntax tree\)/)) return 'missing-symbol';
   if (has('ledger', undefined, 'P1')) return 'tool-error';
   return 'other';
 }

@@ -7,9 +7,13 @@ import {
   testProtocol,
   typecheckProtocol,
 } from './protocols/command-protocols';
+import { coverageProtocol } from './protocols/coverage-protocol';
+import { crashFreeProtocol } from './protocols/crash-free-protocol';
+import { documentationProtocol } from './protocols/documentation-protocol';
 import { functionalityProtocol } from './protocols/functionality-protocol';
 import { humanReviewProtocol } from './protocols/human-review-protocol';
 import { architectProtocol, llmJudgeProtocol } from './protocols/judge-protocols';
+import { securityScanProtocol } from './protocols/security-scan-protocol';
 import { errorFreeProtocol, syntaxProtocol, todoProtocol } from './protocols/static-protocols';
 
 /** Names of the built-in protocols. */
@@ -17,10 +21,14 @@ export type BuiltinProtocolName =
   | 'BUILD'
   | 'TYPECHECK'
   | 'SYNTAX'
+  | 'SECURITY_SCAN'
   | 'LINT'
   | 'TEST'
   | 'TODO'
   | 'ERROR_FREE'
+  | 'CRASH_FREE'
+  | 'DOCUMENTATION'
+  | 'COVERAGE'
   | 'INTEGRATION_TEST'
   | 'FUNCTIONALITY'
   | 'LLM_JUDGE'
@@ -30,17 +38,21 @@ export type BuiltinProtocolName =
 
 /**
  * The built-in protocols, by name. Execution groups: 1 BUILD/TYPECHECK/SYNTAX → 2 LINT/TEST/
- * TODO/ERROR_FREE → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/INTEGRATION_TEST → 4 E2E_TEST →
- * 5 HUMAN_REVIEW.
+ * TODO/ERROR_FREE/CRASH_FREE/SECURITY_SCAN/DOCUMENTATION → 3 FUNCTIONALITY/ARCHITECT/LLM_JUDGE/
+ * INTEGRATION_TEST/COVERAGE → 4 E2E_TEST → 5 HUMAN_REVIEW.
  */
 export const builtinProtocols: Readonly<Record<BuiltinProtocolName, Protocol>> = Object.freeze({
   BUILD: buildProtocol,
   TYPECHECK: typecheckProtocol,
   SYNTAX: syntaxProtocol,
+  SECURITY_SCAN: securityScanProtocol,
   LINT: lintProtocol,
   TEST: testProtocol,
   TODO: todoProtocol,
   ERROR_FREE: errorFreeProtocol,
+  CRASH_FREE: crashFreeProtocol,
+  DOCUMENTATION: documentationProtocol,
+  COVERAGE: coverageProtocol,
   INTEGRATION_TEST: integrationTestProtocol,
   FUNCTIONALITY: functionalityProtocol,
   LLM_JUDGE: llmJudgeProtocol,

@@ -131,7 +131,7 @@ function localBin(root: string, bin: string): string | undefined {
  * runner looks there first), else `npx --no-install` (which never installs). Program paths are
  * never used: the command policy runs bare names only.
  */
-function binCommand(root: string, bin: string, args: string[]): string[] {
+export function binCommand(root: string, bin: string, args: string[]): string[] {
   const local = localBin(root, bin);
   return local !== undefined && path.dirname(path.dirname(path.dirname(local))) === root
     ? [bin, ...args]

@@ -72,7 +72,14 @@ export {
   judgeChange,
   judgeVerdictSchema,
 } from './protocols/judge-protocols';
-export { findCrash, syntaxErrors } from './protocols/static-protocols';
+export { findCrash } from './protocols/static-protocols';
+export {
+  checkSyntax,
+  type SyntaxCheck,
+  type SyntaxCheckOptions,
+  type SyntaxCommandRunner,
+  syntaxErrors,
+} from './protocols/syntax-check';
 export { createRerunPolicy, type RerunPolicy } from './rerun-policy';
 export { type CommandResult, commandProblem, type RunCommandOptions, runCommand } from './run-command';
 export {

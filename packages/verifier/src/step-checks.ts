@@ -625,10 +625,11 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
           if (!facts.isFile(rel))
             return finding(claim, 'fail', `Claim "${label}" is false: ${rel} does not exist.`, { file: rel });
           if (!canFindSymbols(rel)) {
+            // Cannot check is never a pass: an uncheckable symbol claim leaves the step unverified.
             return finding(
               claim,
-              'skip',
-              `Claim "${label}" is unverifiable: no parser for ${rel} (TS/JS/Python only).`,
+              'error',
+              `Claim "${label}" cannot be checked: the verifier has no parser for ${rel}.`,
               { file: rel },
             );
           }
@@ -641,14 +642,14 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
             return finding(
               claim,
               'skip',
-              `Claim "${label}" is unverifiable: it names no file and no changed TS/JS/Python file is known.`,
+              `Claim "${label}" is unverifiable: it names no file and no changed source file the verifier can parse is known.`,
             );
           }
         }
         for (const file of files) {
           const text = facts.read(file);
           if (text === undefined) continue;
-          const found = findSymbol({ fileName: file, text, name: claim.name, kind: claim.symbolKind });
+          const found = await findSymbol({ fileName: file, text, name: claim.name, kind: claim.symbolKind });
           if (!found) continue;
           if (claim.file !== undefined && (await changedInGit(file)) === 'unchanged') {
             return finding(
@@ -670,7 +671,7 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
         return finding(
           claim,
           'fail',
-          `Claim "${label}" is false: no ${claim.symbolKind === 'any' ? 'declaration' : claim.symbolKind} named ${claim.name} in ${files.join(', ')} (TypeScript AST).`,
+          `Claim "${label}" is false: no ${claim.symbolKind === 'any' ? 'declaration' : claim.symbolKind} named ${claim.name} in ${files.join(', ')} (syntax tree).`,
           files.length === 1 ? { file: files[0] as string } : {},
         );
       }

@@ -103,8 +103,9 @@ export interface DeriveSuccessCriteriaOptions {
  * criteria (implement/add/实作/新增 → CODE_COMPILES, TESTS_PASS, FUNCTIONALITY_WORKS;
  * fix/修复 → BUG_RESOLVED, REGRESSION_TESTS_PASS, NO_NEW_ERRORS; refactor/重构 →
  * BEHAVIOR_UNCHANGED, CODE_QUALITY_IMPROVED, TESTS_STILL_PASS), the workspace adds implicit ones
- * (NO_SYNTAX_ERRORS; tsconfig → NO_TYPE_ERRORS; tests → TESTS_PASS; linter → LINT_PASS; build
- * script → CODE_COMPILES; plus TODO, judge, architecture and human-review criteria), and
+ * (NO_SYNTAX_ERRORS; tsconfig → NO_TYPE_ERRORS; tests → TESTS_PASS and CODE_COVERAGE; linter →
+ * LINT_PASS; build script → CODE_COMPILES; NO_RUNTIME_CRASHES (P0), NO_SECURITY_ISSUES,
+ * DOCUMENTATION_UPDATED; plus TODO, judge, architecture and human-review criteria), and
  * constraints ("don't change the API", "保持向後相容") become judge criteria. Each criterion
  * names the protocol that checks it, with P0/P1/P2 per the seed.
  *
@@ -178,15 +179,41 @@ export async function deriveSuccessCriteria(
   }
   implicit({
     id: 'NO_RUNTIME_CRASHES',
-    description: 'No command run ended in an uncaught error.',
+    description: 'No program the work ran crashed (uncaught exception, panic, fatal signal).',
+    priority: 'P0',
+    protocol: 'CRASH_FREE',
+  });
+  implicit({
+    id: 'NO_NEW_ERRORS',
+    description: 'The last run of each command shows no uncaught error.',
     priority: 'P1',
     protocol: 'ERROR_FREE',
+  });
+  implicit({
+    id: 'NO_SECURITY_ISSUES',
+    description: 'No secrets or dangerous code added; no known vulnerable dependencies.',
+    priority: 'P1',
+    protocol: 'SECURITY_SCAN',
   });
   implicit({
     id: 'NO_TODO_COMMENTS',
     description: 'No TODO/FIXME left in the change.',
     priority: 'P2',
     protocol: 'TODO',
+  });
+  if (tooling?.commands.test) {
+    implicit({
+      id: 'CODE_COVERAGE',
+      description: "Line coverage from the workspace's coverage tool is at least 80%.",
+      priority: 'P2',
+      protocol: 'COVERAGE',
+    });
+  }
+  implicit({
+    id: 'DOCUMENTATION_UPDATED',
+    description: 'A public API change comes with README/CHANGELOG/docs updates.',
+    priority: 'P2',
+    protocol: 'DOCUMENTATION',
   });
   implicit({
     id: 'REQUIREMENT_MET',

@@ -165,7 +165,7 @@ export function stepClaims(step: Step, mode: VerifyStepOptions['claimsFromNotes'
  * 1. `ledger`: pending calls (P0), errors (P1, or P2 when recovered);
  * 2. `notes`: `[FAIL]` (P0), `[SUCCESS]` contradicted by the ledger;
  * 3. `required-tools`: the step's `requiredTools` (in order) and profile contracts;
- * 4. `claims`: each claim against the file system, git, the TypeScript AST, re-run commands;
+ * 4. `claims`: each claim against the file system, git, syntax trees, re-run commands;
  * 5. `effects`: claimed effects with no successful tool call (P0); control tools such as
  *    `mark_step` (`controlTools`) never count as evidence here or anywhere else;
  * then the step's protocols (skipped after a P0 failure) and the confidence rule.

@@ -1,4 +1,4 @@
-import { listSymbols } from '../find-symbol';
+import { canFindSymbols, listSymbols } from '../find-symbol';
 import type { ProtocolContext } from '../protocol';
 import type { WorkspaceFacts } from '../workspace-facts';
 
@@ -8,9 +8,9 @@ export interface ArchitectureChanges {
   newFiles: string[];
   /** Manifests whose dependencies changed, with added/removed package names. */
   dependencyChanges: { file: string; added: string[]; removed: string[] }[];
-  /** Exports that disappeared from modified TS/JS files (API signature changes). */
+  /** Exports (public symbols) that disappeared from modified source files (API signature changes). */
   removedExports: { file: string; name: string }[];
-  /** Exports added to modified TS/JS files. */
+  /** Exports (public symbols) added to modified source files. */
   addedExports: { file: string; name: string }[];
   /** Changed files that look security-sensitive (auth, crypto, secrets, CI workflows…). */
   securitySensitive: string[];
@@ -68,7 +68,8 @@ const cache = new WeakMap<WorkspaceFacts, Promise<ArchitectureChanges>>();
 
 /**
  * Detects new files, dependency changes, removed/added exports and security-sensitive changes
- * from git (base vs working tree) and the TypeScript AST. Cached per verification.
+ * from git (base vs working tree) and the files' syntax trees (every language the verifier
+ * parses). Cached per verification.
  */
 export function detectArchitectureChanges(ctx: ProtocolContext): Promise<ArchitectureChanges> {
   const baseRef = ctx.baseRef;
@@ -98,19 +99,19 @@ export function detectArchitectureChanges(ctx: ProtocolContext): Promise<Archite
         if (added.length > 0 || removed.length > 0)
           result.dependencyChanges.push({ file: change.path, added, removed });
       }
-      if (change.kind === 'modified' && /\.[cm]?[jt]sx?$/.test(change.path) && astBudget > 0) {
+      if (change.kind === 'modified' && canFindSymbols(change.path) && astBudget > 0) {
         astBudget -= 1;
         const beforeText = await baseVersion(ctx, change.path, baseRef);
         const afterText = ctx.facts.read(change.path);
         if (beforeText === undefined || afterText === undefined) continue;
-        const exportsOf = (text: string) =>
+        const exportsOf = async (text: string) =>
           new Set(
-            listSymbols(change.path, text)
-              .filter((symbol) => symbol.exported)
+            (await listSymbols(change.path, text))
+              .filter((symbol) => symbol.exported && symbol.declaration !== 'import')
               .map((symbol) => symbol.name),
           );
-        const before = exportsOf(beforeText);
-        const after = exportsOf(afterText);
+        const before = await exportsOf(beforeText);
+        const after = await exportsOf(afterText);
         for (const name of before)
           if (!after.has(name)) result.removedExports.push({ file: change.path, name });
         for (const name of after)

@@ -33,7 +33,36 @@ describe('SYNTAX', { timeout: 30_000 }, () => {
       (await runProtocols([syntaxProtocol], createProtocolContext({ workspace: ws.root }))).findings[0]
         ?.status,
     ).toBe('pass');
-    expect(syntaxErrors('x.ts', 'let = ;')).not.toEqual([]);
+    expect(await syntaxErrors('x.ts', 'let = ;')).not.toEqual([]);
+  });
+
+  it('parses Python, Go, Rust and Java changes; their toolchains confirm errors', async () => {
+    const ws = await repo({ 'README.md': 'r\n' });
+    await ws.write('app.py', 'def ok(x):\n    return f"{x!r}"\n');
+    await ws.write('bad.py', 'def broken(:\n    pass\n');
+    await ws.write('main.go', 'package main\nfunc main() { for i := range 3 { _ = i } }\n');
+    await ws.write('lib.rs', 'pub fn f( -> u8 { 1 }\n');
+    await ws.write('A.java', 'record P(int x) {}\n');
+    await ws.write('notes.zig', 'not parsed at all {{{');
+    const { findings } = await runProtocols([syntaxProtocol], createProtocolContext({ workspace: ws.root }));
+    expect(findings.map((f) => f.evidence?.file)).toEqual(['bad.py', 'lib.rs']);
+    expect(findings[0]).toMatchObject({ status: 'fail', priority: 'P0' });
+    expect(findings[0]?.message).toMatch(
+      /bad\.py has 1 syntax error\(s\) \(python3 -m py_compile\): 1 SyntaxError/,
+    );
+    // rustfmt confirms when the command policy lets it run; otherwise the file is unverified.
+    expect(findings[1]?.status).toMatch(/^(?:fail|error)$/);
+  });
+
+  it('lets the TypeScript parser confirm JS/TS errors when it is installed', async () => {
+    // The grammar does not know variance annotations; the compiler does.
+    const modern = 'export interface Box<in out T> { value: T }\n';
+    expect(await syntaxErrors('m.ts', modern, { typescript: null, run: null })).toBeUndefined();
+    expect(await syntaxErrors('m.ts', modern)).toEqual([]);
+    expect(await syntaxErrors('m.ts', 'export const = 1;\n')).not.toEqual([]);
+    expect(
+      await syntaxErrors('m.ts', 'export const = 1;\n', { typescript: null, run: null }),
+    ).toBeUndefined();
   });
 });
 

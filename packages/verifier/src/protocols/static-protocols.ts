@@ -1,59 +1,35 @@
+import type { ToolCallRecord } from '@closedloop/plan';
 import type { Finding } from '../finding';
-import { loadTypeScript } from '../load-typescript';
-import type { Protocol, ProtocolContext } from '../protocol';
+import type { Protocol } from '../protocol';
+import { addedLines } from './added-lines';
+import { canCheckSyntax, checkSyntax } from './syntax-check';
 
-const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?)$/;
-const JSON_FILE = /\.json$/;
+export { syntaxErrors } from './syntax-check';
 
 function syntaxFiles(files: readonly string[]): string[] {
   return files.filter(
     (file) =>
-      (SCRIPT_FILE.test(file) && !file.endsWith('.d.ts')) ||
-      (JSON_FILE.test(file) && !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file)),
+      canCheckSyntax(file) &&
+      !file.endsWith('.d.ts') &&
+      !/(?:^|\/)(?:tsconfig|jsconfig)[^/]*\.json$/.test(file),
   );
 }
 
-/** Syntax errors of one TS/JS/JSON source (empty when it parses). */
-export function syntaxErrors(fileName: string, text: string): string[] {
-  const ts = loadTypeScript();
-  if (JSON_FILE.test(fileName)) {
-    try {
-      JSON.parse(text);
-      return [];
-    } catch (error) {
-      return [error instanceof Error ? error.message : String(error)];
-    }
-  }
-  const output = ts.transpileModule(text, {
-    fileName,
-    reportDiagnostics: true,
-    compilerOptions: {
-      target: ts.ScriptTarget.Latest,
-      module: ts.ModuleKind.ESNext,
-      jsx: ts.JsxEmit.Preserve,
-      allowJs: true,
-    },
-  });
-  return (output.diagnostics ?? [])
-    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-    .map((diagnostic) => {
-      const position =
-        diagnostic.file && diagnostic.start !== undefined
-          ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
-          : undefined;
-      const where = position ? `${position.line + 1}:${position.character + 1}` : '';
-      return `${where} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`.trim();
-    });
-}
-
-/** SYNTAX (layer 1, P0): every changed TS/JS/JSON file parses (TypeScript parser, no type check). */
+/**
+ * SYNTAX (layer 1, P0): every changed JS/TS, Python, Go, Rust, Java, PHP and JSON file parses.
+ * The lezer grammar reads each file; errors it reports are confirmed or refuted by the
+ * language's own toolchain through the command policy (see {@link checkSyntax}). Confirmed
+ * errors fail; errors no toolchain could confirm are an `error` finding (unverified, never a
+ * pass and never a failure on the grammar's word alone).
+ */
 export const syntaxProtocol: Protocol = {
   name: 'SYNTAX',
-  description: 'No syntax errors in changed TS/JS/JSON files (TypeScript parser).',
+  description:
+    'No syntax errors in changed source and JSON files (lezer grammars; the language toolchain confirms errors).',
   priority: 'P0',
   layer: 1,
   group: 1,
-  timeoutMs: 30_000,
+  timeoutMs: 60_000,
   async appliesTo(ctx) {
     return syntaxFiles(await ctx.changedFiles()).length > 0;
   },
@@ -63,13 +39,23 @@ export const syntaxProtocol: Protocol = {
     for (const file of files) {
       const text = ctx.facts.read(file);
       if (text === undefined) continue;
-      const errors = syntaxErrors(file, text);
-      if (errors.length > 0) {
+      const check = await checkSyntax(file, text, { run: (argv, options) => ctx.run(argv, options) });
+      const shown = check.errors.slice(0, 3).join(' | ');
+      if (check.status === 'invalid') {
         findings.push({
           check: 'SYNTAX',
           priority: 'P0',
           status: 'fail',
-          message: `${file} has ${errors.length} syntax error(s): ${errors.slice(0, 3).join(' | ')}`,
+          message: `${file} has ${check.errors.length} syntax error(s) (${check.checkedBy}): ${shown}`,
+          evidence: { file },
+        });
+      } else if (check.status === 'unconfirmed') {
+        // The grammar alone is no proof: it may not know the syntax. Unverified, not failed.
+        findings.push({
+          check: 'SYNTAX',
+          priority: 'P0',
+          status: 'error',
+          message: `${file}: the parser reports ${check.errors.length} syntax error(s) (${shown}) that no toolchain could confirm (${check.reason}); its syntax is unverified.`,
           evidence: { file },
         });
       }
@@ -87,51 +73,6 @@ export const syntaxProtocol: Protocol = {
 };
 
 const TODO_MARKER = /\b(?:TODO|FIXME|XXX|HACK)\b/;
-
-/** Lines added by the change, per file: new files entirely, tracked files from `git diff`. */
-async function addedLines(ctx: ProtocolContext): Promise<Map<string, { line: string; number: number }[]>> {
-  const result = new Map<string, { line: string; number: number }[]>();
-  const changes = await ctx.facts.changes();
-  const files = await ctx.changedFiles();
-  const diff = changes ? await ctx.facts.diff(2_000_000) : '';
-  const fromDiff = new Map<string, { line: string; number: number }[]>();
-  let current: string | undefined;
-  let lineNumber = 0;
-  for (const line of diff.split('\n')) {
-    const header = /^\+\+\+ b\/(.+)$/.exec(line);
-    if (header) {
-      current = header[1];
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)/.exec(line);
-    if (hunk) {
-      lineNumber = Number(hunk[1]);
-      continue;
-    }
-    if (current === undefined) continue;
-    if (line.startsWith('+')) {
-      const list = fromDiff.get(current) ?? [];
-      list.push({ line: line.slice(1), number: lineNumber });
-      fromDiff.set(current, list);
-      lineNumber += 1;
-    } else if (!line.startsWith('-')) {
-      lineNumber += 1;
-    }
-  }
-  for (const file of files) {
-    if (fromDiff.has(file)) {
-      result.set(file, fromDiff.get(file) ?? []);
-    } else if (changes?.get(file)?.kind !== 'modified') {
-      // Not a git workspace (or a new file): every line counts.
-      const text = ctx.facts.read(file) ?? '';
-      result.set(
-        file,
-        text.split('\n').map((line, index) => ({ line, number: index + 1 })),
-      );
-    }
-  }
-  return result;
-}
 
 /** TODO (layer 1, P2): no TODO/FIXME/XXX/HACK markers added by the change. */
 export const todoProtocol: Protocol = {
@@ -194,6 +135,21 @@ const CRASH_PATTERNS: { pattern: RegExp; label: string }[] = [
 
 const COMMAND_TOOL = /command|shell|bash|exec|terminal|run|script|process/i;
 
+/** True when the ledger holds a finished call of a command-running tool. */
+export function hasCommandRuns(ledger: readonly ToolCallRecord[]): boolean {
+  return ledger.some((call) => call.status !== 'pending' && COMMAND_TOOL.test(call.tool));
+}
+
+/** The last finished run of each distinct command (same tool, same arguments) in the ledger. */
+export function lastCommandRuns(ledger: readonly ToolCallRecord[]): ToolCallRecord[] {
+  const lastRun = new Map<string, ToolCallRecord>();
+  for (const call of ledger) {
+    if (call.status === 'pending' || !COMMAND_TOOL.test(call.tool)) continue;
+    lastRun.set(`${call.tool}:${JSON.stringify(call.args)}`, call);
+  }
+  return [...lastRun.values()];
+}
+
 /** The first crash signature in a text, if any. */
 export function findCrash(text: string): { label: string; line: string } | undefined {
   for (const { pattern, label } of CRASH_PATTERNS) {
@@ -216,16 +172,12 @@ export const errorFreeProtocol: Protocol = {
   group: 2,
   timeoutMs: 30_000,
   appliesTo(ctx) {
-    return ctx.ledger.some((call) => call.status !== 'pending' && COMMAND_TOOL.test(call.tool));
+    return hasCommandRuns(ctx.ledger);
   },
   async run(ctx): Promise<Finding[]> {
-    const lastRun = new Map<string, (typeof ctx.ledger)[number]>();
-    for (const call of ctx.ledger) {
-      if (call.status === 'pending' || !COMMAND_TOOL.test(call.tool)) continue;
-      lastRun.set(`${call.tool}:${JSON.stringify(call.args)}`, call);
-    }
+    const lastRun = lastCommandRuns(ctx.ledger);
     const findings: Finding[] = [];
-    for (const call of lastRun.values()) {
+    for (const call of lastRun) {
       const crash = findCrash(`${call.result ?? ''}\n${call.error ?? ''}`);
       if (crash) {
         findings.push({
@@ -242,7 +194,7 @@ export const errorFreeProtocol: Protocol = {
         check: 'ERROR_FREE',
         priority: 'P1',
         status: 'pass',
-        message: `No uncaught errors in the last run of ${lastRun.size} command(s).`,
+        message: `No uncaught errors in the last run of ${lastRun.length} command(s).`,
       });
     }
     return findings;
