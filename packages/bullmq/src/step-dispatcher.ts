@@ -168,7 +168,10 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
         details: { jobId },
       });
     }
-    task.adopt(journal);
+    task.adopt(
+      journal,
+      result.modelUnavailable !== undefined ? { modelUnavailable: result.modelUnavailable } : {},
+    );
     return result.outcome as StepRunOutcome;
   }
 

@@ -85,6 +85,8 @@ export const stepResultSchema = z.object({
   attempt: z.string(),
   /** Number of events that attempt journaled. */
   events: z.number().int().min(0),
+  /** The step could not reach the model: the run stops with `model-unavailable` (this reason). */
+  modelUnavailable: z.string().min(1).optional(),
 });
 export type StepJobResult = z.infer<typeof stepResultSchema>;
 

@@ -151,7 +151,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       await transcripts.claim(jobId, attempt);
       const cortex = await cortexFor(data);
       let journaled = 0;
-      const { outcome } = await cortex.runStep({
+      const { outcome, modelUnavailable } = await cortex.runStep({
         runId: data.runId,
         request: data.spec.request,
         stepId: data.stepId,
@@ -178,7 +178,12 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         status: outcome.status,
         durationMs: Math.round(performance.now() - started),
       });
-      return { outcome: JSON.parse(JSON.stringify(outcome)), attempt, events: journaled };
+      return {
+        outcome: JSON.parse(JSON.stringify(outcome)),
+        attempt,
+        events: journaled,
+        ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
+      };
     } catch (error) {
       options.onEvent?.({
         type: 'step-error',

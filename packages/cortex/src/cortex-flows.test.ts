@@ -179,7 +179,7 @@ describe('hallucination propagation (seed 003 §2.5)', () => {
         plans: [plan([{ id: 'a', protocols: ['FLAKY'] }, { id: 'b', dependsOn: ['a'] }, { id: 'c' }])],
         steps: { a: writeStep('a.txt', 'A'), b: writeStep('b.txt', 'B'), c: writeStep('c.txt', 'C') },
       },
-      { verifier: { protocols: [flaky] } },
+      { verifier: { protocols: [flaky] }, acceptUnverified: 'warn' },
     );
     const result = await cortex.run('Write a, then b; and c');
     expect(result.stopReason).toBe('completed-with-warnings');
@@ -210,7 +210,7 @@ describe('hallucination propagation (seed 003 §2.5)', () => {
           d: writeStep('d.txt', 'D'),
         },
       },
-      { verifier: { protocols: [flaky] } },
+      { verifier: { protocols: [flaky] }, acceptUnverified: 'warn' },
     );
     const result = await cortex.run('Write a, then b, then d; and c');
     expect(result.stopReason).toBe('completed-with-warnings');

@@ -346,7 +346,8 @@ describe('stop reasons', () => {
             },
           ],
         },
-        replans: [redesign('repair idea one'), redesign('repair idea two')],
+        // Read-only repairs: honest about looking around, and changing nothing.
+        replans: [redesign('investigate the failure'), redesign('investigate the failure again')],
       },
       {
         planning: 'never',
@@ -414,7 +415,7 @@ describe('stop reasons', () => {
   it('a step deadline fails the step; the replanner then redesigns it', async () => {
     const { cortex } = await setup(
       {
-        steps: { task: writeStep('a.txt', 'A'), '*': (turn: number) => writeStep('b.txt', 'B')[turn]! },
+        steps: { task: writeStep('a.txt', 'A'), '*': (turn: number) => writeStep('a.txt', 'A')[turn]! },
         replans: [redesign('write a.txt faster')],
         latencyMs: (request) => (JSON.stringify(request.messages).includes('# Your step: task') ? 3000 : 0),
       },

@@ -17,7 +17,7 @@ import { type RemoteStepInput, type RemoteStepResult, runRemoteStep } from './ru
 import type { RunResult } from './run-result';
 import { RunSession } from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
-import type { ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
+import type { AcceptUnverified, ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
 import type { StepTaskRunner } from './step-task';
 
 /** Options of {@link createCortex}. */
@@ -43,6 +43,12 @@ export interface CortexOptions {
   };
   replanner?: { model?: ChatModel; maxAttempts?: number; maxResultChars?: number; temperature?: number };
   executor?: ExecutorSettings;
+  /**
+   * What a step whose work could not be verified becomes: by default it gets one more attempt
+   * with the verifier's reasons, then joins the replan batch (never `completed`); `'warn'`
+   * completes it flagged unverified (the run then ends `completed-with-warnings` at best).
+   */
+  acceptUnverified?: AcceptUnverified;
   verifier?: {
     /** Custom protocols (steps and the planner may name them; goal criteria may use them). */
     protocols?: readonly Protocol[];
@@ -60,6 +66,12 @@ export interface CortexOptions {
     /** Goal criteria added to the planner's (`{ id, priority, protocol, description? }`). */
     criteria?: readonly SuccessCriterionInput[];
     model?: ChatModel;
+    /**
+     * `deterministic` (default): claims are read from the steps' text by rules (EN/ZH/JA);
+     * `model`: a separate call of the verifier model also lists them as data (each is then
+     * checked deterministically).
+     */
+    claimExtraction?: 'deterministic' | 'model';
   };
   /** Steps running at once. Default 4. */
   concurrency?: number;
@@ -299,6 +311,24 @@ function resolveConfig(options: CortexOptions): SessionConfig {
     throw invalid('store must implement RunStore (append, read, list, writeMeta, readMeta), or be false.');
   }
   const verifierModel = checkModel(options.verifier?.model ?? model, 'verifier.model');
+  const acceptUnverified = options.acceptUnverified ?? 'retry';
+  if (acceptUnverified !== 'retry' && acceptUnverified !== 'warn') {
+    throw invalid(`acceptUnverified must be 'retry' or 'warn', got ${JSON.stringify(acceptUnverified)}.`);
+  }
+  const claimExtraction = options.verifier?.claimExtraction ?? 'deterministic';
+  if (claimExtraction !== 'deterministic' && claimExtraction !== 'model') {
+    throw invalid(
+      `verifier.claimExtraction must be 'deterministic' or 'model', got ${JSON.stringify(claimExtraction)}.`,
+    );
+  }
+  const guard = options.executor?.guard;
+  if (
+    guard !== undefined &&
+    guard !== false &&
+    (typeof guard !== 'object' || guard === null || typeof guard.check !== 'function')
+  ) {
+    throw invalid('executor.guard must be a tool-call guard (createToolCallGuard) or false.');
+  }
   return {
     model,
     plannerModel: checkModel(options.planner?.model ?? model, 'planner.model'),
@@ -314,10 +344,13 @@ function resolveConfig(options: CortexOptions): SessionConfig {
     registry,
     workspace: options.workspace,
     planning: checkPlanning(options.planning, 'planning') ?? 'auto',
+    // Without `guard`, each step gets the default guard (destructive calls self-verified with the
+    // verifier model, metered); `guard: false` turns it off.
     executor: {
       ...options.executor,
       ...(toolTimeoutMs !== undefined ? { toolTimeoutMs } : {}),
     },
+    acceptUnverified,
     maxPlanSteps,
     redactor: options.redactor === false ? undefined : (options.redactor ?? createRedactor()),
     ...(options.runner !== undefined ? { runner: options.runner } : {}),
@@ -331,6 +364,7 @@ function resolveConfig(options: CortexOptions): SessionConfig {
       ...(options.verifier?.mode !== undefined ? { mode: options.verifier.mode } : {}),
       goal,
       ...(options.verifier?.criteria !== undefined ? { criteria: options.verifier.criteria } : {}),
+      claimExtraction,
     },
     concurrency: positiveInteger(options.concurrency, 'concurrency', 4),
     maxIterations: positiveInteger(options.maxIterations, 'maxIterations', 3),

@@ -33,7 +33,9 @@ describe('assessFindings', () => {
     [[finding('P0', 'pass'), finding('P1', 'skip')], 'all-pass'],
     [[finding('P2', 'fail')], 'warnings-only'],
     [[finding('P1', 'warn')], 'warnings-only'],
-    [[finding('P1', 'error')], 'warnings-only'],
+    [[finding('P1', 'error')], 'p1-failed'],
+    [[finding('P0', 'error')], 'p1-failed'],
+    [[finding('P2', 'error')], 'warnings-only'],
     [[finding('P2', 'fail'), finding('P1', 'fail')], 'p1-failed'],
     [[finding('P1', 'fail'), finding('P0', 'fail')], 'p0-failed'],
   ] as const)('%j → %s', (findings, expected) => {
@@ -42,6 +44,36 @@ describe('assessFindings', () => {
 });
 
 describe('decideTermination (seed 003 §2.3)', () => {
+  it('says in the reason which priorities are behind it', () => {
+    const p2 = decideTermination({
+      ...base,
+      findings: [finding('P0', 'pass'), finding('P2', 'fail'), finding('P1', 'warn')],
+    });
+    expect(p2).toMatchObject({ stopReason: 'completed-with-warnings' });
+    expect(p2.reason).toMatch(/P2 c failed: c fail/);
+    expect(p2.reason).toMatch(/P1 c warned: c warn/);
+    expect(p2.reason).not.toMatch(/only P2/);
+    const cannotRun = decideTermination({ ...base, findings: [finding('P1', 'error')] });
+    expect(cannotRun).toMatchObject({ action: 'iterate' });
+    expect(cannotRun.reason).toMatch(/P1 c could not run/);
+    const p0 = decideTermination({ ...base, findings: [finding('P0', 'fail'), finding('P1', 'fail')] });
+    expect(p0.reason).toMatch(/^P0 goal check failed: P0 c failed/);
+    expect(p0.reason).not.toMatch(/P1/);
+  });
+
+  it('names unverified and blocked steps and why', () => {
+    expect(
+      decideTermination({
+        ...base,
+        unverifiedSteps: 1,
+        unverified: [{ stepId: 's2', reason: 'TEST could not run' }],
+      }).reason,
+    ).toBe('1 step output(s) unverified: s2 (TEST could not run)');
+    expect(
+      decideTermination({ ...base, blockedSteps: 1, blocked: [{ stepId: 's3', reason: 'gave up' }] }).reason,
+    ).toBe('1 step(s) blocked: s3 (gave up)');
+  });
+
   it('all pass → completed', () => {
     expect(decideTermination({ ...base, findings: [finding('P0', 'pass')] })).toMatchObject({
       action: 'stop',

@@ -12,9 +12,9 @@ export interface FindingLike {
 export type GoalAssessment = 'all-pass' | 'p0-failed' | 'p1-failed' | 'warnings-only';
 
 /**
- * Classifies findings: any P0 `fail` → `p0-failed`; else any P1 `fail` → `p1-failed`; else any
- * P2 `fail`, any `warn`, or any `error` (a check that could not run is not a pass) →
- * `warnings-only`; else `all-pass` (`skip` counts as neither).
+ * Classifies findings: any P0 `fail` → `p0-failed`; else any P1 `fail`, or a P0/P1 check that
+ * could not run (`error`: "can't check" is never acceptance) → `p1-failed`; else any P2 `fail`,
+ * any `warn`, or a P2 `error` → `warnings-only`; else `all-pass` (`skip` counts as neither).
  */
 export function assessFindings(findings: readonly FindingLike[]): GoalAssessment {
   let p1 = false;
@@ -24,12 +24,22 @@ export function assessFindings(findings: readonly FindingLike[]): GoalAssessment
       if (finding.priority === 'P0') return 'p0-failed';
       if (finding.priority === 'P1') p1 = true;
       else warnings = true;
-    } else if (finding.status === 'warn' || finding.status === 'error') {
+    } else if (finding.status === 'error') {
+      if (finding.priority === 'P2') warnings = true;
+      else p1 = true;
+    } else if (finding.status === 'warn') {
       warnings = true;
     }
   }
   if (p1) return 'p1-failed';
   return warnings ? 'warnings-only' : 'all-pass';
+}
+
+/** `P1 TEST fail: …` — a finding as a stop reason quotes it, priority first. */
+function describeFinding(finding: FindingLike): string {
+  const status =
+    finding.status === 'error' ? 'could not run' : finding.status === 'warn' ? 'warned' : 'failed';
+  return `${finding.priority} ${finding.check} ${status}: ${finding.message}`;
 }
 
 /** A stall signal from {@link createStallDetector}. */
@@ -53,8 +63,12 @@ export interface TerminationInput {
   progressed: boolean;
   /** Steps that ended `blocked`. */
   blockedSteps: number;
+  /** Those steps and why (their last notes), for the reason text. */
+  blocked?: readonly { stepId: string; reason: string }[];
   /** Steps that completed with an unverified output (own or inherited). */
   unverifiedSteps: number;
+  /** Those steps and why, for the reason text. */
+  unverified?: readonly { stepId: string; reason: string }[];
   /** A stall the detector saw in this iteration, if any. */
   stall?: StallSignal | undefined;
 }
@@ -87,23 +101,47 @@ export type TerminationDecision =
 export function decideTermination(input: TerminationInput): TerminationDecision {
   const assessment = assessFindings(input.findings);
   const failing = input.findings
-    .filter((finding) => finding.status === 'fail')
-    .map((finding) => `${finding.priority} ${finding.check}: ${finding.message}`);
+    .filter(
+      (finding) => finding.status === 'fail' || (finding.status === 'error' && finding.priority !== 'P2'),
+    )
+    .filter((finding) => assessment !== 'p0-failed' || finding.priority === 'P0')
+    .map(describeFinding);
+  const warnings = input.findings
+    .filter(
+      (finding) =>
+        finding.status === 'warn' ||
+        (finding.status === 'fail' && finding.priority === 'P2') ||
+        (finding.status === 'error' && finding.priority === 'P2'),
+    )
+    .map(describeFinding);
+  const unverifiedText =
+    input.unverified !== undefined && input.unverified.length > 0
+      ? input.unverified.map((step) => `${step.stepId} (${step.reason})`).join('; ')
+      : undefined;
   const stop = (stopReason: StopReason, reason: string): TerminationDecision => ({
     action: 'stop',
     stopReason,
     assessment,
     reason,
   });
-  if (assessment === 'p0-failed') return stop('failed', `a P0 goal check failed: ${failing.join('; ')}`);
-  if (input.blockedSteps > 0) return stop('blocked', `${input.blockedSteps} step(s) blocked`);
+  if (assessment === 'p0-failed') return stop('failed', `P0 goal check failed: ${failing.join('; ')}`);
+  if (input.blockedSteps > 0) {
+    const which = (input.blocked ?? []).map((step) => `${step.stepId} (${step.reason})`).join('; ');
+    return stop('blocked', `${input.blockedSteps} step(s) blocked${which ? `: ${which}` : ''}`);
+  }
   if (assessment === 'all-pass') {
     return input.unverifiedSteps > 0
-      ? stop('completed-with-warnings', `${input.unverifiedSteps} step output(s) unverified`)
+      ? stop(
+          'completed-with-warnings',
+          `${input.unverifiedSteps} step output(s) unverified${unverifiedText ? `: ${unverifiedText}` : ''}`,
+        )
       : stop('completed', 'every step completed and every goal check passed');
   }
   if (assessment === 'warnings-only')
-    return stop('completed-with-warnings', 'only P2 checks failed or warned');
+    return stop(
+      'completed-with-warnings',
+      `no goal check failed, with warnings: ${warnings.join('; ')}${unverifiedText ? `; unverified steps: ${unverifiedText}` : ''}`,
+    );
   if (input.stall) return stop(input.stall.stopReason, input.stall.message);
   if (input.iteration < input.maxIterations) {
     return {
@@ -111,7 +149,7 @@ export function decideTermination(input: TerminationInput): TerminationDecision 
       maxIterations: input.maxIterations,
       extended: input.extended,
       assessment,
-      reason: `P1 checks fail (iteration ${input.iteration}/${input.maxIterations}): ${failing.join('; ')}`,
+      reason: `P1 goal checks fail (iteration ${input.iteration}/${input.maxIterations}): ${failing.join('; ')}`,
     };
   }
   if (input.progressed && !input.extended) {
@@ -126,8 +164,10 @@ export function decideTermination(input: TerminationInput): TerminationDecision 
   }
   return stop(
     'max-iterations',
-    input.progressed
-      ? `P1 checks still fail after the extended cap of ${input.maxIterations} iterations`
-      : `P1 checks still fail after ${input.maxIterations} iterations without progress`,
+    `${
+      input.progressed
+        ? `P1 goal checks still fail after the extended cap of ${input.maxIterations} iterations`
+        : `P1 goal checks still fail after ${input.maxIterations} iterations without progress`
+    }: ${failing.join('; ')}`,
   );
 }

@@ -62,8 +62,10 @@ export function goalCriteria(options: {
 }
 
 /**
- * Goal-level verification of a finished iteration through the verifier's `verifyGoal`: the goal
- * criteria's protocols run in the workspace, and the plan adds a P1 `plan` finding (all steps
+ * Goal-level verification of a finished iteration through the verifier's `verifyGoal`, on the
+ * final workspace: the goal criteria's protocols run (and the workspace's own test command when
+ * it has one), every completed step's claims are re-checked against the final state, each of the
+ * planner's success criteria becomes a finding, and the plan adds a P1 `plan` finding (all steps
  * completed or not). Without a workspace there is nothing to check: no findings.
  */
 export async function verifyGoalFindings(options: {
@@ -87,6 +89,7 @@ export async function verifyGoalFindings(options: {
       model: options.model,
       onHumanReview: options.onHumanReview,
       ...(criteria !== undefined ? { criteria } : {}),
+      successCriteria: options.successCriteria,
     },
     {
       // Custom protocols passed to verifyGoal all run: pass only those the criteria name.

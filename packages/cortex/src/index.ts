@@ -88,5 +88,5 @@ export {
   type StallDetectorOptions,
   type StallObservation,
 } from './stall-detector';
-export type { StepTask, StepTaskRunner } from './step-task';
+export type { AdoptOptions, StepTask, StepTaskRunner } from './step-task';
 export { isStopReason, type StopReason, stopReasons } from './stop-reason';

@@ -1,5 +1,5 @@
-import type { ChatModel, GenerateResult } from '@closedloop/model';
-import { ScriptedModel } from '@closedloop/model/testing';
+import { type ChatModel, type GenerateResult, ModelError } from '@closedloop/model';
+import { errorTurn, ScriptedModel } from '@closedloop/model/testing';
 import { describe, expect, it } from 'vitest';
 import { createModelMeter } from './meter-model';
 
@@ -49,8 +49,55 @@ describe('createModelMeter', () => {
       calls: 1,
     });
     expect(records).toEqual([
-      { purpose: 'planner', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 }, costUsd: 3 },
+      {
+        purpose: 'planner',
+        usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+        costUsd: 3,
+        provider: 'scripted',
+        modelId: 'scripted-model',
+        finishReason: 'stop',
+        responseModelId: 'scripted-model',
+        responseId: 'scripted-1',
+        durationMs: expect.any(Number),
+      },
     ]);
+  });
+
+  it('reports every failed call, generated or streamed, with its code and message', async () => {
+    const controller = new AbortController();
+    const failures: unknown[] = [];
+    const meter = createModelMeter({
+      signal: controller.signal,
+      onFailure: (record) => failures.push(record),
+    });
+    const limited = new ModelError({
+      code: 'rate-limited',
+      message: 'scripted: slow down',
+      provider: 'scripted',
+    });
+    const model = meter.wrap(
+      new ScriptedModel({ turns: [errorTurn(limited), errorTurn(limited)] }),
+      'step',
+      's1',
+    );
+    await expect(model.doGenerate(request)).rejects.toBe(limited);
+    await expect(
+      (async () => {
+        for await (const _part of model.doStream(request)) {
+          // drain
+        }
+      })(),
+    ).rejects.toBe(limited);
+    const failure = {
+      purpose: 'step',
+      stepId: 's1',
+      provider: 'scripted',
+      modelId: 'scripted-model',
+      durationMs: expect.any(Number),
+      error: { code: 'rate-limited', message: 'scripted: slow down' },
+    };
+    expect(failures).toEqual([failure, failure]);
+    expect(meter.totals().calls).toBe(0);
   });
 
   it('calls onExhausted once when the token budget is reached; starts count what was spent before', async () => {

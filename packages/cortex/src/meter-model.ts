@@ -3,6 +3,7 @@ import {
   type ChatModel,
   computeCost,
   emptyUsage,
+  type FinishReason,
   findPrice,
   type GenerateResult,
   ModelError,
@@ -30,10 +31,39 @@ export interface ModelMeterOptions {
   signal: AbortSignal;
   /** Usage already spent (a resumed run). */
   initial?: { usage: Usage; costUsd: number; calls: number };
-  /** Called after every successful call with its usage. */
-  onUsage?: (record: { purpose: ModelCallPurpose; stepId?: StepId; usage: Usage; costUsd: number }) => void;
+  /** Called after every successful call with its usage and what the provider answered. */
+  onUsage?: (record: ModelCallRecord) => void;
+  /** Called for every call that failed (including aborted ones), with the error's code and message. */
+  onFailure?: (record: ModelCallFailure) => void;
   /** Called once, when the budget is used up (the caller aborts the run). */
   onExhausted?: (message: string) => void;
+}
+
+/** Which model a call went to, for what, and how long it took. */
+export interface ModelCallInfo {
+  purpose: ModelCallPurpose;
+  stepId?: StepId;
+  /** `ChatModel.provider` (e.g. `openai`, `anthropic`). */
+  provider: string;
+  /** The requested model (`ChatModel.modelId`). */
+  modelId: string;
+  durationMs: number;
+}
+
+/** A successful model call: its usage, cost and the provider's answer metadata. */
+export interface ModelCallRecord extends ModelCallInfo {
+  usage: Usage;
+  costUsd: number;
+  finishReason: FinishReason;
+  /** The model that answered, when the provider says (may differ from `modelId`, e.g. a dated version). */
+  responseModelId?: string;
+  /** The provider's id of the response. */
+  responseId?: string;
+}
+
+/** A model call that threw (every failure is a `ModelError`). */
+export interface ModelCallFailure extends ModelCallInfo {
+  error: { code: string; message: string };
 }
 
 /** Sums usage over a run, enforces its budget and its abort signal on every model call. */
@@ -110,24 +140,47 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
   };
   checkBudget();
 
-  const record = (
+  const callInfo = (
     model: ChatModel,
     purpose: ModelCallPurpose,
     stepId: StepId | undefined,
-    callUsage: Usage,
-  ) => {
-    const price = prices ? findPrice(prices, model.modelId) : undefined;
+    startedAt: number,
+  ): ModelCallInfo => ({
+    purpose,
+    ...(stepId !== undefined ? { stepId } : {}),
+    provider: model.provider,
+    modelId: model.modelId,
+    durationMs: Math.round(performance.now() - startedAt),
+  });
+
+  const record = (info: ModelCallInfo, result: GenerateResult) => {
+    const callUsage = result.usage;
+    const price = prices ? findPrice(prices, info.modelId) : undefined;
     const cost = price ? computeCost(callUsage, price) : 0;
     usage = addUsage(usage, callUsage);
     costUsd += cost;
     calls++;
     options.onUsage?.({
-      purpose,
-      ...(stepId !== undefined ? { stepId } : {}),
+      ...info,
       usage: callUsage,
       costUsd: cost,
+      finishReason: result.finishReason,
+      ...(result.response?.modelId !== undefined ? { responseModelId: result.response.modelId } : {}),
+      ...(result.response?.id !== undefined ? { responseId: result.response.id } : {}),
     });
     checkBudget();
+  };
+
+  const fail = (info: ModelCallInfo, error: unknown): void => {
+    if (!options.onFailure) return;
+    const modelError = ModelError.isInstance(error) ? error : undefined;
+    options.onFailure({
+      ...info,
+      error: {
+        code: modelError?.code ?? 'unknown',
+        message: error instanceof Error ? error.message : String(error),
+      },
+    });
   };
 
   const refuse = (model: ChatModel): ModelError | undefined => {
@@ -155,25 +208,40 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
         async doGenerate(request, callOptions = {}): Promise<GenerateResult> {
           const refused = refuse(model);
           if (refused) throw refused;
+          const startedAt = performance.now();
           const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
-          const result = await raceSignal(
-            model.doGenerate(request, { signal: callSignal }),
-            callSignal,
-            model.provider,
-          );
-          record(model, purpose, stepId, result.usage);
+          let result: GenerateResult;
+          try {
+            result = await raceSignal(
+              model.doGenerate(request, { signal: callSignal }),
+              callSignal,
+              model.provider,
+            );
+          } catch (error) {
+            fail(callInfo(model, purpose, stepId, startedAt), error);
+            throw error;
+          }
+          record(callInfo(model, purpose, stepId, startedAt), result);
           return result;
         },
         async *doStream(request, callOptions = {}): AsyncGenerator<StreamPart> {
           const refused = refuse(model);
           if (refused) throw refused;
+          const startedAt = performance.now();
           const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
           const iterator = model.doStream(request, { signal: callSignal })[Symbol.asyncIterator]();
           try {
             for (;;) {
-              const next = await raceSignal(iterator.next(), callSignal, model.provider);
+              let next: IteratorResult<StreamPart>;
+              try {
+                next = await raceSignal(iterator.next(), callSignal, model.provider);
+              } catch (error) {
+                fail(callInfo(model, purpose, stepId, startedAt), error);
+                throw error;
+              }
               if (next.done) return;
-              if (next.value.type === 'finish') record(model, purpose, stepId, next.value.result.usage);
+              if (next.value.type === 'finish')
+                record(callInfo(model, purpose, stepId, startedAt), next.value.result);
               yield next.value;
             }
           } finally {

@@ -1,5 +1,5 @@
 import type { ExecutorEvent } from '@closedloop/executor';
-import type { Usage } from '@closedloop/model';
+import type { FinishReason, Usage } from '@closedloop/model';
 import type { PlanEvent, PlanEventType, StepId } from '@closedloop/plan';
 import type { FindingLike, GoalAssessment } from './decide-termination';
 import type { StepSummary } from './run-result';
@@ -37,6 +37,14 @@ export type CortexEvent =
     }
   | { type: 'step-started'; stepId: StepId; attempt: number }
   | {
+      /** The step could not be verified: it runs once more with the verifier's reasons (same baseline). */
+      type: 'step-retried';
+      stepId: StepId;
+      /** The attempt about to run (2 for the first retry). */
+      attempt: number;
+      reason: string;
+    }
+  | {
       type: 'step-finished';
       stepId: StepId;
       /** `interrupted`: the run stopped while the step ran (it stays `in_progress`, resume decides). */
@@ -48,6 +56,10 @@ export type CortexEvent =
       confidence?: number;
       /** Upstream steps whose unverified output this step consumed. */
       unverifiedUpstream?: StepId[];
+      /** Why the step's own verification was unverified (the checks that could not run, or no evidence). */
+      unverifiedReason?: string;
+      /** Executor attempts in this run of the step (2 when an unverified attempt was retried). */
+      attempts?: number;
       durationMs: number;
       error?: string;
     }
@@ -106,11 +118,35 @@ export type CortexEvent =
     }
   | { type: 'approval-resolved'; approvalId: string; stepId: StepId; approved: boolean; note?: string }
   | {
+      /** One per successful model call of any purpose (planner, step, replanner, verifier, aggregate). */
       type: 'usage-recorded';
       purpose: ModelCallPurpose;
       stepId?: StepId;
       usage: Usage;
       costUsd: number;
+      // The call's details (absent in journals written before they were recorded).
+      /** `ChatModel.provider`. */
+      provider?: string;
+      /** The requested model. */
+      modelId?: string;
+      /** The model that answered, when the provider says. */
+      responseModelId?: string;
+      /** The provider's id of the response. */
+      responseId?: string;
+      finishReason?: FinishReason;
+      /** From the request to the last byte of the answer. */
+      durationMs?: number;
+    }
+  | {
+      /** A model call that threw (any purpose), including an aborted one. Retried calls fail once each. */
+      type: 'model-call-failed';
+      purpose: ModelCallPurpose;
+      stepId?: StepId;
+      provider: string;
+      modelId: string;
+      durationMs: number;
+      /** The `ModelError` code (`rate-limit`, `aborted`, …; `unknown` for anything else) and message. */
+      error: { code: string; message: string };
     }
   | {
       type: 'run-finished';

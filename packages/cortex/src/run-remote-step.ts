@@ -3,6 +3,7 @@ import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
 import { errorMessage } from './error-message';
 import { createModelMeter } from './meter-model';
+import { modelUnavailableReason } from './model-unavailable';
 import { RunBus } from './run-bus';
 import type { RunEvent } from './run-events';
 import { runStep } from './run-step';
@@ -34,6 +35,11 @@ export interface RemoteStepResult {
   outcome: StepRunOutcome;
   /** Every journaled event of the step, in order: what the coordinator's `task.adopt` takes. */
   events: RunEvent[];
+  /**
+   * Set when the step found the model unreachable (no or a bad key, no network, an unknown
+   * model): the reason the run stops with `model-unavailable`. Pass it to `task.adopt`.
+   */
+  modelUnavailable?: string;
 }
 
 function invalid(message: string, details: Record<string, unknown> = {}, cause?: unknown): CortexError {
@@ -114,9 +120,20 @@ export async function runRemoteStep(
     onUsage: (record) => bus.emit({ type: 'usage-recorded', ...record }),
   });
   const approvals = new ApprovalDesk({ runId, bus, handler: config.onApproval, signal: controller.signal });
+  let modelUnavailable: string | undefined;
   try {
     const outcome = await runStep(
-      { plan, config, meter, approvals, request, emit: (event) => bus.emit(event) },
+      {
+        plan,
+        config,
+        meter,
+        approvals,
+        request,
+        emit: (event) => bus.emit(event),
+        onModelUnavailable: (error) => {
+          modelUnavailable = modelUnavailableReason(error);
+        },
+      },
       stepId,
       controller.signal,
     );
@@ -129,7 +146,7 @@ export async function runRemoteStep(
         cause: bus.storeError,
       });
     }
-    return { outcome, events: bus.history };
+    return { outcome, events: bus.history, ...(modelUnavailable !== undefined ? { modelUnavailable } : {}) };
   } finally {
     unsubscribe();
     input.signal?.removeEventListener('abort', forward);

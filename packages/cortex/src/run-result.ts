@@ -9,6 +9,7 @@ import type {
   ToolCallRecord,
   VerificationRecord,
 } from '@closedloop/plan';
+import { type ConfidenceClass, classifyConfidence, unverifiedReason } from '@closedloop/verifier';
 import type { FindingLike, GoalAssessment } from './decide-termination';
 import { isRunEventOf, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { StopReason } from './stop-reason';
@@ -53,12 +54,24 @@ export interface StepReport {
   previousAttempts?: AttemptReport[];
   verdict?: VerificationRecord['verdict'];
   unverified: boolean;
+  /** Why its own verification was unverified: the checks that could not run, or no evidence. */
+  unverifiedReason?: string;
+  /** Confidence 0..1 after propagation (the minimum of its own and its dependencies'). */
   confidence?: number;
+  /** The confidence band: `use` (≥ 0.7), `unverified` (0.4–0.7), `withhold` (< 0.4). */
+  confidenceBand?: ConfidenceClass;
   findings: FindingLike[];
   notes: string;
   output?: string;
   /** Wall time of its runs. */
   durationMs: number;
+}
+
+/** A step whose work could not be verified, and why. */
+export interface UnverifiedStepReport {
+  stepId: StepId;
+  status: StepReport['status'];
+  reason: string;
 }
 
 /** One replanner call. */
@@ -98,6 +111,10 @@ export interface RunReport {
   ledger: LedgerSummary;
   /** Goal-level findings of the last goal verification. */
   findings: FindingLike[];
+  /** Steps whose work could not be verified (own verdict, confidence band or upstream), and why. */
+  unverified: UnverifiedStepReport[];
+  /** The run's confidence: the minimum over completed steps that carry one, with its band. */
+  confidence?: { value: number; band: ConfidenceClass };
   /** The last goal assessment (`undefined` when no iteration finished). */
   verdict?: GoalAssessment;
   iterations: IterationReport[];
@@ -187,6 +204,15 @@ export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
 /** A step as `replan-requested` records it before the replan removes it. */
 export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
 
+function unverifiedWhy(verification: VerificationRecord): { unverifiedReason?: string } {
+  const findings = verification.findings.map((finding) => ({ ...finding }));
+  const own = unverifiedReason(findings);
+  if (own !== undefined) return { unverifiedReason: own };
+  if (!verification.unverified) return {};
+  const marks = findings.filter((finding) => finding.check === 'confidence' && finding.status !== 'pass');
+  return { unverifiedReason: marks.map((finding) => finding.message).join('; ') || 'marked unverified' };
+}
+
 /** The summary of a step (ledger counts, verdict, findings, notes, output). */
 export function summarizeStep(step: Step): StepSummary {
   const verification = step.verification;
@@ -214,7 +240,10 @@ export function summarizeStep(step: Step): StepSummary {
     ...(verification ? { verdict: verification.verdict } : {}),
     unverified:
       verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
-    ...(verification?.confidence !== undefined ? { confidence: verification.confidence } : {}),
+    ...(verification ? unverifiedWhy(verification) : {}),
+    ...(verification?.confidence !== undefined
+      ? { confidence: verification.confidence, confidenceBand: classifyConfidence(verification.confidence) }
+      : {}),
     findings: (verification?.findings ?? []).map((finding) => ({ ...finding })),
     notes: step.notes,
     ...(step.output !== undefined ? { output: step.output } : {}),
@@ -317,6 +346,13 @@ export function buildRunReport(options: {
     };
   });
 
+  const unverified: UnverifiedStepReport[] = steps
+    .filter((step) => step.unverified)
+    .map((step) => ({ stepId: step.id, status: step.status, reason: step.unverifiedReason ?? 'unverified' }));
+  const confidences = steps
+    .filter((step) => step.status === 'completed' && step.confidence !== undefined)
+    .map((step) => step.confidence as number);
+  const runConfidence = confidences.length > 0 ? Math.min(...confidences) : undefined;
   const lastGoal = goals.at(-1);
   const stepsMs = [...durations.values()].reduce((sum, value) => sum + value, 0);
   return {
@@ -324,6 +360,10 @@ export function buildRunReport(options: {
     steps,
     ledger,
     findings: lastGoal ? lastGoal.findings.map((finding) => ({ ...finding })) : [],
+    unverified,
+    ...(runConfidence !== undefined
+      ? { confidence: { value: runConfidence, band: classifyConfidence(runConfidence) } }
+      : {}),
     ...(lastGoal ? { verdict: lastGoal.assessment } : {}),
     iterations,
     replans,

@@ -15,6 +15,7 @@ import { repairGoal } from './goal-repair';
 import { verifyGoalFindings } from './goal-verification';
 import { isSimpleRequest } from './is-simple-request';
 import { createModelMeter, type ModelMeter } from './meter-model';
+import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
 import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
@@ -29,7 +30,12 @@ import type { StopReason } from './stop-reason';
 
 type StopCause = { stopReason: StopReason; reason: string };
 
-const resumableStops: ReadonlySet<StopReason> = new Set(['cancelled', 'deadline', 'budget-exhausted']);
+const resumableStops: ReadonlySet<StopReason> = new Set([
+  'cancelled',
+  'deadline',
+  'budget-exhausted',
+  'model-unavailable',
+]);
 
 /** True when `resume` continues a run that stopped this way (others return the stored result). */
 export function isResumableStop(stopReason: StopReason): boolean {
@@ -108,6 +114,7 @@ export class RunSession {
       ...(this.#config.prices ? { prices: this.#config.prices } : {}),
       initial: this.#usageSoFar(),
       onUsage: (record) => this.bus.emit({ type: 'usage-recorded', ...record }),
+      onFailure: (record) => this.bus.emit({ type: 'model-call-failed', ...record }),
       onExhausted: (message) => this.#stop('budget-exhausted', message),
     });
     this.#replanner = createReplanner({
@@ -132,14 +139,17 @@ export class RunSession {
       if (!this.#stopCause) {
         const code = errorCode(error);
         failure = { ...(code !== undefined ? { code } : {}), message: errorMessage(error) };
-        decision = {
-          stopReason: 'failed',
-          reason:
-            CortexError.isInstance(error) &&
-            (error.code === 'invalid-plan' || error.code === 'plan-too-large')
-              ? `no valid plan: ${error.message}`
-              : `the run failed: ${failure.message}`,
-        };
+        const unavailable = modelUnavailable(error);
+        decision = unavailable
+          ? { stopReason: 'model-unavailable', reason: modelUnavailableReason(unavailable) }
+          : {
+              stopReason: 'failed',
+              reason:
+                CortexError.isInstance(error) &&
+                (error.code === 'invalid-plan' || error.code === 'plan-too-large')
+                  ? `no valid plan: ${error.message}`
+                  : `the run failed: ${failure.message}`,
+            };
       }
     }
     const final = this.#stopCause ??
@@ -281,6 +291,8 @@ export class RunSession {
             unverified: detail.unverified ?? false,
             ...(detail.confidence !== undefined ? { confidence: detail.confidence } : {}),
             ...(detail.unverifiedUpstream?.length ? { unverifiedUpstream: detail.unverifiedUpstream } : {}),
+            ...(detail.unverifiedReason !== undefined ? { unverifiedReason: detail.unverifiedReason } : {}),
+            ...(detail.attempts !== undefined ? { attempts: detail.attempts } : {}),
             durationMs: Math.round(outcome.durationMs * 1000) / 1000,
             ...(outcome.error !== undefined ? { error: outcome.error } : {}),
           });
@@ -318,6 +330,7 @@ export class RunSession {
           approvals: this.#approvals,
           request: this.request,
           emit: (event) => this.bus.emit(event),
+          onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
         },
         stepId,
         signal,
@@ -334,6 +347,7 @@ export class RunSession {
         meter: this.#meter,
         clock: config.clock,
         runHere,
+        onModelUnavailable: (reason) => this.#stop('model-unavailable', reason),
       }),
     );
   }
@@ -342,10 +356,19 @@ export class RunSession {
     const plan = this.#plan!;
     this.#iteration++;
     const counts = plan.counts();
-    const unverified = plan.idsWithStatus('completed').filter((id) => {
-      const verification = plan.readStep(id).verification;
-      return verification !== undefined && (verification.unverified || verification.verdict === 'unverified');
-    }).length;
+    const unverifiedSteps = plan
+      .idsWithStatus('completed')
+      .filter((id) => {
+        const verification = plan.readStep(id).verification;
+        return (
+          verification !== undefined && (verification.unverified || verification.verdict === 'unverified')
+        );
+      })
+      .map((id) => {
+        const summary = summarizeStep(plan.step(id));
+        return { stepId: id, reason: summary.unverifiedReason ?? 'unverified' };
+      });
+    const unverified = unverifiedSteps.length;
     const failing = findings.filter((finding) => finding.status === 'fail');
     const errorSignature =
       failing.length === 0
@@ -368,7 +391,12 @@ export class RunSession {
       extended: this.#extended,
       progressed: this.#stall.progressed,
       blockedSteps: counts.blocked,
+      blocked: plan.idsWithStatus('blocked').map((id) => ({
+        stepId: id,
+        reason: (plan.readStep(id).notes.replace(/^\[FAIL\]\s*:?\s*/, '') || 'blocked').slice(0, 400),
+      })),
       unverifiedSteps: unverified,
+      unverified: unverifiedSteps,
       stall,
     });
     this.bus.emit({ type: 'goal-verified', iteration: this.#iteration, assessment, findings });
@@ -494,7 +522,7 @@ export class RunSession {
 
   async #answer(final: StopCause): Promise<{ answer: string; source: 'model' | 'fallback' | 'step' }> {
     const plan = this.#plan;
-    if (!plan || this.#stopCause) {
+    if (!plan || this.#stopCause || final.stopReason === 'model-unavailable') {
       return {
         answer: fallbackAnswer({ plan, stopReason: final.stopReason, reason: final.reason }),
         source: 'fallback',

@@ -1,9 +1,20 @@
-import { executeStep } from '@closedloop/executor';
+import { executeStep, type StepExecutionResult } from '@closedloop/executor';
+import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
-import { toVerificationRecord, verifyStep } from '@closedloop/verifier';
+import {
+  classifyConfidence,
+  createToolCallGuard,
+  snapshotWorkspace,
+  toVerificationRecord,
+  unverifiedReason,
+  type VerificationReport,
+  verifyStep,
+  type WorkspaceSnapshot,
+} from '@closedloop/verifier';
 import type { ApprovalDesk } from './approvals';
 import { errorMessage } from './error-message';
 import type { ModelMeter } from './meter-model';
+import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import type { CortexEventInput } from './run-bus';
 import type { StepRunOutcome } from './schedule-steps';
 import type { SessionConfig } from './session-config';
@@ -17,6 +28,8 @@ export interface RunStepContext {
   /** The user's request, the executor's goal context. */
   request: string;
   emit: (event: CortexEventInput) => void;
+  /** The model cannot be reached at all: the run stops with `model-unavailable`. */
+  onModelUnavailable: (error: ModelError) => void;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -27,11 +40,18 @@ function isUnverified(verification: { unverified?: boolean; verdict: string } | 
 }
 
 /**
- * Runs one step, then verifies it against its evidence: `executeStep` (tool calls through the
- * registry, the ledger first), then `verifyStep`, whose record is stored on the step. The step's
- * own signal is linked to the run's, so listeners never pile up on the run signal. Reports
- * `completed` or `failed` (with `[FAIL]` notes from the failing findings) and, as `detail`, the
- * verdict, confidence and the unverified dependencies it built on.
+ * Runs one step, then verifies it against its evidence: a baseline snapshot of the workspace,
+ * `executeStep` (tool calls through the registry, the ledger first), then `verifyStep` against
+ * that baseline with how the executor ended and its confidence. The record is stored on the
+ * step. The step's own signal is linked to the run's, so listeners never pile up on the run
+ * signal.
+ *
+ * - A model that cannot be reached at all stops the run (`onModelUnavailable`); any other
+ *   machinery failure (model error after retries, exhausted limit, no `mark_step` and nothing
+ *   done) fails the step, so it is replanned — never `completed`.
+ * - `success` / `success-with-warnings` → `completed`; `retry` / `failed` → `failed`.
+ * - `unverified` → one more attempt with the reasons (the same baseline), then `failed` (it joins
+ *   the replan batch); with `acceptUnverified: 'warn'` it is `completed`, flagged unverified.
  */
 export async function runStep(
   context: RunStepContext,
@@ -49,14 +69,23 @@ export async function runStep(
   }
 }
 
-async function executeAndVerify(
-  context: RunStepContext,
-  stepId: StepId,
-  signal: AbortSignal,
-): Promise<StepRunOutcome> {
-  const { plan, config, meter, approvals } = context;
+function execute(context: RunStepContext, stepId: StepId, signal: AbortSignal, feedback: string | undefined) {
+  const { config, meter, approvals } = context;
   const executor = config.executor;
-  const execution = await executeStep(plan, stepId, {
+  const systemPrompt = [executor.systemPrompt, feedback]
+    .filter((part): part is string => !!part)
+    .join('\n\n');
+  // Destructive calls are verified by default (with the verifier model, metered); `false` is explicit.
+  const guard =
+    executor.guard === false
+      ? undefined
+      : (executor.guard ??
+        createToolCallGuard({
+          model: meter.wrap(config.verifierModel, 'verifier', stepId),
+          mode: 'destructive',
+          ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
+        }));
+  return executeStep(context.plan, stepId, {
     model: meter.wrap(config.model, 'step', stepId),
     tools: config.registry,
     signal,
@@ -67,50 +96,135 @@ async function executeAndVerify(
     ...(executor.limits !== undefined ? { limits: executor.limits } : {}),
     ...(executor.parallelTools !== undefined ? { parallelTools: executor.parallelTools } : {}),
     ...(executor.stream !== undefined ? { stream: executor.stream } : {}),
-    ...(executor.systemPrompt !== undefined ? { systemPrompt: executor.systemPrompt } : {}),
+    ...(systemPrompt !== '' ? { systemPrompt } : {}),
     ...(executor.toolTimeoutMs !== undefined ? { toolTimeoutMs: executor.toolTimeoutMs } : {}),
-    ...(executor.guard !== undefined ? { guard: executor.guard } : {}),
+    ...(guard ? { guard } : {}),
   });
-  if (signal.aborted) {
-    return { status: 'failed', notes: `[FAIL]: ${errorMessage(signal.reason ?? 'aborted')}` };
-  }
-  const report = await verifyStep(plan, stepId, {
+}
+
+function verify(
+  context: RunStepContext,
+  stepId: StepId,
+  execution: StepExecutionResult,
+  baseline: WorkspaceSnapshot | undefined,
+  signal: AbortSignal,
+): Promise<VerificationReport> {
+  const { config, meter, approvals } = context;
+  return verifyStep(context.plan, stepId, {
     ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
+    ...(baseline !== undefined ? { baseline } : {}),
+    execution: {
+      stopReason: execution.stopReason,
+      ...(execution.error ? { error: { code: execution.error.code, message: execution.error.message } } : {}),
+    },
+    ...(execution.confidence !== undefined ? { confidence: execution.confidence } : {}),
     ...(config.runner !== undefined ? { runner: config.runner } : {}),
     ...(config.verifier.contracts !== undefined ? { contracts: config.verifier.contracts } : {}),
     ...(config.verifier.profile !== undefined ? { profile: config.verifier.profile } : {}),
+    ...(config.verifier.claimExtraction === 'model'
+      ? { claimModel: meter.wrap(config.verifierModel, 'verifier', stepId) }
+      : {}),
     protocols: config.verifier.protocols,
     model: meter.wrap(config.verifierModel, 'verifier', stepId),
     onHumanReview: (review) => approvals.review(stepId, review),
     signal,
   });
-  const record = plan.recordVerification(stepId, toVerificationRecord(report));
-  for (const finding of record.findings) {
-    if (finding.status !== 'pass') context.emit({ type: 'finding-reported', scope: 'step', stepId, finding });
-  }
-  const step = plan.readStep(stepId);
-  const unverifiedUpstream = step.dependsOn.filter(
-    (id) => plan.has(id) && isUnverified(plan.readStep(id).verification),
-  );
-  const detail = {
-    verdict: record.verdict,
-    unverified: isUnverified(record),
-    ...(record.confidence !== undefined ? { confidence: record.confidence } : {}),
-    unverifiedUpstream,
-  };
-  if (record.verdict === 'retry' || record.verdict === 'failed') {
-    const failing = record.findings
-      .filter((finding) => finding.status === 'fail')
-      .map((finding) => `${finding.check}: ${finding.message}`);
-    return {
-      status: 'failed',
-      detail,
-      ...(execution.stopReason === 'model-error' && execution.error
-        ? { notes: `[FAIL]: model error: ${execution.error.message}` }
-        : failing.length > 0 && !step.notes.startsWith('[FAIL]')
-          ? { notes: `[FAIL]: verification failed: ${failing.join('; ')}` }
-          : {}),
+}
+
+/** The verifier's reasons, as the retry's instructions. */
+function retryInstructions(report: VerificationReport, reason: string): string {
+  const open = report.findings
+    .filter((finding) => finding.status === 'error' || finding.status === 'fail' || finding.status === 'skip')
+    .map((finding) => `- ${finding.check}: ${finding.message}`)
+    .slice(0, 12);
+  return [
+    'A previous attempt of this step could not be verified:',
+    reason,
+    ...open,
+    'Do the step again so that the workspace shows it: make the changes with the tools, run what must pass, and',
+    'report with mark_step only what the tool results show (name the files, commands and symbols).',
+  ].join('\n');
+}
+
+async function executeAndVerify(
+  context: RunStepContext,
+  stepId: StepId,
+  signal: AbortSignal,
+): Promise<StepRunOutcome> {
+  const { plan, config } = context;
+  // The step's baseline: change is judged against the workspace as this step found it.
+  const baseline = config.workspace !== undefined ? snapshotWorkspace(config.workspace) : undefined;
+  let feedback: string | undefined;
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    const execution = await execute(context, stepId, signal, feedback);
+    if (signal.aborted) {
+      return { status: 'failed', notes: `[FAIL]: ${errorMessage(signal.reason ?? 'aborted')}` };
+    }
+    const unavailable =
+      execution.stopReason === 'model-error' ? modelUnavailable(execution.error) : undefined;
+    if (unavailable !== undefined) {
+      const reason = modelUnavailableReason(unavailable);
+      plan.recordVerification(stepId, {
+        verdict: 'failed',
+        findings: [{ check: 'execution', priority: 'P0', status: 'fail', message: reason }],
+      });
+      context.onModelUnavailable(unavailable);
+      return {
+        status: 'failed',
+        notes: `[FAIL]: ${reason}`,
+        detail: { verdict: 'failed', unverified: false, unverifiedUpstream: [], attempts },
+      };
+    }
+    const report = await verify(context, stepId, execution, baseline, signal);
+    const record = plan.recordVerification(stepId, toVerificationRecord(report));
+    for (const finding of record.findings) {
+      if (finding.status !== 'pass')
+        context.emit({ type: 'finding-reported', scope: 'step', stepId, finding });
+    }
+    const step = plan.readStep(stepId);
+    const unverifiedUpstream = step.dependsOn.filter(
+      (id) => plan.has(id) && isUnverified(plan.readStep(id).verification),
+    );
+    const why = unverifiedReason(report.findings);
+    const detail = {
+      verdict: record.verdict,
+      unverified: isUnverified(record),
+      ...(record.confidence !== undefined
+        ? { confidence: record.confidence, confidenceBand: classifyConfidence(record.confidence) }
+        : {}),
+      unverifiedUpstream,
+      attempts,
+      ...(why !== undefined ? { unverifiedReason: why } : {}),
     };
+    if (record.verdict === 'unverified' && config.acceptUnverified !== 'warn') {
+      // One more attempt with the reasons, then the replan batch.
+      if (attempts === 1 && execution.stopReason !== 'model-error' && execution.stopReason !== 'aborted') {
+        context.emit({ type: 'step-retried', stepId, attempt: attempts + 1, reason: why ?? 'unverified' });
+        feedback = retryInstructions(report, why ?? 'unverified');
+        continue;
+      }
+      return {
+        status: 'failed',
+        detail,
+        notes: `[FAIL]: unverified after ${attempts} attempt(s): ${why ?? 'no evidence'}`,
+      };
+    }
+    if (record.verdict === 'retry' || record.verdict === 'failed') {
+      const failing = record.findings
+        .filter((finding) => finding.status === 'fail')
+        .map((finding) => `${finding.check}: ${finding.message}`);
+      return {
+        status: 'failed',
+        detail,
+        ...(execution.stopReason === 'model-error' && execution.error
+          ? { notes: `[FAIL]: model error: ${execution.error.message}` }
+          : failing.length > 0 && !step.notes.startsWith('[FAIL]')
+            ? { notes: `[FAIL]: verification failed: ${failing.join('; ')}` }
+            : {}),
+      };
+    }
+    return { status: 'completed', detail };
   }
-  return { status: 'completed', detail };
 }

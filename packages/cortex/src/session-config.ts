@@ -20,9 +20,16 @@ export interface ExecutorSettings {
   stream?: boolean;
   systemPrompt?: string;
   toolTimeoutMs?: number;
-  /** Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`). */
-  guard?: ToolCallGuard;
+  /**
+   * Pre-execution check of tool calls (`createToolCallGuard` from `@closedloop/verifier`).
+   * Default: a guard that self-verifies destructive calls with the verifier model; `false` turns
+   * it off.
+   */
+  guard?: ToolCallGuard | false;
 }
+
+/** What an `unverified` step becomes: `retry` (default: one more attempt, then replan) or `warn` (completed, flagged). */
+export type AcceptUnverified = 'retry' | 'warn';
 
 /** Everything a run session needs, resolved from `createCortex` options. */
 export interface SessionConfig {
@@ -35,6 +42,7 @@ export interface SessionConfig {
   workspace: string | undefined;
   planning: PlanningMode;
   executor: ExecutorSettings;
+  acceptUnverified: AcceptUnverified;
   verifier: {
     protocols: Protocol[];
     protocolNames: string[];
@@ -43,6 +51,7 @@ export interface SessionConfig {
     mode?: VerificationMode;
     goal: boolean | 'derive';
     criteria?: readonly SuccessCriterionInput[];
+    claimExtraction: 'deterministic' | 'model';
   };
   concurrency: number;
   maxIterations: number;

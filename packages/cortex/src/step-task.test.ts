@@ -1,3 +1,4 @@
+import { ModelError } from '@closedloop/model';
 import type { PlanSnapshot } from '@closedloop/plan';
 import { workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
@@ -80,7 +81,7 @@ function remoteRunner(worker: ReturnType<typeof createCortex>, seen: StepTask[] 
     await task.journaled();
     const snapshot = JSON.parse(JSON.stringify(task.snapshot())) as PlanSnapshot;
     const journaled: RunEvent[] = [];
-    const { outcome, events } = await worker.runStep({
+    const { outcome, events, modelUnavailable } = await worker.runStep({
       runId: task.runId,
       request: task.request,
       stepId: task.stepId,
@@ -91,7 +92,7 @@ function remoteRunner(worker: ReturnType<typeof createCortex>, seen: StepTask[] 
       },
     });
     expect(journaled).toEqual(JSON.parse(JSON.stringify(events)));
-    task.adopt(journaled);
+    task.adopt(journaled, modelUnavailable !== undefined ? { modelUnavailable } : {});
     return JSON.parse(JSON.stringify(outcome));
   };
 }
@@ -163,6 +164,33 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     expect(result.report.replans).toMatchObject([{ failed: ['a'], action: 'redesign' }]);
     const added = result.plan!.steps;
     expect(added.map((entry) => [entry.status, entry.replaces])).toEqual([['completed', ['a']]]);
+  });
+
+  it('a worker that cannot reach the model stops the run model-unavailable, as a local step does', async () => {
+    const down = () => ({
+      error: new ModelError({
+        code: 'network',
+        message: 'connect ECONNREFUSED 127.0.0.1:1',
+        isRetryable: false,
+        provider: 'scripted',
+      }),
+    });
+    const model = () =>
+      scenarioModel({
+        plans: [plan],
+        steps: { a: writeStep('a.txt', 'A'), b: writeStep('b.txt', 'B'), c: down },
+      });
+    const local = await world();
+    const here = await createCortex(local.options(model())).run('write four files');
+    const remote = await world();
+    const worker = createCortex(remote.options(model()));
+    const coordinator = createCortex({ ...remote.options(model()), stepRunner: remoteRunner(worker) });
+    const there = await coordinator.run('write four files');
+    expect(here.stopReason).toBe('model-unavailable');
+    expect(there.stopReason).toBe('model-unavailable');
+    expect(there.reason).toBe(here.reason);
+    expect(there.reason).toContain('ECONNREFUSED');
+    expect(comparable(there.plan)).toEqual(comparable(here.plan));
   });
 
   it('counts remote usage against the run budget', async () => {

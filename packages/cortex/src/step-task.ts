@@ -39,9 +39,16 @@ export interface StepTask {
    * `events` of `cortex.runStep`, in order) to the plan and the journal with their own
    * timestamps, and counts their usage against the run's budget. Call it once, before resolving
    * with the outcome. Throws `CortexError('invalid-step-task')`, changing nothing, for an event of
-   * another step or of a kind a step does not produce.
+   * another step or of a kind a step does not produce. `modelUnavailable` (from `cortex.runStep`)
+   * stops the run with `model-unavailable`, as a step run here that cannot reach the model does.
    */
-  adopt(events: readonly RunEvent[]): void;
+  adopt(events: readonly RunEvent[], options?: AdoptOptions): void;
+}
+
+/** Options of `StepTask.adopt`. */
+export interface AdoptOptions {
+  /** The `modelUnavailable` reason `cortex.runStep` resolved with, if any. */
+  modelUnavailable?: string;
 }
 
 /**
@@ -227,6 +234,8 @@ export function createStepTask(options: {
   meter: ModelMeter;
   clock: PinnableClock;
   runHere: () => Promise<StepRunOutcome>;
+  /** Stops the run with `model-unavailable` (a step elsewhere could not reach the model). */
+  onModelUnavailable: (reason: string) => void;
 }): StepTask {
   const { plan, stepId, bus, meter, clock } = options;
   let adopted = false;
@@ -239,10 +248,20 @@ export function createStepTask(options: {
     snapshot: () => stepSnapshot(plan, stepId),
     runHere: options.runHere,
     journaled: () => bus.flush(),
-    adopt(events) {
+    adopt(events, adoptOptions = {}) {
       if (adopted) refuse(`The events of step "${stepId}" were already adopted.`, { stepId });
+      const { modelUnavailable } = adoptOptions;
+      if (
+        modelUnavailable !== undefined &&
+        (typeof modelUnavailable !== 'string' || modelUnavailable === '')
+      ) {
+        refuse('adopt: modelUnavailable must be the non-empty reason cortex.runStep resolved with.', {
+          stepId,
+        });
+      }
       adoptStepEvents({ plan, stepId, bus, meter, clock, events });
       adopted = true;
+      if (modelUnavailable !== undefined) options.onModelUnavailable(modelUnavailable);
     },
   };
 }

@@ -7,6 +7,7 @@
  * | `completed-with-warnings` | only P2 checks failed/warned, or some step output is unverified         |
  * | `failed`                  | a P0 goal check failed (or the planner could not produce a valid plan)  |
  * | `blocked`                 | a step is blocked: the replanner gave up, attempts ran out, or a human said no |
+ * | `model-unavailable`       | the model cannot be reached at all (no or bad key, connection refused, unknown model) |
  * | `max-iterations`          | P1 checks still fail at the iteration cap (after the one ×1.5 extension) |
  * | `stalled`                 | the same error 3× in a row, or 5 iterations without progress            |
  * | `loop-detected`           | a state seen before came back, or the results oscillate                 |
@@ -19,6 +20,7 @@ export const stopReasons = [
   'completed-with-warnings',
   'failed',
   'blocked',
+  'model-unavailable',
   'max-iterations',
   'stalled',
   'loop-detected',

@@ -21,6 +21,18 @@ describe('buildStepPrompt', () => {
     expect(text).toContain('### d: Dep\n(UNVERIFIED');
     expect(text).toContain('(no output recorded)');
   });
+
+  it('shows a dependency confidence below 0.7 as UNVERIFIED, and nothing for a confident one', () => {
+    const text = buildStepPrompt({
+      step,
+      dependencyOutputs: [
+        { stepId: 'low', description: 'Low', output: 'x', confidence: 0.55 },
+        { stepId: 'high', description: 'High', output: 'y', confidence: 0.93 },
+      ],
+    });
+    expect(text).toContain('### low: Low\n(UNVERIFIED (confidence 0.55)');
+    expect(text).toContain('### high: High\n\ny');
+  });
 });
 
 describe('buildSummaryPrompt', () => {

@@ -8,6 +8,8 @@ export interface DependencyOutput {
   output: string;
   /** True when the dependency's verification could not confirm it: the prompt flags it. */
   unverified?: boolean;
+  /** The dependency's confidence (0..1, propagated as the minimum along the DAG). */
+  confidence?: number;
 }
 
 /** Options of {@link buildStepPrompt}. */
@@ -44,9 +46,13 @@ export function buildStepPrompt(options: BuildStepPromptOptions): string {
   }
   if (dependencyOutputs.length > 0) {
     const blocks = dependencyOutputs.map((dependency) => {
-      const flag = dependency.unverified
-        ? '\n(UNVERIFIED: the verifier could not confirm this step; check before relying on it.)'
-        : '';
+      const lowConfidence = dependency.confidence !== undefined && dependency.confidence < 0.7;
+      const confidence =
+        dependency.confidence !== undefined ? ` (confidence ${dependency.confidence.toFixed(2)})` : '';
+      const flag =
+        dependency.unverified || lowConfidence
+          ? `\n(UNVERIFIED${confidence}: the verifier could not confirm this step; check before relying on it.)`
+          : '';
       const output = dependency.output.trim() === '' ? '(no output recorded)' : dependency.output.trim();
       return `### ${dependency.stepId}: ${dependency.description.trim()}${flag}\n\n${truncateText(output, maxOutputChars)}`;
     });

@@ -7,6 +7,30 @@ import type { ExecutorEvent } from './executor-events';
 
 const instantRetry = { sleep: async () => {}, jitter: false };
 
+describe('executeStep: confidence', () => {
+  it('asks logprob-capable models for logprobs and reports the lowest confidence of the turns', async () => {
+    const { plan, stepId } = inProgressPlan();
+    const model = new ScriptedModel({
+      capabilities: { logprobs: true },
+      turns: [
+        { ...toolCallTurn('echo', { text: 'a' }), confidence: 0.92 },
+        { ...toolCallTurn('mark_step', { status: 'success', notes: '[SUCCESS]: echoed' }), confidence: 0.61 },
+      ],
+    });
+    const result = await executeStep(plan, stepId, { model, tools: [echoTool] });
+    expect(model.requests.map((request) => request.logprobs)).toEqual([true, true]);
+    expect(result.confidence).toBe(0.61);
+  });
+
+  it('does not ask models without logprobs, and reports no confidence', async () => {
+    const { plan, stepId } = inProgressPlan();
+    const model = new ScriptedModel({ turns: [textTurn('done')] });
+    const result = await executeStep(plan, stepId, { model, tools: [echoTool] });
+    expect(model.requests[0]?.logprobs).toBeUndefined();
+    expect(result.confidence).toBeUndefined();
+  });
+});
+
 describe('executeStep: streaming', () => {
   it('streams turns through doStream, emitting text and tool-call deltas, and assembles the result', async () => {
     const { plan, stepId } = inProgressPlan();

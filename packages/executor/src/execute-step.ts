@@ -138,6 +138,11 @@ export interface StepExecutionResult {
   pendingCalls: ToolCallRecord[];
   /** The final model failure, for `stopReason: 'model-error'`. */
   error?: ModelError;
+  /**
+   * The lowest confidence (0..1) of the step's model turns, when the model returned logprobs
+   * (the executor asks logprob-capable models for them). Uncertainty only accumulates.
+   */
+  confidence?: number;
   /** The step's whole conversation, system prompt first. */
   messages: ChatMessage[];
 }
@@ -183,6 +188,7 @@ function defaultDependencyOutputs(plan: Plan, step: Step): DependencyOutput[] {
       output: dependency.output ?? parseStepNotes(dependency.notes).message,
       unverified:
         verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
+      ...(verification?.confidence !== undefined ? { confidence: verification.confidence } : {}),
     });
   }
   return outputs;
@@ -266,6 +272,7 @@ class StepRun {
   private lastText = '';
   private marked: { status: 'success' | 'fail'; notes: string; message: string } | undefined;
   private confidence: number | undefined;
+  private lowestConfidence: number | undefined;
 
   constructor(plan: Plan, stepId: StepId, options: ExecuteStepOptions) {
     if (options === null || typeof options !== 'object' || options.model === undefined) {
@@ -354,6 +361,8 @@ class StepRun {
         }
         const result = turn.result;
         this.confidence = result.confidence;
+        if (result.confidence !== undefined)
+          this.lowestConfidence = Math.min(this.lowestConfidence ?? 1, result.confidence);
         const assistant: ChatMessage = { role: 'assistant', content: result.text };
         if (result.toolCalls.length > 0) assistant.toolCalls = result.toolCalls;
         if (result.reasoning !== undefined) assistant.reasoning = result.reasoning;
@@ -416,6 +425,7 @@ class StepRun {
     };
     if (this.marked !== undefined) outcome.marked = { status: this.marked.status, notes: this.marked.notes };
     if (error !== undefined) outcome.error = error;
+    if (this.lowestConfidence !== undefined) outcome.confidence = this.lowestConfidence;
     return outcome;
   }
 
@@ -443,6 +453,8 @@ class StepRun {
       toolChoice: purpose === 'summary' ? 'none' : 'auto',
     };
     if (this.mode === 'single' && purpose === 'turn') request.parallelToolCalls = false;
+    // A confidence signal for the guard and the verifier, from models that can give one.
+    if (this.model.capabilities.logprobs && purpose === 'turn') request.logprobs = true;
     const iteration = this.iterations;
     const streaming = this.streaming && purpose === 'turn';
     this.emit({ type: 'model-call-started', stepId: this.stepId, iteration, purpose, streaming });

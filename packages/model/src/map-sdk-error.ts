@@ -206,7 +206,10 @@ export function mapSdkError(error: unknown, options: MapSdkErrorOptions): ModelE
   if (error instanceof SyntaxError) {
     return new ModelError({
       code: 'invalid-response',
-      message: redact(`${provider}: the response is not valid JSON (${error.message})`),
+      // V8 (Node >= 22) appends "(line 1 column N)" to the position it already gives: one message on every Node.
+      message: redact(
+        `${provider}: the response is not valid JSON (${error.message.replace(/ \(line \d+ column \d+\)$/, '')})`,
+      ),
       provider,
       cause,
     });

@@ -1,3 +1,4 @@
+import type { ProgramRuleHelpers } from './program-rules';
 /**
  * A small, deny-by-default model of a program's command line: which options exist, which take a
  * value (and how: `--opt=value`, `--opt value`, `-ovalue`, clustered `-abc`), what the value is
@@ -307,4 +308,15 @@ export function checkModuleSpecifier(raw: string): string | undefined {
   if (/[\s;`$(){}]/.test(value))
     return `${JSON.stringify(value.slice(0, 40))} is not a module path or package name`;
   return undefined;
+}
+
+/** Applies a grammar: refuses what it refuses, and exempts its text values from path checks. */
+export function applyGrammar(
+  grammar: ArgvGrammar,
+  args: readonly string[],
+  helpers: Pick<ProgramRuleHelpers, 'markText'>,
+): ParsedArgv {
+  const parsed = parseArgv(grammar, args);
+  for (const index of parsed.textIndexes) helpers.markText(index);
+  return parsed;
 }

@@ -43,6 +43,11 @@ export const defaultAllowedPrograms: readonly string[] = [
   'prettier',
   'playwright',
   'python3',
+  // Parse-only forms (see their rules): they confirm syntax errors for the verifier.
+  'gofmt',
+  'rustfmt',
+  'javac',
+  'php',
   'ls',
   'cat',
   'echo',

@@ -1,12 +1,12 @@
 import {
   type ArgvGrammar,
+  applyGrammar,
   checkModuleSpecifier,
   denied,
   type OptionSpec,
   options,
-  type ParsedArgv,
-  parseArgv,
 } from './argv-grammar';
+import { syntaxToolRules } from './syntax-tool-rules';
 import { checkTypeScriptOutputs } from './typescript-outputs';
 
 /**
@@ -48,17 +48,6 @@ export function shiftHelpers(helpers: ProgramRuleHelpers, by: number): ProgramRu
     checkArguments: (program, args, offset = 0) => helpers.checkArguments(program, args, by + offset),
     markText: (index) => helpers.markText(by + index),
   };
-}
-
-/** Applies a grammar: refuses what it refuses, and exempts its text values from path checks. */
-export function applyGrammar(
-  grammar: ArgvGrammar,
-  args: readonly string[],
-  helpers: ProgramRuleHelpers,
-): ParsedArgv {
-  const parsed = parseArgv(grammar, args);
-  for (const index of parsed.textIndexes) helpers.markText(index);
-  return parsed;
 }
 
 const inlineCode = 'it evaluates inline code: write a script file in the workspace and run it instead';
@@ -911,6 +900,7 @@ export const builtinProgramRules: Readonly<Record<string, ProgramRule>> = {
   npm: npmRule,
   pnpm: pnpmRule,
   yarn: yarnRule,
+  ...syntaxToolRules,
 };
 
-export { checkModuleSpecifier };
+export { applyGrammar, checkModuleSpecifier };

@@ -69,11 +69,19 @@ describe('extractClaims', () => {
       [{ kind: 'symbol-added', name: 'isPrime', file: 'math.js', symbolKind: 'any' }],
     ],
     ['tests pass', [{ kind: 'check-passed', check: 'test' }]],
-    ['All tests passed.', [{ kind: 'check-passed', check: 'test' }]],
-    ['all 12 unit tests are passing', [{ kind: 'check-passed', check: 'test' }]],
+    ['All tests passed.', [{ kind: 'check-passed', check: 'test', tests: { all: true } }]],
+    [
+      'all 12 unit tests are passing',
+      [{ kind: 'check-passed', check: 'test', tests: { count: 12, all: true } }],
+    ],
+    ['all 8 tests pass', [{ kind: 'check-passed', check: 'test', tests: { count: 8, all: true } }]],
+    ['Tests: 4 passed', [{ kind: 'check-passed', check: 'test', tests: { count: 4, all: false } }]],
+    ['8/8 tests passing', [{ kind: 'check-passed', check: 'test', tests: { count: 8, all: true } }]],
     ['测试通过', [{ kind: 'check-passed', check: 'test' }]],
     ['測試通過', [{ kind: 'check-passed', check: 'test' }]],
-    ['所有测试都通过了', [{ kind: 'check-passed', check: 'test' }]],
+    ['所有测试都通过了', [{ kind: 'check-passed', check: 'test', tests: { all: true } }]],
+    ['8 个测试全部通过', [{ kind: 'check-passed', check: 'test', tests: { count: 8, all: false } }]],
+    ['テストがすべてパスしました', [{ kind: 'check-passed', check: 'test', tests: { all: true } }]],
     ['no type errors', [{ kind: 'check-passed', check: 'typecheck' }]],
     ['類型檢查通過', [{ kind: 'check-passed', check: 'typecheck' }]],
     ['the build succeeds', [{ kind: 'check-passed', check: 'build' }]],
@@ -82,6 +90,57 @@ describe('extractClaims', () => {
     ['Ran `npm test` successfully', [{ kind: 'command-passed', argv: ['npm', 'test'] }]],
     ['`node --test` passes', [{ kind: 'command-passed', argv: ['node', '--test'] }]],
     ['执行 `pytest -q` 成功', [{ kind: 'command-passed', argv: ['pytest', '-q'] }]],
+    ['`npm test` を実行し、すべて成功しました', [{ kind: 'command-passed', argv: ['npm', 'test'] }]],
+    [
+      'Ran `npm test`: 8 tests passed',
+      [{ kind: 'command-passed', argv: ['npm', 'test'], tests: { count: 8, all: false } }],
+    ],
+    ['removed the unused import from a.ts', [{ kind: 'file-written', file: 'a.ts', action: 'modified' }]],
+    // Japanese, 「」 quotes, renames and moves, layouts.
+    ['src/a.ts を作成しました', [{ kind: 'file-written', file: 'src/a.ts', action: 'created' }]],
+    ['「src/a.ts」を更新しました', [{ kind: 'file-written', file: 'src/a.ts', action: 'modified' }]],
+    ['src/old.ts を削除しました。', [{ kind: 'file-deleted', file: 'src/old.ts' }]],
+    [
+      'src/math.js に isPrime 関数を追加しました',
+      [{ kind: 'symbol-added', name: 'isPrime', file: 'src/math.js', symbolKind: 'function' }],
+    ],
+    ['已将「src/a.ts」更新', [{ kind: 'file-written', file: 'src/a.ts', action: 'modified' }]],
+    ['Renamed src/old.ts to src/new.ts.', [{ kind: 'file-moved', from: 'src/old.ts', to: 'src/new.ts' }]],
+    ['Moved `lib/a.js` into `src/lib/a.js`', [{ kind: 'file-moved', from: 'lib/a.js', to: 'src/lib/a.js' }]],
+    ['将 src/a.ts 重命名为 src/b.ts', [{ kind: 'file-moved', from: 'src/a.ts', to: 'src/b.ts' }]],
+    ['src/a.ts を src/b.ts にリネームしました', [{ kind: 'file-moved', from: 'src/a.ts', to: 'src/b.ts' }]],
+    [
+      '`src/a.ts`: replaced the loop with reduce',
+      [{ kind: 'file-written', file: 'src/a.ts', action: 'modified' }],
+    ],
+    [
+      '| File | Change |\n|---|---|\n| `src/a.ts` | created |\n| src/b.ts | updated the parser |',
+      [
+        { kind: 'file-written', file: 'src/a.ts', action: 'created' },
+        { kind: 'file-written', file: 'src/b.ts', action: 'modified' },
+      ],
+    ],
+    [
+      'Created these files:\n```\nsrc/a.ts\nsrc/b.ts\n```',
+      [
+        { kind: 'file-written', file: 'src/a.ts', action: 'created' },
+        { kind: 'file-written', file: 'src/b.ts', action: 'created' },
+      ],
+    ],
+    [
+      '```\nA  src/a.ts\nD  src/old.ts\n```',
+      [
+        { kind: 'file-written', file: 'src/a.ts', action: 'created' },
+        { kind: 'file-deleted', file: 'src/old.ts' },
+      ],
+    ],
+    // Git and dependencies.
+    ['Committed the change as 1a2b3c4.', [{ kind: 'git-commit', hash: '1a2b3c4' }]],
+    ['Pushed the branch to origin.', [{ kind: 'git-push', remote: 'origin' }]],
+    ['Created a new branch feature/login', [{ kind: 'git-branch', name: 'feature/login' }]],
+    ['Installed lodash', [{ kind: 'dependency-installed', name: 'lodash' }]],
+    ['`npm install dayjs` succeeded', [{ kind: 'dependency-installed', name: 'dayjs' }]],
+    ['已提交 1a2b3c4', [{ kind: 'git-commit', hash: '1a2b3c4' }]],
   ])('%s', (text, expected) => {
     expect(simple(text)).toEqual(expected);
   });
@@ -90,8 +149,18 @@ describe('extractClaims', () => {
     'could not create src/a.ts',
     'I tried to update auth.ts but tests do not pass',
     'will add function validateToken in auth.ts',
-    'removed the unused import from a.ts',
     'Added TypeScript support',
+    // Mentions are not claims.
+    'Based on the Id type in src/types.ts.',
+    'The function is defined in src/a.ts',
+    'I read src/config.ts and confirmed nothing needed to change.',
+    'src/config.ts: no change needed',
+    'src/types.ts の Id 型に基づいています',
+    '根据 src/types.ts 中定义的类型',
+    // Negated, failed or intended actions are not claims.
+    'src/a.ts を作成できませんでした',
+    'I will create src/b.ts next',
+    'I need to make the tests pass',
     'Used Node.js to do it',
     '测试未通过',
     '测试没有通过',
@@ -119,6 +188,42 @@ describe('extractClaims', () => {
       source: 'notes',
       text: 'Created src/a.ts, src/b.ts and modified src/c.ts.',
     });
+  });
+});
+
+describe('mentions are not claims', () => {
+  it('claims the action, not the file it was based on', () => {
+    for (const text of [
+      'Added makeId to src/id.ts, based on the Id type in src/types.ts',
+      'Based on the Id type in src/types.ts, added makeId to src/id.ts.',
+      'src/types.ts の Id 型に基づいて src/id.ts に makeId 関数を追加しました',
+      '根据 src/types.ts 中的 Id 类型，在 src/id.ts 中新增了 makeId 函数',
+    ]) {
+      const files = extractClaims(text).map((claim) => ('file' in claim ? claim.file : undefined));
+      expect(files, text).toContain('src/id.ts');
+      expect(files, text).not.toContain('src/types.ts');
+    }
+  });
+
+  it('a data file "with" a key and value holds no declaration', () => {
+    for (const text of [
+      'Created package.json with "type": "module" and a node --test script.',
+      'Wrote config.yaml with `port` set to 8080',
+    ]) {
+      expect(
+        extractClaims(text).map((claim) => claim.kind),
+        text,
+      ).toEqual(['file-written']);
+    }
+    expect(extractClaims('Created src/a.js with the helper `double`').map((claim) => claim.kind)).toContain(
+      'symbol-added',
+    );
+  });
+
+  it('reads the final text the same way (source output)', () => {
+    expect(
+      extractClaims('I created src/is-prime.js and all 4 tests pass', 'output').map((claim) => claim.source),
+    ).toEqual(['output', 'output']);
   });
 });
 

@@ -1,4 +1,14 @@
+export { admitsFailure } from './admits-failure';
 export { type BuiltinProtocolName, builtinProtocols, resolveProtocols } from './builtin-protocols';
+export { checkExecution, type ExecutionEnd } from './check-execution';
+export {
+  type Claim,
+  type ClaimKind,
+  type ClaimSource,
+  describeClaim,
+  type TestCountClaim,
+} from './claim-types';
+export { commandKey, isExploratoryCommand, isTestCommand } from './command-runs';
 export {
   CONFIDENCE_UNVERIFIED_THRESHOLD,
   CONFIDENCE_USE_THRESHOLD,
@@ -15,15 +25,12 @@ export {
   protocolDefinitionSchema,
 } from './define-protocol';
 export { detectTooling, type TestRunner, type Tooling, type ToolingCommand } from './detect-tooling';
+export { claimsFromStepClaims, extractClaims, findPaths, splitCommandLine } from './extract-claims';
 export {
-  type Claim,
-  type ClaimSource,
-  claimsFromStepClaims,
-  describeClaim,
-  extractClaims,
-  findPaths,
-  splitCommandLine,
-} from './extract-claims';
+  claimExtractionSystemPrompt,
+  extractClaimsWithModel,
+  modelClaimsSchema,
+} from './extract-claims-with-model';
 export {
   canFindSymbols,
   type FindSymbolOptions,
@@ -45,6 +52,17 @@ export {
   type VerificationLayer,
   verificationLayerSchema,
 } from './finding';
+export {
+  analyseLedger,
+  type CallEvidence,
+  type CallKind,
+  DEFAULT_CONTROL_TOOLS,
+  evidenceCalls,
+  type FailedCommand,
+  type LedgerAnalysis,
+  type LedgerError,
+  type LedgerEvidenceOptions,
+} from './ledger-evidence';
 export { parseTestCounts, stripAnsi, type TestCounts } from './parse-test-counts';
 export {
   type ContextRunOptions,
@@ -91,16 +109,13 @@ export {
   validateProtocols,
 } from './run-protocols';
 export {
-  analyseLedger,
-  checkEffects,
-  checkLedger,
-  checkNotes,
-  DEFAULT_CONTROL_TOOLS,
-  evidenceCalls,
-  type LedgerAnalysis,
-  type LedgerError,
-  type LedgerEvidenceOptions,
-} from './step-checks';
+  type ChangeBasis,
+  createStepChanges,
+  type StepChanges,
+  type StepChangesOptions,
+} from './step-changes';
+export { checkEffects, checkLedger, checkNotes } from './step-checks';
+export { type ExpectedOutcome, type StepExpectations, stepExpectations } from './step-expectations';
 export {
   type DeriveSuccessCriteriaOptions,
   deriveSuccessCriteria,
@@ -118,6 +133,7 @@ export {
   parseYesNo,
   type ToolCallGuard,
   type ToolCallGuardOptions,
+  toolCallGuardSystemPrompt,
 } from './tool-call-guard';
 export {
   checkToolContracts,
@@ -137,7 +153,10 @@ export {
   type CheckTiming,
   createReport,
   decideVerdict,
+  isOutcomeEvidence,
+  PROCESS_CHECKS,
   toVerificationRecord,
+  unverifiedReason,
   type Verdict,
   type VerificationReport,
 } from './verdict';
@@ -157,3 +176,14 @@ export {
   type WorkspaceFacts,
   type WorkspaceFactsOptions,
 } from './workspace-facts';
+export {
+  diffSnapshots,
+  type FileState,
+  type GitRefs,
+  type PathChange,
+  readGitRefs,
+  type SnapshotOptions,
+  snapshotWorkspace,
+  type WorkspaceChanges,
+  type WorkspaceSnapshot,
+} from './workspace-snapshot';

@@ -58,3 +58,74 @@ describe('parseTestCounts', () => {
     expect(parseTestCounts('all good!')).toBeUndefined();
   });
 });
+
+describe('parseTestCounts: more runners', () => {
+  it.each([
+    [
+      'test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured\n',
+      { format: 'cargo', passed: 3, failed: 0, skipped: 1, total: 4 },
+    ],
+    [
+      '=== RUN   TestA\n--- PASS: TestA (0.00s)\n--- FAIL: TestB (0.00s)\nFAIL\n',
+      { format: 'go', passed: 1, failed: 1, total: 2 },
+    ],
+    [
+      '..\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK\n',
+      { format: 'unittest', passed: 2, failed: 0, total: 2 },
+    ],
+    ['5 examples, 1 failure, 1 pending\n', { format: 'rspec', passed: 3, failed: 1, skipped: 1, total: 5 }],
+    [
+      '1..3\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP\n',
+      { format: 'tap', passed: 1, failed: 1, skipped: 1, total: 3 },
+    ],
+  ])('%j', (output, expected) => {
+    expect(parseTestCounts(output)).toMatchObject(expected);
+  });
+});
+
+describe('parseTestCounts on Node 22+ (a file that ran no test is reported as a test)', () => {
+  it('counts a filtered-out file as zero tests (TAP)', () => {
+    const output = [
+      'TAP version 13',
+      '1..0',
+      '# Subtest: test/a.test.mjs',
+      'ok 1 - test/a.test.mjs',
+      '  ---',
+      '  duration_ms: 36.5',
+      "  type: 'test'",
+      '  ...',
+      '1..1',
+      '# tests 1',
+      '# suites 0',
+      '# pass 1',
+      '# fail 0',
+      '# cancelled 0',
+      '# skipped 0',
+      '# todo 0',
+    ].join('\n');
+    expect(parseTestCounts(output)).toMatchObject({ format: 'node-test', passed: 0, failed: 0, total: 0 });
+  });
+
+  it('keeps the real tests and drops only the empty file (TAP and spec)', () => {
+    const tap = [
+      '# Subtest: adds',
+      'ok 1 - adds',
+      '1..0',
+      '# Subtest: test/b.test.mjs',
+      'ok 2 - test/b.test.mjs',
+      '1..2',
+      '# tests 2',
+      '# pass 2',
+      '# fail 0',
+    ].join('\n');
+    expect(parseTestCounts(tap)).toMatchObject({ passed: 1, total: 1 });
+    const spec = [
+      '✔ adds (0.405663ms)',
+      '✔ test/b.test.mjs (33.72474ms)',
+      'ℹ tests 2',
+      'ℹ pass 2',
+      'ℹ fail 0',
+    ].join('\n');
+    expect(parseTestCounts(spec)).toMatchObject({ passed: 1, total: 1 });
+  });
+});

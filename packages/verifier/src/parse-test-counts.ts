@@ -1,7 +1,17 @@
 /** Test counts parsed from a runner's output. */
 export interface TestCounts {
   /** Which summary format matched. */
-  format: 'node-test' | 'vitest' | 'jest' | 'pytest' | 'mocha';
+  format:
+    | 'node-test'
+    | 'vitest'
+    | 'jest'
+    | 'pytest'
+    | 'mocha'
+    | 'go'
+    | 'cargo'
+    | 'unittest'
+    | 'rspec'
+    | 'tap';
   passed: number;
   failed: number;
   skipped: number;
@@ -31,6 +41,16 @@ function count(parts: string, word: RegExp): number {
   return match?.[1] !== undefined ? Number(match[1]) : 0;
 }
 
+/** Test files `node --test` reported as a passing test of their own because they ran no test. */
+function emptyTestFiles(text: string): number {
+  const file = String.raw`\S+\.(?:[cm]?[jt]sx?)`;
+  // TAP: the file's empty plan, then the file as a subtest.
+  const tap = text.match(new RegExp(String.raw`^ *1\.\.0 *\n *# Subtest: (${file})\n *ok \d+ - \1 *$`, 'gm'));
+  // spec: a top-level passing entry named after a test file.
+  const spec = text.match(new RegExp(String.raw`^✔ ${file} \([\d.]+m?s\)$`, 'gm'));
+  return (tap?.length ?? 0) + (spec?.length ?? 0);
+}
+
 function nodeTest(text: string): TestCounts | undefined {
   // TAP (`# pass 3`) and spec (`ℹ pass 3`) reporters of `node --test`.
   const pass = lastMatch(text, /^(?:#|ℹ) pass (\d+)\s*$/m);
@@ -40,7 +60,10 @@ function nodeTest(text: string): TestCounts | undefined {
   const skipped = lastMatch(text, /^(?:#|ℹ) skipped (\d+)\s*$/m);
   const todo = lastMatch(text, /^(?:#|ℹ) todo (\d+)\s*$/m);
   const cancelled = lastMatch(text, /^(?:#|ℹ) cancelled (\d+)\s*$/m);
-  const passed = Number(pass[1]);
+  // Node 22+ reports a test file that ran no test (none defined, or all filtered out) as one
+  // passing test named after the file: that is zero tests, not one.
+  const emptyFiles = emptyTestFiles(text);
+  const passed = Math.max(0, Number(pass[1]) - emptyFiles);
   const failed = Number(fail[1]) + Number(cancelled?.[1] ?? 0);
   const skippedCount = Number(skipped?.[1] ?? 0) + Number(todo?.[1] ?? 0);
   return {
@@ -48,7 +71,7 @@ function nodeTest(text: string): TestCounts | undefined {
     passed,
     failed,
     skipped: skippedCount,
-    total: tests ? Number(tests[1]) : passed + failed + skippedCount,
+    total: tests ? Math.max(0, Number(tests[1]) - emptyFiles) : passed + failed + skippedCount,
   };
 }
 
@@ -100,8 +123,72 @@ function mocha(text: string): TestCounts | undefined {
   return { format: 'mocha', passed, failed, skipped, total: passed + failed + skipped };
 }
 
+function cargo(text: string): TestCounts | undefined {
+  // `test result: ok. 3 passed; 0 failed; 1 ignored; …` (one line per test binary)
+  const pattern = /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/gm;
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let seen = false;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    seen = true;
+    passed += Number(match[1]);
+    failed += Number(match[2]);
+    skipped += Number(match[3]);
+  }
+  return seen ? { format: 'cargo', passed, failed, skipped, total: passed + failed + skipped } : undefined;
+}
+
+function go(text: string): TestCounts | undefined {
+  // `go test -v`: `--- PASS: TestX (0.00s)` / `--- FAIL: …` / `--- SKIP: …`
+  const passed = (text.match(/^\s*--- PASS: /gm) ?? []).length;
+  const failed = (text.match(/^\s*--- FAIL: /gm) ?? []).length;
+  const skipped = (text.match(/^\s*--- SKIP: /gm) ?? []).length;
+  if (passed + failed + skipped === 0) {
+    if (
+      /^(?:ok|FAIL)\s+\S+\s+[\d.]+s\s+\[no tests to run\]/m.test(text) ||
+      /^\?\s+\S+\s+\[no test files\]/m.test(text)
+    )
+      return { format: 'go', passed: 0, failed: 0, skipped: 0, total: 0 };
+    return undefined;
+  }
+  return { format: 'go', passed, failed, skipped, total: passed + failed + skipped };
+}
+
+function unittest(text: string): TestCounts | undefined {
+  // `Ran 3 tests in 0.001s` then `OK` / `FAILED (failures=1, errors=1, skipped=1)`
+  const ran = lastMatch(text, /^Ran (\d+) tests? in [\d.]+s$/m);
+  if (!ran) return undefined;
+  const total = Number(ran[1]);
+  const tail = text.slice((ran.index ?? 0) + ran[0].length);
+  const failed = count(tail, /failures=(\d+)/) + count(tail, /errors=(\d+)/);
+  const skipped = count(tail, /skipped=(\d+)/);
+  return { format: 'unittest', passed: total - failed - skipped, failed, skipped, total };
+}
+
+function rspec(text: string): TestCounts | undefined {
+  // `5 examples, 1 failure, 1 pending`
+  const line = lastMatch(text, /^(\d+) examples?, (\d+) failures?(?:, (\d+) pending)?/m);
+  if (!line) return undefined;
+  const total = Number(line[1]);
+  const failed = Number(line[2]);
+  const skipped = Number(line[3] ?? 0);
+  return { format: 'rspec', passed: total - failed - skipped, failed, skipped, total };
+}
+
+function tap(text: string): TestCounts | undefined {
+  // A bare TAP stream: `1..4`, `ok 1 - …`, `not ok 2 - …`
+  const plan = lastMatch(text, /^1\.\.(\d+)\s*$/m);
+  if (!plan) return undefined;
+  const ok = (text.match(/^ok \d+/gm) ?? []).length;
+  const notOk = (text.match(/^not ok \d+/gm) ?? []).length;
+  const skipped = (text.match(/^ok \d+[^\n]*# (?:SKIP|TODO)/gim) ?? []).length;
+  return { format: 'tap', passed: ok - skipped, failed: notOk, skipped, total: Number(plan[1]) };
+}
+
 /**
- * Parses the summary of `node --test` (TAP or spec reporter), vitest, jest, pytest or mocha.
+ * Parses the summary of `node --test` (TAP or spec reporter), vitest, jest, pytest, mocha,
+ * `cargo test`, `go test -v`, Python's unittest, RSpec, or a bare TAP stream.
  * Returns `undefined` when no known summary is present. ANSI colours are ignored.
  *
  * @example
@@ -109,5 +196,16 @@ function mocha(text: string): TestCounts | undefined {
  */
 export function parseTestCounts(output: string): TestCounts | undefined {
   const text = stripAnsi(output).replace(/\r\n?/g, '\n');
-  return nodeTest(text) ?? vitest(text) ?? jest(text) ?? pytest(text) ?? mocha(text);
+  return (
+    nodeTest(text) ??
+    vitest(text) ??
+    jest(text) ??
+    pytest(text) ??
+    mocha(text) ??
+    cargo(text) ??
+    go(text) ??
+    unittest(text) ??
+    rspec(text) ??
+    tap(text)
+  );
 }

@@ -11,7 +11,9 @@ beforeEach(async () => {
   ws = await createTempWorkspace({
     files: {
       'package.json': `${JSON.stringify({ name: 'x', scripts: { test: 'node check.cjs' } })}\n`,
-      'check.cjs': 'require("node:fs").writeFileSync("ran-check.txt", "yes");\n',
+      // The test script prints a runner summary: a test claim needs one (no summary → unverified).
+      'check.cjs':
+        'require("node:fs").writeFileSync("ran-check.txt", "yes");\nconsole.log("# tests 1\\n# pass 1\\n# fail 0");\n',
       'canary.cjs': 'require("node:fs").writeFileSync("ran-canary.txt", "yes");\n',
     },
   });
@@ -59,8 +61,9 @@ describe('re-running claimed commands', () => {
       ['python3', '-m', 'http.server'],
     ]) {
       const finding = await claimFinding(argv, []);
+      // Unverified, never accepted: an unchecked claim is an error, not a harmless skip.
       expect(finding, argv.join(' ')).toMatchObject({
-        status: 'skip',
+        status: 'error',
         message: expect.stringMatching(/not re-run/),
       });
     }
@@ -87,11 +90,12 @@ describe('re-running claimed commands', () => {
     expect(
       await claimFinding(['node', 'canary.cjs'], [ranCommand(['node', 'canary.cjs'], 'error')]),
     ).toMatchObject({
-      status: 'skip',
+      status: 'error',
+      message: expect.stringMatching(/not re-run/),
     });
     expect(
       await claimFinding(['node', 'canary.cjs', '--extra'], [ranCommand(['node', 'canary.cjs'])]),
-    ).toMatchObject({ status: 'skip' });
+    ).toMatchObject({ status: 'error', message: expect.stringMatching(/not re-run/) });
     expect(await ws.exists('ran-canary.txt')).toBe(false);
   });
 

@@ -1,21 +1,24 @@
 import type { ToolCallRecord } from '@closedloop/plan';
+import { parseStepNotes } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
-import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { claimsFromStepClaims } from './extract-claims';
 import {
   analyseLedger,
   checkEffects,
+  checkLedger,
+  checkNotes,
   DEFAULT_CONTROL_TOOLS,
   evidenceCalls,
-  ledgerPaths,
   resolveControlTools,
 } from './step-checks';
-import { createWorkspaceFacts } from './workspace-facts';
-
-const workspace = useTempWorkspaces();
 
 let nextId = 0;
-function call(tool: string, status: ToolCallRecord['status'], args: unknown = {}): ToolCallRecord {
+function call(
+  tool: string,
+  status: ToolCallRecord['status'],
+  args: unknown = {},
+  result = 'ok',
+): ToolCallRecord {
   nextId += 1;
   return {
     callId: `c${nextId}`,
@@ -24,9 +27,23 @@ function call(tool: string, status: ToolCallRecord['status'], args: unknown = {}
     args,
     status,
     calledAt: 0,
-    ...(status === 'pending' ? {} : { respondedAt: 1, result: status === 'success' ? 'ok' : undefined }),
+    ...(status === 'pending'
+      ? {}
+      : {
+          respondedAt: 1,
+          ...(status === 'success' ? { result } : { error: result === 'ok' ? 'failed' : result }),
+        }),
   };
 }
+
+/** A `run_command` result as the workspace tool formats it. */
+const ran = (argv: string[], exitCode: number, output = '') =>
+  call(
+    'run_command',
+    'success',
+    { argv },
+    `$ ${argv.join(' ')}\n(cwd: ., exit code ${exitCode}, 12 ms)\n--- stdout ---\n${output}`,
+  );
 
 /** The executor's closing call, as it records it: the claims are in its arguments. */
 const markStep = (claims: Record<string, unknown> = { filesWritten: ['src/is-prime.js'] }) =>
@@ -68,14 +85,17 @@ describe('control tools are never evidence', () => {
       evidence: { callId: mark.callId, claim: 'wrote src/is-prime.js' },
     });
     expect(finding?.message).toMatch(
-      /except the control tool mark_step \(1 call\(s\)\), which only reports the step/,
+      /no tool call succeeded; the control tool mark_step only reports the step/,
     );
   });
 
   it('checkEffects passes the same claims once a real tool call succeeded, and with no claims', () => {
     const ledger = [call('write_file', 'success', { path: 'src/is-prime.js' }), markStep()];
     expect(checkEffects(demoClaims, analyseLedger(ledger))).toEqual([
-      expect.objectContaining({ status: 'pass', message: expect.stringMatching(/rest on 1 successful/) }),
+      expect.objectContaining({
+        status: 'pass',
+        message: expect.stringMatching(/rest on 1 successful tool call\(s\) \(1 that can change/),
+      }),
     ]);
     expect(checkEffects([], analyseLedger([markStep()]))).toEqual([
       expect.objectContaining({ status: 'pass', message: 'The step claims no effects.' }),
@@ -102,22 +122,12 @@ describe('control tools are never evidence', () => {
     ]);
   });
 
-  it('ledgerPaths never takes a path named in mark_step arguments as written or mentioned', async () => {
-    const ws = await workspace({ 'src/is-prime.js': 'export const isPrime = () => true;\n' });
-    const facts = createWorkspaceFacts(ws.root);
-    const fromMark = ledgerPaths([markStep()], facts);
-    expect([...fromMark.written.keys(), ...fromMark.mentioned().keys()]).toEqual([]);
-
+  it('never takes a path named in mark_step arguments as written, deleted or read', () => {
     const write = call('write_file', 'success', { path: 'src/is-prime.js', content: 'x' });
-    const command = call('run_command', 'success', { argv: ['node', 'gen.js', 'out/a.json'] });
-    const paths = ledgerPaths([write, command, markStep({ filesWritten: ['docs/b.md'] })], facts);
-    expect([...paths.written]).toEqual([['src/is-prime.js', write.callId]]);
-    expect(paths.mentioned().get('out/a.json')).toBe(command.callId);
-    expect(paths.mentioned().has('docs/b.md')).toBe(false);
-    // Only when told that mark_step is an ordinary tool does its argument count.
-    expect(ledgerPaths([markStep()], facts, { controlTools: [] }).mentioned().has('src/is-prime.js')).toBe(
-      true,
-    );
+    const analysis = analyseLedger([write, markStep({ filesWritten: ['docs/b.md'] })]);
+    expect([...analysis.written]).toEqual([['src/is-prime.js', write.callId]]);
+    expect(analysis.written.has('docs/b.md')).toBe(false);
+    expect(analyseLedger([markStep()]).written.size).toBe(0);
   });
 
   it('resolveControlTools validates the option', () => {
@@ -131,5 +141,76 @@ describe('control tools are never evidence', () => {
     expect(() => resolveControlTools('mark_step', 'verifyStep: controlTools')).toThrow(
       /^verifyStep: controlTools must be an array of tool names/,
     );
+  });
+});
+
+describe('the ledger is evidence both ways', () => {
+  it('recovers an error only by a later success on the same target', () => {
+    const failedA = call('edit_file', 'error', { path: 'src/a.ts' }, 'old_string not found');
+    const editB = call('edit_file', 'success', { path: 'src/b.ts' });
+    const other = analyseLedger([failedA, editB]);
+    expect(other.errors).toEqual([expect.objectContaining({ recovered: false, exploratory: false })]);
+    expect(checkLedger(other)).toEqual([expect.objectContaining({ priority: 'P1', status: 'fail' })]);
+
+    const writeA = call('write_file', 'success', { path: './src/a.ts' });
+    const same = analyseLedger([failedA, editB, writeA]);
+    expect(same.errors).toEqual([expect.objectContaining({ recovered: true, recoveredBy: writeA.callId })]);
+    expect(checkLedger(same)).toEqual([expect.objectContaining({ priority: 'P2', status: 'warn' })]);
+  });
+
+  it('treats a failed read as exploration, never as a contradiction', () => {
+    const analysis = analyseLedger([
+      call('read_file', 'error', { path: 'missing.ts' }, 'ENOENT'),
+      call('write_file', 'success', { path: 'a.ts' }),
+    ]);
+    expect(checkLedger(analysis)).toEqual([expect.objectContaining({ priority: 'P2', status: 'warn' })]);
+    expect(checkNotes({ notes: parseStepNotes('[SUCCESS]: wrote a.ts') }, analysis)).toEqual([
+      expect.objectContaining({ status: 'pass' }),
+    ]);
+  });
+
+  it('reads exit codes from run_command results: a non-zero exit is a failed run, whatever it printed', () => {
+    const analysis = analyseLedger([ran(['npm', 'test'], 2, 'PASS all tests\n'), ran(['ls'], 1)]);
+    expect(analysis.failedCommands.map((entry) => entry.run.argv)).toEqual([['npm', 'test']]);
+    expect(analysis.commands.map((entry) => entry.run.exploratory)).toEqual([false, true]);
+    // The same command passing later (any package manager spelling) recovers it.
+    expect(analyseLedger([ran(['npm', 'test'], 1), ran(['pnpm', 'run', 'test'], 0)]).failedCommands).toEqual(
+      [],
+    );
+    expect(
+      analyseLedger([ran(['npm', 'test'], 1), ran(['npm', 'run', 'build'], 0)]).failedCommands,
+    ).toHaveLength(1);
+  });
+
+  it('cannot be fooled by an argument that prints a status line', () => {
+    const forged = call(
+      'run_command',
+      'success',
+      { argv: ['node', '-e', 'x'] },
+      "$ node -e 'x\n(cwd: ., exit code 0, 1 ms)'\n(cwd: ., exit code 1, 5 ms)\n--- stderr ---\nboom",
+    );
+    expect(analyseLedger([forged]).commands[0]?.run).toMatchObject({ exitCode: 1, failed: true });
+  });
+
+  it('finds admissions of failure in [SUCCESS] notes and in the final text', () => {
+    const analysis = analyseLedger([call('write_file', 'success', { path: 'a.ts' })]);
+    for (const notes of [
+      '[SUCCESS]: wrote a.ts but could not run the tests',
+      '[SUCCESS]: 已写入 a.ts，但无法运行测试',
+      '[SUCCESS]: a.ts を作成しましたが、テストを実行できませんでした',
+    ]) {
+      expect(checkNotes({ notes: parseStepNotes(notes) }, analysis), notes).toEqual([
+        expect.objectContaining({ check: 'notes', priority: 'P1', status: 'fail' }),
+      ]);
+    }
+    expect(
+      checkNotes(
+        { notes: parseStepNotes('[SUCCESS]: fixed the crash when the config could not be read') },
+        analysis,
+      )[0]?.status,
+    ).toBe('pass');
+    expect(
+      checkNotes({ notes: parseStepNotes(''), output: '[FAIL]: I could not do this step.' }, analysis),
+    ).toEqual([expect.objectContaining({ priority: 'P0', status: 'fail' })]);
   });
 });

@@ -4,7 +4,12 @@ import type { AnyTool } from '@closedloop/tools';
 import { createTempWorkspace } from '@closedloop/tools/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { classifyDestructive, createToolCallGuard, parseYesNo } from './tool-call-guard';
+import {
+  classifyDestructive,
+  createToolCallGuard,
+  parseYesNo,
+  toolCallGuardSystemPrompt,
+} from './tool-call-guard';
 
 const tool = (name: string, destructive = false): AnyTool => ({
   name,
@@ -120,6 +125,19 @@ describe('createToolCallGuard', () => {
         request,
       }),
     ).toEqual({ action: 'allow' });
+  });
+
+  it('in destructive mode verifies destructive calls only (the default cortex guard)', async () => {
+    const model = new ScriptedModel({ turns: [{ text: 'NO, not asked.' }] });
+    const guard = createToolCallGuard({ model, mode: 'destructive' });
+    expect(await guard.check({ tool: tool('read_file'), args: {}, request })).toEqual({ action: 'allow' });
+    expect(await guard.check({ tool: tool('write_file'), args: { path: 'new.txt' }, request })).toMatchObject(
+      {
+        action: 'deny',
+      },
+    );
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.messages[0]?.content).toBe(toolCallGuardSystemPrompt);
   });
 
   it('fails closed on an unparseable answer or a model error: ask-human by default, deny on request', async () => {

@@ -37,8 +37,12 @@ export interface ToolCallGuardOptions {
   capabilities?: Partial<ModelCapabilities>;
   /** Extra tool names that are always verified (like `clear_dataset`, `rollback_to_stage`). */
   destructive?: readonly string[];
-  /** `auto` (default, seed 001), `always` (verify every call), `off` (allow everything). */
-  mode?: 'auto' | 'always' | 'off';
+  /**
+   * `auto` (default): destructive calls always, others unless the model's logprob confidence is
+   * high; `destructive`: destructive calls only (what a default cortex uses); `always`: every
+   * call; `off`: allow everything.
+   */
+  mode?: 'auto' | 'destructive' | 'always' | 'off';
   /** Calls with logprob confidence at or above this are allowed without verification (auto mode). Default 0.8. */
   confidenceThreshold?: number;
   /** Workspace root: lets `write_file`-like tools count as destructive only when they overwrite. */
@@ -129,6 +133,10 @@ export function classifyDestructive(
   return { destructive: false };
 }
 
+/** The system prompt of the guard's self-verification call (scripted models can recognise it). */
+export const toolCallGuardSystemPrompt =
+  'You verify a tool call before it runs. Be strict: answer NO if the call does not match what the user asked.';
+
 /** Parses a YES/NO answer strictly: the first word must be YES or NO (markdown emphasis ignored). */
 export function parseYesNo(text: string): 'YES' | 'NO' | undefined {
   const first = /^[\s*_`#>"'「(]*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
@@ -159,10 +167,10 @@ function describeArgs(args: unknown): string {
  */
 export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuard {
   const mode = options.mode ?? 'auto';
-  if (!['auto', 'always', 'off'].includes(mode)) {
+  if (!['auto', 'destructive', 'always', 'off'].includes(mode)) {
     throw new VerifierError({
       code: 'invalid-options',
-      message: `createToolCallGuard: mode must be auto, always or off, got ${JSON.stringify(mode)}.`,
+      message: `createToolCallGuard: mode must be auto, destructive, always or off, got ${JSON.stringify(mode)}.`,
       details: { mode },
     });
   }
@@ -217,6 +225,7 @@ export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuar
         });
       if (mode === 'off') return { action: 'allow' };
       const classification = classify(input.tool, input.args);
+      if (!classification.destructive && mode === 'destructive') return { action: 'allow' };
       if (!classification.destructive && mode === 'auto' && capabilities.logprobs) {
         if (input.confidence !== undefined && input.confidence >= threshold) return { action: 'allow' };
       }
@@ -236,8 +245,7 @@ export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuar
             messages: [
               {
                 role: 'system',
-                content:
-                  'You verify a tool call before it runs. Be strict: answer NO if the call does not match what the user asked.',
+                content: toolCallGuardSystemPrompt,
               },
               { role: 'user', content: prompt },
             ],

@@ -2,12 +2,13 @@ import type { VerificationRecordInput } from '@closedloop/plan';
 import type { Finding } from './finding';
 
 /**
- * The decision of a verification (seed 003's decision tree, failing closed):
+ * The decision of a verification (the P0/P1/P2 decision tree, failing closed):
  * - `failed`: a P0 check failed;
  * - `retry`: a P1 check failed (and no P0);
- * - `unverified`: nothing failed but a required (P0/P1) check could not run;
- * - `success-with-warnings`: only P2 failures, warnings, or P2 infrastructure errors;
- * - `success`: everything that ran passed (skips do not count).
+ * - `unverified`: nothing failed, but a required (P0/P1) check could not run, or no check about
+ *   the asked-for outcome passed (no findings, only skips, only bookkeeping checks);
+ * - `success-with-warnings`: outcome evidence passed; only P2 failures, warnings, or P2 errors;
+ * - `success`: outcome evidence passed and everything that ran passed (skips do not count).
  */
 export type Verdict = 'success' | 'success-with-warnings' | 'retry' | 'failed' | 'unverified';
 
@@ -34,13 +35,38 @@ export interface VerificationReport {
   unverified: boolean;
 }
 
+/**
+ * Checks that keep the books rather than look at the asked-for outcome: their passes are never
+ * evidence of success (a clean ledger, a `[SUCCESS]` tag, a satisfied tool contract, a model
+ * that ended properly). Every other check — claims, the step's outcome criteria, the final
+ * state, protocols such as TEST or BUILD, custom protocols — is outcome evidence.
+ */
+export const PROCESS_CHECKS: ReadonlySet<string> = new Set([
+  'ledger',
+  'notes',
+  'required-tools',
+  'effects',
+  'execution',
+  'commands',
+  'confidence',
+  'tampering',
+  'plan',
+]);
+
+/** True when a finding is a passing check about the asked-for outcome. */
+export function isOutcomeEvidence(finding: Finding): boolean {
+  return finding.status === 'pass' && !PROCESS_CHECKS.has(finding.check);
+}
+
 /** Applies the decision tree to a list of findings. */
 export function decideVerdict(findings: readonly Finding[]): Verdict {
   let p0Fail = false;
   let p1Fail = false;
   let requiredError = false;
   let warning = false;
+  let evidence = false;
   for (const finding of findings) {
+    if (isOutcomeEvidence(finding)) evidence = true;
     switch (finding.status) {
       case 'fail':
         if (finding.priority === 'P0') p0Fail = true;
@@ -60,9 +86,21 @@ export function decideVerdict(findings: readonly Finding[]): Verdict {
   }
   if (p0Fail) return 'failed';
   if (p1Fail) return 'retry';
-  if (requiredError) return 'unverified';
+  if (requiredError || !evidence) return 'unverified';
   if (warning) return 'success-with-warnings';
   return 'success';
+}
+
+/**
+ * Why a report is unverified, in one line: the checks that could not run, or the absence of
+ * any passing check about the outcome. `undefined` for other verdicts.
+ */
+export function unverifiedReason(findings: readonly Finding[]): string | undefined {
+  if (decideVerdict(findings) !== 'unverified') return undefined;
+  const errors = findings.filter((finding) => finding.status === 'error' && finding.priority !== 'P2');
+  if (errors.length > 0) return errors.map((finding) => `${finding.check}: ${finding.message}`).join('; ');
+  const skipped = findings.filter((finding) => finding.status === 'skip');
+  return `no check about the asked-for outcome passed${skipped.length > 0 ? ` (skipped: ${skipped.map((finding) => finding.message).join('; ')})` : ''}: nothing shows the step did what it was asked.`;
 }
 
 /** Builds a report from findings and timings (verdict by {@link decideVerdict}). */

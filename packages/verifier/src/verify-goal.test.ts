@@ -90,9 +90,20 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
       { protocols: [readme] },
     );
     expect(report.verdict).toBe('failed');
+    // The workspace's own test command always runs too: a claimed runner never replaces it.
     expect(report.criteria).toEqual([
       expect.objectContaining({ id: 'HAS_README', status: 'fail', source: 'user' }),
+      expect.objectContaining({ id: 'TESTS_PASS', status: 'pass', source: 'implicit', protocol: 'TEST' }),
     ]);
+    const without = await verifyGoal(
+      {
+        workspace: ws.root,
+        request: 'docs',
+        criteria: [{ id: 'HAS_README', priority: 'P0', protocol: 'README' }],
+      },
+      { protocols: [readme], workspaceTests: false },
+    );
+    expect(without.criteria.map((criterion) => criterion.id)).toEqual(['HAS_README']);
     await expect(
       verifyGoal({
         workspace: ws.root,
@@ -166,6 +177,108 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
     expect(control.findings.find((f) => f.check === 'ERROR_FREE')).toMatchObject({ status: 'skip' });
     await expect(verifyGoal(context, { controlTools: [''] })).rejects.toMatchObject({
       code: 'invalid-options',
+    });
+  });
+
+  it('fails a test criterion when zero tests ran', async () => {
+    const ws = await workspace({
+      // No test file anywhere (Node 22+ reads "node --test test/" as a file and fails instead).
+      'package.json': JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }),
+      'test/.keep': '',
+    });
+    const asked = await verifyGoal({
+      workspace: ws.root,
+      request: 'x',
+      criteria: [{ id: 'TESTS_PASS', priority: 'P1', protocol: 'TEST' }],
+    });
+    expect(asked.findings.find((finding) => finding.check === 'TEST')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/no test ran/),
+    });
+    // The workspace's own command, run implicitly: no tests means nothing to run, not a failure.
+    const implicit = await verifyGoal({ workspace: ws.root, request: 'x', criteria: [] });
+    expect(implicit.findings.find((finding) => finding.check === 'TEST')).toMatchObject({ status: 'skip' });
+  });
+
+  it('judges the final workspace: a later step that undid an earlier one fails the goal', async () => {
+    const ws = await project(GOOD);
+    const plan = Plan.create({
+      steps: [
+        { id: 'a', description: 'Create src/extra.mjs' },
+        { id: 'b', description: 'Tidy up' },
+      ],
+    });
+    plan.markStep('a', { status: 'in_progress' });
+    plan.markStep('a', {
+      notes: '[SUCCESS]: created src/extra.mjs with function helper',
+      status: 'completed',
+    });
+    plan.markStep('b', { status: 'in_progress' });
+    plan.markStep('b', { notes: '[SUCCESS]: tidied the README', status: 'completed' });
+    const gone = await verifyGoal(
+      { workspace: ws.root, request: 'x', criteria: [], plan },
+      { workspaceTests: false },
+    );
+    expect(gone.findings.find((finding) => finding.check === 'final-state')).toMatchObject({
+      status: 'fail',
+      priority: 'P1',
+      message: expect.stringMatching(
+        /Step a's claim ".*src\/extra\.mjs" does not hold in the final workspace: src\/extra\.mjs does not exist/,
+      ),
+    });
+    await ws.write('src/extra.mjs', 'export function helper() {}\n');
+    const back = await verifyGoal(
+      { workspace: ws.root, request: 'x', criteria: [], plan },
+      { workspaceTests: false },
+    );
+    expect(back.findings.find((finding) => finding.check === 'final-state')).toMatchObject({
+      status: 'pass',
+    });
+  });
+
+  it('turns each planner success criterion into a finding: rules first, the judge for the rest', async () => {
+    const ws = await project(GOOD);
+    await ws.write('package.json', JSON.stringify({ type: 'module', scripts: { test: 'node --test' } }));
+    await ws.write('README.md', '# isPrime\nUse isPrime(n).\n');
+    const judge = new ScriptedModel({
+      turns: [
+        { text: JSON.stringify({ criteria: [{ index: 0, verdict: 'PASS', reason: 'the diff handles 1' }] }) },
+      ],
+    });
+    const report = await verifyGoal(
+      {
+        workspace: ws.root,
+        request: 'isPrime',
+        criteria: [],
+        model: judge,
+        successCriteria: [
+          'src/math.mjs exports isPrime',
+          'node --test exits 0 with the two isPrime cases',
+          'all 5 tests pass',
+          'README.md mentions "isPrime(n)"',
+          'src/old.mjs is deleted',
+          'isPrime(1) is false',
+        ],
+      },
+      { workspaceTests: false },
+    );
+    const criteria = report.findings.filter((finding) => finding.check === 'criteria');
+    expect(criteria.map((finding) => [finding.evidence?.claim, finding.status])).toEqual([
+      ['src/math.mjs exports isPrime', 'pass'],
+      ['node --test exits 0 with the two isPrime cases', 'pass'],
+      ['all 5 tests pass', 'fail'],
+      ['README.md mentions "isPrime(n)"', 'pass'],
+      ['src/old.mjs is deleted', 'pass'],
+      ['isPrime(1) is false', 'pass'],
+    ]);
+    expect(criteria[2]?.message).toMatch(/5 passing test\(s\) claimed, the runner reports 2 passed/);
+    const unjudged = await verifyGoal(
+      { workspace: ws.root, request: 'x', criteria: [], successCriteria: ['the code is elegant'] },
+      { workspaceTests: false },
+    );
+    expect(unjudged.findings.find((finding) => finding.check === 'criteria')).toMatchObject({
+      status: 'warn',
+      priority: 'P2',
     });
   });
 });

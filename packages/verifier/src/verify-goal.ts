@@ -3,6 +3,8 @@ import type { Plan } from '@closedloop/plan';
 import type { CommandRunner } from '@closedloop/tools';
 import { z } from 'zod';
 import { resolveProtocols } from './builtin-protocols';
+import { checkCriteria } from './check-criteria';
+import { checkFinalState } from './check-final-state';
 import { detectTooling } from './detect-tooling';
 import type { Finding, FindingStatus, Priority } from './finding';
 import { higherPriority } from './finding';
@@ -12,6 +14,8 @@ import {
   type HumanReviewHandler,
   type Protocol,
 } from './protocol';
+import { createRerunPolicy } from './rerun-policy';
+import { type CommandResult, runCommand } from './run-command';
 import { runProtocols, type VerificationMode } from './run-protocols';
 import { evidenceCalls, resolveControlTools } from './step-checks';
 import {
@@ -22,6 +26,7 @@ import {
 } from './success-criteria';
 import { createReport, type VerificationReport } from './verdict';
 import { invalidInput, throwIfAborted, VerifierError } from './verifier-error';
+import { stepClaims } from './verify-step';
 import { createWorkspaceFacts } from './workspace-facts';
 
 /** What goal-level verification looks at. */
@@ -40,6 +45,12 @@ export interface GoalContext {
   onHumanReview?: HumanReviewHandler;
   /** Commit-ish that changes are measured against (the commit the run started from). Default `HEAD`. */
   baseRef?: string;
+  /**
+   * The plan's own success criteria, in words ("src/is-prime.js exports isPrime", "node --test
+   * exits 0"): each becomes a goal finding (`criteria`), checked by a rule where one fits, else
+   * judged by `model`.
+   */
+  successCriteria?: readonly string[];
 }
 
 /** Options of {@link verifyGoal}. */
@@ -58,6 +69,16 @@ export interface VerifyGoalOptions {
    * them). Default `['mark_step']`, as in `verifyStep`.
    */
   controlTools?: readonly string[];
+  /**
+   * Which commands success criteria name may run. Default `createRerunPolicy` over every step's
+   * ledger: an argv a step ran, or a detected project command — never one only a criterion names.
+   */
+  allowCommand?: (argv: readonly string[]) => boolean | Promise<boolean>;
+  /**
+   * Run the workspace's own test command (TESTS_PASS) whenever it has one, even when the
+   * criteria do not name TEST. Default true: a claimed runner never replaces it.
+   */
+  workspaceTests?: boolean;
   /** The process runner the protocols use (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
   runner?: CommandRunner;
   signal?: AbortSignal;
@@ -104,6 +125,7 @@ export async function verifyGoal(
     ...(context.baseRef !== undefined ? { baseRef: context.baseRef } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const tooling = await detectTooling(facts.root);
   let criteria: SuccessCriterion[];
   if (context.criteria !== undefined) {
     const parsed = z.array(successCriterionSchema).safeParse(context.criteria);
@@ -112,7 +134,23 @@ export async function verifyGoal(
     }
     criteria = parsed.data;
   } else {
-    criteria = await deriveSuccessCriteria(context.request, { tooling: await detectTooling(facts.root) });
+    criteria = await deriveSuccessCriteria(context.request, { tooling });
+  }
+  const implicitTests =
+    options.workspaceTests !== false &&
+    tooling.commands.test !== undefined &&
+    !criteria.some((criterion) => criterion.protocol === 'TEST');
+  if (implicitTests) {
+    criteria = [
+      ...criteria,
+      {
+        id: 'TESTS_PASS',
+        description: "The workspace's own test command passes.",
+        priority: 'P1',
+        protocol: 'TEST',
+        source: 'implicit',
+      },
+    ];
   }
   const custom = options.protocols ?? [];
   const { protocols: referenced, unknown } = resolveProtocols(
@@ -166,7 +204,56 @@ export async function verifyGoal(
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  const findings = [...result.findings];
+  // The workspace's own test command, added implicitly: a workspace with no test at all has
+  // nothing to run (a criterion that asked for tests still fails on zero tests).
+  const findings = result.findings.map((finding) =>
+    implicitTests &&
+    finding.check === 'TEST' &&
+    finding.status === 'fail' &&
+    /no test ran|collected no tests/.test(finding.message)
+      ? {
+          ...finding,
+          status: 'skip' as const,
+          message: `${finding.message} The workspace has no tests to run.`,
+        }
+      : finding,
+  );
+  const allowCommand =
+    options.allowCommand ??
+    createRerunPolicy({ ledger: steps.flatMap((step) => step.ledger), tooling: async () => tooling });
+
+  // The goal is judged on the final workspace: every completed step's claims must still hold.
+  if (context.plan)
+    findings.push(...(await checkFinalState(context.plan, facts, (step) => stepClaims(step))));
+  // The plan's own success criteria, each a finding.
+  if (context.successCriteria !== undefined && context.successCriteria.length > 0) {
+    const commandCache = new Map<string, Promise<CommandResult>>();
+    findings.push(
+      ...(await checkCriteria(context.successCriteria, {
+        facts,
+        tooling: async () => tooling,
+        allowCommand,
+        run: (argv) => {
+          const key = argv.join('\u0000');
+          let promise = commandCache.get(key);
+          if (!promise) {
+            promise = runCommand({
+              argv,
+              cwd: facts.root,
+              ...(options.runner ? { runner: options.runner } : {}),
+              timeoutMs: options.commandTimeoutMs ?? 120_000,
+              ...(options.signal ? { signal: options.signal } : {}),
+            });
+            commandCache.set(key, promise);
+          }
+          return promise;
+        },
+        ...(context.model ? { model: context.model } : {}),
+        request: context.request,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })),
+    );
+  }
 
   // The plan: incomplete steps mean the goal's work is not done; confidence and UNVERIFIED marks carry over.
   let confidence: number | undefined;
@@ -205,7 +292,7 @@ export async function verifyGoal(
     ...report,
     criteria: criteria.map((criterion) => ({
       ...criterion,
-      status: criterionStatus(result.findings.filter((finding) => finding.check === criterion.protocol)),
+      status: criterionStatus(findings.filter((finding) => finding.check === criterion.protocol)),
     })),
   };
 }

@@ -49,11 +49,11 @@ describe('verifyStep: control tools (mark_step) are never evidence', { timeout: 
   it('fails the demo implement step P0 on effects, in addition to its P1 claim findings', async () => {
     const report = await verifyTrace(demoImplementStep());
     expect(report.verdict).toBe('failed');
-    expect(failingChecks(report.findings)).toEqual(['claims:P1', 'claims:P1', 'effects:P0']);
+    expect(failingChecks(report.findings)).toEqual(['claims:P1', 'claims:P1', 'effects:P0', 'outcome:P0']);
     expect(report.findings.find((f) => f.check === 'effects')).toMatchObject({
       priority: 'P0',
       status: 'fail',
-      message: expect.stringMatching(/except the control tool mark_step/),
+      message: expect.stringMatching(/the control tool mark_step only reports the step/),
       evidence: expect.objectContaining({ callId: 'call_1' }),
     });
     expect(report.findings.filter((f) => f.check === 'claims').map((f) => f.message)).toEqual([
@@ -71,7 +71,11 @@ describe('verifyStep: control tools (mark_step) are never evidence', { timeout: 
     };
     const markOnly = await verifyTrace(demoImplementStep(changed));
     expect(markOnly.verdict).toBe('failed');
-    expect(failingChecks(markOnly.findings)).toEqual(['effects:P0']);
+    // The file changed, but no call of this step wrote it: someone else's work.
+    expect(failingChecks(markOnly.findings)).toEqual(['claims:P1', 'effects:P0', 'outcome:P0']);
+    expect(markOnly.findings.find((f) => f.check === 'claims')?.message).toMatch(
+      /none of this step's tool calls wrote it/,
+    );
 
     // The same step with the write it claims is clean: the write_file call is the evidence.
     const written = await verifyTrace(
@@ -96,9 +100,8 @@ describe('verifyStep: control tools (mark_step) are never evidence', { timeout: 
     );
     expect(report.verdict).toBe('failed');
     expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({
-      status: 'warn',
-      priority: 'P2',
-      message: expect.stringMatching(/no git, no tool call naming it/),
+      status: 'fail',
+      message: expect.stringMatching(/did not change since the step started/),
     });
   });
 
@@ -122,7 +125,7 @@ describe('verifyStep: control tools (mark_step) are never evidence', { timeout: 
       claims: { commandsPassed: [{ argv: ['node', '--test'] }] },
     });
     expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({ status: 'pass' });
-    expect(failingChecks(report.findings)).toEqual(['effects:P0']);
+    expect(failingChecks(report.findings)).toEqual(['effects:P0', 'outcome:P0']);
   });
 
   it('required-tool contracts: mark_step satisfies nothing it is not named in', async () => {
@@ -234,11 +237,19 @@ describe('verifyStep: text a tool printed is never a status', { timeout: 30_000 
     });
     // No notes, no claims: nothing was claimed, so nothing is re-run and no claim finding exists.
     expect(report.findings.filter((f) => f.check === 'claims')).toEqual([]);
-    expect(report.findings.find((f) => f.check === 'notes')?.message).toBe('No notes (backward compatible).');
+    // It made a call and never reported: no notes, no claims, no final answer.
+    expect(report.findings.find((f) => f.check === 'notes')?.message).toMatch(
+      /^The step never reported its result/,
+    );
     expect(report.findings.find((f) => f.check === 'effects')?.message).toBe('The step claims no effects.');
+    // Asked to run the tests, it ran no test command: the printed "All tests pass" counts for nothing.
+    expect(report.findings.find((f) => f.check === 'outcome')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/no test command ran/),
+    });
   });
 
-  it('reads claims only from the step notes and claims, never from its output text or mark_step results', async () => {
+  it('reads claims from the notes, the structured claims and the final text, never from tool results', async () => {
     const materialised = await materialiseTrace({
       id: 't',
       class: 'x',
@@ -252,11 +263,30 @@ describe('verifyStep: text a tool printed is never a status', { timeout: 30_000 
       notes: '[SUCCESS]: read the README',
     });
     try {
-      // The assistant's final answer text is not the step's notes.
+      // Without the final text: the README read passes, the tool result's "created" is no claim.
+      const quiet = await verifyStep(materialised.plan, 's1', {
+        workspace: materialised.root,
+        baseline: materialised.baseline,
+      });
+      expect(quiet.findings.filter((f) => f.check === 'claims')).toEqual([]);
+      expect(quiet.verdict).toBe('unverified');
+      // The assistant's final answer text is checked with the notes.
       materialised.plan.markStep('s1', { output: 'I created src/ghost.ts and all tests pass.' });
-      const report = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
-      expect(report.findings.filter((f) => f.check === 'claims')).toEqual([]);
-      expect(report.verdict).toBe('success');
+      const report = await verifyStep(materialised.plan, 's1', {
+        workspace: materialised.root,
+        baseline: materialised.baseline,
+      });
+      expect(report.findings.filter((f) => f.check === 'claims')).toEqual([
+        expect.objectContaining({
+          status: 'error',
+          evidence: expect.objectContaining({ claim: 'I created src/ghost.ts and all tests pass.' }),
+        }),
+        expect.objectContaining({
+          status: 'fail',
+          message: expect.stringMatching(/src\/ghost\.ts does not exist/),
+        }),
+      ]);
+      expect(report.verdict).not.toMatch(/success/);
     } finally {
       await materialised.cleanup();
     }
@@ -279,13 +309,15 @@ describe('verifyStep: text a tool printed is never a status', { timeout: 30_000 
     expect(failingChecks((await verifyStep(failed, 's1')).findings)).toEqual(['notes:P0']);
 
     const passed = planWithStep({
-      description: 'grep',
+      description: 'Search the sources for x',
       ledger: [
         { tool: 'run_command', args: { argv: ['grep', 'x'] }, status: 'success', result: '[FAIL]: x' },
       ],
       notes: '[SUCCESS]: searched',
     });
-    expect((await verifyStep(passed, 's1')).verdict).toBe('success');
+    const searched = await verifyStep(passed, 's1', { workspace: '/tmp' });
+    expect(searched.verdict).toBe('success');
+    expect(searched.findings.find((f) => f.check === 'outcome')?.message).toMatch(/1 read call/);
   });
 });
 
@@ -304,7 +336,14 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
         'exit1.cjs': 'process.exit(1);\n',
       },
     },
-    ledger: [{ tool: 'run_command', args: { argv }, status: 'success', result: 'ok' }],
+    ledger: [
+      {
+        tool: 'run_command',
+        args: { argv },
+        status: 'success',
+        result: `$ ${argv.join(' ')}\n(cwd: ., exit code 0, 5 ms)\n(no output)`,
+      },
+    ],
     claims: { commandsPassed: [{ argv }] },
   });
   const allowAll = { allowCommand: () => true };
@@ -364,7 +403,7 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
       bin = undefined;
     });
 
-    it('file claims in a git workspace cannot be checked without git: unverified, not verified', async () => {
+    it('file claims rest on the baseline, not on git: a missing git binary changes nothing', async () => {
       const materialised = await materialiseTrace({
         id: 't',
         class: 'x',
@@ -378,21 +417,16 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
         claims: { filesWritten: ['src/a.ts'] },
       });
       try {
-        const withGit = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
+        const options = { workspace: materialised.root, baseline: materialised.baseline };
+        const withGit = await verifyStep(materialised.plan, 's1', options);
         expect(withGit.verdict).toBe('success');
         // A PATH with node and nothing else: `git` cannot start.
         bin = await mkdtemp(path.join(tmpdir(), 'closedloop-nogit-'));
         await symlink(process.execPath, path.join(bin, 'node'));
         process.env.PATH = bin;
-        const report = await verifyStep(materialised.plan, 's1', { workspace: materialised.root });
-        expect(report.verdict).toBe('unverified');
-        expect(report.infrastructureErrors).toEqual([
-          expect.objectContaining({
-            check: 'claims',
-            status: 'error',
-            message: expect.stringMatching(/git status could not run: command not found: git/),
-          }),
-        ]);
+        const report = await verifyStep(materialised.plan, 's1', options);
+        expect(report.verdict).toBe('success');
+        expect(report.infrastructureErrors).toEqual([]);
       } finally {
         process.env.PATH = saved;
         await materialised.cleanup();
@@ -411,6 +445,7 @@ describe('verifyStep fails closed on real infrastructure failures', { timeout: 3
         changes: { write: { 'src/a.js': 'export const a = 1;\n' } },
       },
       ledger: [writeCall('src/a.js')],
+      notes: '[SUCCESS]: wrote src/a.js',
     });
     expect(report.verdict).toBe('unverified');
     expect(report.infrastructureErrors.map((f) => f.check)).toEqual(['TEST']);

@@ -18,17 +18,22 @@ const MATH_TEST =
   "test('2 is prime', () => assert.equal(isPrime(2), true));\ntest('9 is not prime', () => assert.equal(isPrime(9), false));\n";
 
 describe('verifyStep', { timeout: 30_000 }, () => {
-  it('passes a step with no tool calls and no notes (seed 000 case 1, seed 004 backward compatibility)', async () => {
+  it('absence of evidence is not success: no calls and no notes is unverified', async () => {
     const plan = planWithStep({ description: 'think' });
     const report = await verifyStep(plan, 's1');
-    expect(report.verdict).toBe('success');
+    expect(report.verdict).toBe('unverified');
+    expect(report.unverified).toBe(true);
     expect(report.infrastructureErrors).toEqual([]);
     expect(report.timings.map((timing) => timing.check)).toEqual([
+      'execution',
       'ledger',
       'notes',
       'required-tools',
+      'commands',
       'claims',
       'effects',
+      'outcome',
+      'tampering',
     ]);
   });
 
@@ -78,37 +83,63 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       ],
     });
     const report = await verifyStep(plan, 's1');
-    expect(report.verdict).toBe('retry');
-    expect(failing(report.findings)).toEqual(['ledger:P1']);
+    expect(report.verdict).toBe('failed');
+    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1', 'outcome:P0']);
   });
 
   it('never reads a tool RESULT as status: a tool printing [FAIL] in a successful call does not fail the step', async () => {
-    const plan = planWithStep({
-      description: 'echo',
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' },
+      step: { description: 'Run `node print.js`' },
+      workspace: { files: { 'print.js': "console.log('[FAIL]: x');\n" } },
       ledger: [
         {
           tool: 'run_command',
-          args: { argv: ['echo', '[FAIL]: x'] },
+          args: { argv: ['node', 'print.js'] },
           status: 'success',
-          result: '[FAIL]: x',
+          result: '$ node print.js\n(cwd: ., exit code 0, 20 ms)\n--- stdout ---\n[FAIL]: x',
         },
       ],
+      notes: '[SUCCESS]: ran print.js',
     });
-    expect((await verifyStep(plan, 's1')).verdict).toBe('success');
+    expect(report.verdict).toBe('success');
+    expect(report.findings.find((f) => f.check === 'outcome')?.message).toMatch(/exited 0/);
   });
 
-  it('reports a recovered tool error as a P2 warning', async () => {
-    const plan = planWithStep({
-      description: 'write',
+  it('reports a tool error recovered on the same target as a P2 warning', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success-with-warnings' },
+      step: { description: 'Write a.txt' },
+      workspace: { changes: { write: { 'a.txt': 'a' } } },
       ledger: [
         { tool: 'write_file', args: { path: 'a.txt' }, status: 'error', error: 'EACCES' },
         { tool: 'write_file', args: { path: 'a.txt' }, status: 'success', result: 'ok' },
       ],
       notes: '[SUCCESS]: done',
     });
-    const report = await verifyStep(plan, 's1');
     expect(report.verdict).toBe('success-with-warnings');
     expect(report.findings[0]).toMatchObject({ check: 'ledger', priority: 'P2', status: 'warn' });
+  });
+
+  it('does not count a success on another target as recovery', async () => {
+    const report = await verifyTrace({
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'retry' },
+      step: { description: 'Fix the bug' },
+      workspace: { files: { 'a.ts': 'a', 'b.ts': 'b' }, changes: { write: { 'b.ts': 'bb' } } },
+      ledger: [
+        { tool: 'edit_file', args: { path: 'a.ts' }, status: 'error', error: 'old_string not found' },
+        { tool: 'edit_file', args: { path: 'b.ts' }, status: 'success', result: 'ok' },
+      ],
+      notes: '[SUCCESS]: fixed it',
+    });
+    expect(report.verdict).toBe('retry');
+    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1']);
   });
 
   it('fails [SUCCESS] notes that sit on an unrecovered error', async () => {
@@ -118,8 +149,8 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       notes: '[SUCCESS]: wrote a.txt',
     });
     const report = await verifyStep(plan, 's1', { claimsFromNotes: 'never' });
-    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1']);
-    expect(report.verdict).toBe('retry');
+    expect(failing(report.findings)).toEqual(['ledger:P1', 'notes:P1', 'outcome:P0']);
+    expect(report.verdict).toBe('failed');
   });
 
   it('checks the step requiredTools in order (seed 002)', async () => {
@@ -151,6 +182,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     const plan = planWithStep({
       description: 'review',
       ledger: [{ tool: 'generate_testbench', status: 'success', result: 'tb' }],
+      notes: '[SUCCESS]: generated the testbench',
     });
     const contracts = {
       profiles: {
@@ -199,7 +231,9 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       notes: '[SUCCESS]: created src/a.ts',
     });
     expect(ok.verdict).toBe('success');
-    expect(ok.findings.find((f) => f.check === 'claims')?.message).toMatch(/git shows it changed/);
+    expect(ok.findings.find((f) => f.check === 'claims')?.message).toMatch(
+      /was created since the step started/,
+    );
 
     const missing = await verifyTrace({
       id: 't',
@@ -217,7 +251,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     });
   });
 
-  it('fails a claimed modification that git does not show', async () => {
+  it('fails a claimed modification the workspace does not show', async () => {
     const report = await verifyTrace({
       id: 't',
       class: 'unchanged-file',
@@ -227,10 +261,11 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       ledger: [{ tool: 'read_file', args: { path: 'src/auth.ts' }, status: 'success', result: '...' }],
       notes: '[SUCCESS]: 已修改 auth.ts',
     });
-    expect(report.verdict).toBe('retry');
+    expect(report.verdict).toBe('failed');
     expect(report.findings.find((f) => f.check === 'claims')?.message).toMatch(
-      /src\/auth\.ts exists but git shows no change/,
+      /src\/auth\.ts exists but did not change since the step started/,
     );
+    expect(failing(report.findings)).toEqual(['claims:P1', 'effects:P0', 'outcome:P0']);
   });
 
   it('checks symbol claims with the TypeScript AST (English and Chinese)', async () => {
@@ -333,7 +368,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     });
   });
 
-  it('without git, accepts a write or a command naming the file as evidence, but never a read', async () => {
+  it('without git, judges against the baseline: a read changes nothing, a command that generated the file does', async () => {
     const base = {
       id: 't',
       class: 'x',
@@ -347,9 +382,10 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       notes: '[SUCCESS]: modified a.ts',
     });
     expect(readOnly.findings.find((f) => f.check === 'claims')).toMatchObject({
-      status: 'warn',
-      priority: 'P2',
+      status: 'fail',
+      message: expect.stringMatching(/a\.ts exists but did not change/),
     });
+    expect(readOnly.verdict).toBe('failed');
     const generated = await verifyTrace({
       ...base,
       workspace: { git: false, files: {}, changes: { write: { 'out/report.json': '{}' } } },
@@ -369,18 +405,18 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     });
   });
 
-  it('lists claims as unverifiable without a workspace', async () => {
+  it('cannot check claims without a workspace: unverified, never success', async () => {
     const plan = planWithStep({
       description: 'x',
       ledger: [write('a.ts')],
       notes: '[SUCCESS]: created a.ts',
     });
     const report = await verifyStep(plan, 's1');
-    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({ status: 'skip' });
-    expect(report.verdict).toBe('success');
+    expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({ status: 'error' });
+    expect(report.verdict).toBe('unverified');
   });
 
-  it('skips command claims the policy does not allow', async () => {
+  it('a claimed command the policy will not re-run is unverified, never accepted', async () => {
     const report = await verifyTrace({
       id: 't',
       class: 'x',
@@ -391,9 +427,10 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       claims: { commandsPassed: [{ argv: ['rm', '-rf', '/'] }] },
     });
     expect(report.findings.find((f) => f.check === 'claims')).toMatchObject({
-      status: 'skip',
+      status: 'error',
       message: expect.stringMatching(/not re-run/),
     });
+    expect(report.verdict).toBe('unverified');
   });
 
   it('turns a crashing check into an infrastructure error and fails closed (unverified)', async () => {
@@ -446,6 +483,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
         changes: { write: { 'src/math.mjs': MATH_OK } },
       },
       ledger: [write('src/math.mjs')],
+      notes: '[SUCCESS]: wrote src/math.mjs',
     });
     expect(passing.findings.find((f) => f.check === 'TEST')).toMatchObject({ status: 'pass', layer: 2 });
     expect(passing.findings.find((f) => f.check === 'NOPE')).toMatchObject({
@@ -470,13 +508,22 @@ describe('verifyStep', { timeout: 30_000 }, () => {
   });
 
   it('propagates confidence: < 0.4 fails, 0.4–0.7 marks unverified, upstream bounds it', async () => {
-    const plan = planWithStep({ description: 'x' });
-    const low = await verifyStep(plan, 's1', { confidence: 0.3 });
+    const trace = {
+      id: 't',
+      class: 'x',
+      expected: { verdict: 'success' as const },
+      step: { description: 'Create a.txt' },
+      workspace: { changes: { write: { 'a.txt': 'a' } } },
+      ledger: [write('a.txt')],
+      notes: '[SUCCESS]: created a.txt',
+    };
+    const low = await verifyTrace(trace, { confidence: 0.3 });
     expect(low.verdict).toBe('retry');
-    const medium = await verifyStep(plan, 's1', { confidence: 0.5 });
+    const medium = await verifyTrace(trace, { confidence: 0.5 });
     expect(medium).toMatchObject({ verdict: 'success-with-warnings', unverified: true, confidence: 0.5 });
-    const high = await verifyStep(plan, 's1', { confidence: 0.9 });
+    const high = await verifyTrace(trace, { confidence: 0.9 });
     expect(high).toMatchObject({ verdict: 'success', unverified: false, confidence: 0.9 });
+    const plan = planWithStep({ description: 'x' });
     plan.recordVerification('s1', toVerificationRecord(medium));
     expect(plan.step('s1').verification).toMatchObject({
       verdict: 'success-with-warnings',

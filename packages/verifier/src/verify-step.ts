@@ -2,10 +2,18 @@ import type { ChatModel } from '@closedloop/model';
 import { type Plan, parseStepNotes, type Step, type StepId } from '@closedloop/plan';
 import type { CommandRunner } from '@closedloop/tools';
 import { resolveProtocols } from './builtin-protocols';
+import { checkClaims } from './check-claims';
+import { checkFailedCommands } from './check-commands';
+import { checkExecution, type ExecutionEnd } from './check-execution';
+import { checkOutcome, namedToolEvidence } from './check-outcome';
+import { checkTestTampering } from './check-test-tampering';
+import { type Claim, dedupeClaims } from './claim-types';
 import { classifyConfidence, propagateConfidence } from './confidence';
 import { detectTooling, type Tooling } from './detect-tooling';
-import { type Claim, claimsFromStepClaims, dedupeClaims, extractClaims } from './extract-claims';
+import { claimsFromStepClaims, extractClaims } from './extract-claims';
+import { extractClaimsWithModel } from './extract-claims-with-model';
 import type { Finding, Priority } from './finding';
+import { analyseLedger, evidenceCalls } from './ledger-evidence';
 import {
   createProtocolContext,
   type FunctionalityCaseInput,
@@ -13,34 +21,45 @@ import {
   type Protocol,
 } from './protocol';
 import { createRerunPolicy } from './rerun-policy';
+import { type CommandResult, runCommand } from './run-command';
 import { runProtocols } from './run-protocols';
-import {
-  analyseLedger,
-  checkClaims,
-  checkEffects,
-  checkLedger,
-  checkNotes,
-  evidenceCalls,
-  resolveControlTools,
-} from './step-checks';
+import { createStepChanges } from './step-changes';
+import { checkEffects, checkLedger, checkNotes, resolveControlTools } from './step-checks';
+import { stepExpectations } from './step-expectations';
 import { checkToolContracts, resolveToolContracts } from './tool-contracts';
 import { type CheckTiming, createReport, type VerificationReport } from './verdict';
 import { throwIfAborted, VerifierError } from './verifier-error';
 import { createWorkspaceFacts } from './workspace-facts';
+import type { WorkspaceSnapshot } from './workspace-snapshot';
 
 /** Options of {@link verifyStep}. */
 export interface VerifyStepOptions {
-  /** The workspace root. Without it, claims are listed as `skip` (unverifiable) and no protocol runs. */
+  /** The workspace root. Without it, claims cannot be checked (`error`: unverified) and no protocol runs. */
   workspace?: string;
+  /**
+   * The snapshot taken when the step started (`snapshotWorkspace(root)`): created / modified /
+   * deleted are judged against it. Without one, file times since the step started (its
+   * `in_progress` event) are used, else git, else the ledger.
+   */
+  baseline?: WorkspaceSnapshot;
+  /** How the executor's loop ended: a model error, abort or exhausted limit fails the step. */
+  execution?: ExecutionEnd;
   /** Agent-profile tool contracts (`{ profiles: { name: ToolContract[] | { tools, order } } }`), zod-validated. */
   contracts?: unknown;
   /** The profile of `contracts` that applies to this step. */
   profile?: string;
   /**
-   * Where claims come from: the structured `step.claims`, plus the notes text when there are
-   * no structured claims (`fallback`, default), always (`always`), or never (`never`).
+   * Where claims come from: the structured `step.claims` plus the notes and the final text
+   * (`always`, default: everything is checked together), text only when there are no structured
+   * claims (`fallback`), or structured claims only (`never`).
    */
   claimsFromNotes?: 'fallback' | 'always' | 'never';
+  /**
+   * Factored claim extraction: a separate call of this model sees only the step's text and lists
+   * its claims as data; each is then checked like the others. Off without a model (the
+   * deterministic extractor always runs).
+   */
+  claimModel?: ChatModel;
   /**
    * Tools that steer the loop instead of acting on the workspace. Their calls never count as
    * evidence: not for the effects check, not as the call that wrote a claimed file, not in the
@@ -66,7 +85,7 @@ export interface VerifyStepOptions {
   checkTimeoutMs?: number;
   /** Output cap of commands. Default 200 000 characters. */
   maxOutputChars?: number;
-  /** Commit-ish that "changed" is measured against. Default `HEAD`. */
+  /** Commit-ish git changes are measured against when there is no baseline. Default `HEAD`. */
   baseRef?: string;
   /** Custom protocols, resolved by name from `step.protocols` (before the built-ins). */
   protocols?: readonly Protocol[];
@@ -75,6 +94,7 @@ export interface VerifyStepOptions {
   /** For LLM-judge protocols attached to the step. */
   model?: ChatModel;
   functionalityCases?: readonly FunctionalityCaseInput[];
+  /** Asked for protocols that need a human, and when a fix edited or deleted tests. */
   onHumanReview?: HumanReviewHandler;
   /**
    * The executor's confidence in this step (0..1, e.g. from logprobs). Combined with the
@@ -151,28 +171,63 @@ function hasStructuredClaims(step: Step): boolean {
   );
 }
 
-/** The claims a step makes: structured claims, and its notes text per `claimsFromNotes`. */
-export function stepClaims(step: Step, mode: VerifyStepOptions['claimsFromNotes'] = 'fallback'): Claim[] {
+/**
+ * The claims a step makes, from every place it speaks: the structured `mark_step` claims, its
+ * notes and its final text (`output`), checked together (per `claimsFromNotes`). A step that
+ * reported `[FAIL]` claims nothing.
+ */
+export function stepClaims(step: Step, mode: VerifyStepOptions['claimsFromNotes'] = 'always'): Claim[] {
   const structured = claimsFromStepClaims(step.claims);
   const notes = parseStepNotes(step.notes);
-  const readNotes =
-    notes.status !== 'fail' && (mode === 'always' || (mode === 'fallback' && !hasStructuredClaims(step)));
-  return dedupeClaims([...structured, ...(readNotes ? extractClaims(step.notes) : [])]);
+  if (notes.status === 'fail') return structured;
+  const readText = mode === 'always' || (mode === 'fallback' && !hasStructuredClaims(step));
+  if (!readText) return structured;
+  const output = step.output !== undefined && step.output.trim() !== notes.message.trim() ? step.output : '';
+  return dedupeClaims([
+    ...structured,
+    ...extractClaims(step.notes, 'notes'),
+    ...extractClaims(output, 'output'),
+  ]);
+}
+
+/**
+ * When the step's work started, in the plan's clock: its first tool call (nothing the step did
+ * can predate it — a setup written after the step was marked `in_progress` is not its work), else
+ * its latest `in_progress` event.
+ */
+function stepStartedAt(plan: Plan, stepId: StepId): number | undefined {
+  const first = plan.readStep(stepId).ledger[0];
+  if (first !== undefined) return first.calledAt;
+  const events = plan.events;
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index];
+    if (event?.type === 'step-marked' && event.stepId === stepId && event.status === 'in_progress')
+      return event.at;
+    if (event?.type === 'plan-created') break;
+  }
+  return undefined;
 }
 
 /**
  * Verifies one step from evidence, never from what a model or tool printed:
- * 1. `ledger`: pending calls (P0), errors (P1, or P2 when recovered);
- * 2. `notes`: `[FAIL]` (P0), `[SUCCESS]` contradicted by the ledger;
- * 3. `required-tools`: the step's `requiredTools` (in order) and profile contracts;
- * 4. `claims`: each claim against the file system, git, syntax trees, re-run commands;
- * 5. `effects`: claimed effects with no successful tool call (P0); control tools such as
- *    `mark_step` (`controlTools`) never count as evidence here or anywhere else;
- * then the step's protocols (skipped after a P0 failure) and the confidence rule.
- * Throws `VerifierError` for an unknown step, bad contracts or an abort.
+ * 1. `execution`: how the executor ended (a model error, abort or exhausted limit fails the step);
+ * 2. `ledger`: pending calls (P0), errors (P1 until a later success on the same target);
+ * 3. `notes`: `[FAIL]` (P0), `[SUCCESS]` contradicted by the ledger or by its own admissions;
+ * 4. `required-tools`: the step's `requiredTools` (in order) and profile contracts;
+ * 5. `commands`: commands that ran and failed, unless the same command passed later (or now);
+ * 6. `claims`: every claim — structured, notes, final text — against the step's own changes
+ *    (baseline snapshot), the parsed source, re-run commands and tests, git refs, installed packages;
+ * 7. `effects`: claimed effects with no successful effectful call (P0);
+ * 8. `outcome`: what the description asked for (create/fix/delete/run/test/install/commit/read…);
+ * 9. `tampering`: a fix that weakened the tests;
+ * then the step's protocols (skipped after a P0 failure) and the confidence rule. `success`
+ * needs at least one passing check about the outcome: no findings, only skips or only errors
+ * are `unverified`. Throws `VerifierError` for an unknown step, bad contracts or an abort.
  *
  * @example
- * const report = await verifyStep(plan, 's1', { workspace: '/repo' });
+ * const baseline = snapshotWorkspace('/repo'); // when the step starts
+ * // … executeStep …
+ * const report = await verifyStep(plan, 's1', { workspace: '/repo', baseline });
  * plan.recordVerification('s1', toVerificationRecord(report));
  */
 export async function verifyStep(
@@ -197,9 +252,6 @@ export async function verifyStep(
   });
   const findings: Finding[] = [];
   const timings: CheckTiming[] = [];
-  const analysis = analyseLedger(step.ledger, { controlTools });
-  const notes = parseStepNotes(step.notes);
-  const claims = stepClaims(step, options.claimsFromNotes);
   const facts =
     options.workspace === undefined
       ? undefined
@@ -208,44 +260,176 @@ export async function verifyStep(
           ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
+  const analysis = analyseLedger(step.ledger, {
+    controlTools,
+    ...(facts ? { relative: facts.relative } : {}),
+  });
+  const notes = parseStepNotes(step.notes);
+  let claims = stepClaims(step, options.claimsFromNotes);
+  if (options.claimModel !== undefined && notes.status !== 'fail') {
+    const text = [step.notes, step.output ?? ''].filter((part) => part.trim() !== '').join('\n\n');
+    const modelClaims = await extractClaimsWithModel(
+      options.claimModel,
+      text,
+      options.signal ? { signal: options.signal } : {},
+    );
+    claims = dedupeClaims([...claims, ...modelClaims]);
+  }
+  const expectations = stepExpectations(step.description);
+  const startedAt = stepStartedAt(plan, stepId);
+  const changes = facts
+    ? createStepChanges({
+        facts,
+        ...(options.runner ? { runner: options.runner } : {}),
+        ledger: analysis,
+        ...(options.baseline ? { baseline: options.baseline } : {}),
+        ...(startedAt !== undefined ? { startedAt } : {}),
+      })
+    : undefined;
   let toolingPromise: Promise<Tooling> | undefined;
+  const tooling = () => {
+    toolingPromise ??= detectTooling(facts?.root ?? '.');
+    return toolingPromise;
+  };
+  const allowCommand = options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling });
+  const runner = options.runner ? { runner: options.runner } : {};
+  const commandCache = new Map<string, Promise<CommandResult>>();
+  const rerun = (argv: readonly string[], signal?: AbortSignal) => {
+    const key = argv.join('\u0000');
+    let promise = commandCache.get(key);
+    if (!promise) {
+      promise = runCommand({
+        argv,
+        cwd: facts?.root ?? '.',
+        ...runner,
+        timeoutMs: options.commandTimeoutMs ?? 120_000,
+        maxOutputChars: options.maxOutputChars ?? 200_000,
+        ...(signal ? { signal } : options.signal ? { signal: options.signal } : {}),
+      });
+      commandCache.set(key, promise);
+    }
+    return promise;
+  };
+  const git = (args: readonly string[]) =>
+    runCommand({
+      argv: ['git', ...args],
+      cwd: facts?.root ?? '.',
+      ...runner,
+      timeoutMs: 30_000,
+      env: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  const noWorkspace =
+    (check: string) =>
+    (claim: Claim): Finding => ({
+      check,
+      priority: 'P1',
+      status: 'error',
+      message: `Claim "${claim.text}" could not be checked: no workspace was given.`,
+      evidence: { claim: claim.text },
+    });
+  const storyText = [step.notes, step.output ?? ''].join('\n');
 
   const checks: StepCheck[] = [
-    { name: 'ledger', priority: 'P0', run: () => checkLedger(step.ledger, analysis) },
-    { name: 'notes', priority: 'P0', run: () => checkNotes(notes, analysis) },
+    { name: 'execution', priority: 'P0', run: () => checkExecution(options.execution, analysis) },
+    { name: 'ledger', priority: 'P0', run: () => checkLedger(analysis) },
+    {
+      name: 'notes',
+      priority: 'P0',
+      run: () =>
+        checkNotes(
+          {
+            notes,
+            ...(step.output !== undefined ? { output: step.output } : {}),
+            claimed: hasStructuredClaims(step),
+          },
+          analysis,
+        ),
+    },
     { name: 'required-tools', priority: 'P1', run: () => checkToolContracts(step.ledger, contracts) },
+    {
+      name: 'commands',
+      priority: 'P1',
+      run: () =>
+        facts
+          ? checkFailedCommands({
+              ledger: analysis,
+              allowCommand,
+              rerun,
+              failureExpected:
+                /\b(?:failing|fails?)\s+test|\breproduc\w*|\bred\s+test|失败的测试|再現/iu.test(
+                  step.description,
+                ),
+            })
+          : checkFailedCommands({ ledger: analysis, allowCommand: () => false, rerun }),
+    },
     {
       name: 'claims',
       priority: 'P1',
       run: (signal) => {
         if (claims.length === 0) return [];
-        if (!facts) {
-          return claims.map((claim) => ({
-            check: 'claims',
-            priority: 'P1' as const,
-            status: 'skip' as const,
-            message: `Claim "${claim.text}" is unverifiable: no workspace was given.`,
-            evidence: { claim: claim.text },
-          }));
-        }
-        const tooling = () => {
-          toolingPromise ??= detectTooling(facts.root);
-          return toolingPromise;
-        };
+        if (!facts || !changes) return claims.map(noWorkspace('claims'));
         return checkClaims(claims, {
           facts,
-          ledger: step.ledger,
-          controlTools,
-          allowCommand: options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling }),
-          ...(options.runner ? { runner: options.runner } : {}),
+          ledger: analysis,
+          changes,
+          allowCommand,
+          rerun: (argv) => rerun(argv, signal),
           tooling,
-          commandTimeoutMs: options.commandTimeoutMs ?? 120_000,
-          maxOutputChars: options.maxOutputChars ?? 200_000,
-          signal,
+          git,
         });
       },
     },
     { name: 'effects', priority: 'P0', run: () => checkEffects(claims, analysis) },
+    {
+      name: 'outcome',
+      priority: 'P1',
+      run: () => {
+        if (!facts || !changes) {
+          const named = namedToolEvidence(expectations, step.description, analysis);
+          if (named !== undefined) return [named];
+          if (expectations.outcomes.size > 0 && analysis.successCount === 0)
+            return [
+              {
+                check: 'outcome',
+                priority: 'P0',
+                status: 'fail',
+                message: 'The step was asked to do something, but no tool call succeeded.',
+              },
+            ];
+          return [];
+        }
+        return checkOutcome({
+          expectations,
+          description: step.description,
+          facts,
+          ledger: analysis,
+          changes,
+          allowCommand,
+          rerun,
+          tooling,
+        });
+      },
+    },
+    {
+      name: 'tampering',
+      priority: 'P1',
+      run: (signal) =>
+        facts && changes
+          ? checkTestTampering({
+              facts,
+              changes,
+              fix:
+                expectations.fix ||
+                claims.some((claim) => /\bfix(?:ed|es)?\b|修复|修復|修正/iu.test(claim.text)),
+              testsAreTarget: expectations.testsAreTarget,
+              text: storyText,
+              request: step.description,
+              ...(options.onHumanReview ? { onHumanReview: options.onHumanReview } : {}),
+              signal,
+            })
+          : [],
+    },
   ];
   for (const check of checks) {
     await runCheck(check, {

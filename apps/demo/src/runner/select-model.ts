@@ -118,9 +118,13 @@ export async function resolveModel(selection: ModelSelection, env: NodeJS.Proces
         );
       }
       await assertReachable(selection.baseURL);
-      return createOpenAI({ baseURL: selection.baseURL, apiKey: env.OPENAI_API_KEY ?? 'not-needed' })(
-        selection.model,
-      );
+      // An OpenAI key never goes to another server: the key is OPENAI_COMPATIBLE_API_KEY when set,
+      // else the provider's own variable for the server's profile (DEEPSEEK_API_KEY for DeepSeek…),
+      // else none (local servers).
+      return createOpenAI({
+        baseURL: selection.baseURL,
+        ...(env.OPENAI_COMPATIBLE_API_KEY ? { apiKey: env.OPENAI_COMPATIBLE_API_KEY } : {}),
+      })(selection.model);
     }
   }
 }

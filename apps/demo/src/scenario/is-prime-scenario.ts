@@ -66,8 +66,13 @@ const plannerAnswer = {
   ],
 };
 
-const markStep = (status: 'success' | 'fail', notes: string, claims: Record<string, unknown> = {}) =>
-  toolCallTurn('mark_step', { status, notes, claims });
+/** The notes of each scripted mark_step turn, for the summary turn (tools off) of `single` mode. */
+const markedNotes = new Map<ScriptedResponse, string>();
+const markStep = (status: 'success' | 'fail', notes: string, claims: Record<string, unknown> = {}) => {
+  const response = toolCallTurn('mark_step', { status, notes, claims });
+  markedNotes.set(response, `[${status === 'success' ? 'SUCCESS' : 'FAIL'}]: ${notes}`);
+  return response;
+};
 
 /**
  * What the scripted "model" does in each step, turn by turn (turn = assistant messages so far).
@@ -133,6 +138,11 @@ function respondToStep(request: GenerateRequest): ScriptedResponse {
   const title = /^# Your step: \S+ — (.+)$/m.exec(prompt)?.[1]?.trim() ?? '';
   const script = stepScripts[title];
   const turn = request.messages.filter((message) => message.role === 'assistant').length;
+  // The summary turn after `single` mode's one tool round has tools off: answer with the notes.
+  if (request.toolChoice === 'none') {
+    const notes = script?.map((response) => markedNotes.get(response)).find((found) => found !== undefined);
+    return textTurn(notes ?? `[FAIL]: the scripted demo has no summary for step "${title}".`);
+  }
   const response = script?.[turn];
   if (!response) return textTurn(`[FAIL]: the scripted demo has no turn ${turn} for step "${title}".`);
   return response;
@@ -182,9 +192,11 @@ function respondToReplan(request: GenerateRequest): ScriptedResponse {
   );
 }
 
-/** Tells the planner, executor, replanner and aggregator calls apart by their system prompts. */
+/** Tells the planner, executor, replanner, guard and aggregator calls apart by their system prompts. */
 function respond(request: GenerateRequest): ScriptedResponse {
   const system = text(request, 0);
+  // The default tool-call guard asks about destructive calls (run_command, overwrites): they match the task.
+  if (system.startsWith('You verify a tool call')) return textTurn('YES: the call matches the step.');
   if (system.startsWith('You are the planner')) return textTurn(JSON.stringify(plannerAnswer));
   if (system.startsWith('You are the replanner')) return respondToReplan(request);
   if (request.tools?.some((tool) => tool.name === 'mark_step')) return respondToStep(request);

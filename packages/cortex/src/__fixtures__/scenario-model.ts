@@ -1,17 +1,20 @@
 import type { GenerateRequest } from '@closedloop/model';
-import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
+import { type ScriptedError, ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
 import type { ReplanResultInput } from '@closedloop/replanner';
+import { claimExtractionSystemPrompt, toolCallGuardSystemPrompt } from '@closedloop/verifier';
 import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { type PlannerOutput, plannerSystemPrompt } from '../draft-plan';
 
 /** How one step answers: turn `n` of the step's conversation (0-based). */
-export type StepScript = ScriptedResponse[] | ((turn: number, request: GenerateRequest) => ScriptedResponse);
+export type StepScript =
+  | ScriptedResponse[]
+  | ((turn: number, request: GenerateRequest) => ScriptedResponse | ScriptedError);
 
 /** A scripted world for whole runs: the planner, each step (by id), the replanner and the answer. */
 export interface ScenarioOptions {
   /** Successive planner answers (objects are sent as JSON, strings as they are). */
   plans?: Array<PlannerOutput | Record<string, unknown> | string>;
-  /** Step scripts by step id; `'*'` answers any other step. */
+  /** Step scripts by step id, or by step title (redesigned steps get new ids); `'*'` answers any other step. */
   steps?: Record<string, StepScript>;
   /** Successive replanner answers. */
   replans?: Array<ReplanResultInput | string>;
@@ -19,6 +22,10 @@ export interface ScenarioOptions {
   answer?: string | Error;
   /** Latency of every call. */
   latencyMs?: number | ((request: GenerateRequest) => number);
+  /** The answer to factored claim extraction (`{ claims: [...] }` JSON); default: no claims. */
+  claims?: string;
+  /** The tool-call guard's answer for destructive calls (default `YES`). */
+  guard?: string | ((request: GenerateRequest) => string);
 }
 
 const systemOf = (request: GenerateRequest): string =>
@@ -34,13 +41,29 @@ export function stepIdOf(request: GenerateRequest): string | undefined {
   return undefined;
 }
 
+/** The step title of an executor request (`# Your step: <id> — <title>`). */
+export function stepTitleOf(request: GenerateRequest): string | undefined {
+  for (const message of request.messages) {
+    if (message.role !== 'user') continue;
+    const match = /# Your step: \S+ — (.+)$/m.exec(message.content);
+    if (match) return match[1]?.trim();
+  }
+  return undefined;
+}
+
 /** A scripted model that plays a scenario, plus counters of what it was asked. */
 export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
-  asked: { planner: number; replanner: number; aggregate: number; steps: Record<string, number> };
+  asked: {
+    planner: number;
+    replanner: number;
+    aggregate: number;
+    guard: number;
+    steps: Record<string, number>;
+  };
 } {
   const plans = [...(options.plans ?? [])];
   const replans = [...(options.replans ?? [])];
-  const asked = { planner: 0, replanner: 0, aggregate: 0, steps: {} as Record<string, number> };
+  const asked = { planner: 0, replanner: 0, aggregate: 0, guard: 0, steps: {} as Record<string, number> };
   const model = new ScriptedModel({
     ...(options.latencyMs !== undefined ? { latencyMs: options.latencyMs } : {}),
     matchers: [
@@ -48,6 +71,13 @@ export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
         match: () => true,
         respond: (request) => {
           const system = systemOf(request);
+          if (system.startsWith(claimExtractionSystemPrompt))
+            return { text: options.claims ?? '{"claims":[]}' };
+          if (system === toolCallGuardSystemPrompt) {
+            asked.guard++;
+            const answer = options.guard ?? 'YES';
+            return { text: typeof answer === 'string' ? answer : answer(request) };
+          }
           if (system.startsWith(plannerSystemPrompt)) {
             asked.planner++;
             const plan = plans.shift();
@@ -68,7 +98,11 @@ export function scenarioModel(options: ScenarioOptions): ScriptedModel & {
           const stepId = stepIdOf(request);
           if (stepId === undefined) throw new Error(`scenario: unexpected request: ${system.slice(0, 80)}`);
           asked.steps[stepId] = (asked.steps[stepId] ?? 0) + 1;
-          const script = options.steps?.[stepId] ?? options.steps?.['*'];
+          const title = stepTitleOf(request);
+          const script =
+            options.steps?.[stepId] ??
+            (title !== undefined ? options.steps?.[title] : undefined) ??
+            options.steps?.['*'];
           if (script === undefined) throw new Error(`scenario: no script for step ${stepId}`);
           const turn = request.messages.filter((message) => message.role === 'assistant').length;
           if (typeof script === 'function') return script(turn, request);

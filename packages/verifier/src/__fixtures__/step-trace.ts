@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Finding } from '../finding';
 import type { VerificationReport } from '../verdict';
 import { type VerifyStepOptions, verifyStep } from '../verify-step';
+import { snapshotWorkspace, type WorkspaceSnapshot } from '../workspace-snapshot';
 
 /** One ledger entry of a trace. */
 export const traceCallSchema = z.object({
@@ -59,6 +60,8 @@ export type StepTraceInput = z.input<typeof stepTraceSchema>;
 export interface MaterialisedTrace {
   root: string;
   plan: Plan;
+  /** The workspace when the step started (before its changes). */
+  baseline: WorkspaceSnapshot;
   stepId: string;
   cleanup(): Promise<void>;
 }
@@ -111,7 +114,8 @@ export function planWithStep(options: {
 
 /**
  * Materialises a trace: a temp folder with the "before" files (committed in a real git repo
- * when `git`), then the step's real changes applied on top, and a plan carrying the ledger.
+ * when `git`), its baseline snapshot and the step started, then the step's real changes applied
+ * on top, and a plan carrying the ledger.
  */
 export async function materialiseTrace(input: StepTraceInput): Promise<MaterialisedTrace> {
   const trace = stepTraceSchema.parse(input);
@@ -120,8 +124,7 @@ export async function materialiseTrace(input: StepTraceInput): Promise<Materiali
     git: trace.workspace.git,
     prefix: 'closedloop-corpus-',
   });
-  for (const [file, content] of Object.entries(trace.workspace.changes.write)) await ws.write(file, content);
-  for (const file of trace.workspace.changes.delete) await rm(path.join(ws.root, file), { force: true });
+  const baseline = snapshotWorkspace(ws.root);
   const plan = planWithStep({
     description: trace.step.description,
     ...(trace.step.requiredTools ? { requiredTools: trace.step.requiredTools } : {}),
@@ -130,7 +133,9 @@ export async function materialiseTrace(input: StepTraceInput): Promise<Materiali
     ...(trace.notes !== undefined ? { notes: trace.notes } : {}),
     ...(trace.claims !== undefined ? { claims: trace.claims } : {}),
   });
-  return { root: ws.root, plan, stepId: 's1', cleanup: ws.cleanup };
+  for (const [file, content] of Object.entries(trace.workspace.changes.write)) await ws.write(file, content);
+  for (const file of trace.workspace.changes.delete) await rm(path.join(ws.root, file), { force: true });
+  return { root: ws.root, plan, baseline, stepId: 's1', cleanup: ws.cleanup };
 }
 
 /** Materialises a trace, verifies its step (trace options, then `options`) and cleans up. */
@@ -143,6 +148,7 @@ export async function verifyTrace(
   try {
     return await verifyStep(materialised.plan, materialised.stepId, {
       workspace: materialised.root,
+      baseline: materialised.baseline,
       ...(trace.options.contracts !== undefined ? { contracts: trace.options.contracts } : {}),
       ...(trace.options.profile !== undefined ? { profile: trace.options.profile } : {}),
       ...(trace.options.claimsFromNotes !== undefined

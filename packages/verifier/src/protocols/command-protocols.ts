@@ -150,8 +150,14 @@ export const lintProtocol: Protocol = commandProtocol({
   },
 });
 
+/**
+ * The failing-test lines of a runner's output, once each: TAP (`not ok 2 - name`), Node's spec
+ * reporter (`✖ name`, the default from Node 23 on, which lists failures again under
+ * `✖ failing tests:`), vitest/jest (`×`, `FAIL`), pytest (`FAILED`).
+ */
 function failingTests(output: string): string[] {
-  return errorLines(output, /^\s*(?:not ok \d+|✖|×|FAIL\b|✗|FAILED\b)/, 10);
+  const lines = errorLines(output, /^\s*(?:not ok \d+|✖|×|FAIL\b|✗|FAILED\b)/, Number.POSITIVE_INFINITY);
+  return [...new Set(lines.filter((line) => !/^✖ failing tests:?$/.test(line)))].slice(0, 10);
 }
 
 function countsText(counts: TestCounts | undefined): string {
@@ -179,7 +185,7 @@ export function judgeTestRun(
     if (counts && counts.total - counts.skipped === 0) {
       return {
         ...base,
-        status: 'warn',
+        status: 'fail', // Zero tests run is no evidence that anything works.
         message: `${noun}: the runner exited 0 but no test ran (${countsText(counts)}).`,
         details,
       };
@@ -188,7 +194,7 @@ export function judgeTestRun(
   }
   if (counts?.format === 'pytest' || /no tests ran|collected 0 items/.test(result.output)) {
     if (result.exitCode === 5)
-      return { ...base, status: 'warn', message: `${noun}: pytest collected no tests.`, details };
+      return { ...base, status: 'fail', message: `${noun}: pytest collected no tests.`, details };
   }
   const failing = failingTests(result.output);
   return {

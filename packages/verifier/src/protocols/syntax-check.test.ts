@@ -150,22 +150,25 @@ describe('checkSyntax toolchains', { timeout: 120_000 }, () => {
     });
   });
 
-  it('confirms Java with javac stopped after parsing and Rust with rustfmt when the policy runs them', async () => {
+  it('confirms Java with javac stopped after parsing and Rust with rustfmt (parse-only forms of the default policy)', async () => {
     const files = {
       'Broken.java': broken['Broken.java'] ?? '',
       'Modern.java': valid['Modern.java'] ?? '',
       'Legacy.java': 'class Legacy { int f(int x) { return switch (x) { case 1 -> 2; default -> 0; }; } }\n',
     };
     const ws = await workspace(files);
-    // The default command policy does not run javac or rustfmt: their verdict is then missing.
-    const refused = await checkSyntax('Broken.java', files['Broken.java'], { run: runIn(ws.root) });
+    // A policy that does not run javac leaves the grammar's errors unconfirmed.
+    const strict = createCommandRunner({
+      root: ws.root,
+      policy: { allow: defaultAllowedPrograms.filter((program) => program !== 'javac') },
+    });
+    const refused = await checkSyntax('Broken.java', files['Broken.java'], {
+      run: (argv, options) => runCommand({ argv, cwd: ws.root, runner: strict, ...options }),
+    });
     expect(refused).toMatchObject({ status: 'unconfirmed' });
     expect(refused.reason).toMatch(/javac was refused by the command policy/);
-    // A policy that allows them lets them decide.
-    const runner = createCommandRunner({
-      root: ws.root,
-      policy: { allow: [...defaultAllowedPrograms, 'javac', 'rustfmt'] },
-    });
+    // The default policy runs their parse-only forms: they decide.
+    const runner = createCommandRunner({ root: ws.root });
     const run: SyntaxCommandRunner = (argv, options) =>
       runCommand({ argv, cwd: ws.root, runner, ...options });
     expect(await checkSyntax('Broken.java', files['Broken.java'], { run })).toMatchObject({

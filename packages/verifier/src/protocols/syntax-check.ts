@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type TypeScript from 'typescript';
 import { type CodeLanguage, parsedLanguageOf, parseSource, treeErrors } from '../code-parser';
 import { runCommand } from '../run-command';
 import { SYNTAX_TOOLCHAINS, type SyntaxCommandRunner, type ToolchainPlace } from './syntax-toolchains';
@@ -52,9 +51,10 @@ export interface SyntaxCheck {
 export interface SyntaxCheckOptions {
   /**
    * The TypeScript compiler that confirms JS/TS errors the grammar reports. Default: the
-   * optional `typescript` peer when installed; `null` never uses it.
+   * optional `typescript` peer when installed; `null` never uses it. Typed loosely (the
+   * `typescript` module itself) so these types do not need TypeScript installed.
    */
-  typescript?: typeof TypeScript | null;
+  typescript?: object | null;
   /**
    * Where the language's toolchain runs (`node --check`, `tsc`, `python3 -m py_compile`,
    * `gofmt -e`, `rustfmt`, `javac`, `php -l`). A runner: in the workspace, through its command

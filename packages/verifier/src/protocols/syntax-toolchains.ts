@@ -29,7 +29,7 @@ export interface ToolchainInput {
   /** The file's name as given (its extension picks the language). */
   fileName: string;
   source: SourceTree;
-  typescript: typeof TypeScript | null | undefined;
+  typescript: object | null | undefined;
   /** Where commands run; undefined when commands are off. Prepared on first use. */
   place(): Promise<ToolchainPlace | undefined>;
 }
@@ -70,7 +70,10 @@ const typeScriptParser: SyntaxToolchain = {
   name: 'TypeScript parser',
   languages: ['javascript', 'typescript', 'tsx'],
   async check({ fileName, source, typescript }) {
-    const ts = typescript === undefined ? loadTypeScript() : (typescript ?? undefined);
+    const ts =
+      typescript === undefined
+        ? loadTypeScript()
+        : ((typescript ?? undefined) as typeof TypeScript | undefined);
     if (!ts) return { unavailable: 'the optional typescript package is not installed' };
     const output = ts.transpileModule(source.text, {
       fileName,
@@ -304,14 +307,14 @@ const javac: SyntaxToolchain = {
   },
 };
 
-/** `php -l` on the text (stdin): lints, never runs. */
+/** `php -n -l` on the text (stdin): lints, never runs, reads no php.ini. */
 const phpLint: SyntaxToolchain = {
   name: 'php -l',
   languages: ['php'],
   async check({ source, place }) {
     const run = (await place())?.run;
     if (!run) return commandsOff('php -l');
-    const result = await run(['php', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
+    const result = await run(['php', '-n', '-l'], { stdin: source.text, timeoutMs: QUICK_MS });
     const problem = unavailable('php', result);
     if (problem) return problem;
     const errors = [...result.output.matchAll(/Parse error: (.*?) in .*? on line (\d+)/g)].map(

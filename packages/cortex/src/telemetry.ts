@@ -1,0 +1,1 @@
+export { createRunTracer, type RunTracer, type RunTracerOptions, tracerName } from './run-tracer';

@@ -1,0 +1,94 @@
+import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import {
+  failedCommand,
+  noParser,
+  printedPass,
+  recovery,
+  refusedRerun,
+  runnerProblems,
+  structuredAndNotes,
+  testCounts,
+  zeroTests,
+} from './ledger-and-checks';
+import {
+  admitsFailure,
+  doneNoCalls,
+  machinery,
+  talkingOnly,
+  textFail,
+  vagueNotes,
+} from './machinery-and-notes';
+import {
+  chinese,
+  committedOwnWork,
+  japanese,
+  layouts,
+  mentions,
+  neighbourCredit,
+  staleAndNoGit,
+} from './phrasings-and-baselines';
+import { strategies } from './strategies';
+import type { TruthTrace } from './trace';
+import {
+  customTools,
+  moreClaimKinds,
+  moreTampering,
+  moreWordings,
+  refusedCall,
+  unmarked,
+  wrongTarget,
+} from './variants';
+
+export type { TruthTrace } from './trace';
+
+/**
+ * Every trace of the corpus. All classes are deterministic (no judge model is involved): the
+ * target is recall 100% per class and no false alarm.
+ */
+export function truthCorpus(): TruthTrace[] {
+  const all = [
+    ...talkingOnly,
+    ...textFail,
+    ...machinery,
+    ...admitsFailure,
+    ...vagueNotes,
+    ...doneNoCalls,
+    ...failedCommand,
+    ...printedPass,
+    ...structuredAndNotes,
+    ...recovery,
+    ...refusedRerun,
+    ...noParser,
+    ...runnerProblems,
+    ...zeroTests,
+    ...testCounts,
+    ...gitClaims,
+    ...dependencyClaims,
+    ...renames,
+    ...tampering,
+    ...classic,
+    ...japanese,
+    ...chinese,
+    ...layouts,
+    ...neighbourCredit(),
+    ...committedOwnWork,
+    ...mentions,
+    ...staleAndNoGit,
+    ...moreWordings,
+    ...moreClaimKinds(),
+    ...customTools,
+    ...wrongTarget,
+    ...unmarked,
+    ...refusedCall,
+    ...moreTampering,
+    ...strategies,
+  ];
+  // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
+  const counters = new Map<string, number>();
+  return all.map((trace) => {
+    const key = `${trace.class}-${trace.lie ? 'lie' : 'ok'}`;
+    const n = (counters.get(key) ?? 0) + 1;
+    counters.set(key, n);
+    return { ...trace, id: `${key}-${n}` };
+  });
+}

@@ -1,0 +1,597 @@
+import { judgeTestClaim, stubAt } from './check-claims';
+import type { Claim } from './claim-types';
+import { commandKey } from './command-runs';
+import type { Tooling } from './detect-tooling';
+import { canFindSymbols, findSymbol } from './find-symbol';
+import { excerpt, type Finding } from './finding';
+import type { LedgerAnalysis } from './ledger-evidence';
+import { isMissingProgram } from './protocols/command-protocols';
+import { type CommandResult, commandProblem } from './run-command';
+import type { StepChanges } from './step-changes';
+import type { ExpectedOutcome, StepExpectations } from './step-expectations';
+import type { WorkspaceFacts } from './workspace-facts';
+
+/** Everything the outcome check needs. */
+export interface OutcomeEnvironment {
+  expectations: StepExpectations;
+  /** The step's description (for tools it names). */
+  description: string;
+  facts: WorkspaceFacts;
+  ledger: LedgerAnalysis;
+  changes: StepChanges;
+  allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
+  rerun(argv: readonly string[]): Promise<CommandResult>;
+  tooling(): Promise<Tooling>;
+}
+
+const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch'];
+
+const NOUN: Record<ExpectedOutcome, string> = {
+  write: 'create or change files',
+  delete: 'delete files',
+  test: 'run the tests',
+  run: 'run a command',
+  install: 'install dependencies',
+  commit: 'commit',
+  push: 'push',
+  branch: 'create a branch',
+  read: 'read or inspect the workspace',
+};
+
+function outcome(
+  status: Finding['status'],
+  message: string,
+  priority: Finding['priority'] = 'P1',
+  evidence?: Finding['evidence'],
+): Finding {
+  return { check: 'outcome', priority, status, message, ...(evidence ? { evidence } : {}) };
+}
+
+/** A stand-in claim for judging a test run the step was asked for. */
+const ASKED_TESTS: Claim = {
+  kind: 'check-passed',
+  check: 'test',
+  source: 'claims',
+  text: 'the step was asked to run the tests',
+};
+
+/**
+ * The per-step criteria: what the step was asked to do (its description's verbs and named files,
+ * see `stepExpectations`) checked against what happened. A step asked for an effect with no
+ * successful effectful call fails (P0); files it was asked to create, change or delete must have
+ * changed that way since it started; a step asked to run the tests must have run them and they
+ * must pass (with at least one test); a run step needs a command that exited 0; install, commit,
+ * push and branch steps need the dependency, HEAD or ref to have moved; a read-only step is
+ * judged on its successful reads. A description with no recognised verb gives no finding: the
+ * verdict then rests on the claims alone.
+ */
+export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> {
+  const { expectations, ledger, changes, facts } = env;
+  const asked = [...expectations.outcomes];
+  /** Whether this step's own calls could have made a change of `file` (not a neighbour's). */
+  const own = (file: string): boolean =>
+    [...ledger.written.keys(), ...ledger.deleted.keys()].some(
+      (target) => file === target || file.startsWith(`${target}/`),
+    ) ||
+    ledger.commands.some((entry) => entry.ran && !entry.run.exploratory) ||
+    ledger.calls.some((call) => call.kind === 'other' && call.call.status === 'success');
+  if (asked.length === 0) {
+    // No verb of the description was recognised: a tool it names, or the step's own changes.
+    const named = namedToolEvidence(expectations, env.description, ledger);
+    if (named !== undefined) return [named];
+    if (ledger.effectCount === 0) return [];
+    const { created, modified, deleted } = await changes.changed();
+    const mine = [...created, ...modified, ...deleted].filter(own);
+    if (mine.length === 0) return [];
+    return [
+      outcome(
+        'pass',
+        `The step changed ${mine.slice(0, 8).join(', ')}${mine.length > 8 ? ` and ${mine.length - 8} more` : ''} with its own tool calls (its description names no checkable outcome).`,
+      ),
+    ];
+  }
+  const findings: Finding[] = [];
+  const askedEffects = asked.filter((item) => EFFECTS.includes(item));
+  const askedText = asked.map((item) => NOUN[item]).join(', ');
+
+  if (ledger.successCount === 0) {
+    return [
+      outcome(
+        'fail',
+        `The step was asked to ${askedText} (${expectations.verbs.slice(0, 3).join(', ')}), but no tool call succeeded: nothing was done.`,
+        'P0',
+      ),
+    ];
+  }
+  if (askedEffects.length > 0 && ledger.effectCount === 0) {
+    return [
+      outcome(
+        'fail',
+        `The step was asked to ${askedEffects.map((item) => NOUN[item]).join(', ')}, but only read-only calls succeeded (${ledger.readCount}): no effect.`,
+        'P0',
+      ),
+    ];
+  }
+
+  const known = await changes.changed();
+  // A custom tool the description names ("Charge the card" → `charge`) that succeeded.
+  const named = namedToolEvidence(expectations, env.description, ledger);
+  if (named !== undefined && !expectations.outcomes.has('write') && !expectations.outcomes.has('delete'))
+    findings.push(named);
+  const basis =
+    changes.basis === 'baseline'
+      ? 'since the step started'
+      : changes.basis === 'mtime'
+        ? 'since the step started (file times)'
+        : changes.basis === 'git'
+          ? 'in git'
+          : 'by its tool calls';
+
+  if (expectations.outcomes.has('write')) {
+    const problems: string[] = [];
+    const passes: string[] = [];
+    for (const file of expectations.create) {
+      const rel = facts.relative(file);
+      if (rel === undefined) continue;
+      if (!facts.isFile(rel)) {
+        problems.push(`${rel} was to be created but does not exist`);
+        continue;
+      }
+      const change = await changes.status(rel);
+      if ((change === 'created' || change === 'modified') && !own(rel))
+        problems.push(`${rel} was ${change}, but not by this step's tool calls`);
+      else if (change === 'created' || change === 'modified') passes.push(`${rel} ${change}`);
+      else if (
+        change === 'unchanged' &&
+        ledger.writtenContent.has(rel) &&
+        ledger.writtenContent.get(rel) === facts.read(rel)
+      )
+        passes.push(`${rel} written by ${ledger.written.get(rel)} (it already had that content)`);
+      else if (change === 'unchanged') problems.push(`${rel} was to be created but did not change ${basis}`);
+      else problems.push(`${rel}: nothing shows whether it changed`);
+    }
+    if (expectations.change.length > 0) {
+      const states = await Promise.all(
+        expectations.change.map(async (file) => {
+          const rel = facts.relative(file);
+          return { file: rel ?? file, change: rel === undefined ? 'unknown' : await changes.status(rel) };
+        }),
+      );
+      const changed = states.filter(
+        (state) => (state.change === 'created' || state.change === 'modified') && own(state.file),
+      );
+      if (changed.length > 0) passes.push(...changed.map((state) => `${state.file} ${state.change}`));
+      else if (states.some((state) => state.change === 'created' || state.change === 'modified'))
+        problems.push(
+          `${states.map((state) => state.file).join(', ')} changed, but not by this step's tool calls`,
+        );
+      else if (states.every((state) => state.change === 'unchanged' || state.change === 'deleted'))
+        problems.push(`${states.map((state) => state.file).join(', ')} did not change ${basis}`);
+      else problems.push(`nothing shows whether ${states.map((state) => state.file).join(', ')} changed`);
+    }
+    const anyChange = [...known.created, ...known.modified, ...known.deleted].filter(own);
+    if (problems.length > 0) {
+      const unknownOnly = problems.every(
+        (problem) => problem.startsWith('nothing shows') || problem.includes(': nothing shows'),
+      );
+      findings.push(
+        unknownOnly
+          ? outcome('error', `The step was asked to ${NOUN.write}; ${problems.join('; ')}.`)
+          : outcome('fail', `The step was asked to ${NOUN.write}: ${problems.join('; ')}.`),
+      );
+    } else if (passes.length > 0) {
+      findings.push(outcome('pass', `The step was asked to ${NOUN.write}: ${passes.join(', ')} ${basis}.`));
+    } else if (named !== undefined) {
+      findings.push(named);
+    } else if (anyChange.length > 0) {
+      findings.push(
+        outcome(
+          'pass',
+          `The step was asked to ${NOUN.write}: ${anyChange.slice(0, 8).join(', ')}${anyChange.length > 8 ? ` and ${anyChange.length - 8} more` : ''} changed ${basis}.`,
+        ),
+      );
+    } else if (changes.basis === 'ledger') {
+      findings.push(
+        outcome(
+          'error',
+          `The step was asked to ${NOUN.write}; without a baseline or git nothing shows what changed.`,
+        ),
+      );
+    } else {
+      findings.push(outcome('fail', `The step was asked to ${NOUN.write}, but no file changed ${basis}.`));
+    }
+  }
+
+  // Symbols the description asked for must be declared (and not as stubs).
+  if (expectations.outcomes.has('write') && expectations.symbols.length > 0) {
+    const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
+    const missing: string[] = [];
+    const present: string[] = [];
+    for (const symbol of expectations.symbols) {
+      const target = symbol.file !== undefined ? facts.relative(symbol.file) : undefined;
+      const files = (target !== undefined ? [target] : candidates).filter(
+        (file) => canFindSymbols(file) && facts.isFile(file),
+      );
+      if (files.length === 0) continue;
+      let where: string | undefined;
+      for (const file of files) {
+        const text = facts.read(file);
+        const found =
+          text !== undefined
+            ? await findSymbol({ fileName: file, text, name: symbol.name, kind: 'any' })
+            : undefined;
+        if (found && text !== undefined && stubAt(text, found.line) === undefined) {
+          where = `${file}:${found.line}`;
+          break;
+        }
+      }
+      if (where === undefined) missing.push(`${symbol.name}${target !== undefined ? ` in ${target}` : ''}`);
+      else present.push(`${symbol.name} (${where})`);
+    }
+    if (missing.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to add ${missing.join(', ')}, but no such declaration (other than a stub) exists.`,
+        ),
+      );
+    else if (present.length > 0)
+      findings.push(outcome('pass', `The step was asked to add ${present.join(', ')}: declared.`));
+  }
+
+  if (expectations.outcomes.has('delete')) {
+    if (expectations.remove.length > 0) {
+      const problems: string[] = [];
+      for (const file of expectations.remove) {
+        const rel = facts.relative(file);
+        if (rel === undefined) continue;
+        if (facts.exists(rel)) problems.push(`${rel} still exists`);
+        else if (
+          (await changes.status(rel)) === 'unchanged' &&
+          !known.deleted.some((file) => file.startsWith(`${rel}/`))
+        )
+          problems.push(`${rel} did not exist when the step started`);
+      }
+      findings.push(
+        problems.length > 0
+          ? outcome('fail', `The step was asked to ${NOUN.delete}: ${problems.join('; ')}.`)
+          : outcome('pass', `The step was asked to ${NOUN.delete}: ${expectations.remove.join(', ')} gone.`),
+      );
+    } else if (known.deleted.length > 0) {
+      findings.push(
+        outcome(
+          'pass',
+          `The step was asked to ${NOUN.delete}: ${known.deleted.slice(0, 8).join(', ')} deleted ${basis}.`,
+        ),
+      );
+    } else if (!expectations.outcomes.has('write')) {
+      findings.push(
+        outcome('fail', `The step was asked to ${NOUN.delete}, but no file was deleted ${basis}.`),
+      );
+    }
+  }
+
+  if (expectations.outcomes.has('test')) {
+    const tests = await testOutcome(env);
+    if (tests !== undefined) findings.push(tests);
+  }
+
+  if (expectations.outcomes.has('run') && !expectations.outcomes.has('test')) {
+    const ranAll = ledger.commands.filter((entry) => entry.ran);
+    const effectful = ranAll.filter((entry) => !entry.run.exploratory);
+    const named = expectations.commands.map((argv) => commandKey(argv));
+    const relevant =
+      named.length > 0
+        ? ranAll.filter((entry) => named.includes(entry.run.key))
+        : effectful.length > 0
+          ? effectful
+          : ranAll;
+    const last = relevant.at(-1);
+    if (last === undefined) {
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.run}${named.length > 0 ? ` (\`${expectations.commands[0]?.join(' ')}\`)` : ''}, but ran none.`,
+        ),
+      );
+    } else if (!last.run.passed && !last.run.failed) {
+      findings.push(
+        outcome(
+          'error',
+          `The step was asked to ${NOUN.run}: \`${last.run.argv.join(' ')}\` ran, but its tool reported no exit code (call ${last.callId}).`,
+        ),
+      );
+    } else if (!last.run.passed) {
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.run}: \`${last.run.argv.join(' ')}\` ${last.run.exitCode === null ? 'did not finish' : `exited ${last.run.exitCode}`} (call ${last.callId}).`,
+          'P1',
+          {
+            command: last.run.argv,
+            exitCode: last.run.exitCode,
+            output: excerpt(last.run.output, 1500),
+            callId: last.callId,
+          },
+        ),
+      );
+    } else {
+      findings.push(
+        outcome(
+          'pass',
+          `The step was asked to ${NOUN.run}: \`${last.run.argv.join(' ')}\` exited 0 (call ${last.callId}).`,
+        ),
+      );
+    }
+  }
+
+  if (expectations.outcomes.has('install')) {
+    const installs = ledger.commands.filter((entry) =>
+      /\b(?:install|add|ci|sync|get)\b/.test(entry.run.argv.slice(1, 4).join(' ')),
+    );
+    const passed = installs.filter((entry) => entry.run.passed);
+    const packages = changes.packagesChanged();
+    if (passed.length === 0 && (packages === undefined || packages.length === 0)) {
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.install}, but no install command succeeded and no package changed.`,
+        ),
+      );
+    } else {
+      findings.push(
+        outcome(
+          'pass',
+          `The step was asked to ${NOUN.install}: ${passed.length > 0 ? `\`${passed.at(-1)?.run.argv.join(' ')}\` exited 0` : `${packages?.slice(0, 5).join(', ')} changed`}.`,
+        ),
+      );
+    }
+  }
+
+  const refs = changes.refs();
+  if (expectations.outcomes.has('commit')) {
+    if (refs.after === undefined)
+      findings.push(
+        outcome('fail', `The step was asked to ${NOUN.commit}, but the workspace is not a git repository.`),
+      );
+    else if (refs.before !== undefined)
+      findings.push(
+        refs.after.head !== undefined && refs.after.head !== refs.before.head
+          ? outcome(
+              'pass',
+              `The step was asked to ${NOUN.commit}: HEAD moved to ${refs.after.head.slice(0, 12)}.`,
+            )
+          : outcome(
+              'fail',
+              `The step was asked to ${NOUN.commit}, but HEAD did not move since the step started.`,
+            ),
+      );
+    else {
+      const committed = ledger.commands.some(
+        (entry) =>
+          entry.run.passed && /^git$/.test(entry.run.argv[0] ?? '') && entry.run.argv.includes('commit'),
+      );
+      findings.push(
+        committed
+          ? outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
+          : outcome('fail', `The step was asked to ${NOUN.commit}, but no \`git commit\` succeeded.`),
+      );
+    }
+  }
+  if (expectations.outcomes.has('push')) {
+    const moved =
+      refs.before !== undefined && refs.after !== undefined
+        ? [...refs.after.refs].filter(
+            ([ref, commit]) => ref.startsWith('refs/remotes/') && refs.before?.refs.get(ref) !== commit,
+          )
+        : [];
+    const pushed =
+      ledger.commands.some(
+        (entry) => entry.run.passed && entry.run.argv[0] === 'git' && entry.run.argv.includes('push'),
+      ) ||
+      ledger.calls.some(
+        (call) => call.kind === 'other' && call.call.status === 'success' && /push/i.test(call.call.tool),
+      );
+    findings.push(
+      moved.length > 0 || (refs.before === undefined && pushed)
+        ? outcome(
+            'pass',
+            `The step was asked to ${NOUN.push}: ${moved.length > 0 ? moved.map(([ref]) => ref.replace('refs/remotes/', '')).join(', ') : '`git push`'} moved.`,
+          )
+        : outcome('fail', `The step was asked to ${NOUN.push}, but no remote ref moved.`),
+    );
+  }
+  if (expectations.outcomes.has('branch')) {
+    const created =
+      refs.after !== undefined
+        ? [...refs.after.refs.keys()].filter(
+            (ref) =>
+              ref.startsWith('refs/heads/') &&
+              (refs.before === undefined ? false : !refs.before.refs.has(ref)),
+          )
+        : [];
+    const branched = ledger.commands.some(
+      (entry) =>
+        entry.run.passed &&
+        entry.run.argv[0] === 'git' &&
+        /^(?:branch|checkout|switch)$/.test(entry.run.argv[1] ?? ''),
+    );
+    findings.push(
+      created.length > 0 || (refs.before === undefined && branched)
+        ? outcome(
+            'pass',
+            `The step was asked to ${NOUN.branch}: ${created.map((ref) => ref.replace('refs/heads/', '')).join(', ') || 'a git branch command exited 0'}.`,
+          )
+        : outcome('fail', `The step was asked to ${NOUN.branch}, but no new branch exists.`),
+    );
+  }
+
+  if (expectations.outcomes.has('read')) {
+    findings.push(
+      ledger.readCount > 0
+        ? outcome(
+            'pass',
+            `The step was asked to ${NOUN.read}: ${ledger.readCount} read call(s) succeeded${ledger.read.size > 0 ? ` (${[...ledger.read.keys()].slice(0, 5).join(', ')})` : ''}.`,
+          )
+        : outcome('fail', `The step was asked to ${NOUN.read}, but no read call succeeded.`),
+    );
+  }
+  return findings;
+}
+
+const GENERIC_TOOL_WORDS = new Set([
+  'tool',
+  'run',
+  'do',
+  'get',
+  'set',
+  'api',
+  'call',
+  'exec',
+  'the',
+  'a',
+  'to',
+  'of',
+  'new',
+  'data',
+]);
+
+function stem(word: string): string {
+  return word
+    .toLowerCase()
+    .replace(/(?:ing|ed|es|s)$/, '')
+    .slice(0, 6);
+}
+
+/**
+ * Evidence from a custom tool (not a workspace file, read or command tool) whose name the step's
+ * description spells out — "Charge the card" and a successful `charge`, "Send the welcome email"
+ * and a successful `send_email`: the asked action ran, by the tool built for it.
+ */
+export function namedToolEvidence(
+  expectations: StepExpectations,
+  description: string,
+  ledger: LedgerAnalysis,
+): Finding | undefined {
+  const words = new Set(
+    description
+      .slice(0, 400)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word !== '')
+      .map(stem),
+  );
+  for (const call of ledger.calls) {
+    if (
+      call.call.status !== 'success' ||
+      call.kind === 'control' ||
+      call.kind === 'read' ||
+      call.kind === 'command'
+    )
+      continue;
+    if (call.targets.length > 0) continue;
+    const tokens = call.call.tool
+      .split(/[_\-.\s]+|(?<=[a-z])(?=[A-Z])/)
+      .map((token) => token.toLowerCase())
+      .filter((token) => token.length >= 3 && !GENERIC_TOOL_WORDS.has(token));
+    if (tokens.length === 0 || !tokens.every((token) => words.has(stem(token)))) continue;
+    return outcome(
+      'pass',
+      `The step was asked to ${expectations.verbs[0]?.toLowerCase() ?? 'act'} (${description.slice(0, 80)}): the tool ${call.call.tool} it names succeeded (call ${call.call.callId}).`,
+    );
+  }
+  return undefined;
+}
+
+/** A step asked to run the tests: it must have run a test command, and the tests must pass now. */
+async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined> {
+  const { ledger } = env;
+  const runs = ledger.commands.filter((entry) => entry.ran && entry.run.test);
+  const last = runs.at(-1);
+  if (last === undefined && !env.expectations.runTests) {
+    // Passing tests are the purpose of the step's work, not a run it was asked for: the verifier
+    // runs the workspace's own test command (when there is one).
+    const command = (await env.tooling()).commands.test?.argv;
+    if (command === undefined || !(await env.allowCommand(command))) return undefined;
+    const result = await env.rerun(command);
+    const problem = commandProblem(result);
+    if (problem !== undefined || (result.exitCode !== 0 && isMissingProgram(result)))
+      return outcome(
+        'error',
+        `The step's work should make the tests pass, but \`${command.join(' ')}\` ${problem ?? 'could not start its program'}.`,
+      );
+    const judged = judgeTestClaim(result, ASKED_TESTS, undefined, 'make the tests pass');
+    return {
+      ...judged,
+      check: 'outcome',
+      message: judged.message.replace(
+        /^Claim "(.*?)" (?:holds|is false)/,
+        `The step's work should $1; \`${command.join(' ')}\``,
+      ),
+    };
+  }
+  if (last === undefined) {
+    return outcome(
+      'fail',
+      `The step was asked to ${NOUN.test}, but no test command ran${
+        ledger.commands.length > 0
+          ? ` (it ran ${ledger.commands
+              .map((entry) => `\`${entry.run.argv.join(' ')}\``)
+              .slice(0, 3)
+              .join(', ')})`
+          : ''
+      }.`,
+    );
+  }
+  const label = `${NOUN.test} (\`${last.run.argv.join(' ')}\`)`;
+  if (await env.allowCommand(last.run.argv)) {
+    const result = await env.rerun(last.run.argv);
+    const problem = commandProblem(result);
+    if (problem === undefined && !(result.exitCode !== 0 && isMissingProgram(result))) {
+      const judged = judgeTestClaim(result, ASKED_TESTS, undefined, label);
+      return {
+        ...judged,
+        check: 'outcome',
+        message: judged.message.replace(
+          /^Claim "(.*?)" (?:holds|is false)/,
+          'The step was asked to $1; re-run',
+        ),
+      };
+    }
+    if (!last.run.passed) {
+      return outcome(
+        'fail',
+        `The step was asked to ${label}: it exited ${last.run.exitCode ?? 'abnormally'} (call ${last.callId}), and the re-run ${problem ?? 'could not start its program'}.`,
+      );
+    }
+    return outcome(
+      'error',
+      `The step was asked to ${label}: the re-run ${problem ?? 'could not start its program'}, so nothing confirms the tests pass.`,
+    );
+  }
+  // The policy refuses a re-run: the ledger's own run (its exit code, its counts) is the evidence.
+  const result: CommandResult = {
+    argv: last.run.argv,
+    exitCode: last.run.exitCode,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    stdout: last.run.output,
+    output: last.run.output,
+    truncated: false,
+    durationMs: 0,
+  };
+  if (last.run.exitCode === null)
+    return outcome(
+      'fail',
+      `The step was asked to ${label}, but the run did not finish (call ${last.callId}).`,
+    );
+  const judged = judgeTestClaim(result, ASKED_TESTS, undefined, label);
+  return {
+    ...judged,
+    check: 'outcome',
+    message: judged.message.replace(
+      /^Claim "(.*?)" (?:holds|is false)/,
+      `The step was asked to $1; its run (call ${last.callId})`,
+    ),
+  };
+}

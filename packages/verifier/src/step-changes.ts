@@ -1,0 +1,202 @@
+import { statSync } from 'node:fs';
+import type { CommandRunner } from '@closedloop/tools';
+import type { LedgerAnalysis } from './ledger-evidence';
+import { runCommand } from './run-command';
+import type { WorkspaceFacts } from './workspace-facts';
+import {
+  diffSnapshots,
+  type GitRefs,
+  type PathChange,
+  readGitRefs,
+  snapshotWorkspace,
+  type WorkspaceChanges,
+  type WorkspaceSnapshot,
+} from './workspace-snapshot';
+
+/**
+ * How "changed during this step" is known:
+ * - `baseline`: a snapshot taken when the step started (exact: commits, no-git folders, ignored
+ *   files and DAG neighbours are all judged the same way);
+ * - `mtime`: no baseline, but the step's start time: a file written since then changed;
+ * - `git`: no baseline and no usable start time: `git status` / `git diff` against the base ref;
+ * - `ledger`: none of these: only the step's own tool calls show what it touched.
+ */
+export type ChangeBasis = 'baseline' | 'mtime' | 'git' | 'ledger';
+
+/** What changed while one step ran. */
+export interface StepChanges {
+  readonly basis: ChangeBasis;
+  /** How a workspace-relative path changed during the step. */
+  status(file: string): Promise<PathChange>;
+  /** Files known to be created, modified or deleted during the step (as far as the basis can tell). */
+  changed(): Promise<{ created: string[]; modified: string[]; deleted: string[] }>;
+  /** A deleted file whose content reappeared under a new path (baseline only). */
+  moved(): { from: string; to: string }[];
+  /** Git refs when the step started and now (baseline only: `before` is undefined otherwise). */
+  refs(): { before: GitRefs | undefined; after: GitRefs | undefined };
+  /** Packages added or changed (`node_modules/x`, `site-packages/x`); undefined without a baseline. */
+  packagesChanged(): readonly string[] | undefined;
+  /** The text a file had when the step started (the baseline's; without one, the last commit's). */
+  textBefore(file: string): Promise<string | undefined>;
+  /** When the step started (epoch ms), if known. */
+  readonly startedAt: number | undefined;
+}
+
+/** Options of {@link createStepChanges}. */
+export interface StepChangesOptions {
+  facts: WorkspaceFacts;
+  ledger: LedgerAnalysis;
+  /** The snapshot taken when the step started. */
+  baseline?: WorkspaceSnapshot;
+  /** When the step started (epoch ms, wall clock), for the mtime basis. */
+  startedAt?: number;
+  /** The process runner for git (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
+  runner?: CommandRunner;
+}
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/** How far a file's mtime may trail the wall clock (the kernel stamps files with a coarse clock). */
+const COARSE_CLOCK_MS = 50;
+
+/** True when an epoch-ms value can be compared with file mtimes (a real clock, not a test's fake one). */
+export function isWallClockTime(value: number | undefined): value is number {
+  if (value === undefined || !Number.isFinite(value)) return false;
+  const now = Date.now();
+  return value <= now + 1000 && value >= now - WEEK_MS;
+}
+
+/**
+ * Builds the step's change view: against its baseline snapshot when there is one, else by file
+ * mtimes since the step started, else by git, else by the ledger alone.
+ */
+export function createStepChanges(options: StepChangesOptions): StepChanges {
+  const { facts, ledger, baseline } = options;
+  if (baseline !== undefined) return baselineChanges(baseline);
+  const startedAt = isWallClockTime(options.startedAt) ? options.startedAt : undefined;
+  const basis: ChangeBasis =
+    startedAt !== undefined ? 'mtime' : facts.gitTop !== undefined ? 'git' : 'ledger';
+  /** A path (or a folder above it) one of this step's own effectful calls acted on. */
+  const touched = (file: string) => {
+    for (const target of ledger.touched.keys())
+      if (file === target || file.startsWith(`${target}/`)) return true;
+    return false;
+  };
+  const git = async (args: string[]) =>
+    facts.gitTop === undefined
+      ? undefined
+      : runCommand({
+          argv: ['git', ...args],
+          cwd: facts.root,
+          timeoutMs: 30_000,
+          env: { GIT_OPTIONAL_LOCKS: '0' },
+          ...(options.runner ? { runner: options.runner } : {}),
+        });
+  const status = async (file: string): Promise<PathChange> => {
+    let stats: ReturnType<typeof statSync> | undefined;
+    try {
+      stats = statSync(facts.absolute(file));
+    } catch {
+      stats = undefined;
+    }
+    const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
+    const gitKind = changes?.get(file)?.kind;
+    const fresh = gitKind === 'untracked' || gitKind === 'added' || gitKind === 'renamed';
+    if (stats !== undefined) {
+      if (startedAt !== undefined) {
+        if (stats.mtimeMs >= startedAt) {
+          const born = stats.birthtimeMs > 0 && stats.birthtimeMs >= startedAt;
+          return born || fresh ? 'created' : 'modified';
+        }
+        // The file clock is coarser than the plan's: a write by one of this step's own calls can
+        // carry an mtime a few ms before its call started; a rename keeps the old mtime.
+        if (
+          touched(file) &&
+          (stats.mtimeMs >= startedAt - COARSE_CLOCK_MS ||
+            gitKind !== undefined ||
+            ledger.writtenContent.get(file) === facts.read(file))
+        )
+          return fresh ? 'created' : 'modified';
+        return 'unchanged';
+      }
+      if (changes !== undefined) {
+        if (gitKind !== undefined) return fresh ? 'created' : 'modified';
+        return touched(file) ? 'unknown' : 'unchanged';
+      }
+      return ledger.written.has(file) ? 'modified' : 'unknown';
+    }
+    if (ledger.deleted.has(file) || (touched(file) && (gitKind === 'deleted' || changes === undefined)))
+      return 'deleted';
+    if (changes !== undefined) {
+      if (gitKind === 'deleted') return startedAt === undefined || touched(file) ? 'deleted' : 'unknown';
+      if (touched(file)) {
+        const inHead = await git(['cat-file', '-e', `HEAD:${file}`]);
+        if (inHead?.exitCode === 0) return 'deleted';
+      }
+      return 'unchanged';
+    }
+    return 'unknown';
+  };
+  const headTexts = new Map<string, Promise<string | undefined>>();
+  return {
+    basis,
+    startedAt,
+    status,
+    async changed() {
+      const created: string[] = [];
+      const modified: string[] = [];
+      const deleted: string[] = [];
+      const candidates = new Set<string>([
+        ...ledger.written.keys(),
+        ...ledger.deleted.keys(),
+        ...ledger.touched.keys(),
+      ]);
+      const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
+      for (const file of changes?.keys() ?? []) candidates.add(file);
+      for (const file of candidates) {
+        const change = await status(file);
+        if (change === 'created') created.push(file);
+        else if (change === 'modified') modified.push(file);
+        else if (change === 'deleted') deleted.push(file);
+      }
+      return { created, modified, deleted };
+    },
+    moved: () => [],
+    refs: () => ({
+      before: undefined,
+      after: facts.gitTop !== undefined ? readGitRefs(facts.root) : undefined,
+    }),
+    packagesChanged: () => undefined,
+    // Without a baseline, the last commit's version stands in for "before the step".
+    textBefore(file) {
+      let text = headTexts.get(file);
+      if (text === undefined) {
+        text = git(['show', `HEAD:${file}`]).then((result) =>
+          result?.exitCode === 0 ? result.stdout : undefined,
+        );
+        headTexts.set(file, text);
+      }
+      return text;
+    },
+  };
+}
+
+function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
+  let diff: WorkspaceChanges | undefined;
+  const current = () => {
+    diff ??= diffSnapshots(baseline, snapshotWorkspace(baseline.root));
+    return diff;
+  };
+  return {
+    basis: 'baseline',
+    startedAt: baseline.takenAt,
+    status: async (file) => current().status(file),
+    async changed() {
+      const { created, modified, deleted } = current();
+      return { created: [...created], modified: [...modified], deleted: [...deleted] };
+    },
+    moved: () => [...current().moved],
+    refs: () => ({ before: baseline.git, after: current().after.git }),
+    packagesChanged: () => current().packagesChanged,
+    textBefore: async (file) => baseline.texts.get(file),
+  };
+}

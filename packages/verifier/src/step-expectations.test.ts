@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { stepExpectations } from './step-expectations';
+
+const outcomes = (description: string) => [...stepExpectations(description).outcomes].sort();
+
+describe('stepExpectations (per-step criteria from the description)', () => {
+  it.each([
+    ['Create package.json for an ES module package whose test script is "node --test".', ['write']],
+    ['Write src/is-prime.js exporting isPrime(n).', ['write']],
+    ['Run the test suite with node --test and report the result.', ['test']],
+    ['Fix isPrime so that the tests pass', ['test', 'write']],
+    ['Delete old.txt', ['delete']],
+    ['Review src/a.ts and list the exported functions', ['read']],
+    ['Install lodash', ['install']],
+    ['Commit the changes', ['commit']],
+    ['Push the branch to origin', ['push']],
+    ['Build the project with `npm run build`', ['run']],
+    ['Think about the design', []],
+    ['创建 src/a.ts 并实现 isPrime 函数', ['write']],
+    ['src/a.ts を作成してください', ['write']],
+    ['テストを実行する', ['run', 'test']],
+    ['Refactor src/a.ts without changing the public API', ['write']],
+  ])('%s → %j', (description, expected) => {
+    expect(outcomes(description)).toEqual(expected);
+  });
+
+  it('reads the files and symbols asked for, and ignores verbs of context and negation', () => {
+    expect(stepExpectations('Create src/id.ts, based on the Id type in src/types.ts')).toMatchObject({
+      create: ['src/id.ts'],
+      change: [],
+    });
+    expect(stepExpectations('Add isPrime to src/math.js')).toMatchObject({
+      change: ['src/math.js'],
+      symbols: [{ name: 'isPrime', file: 'src/math.js' }],
+    });
+    expect(stepExpectations('Write src/is-prime.js exporting isPrime(n).').symbols).toEqual([
+      { name: 'isPrime', file: 'src/is-prime.js' },
+    ]);
+    expect(stepExpectations('Delete build/ and old.txt').remove.sort()).toEqual(['build', 'old.txt']);
+  });
+
+  it('tells a fix from work on the tests themselves', () => {
+    expect(stepExpectations('Fix the failing isPrime test')).toMatchObject({
+      fix: true,
+      testsAreTarget: false,
+    });
+    expect(stepExpectations('Update the tests for the new API')).toMatchObject({ testsAreTarget: true });
+    expect(stepExpectations('Fix the test: its expectation is wrong')).toMatchObject({
+      testsAreTarget: true,
+    });
+    expect(stepExpectations('Run the tests')).toMatchObject({ runTests: true });
+    expect(stepExpectations('Fix isPrime so the tests pass')).toMatchObject({ runTests: false });
+  });
+});

@@ -1,0 +1,70 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
+import { diffSnapshots, readGitRefs, snapshotWorkspace } from './workspace-snapshot';
+
+const workspace = useTempWorkspaces({ git: true });
+
+describe('snapshotWorkspace / diffSnapshots', () => {
+  it('sees created, modified, deleted and moved files against the baseline — commits, ignored files and all', async () => {
+    const ws = await workspace({
+      '.gitignore': 'dist/\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'src/old.ts': 'export const old = 1;\n',
+      'test/a.test.ts': 'expect(a).toBe(1);\n',
+    });
+    await ws.write('dist/index.js', 'stale\n');
+    const before = snapshotWorkspace(ws.root);
+    expect(before.files.has('dist/index.js')).toBe(true);
+    expect(before.texts.get('test/a.test.ts')).toContain('expect(a)');
+    expect(before.git?.branch).toBe('main');
+
+    await ws.write('src/a.ts', 'export const a = 2;\n');
+    await ws.git('commit', '-qam', 'own work');
+    await ws.write('src/b.ts', 'export const b = 1;\n');
+    await ws.write('src/moved.ts', 'export const old = 1;\n');
+    await rm(path.join(ws.root, 'src/old.ts'));
+    const changes = diffSnapshots(before, snapshotWorkspace(ws.root));
+    expect([...changes.created].sort()).toEqual(['src/b.ts', 'src/moved.ts']);
+    expect(changes.modified).toEqual(['src/a.ts']);
+    expect(changes.deleted).toEqual(['src/old.ts']);
+    expect(changes.moved).toEqual([{ from: 'src/old.ts', to: 'src/moved.ts' }]);
+    expect(changes.status('dist/index.js')).toBe('unchanged');
+    expect(changes.status('never.ts')).toBe('unchanged');
+    expect(changes.refsChanged.map((ref) => ref.ref)).toEqual(
+      expect.arrayContaining(['refs/heads/main', 'HEAD']),
+    );
+  });
+
+  it('judges rewrites by content, not by timestamps, and records node_modules per package', async () => {
+    const ws = await workspace({
+      'a.txt': 'same\n',
+      'node_modules/left-pad/package.json': '{"version":"1.0.0"}',
+    });
+    const before = snapshotWorkspace(ws.root);
+    expect(before.packages.has('node_modules/left-pad')).toBe(true);
+    expect([...before.files.keys()].some((file) => file.startsWith('node_modules/'))).toBe(false);
+    await ws.write('a.txt', 'same\n');
+    await ws.write('node_modules/dayjs/package.json', '{"version":"1.0.0"}');
+    const changes = diffSnapshots(before, snapshotWorkspace(ws.root));
+    expect(changes.status('a.txt')).toBe('unchanged');
+    expect(changes.packagesChanged).toEqual(['node_modules/dayjs']);
+  });
+
+  it('marks a walk cut by maxFiles as truncated: unseen paths are unknown, never unchanged', async () => {
+    const ws = await workspace({ 'a.txt': 'a', 'b.txt': 'b', 'c.txt': 'c' });
+    const before = snapshotWorkspace(ws.root, { maxFiles: 1 });
+    expect(before.truncated).toBe(true);
+    expect(diffSnapshots(before, snapshotWorkspace(ws.root, { maxFiles: 1 })).status('zzz.txt')).toBe(
+      'unknown',
+    );
+  });
+
+  it('reads HEAD and refs from .git without starting git', async () => {
+    const ws = await workspace({ 'a.txt': 'a' });
+    const refs = readGitRefs(ws.root);
+    expect(refs?.head).toBe((await ws.git('rev-parse', 'HEAD')).trim());
+    expect(refs?.refs.get('refs/heads/main')).toBe(refs?.head);
+  });
+});

@@ -1,0 +1,433 @@
+import { createHash } from 'node:crypto';
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+} from 'node:fs';
+import path from 'node:path';
+
+/** What a snapshot keeps of one file. */
+export interface FileState {
+  size: number;
+  mtimeMs: number;
+  /** SHA-1 of the content; `undefined` for files above `maxHashBytes` (compared by size and mtime). */
+  hash: string | undefined;
+}
+
+/** The git refs of a workspace at snapshot time (read from `.git`, no process started). */
+export interface GitRefs {
+  /** The commit HEAD points at (`undefined` in a repository without commits). */
+  head: string | undefined;
+  /** The checked-out branch (`undefined` on a detached HEAD). */
+  branch: string | undefined;
+  /** Every ref under `refs/heads`, `refs/remotes` and `refs/tags` → its commit. */
+  refs: ReadonlyMap<string, string>;
+}
+
+/**
+ * The state of a workspace at one moment: every file (untracked and git-ignored ones too, within
+ * limits) with its size, mtime and content hash; installed packages (`node_modules/<name>`,
+ * Python `site-packages/<name>`) by signature, not file by file; the git refs; and the text of
+ * test files (for the tampering check). Taken when a step starts, it is the step's baseline.
+ */
+export interface WorkspaceSnapshot {
+  /** Absolute real path of the root. */
+  readonly root: string;
+  /** Epoch ms when the snapshot was taken. */
+  readonly takenAt: number;
+  /** Workspace-relative posix path → state. */
+  readonly files: ReadonlyMap<string, FileState>;
+  /**
+   * Text of test files and small source files (≤ 64 KB): what a test asserted, and whether a
+   * claimed symbol was already there when the step started.
+   */
+  readonly texts: ReadonlyMap<string, string>;
+  /** Installed packages: `node_modules/lodash`, `site-packages/requests` → signature. */
+  readonly packages: ReadonlyMap<string, string>;
+  /** `undefined` when the root is not in a git repository. */
+  readonly git: GitRefs | undefined;
+  /** True when `maxFiles` cut the walk: files beyond it are unknown, never "unchanged". */
+  readonly truncated: boolean;
+}
+
+/** Options of {@link snapshotWorkspace}. */
+export interface SnapshotOptions {
+  /** Stop walking after this many files (the snapshot is then `truncated`). Default 50 000. */
+  maxFiles?: number;
+  /** Files above this size are compared by size and mtime only. Default 2 MB. */
+  maxHashBytes?: number;
+}
+
+/** Folders never walked: VCS data and caches whose content is no one's work. */
+const SKIPPED_DIRS: ReadonlySet<string> = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.pnpm-store',
+  '.turbo',
+  '.cache',
+  '.closedloop',
+]);
+
+/** A test file, by name or folder. */
+export const TEST_FILE =
+  /(?:^|\/)(?:__tests__|tests?|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]+\.py$|_test\.(?:py|go)$|(?:^|\/)[^/]+Test\.(?:java|kt)$|_spec\.rb$/;
+
+const MAX_TEXT_BYTES = 256 * 1024;
+const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
+/** Source files whose text a baseline keeps (symbols already declared before the step). */
+const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
+
+interface CacheEntry {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  hash: string | undefined;
+  text: string | undefined;
+}
+
+/** Hashes of files whose size, mtime and inode have not changed since they were last read. */
+const hashCache = new Map<string, CacheEntry>();
+const MAX_CACHE = 200_000;
+
+function hashFile(absolute: string, stats: Stats, maxHashBytes: number, wantText: boolean): CacheEntry {
+  const cached = hashCache.get(absolute);
+  if (
+    cached !== undefined &&
+    cached.size === stats.size &&
+    cached.mtimeMs === stats.mtimeMs &&
+    cached.ino === stats.ino &&
+    (!wantText || cached.text !== undefined || stats.size > MAX_TEXT_BYTES)
+  ) {
+    return cached;
+  }
+  let hash: string | undefined;
+  let text: string | undefined;
+  if (stats.size <= maxHashBytes) {
+    try {
+      const content = readFileSync(absolute);
+      hash = createHash('sha1').update(content).digest('hex');
+      if (wantText && stats.size <= MAX_TEXT_BYTES) text = content.toString('utf8');
+    } catch {
+      hash = undefined;
+    }
+  }
+  const entry: CacheEntry = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, hash, text };
+  if (hashCache.size >= MAX_CACHE) hashCache.clear();
+  hashCache.set(absolute, entry);
+  return entry;
+}
+
+function safeReaddir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function safeStat(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `node_modules/<name>` and `node_modules/@scope/<name>` → size:mtime of their package.json. */
+function snapshotNodeModules(dir: string, rel: string, packages: Map<string, string>): void {
+  for (const entry of safeReaddir(dir)) {
+    if (entry.name.startsWith('.')) continue;
+    const child = path.join(dir, entry.name);
+    if (entry.name.startsWith('@')) {
+      for (const scoped of safeReaddir(child)) {
+        const manifest = safeStat(path.join(child, scoped.name, 'package.json'));
+        packages.set(
+          `${rel}/${entry.name}/${scoped.name}`,
+          manifest ? `${manifest.size}:${manifest.mtimeMs}` : 'present',
+        );
+      }
+      continue;
+    }
+    const manifest = safeStat(path.join(child, 'package.json'));
+    packages.set(`${rel}/${entry.name}`, manifest ? `${manifest.size}:${manifest.mtimeMs}` : 'present');
+  }
+}
+
+/** A virtualenv: `site-packages` entries (`requests`, `requests-2.31.0.dist-info`) by name. */
+function snapshotVirtualenv(dir: string, packages: Map<string, string>): void {
+  const lib = path.join(dir, 'lib');
+  const pythons = safeReaddir(lib).filter((entry) => entry.name.startsWith('python'));
+  const sites = [
+    ...pythons.map((entry) => path.join(lib, entry.name, 'site-packages')),
+    path.join(dir, 'Lib', 'site-packages'),
+  ];
+  for (const site of sites) {
+    for (const entry of safeReaddir(site)) {
+      if (entry.name.startsWith('_') || entry.name.startsWith('.')) continue;
+      const stats = safeStat(path.join(site, entry.name));
+      packages.set(`site-packages/${entry.name}`, stats ? String(stats.mtimeMs) : 'present');
+    }
+  }
+}
+
+/** The git directory of a checkout (`.git` folder, or the `gitdir:` of a worktree's `.git` file). */
+function findGitDir(root: string): string | undefined {
+  let dir = root;
+  for (;;) {
+    const dotGit = path.join(dir, '.git');
+    const stats = safeStat(dotGit);
+    if (stats?.isDirectory()) return dotGit;
+    if (stats?.isFile()) {
+      try {
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        if (pointer) return path.resolve(dir, pointer);
+      } catch {
+        return undefined;
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads HEAD and every branch, remote-tracking ref and tag from `.git` (loose and packed refs). */
+export function readGitRefs(root: string): GitRefs | undefined {
+  const gitDir = findGitDir(root);
+  if (gitDir === undefined) return undefined;
+  const commonPointer = readText(path.join(gitDir, 'commondir'))?.trim();
+  const commonDir = commonPointer ? path.resolve(gitDir, commonPointer) : gitDir;
+  const refs = new Map<string, string>();
+  const packed = readText(path.join(commonDir, 'packed-refs')) ?? '';
+  for (const line of packed.split('\n')) {
+    const match = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
+    if (match?.[1] && match[2]) refs.set(match[2], match[1]);
+  }
+  const walk = (dir: string, name: string, depth: number) => {
+    if (depth > 8) return;
+    for (const entry of safeReaddir(dir)) {
+      const child = path.join(dir, entry.name);
+      const ref = `${name}/${entry.name}`;
+      if (entry.isDirectory()) walk(child, ref, depth + 1);
+      else {
+        const value = readText(child)?.trim();
+        if (value && /^[0-9a-f]{40,64}$/.test(value)) refs.set(ref, value);
+      }
+    }
+  };
+  for (const kind of ['heads', 'remotes', 'tags'])
+    walk(path.join(commonDir, 'refs', kind), `refs/${kind}`, 0);
+  const headText = readText(path.join(gitDir, 'HEAD'))?.trim() ?? '';
+  const symbolic = /^ref:\s*(\S+)$/.exec(headText)?.[1];
+  let head: string | undefined;
+  let branch: string | undefined;
+  if (symbolic !== undefined) {
+    branch = symbolic.replace(/^refs\/heads\//, '');
+    head = refs.get(symbolic) ?? readText(path.join(gitDir, symbolic))?.trim();
+    if (head !== undefined && !/^[0-9a-f]{40,64}$/.test(head)) head = undefined;
+  } else if (/^[0-9a-f]{40,64}$/.test(headText)) {
+    head = headText;
+  }
+  return { head, branch, refs };
+}
+
+/**
+ * Takes a snapshot of a workspace (synchronously: it must be exact at the moment the step starts).
+ * Fast path: files whose size, mtime and inode match the process-wide cache keep their hash;
+ * only new or changed files are read. `node_modules` and virtualenvs are recorded per package,
+ * VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then `truncated`).
+ *
+ * @example
+ * const before = snapshotWorkspace(root);
+ * // … the step runs …
+ * const changes = diffSnapshots(before, snapshotWorkspace(root));
+ * changes.status('src/a.ts'); // 'created' | 'modified' | 'deleted' | 'unchanged' | 'unknown'
+ */
+export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): WorkspaceSnapshot {
+  const takenAt = Date.now();
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    realRoot = path.resolve(root);
+  }
+  const maxFiles = options.maxFiles ?? 50_000;
+  const maxHashBytes = options.maxHashBytes ?? 2_000_000;
+  const files = new Map<string, FileState>();
+  const texts = new Map<string, string>();
+  const packages = new Map<string, string>();
+  let truncated = false;
+
+  const walk = (dir: string, rel: string, depth: number): void => {
+    if (truncated || depth > 40) return;
+    for (const entry of safeReaddir(dir)) {
+      const name = entry.name;
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      const absolute = path.join(dir, name);
+      if (entry.isDirectory()) {
+        if (SKIPPED_DIRS.has(name)) continue;
+        if (name === 'node_modules') {
+          snapshotNodeModules(absolute, childRel, packages);
+          continue;
+        }
+        if (existsSync(path.join(absolute, 'pyvenv.cfg'))) {
+          snapshotVirtualenv(absolute, packages);
+          continue;
+        }
+        walk(absolute, childRel, depth + 1);
+        if (truncated) return;
+        continue;
+      }
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (files.size >= maxFiles) {
+        truncated = true;
+        return;
+      }
+      const stats = safeStat(absolute);
+      if (stats === undefined) continue;
+      if (stats.isSymbolicLink()) {
+        files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: `link:${stats.size}` });
+        continue;
+      }
+      const wantText =
+        TEST_FILE.test(childRel) ||
+        childRel === 'package.json' ||
+        (SOURCE_FILE.test(childRel) && stats.size <= MAX_SOURCE_TEXT_BYTES);
+      const state = hashFile(absolute, stats, maxHashBytes, wantText);
+      files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });
+      if (wantText && state.text !== undefined) texts.set(childRel, state.text);
+    }
+  };
+  walk(realRoot, '', 0);
+  return {
+    root: realRoot,
+    takenAt,
+    files,
+    texts,
+    packages,
+    git: readGitRefs(realRoot),
+    truncated,
+  };
+}
+
+/** How one path changed between two snapshots. */
+export type PathChange = 'created' | 'modified' | 'deleted' | 'unchanged' | 'unknown';
+
+/** What changed between two snapshots of one workspace. */
+export interface WorkspaceChanges {
+  readonly before: WorkspaceSnapshot;
+  readonly after: WorkspaceSnapshot;
+  readonly created: readonly string[];
+  readonly modified: readonly string[];
+  readonly deleted: readonly string[];
+  /** A deleted file whose exact content reappeared under a new path. */
+  readonly moved: readonly { from: string; to: string }[];
+  /** Package entries (`node_modules/x`, `site-packages/x`) added or changed. */
+  readonly packagesChanged: readonly string[];
+  /** Refs whose commit changed (`refs/heads/main`, `refs/remotes/origin/main`, `HEAD`…). */
+  readonly refsChanged: readonly { ref: string; before: string | undefined; after: string | undefined }[];
+  /** How `file` (workspace-relative posix) changed. */
+  status(file: string): PathChange;
+  /** True when any file was created, modified or deleted. */
+  readonly any: boolean;
+}
+
+function sameFile(a: FileState, b: FileState): boolean {
+  if (a.hash !== undefined && b.hash !== undefined) return a.hash === b.hash;
+  return a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/**
+ * Compares two snapshots of the same workspace: created, modified (content differs), deleted and
+ * moved files, changed packages and refs. A path neither snapshot covers is `unknown` when
+ * either was truncated, else `unchanged` only if it exists in neither (never existed).
+ */
+export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceChanges {
+  const created: string[] = [];
+  const modified: string[] = [];
+  const deleted: string[] = [];
+  for (const [file, state] of after.files) {
+    const old = before.files.get(file);
+    if (old === undefined) {
+      if (!before.truncated) created.push(file);
+    } else if (!sameFile(old, state)) modified.push(file);
+  }
+  for (const file of before.files.keys()) {
+    if (!after.files.has(file) && !after.truncated) deleted.push(file);
+  }
+  const createdByHash = new Map<string, string>();
+  for (const file of created) {
+    const hash = after.files.get(file)?.hash;
+    if (hash !== undefined && !createdByHash.has(hash)) createdByHash.set(hash, file);
+  }
+  const moved: { from: string; to: string }[] = [];
+  for (const file of deleted) {
+    const hash = before.files.get(file)?.hash;
+    const to = hash === undefined ? undefined : createdByHash.get(hash);
+    if (to !== undefined) moved.push({ from: file, to });
+  }
+  const packagesChanged: string[] = [];
+  for (const [name, signature] of after.packages) {
+    if (before.packages.get(name) !== signature) packagesChanged.push(name);
+  }
+  const refsChanged: { ref: string; before: string | undefined; after: string | undefined }[] = [];
+  if (before.git !== undefined || after.git !== undefined) {
+    const names = new Set([...(before.git?.refs.keys() ?? []), ...(after.git?.refs.keys() ?? [])]);
+    for (const ref of names) {
+      const old = before.git?.refs.get(ref);
+      const now = after.git?.refs.get(ref);
+      if (old !== now) refsChanged.push({ ref, before: old, after: now });
+    }
+    if (before.git?.head !== after.git?.head)
+      refsChanged.push({ ref: 'HEAD', before: before.git?.head, after: after.git?.head });
+  }
+  const createdSet = new Set(created);
+  const modifiedSet = new Set(modified);
+  const deletedSet = new Set(deleted);
+  return {
+    before,
+    after,
+    created,
+    modified,
+    deleted,
+    moved,
+    packagesChanged,
+    refsChanged,
+    any: created.length + modified.length + deleted.length > 0,
+    status(file) {
+      if (createdSet.has(file)) return 'created';
+      if (modifiedSet.has(file)) return 'modified';
+      if (deletedSet.has(file)) return 'deleted';
+      const was = before.files.has(file);
+      const is = after.files.has(file);
+      if (was && is) return 'unchanged';
+      if (before.truncated || after.truncated) return 'unknown';
+      if (!was && !is) return isInsideSkipped(file) ? 'unknown' : 'unchanged';
+      return 'unknown';
+    },
+  };
+}
+
+function isInsideSkipped(file: string): boolean {
+  return file
+    .split('/')
+    .slice(0, -1)
+    .some((part) => SKIPPED_DIRS.has(part) || part === 'node_modules' || part === 'site-packages');
+}
