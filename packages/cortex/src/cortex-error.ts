@@ -33,7 +33,9 @@ export type CortexErrorCode =
   /** The run store could not read or write. */
   | 'store-failed'
   /** `resume(runId)` was called for a run that is still active in this process. */
-  | 'run-active';
+  | 'run-active'
+  /** A step handed between processes does not fit: a bad `cortex.runStep` input or `task.adopt` events. */
+  | 'invalid-step-task';
 
 /**
  * The one error class of `@closedloop/cortex`. `run` and `resume` throw it only for bad input

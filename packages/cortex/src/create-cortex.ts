@@ -11,14 +11,17 @@ import {
 import type { ApprovalHandler } from './approvals';
 import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';
+import { createPinnableClock } from './pinnable-clock';
 import { type UncertainCallPolicy, uncertainCallPolicies } from './reconcile-call';
 import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
 import type { LeaseOptions, RunLease } from './run-lease';
+import { type RemoteStepInput, type RemoteStepResult, runRemoteStep } from './run-remote-step';
 import type { RunResult } from './run-result';
 import { RunSession } from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
 import type { AcceptUnverified, ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
+import type { StepTaskRunner } from './step-task';
 
 /** Options of {@link createCortex}. */
 export interface CortexOptions {
@@ -121,6 +124,13 @@ export interface CortexOptions {
    * a silent owner keeps it (`ttlMs`, default 15 000) and how often it renews it.
    */
   lease?: Pick<LeaseOptions, 'ttlMs' | 'renewEveryMs'>;
+  /**
+   * Where ready steps run. Default: in this process. A runner gets a `StepTask` and may run it
+   * here (`task.runHere()`) or hand `task.snapshot()` to another process, whose cortex (built with
+   * the same model, tools and workspace) calls `runStep`, and `task.adopt` the events it sends
+   * back (`@closedloop/bullmq` does this over a BullMQ queue).
+   */
+  stepRunner?: StepTaskRunner;
   /** Epoch-ms clock for events. Default `Date.now`. */
   clock?: () => number;
 }
@@ -157,6 +167,14 @@ export interface Cortex {
   resume(runId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
   /** Starts a run and returns its event stream (with `result`). */
   events(request: string, options?: RunOptions): RunEventStream;
+  /**
+   * Runs one step of a run that another process coordinates (a worker's side of `stepRunner`):
+   * executor, then verifier, with this cortex's model, tools, workspace and verifier settings, on
+   * the coordinator's `task.snapshot()`. Resolves with the outcome and the step's journaled events
+   * (for `task.adopt`); rejects with `CortexError('invalid-step-task')` for a bad input, and when
+   * `journal` fails.
+   */
+  runStep(input: RemoteStepInput): Promise<RemoteStepResult>;
   /** The store runs are journaled in (`undefined` with `store: false`). */
   readonly store: RunStore | undefined;
 }
@@ -352,6 +370,9 @@ function resolveConfig(options: CortexOptions): SessionConfig {
       `onUncertain must be ${uncertainCallPolicies.map((policy) => `'${policy}'`).join(', ')}, got ${JSON.stringify(onUncertain)}.`,
     );
   }
+  if (options.stepRunner !== undefined && typeof options.stepRunner !== 'function') {
+    throw invalid('stepRunner must be a function (task) => Promise<StepRunOutcome>.');
+  }
   const store = options.store === false ? undefined : (options.store ?? createMemoryRunStore());
   if (
     store !== undefined &&
@@ -433,7 +454,8 @@ function resolveConfig(options: CortexOptions): SessionConfig {
     ...(options.onApproval !== undefined ? { onApproval: options.onApproval } : {}),
     onUncertain,
     lease: { ...options.lease },
-    clock: options.clock ?? Date.now,
+    ...(options.stepRunner !== undefined ? { stepRunner: options.stepRunner } : {}),
+    clock: createPinnableClock(options.clock ?? Date.now),
   };
 }
 
@@ -517,6 +539,7 @@ export function createCortex(options: CortexOptions): Cortex {
 
   const cortex: Cortex = {
     store: config.store,
+    runStep: (input) => runRemoteStep(config, input),
     run(request, runOptions = {}) {
       try {
         return start(request, runOptions).result;

@@ -67,8 +67,12 @@ export {
   type LeaseOptions,
   leaseHeldError,
   leaseLostError,
+  newLeaseHolder,
   type RunLease,
+  resolveLeaseOptions,
+  startHeartbeat,
 } from './run-lease';
+export type { RemoteStepInput, RemoteStepResult } from './run-remote-step';
 export type {
   AttemptReport,
   IterationReport,
@@ -107,4 +111,5 @@ export {
   type StallDetectorOptions,
   type StallObservation,
 } from './stall-detector';
+export type { AdoptOptions, StepTask, StepTaskRunner } from './step-task';
 export { isStopReason, type StopReason, stopReasons } from './stop-reason';

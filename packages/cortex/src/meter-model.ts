@@ -72,6 +72,11 @@ export interface ModelMeter {
   wrap(model: ChatModel, purpose: ModelCallPurpose, stepId?: StepId): ChatModel;
   /** Usage so far. */
   totals(): { usage: Usage; costUsd: number; calls: number };
+  /**
+   * Counts usage spent outside this meter (a step run in another process): it adds to the totals
+   * and the budget like a call of its own, without calling `onUsage` (the caller journals it).
+   */
+  add(record: { usage: Usage; costUsd: number }): void;
   /** True once the budget is used up. */
   readonly exhausted: boolean;
 }
@@ -188,6 +193,12 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
       return exhausted;
     },
     totals: () => ({ usage: { ...usage }, costUsd, calls }),
+    add(record) {
+      usage = addUsage(usage, record.usage);
+      costUsd += record.costUsd;
+      calls++;
+      checkBudget();
+    },
     wrap(model, purpose, stepId) {
       return {
         specificationVersion: 'v1',

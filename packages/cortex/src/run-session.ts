@@ -25,10 +25,11 @@ import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events'
 import type { RunLease } from './run-lease';
 import { buildRunReport, type RunResult, summarizeStep } from './run-result';
 import { runStep } from './run-step';
-import { scheduleSteps } from './schedule-steps';
+import { type StepRunOutcome, scheduleSteps } from './schedule-steps';
 import type { PlanningMode, SessionConfig } from './session-config';
 import { createStallDetector, normalizeError, type StallDetector } from './stall-detector';
 import { fingerprintWorkspace, hashJson } from './state-hash';
+import { createStepTask } from './step-task';
 import type { StopReason } from './stop-reason';
 
 type StopCause = { stopReason: StopReason; reason: string };
@@ -292,21 +293,7 @@ export class RunSession {
         ...(config.deadlines.stepMs !== undefined ? { stepTimeoutMs: config.deadlines.stepMs } : {}),
         initialFailed: failed,
         resume: [...this.#replays.keys()],
-        runStep: (stepId, context) =>
-          runStep(
-            {
-              plan,
-              config,
-              meter: this.#meter,
-              approvals: this.#approvals,
-              request: this.request,
-              emit: (event) => this.bus.emit(event),
-              onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
-              journal: (id) => this.#journalFor(id),
-            },
-            stepId,
-            context.signal,
-          ),
+        runStep: (stepId, context) => this.#runStep(plan, stepId, context.signal),
         replan: (batch) => this.#replan(batch, 'step-failed'),
         onStepStarted: (stepId) => {
           this.bus.emit({
@@ -351,6 +338,41 @@ export class RunSession {
       if (this.#controller.signal.aborted) return this.#stopCause;
       if (!repaired.ok) return { stopReason: 'blocked', reason: `goal repair gave up: ${repaired.message}` };
     }
+  }
+
+  /** Runs a ready step here, or hands it to the configured step runner. */
+  #runStep(plan: Plan, stepId: StepId, signal: AbortSignal): Promise<StepRunOutcome> {
+    const config = this.#config;
+    const runHere = () =>
+      runStep(
+        {
+          plan,
+          config,
+          meter: this.#meter,
+          approvals: this.#approvals,
+          request: this.request,
+          emit: (event) => this.bus.emit(event),
+          onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
+          journal: (id) => this.#journalFor(id),
+        },
+        stepId,
+        signal,
+      );
+    if (!config.stepRunner) return runHere();
+    return config.stepRunner(
+      createStepTask({
+        runId: this.runId,
+        request: this.request,
+        plan,
+        stepId,
+        signal,
+        bus: this.bus,
+        meter: this.#meter,
+        clock: config.clock,
+        runHere,
+        onModelUnavailable: (reason) => this.#stop('model-unavailable', reason),
+      }),
+    );
   }
 
   #decide(findings: FindingLike[]): TerminationDecision {

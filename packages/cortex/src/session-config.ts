@@ -4,9 +4,11 @@ import type { CommandRunner, ToolRegistry } from '@closedloop/tools';
 import type { Protocol, SuccessCriterionInput, VerificationMode } from '@closedloop/verifier';
 import type { ApprovalHandler } from './approvals';
 import type { RunBudget } from './meter-model';
+import type { PinnableClock } from './pinnable-clock';
 import type { UncertainCallPolicy } from './reconcile-call';
 import type { RunEvent } from './run-events';
 import type { RunStore } from './run-store';
+import type { StepTaskRunner } from './step-task';
 
 /** How a run decides whether to call the planner. */
 export type PlanningMode = 'auto' | 'always' | 'never';
@@ -71,5 +73,7 @@ export interface SessionConfig {
   onUncertain: UncertainCallPolicy;
   /** Lease options for `run` and `resume` (tests shorten the TTL). */
   lease: { ttlMs?: number; renewEveryMs?: number | false };
-  clock: () => number;
+  /** Where ready steps run; `undefined`: in this process. */
+  stepRunner?: StepTaskRunner;
+  clock: PinnableClock;
 }

@@ -11,6 +11,10 @@ export interface RunFlags {
   maxIterations: number;
   budget?: number;
   journal: string;
+  /** `--store redis://…`: the run lives in Redis instead of `journal`. */
+  store?: string;
+  /** `--group`: with `--store`, only workers of this group run the steps. */
+  group?: string;
   json: boolean;
 }
 
@@ -24,7 +28,8 @@ export interface ModelFlags {
 /** Default journal folder, relative to the working directory. */
 export const defaultJournal = '.closedloop/runs';
 
-function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+/** A commander parser for whole numbers from `min` to `max` (`It must be …` otherwise). */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const parsed = Number(value);
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
@@ -70,7 +75,24 @@ export function addRunOptions(command: Command): Command {
       .option('--max-iterations <n>', 'goal-level iterations', wholeNumber(1), 3)
       .option('--budget <tokens>', 'stop once this many tokens were used', wholeNumber(1)),
   );
+  addGroupOption(addStoreOption(command));
   return addJsonOption(command, 'print the full RunResult as JSON on stdout');
+}
+
+/** Adds `--store`: runs live in Redis (scale-out: coordinators and workers drive them), not in `--journal`. */
+export function addStoreOption(command: Command): Command {
+  return command.option(
+    '--store <redis-url>',
+    'keep runs in Redis (redis://host:6379): coordinators and workers drive them, any machine reads them',
+  );
+}
+
+/** Adds `--group`: with `--store`, the run's steps go only to the workers of this group. */
+export function addGroupOption(command: Command): Command {
+  return command.option(
+    '--group <name>',
+    'with --store: run the steps only on workers started with --group <name> (the machines that hold the workspace)',
+  );
 }
 
 /** Adds `--json`. */

@@ -13,6 +13,7 @@ const productErrorNames = new Set([
   'ToolError',
   'ReplannerError',
   'WebServerError',
+  'ScaleOutError',
 ]);
 
 /** Cortex codes that mean the command line asked for something impossible (exit 2, like a usage error). */

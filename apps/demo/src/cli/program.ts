@@ -5,6 +5,7 @@ import { registerDemoCommand } from './commands/demo-command';
 import { registerReportCommand } from './commands/report-command';
 import { registerResumeCommand } from './commands/resume-command';
 import { registerRunCommand } from './commands/run-command';
+import { registerCoordinatorCommand, registerWorkerCommand } from './commands/scale-out-commands';
 import { registerServeCommand } from './commands/serve-command';
 
 /**
@@ -33,6 +34,8 @@ export function createProgram(context: CliContext): Command {
   registerResumeCommand(program, context);
   registerReportCommand(program, context);
   registerServeCommand(program, context);
+  registerCoordinatorCommand(program, context);
+  registerWorkerCommand(program, context);
   program.addHelpText(
     'after',
     [
@@ -41,6 +44,8 @@ export function createProgram(context: CliContext): Command {
       '  closedloop demo                                  the offline scenario (no key, no network)',
       '  closedloop run "Add isPrime with tests" --provider openai   (OPENAI_API_KEY set)',
       '  closedloop serve                                 the web UI on http://127.0.0.1:4173',
+      '  closedloop coordinator --store redis://127.0.0.1:6379   scale-out: drive runs queued in Redis',
+      '  closedloop worker --store redis://127.0.0.1:6379        scale-out: run their steps (any number, any machine)',
     ].join('\n'),
   );
   return program;

@@ -32,6 +32,8 @@ export async function runAndRender(
   options: {
     json: boolean;
     journal: string;
+    /** `--store redis://…`: the run lives in Redis (the commands it prints say so). */
+    store?: string | undefined;
     /** Answers the run's approval requests (none: every request is denied). */
     onApproval?: ApprovalHandler;
     start: (hooks: {
@@ -64,7 +66,10 @@ export async function runAndRender(
     view?.note(`workspace: ${started.workspace}`);
     const result = await started.result;
     view?.close();
-    const again = `${cliCommand(io)} %s ${result.runId} --journal ${displayPath(options.journal, io.cwd)}`;
+    const where = options.store
+      ? `--store ${options.store}`
+      : `--journal ${displayPath(options.journal, io.cwd)}`;
+    const again = `${cliCommand(io)} %s ${result.runId} ${where}`;
     if (options.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       io.stdout.write(summary(result, started));

@@ -24,6 +24,7 @@ export function registerDemoCommand(program: Command, context: CliContext): void
       json: flags.json,
       journal: flags.journal,
       ...(onApproval ? { onApproval } : {}),
+      store: flags.store,
       start: (hooks) => runner.startRun({ mode: flags.mode, ...hooks }),
     });
   });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
-import { action, addJournalOption, addJsonOption, usageAfterError } from '../cli-options';
+import { action, addJournalOption, addJsonOption, addStoreOption, usageAfterError } from '../cli-options';
 import { runAndRender } from '../run-and-render';
 import { runnerFromFlags } from './runner-from-flags';
 
@@ -9,11 +9,13 @@ import { runnerFromFlags } from './runner-from-flags';
 export function registerResumeCommand(program: Command, context: CliContext): void {
   const command = addApprovalOptions(
     addJsonOption(
-      addJournalOption(
-        program
-          .command('resume')
-          .description('continue an interrupted run (cancelled, deadline, budget, crash) from its journal')
-          .argument('<runId>', 'the run to continue (printed when it stopped)'),
+      addStoreOption(
+        addJournalOption(
+          program
+            .command('resume')
+            .description('continue an interrupted run (cancelled, deadline, budget, crash) from its journal')
+            .argument('<runId>', 'the run to continue (printed when it stopped)'),
+        ),
       ),
       'print the full RunResult as JSON on stdout',
     ),
@@ -23,13 +25,17 @@ export function registerResumeCommand(program: Command, context: CliContext): vo
   action(
     command,
     context,
-    async (runId: string, flags: { journal: string; json: boolean; repair: boolean } & ApprovalFlags) => {
+    async (
+      runId: string,
+      flags: { journal: string; store?: string; json: boolean; repair: boolean } & ApprovalFlags,
+    ) => {
       const onApproval = approvalsFromFlags(context, flags);
       const runner = runnerFromFlags(context, flags)();
       return runAndRender(context, {
         json: flags.json,
         journal: flags.journal,
         ...(onApproval ? { onApproval } : {}),
+        store: flags.store,
         start: (hooks) => runner.resumeRun({ runId, repair: flags.repair, ...hooks }),
       });
     },

@@ -48,6 +48,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       json: flags.json,
       journal: flags.journal,
       ...(onApproval ? { onApproval } : {}),
+      store: flags.store,
       start: (hooks) => runner.startRun({ task, mode: flags.mode, ...hooks }),
     });
   });

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { resolveModel, selectModel } from '../../runner/select-model';
+import { reachStore } from '../../scale-out/scale-out-runner';
 import { startWebServer } from '../../server/web-server';
 import type { CliContext } from '../cli-context';
 import {
   action,
   addJournalOption,
   addModelOptions,
+  addStoreOption,
   type ModelFlags,
   portNumber,
   usageAfterError,
@@ -14,42 +16,54 @@ import { runnerFromFlags } from './runner-from-flags';
 
 /** `closedloop serve`: the web UI over the same runner. */
 export function registerServeCommand(program: Command, context: CliContext): void {
-  const command = addJournalOption(
-    addModelOptions(
-      program
-        .command('serve')
-        .description('the web UI: start runs, watch them, approve, resume')
-        .option('--host <addr>', 'interface to listen on (loopback only by default)', '127.0.0.1')
-        .option('--port <n>', 'port (0 = any free port)', portNumber, 4173),
+  const command = addStoreOption(
+    addJournalOption(
+      addModelOptions(
+        program
+          .command('serve')
+          .description('the web UI: start runs, watch them, approve, resume')
+          .option('--host <addr>', 'interface to listen on (loopback only by default)', '127.0.0.1')
+          .option('--port <n>', 'port (0 = any free port)', portNumber, 4173),
+      ),
     ),
   );
   usageAfterError(command);
-  action(command, context, async (flags: ModelFlags & { host: string; port: number; journal: string }) => {
-    const { io } = context;
-    const selection = selectModel(
-      { provider: flags.provider, model: flags.model, baseURL: flags.baseUrl },
-      io.env,
-    );
-    // A chosen model must be usable before the page offers it (its key set, its server up).
-    if (selection) await resolveModel(selection, io.env);
-    const runner = runnerFromFlags(context, { journal: flags.journal })(selection);
-    const server = await startWebServer({
-      host: flags.host,
-      port: flags.port,
-      journalDir: runner.journal,
-      ...runner,
-    });
-    const model = runner.model
-      ? `typed tasks run on ${runner.model.provider}/${runner.model.modelId}`
-      : 'no model configured: the page runs the offline demo; add --provider (and its key) for typed tasks';
-    io.stdout.write(`closedloop web UI: ${server.url}  (${model}; Ctrl-C to stop)\n`);
-    if (server.url.includes('token=')) {
-      io.stderr.write(
-        'note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n',
+  action(
+    command,
+    context,
+    async (flags: ModelFlags & { host: string; port: number; journal: string; store?: string }) => {
+      const { io } = context;
+      const selection = selectModel(
+        { provider: flags.provider, model: flags.model, baseURL: flags.baseUrl },
+        io.env,
       );
-    }
-    await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-    await server.close();
-    return 0;
-  });
+      // A chosen model must be usable before the page offers it (its key set, its server up).
+      if (selection) await resolveModel(selection, io.env);
+      if (flags.store !== undefined) await reachStore(flags.store);
+      const runner = runnerFromFlags(context, {
+        journal: flags.journal,
+        ...(flags.store !== undefined ? { store: flags.store } : {}),
+      })(selection);
+      const server = await startWebServer({
+        host: flags.host,
+        port: flags.port,
+        journalDir: runner.journal,
+        ...runner,
+      });
+      const model = runner.model
+        ? `typed tasks run on ${runner.model.provider}/${runner.model.modelId}`
+        : 'no model configured: the page runs the offline demo; add --provider (and its key) for typed tasks';
+      const where = flags.store ? `runs in ${flags.store}; ` : '';
+      io.stdout.write(`closedloop web UI: ${server.url}  (${where}${model}; Ctrl-C to stop)\n`);
+      if (server.url.includes('token=')) {
+        io.stderr.write(
+          'note: listening beyond loopback; the URL carries an access token: share it only with people who may run tasks here.\n',
+        );
+      }
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await server.close();
+      if ('close' in runner && typeof runner.close === 'function') await runner.close();
+      return 0;
+    },
+  );
 }

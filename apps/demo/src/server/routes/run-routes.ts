@@ -9,6 +9,22 @@ import { formatSseMessage, resolveStreamStart } from '../sse';
 
 const runPath = '/api/runs/(?<runId>[^/]+)';
 
+/** The runs of a journal folder (`<runId>.jsonl`) with their modification times. */
+async function listJournalFolder(journalDir: string): Promise<[string, number][]> {
+  const found: [string, number][] = [];
+  try {
+    for (const entry of await readdir(journalDir, { withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      const runId = entry.name.slice(0, -'.jsonl'.length);
+      if (!runIdSchema.safeParse(runId).success) continue;
+      found.push([runId, (await stat(join(journalDir, entry.name))).mtimeMs]);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return found;
+}
+
 /** Runs: list, start, read, follow (SSE), cancel, resume. */
 export function runRoutes(context: ServerContext): Route[] {
   const { registry, backend, journalDir } = context;
@@ -19,17 +35,11 @@ export function runRoutes(context: ServerContext): Route[] {
       method: 'GET',
       pattern: /^\/api\/runs$/,
       async handle({ response }) {
-        const found = new Map<string, number>();
-        try {
-          for (const entry of await readdir(journalDir, { withFileTypes: true })) {
-            if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
-            const runId = entry.name.slice(0, -'.jsonl'.length);
-            if (!runIdSchema.safeParse(runId).success) continue;
-            found.set(runId, (await stat(join(journalDir, entry.name))).mtimeMs);
-          }
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        }
+        const found = new Map<string, number>(
+          backend.listRuns
+            ? (await backend.listRuns()).map(({ runId, updatedAt }) => [runId, updatedAt])
+            : await listJournalFolder(journalDir),
+        );
         for (const [runId, channel] of registry.channels) {
           if (!found.has(runId)) found.set(runId, channel.events.at(-1)?.at ?? Date.now());
         }
@@ -78,6 +88,16 @@ export function runRoutes(context: ServerContext): Route[] {
       async handle({ response, params }) {
         const runId = checkRunId(params.runId);
         const channel = registry.channels.get(runId);
+        if (!channel && backend.cancelRun) {
+          // Another process drives the run (scale-out): ask it to stop, wherever it runs.
+          const events = await registry.journalEvents(runId);
+          if (!events) throw notFound(runId);
+          if (events.at(-1)?.type === 'run-finished')
+            throw new HttpError(409, `Run "${runId}" has already finished.`);
+          await backend.cancelRun(runId);
+          sendJson(response, 202, { runId, cancelling: true });
+          return;
+        }
         if (!channel || channel.ended) {
           if (!(await registry.journalEvents(runId)) && !channel) throw notFound(runId);
           throw new HttpError(
@@ -142,6 +162,26 @@ export function runRoutes(context: ServerContext): Route[] {
           response.write(formatSseMessage({ id: index, data: event }));
           next = index + 1;
         };
+        if (!channel && backend.followRun) {
+          // Another process drives the run: follow the store until it finishes or the client leaves
+          // (it is over at a run-finished that is the journal's newest event: a resumed run has several).
+          const following = new AbortController();
+          unsubscribe = () => following.abort();
+          const newest = (journal?.length ?? 0) - 1;
+          void (async () => {
+            for await (const { index, event } of backend.followRun!(runId, {
+              from: next,
+              signal: following.signal,
+            })) {
+              send(event, index);
+              if (event.type === 'run-finished' && index >= newest) break;
+            }
+          })().then(
+            () => finish(undefined),
+            (error: unknown) => finish(error instanceof Error ? error.message : String(error)),
+          );
+          return;
+        }
         if (!channel) {
           (journal ?? []).forEach(send);
           finish(undefined);

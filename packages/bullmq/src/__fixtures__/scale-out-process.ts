@@ -1,0 +1,33 @@
+/**
+ * A real coordinator or step worker process for the multi-process tests and the benchmarks:
+ * `node --import tsx --conditions=@closedloop/source scale-out-process.ts <worker|coordinator> <redisUrl> <prefix> [concurrency] [lockMs]`.
+ * Prints one JSON line per event on stdout ("ready" first).
+ */
+import { createCoordinator } from '../coordinator';
+import { createStepWorker } from '../step-worker';
+import { scenarioCortex } from './scenario';
+
+const [role, url, prefix, concurrencyText = '4', lockText = '2000'] = process.argv.slice(2);
+if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
+  console.error(
+    'usage: scale-out-process.ts <worker|coordinator> <redisUrl> <prefix> [concurrency] [lockMs]',
+  );
+  process.exit(2);
+}
+const print = (event: object) => process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
+const common = {
+  connection: url,
+  prefix,
+  cortex: scenarioCortex,
+  concurrency: Number(concurrencyText),
+  lockDurationMs: Number(lockText),
+  stalledIntervalMs: Math.max(250, Math.floor(Number(lockText) / 2)),
+  name: `${role}-${process.pid}`,
+  onEvent: print,
+};
+const running = role === 'worker' ? createStepWorker(common) : createCoordinator(common);
+await running.ready();
+print({ type: 'ready', role });
+process.on('SIGTERM', () => {
+  void running.close().then(() => process.exit(0));
+});

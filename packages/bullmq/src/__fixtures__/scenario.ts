@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { aggregatorSystemPrompt, type CortexOptions, plannerSystemPrompt } from '@closedloop/cortex';
+import type { GenerateRequest } from '@closedloop/model';
+import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
+import { workspaceTools } from '@closedloop/tools';
+import type { RunSpec } from '../step-jobs';
+
+/** The scripted world of the scale-out tests and benchmarks, read from `spec.settings`. */
+export interface ScenarioSettings {
+  /** Steps in the plan. */
+  steps: number;
+  /** `wide`: all independent; `chain`: each after the previous; `layers`: 4-wide layers. */
+  shape: 'wide' | 'chain' | 'layers';
+  /** Latency of each step's model turn (three turns per step). */
+  turnMs: number;
+  /** Steps of the run at once (the cortex's `concurrency`). */
+  runConcurrency: number;
+}
+
+export function scenarioSettings(settings: RunSpec['settings']): ScenarioSettings {
+  return {
+    steps: Number(settings.steps ?? 4),
+    shape: (settings.shape as ScenarioSettings['shape']) ?? 'wide',
+    turnMs: Number(settings.turnMs ?? 0),
+    runConcurrency: Number(settings.runConcurrency ?? 64),
+  };
+}
+
+const stepIdOf = (index: number) => `step-${index + 1}`;
+
+function planFor(settings: ScenarioSettings) {
+  return {
+    title: `${settings.steps} ${settings.shape} steps`,
+    successCriteria: [],
+    protocols: [],
+    steps: Array.from({ length: settings.steps }, (_, index) => ({
+      id: stepIdOf(index),
+      description: `Write out/${stepIdOf(index)}.txt, then add its effect line.`,
+      dependsOn:
+        settings.shape === 'chain' && index > 0
+          ? [stepIdOf(index - 1)]
+          : settings.shape === 'layers' && index >= 4
+            ? [stepIdOf(index - 4 - (index % 4)), stepIdOf(index - 1 - (index % 4))]
+            : [],
+      requiredTools: [],
+      successCriteria: [],
+      protocols: [],
+    })),
+  };
+}
+
+const system = (request: GenerateRequest) =>
+  request.messages[0]?.role === 'system' ? request.messages[0].content : '';
+
+function stepOf(request: GenerateRequest): string {
+  for (const message of request.messages) {
+    if (message.role !== 'user') continue;
+    const match = /# Your step: (\S+)/.exec(message.content);
+    if (match) return match[1]!;
+  }
+  throw new Error('scenario: not a step request');
+}
+
+/** The line the effect adds to a step's file: an edit that, applied twice, shows twice. */
+export const effectLine = (stepId: string) => `${stepId} effect`;
+
+/**
+ * The model: plans `settings.steps` steps; each writes its file (turn 0), then edits it — its
+ * non-idempotent effect: an edit applied twice leaves the line twice — (turn 1), then claims the
+ * file (turn 2).
+ */
+export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
+  const respond = (request: GenerateRequest): ScriptedResponse => {
+    const prompt = system(request);
+    if (prompt.startsWith(plannerSystemPrompt)) return { text: JSON.stringify(planFor(settings)) };
+    if (prompt.startsWith(aggregatorSystemPrompt)) return { text: `All ${settings.steps} steps done.` };
+    const stepId = stepOf(request);
+    const turn = request.messages.filter((message) => message.role === 'assistant').length;
+    const path = `out/${stepId}.txt`;
+    if (turn === 0)
+      return { toolCalls: [{ name: 'write_file', arguments: { path, content: `${stepId}\n` } }] };
+    if (turn === 1) {
+      return {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            arguments: { path, old_string: `${stepId}\n`, new_string: `${stepId}\n${effectLine(stepId)}\n` },
+          },
+        ],
+      };
+    }
+    return {
+      toolCalls: [
+        {
+          name: 'mark_step',
+          arguments: {
+            status: 'success',
+            notes: `[SUCCESS]: wrote ${path}`,
+            claims: { filesWritten: [path] },
+          },
+        },
+      ],
+    };
+  };
+  return new ScriptedModel({
+    modelId: 'scale-out-scenario',
+    capabilities: { structuredOutput: false },
+    latencyMs: (request) => (request.tools?.some((tool) => tool.name === 'mark_step') ? settings.turnMs : 0),
+    matchers: [{ match: () => true, respond }],
+  });
+}
+
+/** How many times each step's effect shows in the workspace (1 each when nothing ran twice). */
+export function countEffects(workspace: string, steps: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let index = 0; index < steps; index++) {
+    const stepId = stepIdOf(index);
+    let text = '';
+    try {
+      text = readFileSync(join(workspace, 'out', `${stepId}.txt`), 'utf8');
+    } catch {
+      // missing: 0
+    }
+    counts.set(stepId, text.split('\n').filter((line) => line === effectLine(stepId)).length);
+  }
+  return counts;
+}
+
+/** The cortex of a scenario run: the same in coordinators, workers and tests. */
+export function scenarioCortex(spec: RunSpec): Omit<CortexOptions, 'store' | 'stepRunner'> {
+  const settings = scenarioSettings(spec.settings);
+  const root = spec.workspace!;
+  return {
+    model: scenarioModel(settings),
+    tools: workspaceTools({ root }),
+    workspace: root,
+    planning: 'always',
+    // The throughput benchmark plans 500 steps (more than the default bound of 300).
+    planner: { maxSteps: Math.max(300, settings.steps) },
+    concurrency: settings.runConcurrency,
+    replanWindowMs: 0,
+  };
+}

@@ -1,0 +1,45 @@
+const marker = Symbol.for('closedloop.bullmq.error');
+
+/** Every way `@closedloop/bullmq` refuses a request outside the run store's own `CortexError`s. */
+export type ScaleOutErrorCode =
+  /** An option is missing, out of range or of the wrong type (a bad Redis URL included). */
+  | 'invalid-options'
+  /** Redis did not answer (`pingRedis`). */
+  | 'redis-unreachable'
+  /** `submit` named a run id that is queued or stored already. */
+  | 'run-exists'
+  /** A job on a closedloop queue is missing or does not have the shape this version writes. */
+  | 'invalid-job'
+  /** A step's transcript belongs to another attempt: this worker lost the step (its lock expired). */
+  | 'step-fenced'
+  /** A step job was cancelled (its run stopped). */
+  | 'step-cancelled'
+  /** A run was cancelled while it waited for a coordinator: it never started and has no result. */
+  | 'run-cancelled';
+
+/**
+ * The error class of `@closedloop/bullmq` (the Redis run store throws cortex's `CortexError`, as
+ * the `RunStore` contract says). `ScaleOutError.isInstance(e)` works across package copies.
+ */
+export class ScaleOutError extends Error {
+  readonly [marker] = true;
+  override readonly name = 'ScaleOutError';
+  readonly code: ScaleOutErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(options: {
+    code: ScaleOutErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+    cause?: unknown;
+  }) {
+    super(options.message, { cause: options.cause });
+    this.code = options.code;
+    this.details = options.details ?? {};
+  }
+
+  /** True for a `ScaleOutError` from any copy of this package. */
+  static isInstance(error: unknown): error is ScaleOutError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}

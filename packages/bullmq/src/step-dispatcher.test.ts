@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCortex, type RunResult } from '@closedloop/cortex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countEffects, scenarioCortex } from './__fixtures__/scenario';
+import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
+import { createStepDispatcher, type StepDispatcher } from './step-dispatcher';
+import type { RunSpec } from './step-jobs';
+import { createStepWorker, type StepWorker, type StepWorkerEvent } from './step-worker';
+import { type RedisServer, startRedisServer } from './testing';
+
+let redis: RedisServer;
+const closers: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await redis.stop();
+});
+
+function spec(settings: RunSpec['settings']): RunSpec {
+  return {
+    request: 'Run the scale-out scenario.',
+    workspace: mkdtempSync(join(tmpdir(), 'closedloop-bullmq-')),
+    settings,
+  };
+}
+
+async function deployment(workers = 2) {
+  const prefix = `t-${randomUUID().slice(0, 8)}`;
+  const store: RedisRunStore = createRedisRunStore({ connection: redis.url, prefix });
+  const dispatcher: StepDispatcher = createStepDispatcher({ connection: redis.url, prefix });
+  const events: StepWorkerEvent[] = [];
+  const started: StepWorker[] = [];
+  for (let index = 0; index < workers; index++) {
+    const worker = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      concurrency: 3,
+      name: `worker-${index}`,
+      onEvent: (event) => events.push(event),
+    });
+    await worker.ready();
+    started.push(worker);
+  }
+  closers.push(async () => {
+    for (const worker of started) await worker.close();
+    await dispatcher.close();
+    await store.close();
+  });
+  return { prefix, store, dispatcher, events };
+}
+
+const comparable = (plan: RunResult['plan']) =>
+  plan?.steps.map((step) => ({
+    id: step.id,
+    status: step.status,
+    ledger: step.ledger.map(({ tool, args, status }) => ({ tool, args, status })),
+    verdict: step.verification?.verdict,
+  }));
+
+describe('steps on the BullMQ queue, run by step workers', () => {
+  it('a run whose steps all run on workers ends like an in-process run, each effect once', async () => {
+    const { store, dispatcher, events } = await deployment(2);
+    const settings = { steps: 12, shape: 'layers', turnMs: 5 };
+    const remoteSpec = spec(settings);
+    const coordinator = createCortex({
+      ...scenarioCortex(remoteSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(remoteSpec),
+    });
+    const result = await coordinator.run(remoteSpec.request, { runId: `run-${randomUUID().slice(0, 8)}` });
+    expect(result.stopReason).toBe('completed');
+
+    const localSpec = spec(settings);
+    const local = await createCortex(scenarioCortex(localSpec)).run(localSpec.request);
+    expect(comparable(result.plan)).toEqual(comparable(local.plan));
+
+    expect([...countEffects(remoteSpec.workspace!, 12).values()]).toEqual(Array(12).fill(1));
+    const done = events.filter((event) => event.type === 'step-done');
+    expect(done).toHaveLength(12);
+    // Both workers took steps.
+    expect(
+      new Set(events.filter((event) => event.type === 'step-taken').map((event) => event.jobId)).size,
+    ).toBe(12);
+    // The Redis journal replays the run: resume returns the stored result without running anything.
+    const again = await createCortex({ ...scenarioCortex(remoteSpec), store }).resume(result.runId);
+    expect(again.stopReason).toBe('completed');
+    expect(comparable(again.plan)).toEqual(comparable(result.plan));
+  });
+
+  it('a cancelled run stops its step jobs; resuming it finishes without repeating finished steps', async () => {
+    const { store, dispatcher } = await deployment(1);
+    const runSpec = spec({ steps: 8, shape: 'chain', turnMs: 30 });
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    const controller = new AbortController();
+    const cortex = createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+      onEvent: (event) => {
+        if (event.type === 'step-finished' && event.stepId === 'step-3') controller.abort(new Error('stop'));
+      },
+    });
+    const first = await cortex.run(runSpec.request, { runId, signal: controller.signal });
+    expect(first.stopReason).toBe('cancelled');
+    const resumed = await createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+    }).resume(runId);
+    expect(resumed.stopReason).toBe('completed');
+    expect([...countEffects(runSpec.workspace!, 8).values()]).toEqual(Array(8).fill(1));
+    expect(resumed.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
+  });
+
+  it("run affinity: the steps of a run pinned to a group run only on that group's workers", async () => {
+    const prefix = `t-${randomUUID().slice(0, 8)}`;
+    const store = createRedisRunStore({ connection: redis.url, prefix });
+    const dispatcher = createStepDispatcher({ connection: redis.url, prefix });
+    const taken: string[] = [];
+    const sharedOnly = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      onEvent: (event) => event.type === 'step-taken' && taken.push(`shared:${event.stepId}`),
+    });
+    const hostA = createStepWorker({
+      connection: redis.url,
+      prefix,
+      cortex: scenarioCortex,
+      shared: false,
+      groups: ['host-a'],
+      onEvent: (event) => event.type === 'step-taken' && taken.push(`host-a:${event.stepId}`),
+    });
+    await Promise.all([sharedOnly.ready(), hostA.ready()]);
+    closers.push(async () => {
+      await sharedOnly.close();
+      await hostA.close();
+      await dispatcher.close();
+      await store.close();
+    });
+    const runSpec = { ...spec({ steps: 4, shape: 'wide', turnMs: 5 }), group: 'host-a' };
+    const result = await createCortex({
+      ...scenarioCortex(runSpec),
+      store,
+      stepRunner: dispatcher.runnerFor(runSpec),
+    }).run(runSpec.request);
+    expect(result.stopReason).toBe('completed');
+    expect(taken.sort()).toEqual(['host-a:step-1', 'host-a:step-2', 'host-a:step-3', 'host-a:step-4']);
+  });
+
+  it('refuses bad options with typed errors', () => {
+    expect(() => createStepWorker({ connection: redis.url, cortex: scenarioCortex, concurrency: 0 })).toThrow(
+      /concurrency must be an integer/,
+    );
+    expect(() => createStepWorker({ connection: redis.url, cortex: scenarioCortex, shared: false })).toThrow(
+      /at least one group/,
+    );
+    expect(() =>
+      createStepWorker({ connection: redis.url, cortex: scenarioCortex, groups: ['a b'] }),
+    ).toThrow(/group must be/);
+    expect(() => createStepDispatcher({ connection: 'nope' })).toThrow(/redis:\/\//);
+  });
+});

@@ -1,0 +1,193 @@
+import type { StepRunOutcome, StepTask, StepTaskRunner } from '@closedloop/cortex';
+import { type Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
+import { checkPrefix, redisKeys } from './redis-keys';
+import { ScaleOutError } from './scale-out-error';
+import {
+  parseJob,
+  type RunSpec,
+  type StepJobData,
+  type StepJobResult,
+  stepJobId,
+  stepQueueName,
+  stepResultSchema,
+} from './step-jobs';
+import { createStepTranscripts } from './step-transcripts';
+
+/** Options of {@link createStepDispatcher}. */
+export interface StepDispatcherOptions {
+  connection: RedisConnection;
+  /** Key prefix shared by every process of the deployment. Default `closedloop`. */
+  prefix?: string;
+  /** Tries of a step job whose worker threw (not a step that failed verification). Default 3. */
+  attempts?: number;
+  /**
+   * How long finished step jobs and their transcripts are kept. A coordinator that takes a run
+   * over finds its predecessor's finished steps by job id and adopts them instead of running
+   * them again, so keep this longer than a run may wait to be resumed. Default 7 days.
+   */
+  retentionMs?: number;
+}
+
+/** Hands ready steps to the BullMQ step queue and adopts what workers journaled. */
+export interface StepDispatcher {
+  /** The `stepRunner` (a `createCortex` option) of one run: its steps become jobs carrying `spec`. */
+  runnerFor(spec: RunSpec): StepTaskRunner;
+  /** Closes the queues and connections (steps still waited for reject). */
+  close(): Promise<void>;
+}
+
+const week = 7 * 24 * 60 * 60 * 1000;
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason ?? 'aborted'));
+}
+
+/**
+ * The coordinator's side of scale-out. Each ready step becomes a BullMQ job on the `steps`
+ * queue (or `steps@<group>` for a run pinned to a group of workers) whose id is derived from
+ * the run and the step's `executionId`: a coordinator that takes a run over after a crash gets
+ * the same job back — waiting, running or finished — instead of a second one. The worker that
+ * completes the job names its attempt; the dispatcher reads that attempt's transcript and
+ * `task.adopt`s it, then resolves with the outcome. A job that failed for good (worker errors
+ * beyond `attempts`, a step handed over too often) rejects, and the scheduler fails the step.
+ * When the run stops, queued step jobs are removed and running ones are told to cancel.
+ */
+export function createStepDispatcher(options: StepDispatcherOptions): StepDispatcher {
+  const connection = checkConnection(options?.connection);
+  const prefix = checkPrefix(options.prefix);
+  const keys = redisKeys(prefix);
+  const attempts = options.attempts ?? 3;
+  const retentionMs = options.retentionMs ?? week;
+  if (!Number.isInteger(attempts) || attempts < 1) {
+    throw new ScaleOutError({
+      code: 'invalid-options',
+      message: `attempts must be an integer ≥ 1, got ${attempts}.`,
+    });
+  }
+  if (!Number.isFinite(retentionMs) || retentionMs < 1000) {
+    throw new ScaleOutError({
+      code: 'invalid-options',
+      message: `retentionMs must be ≥ 1000, got ${retentionMs}.`,
+    });
+  }
+  const client = connectRedis(connection, `${prefix}:dispatcher`);
+  const transcripts = createStepTranscripts({ client, keys, retentionMs });
+  const queues = new Map<
+    string,
+    { queue: Queue; events: QueueEvents; eventsClient: Redis; ready: Promise<unknown> }
+  >();
+  let closed = false;
+
+  const queueOf = (group: string | undefined) => {
+    const name = stepQueueName(group);
+    let entry = queues.get(name);
+    if (entry === undefined) {
+      const eventsClient = connectRedis(connection, `${prefix}:dispatcher-events`);
+      const queue = new Queue(name, { connection: client, prefix });
+      const events = new QueueEvents(name, { connection: eventsClient, prefix });
+      events.setMaxListeners(0);
+      entry = {
+        queue,
+        events,
+        eventsClient,
+        ready: Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+      };
+      queues.set(name, entry);
+    }
+    return entry;
+  };
+
+  /** Adds the job, or finds the one a predecessor added (a failed one is tried again). */
+  async function enqueue(queue: Queue, jobId: string, data: StepJobData): Promise<Job> {
+    const job = await queue.add('step', data, {
+      jobId,
+      attempts,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
+      removeOnFail: { age: Math.ceil(retentionMs / 1000) },
+    });
+    if ((await queue.getJobState(jobId)) === 'failed') {
+      // Only a resumed run dispatches an execution twice: give the failed job another go.
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    }
+    return job;
+  }
+
+  async function stop(queue: Queue, jobId: string): Promise<void> {
+    const job = await queue.getJob(jobId);
+    const state = job ? await job.getState() : 'unknown';
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized')
+      await job?.remove().catch(() => {});
+    await client.publish(keys.cancelSteps, jobId);
+  }
+
+  async function dispatch(task: StepTask, spec: RunSpec): Promise<StepRunOutcome> {
+    if (closed)
+      throw new ScaleOutError({ code: 'invalid-options', message: 'The step dispatcher is closed.' });
+    const { signal } = task;
+    if (signal.aborted) throw abortReason(signal);
+    const { queue, events, ready } = queueOf(spec.group);
+    await ready;
+    const jobId = stepJobId(task.runId, task.executionId);
+    const data: StepJobData = {
+      version: 1,
+      runId: task.runId,
+      stepId: task.stepId,
+      executionId: task.executionId,
+      plan: task.snapshot(),
+      spec,
+    };
+    const job = await enqueue(queue, jobId, data);
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        void stop(queue, jobId).catch(() => {});
+        reject(abortReason(signal));
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => {});
+    let result: StepJobResult;
+    try {
+      result = parseJob(
+        stepResultSchema,
+        await Promise.race([job.waitUntilFinished(events), aborted]),
+        jobId,
+      );
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+    const journal = await transcripts.read(jobId, result.attempt);
+    if (journal.length !== result.events) {
+      throw new ScaleOutError({
+        code: 'invalid-job',
+        message: `Step job ${jobId} journaled ${result.events} events but its transcript holds ${journal.length} (expired or damaged).`,
+        details: { jobId },
+      });
+    }
+    task.adopt(
+      journal,
+      result.modelUnavailable !== undefined ? { modelUnavailable: result.modelUnavailable } : {},
+    );
+    return result.outcome as StepRunOutcome;
+  }
+
+  return {
+    runnerFor(spec) {
+      return (task) => dispatch(task, spec);
+    },
+    async close() {
+      closed = true;
+      for (const { queue, events, eventsClient } of queues.values()) {
+        await events.close();
+        await queue.close();
+        await closeRedis(eventsClient);
+      }
+      queues.clear();
+      await closeRedis(client);
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import { type Cortex, type CortexOptions, createCortex } from '@closedloop/cortex';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { closeRedis, connectRedis, type RedisConnection } from './redis-connection';
+import { ScaleOutError } from './scale-out-error';
+import {
+  checkGroup,
+  parseJob,
+  type RunSpec,
+  type StepJobData,
+  type StepJobResult,
+  stepJobSchema,
+  stepQueueName,
+} from './step-jobs';
+import { createStepTranscripts } from './step-transcripts';
+import { positiveInteger, resolveWorkerSettings } from './worker-settings';
+
+/** Builds a run's cortex options from its spec: the same function for coordinators and workers. */
+export type CortexFactory = (
+  spec: RunSpec,
+  context: { runId: string },
+) => Omit<CortexOptions, 'store' | 'stepRunner'> | Promise<Omit<CortexOptions, 'store' | 'stepRunner'>>;
+
+/** What a step worker reports as it works (for logs). */
+export type StepWorkerEvent =
+  | { type: 'step-taken'; jobId: string; runId: string; stepId: string; attempt: number }
+  | { type: 'step-done'; jobId: string; runId: string; stepId: string; status: string; durationMs: number }
+  | { type: 'step-error'; jobId: string; runId: string; stepId: string; error: string }
+  | { type: 'worker-error'; error: string };
+
+/** Options of {@link createStepWorker}. */
+export interface StepWorkerOptions {
+  connection: RedisConnection;
+  /** Key prefix shared by every process of the deployment. Default `closedloop`. */
+  prefix?: string;
+  /** Builds a run's cortex (model, tools over the run's workspace, verifier settings) from its spec. */
+  cortex: CortexFactory;
+  /** Steps this worker runs at once. Default 4. */
+  concurrency?: number;
+  /** Take steps from the shared `steps` queue. Default true. */
+  shared?: boolean;
+  /** Also take the steps of runs pinned to these groups (`spec.group`): runs whose workspace only this machine holds. */
+  groups?: readonly string[];
+  /**
+   * BullMQ lock of a running step: renewed every `lockDurationMs / 2`; a step whose worker stops
+   * renewing it (dead, frozen) is handed to another worker after this long. Default 30 000 ms.
+   */
+  lockDurationMs?: number;
+  /** How often this worker looks for steps whose lock expired. Default `lockDurationMs`. */
+  stalledIntervalMs?: number;
+  /** Hand-overs of one step before it fails for good. Default 5. */
+  maxStalledCount?: number;
+  /** How long transcripts are kept (match the dispatcher's). Default 7 days. */
+  retentionMs?: number;
+  /** A name for this worker in Redis `CLIENT LIST` and job records. Default `<host>:<pid>`. */
+  name?: string;
+  onEvent?: (event: StepWorkerEvent) => void;
+}
+
+/** A running step worker. */
+export interface StepWorker {
+  /** Resolves once the worker is connected and taking jobs. */
+  ready(): Promise<void>;
+  /** Stops taking steps, waits for the running ones, closes the connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * A `closedloop worker`: takes step jobs from the BullMQ step queue (any number of workers, on
+ * any machine that reaches Redis and the runs' workspaces) and runs each with
+ * `cortex.runStep` — the same executor and verifier as in-process — journaling every event to
+ * the job's transcript in Redis as it happens. Each attempt first claims the transcript, so an
+ * attempt that lost its lock (its worker froze and the step was handed over) can no longer
+ * journal and stops. The job completes with the outcome; the coordinator adopts the transcript.
+ *
+ * A worker that dies mid-step stops renewing the job's lock; BullMQ's stalled-job check (run by
+ * every worker) hands the step to another worker, which claims the transcript and runs it again.
+ *
+ * @example
+ * const worker = createStepWorker({
+ *   connection: 'redis://127.0.0.1:6379',
+ *   cortex: (spec) => ({ model, tools: workspaceTools({ root: spec.workspace! }), workspace: spec.workspace }),
+ *   concurrency: 8,
+ * });
+ */
+export function createStepWorker(options: StepWorkerOptions): StepWorker {
+  const settings = resolveWorkerSettings(options, { maxStalledCount: 5 });
+  const { connection, prefix, keys, name } = settings;
+  const retentionMs = positiveInteger(options.retentionMs, 'retentionMs', 7 * 24 * 60 * 60 * 1000);
+  const groups = (options.groups ?? []).map((group) => checkGroup(group)!);
+  const queueNames = [...(options.shared === false ? [] : [stepQueueName()]), ...groups.map(stepQueueName)];
+  if (queueNames.length === 0) {
+    throw new ScaleOutError({
+      code: 'invalid-options',
+      message: 'A worker with shared: false needs at least one group to take steps from.',
+    });
+  }
+  const client = connectRedis(connection, `${prefix}:worker`);
+  const transcripts = createStepTranscripts({ client, keys, retentionMs });
+  const running = new Map<string, AbortController>();
+  const cortexes = new Map<string, Promise<Cortex>>();
+
+  const cortexFor = (data: StepJobData): Promise<Cortex> => {
+    let cortex = cortexes.get(data.runId);
+    if (cortex === undefined) {
+      cortex = Promise.resolve(options.cortex(data.spec, { runId: data.runId })).then((cortexOptions) =>
+        createCortex({ ...cortexOptions, store: false }),
+      );
+      cortex.catch(() => cortexes.delete(data.runId));
+      cortexes.set(data.runId, cortex);
+      // A worker serves many runs over its life: keep the cortexes of the latest few.
+      if (cortexes.size > 32) cortexes.delete(cortexes.keys().next().value as string);
+    }
+    return cortex;
+  };
+
+  const subscriber: Redis = connectRedis(connection, `${prefix}:worker-cancel`);
+  const subscribed = subscriber.subscribe(keys.cancelSteps);
+  subscriber.on('message', (_channel: string, jobId: string) => {
+    running.get(jobId)?.abort(
+      new ScaleOutError({
+        code: 'step-cancelled',
+        message: `Step job ${jobId} was cancelled: its run stopped.`,
+      }),
+    );
+  });
+
+  async function processStep(
+    job: Job,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<StepJobResult> {
+    const jobId = job.id!;
+    const data = parseJob(stepJobSchema, job.data, jobId);
+    const attempt = token ?? `${name}:${Date.now()}`;
+    const started = performance.now();
+    const controller = new AbortController();
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    running.set(jobId, controller);
+    options.onEvent?.({
+      type: 'step-taken',
+      jobId,
+      runId: data.runId,
+      stepId: data.stepId,
+      attempt: job.attemptsStarted,
+    });
+    try {
+      // Fences off any earlier attempt; what they journaled is the step's history.
+      await transcripts.claim(jobId, attempt);
+      const cortex = await cortexFor(data);
+      let journaled = 0;
+      const { outcome, modelUnavailable } = await cortex.runStep({
+        runId: data.runId,
+        request: data.spec.request,
+        stepId: data.stepId,
+        plan: data.plan,
+        signal: controller.signal,
+        journal: async (event) => {
+          await transcripts.append(jobId, attempt, event);
+          journaled++;
+        },
+      });
+      if (controller.signal.aborted) {
+        const reason = controller.signal.reason;
+        throw ScaleOutError.isInstance(reason) && reason.code === 'step-cancelled'
+          ? new UnrecoverableError(reason.message)
+          : reason instanceof Error
+            ? reason
+            : new Error(String(reason));
+      }
+      options.onEvent?.({
+        type: 'step-done',
+        jobId,
+        runId: data.runId,
+        stepId: data.stepId,
+        status: outcome.status,
+        durationMs: Math.round(performance.now() - started),
+      });
+      return {
+        outcome: JSON.parse(JSON.stringify(outcome)),
+        attempt,
+        events: journaled,
+        ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
+      };
+    } catch (error) {
+      options.onEvent?.({
+        type: 'step-error',
+        jobId,
+        runId: data.runId,
+        stepId: data.stepId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      running.delete(jobId);
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  const queueClients: Redis[] = [];
+  const workers = queueNames.map((queueName) => {
+    const queueClient = connectRedis(connection, `${prefix}:worker-queue`);
+    queueClients.push(queueClient);
+    const worker = new Worker(
+      queueName,
+      (job: Job, token?: string, signal?: AbortSignal) => processStep(job, token, signal),
+      {
+        connection: queueClient,
+        ...settings.bullmq,
+        removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
+        removeOnFail: { age: Math.ceil(retentionMs / 1000) },
+      },
+    );
+    // A lost lock means another worker may take the step: stop journaling now.
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds) running.get(jobId)?.abort(new Error(`lost the lock of step job ${jobId}`));
+    });
+    // ioredis reconnects by itself; failed jobs are reported as step-error.
+    worker.on('error', (error: Error) => options.onEvent?.({ type: 'worker-error', error: error.message }));
+    return worker;
+  });
+
+  return {
+    async ready() {
+      await subscribed;
+      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    },
+    async close() {
+      await Promise.all(workers.map((worker) => worker.close()));
+      for (const queueClient of queueClients) await closeRedis(queueClient);
+      await closeRedis(subscriber);
+      await closeRedis(client);
+    },
+  };
+}

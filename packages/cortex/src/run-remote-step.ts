@@ -1,0 +1,170 @@
+import { Plan, type StepId } from '@closedloop/plan';
+import { ApprovalDesk } from './approvals';
+import { CortexError } from './cortex-error';
+import { snapshotBeforeDispatch } from './dispatch-snapshot';
+import { errorMessage } from './error-message';
+import { identifyProcess } from './leftover-processes';
+import { createModelMeter } from './meter-model';
+import { modelUnavailableReason } from './model-unavailable';
+import { RunBus } from './run-bus';
+import type { RunEvent } from './run-events';
+import { runStep } from './run-step';
+import { assertRunId, type RunStore } from './run-store';
+import type { StepRunOutcome } from './schedule-steps';
+import type { SessionConfig } from './session-config';
+
+/** Input of `cortex.runStep`: one step of a run that another process coordinates. */
+export interface RemoteStepInput {
+  runId: string;
+  /** The run's request (the executor's goal context). */
+  request: string;
+  stepId: StepId;
+  /** `task.snapshot()` of the coordinating cortex: the step (`in_progress`) and its dependencies. */
+  plan: unknown;
+  /**
+   * Receives every journaled event of the step, in order, as it happens. A returned promise is
+   * waited for where the step needs its journal on record (before a human is asked, and at the
+   * end). When it throws or rejects, the step is aborted and `runStep` rejects: a step never
+   * goes on acting without its journal.
+   */
+  journal?: (event: RunEvent) => void | Promise<void>;
+  signal?: AbortSignal;
+}
+
+/** What `cortex.runStep` resolves with. */
+export interface RemoteStepResult {
+  /** What the coordinator's step runner resolves with. */
+  outcome: StepRunOutcome;
+  /** Every journaled event of the step, in order: what the coordinator's `task.adopt` takes. */
+  events: RunEvent[];
+  /**
+   * Set when the step found the model unreachable (no or a bad key, no network, an unknown
+   * model): the reason the run stops with `model-unavailable`. Pass it to `task.adopt`.
+   */
+  modelUnavailable?: string;
+}
+
+function invalid(message: string, details: Record<string, unknown> = {}, cause?: unknown): CortexError {
+  return new CortexError({ code: 'invalid-step-task', message, details, cause });
+}
+
+/** A run store that only appends, to the step's journal callback (the bus needs no more). */
+function journalStore(journal: (event: RunEvent) => void | Promise<void>): RunStore {
+  const unsupported = () => Promise.reject(new Error('a step journal is append-only'));
+  return {
+    async append(_runId, records) {
+      for (const record of records) await journal(record.event);
+    },
+    read: unsupported,
+    list: unsupported,
+    writeMeta: unsupported,
+    readMeta: unsupported,
+    acquireLease: unsupported,
+  };
+}
+
+/**
+ * Runs one step of a run coordinated elsewhere, with this cortex's model, tools, workspace and
+ * verifier: the same `runStep` (executor, then verifier) on a plan restored from the
+ * coordinator's snapshot. Its plan changes and events go to `journal` as they happen and come
+ * back in `events`; usage is counted there, and the run's budget is the coordinator's.
+ */
+export async function runRemoteStep(
+  config: SessionConfig,
+  input: RemoteStepInput,
+): Promise<RemoteStepResult> {
+  if (typeof input !== 'object' || input === null) throw invalid('runStep needs an input object.');
+  const { runId, request, stepId } = input;
+  assertRunId(runId);
+  if (typeof request !== 'string' || request === '') {
+    throw invalid(`runStep needs the run's request, got ${JSON.stringify(request)}.`);
+  }
+  let plan: Plan;
+  try {
+    plan = Plan.fromJSON(input.plan, { clock: config.clock });
+  } catch (error) {
+    throw invalid(`runStep got an invalid plan snapshot: ${errorMessage(error)}`, { runId }, error);
+  }
+  if (typeof stepId !== 'string' || !plan.has(stepId) || plan.status(stepId) !== 'in_progress') {
+    throw invalid(
+      `runStep needs a step that is in_progress in the snapshot; "${String(stepId)}" is ${
+        typeof stepId === 'string' && plan.has(stepId) ? plan.status(stepId) : 'not in it'
+      }.`,
+      { runId, stepId },
+    );
+  }
+  const controller = new AbortController();
+  const forward = () => controller.abort(input.signal?.reason);
+  if (input.signal?.aborted) forward();
+  else input.signal?.addEventListener('abort', forward, { once: true });
+  const { journal } = input;
+  const failJournal = (error: unknown): never => {
+    controller.abort(error);
+    throw error;
+  };
+  const bus = new RunBus({
+    runId,
+    clock: config.clock,
+    onEvent: config.onEvent,
+    store:
+      journal === undefined
+        ? undefined
+        : journalStore((event) => {
+            try {
+              const written = journal(event);
+              return written instanceof Promise ? written.catch(failJournal) : written;
+            } catch (error) {
+              return failJournal(error);
+            }
+          }),
+  });
+  const unsubscribe = plan.subscribe((event) => bus.forwardPlan(event));
+  const meter = createModelMeter({
+    signal: controller.signal,
+    ...(config.prices ? { prices: config.prices } : {}),
+    onUsage: (record) => bus.emit({ type: 'usage-recorded', ...record }),
+  });
+  const approvals = new ApprovalDesk({ runId, bus, handler: config.onApproval, signal: controller.signal });
+  let modelUnavailable: string | undefined;
+  try {
+    const outcome = await runStep(
+      {
+        plan,
+        config,
+        meter,
+        approvals,
+        request,
+        emit: (event) => bus.emit(event),
+        onModelUnavailable: (error) => {
+          modelUnavailable = modelUnavailableReason(error);
+        },
+        // Journaled like a local step: commit points and what each call will change.
+        ...(journal !== undefined
+          ? {
+              journal: () => ({
+                commit: () => bus.flush(),
+                snapshot: (call) =>
+                  snapshotBeforeDispatch({ workspace: config.workspace, tool: call.tool, input: call.input }),
+                identifyProcess,
+              }),
+            }
+          : {}),
+      },
+      stepId,
+      controller.signal,
+    );
+    await bus.flush();
+    if (bus.storeError !== undefined) {
+      throw new CortexError({
+        code: 'store-failed',
+        message: `The journal of step "${stepId}" failed: ${errorMessage(bus.storeError)}`,
+        details: { runId, stepId },
+        cause: bus.storeError,
+      });
+    }
+    return { outcome, events: bus.history, ...(modelUnavailable !== undefined ? { modelUnavailable } : {}) };
+  } finally {
+    unsubscribe();
+    input.signal?.removeEventListener('abort', forward);
+  }
+}
