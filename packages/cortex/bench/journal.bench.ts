@@ -102,12 +102,16 @@ async function runChain(mode: Mode, dir: string): Promise<{ ms: number; groups: 
     planning: 'always',
     concurrency: 1,
     store: store ?? false,
+    planner: { maxSteps: size },
+    // The chain's tool is opaque to the verifier: its steps are accepted unverified, with a warning.
+    acceptUnverified: 'warn',
   });
   const started = performance.now();
   const result = await cortex.run('Run the chain');
   const ms = performance.now() - started;
   await close();
-  if (result.stopReason !== 'completed') throw new Error(`${mode}: ${result.stopReason} — ${result.reason}`);
+  if (result.stopReason !== 'completed' && result.stopReason !== 'completed-with-warnings')
+    throw new Error(`${mode}: ${result.stopReason} — ${result.reason.slice(0, 300)}`);
   return { ms, groups: store?.groups ?? 0, records: store?.records ?? 0 };
 }
 
