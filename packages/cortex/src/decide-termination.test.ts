@@ -87,6 +87,20 @@ describe('decideTermination (seed 003 §2.3)', () => {
     });
   });
 
+  it('names the causes first and at most ten blocked steps, then how many more', () => {
+    const blocked = [
+      ...Array.from({ length: 998 }, (_, index) => ({
+        stepId: `s${index + 1}`,
+        reason: 'upstream step s0 is blocked',
+      })),
+      { stepId: 's0', reason: 'unverified after 2 attempt(s)' },
+    ];
+    const reason = decideTermination({ ...base, blockedSteps: blocked.length, blocked }).reason;
+    expect(reason).toMatch(/^999 step\(s\) blocked: s0 \(unverified after 2 attempt\(s\)\); s1 \(upstream/);
+    expect(reason).toMatch(/; and 989 more$/);
+    expect(reason.length).toBeLessThan(600);
+  });
+
   it('P0 fails → failed, even when P1 fails too or steps are blocked', () => {
     const decision = decideTermination({
       ...base,

@@ -115,9 +115,7 @@ export function decideTermination(input: TerminationInput): TerminationDecision 
     )
     .map(describeFinding);
   const unverifiedText =
-    input.unverified !== undefined && input.unverified.length > 0
-      ? input.unverified.map((step) => `${step.stepId} (${step.reason})`).join('; ')
-      : undefined;
+    input.unverified !== undefined && input.unverified.length > 0 ? listSteps(input.unverified) : undefined;
   const stop = (stopReason: StopReason, reason: string): TerminationDecision => ({
     action: 'stop',
     stopReason,
@@ -126,7 +124,7 @@ export function decideTermination(input: TerminationInput): TerminationDecision 
   });
   if (assessment === 'p0-failed') return stop('failed', `P0 goal check failed: ${failing.join('; ')}`);
   if (input.blockedSteps > 0) {
-    const which = (input.blocked ?? []).map((step) => `${step.stepId} (${step.reason})`).join('; ');
+    const which = listSteps(input.blocked ?? []);
     return stop('blocked', `${input.blockedSteps} step(s) blocked${which ? `: ${which}` : ''}`);
   }
   if (assessment === 'all-pass') {
@@ -170,4 +168,19 @@ export function decideTermination(input: TerminationInput): TerminationDecision 
         : `P1 goal checks still fail after ${input.maxIterations} iterations without progress`
     }: ${failing.join('; ')}`,
   );
+}
+
+/** How many steps a stop reason names before "and N more". */
+const MAX_LISTED_STEPS = 10;
+
+/**
+ * Steps with their reasons for a stop reason: the causes first (a step blocked only because an
+ * upstream step is comes last), at most {@link MAX_LISTED_STEPS}, then how many more.
+ */
+function listSteps(steps: readonly { stepId: string; reason: string }[]): string {
+  const upstream = (step: { reason: string }) => step.reason.startsWith('upstream step');
+  const ordered = [...steps.filter((step) => !upstream(step)), ...steps.filter(upstream)];
+  const named = ordered.slice(0, MAX_LISTED_STEPS).map((step) => `${step.stepId} (${step.reason})`);
+  const more = ordered.length - named.length;
+  return `${named.join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
 }
