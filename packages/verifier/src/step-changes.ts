@@ -124,17 +124,16 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       }
       return ledger.written.has(file) ? 'modified' : 'unknown';
     }
-    if (ledger.deleted.has(file) || (touched(file) && (gitKind === 'deleted' || changes === undefined)))
-      return 'deleted';
-    if (changes !== undefined) {
-      if (gitKind === 'deleted') return startedAt === undefined || touched(file) ? 'deleted' : 'unknown';
-      if (touched(file)) {
-        const inHead = await git(['cat-file', '-e', `HEAD:${file}`]);
-        if (inHead?.exitCode === 0) return 'deleted';
-      }
-      return 'unchanged';
+    if (ledger.deleted.has(file) || (touched(file) && gitKind === 'deleted')) return 'deleted';
+    // Neither git nor a baseline: a missing path a write of this step created is gone now; a
+    // missing command operand may never have existed (`node missing.mjs` deletes nothing).
+    if (changes === undefined) return ledger.written.has(file) ? 'deleted' : 'unknown';
+    if (gitKind === 'deleted') return startedAt === undefined || touched(file) ? 'deleted' : 'unknown';
+    if (touched(file)) {
+      const inHead = await git(['cat-file', '-e', `HEAD:${file}`]);
+      if (inHead?.exitCode === 0) return 'deleted';
     }
-    return 'unknown';
+    return 'unchanged';
   };
   const headTexts = new Map<string, Promise<string | undefined>>();
   return {
@@ -152,6 +151,13 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       ]);
       const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
       for (const file of changes?.keys() ?? []) candidates.add(file);
+      // A command's effects are not in the ledger (and a workspace need not be a git repository):
+      // by file times, any file written since the step started is a candidate. A stat-only walk.
+      if (startedAt !== undefined) {
+        const { files } = snapshotWorkspace(facts.root, { maxHashBytes: -1 });
+        for (const [file, state] of files)
+          if (state.mtimeMs >= startedAt - COARSE_CLOCK_MS) candidates.add(file);
+      }
       for (const file of candidates) {
         const change = await status(file);
         if (change === 'created') created.push(file);

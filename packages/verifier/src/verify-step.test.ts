@@ -1,3 +1,5 @@
+import { utimesSync } from 'node:fs';
+import path from 'node:path';
 import { createTempWorkspace } from '@closedloop/tools/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -529,6 +531,54 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       verdict: 'success-with-warnings',
       unverified: true,
       confidence: 0.5,
+    });
+  });
+  describe('without a baseline (a resumed step) in a folder that is not a git repository', () => {
+    const description = "Bump the package version from 1.0.0 to 1.0.1 with the project's release script.";
+    const bump = async (changed: boolean) => {
+      const ws = await createTempWorkspace({
+        files: { 'package.json': '{"version":"1.0.0"}\n', 'README.md': 'x\n' },
+        git: false,
+      });
+      const minuteAgo = new Date(Date.now() - 60_000);
+      for (const file of ['package.json', 'README.md'])
+        utimesSync(path.join(ws.root, file), minuteAgo, minuteAgo);
+      const plan = planWithStep({
+        description,
+        ledger: [
+          {
+            tool: 'run_command',
+            args: { argv: ['node', 'scripts/bump-version.mjs'] },
+            status: 'success',
+            result: '$ node scripts/bump-version.mjs\n(cwd: ., exit code 0, 40 ms)\n--- stdout ---\nv1.0.1',
+          },
+        ],
+        notes: '[SUCCESS]: Bumped the version to 1.0.1 in package.json.',
+      });
+      // The command's effect: not in the ledger, only in the workspace (after the call started).
+      if (changed) await ws.write('package.json', '{"version":"1.0.1"}\n');
+      try {
+        return await verifyStep(plan, 's1', { workspace: ws.root });
+      } finally {
+        await ws.cleanup();
+      }
+    };
+
+    it("sees a file a command changed since the step's first call (file times)", async () => {
+      const report = await bump(true);
+      expect(failing(report.findings)).toEqual([]);
+      expect(report.findings).toContainEqual(expect.objectContaining({ check: 'outcome', status: 'pass' }));
+    });
+
+    it('still fails a step whose command changed nothing', async () => {
+      const report = await bump(false);
+      expect(report.findings).toContainEqual(
+        expect.objectContaining({
+          check: 'outcome',
+          status: 'fail',
+          message: expect.stringContaining('no file changed since the step started (file times)'),
+        }),
+      );
     });
   });
 });

@@ -105,6 +105,8 @@ function hashFile(absolute: string, stats: Stats, maxHashBytes: number, wantText
     cached.size === stats.size &&
     cached.mtimeMs === stats.mtimeMs &&
     cached.ino === stats.ino &&
+    // An entry left unhashed by a smaller limit (a stat-only walk) is no hash for this one.
+    (cached.hash !== undefined || stats.size > maxHashBytes) &&
     (!wantText || cached.text !== undefined || stats.size > MAX_TEXT_BYTES)
   ) {
     return cached;

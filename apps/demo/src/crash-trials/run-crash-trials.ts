@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createJsonlRunStore, type RunResult } from '@closedloop/cortex';
@@ -23,6 +23,8 @@ export interface CrashTrialOptions {
   maxResumes?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** Where a failed trial's folder (workspace and journal) is kept for inspection. Default: removed. */
+  keepFailedDir?: string;
 }
 
 /** What the trials found. */
@@ -241,7 +243,9 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
       const workspace = join(dir, 'ws');
       const journal = join(dir, 'runs');
       mkdirSync(dir, { recursive: true });
+      let failed = false;
       const fail = (problem: string) => {
+        failed = true;
         summary.failures.push({ trial: plan.trial, problem });
         log(`trial ${plan.trial}: ${problem}`);
       };
@@ -351,6 +355,11 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
           }
         }
         await store.close();
+      }
+      if (failed && options.keepFailedDir !== undefined) {
+        const kept = join(options.keepFailedDir, `trial-${plan.trial}`);
+        cpSync(dir, kept, { recursive: true });
+        log(`trial ${plan.trial}: kept in ${kept}`);
       }
       rmSync(dir, { recursive: true, force: true });
     };
