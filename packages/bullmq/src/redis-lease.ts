@@ -58,6 +58,16 @@ if current and cjson.decode(current).token == ARGV[1] then redis.call('DEL', KEY
 return 1
 `;
 
+/** Redis could not be reached or refused a script: a typed `store-failed`, naming what was tried. */
+function storeFailed(action: string, runId: string, error: unknown): CortexError {
+  return new CortexError({
+    code: 'store-failed',
+    message: `Could not ${action} the lease of run ${runId} in Redis: ${error instanceof Error ? error.message : String(error)}`,
+    details: { runId },
+    cause: error,
+  });
+}
+
 function parseHolder(text: string): Partial<LeaseHolder> {
   try {
     return JSON.parse(text) as Partial<LeaseHolder>;
@@ -79,10 +89,16 @@ export async function acquireRedisLease(
 ): Promise<RunLease> {
   const { purpose, ttlMs, renewEveryMs } = resolveLeaseOptions(options);
   const holder = newLeaseHolder(purpose, ttlMs);
-  const [held, other] = (await client.eval(acquireScript, 1, key, JSON.stringify(holder), String(ttlMs))) as [
-    number,
-    string | null,
-  ];
+  let reply: [number, string | null];
+  try {
+    reply = (await client.eval(acquireScript, 1, key, JSON.stringify(holder), String(ttlMs))) as [
+      number,
+      string | null,
+    ];
+  } catch (error) {
+    throw storeFailed('take', runId, error);
+  }
+  const [held, other] = reply;
   if (held === 1) throw leaseHeldError(runId, parseHolder(other ?? ''));
   const takenOver = other ? parseHolder(other) : undefined;
   const controller = new AbortController();
@@ -96,12 +112,7 @@ export async function acquireRedisLease(
         | string
         | null;
     } catch (error) {
-      throw new CortexError({
-        code: 'store-failed',
-        message: `Could not renew the lease of run ${runId} in Redis: ${error instanceof Error ? error.message : String(error)}`,
-        details: { runId },
-        cause: error,
-      });
+      throw storeFailed('renew', runId, error);
     }
     if (other) {
       const error = leaseLostError(runId, parseHolder(other));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@closedloop/cortex';
 import { runStoreConformance } from '@closedloop/cortex/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeRedis, connectRedis } from './redis-connection';
 import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
 import { type RedisServer, startRedisServer } from './testing';
 
@@ -132,6 +133,25 @@ describe('createRedisRunStore', () => {
     await expect(stale.renew()).rejects.toMatchObject({ code: 'lease-lost' });
     expect(stale.signal.aborted).toBe(true);
     await fresh.release();
+  });
+
+  it('a lease Redis refuses to take or renew (a damaged key) is a typed store-failed error', async () => {
+    const store = open();
+    const raw = connectRedis(redis.url);
+    try {
+      const lease = await store.acquireLease('run-a', { ttlMs: 5_000, renewEveryMs: false });
+      for (const runId of ['run-a', 'run-b']) await raw.set(`${store.prefix}:run:${runId}:lease`, 'not json');
+      await expect(lease.renew()).rejects.toMatchObject({
+        code: 'store-failed',
+        details: { runId: 'run-a' },
+      });
+      await expect(store.acquireLease('run-b')).rejects.toMatchObject({
+        code: 'store-failed',
+        message: expect.stringContaining('Could not take the lease of run run-b in Redis'),
+      });
+    } finally {
+      await closeRedis(raw);
+    }
   });
 
   it('refuses a connection that is not a Redis URL', () => {
