@@ -207,6 +207,47 @@ describe('resume replays an interrupted step from its journal', () => {
     expect(result.report.steps[0]).toMatchObject({ status: 'completed', runs: 2 });
   });
 
+  it('a step interrupted in its retry (after an unverified attempt) replays both attempts: nothing asked or run twice', async () => {
+    const ws = await workspace({ 'log.txt': '# log\n' });
+    // Attempt 1 claims success with nothing to show (unverified); the retry edits and claims it.
+    const steps: ScenarioOptions['steps'] = {
+      task: (turn, request) =>
+        JSON.stringify(request.messages).includes('A previous attempt of this step could not be verified')
+          ? editStep[turn]!
+          : markSuccess(),
+    };
+    const memory = createMemoryRunStore();
+    let finished = 0;
+    // Crash right after the retry's edit returned (the first finished call is attempt 1's mark_step).
+    const store = crashingStore(memory, { after: (event) => finishedCall(event) && ++finished === 2 });
+    await firstRun({ ws, store, steps, runId: 'run-a' });
+    expect(store.crashed()).toBe(true);
+    expect(await ws.read('log.txt')).toBe('# log\n- a\n');
+
+    const { result, model, events } = await resume({ ws, store: memory, steps, runId: 'run-a' });
+    expect(result.stopReason).toBe('completed');
+    expect(await ws.read('log.txt')).toBe('# log\n- a\n');
+    // The verified first attempt is not run again; the retry's recorded turn and result are fed
+    // back, with the retry's instructions: only its last turn (mark_step) was asked.
+    expect(model.asked.steps).toEqual({ task: 1 });
+    const asked = model.requests.filter((request) =>
+      JSON.stringify(request.messages).includes('# Your step: task'),
+    );
+    expect(asked).toHaveLength(1);
+    expect(JSON.stringify(asked[0]!.messages)).toContain(
+      'A previous attempt of this step could not be verified',
+    );
+    expect(events.some(isRunEventOf('step-retried'))).toBe(false);
+    expect(events.filter(isRunEventOf('tool-call-started')).map((event) => event.tool)).toEqual([
+      'mark_step',
+    ]);
+    expect(result.plan!.steps[0]!.ledger.map((call) => [call.tool, call.status])).toEqual([
+      ['mark_step', 'success'],
+      ['edit_file', 'success'],
+      ['mark_step', 'success'],
+    ]);
+  });
+
   it('a finished execution cut off before verification is replayed whole: no model call, no tool call', async () => {
     const ws = await workspace({ 'log.txt': '# log\n' });
     const memory = createMemoryRunStore();

@@ -9,8 +9,10 @@ import { readStepRecording } from './step-recording';
 
 /**
  * After a crash or an abort, continues every step still `in_progress` from its journal instead
- * of re-running it: returns, per step, the replay (recorded model turns) its executor is given —
- * recorded results come from the ledger — so no answered model call or tool call is repeated.
+ * of re-running it: returns, per step, the replay of its interrupted attempt (recorded model turns
+ * and the attempt's ledger entries; for a retry, which attempt it was and its instructions) its
+ * executor is given — recorded results come from the ledger — so no answered model call or tool
+ * call is repeated, and an attempt already verified is not run again.
  *
  * First the one uncertain kind of call is settled: a call that started (`tool-call-dispatched`)
  * but has no recorded result ({@link reconcileUncertainCall}). Its result is recorded when the
@@ -77,7 +79,15 @@ export async function recoverInterrupted(options: {
         break;
       }
     }
-    if (!stopped) replays.set(stepId, { turns: recording.turns });
+    if (!stopped) {
+      const attempt = recording.attempts.at(-1)!;
+      replays.set(stepId, {
+        turns: attempt.turns,
+        callIds: attempt.callIds,
+        attempt: recording.attempts.length,
+        ...(attempt.instructions !== undefined ? { instructions: attempt.instructions } : {}),
+      });
+    }
   }
   return replays;
 }

@@ -67,6 +67,8 @@ export type CortexEvent =
       /** The attempt about to run (2 for the first retry). */
       attempt: number;
       reason: string;
+      /** The instructions the attempt runs with (the verifier's reasons): a resume gives them again. */
+      instructions?: string;
     }
   | {
       type: 'step-finished';

@@ -169,11 +169,12 @@ async function executeAndVerify(
   const resumed = firstJournal?.replay !== undefined;
   const baseline =
     config.workspace !== undefined && !resumed ? snapshotWorkspace(config.workspace) : undefined;
-  let feedback: string | undefined;
-  let attempts = 0;
-  for (;;) {
+  // A step interrupted in its retry continues the retry (its earlier attempt was verified already).
+  let feedback = firstJournal?.replay?.instructions;
+  let attempts = Math.max((firstJournal?.replay?.attempt ?? 1) - 1, 0);
+  for (let first = true; ; first = false) {
     attempts += 1;
-    const journal = attempts === 1 ? firstJournal : context.journal?.(stepId);
+    const journal = first ? firstJournal : context.journal?.(stepId);
     const execution = await execute(context, stepId, signal, feedback, journal);
     if (signal.aborted) {
       return { status: 'failed', notes: `[FAIL]: ${errorMessage(signal.reason ?? 'aborted')}` };
@@ -217,8 +218,14 @@ async function executeAndVerify(
     if (record.verdict === 'unverified' && config.acceptUnverified !== 'warn') {
       // One more attempt with the reasons, then the replan batch.
       if (attempts === 1 && execution.stopReason !== 'model-error' && execution.stopReason !== 'aborted') {
-        context.emit({ type: 'step-retried', stepId, attempt: attempts + 1, reason: why ?? 'unverified' });
         feedback = retryInstructions(report, why ?? 'unverified');
+        context.emit({
+          type: 'step-retried',
+          stepId,
+          attempt: attempts + 1,
+          reason: why ?? 'unverified',
+          instructions: feedback,
+        });
         continue;
       }
       return {

@@ -3,10 +3,24 @@ import type { StepId } from '@closedloop/plan';
 import type { RecordedProcess } from './leftover-processes';
 import type { RunEvent } from './run-events';
 
-/** What the journal holds of a step's current (interrupted) attempt besides its ledger. */
-export interface StepRecording {
+/** One attempt of a step as the journal recorded it (a retry after an unverified attempt starts the next). */
+export interface RecordedAttempt {
   /** The attempt's model responses in order (what a resume feeds back instead of model calls). */
   turns: RecordedTurn[];
+  /** The ledger entries (call ids) the attempt recorded. */
+  callIds: string[];
+  /** The extra instructions a retry ran with (`step-retried`). */
+  instructions?: string;
+}
+
+/** What the journal holds of a step's current (interrupted) attempt besides its ledger. */
+export interface StepRecording {
+  /**
+   * The step's attempts since it last went `in_progress`, in order: the first, then one per
+   * `step-retried`. The last one is the interrupted one: a resume continues it (the earlier ones
+   * were verified already, and their verdicts are in the journal).
+   */
+  attempts: RecordedAttempt[];
   /** Calls that started running (`tool-call-dispatched`), with the snapshot taken before each. */
   dispatched: Map<string, { before?: unknown }>;
   /** Processes the calls started (`tool-call-process-started`), by call id. */
@@ -14,7 +28,7 @@ export interface StepRecording {
 }
 
 /**
- * Reads a step's current attempt from a run's journal: everything after the step last went
+ * Reads a step's current attempts from a run's journal: everything after the step last went
  * `in_progress` (a resume continues the attempt without a new transition, so every session's
  * part of the attempt counts; a reset or a redesign starts a new attempt with a new transition).
  */
@@ -22,11 +36,21 @@ export function readStepRecording(history: readonly RunEvent[], stepId: StepId):
   const start = history.findLastIndex(
     (event) => event.type === 'step-marked' && event.stepId === stepId && event.status === 'in_progress',
   );
-  const recording: StepRecording = { turns: [], dispatched: new Map(), processes: new Map() };
+  let attempt: RecordedAttempt = { turns: [], callIds: [] };
+  const recording: StepRecording = { attempts: [attempt], dispatched: new Map(), processes: new Map() };
   for (let index = Math.max(start, 0); index < history.length; index++) {
     const event = history[index]!;
     if (event.type === 'model-call-finished' && event.stepId === stepId && event.response !== undefined) {
-      recording.turns.push({ purpose: event.purpose, response: event.response });
+      attempt.turns.push({ purpose: event.purpose, response: event.response });
+    } else if (event.type === 'tool-call-started' && event.stepId === stepId) {
+      attempt.callIds.push(event.callId);
+    } else if (event.type === 'step-retried' && event.stepId === stepId) {
+      attempt = {
+        turns: [],
+        callIds: [],
+        ...(event.instructions !== undefined ? { instructions: event.instructions } : {}),
+      };
+      recording.attempts.push(attempt);
     } else if (event.type === 'tool-call-dispatched' && event.stepId === stepId) {
       recording.dispatched.set(event.callId, event.before === undefined ? {} : { before: event.before });
     } else if (event.type === 'tool-call-process-started' && event.stepId === stepId) {

@@ -17,6 +17,16 @@ export interface StepReplay {
    * not listed here: they are the step's ledger (a call with a recorded result is not run again).
    */
   turns: readonly RecordedTurn[];
+  /**
+   * The ledger entries (call ids) this attempt recorded, in order. Default: the whole ledger. A
+   * step retried after an unverified attempt has the earlier attempt's entries too: they are not
+   * this attempt's results.
+   */
+  callIds?: readonly string[];
+  /** Which attempt of the step was interrupted (1 = the first; the caller's retry count). */
+  attempt?: number;
+  /** The extra instructions that attempt ran with (a retry's), so the step continues as it was. */
+  instructions?: string;
 }
 
 /** A tool call about to run, as {@link StepJournal.snapshot} sees it. */
@@ -79,7 +89,11 @@ export class StepReplayer {
 
   constructor(replay: StepReplay, ledger: readonly ToolCallRecord[]) {
     this.#turns = replay.turns;
-    this.#ledger = ledger;
+    if (replay.callIds === undefined) this.#ledger = ledger;
+    else {
+      const mine = new Set(replay.callIds);
+      this.#ledger = ledger.filter((record) => mine.has(record.callId));
+    }
   }
 
   /** The recorded response standing in for the next model call, or `undefined` (call live). */
