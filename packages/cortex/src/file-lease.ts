@@ -81,12 +81,44 @@ async function createExclusively(path: string, holder: LeaseHolder): Promise<boo
 }
 
 /**
+ * Claims the right to replace the dead holder `stale` of `path`: creates `<path>.takeover-<stale
+ * token>` exclusively (so exactly one process may replace it). A marker left by a taker that died
+ * mid-takeover (killed between its marker and its rename) would block every later taker: its
+ * marker is taken over the same way, one level down. True when this process holds the claim.
+ */
+async function claimTakeover(options: {
+  path: string;
+  stale: LeaseHolder;
+  holder: LeaseHolder;
+  isDead: (other: LeaseHolder) => boolean;
+  claimed: string[];
+  depth?: number;
+}): Promise<boolean> {
+  const { path, stale, holder, isDead, claimed } = options;
+  const marker = `${path}.takeover-${stale.token}`;
+  if (await createExclusively(marker, holder)) {
+    claimed.push(marker);
+    return true;
+  }
+  const taker = await readHolder(marker);
+  if (taker === undefined || taker === 'unreadable' || !isDead(taker) || (options.depth ?? 0) >= 8)
+    return false;
+  const depth = (options.depth ?? 0) + 1;
+  if (!(await claimTakeover({ path: marker, stale: taker, holder, isDead, claimed, depth }))) return false;
+  const again = await readHolder(marker);
+  if (again === undefined || again === 'unreadable' || again.token !== taker.token) return false;
+  await rename(await writeTemporary(marker, holder), marker);
+  return true;
+}
+
+/**
  * A lease as a lock file (`<runId>.lock` beside the journal) holding the holder's pid, host and
  * heartbeat. Created atomically (a private file hard-linked into place, so it is never seen half
  * written); renewed by replacing it (rename); stale when its heartbeat is older than the TTL, or
  * at once when its pid is gone on this host. A stale lock is taken over by exactly one process:
- * each taker must first create `<lock>.takeover-<stale token>` exclusively, then checks that the
- * lock still names the stale holder before replacing it. A renewal that finds another holder's
+ * each taker must first create `<lock>.takeover-<stale token>` exclusively (a dead taker's marker
+ * is taken over the same way), then checks that the lock still names the stale holder before
+ * replacing it. A renewal that finds another holder's
  * lock aborts the lease's `signal`.
  */
 export async function acquireFileLease(
@@ -118,16 +150,11 @@ export async function acquireFileLease(
       throw leaseHeldError(runId, {});
     }
     if (!isDead(current)) throw leaseHeldError(runId, current);
-    const marker = `${path}.takeover-${current.token}`;
-    try {
-      await writeFile(marker, JSON.stringify(holder), { flag: 'wx' });
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw error;
-      // Another process is taking this stale holder over: see who wins.
+    if (!(await claimTakeover({ path, stale: current, holder, isDead, claimed: takeovers }))) {
+      // Another live process is taking this stale holder over: see who wins.
       await new Promise((resolve) => setTimeout(resolve, 20));
       continue;
     }
-    takeovers.push(marker);
     const again = await readHolder(path);
     if (again === undefined || again === 'unreadable' || again.token !== current.token) continue;
     holder.renewedAt = Date.now();

@@ -259,6 +259,55 @@ describe('JSONL lease (a lock file beside the journal)', () => {
     expect(readdirSync(join(store.pathOf('run-a'), '..'))).toEqual([]);
   });
 
+  it('a taker killed between its takeover marker and its rename does not block later takers', async () => {
+    const store = fresh();
+    const deadPid = () =>
+      Number(
+        spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString(),
+      );
+    writeLock(store, 'run-a', {
+      token: 'dead-owner',
+      pid: deadPid(),
+      host: hostname(),
+      renewedAt: Date.now(),
+    });
+    // Two takers died in turn mid-takeover: one marked the owner, the next marked that taker.
+    const marker = `${lockOf(store, 'run-a')}.takeover-dead-owner`;
+    const taker = (token: string) =>
+      JSON.stringify({
+        token,
+        purpose: 'resume',
+        pid: deadPid(),
+        host: hostname(),
+        renewedAt: Date.now(),
+        ttlMs: 15_000,
+      });
+    writeFileSync(marker, taker('dead-taker'));
+    writeFileSync(`${marker}.takeover-dead-taker`, taker('dead-taker-2'));
+    const lease = await store.acquireLease('run-a', { purpose: 'resume' });
+    expect(lease.holder.pid).toBe(process.pid);
+    expect(lease.takenOver).toMatchObject({ token: 'dead-owner' });
+    await lease.release();
+    expect(readdirSync(join(store.pathOf('run-a'), '..'))).toEqual([]);
+  });
+
+  it('a takeover marker of a live taker is respected: the lease is not taken twice', async () => {
+    const store = fresh();
+    writeLock(store, 'run-a', { token: 'old', pid: 1, host: 'elsewhere', renewedAt: Date.now() - 60_000 });
+    writeFileSync(
+      `${lockOf(store, 'run-a')}.takeover-old`,
+      JSON.stringify({
+        token: 'live',
+        purpose: 'resume',
+        pid: process.ppid,
+        host: hostname(),
+        renewedAt: Date.now(),
+        ttlMs: 15_000,
+      }),
+    );
+    expect((await caught(() => store.acquireLease('run-a'))).code).toBe('store-failed');
+  });
+
   it('a fresh lock of a live process is refused: "run X is being resumed by pid N on host H"', async () => {
     const store = fresh();
     writeLock(store, 'run-a', { pid: process.ppid, host: hostname(), renewedAt: Date.now() });
