@@ -98,6 +98,7 @@ async function trial(kind: 'worker' | 'coordinator'): Promise<Trial> {
       duplicated,
       equal: state === expected,
       killedAt,
+      ...(result.stopReason !== 'completed' ? { error: `${result.stopReason}: ${result.reason}` } : {}),
     };
   } catch (error) {
     return {
