@@ -98,7 +98,17 @@ async function trial(kind: 'worker' | 'coordinator'): Promise<Trial> {
       duplicated,
       equal: state === expected,
       killedAt,
-      ...(result.stopReason !== 'completed' ? { error: `${result.stopReason}: ${result.reason}` } : {}),
+      ...(result.stopReason !== 'completed'
+        ? {
+            error: `${result.stopReason}: ${result.reason}; ${(result.plan?.steps ?? [])
+              .filter((step) => step.status !== 'completed')
+              .map(
+                (step) =>
+                  `${step.id} ${step.status}: ${step.notes} ${JSON.stringify(step.verification?.findings?.filter((finding) => finding.status !== 'pass'))}`,
+              )
+              .join(' | ')}`,
+          }
+        : {}),
     };
   } catch (error) {
     return {

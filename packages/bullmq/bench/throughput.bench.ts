@@ -24,10 +24,9 @@
  * Target: makespan ≤ 1.2 × ideal for every W.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { createCortex, type RunEvent } from '@closedloop/cortex';
+import { scenarioSpec } from '../src/__fixtures__/final-state';
 import { type ScaleOutProcess, startProcess } from '../src/__fixtures__/scale-out-processes';
 import { scenarioCortex } from '../src/__fixtures__/scenario';
 import { createRunClient } from '../src/run-client';
@@ -64,9 +63,11 @@ function makespanOf(events: readonly RunEvent[]): { makespan: number; completed:
 
 function specFor(count: number, concurrency: number): RunSpec {
   return {
+    ...scenarioSpec(
+      { steps: count, shape: 'wide', turnMs: stepMs / 3, runConcurrency: concurrency },
+      'closedloop-bench-',
+    ),
     request: `Run ${count} independent steps.`,
-    workspace: mkdtempSync(join(tmpdir(), 'closedloop-bench-')),
-    settings: { steps: count, shape: 'wide', turnMs: stepMs / 3, runConcurrency: concurrency },
   };
 }
 

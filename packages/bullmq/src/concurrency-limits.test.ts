@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCortex } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioSpec } from './__fixtures__/final-state';
 import { scenarioCortex } from './__fixtures__/scenario';
 import { createRedisRunStore } from './redis-run-store';
 import { createStepDispatcher } from './step-dispatcher';
@@ -60,11 +58,10 @@ describe('concurrency limits', () => {
     );
     await Promise.all(workers.map((worker) => worker.ready()));
     try {
-      const spec = {
-        request: 'Run the scale-out scenario.',
-        workspace: mkdtempSync(join(tmpdir(), 'closedloop-limits-')),
-        settings: { steps: 12, shape: 'wide', turnMs: 40, runConcurrency: 3 },
-      };
+      const spec = scenarioSpec(
+        { steps: 12, shape: 'wide', turnMs: 40, runConcurrency: 3 },
+        'closedloop-limits-',
+      );
       const result = await createCortex({
         ...scenarioCortex(spec),
         store,

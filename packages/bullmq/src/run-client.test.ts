@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioSpec } from './__fixtures__/final-state';
 import { countEffects, scenarioCortex } from './__fixtures__/scenario';
 import { createCoordinator } from './coordinator';
 import { createRunClient } from './run-client';
@@ -21,11 +19,7 @@ afterAll(async () => {
 });
 
 function spec(settings: RunSpec['settings']): RunSpec {
-  return {
-    request: 'Run the scale-out scenario.',
-    workspace: mkdtempSync(join(tmpdir(), 'closedloop-client-')),
-    settings,
-  };
+  return scenarioSpec(settings, 'closedloop-client-');
 }
 
 async function deployment() {

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCortex, type RunResult } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scenarioSpec } from './__fixtures__/final-state';
 import { countEffects, scenarioCortex } from './__fixtures__/scenario';
 import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
 import { createStepDispatcher, type StepDispatcher } from './step-dispatcher';
@@ -22,11 +20,7 @@ afterAll(async () => {
 });
 
 function spec(settings: RunSpec['settings']): RunSpec {
-  return {
-    request: 'Run the scale-out scenario.',
-    workspace: mkdtempSync(join(tmpdir(), 'closedloop-bullmq-')),
-    settings,
-  };
+  return scenarioSpec(settings, 'closedloop-bullmq-');
 }
 
 async function deployment(workers = 2) {

@@ -160,11 +160,14 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
-    const journal = await transcripts.read(jobId, result.attempt);
-    if (journal.length !== result.events) {
+    // The step's events: what attempts that died journaled, then the finishing attempt's (which
+    // continued from them). The stream is fenced: no attempt appends after a later one claimed it.
+    const journal = await transcripts.read(jobId);
+    const expected = result.continued + result.events;
+    if (journal.length !== expected) {
       throw new ScaleOutError({
         code: 'invalid-job',
-        message: `Step job ${jobId} journaled ${result.events} events but its transcript holds ${journal.length} (expired or damaged).`,
+        message: `Step job ${jobId} journaled ${expected} events but its transcript holds ${journal.length} (expired or damaged).`,
         details: { jobId },
       });
     }

@@ -85,6 +85,11 @@ export const stepResultSchema = z.object({
   attempt: z.string(),
   /** Number of events that attempt journaled. */
   events: z.number().int().min(0),
+  /**
+   * Number of events earlier attempts (workers that died mid-step) had journaled: the attempt
+   * continued from them, and the step's events are theirs followed by its own.
+   */
+  continued: z.number().int().min(0).default(0),
   /** The step could not reach the model: the run stops with `model-unavailable` (this reason). */
   modelUnavailable: z.string().min(1).optional(),
 });

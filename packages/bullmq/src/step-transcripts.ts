@@ -19,8 +19,8 @@ export interface StepTranscripts {
   claim(jobId: string, attempt: string): Promise<TranscriptEntry[]>;
   /** Appends one event; rejects with `ScaleOutError('step-fenced')` once another attempt owns the job. */
   append(jobId: string, attempt: string, event: RunEvent): Promise<void>;
-  /** The events one attempt journaled, in order. */
-  read(jobId: string, attempt: string): Promise<RunEvent[]>;
+  /** The events one attempt journaled, in order; without `attempt`, every attempt's, in order. */
+  read(jobId: string, attempt?: string): Promise<RunEvent[]>;
   /** Deletes the transcripts of these jobs. */
   remove(jobIds: readonly string[]): Promise<void>;
 }
@@ -108,7 +108,7 @@ export function createStepTranscripts(options: {
       const entries = (await client.xrange(keys.transcript(jobId), '-', '+')) as Entry[];
       return entries
         .map(parse)
-        .filter((entry) => entry.attempt === attempt)
+        .filter((entry) => attempt === undefined || entry.attempt === attempt)
         .map((entry) => entry.event);
     },
     async remove(jobIds) {

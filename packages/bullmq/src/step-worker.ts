@@ -147,8 +147,9 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       attempt: job.attemptsStarted,
     });
     try {
-      // Fences off any earlier attempt; what they journaled is the step's history.
-      await transcripts.claim(jobId, attempt);
+      // Fences off any earlier attempt; what they journaled is the step's history: the step
+      // continues from it (durable replay), so a killed worker's effects are not repeated.
+      const history = (await transcripts.claim(jobId, attempt)).map((entry) => entry.event);
       const cortex = await cortexFor(data);
       let journaled = 0;
       const { outcome, modelUnavailable } = await cortex.runStep({
@@ -156,6 +157,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         request: data.spec.request,
         stepId: data.stepId,
         plan: data.plan,
+        history,
         signal: controller.signal,
         journal: async (event) => {
           await transcripts.append(jobId, attempt, event);
@@ -182,6 +184,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         outcome: JSON.parse(JSON.stringify(outcome)),
         attempt,
         events: journaled,
+        continued: history.length,
         ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
       };
     } catch (error) {

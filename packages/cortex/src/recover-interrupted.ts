@@ -7,6 +7,19 @@ import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
 import { readStepRecording } from './step-recording';
 
+/** A step the settling of its uncertain call stopped: the caller marks it (its call is finalized). */
+export interface StoppedStep {
+  status: 'blocked' | 'failed';
+  /** The `[FAIL]` note: what was uncertain and why it was not run again. */
+  notes: string;
+}
+
+/** What {@link recoverInterrupted} found: the steps to continue and the steps it stopped. */
+export interface RecoveredSteps {
+  replays: Map<StepId, StepReplay>;
+  stopped: Map<StepId, StoppedStep>;
+}
+
 /**
  * After a crash or an abort, continues every step still `in_progress` from its journal instead
  * of re-running it: returns, per step, the replay of its interrupted attempt (recorded model turns
@@ -17,8 +30,8 @@ import { readStepRecording } from './step-recording';
  * First the one uncertain kind of call is settled: a call that started (`tool-call-dispatched`)
  * but has no recorded result ({@link reconcileUncertainCall}). Its result is recorded when the
  * workspace shows it took effect (or a human accepts it), it is left to run again when it is
- * safe to, and otherwise the step stops: `blocked` without approval, `failed` (and replanned)
- * under `onUncertain: 'fail'`. Each decision is journaled as `tool-call-reconciled`.
+ * safe to, and otherwise the step stops (returned in `stopped` for the caller to mark): `blocked`
+ * without approval, `failed` (and replanned) under `onUncertain: 'fail'`. Each decision is journaled as `tool-call-reconciled`.
  */
 export async function recoverInterrupted(options: {
   plan: Plan;
@@ -28,15 +41,15 @@ export async function recoverInterrupted(options: {
   onUncertain: UncertainCallPolicy;
   ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
   emit: (event: CortexEventInput) => void;
-}): Promise<Map<StepId, StepReplay>> {
+}): Promise<RecoveredSteps> {
   const { plan, history, registry } = options;
   const replays = new Map<StepId, StepReplay>();
+  const stopped = new Map<StepId, StoppedStep>();
   for (const stepId of plan.idsWithStatus('in_progress')) {
     const recording = readStepRecording(history, stepId);
     const uncertain = plan
       .readStep(stepId)
       .ledger.filter((call) => call.status === 'pending' && recording.dispatched.has(call.callId));
-    let stopped = false;
     for (const call of uncertain) {
       const settled = await reconcileUncertainCall({
         stepId,
@@ -71,15 +84,14 @@ export async function recoverInterrupted(options: {
           error: `Error (interrupted): ${settled.text.replace(/^\[FAIL\]: /, '')}`,
         });
         plan.finalizeStep(stepId);
-        plan.markStep(stepId, {
+        stopped.set(stepId, {
           status: settled.action === 'block' ? 'blocked' : 'failed',
           notes: settled.text,
         });
-        stopped = true;
         break;
       }
     }
-    if (!stopped) {
+    if (!stopped.has(stepId)) {
       const attempt = recording.attempts.at(-1)!;
       replays.set(stepId, {
         turns: attempt.turns,
@@ -89,5 +101,5 @@ export async function recoverInterrupted(options: {
       });
     }
   }
-  return replays;
+  return { replays, stopped };
 }

@@ -1,3 +1,4 @@
+import type { DispatchedCall } from '@closedloop/executor';
 import { Plan, type StepId } from '@closedloop/plan';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
@@ -6,12 +7,14 @@ import { errorMessage } from './error-message';
 import { identifyProcess } from './leftover-processes';
 import { createModelMeter } from './meter-model';
 import { modelUnavailableReason } from './model-unavailable';
+import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
 import type { RunEvent } from './run-events';
 import { runStep } from './run-step';
 import { assertRunId, type RunStore } from './run-store';
 import type { StepRunOutcome } from './schedule-steps';
 import type { SessionConfig } from './session-config';
+import { applyStepHistory } from './step-task';
 
 /** Input of `cortex.runStep`: one step of a run that another process coordinates. */
 export interface RemoteStepInput {
@@ -28,6 +31,14 @@ export interface RemoteStepInput {
    * goes on acting without its journal.
    */
   journal?: (event: RunEvent) => void | Promise<void>;
+  /**
+   * What earlier runs of this same step journaled before they died (a worker killed mid-step), in
+   * order. The step continues from it as a resume does: its plan events are applied, the one
+   * uncertain call is settled, and the interrupted attempt is replayed — no answered model call or
+   * tool call is made again. These events are not journaled again (only what follows is); the
+   * coordinator adopts them with the new ones.
+   */
+  history?: readonly RunEvent[];
   signal?: AbortSignal;
 }
 
@@ -97,6 +108,18 @@ export async function runRemoteStep(
   const forward = () => controller.abort(input.signal?.reason);
   if (input.signal?.aborted) forward();
   else input.signal?.addEventListener('abort', forward, { once: true });
+  const history = input.history ?? [];
+  if (!Array.isArray(history))
+    throw invalid("runStep: history must be an array of the step's journaled events.");
+  try {
+    applyStepHistory(plan, stepId, history);
+  } catch (error) {
+    throw invalid(
+      `runStep got a history that does not apply: ${errorMessage(error)}`,
+      { runId, stepId },
+      error,
+    );
+  }
   const { journal } = input;
   const failJournal = (error: unknown): never => {
     controller.abort(error);
@@ -127,32 +150,58 @@ export async function runRemoteStep(
   const approvals = new ApprovalDesk({ runId, bus, handler: config.onApproval, signal: controller.signal });
   let modelUnavailable: string | undefined;
   try {
-    const outcome = await runStep(
-      {
-        plan,
-        config,
-        meter,
-        approvals,
-        request,
-        emit: (event) => bus.emit(event),
-        onModelUnavailable: (error) => {
-          modelUnavailable = modelUnavailableReason(error);
+    // Continued after an earlier run of the step died: settle its uncertain call, replay the rest.
+    const recovered =
+      history.length === 0
+        ? undefined
+        : await recoverInterrupted({
+            plan,
+            history,
+            registry: config.registry,
+            workspace: config.workspace,
+            onUncertain: config.onUncertain,
+            ask: (question) => approvals.ask(question),
+            emit: (event) => bus.emit(event),
+          });
+    let replay = recovered?.replays.get(stepId);
+    const stopped = recovered?.stopped.get(stepId);
+    const outcome: StepRunOutcome =
+      stopped ??
+      (await runStep(
+        {
+          plan,
+          config,
+          meter,
+          approvals,
+          request,
+          emit: (event) => bus.emit(event),
+          onModelUnavailable: (error) => {
+            modelUnavailable = modelUnavailableReason(error);
+          },
+          // Journaled like a local step: commit points and what each call will change.
+          ...(journal !== undefined
+            ? {
+                journal: () => {
+                  const hooks = {
+                    commit: () => bus.flush(),
+                    snapshot: (call: DispatchedCall) =>
+                      snapshotBeforeDispatch({
+                        workspace: config.workspace,
+                        tool: call.tool,
+                        input: call.input,
+                      }),
+                    identifyProcess,
+                    ...(replay !== undefined ? { replay } : {}),
+                  };
+                  replay = undefined;
+                  return hooks;
+                },
+              }
+            : {}),
         },
-        // Journaled like a local step: commit points and what each call will change.
-        ...(journal !== undefined
-          ? {
-              journal: () => ({
-                commit: () => bus.flush(),
-                snapshot: (call) =>
-                  snapshotBeforeDispatch({ workspace: config.workspace, tool: call.tool, input: call.input }),
-                identifyProcess,
-              }),
-            }
-          : {}),
-      },
-      stepId,
-      controller.signal,
-    );
+        stepId,
+        controller.signal,
+      ));
     await bus.flush();
     if (bus.storeError !== undefined) {
       throw new CortexError({

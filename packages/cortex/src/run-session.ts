@@ -140,7 +140,7 @@ export class RunSession {
     try {
       if (!this.#plan) await this.#makePlan();
       else {
-        this.#replays = await recoverInterrupted({
+        const { replays, stopped } = await recoverInterrupted({
           plan: this.#plan,
           history: this.bus.history,
           registry: this.#config.registry,
@@ -149,6 +149,8 @@ export class RunSession {
           ask: (question) => this.#approvals.ask(question),
           emit: (event) => this.bus.emit(event),
         });
+        this.#replays = replays;
+        for (const [stepId, { status, notes }] of stopped) this.#plan.markStep(stepId, { status, notes });
       }
       decision = await this.#loop();
     } catch (error) {

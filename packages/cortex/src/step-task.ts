@@ -190,6 +190,16 @@ function applyPlanEvent(plan: Plan, stepId: StepId, event: RunEvent): void {
 }
 
 /**
+ * Applies the plan events of what earlier runs of a step journaled (a worker that died mid-step)
+ * to a plan restored from its snapshot, so the step can continue from them. Throws
+ * `CortexError('invalid-step-task')` for an event of another step or of a kind a step does not produce.
+ */
+export function applyStepHistory(plan: Plan, stepId: StepId, events: readonly RunEvent[]): void {
+  checkStepEvents(stepId, events);
+  for (const event of events) if (isPlanEvent(event)) applyPlanEvent(plan, stepId, event);
+}
+
+/**
  * Applies the journaled events of a step run elsewhere to this run, each under its own `at`:
  * plan events through the plan's mutations (so the plan's log stays gap-free and the journal
  * replays), usage through the meter (the budget sees it), everything else re-emitted on the bus.

@@ -3,15 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCortex, type RunResult } from '@closedloop/cortex';
 import type { RunSpec } from '../step-jobs';
-import { countEffects, scenarioCortex, scenarioSettings } from './scenario';
+import { countEffects, scenarioCortex, scenarioSettings, seedEffects } from './scenario';
 
 /** A scenario run's spec in a fresh temp workspace. */
 export function scenarioSpec(settings: RunSpec['settings'], prefix = 'closedloop-scale-out-'): RunSpec {
-  return {
-    request: 'Run the scale-out scenario.',
-    workspace: mkdtempSync(join(tmpdir(), prefix)),
-    settings,
-  };
+  const workspace = mkdtempSync(join(tmpdir(), prefix));
+  seedEffects(workspace, scenarioSettings(settings).steps);
+  return { request: 'Run the scale-out scenario.', workspace, settings };
 }
 
 /**
@@ -26,9 +24,11 @@ export function finalState(result: RunResult, workspace: string): { state: strin
       stopReason: result.stopReason,
       answer: result.answer,
       steps: result.plan?.steps.map((step) => [step.id, step.status]),
-      files: readdirSync(join(workspace, 'out'))
-        .sort()
-        .map((file) => [file, readFileSync(join(workspace, 'out', file), 'utf8')]),
+      files: ['out', 'effects'].flatMap((dir) =>
+        readdirSync(join(workspace, dir))
+          .sort()
+          .map((file) => [`${dir}/${file}`, readFileSync(join(workspace, dir, file), 'utf8')]),
+      ),
       effects: effects.map((count) => count > 0),
     }),
     duplicated: effects.reduce((sum, count) => sum + Math.max(0, count - 1), 0),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aggregatorSystemPrompt, type CortexOptions, plannerSystemPrompt } from '@closedloop/cortex';
 import type { GenerateRequest } from '@closedloop/model';
@@ -66,9 +66,24 @@ function stepOf(request: GenerateRequest): string {
 export const effectLine = (stepId: string) => `${stepId} effect`;
 
 /**
- * The model: plans `settings.steps` steps; each writes its file (turn 0), then edits it — its
- * non-idempotent effect: an edit applied twice leaves the line twice — (turn 1), then claims the
- * file (turn 2).
+ * The file each step's effect edits: seeded before the run (`# step-n`), never rewritten by the
+ * step, so an effect repeated by a re-executed step shows as a second line.
+ */
+export const effectFile = (stepId: string) => `effects/${stepId}.txt`;
+
+/** Seeds the effect files of a scenario's steps in `workspace`. */
+export function seedEffects(workspace: string, steps: number): void {
+  mkdirSync(join(workspace, 'effects'), { recursive: true });
+  for (let index = 0; index < steps; index++) {
+    const stepId = stepIdOf(index);
+    writeFileSync(join(workspace, effectFile(stepId)), `# ${stepId}\n`);
+  }
+}
+
+/**
+ * The model: plans `settings.steps` steps; each writes its file (turn 0), then edits its seeded
+ * effect file — its non-idempotent effect: an edit applied twice leaves the line twice, and
+ * nothing the step does rewrites that file — (turn 1), then claims both files (turn 2).
  */
 export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
   const respond = (request: GenerateRequest): ScriptedResponse => {
@@ -85,7 +100,11 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
         toolCalls: [
           {
             name: 'edit_file',
-            arguments: { path, old_string: `${stepId}\n`, new_string: `${stepId}\n${effectLine(stepId)}\n` },
+            arguments: {
+              path: effectFile(stepId),
+              old_string: `# ${stepId}\n`,
+              new_string: `# ${stepId}\n${effectLine(stepId)}\n`,
+            },
           },
         ],
       };
@@ -97,7 +116,7 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
           arguments: {
             status: 'success',
             notes: `[SUCCESS]: wrote ${path}`,
-            claims: { filesWritten: [path] },
+            claims: { filesWritten: [path, effectFile(stepId)] },
           },
         },
       ],
@@ -118,7 +137,7 @@ export function countEffects(workspace: string, steps: number): Map<string, numb
     const stepId = stepIdOf(index);
     let text = '';
     try {
-      text = readFileSync(join(workspace, 'out', `${stepId}.txt`), 'utf8');
+      text = readFileSync(join(workspace, effectFile(stepId)), 'utf8');
     } catch {
       // missing: 0
     }
