@@ -16,7 +16,7 @@
  * an uninterrupted run of the same scenario. Exit code 1 unless every trial passes.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { finalState, scenarioSpec, uninterruptedState } from '../src/__fixtures__/final-state';
 import { type ScaleOutProcess, startProcess } from '../src/__fixtures__/scale-out-processes';
 import { createRunClient } from '../src/run-client';
@@ -91,6 +91,15 @@ async function trial(kind: 'worker' | 'coordinator'): Promise<Trial> {
   }
   try {
     const result = await client.result(runId);
+    if (result.stopReason !== 'completed' && process.env.TRIALS_DUMP !== undefined) {
+      // What the run's journal holds of the steps that did not complete (adopted from every attempt).
+      const stuck = new Set((result.plan?.steps ?? []).filter((step) => step.status !== 'completed').map((step) => step.id));
+      const events = await client.store.read(runId);
+      const lines = events
+        .filter((event) => stuck.has((event as { stepId?: string }).stepId ?? ''))
+        .map((event) => JSON.stringify(event).slice(0, 300));
+      writeFileSync(`${process.env.TRIALS_DUMP}/${runId}.txt`, lines.join('\n'));
+    }
     const { state, duplicated } = finalState(result, runSpec.workspace!);
     return {
       kind,

@@ -322,7 +322,7 @@ describe('resume reconciles the one uncertain call (started, no recorded result)
     expect(result.stopReason).not.toMatch(/^completed/);
   });
 
-  it('a write cut off mid-file is written again; an edit cut off mid-file is completed, never applied twice', async () => {
+  it('a write or an edit cut off mid-file is completed with the text it was to produce, never applied twice', async () => {
     const cases: { step: ScriptedResponse[]; partial: string; expected: string }[] = [
       { step: writeStep('log.txt', '# log\n- new\n'), partial: '# log\n- n', expected: '# log\n- new\n' },
       { step: editStep, partial: '', expected: '# log\n- a\n' },
@@ -338,7 +338,7 @@ describe('resume reconciles the one uncertain call (started, no recorded result)
       writeFileSync(join(ws.root, 'log.txt'), partial);
       const { result, events } = await resume({ ws, store: memory, steps: { task: step }, runId: 'r' });
       expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
-        expect.objectContaining({ tool, outcome: tool === 'write_file' ? 'not-applied' : 'applied' }),
+        expect.objectContaining({ tool, outcome: 'applied' }),
       ]);
       expect(await ws.read('log.txt')).toBe(expected);
       expect(result.stopReason).toBe('completed');

@@ -99,8 +99,8 @@ async function reconcileFileCall(
   if (intended !== undefined && absolute !== undefined && now.type === 'file') {
     const partial = readFileSync(absolute, 'utf8');
     if (intended.startsWith(partial)) {
-      if (call.tool === 'write_file') return notApplied('was cut off in the middle of writing');
-      // An edit cannot run again on a half-written file: write the text it was to produce.
+      // Cut off in the middle of writing: the call is finished here with the text it was to
+      // produce (run again, a write would now overwrite a file and an edit would find no match).
       const written = await registry.execute(
         'write_file',
         { path: snapshot.path, content: intended },
@@ -111,7 +111,7 @@ async function reconcileFileCall(
           outcome: 'applied',
           action: 'record',
           status: 'success',
-          text: `${prefix} ${call.tool} was cut off in the middle of writing ${snapshot.path}; the text it was to produce was written, so the edit is applied once.`,
+          text: `${prefix} ${call.tool} was cut off in the middle of writing ${snapshot.path}; the text it was to produce was written, so it is applied once.`,
           detail: `${seen}; completed with write_file`,
         };
       }
@@ -125,8 +125,8 @@ async function reconcileFileCall(
  * evidence rather than hope:
  * - `write_file` / `edit_file` / `delete_file` (with the file snapshot taken at dispatch): the
  *   workspace is compared with the call's intended effect — `applied` (recorded as done),
- *   `not-applied` (re-run: it applies once; a write cut off mid-file is written again, an edit cut
- *   off mid-file is completed with the text it was to produce), `conflicting` (recorded as an
+ *   `not-applied` (re-run: it applies once; a write or an edit cut off mid-file is completed
+ *   with the text it was to produce and recorded as applied), `conflicting` (recorded as an
  *   error; the model sees it). An edit is never applied twice.
  * - other idempotent tools: re-run.
  * - non-idempotent tools (commands): `onUncertain` — `rerun`, `fail` (the step fails and is
