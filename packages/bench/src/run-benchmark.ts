@@ -170,12 +170,23 @@ export async function runBenchmark(
   const fan = fanOutDag(sizes.fanOutWidth, sizes.fanOutMs);
   const criticalPath = dagBounds(fan).criticalPath;
   const fanLabel = `3. fan-out of ${sizes.fanOutWidth} × ${sizes.fanOutMs} ms`;
+  // Root's start to join's end: the schedule alone, without closedloop's planning and answer.
+  const spans = { closedloop: [] as number[], anchor: [] as number[] };
+  const span = (run: TimedRun) =>
+    (run.ends.get('join') ?? Number.NaN) - (run.starts.get('root') ?? Number.NaN);
   const fanRow = await sideBySide(
     { workload: `${fanLabel}: makespan`, unit: 'ms', anchorName: graph },
     sizes.fanOutSamples,
-    async () =>
-      (await runClosedloopDag({ steps: fan, concurrency: fan.length, journal: 'jsonl-fsync' })).makespan,
-    async () => (await runLangGraphSend(sizes.fanOutWidth, sizes.fanOutMs)).makespan,
+    async () => {
+      const run = await runClosedloopDag({ steps: fan, concurrency: fan.length, journal: 'jsonl-fsync' });
+      spans.closedloop.push(span(run));
+      return run.makespan;
+    },
+    async () => {
+      const run = await runLangGraphSend(sizes.fanOutWidth, sizes.fanOutMs);
+      spans.anchor.push(span(run));
+      return run.makespan;
+    },
     onRow,
   );
   rows.push(fanRow);
@@ -192,6 +203,21 @@ export async function runBenchmark(
   };
   rows.push(fanRatio);
   onRow(fanRatio);
+  // The first span of each side is its warm-up run's.
+  const spanSamples = {
+    closedloop: spans.closedloop.slice(1).map((ms) => ms / criticalPath),
+    anchor: spans.anchor.slice(1).map((ms) => ms / criticalPath),
+  };
+  const spanRow: BenchmarkRow = {
+    workload: '3c. same fan-out: root start → join end ÷ critical path',
+    unit: '×',
+    anchorName: graph,
+    closedloop: median(spanSamples.closedloop),
+    anchor: median(spanSamples.anchor),
+    samples: spanSamples,
+  };
+  rows.push(spanRow);
+  onRow(spanRow);
 
   for (const limit of [sizes.dagLimit, undefined]) {
     const bounds: number[] = [];

@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { type BenchmarkRow, formatTable, fullSizes, quickSizes, runBenchmark } from './run-benchmark';
 
 const { values } = parseArgs({
+  // `pnpm … bench -- --quick` hands the script a literal `--`.
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
   options: {
     quick: { type: 'boolean', default: false },
     samples: { type: 'string' },
