@@ -1,14 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  aggregatorSystemPrompt,
-  createCortex,
-  createJsonlRunStore,
-  createMemoryRunStore,
-  plannerSystemPrompt,
-  type RunStore,
-} from '@closedloop/cortex';
+import { createCortex, createJsonlRunStore, createMemoryRunStore, type RunStore } from '@closedloop/cortex';
 import { executeStep } from '@closedloop/executor';
 import { ScriptedModel, type ScriptedTurn } from '@closedloop/model/testing';
 import { Plan } from '@closedloop/plan';
@@ -31,7 +24,7 @@ const stepHeading = /# Your step: (\S+)/;
 
 /**
  * Runs a DAG through `createCortex` the way a user would: a scripted, zero-latency model plans it
- * (the planner's answer is the DAG), each step calls the `wait` tool once (sleeping the step's
+ * (its first call, the planner's, gets the DAG; later calls outside a step, the aggregator's, `done`), each step calls the `wait` tool once (sleeping the step's
  * duration, none for a no-op step) and then `mark_step`, the verifier judges every step on its
  * evidence (the `wait` call its description names — real verification, no `acceptUnverified`),
  * and the aggregator answers. The figure is the whole `cortex.run`, request to answer.
@@ -62,24 +55,21 @@ export async function runClosedloopDag(options: ClosedloopDagOptions): Promise<T
     successCriteria: [],
     protocols: [],
   }));
+  let nonStepCalls = 0;
   const model = new ScriptedModel({
     recordRequests: false,
     matchers: [
       {
         match: () => true,
         respond: (request) => {
-          const system = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-          if (system.startsWith(plannerSystemPrompt))
-            return { text: JSON.stringify({ title: 'benchmark', steps: planned }) };
-          if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
           const user = request.messages[1];
-          const id = (
-            user?.role === 'user' && typeof user.content === 'string'
-              ? stepHeading.exec(user.content)?.[1]
-              : undefined
-          ) as string | undefined;
-          if (id === undefined || !durations.has(id))
-            throw new Error('benchmark model: no step in the prompt');
+          const id = user?.role === 'user' ? stepHeading.exec(String(user.content))?.[1] : undefined;
+          // Not a step's request: the planner's (the run's first call), then the aggregator's.
+          if (id === undefined)
+            return nonStepCalls++ === 0
+              ? { text: JSON.stringify({ title: 'benchmark', steps: planned }) }
+              : { text: 'done' };
+          if (!durations.has(id)) throw new Error(`benchmark model: unknown step ${id}`);
           const turn = request.messages.filter((message) => message.role === 'assistant').length;
           return turn === 0
             ? { toolCalls: [{ name: 'wait', arguments: { step: id, ms: durations.get(id) } }] }
