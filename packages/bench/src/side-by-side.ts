@@ -4,6 +4,7 @@
  * closedloop and on its anchor (LangGraph JS, the AI SDK) in this one process, interleaved, and
  * prints workload, closedloop figure, anchor figure and their ratio. See README.md.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type BenchmarkRow, formatTable, fullSizes, quickSizes, runBenchmark } from './run-benchmark';
 
@@ -25,8 +26,10 @@ if (values.samples !== undefined) {
 }
 
 const started = performance.now();
+// A loaded machine slows both sides, but not alike: the load is printed with the figures.
+const load = () => `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`;
 console.log(
-  `# closedloop vs LangGraph JS / AI SDK, ${values.quick ? 'quick' : 'full'} sizes, Node ${process.versions.node}; medians, lower is better`,
+  `# closedloop vs LangGraph JS / AI SDK, ${values.quick ? 'quick' : 'full'} sizes, Node ${process.versions.node}, ${load()}; medians, lower is better`,
 );
 const show = (row: BenchmarkRow) =>
   console.log(
@@ -35,5 +38,5 @@ const show = (row: BenchmarkRow) =>
 const rows = await runBenchmark(sizes, show);
 console.log(`\n${formatTable(rows)}`);
 console.log(
-  `\nratio = closedloop ÷ anchor (below 1: closedloop is faster). ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+  `\nratio = closedloop ÷ anchor (below 1: closedloop is faster). ${((performance.now() - started) / 1000).toFixed(0)} s, ${load()} at the end.`,
 );
