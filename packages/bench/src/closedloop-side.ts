@@ -24,10 +24,11 @@ const stepHeading = /# Your step: (\S+)/;
 
 /**
  * Runs a DAG through `createCortex` the way a user would: a scripted, zero-latency model plans it
- * (its first call, the planner's, gets the DAG; later calls outside a step, the aggregator's, `done`), each step calls the `wait` tool once (sleeping the step's
- * duration, none for a no-op step) and then `mark_step`, the verifier judges every step on its
- * evidence (the `wait` call its description names — real verification, no `acceptUnverified`),
- * and the aggregator answers. The figure is the whole `cortex.run`, request to answer.
+ * (its first call, the planner's, gets the DAG; later calls outside a step, the aggregator's,
+ * `done`), each step calls the `wait` tool once (sleeping the step's duration, none for a no-op
+ * step) and then `mark_step`, the verifier judges every step on its evidence (the `wait` call its
+ * description names — real verification, no `acceptUnverified`), and the aggregator answers. The
+ * figure is the whole `cortex.run`, request to answer.
  */
 export async function runClosedloopDag(options: ClosedloopDagOptions): Promise<TimedRun> {
   const { steps, concurrency, journal } = options;
@@ -106,6 +107,17 @@ export async function runClosedloopDag(options: ClosedloopDagOptions): Promise<T
     const makespan = performance.now() - t0;
     if (result.stopReason !== 'completed')
       throw new Error(`closedloop run ended ${result.stopReason}: ${result.reason.slice(0, 300)}`);
+    // Every step ran once and was verified on its evidence: nothing was retried, replanned or waved through.
+    const odd = result.report.steps.filter(
+      (step) => step.status !== 'completed' || step.verdict !== 'success' || step.runs !== 1,
+    );
+    if (result.report.steps.length !== steps.length || odd.length > 0)
+      throw new Error(
+        `closedloop run: ${result.report.steps.length} steps reported, not verified once: ${odd
+          .slice(0, 3)
+          .map((step) => `${step.id} ${step.status} ${step.verdict} ×${step.runs}`)
+          .join(', ')}`,
+      );
     return { makespan, starts, ends };
   } finally {
     await close();
