@@ -46,7 +46,7 @@ export const fullSizes: BenchmarkSizes = {
   samples: 3,
 };
 
-/** A run of well under a minute (`--quick`): a fifth of the sizes, fewer samples. */
+/** A run of well under a minute (`--quick`): smaller sizes, one sample (three of the fan-out). */
 export const quickSizes: BenchmarkSizes = {
   chainSteps: 200,
   wideSteps: 100,
