@@ -1,5 +1,3 @@
-export { type FormatToolHistoryOptions, formatStepHistory, truncateText } from './format-tool-history';
-export { findCycle, findIndexCycle } from './graph';
 export {
   type AddStepsOptions,
   type AddStepsResult,
@@ -31,19 +29,10 @@ export {
   type StepId,
   type StepStatus,
   type SubgraphDraft,
-  stepAttemptSchema,
-  stepClaimsSchema,
-  stepDraftSchema,
-  stepIdSchema,
-  stepSchema,
-  stepStatusSchema,
-  subgraphDraftSchema,
   type ToolCallRecord,
   type ToolCallStatus,
-  toolCallRecordSchema,
   type VerificationRecord,
   type VerificationRecordInput,
-  verificationRecordSchema,
 } from './schema';
 export { formatStepNotes, type ParsedStepNotes, parseStepNotes, type StepNotesStatus } from './step-notes';
-export { isLegalTransition, isTerminalStatus, stepTransitions } from './step-transitions';
+export { isLegalTransition, isTerminalStatus } from './step-transitions';

@@ -1,5 +1,4 @@
 import {
-  addUsage,
   type ChatMessage,
   type ChatModel,
   type GenerateObjectOptions,
@@ -7,6 +6,7 @@ import {
   ModelError,
   type Usage,
 } from '@closedloop/model';
+import { addUsage } from '@closedloop/model/provider';
 import type { Plan, Step, StepId } from '@closedloop/plan';
 import type { EarlierRedesign } from './replan-history';
 import { ReplanMemory } from './replan-memory';
