@@ -29,7 +29,7 @@ export {
   type RunEventOf,
   type RunEventType,
 } from './run-events';
-export type { LeaseOptions, RunLease } from './run-lease';
+export type { LeaseHolder, LeaseOptions, RunLease } from './run-lease';
 export type { RemoteStepInput, RemoteStepResult } from './run-remote-step';
 export type {
   AttemptReport,
@@ -40,11 +40,12 @@ export type {
   RunResult,
   StepReport,
   StepSummary,
+  UnverifiedStepReport,
   UsageReport,
 } from './run-result';
 export { isResumableStop } from './run-session';
 export { createMemoryRunStore, createRunId, type JsonValue, type RunMeta, type RunStore } from './run-store';
 export type { StepRunOutcome } from './schedule-steps';
-export type { ExecutorSettings, PlanningMode } from './session-config';
+export type { AcceptUnverified, ExecutorSettings, PlanningMode } from './session-config';
 export type { AdoptOptions, StepTask, StepTaskRunner } from './step-task';
 export { isStopReason, type StopReason, stopReasons } from './stop-reason';

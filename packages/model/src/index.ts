@@ -1,6 +1,8 @@
 export type { ModelCapabilities } from './capabilities';
 export {
+  type CapabilityLookup,
   type CapabilityRegistration,
+  type CapabilitySource,
   lookupCapabilities,
   type ResolveCapabilitiesOptions,
   registerCapabilities,
@@ -45,6 +47,7 @@ export {
   findPrice,
   type ModelPrice,
   type PriceTable,
+  type UsageInput,
   type UsageRecord,
   type UsageSummary,
   type UsageTracker,

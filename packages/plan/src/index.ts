@@ -1,3 +1,4 @@
+export type { FormatToolHistoryOptions } from './format-tool-history';
 export {
   type AddStepsOptions,
   type AddStepsResult,

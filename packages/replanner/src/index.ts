@@ -1,4 +1,5 @@
 export {
+  type BuildReplanPromptOptions,
   createReplanner,
   type ReplanGiveUpOutcome,
   type ReplanGiveUpReason,
@@ -8,6 +9,7 @@ export {
   type ReplanOutcome,
   type ReplanRedesignOutcome,
 } from './create-replanner';
+export type { EarlierRedesign, EarlierRedesignStep } from './replan-history';
 export type {
   ReplanGiveUp,
   ReplanRedesign,

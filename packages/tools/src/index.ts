@@ -1,4 +1,5 @@
 export {
+  type CheckedCommand,
   type CommandPolicy,
   defaultAllowedPrograms,
   type ProgramRule,
@@ -24,6 +25,7 @@ export {
 } from './create-tool-registry';
 export { type DefineToolOptions, defineTool } from './define-tool';
 export type { FileToolsOptions } from './file-tools';
+export type { ProcessResult, ProcessRunResult } from './run-process';
 export { probeSandbox, type SandboxMode, type SandboxOptions, type SandboxProbe } from './sandbox';
 export type { AnyTool, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 export { ToolError } from './tool-error';

@@ -1,4 +1,5 @@
 export { type BuiltinProtocolName, builtinProtocols } from './builtin-protocols';
+export type { ExecutionEnd } from './check-execution';
 export {
   defineProtocol,
   type ProtocolDefinition,
@@ -6,6 +7,7 @@ export {
   type ProtocolStepOutcome,
   type ProtocolStepResult,
 } from './define-protocol';
+export type { TestRunner, Tooling, ToolingCommand } from './detect-tooling';
 export {
   canFindSymbols,
   type FindSymbolOptions,
@@ -15,6 +17,7 @@ export {
 } from './find-symbol';
 export type { Finding, FindingEvidence, FindingStatus, Priority, VerificationLayer } from './finding';
 export type {
+  ContextRunOptions,
   FunctionalityCase,
   FunctionalityCaseInput,
   HumanReviewDecision,
@@ -24,6 +27,8 @@ export type {
   ProtocolContext,
 } from './protocol';
 export { checkSyntax, type SyntaxCheck, type SyntaxCheckOptions } from './protocols/syntax-check';
+export type { SyntaxCommandRunner } from './protocols/syntax-toolchains';
+export type { CommandResult } from './run-command';
 export type { VerificationMode } from './run-protocols';
 export {
   type DeriveSuccessCriteriaOptions,
@@ -33,6 +38,7 @@ export {
 } from './success-criteria';
 export {
   createToolCallGuard,
+  type DestructiveClassification,
   type GuardCheckInput,
   type GuardDecision,
   type GuardHumanRequest,
@@ -57,8 +63,12 @@ export {
   verifyGoal,
 } from './verify-goal';
 export { type VerifyStepOptions, verifyStep } from './verify-step';
+export type { ChangedFile, ChangeKind, WorkspaceFacts } from './workspace-facts';
 export {
   diffSnapshots,
+  type FileState,
+  type GitRefs,
+  type PathChange,
   type SnapshotOptions,
   snapshotWorkspace,
   type WorkspaceChanges,
