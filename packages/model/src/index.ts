@@ -30,11 +30,19 @@ export type {
   ToolSpec,
   Usage,
 } from './chat-model';
-export { createRedactor, type Redactor, type RedactorOptions, registerSecret } from './create-redactor';
+export {
+  createRedactor,
+  isSecretEnvName,
+  isSecretName,
+  type Redactor,
+  type RedactorOptions,
+  registerSecret,
+} from './create-redactor';
 export { type GenerateOptions, generate } from './generate';
 export { type GenerateObjectOptions, type GenerateObjectResult, generateObject } from './generate-object';
 export { ModelError, type ModelErrorCode } from './model-error';
 export {
+  clearProbeCache,
   type ProbeCapabilitiesOptions,
   type ProbeOutcome,
   type ProbeResult,

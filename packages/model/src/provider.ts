@@ -1,7 +1,8 @@
 /**
  * Building blocks for `ChatModel` adapters: option checks, error mapping, tool-call parsing,
- * stream assembly and usage arithmetic. closedloop's own provider packages are built from these;
- * an adapter for another API imports them from `@closedloop/model/provider`.
+ * stream assembly, JSON Schema from zod, JSON from model text and usage arithmetic. closedloop's
+ * own provider packages are built from these; an adapter for another API imports them from
+ * `@closedloop/model/provider`.
  *
  * @packageDocumentation
  */
@@ -13,6 +14,7 @@ export {
   type ProviderOptionsToCheck,
 } from './check-provider-options';
 export { contentPartSource } from './content-parts';
+export { type ExtractJsonResult, extractJson } from './extract-json';
 export {
   type ErrorClass,
   type MapSdkErrorOptions,
@@ -41,5 +43,6 @@ export {
   streamToResult,
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
+export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
 export { addUsage, emptyUsage } from './usage';
 export { splitInputTokens } from './usage-tracker';

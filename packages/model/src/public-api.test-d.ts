@@ -12,7 +12,7 @@ import {
   type Usage,
   withRetry,
 } from '@closedloop/model';
-import { mapSdkError, parseToolCall, streamToResult } from '@closedloop/model/provider';
+import { extractJson, mapSdkError, parseToolCall, streamToResult, toJsonSchema } from '@closedloop/model/provider';
 import type { ScriptedModel } from '@closedloop/model/testing';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
@@ -20,12 +20,15 @@ import { z } from 'zod';
 describe('@closedloop/model public surface', () => {
   it('exports exactly these runtime values', () => {
     expectTypeOf<keyof typeof model>().toEqualTypeOf<
+      | 'clearProbeCache'
       | 'computeCost'
       | 'createRedactor'
       | 'createUsageTracker'
       | 'findPrice'
       | 'generate'
       | 'generateObject'
+      | 'isSecretEnvName'
+      | 'isSecretName'
       | 'lookupCapabilities'
       | 'ModelError'
       | 'probeCapabilities'
@@ -62,10 +65,14 @@ describe('@closedloop/model public surface', () => {
     model.parseToolCall;
     // @ts-expect-error mapSdkError lives in @closedloop/model/provider
     model.mapSdkError;
-    // @ts-expect-error extractJson is not exported
+    // @ts-expect-error extractJson lives in @closedloop/model/provider
     model.extractJson;
+    // @ts-expect-error abortableSleep is not exported
+    model.abortableSleep;
     expectTypeOf(parseToolCall).toBeFunction();
     expectTypeOf(mapSdkError).returns.toEqualTypeOf<ModelError>();
     expectTypeOf(streamToResult).returns.resolves.toEqualTypeOf<GenerateResult>();
+    expectTypeOf(toJsonSchema).toBeFunction();
+    expectTypeOf(extractJson).toBeFunction();
   });
 });
