@@ -6,7 +6,7 @@ import {
   newLeaseHolder,
   resolveLeaseOptions,
   startHeartbeat,
-} from '@closedloop/cortex/internal';
+} from '@closedloop/cortex/store';
 import type { Redis } from 'ioredis';
 
 /** Redis's clock in epoch ms: every machine judges staleness by the same clock. */

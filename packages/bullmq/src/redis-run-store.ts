@@ -1,5 +1,5 @@
 import { CortexError, type RunEvent, type RunMeta, type RunStore } from '@closedloop/cortex';
-import { assertRunId } from '@closedloop/cortex/internal';
+import { assertRunId } from '@closedloop/cortex/store';
 import type { Redis } from 'ioredis';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { checkPrefix, redisKeys } from './redis-keys';

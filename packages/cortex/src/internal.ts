@@ -6,12 +6,3 @@
  */
 export { aggregatorSystemPrompt } from './aggregate-answer';
 export { plannerSystemPrompt } from './draft-plan';
-export {
-  type LeaseHolder,
-  leaseHeldError,
-  leaseLostError,
-  newLeaseHolder,
-  resolveLeaseOptions,
-  startHeartbeat,
-} from './run-lease';
-export { assertRunId } from './run-store';

@@ -12,7 +12,8 @@ import {
   type StopReason,
   stopReasons,
 } from '@closedloop/cortex';
-import { assertRunId, startHeartbeat } from '@closedloop/cortex/internal';
+import { plannerSystemPrompt } from '@closedloop/cortex/internal';
+import { assertRunId, leaseHeldError, startHeartbeat } from '@closedloop/cortex/store';
 import type { ChatModel } from '@closedloop/model';
 import { describe, expectTypeOf, it } from 'vitest';
 
@@ -25,10 +26,12 @@ describe('@closedloop/cortex public surface', () => {
       | 'createMemoryRunStore'
       | 'createRunId'
       | 'isJournaled'
+      | 'isPlanEvent'
       | 'isResumableStop'
       | 'isRunEventOf'
       | 'isSimpleRequest'
       | 'isStopReason'
+      | 'planEventTypes'
       | 'stopReasons'
       | 'uncertainCallPolicies'
     >();
@@ -51,7 +54,7 @@ describe('@closedloop/cortex public surface', () => {
   });
 
   it('keeps helpers for other closedloop packages out of the root', () => {
-    // @ts-expect-error assertRunId is internal (@closedloop/cortex/internal)
+    // @ts-expect-error assertRunId is for store authors (@closedloop/cortex/store)
     cortex.assertRunId;
     // @ts-expect-error scheduleSteps is not exported
     cortex.scheduleSteps;
@@ -59,5 +62,7 @@ describe('@closedloop/cortex public surface', () => {
     cortex.draftPlan;
     expectTypeOf(assertRunId).parameter(0).toBeUnknown();
     expectTypeOf(startHeartbeat).toBeFunction();
+    expectTypeOf(leaseHeldError).toBeFunction();
+    expectTypeOf(plannerSystemPrompt).toBeString();
   });
 });
