@@ -12,7 +12,13 @@ import {
   type Usage,
   withRetry,
 } from '@closedloop/model';
-import { extractJson, mapSdkError, parseToolCall, streamToResult, toJsonSchema } from '@closedloop/model/provider';
+import {
+  extractJson,
+  mapSdkError,
+  parseToolCall,
+  streamToResult,
+  toJsonSchema,
+} from '@closedloop/model/provider';
 import type { ScriptedModel } from '@closedloop/model/testing';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';

@@ -188,8 +188,8 @@ function repairMessage(problems: readonly RedesignProblem[]): string {
 }
 
 /**
- * Creates a replanner: subgraph redesign of failed steps and their downstream (seeds 000 and
- * 004). Completed steps are never touched; their full tool history goes into the prompt.
+ * Creates a replanner: subgraph redesign of failed steps and their downstream, every failure of
+ * a round in one call. Completed steps are never touched; their full tool history goes into the prompt.
  *
  * @example
  * const replanner = createReplanner({ model });
