@@ -8,12 +8,12 @@ import { describe, expect, it } from 'vitest';
 import {
   answer,
   completeStep,
-  failStep,
-  runCommandTool,
   examplePlan,
   exampleRedesign,
   exampleSteps,
   exampleTools,
+  failStep,
+  runCommandTool,
   tickingClock,
 } from './__fixtures__/example-plan';
 import { createReplanner, type ReplanOutcome } from './create-replanner';
@@ -169,7 +169,9 @@ describe('subgraph replan', () => {
   });
 
   it('prompt snapshot: example scenario (review any change to what the model sees)', async () => {
-    const prompt = createReplanner({ model: new ScriptedModel() }).buildPrompt(examplePlan(), ['5'], { tools });
+    const prompt = createReplanner({ model: new ScriptedModel() }).buildPrompt(examplePlan(), ['5'], {
+      tools,
+    });
     await expect(prompt).toMatchFileSnapshot('./__snapshots__/example-replan-prompt.md');
   });
 
@@ -245,7 +247,10 @@ describe('subgraph replan', () => {
     const root = await mkdtemp(join(tmpdir(), 'closedloop-replanner-'));
     try {
       const plan = Plan.create(
-        { goal: 'todo API', steps: exampleSteps.map((s) => ({ ...s, requiredTools: [], successCriteria: [] })) },
+        {
+          goal: 'todo API',
+          steps: exampleSteps.map((s) => ({ ...s, requiredTools: [], successCriteria: [] })),
+        },
         { id: 'loop', clock: tickingClock() },
       );
       const writes: Record<string, { path: string; content: string; hangs?: boolean }> = {

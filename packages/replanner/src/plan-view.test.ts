@@ -1,6 +1,6 @@
 import { Plan } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
-import { completeStep, failStep, examplePlan, tickingClock } from './__fixtures__/example-plan';
+import { completeStep, examplePlan, failStep, tickingClock } from './__fixtures__/example-plan';
 import { createPlanView } from './plan-view';
 
 function expectStatusesMatch(plan: Plan, failed: string[]) {

@@ -1,7 +1,7 @@
 import { Plan, PlanError, type StepId } from '@closedloop/plan';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { completeStep, failStep, examplePlan, tickingClock } from './__fixtures__/example-plan';
+import { completeStep, examplePlan, failStep, tickingClock } from './__fixtures__/example-plan';
 import { designSignature, normalizeDescription } from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
 import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
