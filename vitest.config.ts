@@ -36,6 +36,9 @@ export default defineConfig({
           root: dir,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          // `*.test-d.ts` files assert types (the public surface): vitest runs tsc on them and
+          // reports each failed `expectTypeOf` or unmet `@ts-expect-error` as a failed test.
+          typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       })),
       {

@@ -133,7 +133,7 @@ describe.concurrent('published packages', () => {
         expect(files).toContain('package/dist/index.js');
         expect(files).toContain('package/dist/index.d.ts');
         expect(
-          files.filter((file) => /\.test\.|__fixtures__|__snapshots__|^package\/bench\//.test(file)),
+          files.filter((file) => /\.test(-d)?\.|__fixtures__|__snapshots__|^package\/bench\//.test(file)),
         ).toEqual([]);
       });
 

@@ -3,10 +3,8 @@ export {
   type CoordinatorEvent,
   type CoordinatorOptions,
   createCoordinator,
-  runJobId,
 } from './coordinator';
 export { pingRedis, type RedisConnection } from './redis-connection';
-export { defaultPrefix } from './redis-keys';
 export {
   createRedisRunStore,
   type IndexedEvent,

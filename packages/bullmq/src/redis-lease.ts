@@ -1,14 +1,12 @@
+import { CortexError, type LeaseOptions, type RunLease } from '@closedloop/cortex';
 import {
-  CortexError,
   type LeaseHolder,
-  type LeaseOptions,
   leaseHeldError,
   leaseLostError,
   newLeaseHolder,
-  type RunLease,
   resolveLeaseOptions,
   startHeartbeat,
-} from '@closedloop/cortex';
+} from '@closedloop/cortex/store';
 import type { Redis } from 'ioredis';
 
 /** Redis's clock in epoch ms: every machine judges staleness by the same clock. */

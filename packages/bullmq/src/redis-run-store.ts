@@ -1,4 +1,5 @@
-import { assertRunId, CortexError, type RunEvent, type RunMeta, type RunStore } from '@closedloop/cortex';
+import { CortexError, type RunEvent, type RunMeta, type RunStore } from '@closedloop/cortex';
+import { assertRunId } from '@closedloop/cortex/store';
 import type { Redis } from 'ioredis';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { checkPrefix, redisKeys } from './redis-keys';

@@ -1,4 +1,5 @@
-import { assertRunId, createRunId, type RunResult } from '@closedloop/cortex';
+import { createRunId, type RunResult } from '@closedloop/cortex';
+import { assertRunId } from '@closedloop/cortex/store';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { runJobId } from './coordinator';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';

@@ -19,7 +19,7 @@ function finishedPlan(): Plan {
   return plan;
 }
 
-describe('aggregateAnswer (seed 000 _aggregate_results)', () => {
+describe('aggregateAnswer (the final answer over every step result)', () => {
   it('asks the model with every step status, output and UNVERIFIED flag', async () => {
     const model = new ScriptedModel({ turns: [{ text: ' Summary. ' }] });
     const result = await aggregateAnswer({

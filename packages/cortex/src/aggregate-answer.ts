@@ -50,7 +50,7 @@ export interface AggregateAnswerOptions {
 }
 
 /**
- * The final answer (seed 000 `_aggregate_results`): one model call over the request, the stop
+ * The final answer, aggregated from every step's result: one model call over the request, the stop
  * reason and every step's status and output (UNVERIFIED flags included). Never throws: when the
  * call fails or answers nothing, the {@link fallbackAnswer} text is returned with `source: 'fallback'`.
  */

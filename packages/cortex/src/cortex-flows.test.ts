@@ -92,7 +92,7 @@ function goalProtocol(
 const isStep = (id: string) => (request: { messages: { content: string }[] }) =>
   request.messages.some((message) => message.content.includes(`# Your step: ${id}`));
 
-describe('batch replan (seed 004)', () => {
+describe('batch replan (one replan per round of failures)', () => {
   it('replans two failed steps in one call while an independent slow step keeps running', async () => {
     const { cortex, model, events } = await setup(
       {
@@ -162,7 +162,7 @@ describe('batch replan (seed 004)', () => {
   });
 });
 
-describe('hallucination propagation (seed 003 §2.5)', () => {
+describe('hallucination propagation (low confidence carries downstream)', () => {
   const flaky: Protocol = {
     name: 'FLAKY',
     priority: 'P1',

@@ -3,11 +3,10 @@ import { type AnyTool, type CommandRunner, createToolRegistry, type ToolRegistry
 import {
   builtinProtocols,
   type Protocol,
-  parseToolContracts,
   type SuccessCriterionInput,
   type VerificationMode,
-  validateProtocols,
 } from '@closedloop/verifier';
+import { parseToolContracts, validateProtocols } from '@closedloop/verifier/internal';
 import type { ApprovalHandler } from './approvals';
 import { CortexError } from './cortex-error';
 import type { RunBudget } from './meter-model';

@@ -43,7 +43,7 @@ describe('assessFindings', () => {
   });
 });
 
-describe('decideTermination (seed 003 §2.3)', () => {
+describe('decideTermination (the termination decision tree)', () => {
   it('says in the reason which priorities are behind it', () => {
     const p2 = decideTermination({
       ...base,

@@ -8,7 +8,7 @@ export interface FindingLike {
   message: string;
 }
 
-/** The class of a set of goal-level findings, seed 003 §2.3. */
+/** The class of a set of goal-level findings (failed, inconclusive, or clean). */
 export type GoalAssessment = 'all-pass' | 'p0-failed' | 'p1-failed' | 'warnings-only';
 
 /**
@@ -85,7 +85,7 @@ export type TerminationDecision =
     };
 
 /**
- * The deterministic decision tree of seed 003 §2.3, extended with the run's other facts:
+ * The deterministic termination decision tree over the goal findings, extended with the run's other facts:
  *
  * 1. a P0 goal check failed → `failed`
  * 2. a step is blocked → `blocked` (the replanner already gave up on it)

@@ -1,11 +1,11 @@
 import {
-  addUsage,
   type ChatMessage,
   type ChatModel,
   generateObject,
   type ToolSpec,
   type Usage,
 } from '@closedloop/model';
+import { addUsage } from '@closedloop/model/provider';
 import { Plan, PlanError } from '@closedloop/plan';
 import { z } from 'zod';
 import { CortexError } from './cortex-error';

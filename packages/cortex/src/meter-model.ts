@@ -1,8 +1,6 @@
 import {
-  addUsage,
   type ChatModel,
   computeCost,
-  emptyUsage,
   type FinishReason,
   findPrice,
   type GenerateResult,
@@ -11,6 +9,7 @@ import {
   type StreamPart,
   type Usage,
 } from '@closedloop/model';
+import { addUsage, emptyUsage } from '@closedloop/model/provider';
 import type { StepId } from '@closedloop/plan';
 import type { ModelCallPurpose } from './run-events';
 

@@ -9,7 +9,7 @@ import type {
   ToolCallRecord,
   VerificationRecord,
 } from '@closedloop/plan';
-import { type ConfidenceClass, classifyConfidence, unverifiedReason } from '@closedloop/verifier';
+import { type ConfidenceClass, classifyConfidence, unverifiedReason } from '@closedloop/verifier/internal';
 import type { FindingLike, GoalAssessment } from './decide-termination';
 import { isRunEventOf, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { StopReason } from './stop-reason';

@@ -2,15 +2,14 @@ import { executeStep, type StepExecutionResult, type StepJournal } from '@closed
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
 import {
-  classifyConfidence,
   createToolCallGuard,
   snapshotWorkspace,
   toVerificationRecord,
-  unverifiedReason,
   type VerificationReport,
   verifyStep,
   type WorkspaceSnapshot,
 } from '@closedloop/verifier';
+import { classifyConfidence, unverifiedReason } from '@closedloop/verifier/internal';
 import type { ApprovalDesk } from './approvals';
 import { errorMessage } from './error-message';
 import type { ModelMeter } from './meter-model';

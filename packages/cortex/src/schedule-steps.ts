@@ -103,7 +103,7 @@ export interface ScheduleStepsResult {
  * with ready steps in display order (the order of `plan.readySteps()`, mirrored incrementally
  * from the plan's events so a completion costs O(dependents), not a sort of every ready step).
  *
- * Failed steps are replanned in batches (seed 004) while independent steps keep running: the
+ * Failed steps are replanned in batches (one replan per round of failures) while independent steps keep running: the
  * first failure opens a batch that waits for the steps running at that moment — they could fail
  * too and join it — for at most `replanWindowMs`; then the whole batch goes to `replan` in one
  * call. Steps started after the batch opened never delay it, and failures during a replan form

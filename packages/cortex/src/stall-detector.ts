@@ -28,7 +28,7 @@ export interface StallObservation {
   metric: number;
 }
 
-/** Limits of {@link createStallDetector} (seed 003 §2.3 "cannot complete" signals). */
+/** Limits of {@link createStallDetector} (the "cannot complete" signals of the termination rules). */
 export interface StallDetectorOptions {
   /** Same normalised error this many times in a row → `stalled`. Default 3. */
   sameErrorLimit?: number;

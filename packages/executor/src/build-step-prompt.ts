@@ -1,5 +1,5 @@
 import type { Step, StepId } from '@closedloop/plan';
-import { truncateText } from '@closedloop/tools';
+import { truncateText } from '@closedloop/tools/internal';
 
 /** The output of a completed dependency, as the step's prompt shows it. */
 export interface DependencyOutput {

@@ -1,8 +1,6 @@
 import {
-  addUsage,
   type ChatMessage,
   type ChatModel,
-  emptyUsage,
   type GenerateOptions,
   type GenerateRequest,
   type GenerateResult,
@@ -13,6 +11,7 @@ import {
   type ToolSpec,
   type Usage,
 } from '@closedloop/model';
+import { addUsage, emptyUsage } from '@closedloop/model/provider';
 import {
   formatStepNotes,
   type Plan,
@@ -24,14 +23,12 @@ import {
 import {
   type AnyTool,
   createToolRegistry,
-  normalizeToolArguments,
-  parseToolInput,
   type ToolExecuteContext,
   type ToolOutcome,
   type ToolRegistry,
-  truncateText,
   type ValidToolCall,
 } from '@closedloop/tools';
+import { normalizeToolArguments, parseToolInput, truncateText } from '@closedloop/tools/internal';
 import { z } from 'zod';
 import { buildStepPrompt, buildSummaryPrompt, type DependencyOutput } from './build-step-prompt';
 import { canonicalJson } from './canonical-json';

@@ -1,10 +1,4 @@
-export {
-  type BuildStepPromptOptions,
-  buildStepPrompt,
-  buildSummaryPrompt,
-  type DependencyOutput,
-} from './build-step-prompt';
-export { canonicalJson } from './canonical-json';
+export type { DependencyOutput } from './build-step-prompt';
 export {
   type ExecuteStepOptions,
   executeStep,
@@ -14,19 +8,7 @@ export {
 } from './execute-step';
 export { ExecutorError, type ExecutorErrorCode } from './executor-error';
 export type { ExecutorEvent, ExecutorEventType } from './executor-events';
-export { executorSystemPrompt } from './executor-system-prompt';
-export {
-  type MarkStepInput,
-  markStepInputSchema,
-  markStepToolName,
-  markStepToolSpec,
-} from './mark-step-tool';
+export { markStepToolName } from './mark-step-tool';
 export type { ExecutionLimits, ExecutionMode } from './resolve-execute-options';
-export type {
-  DispatchedCall,
-  RecordedOutcome,
-  RecordedTurn,
-  StepJournal,
-  StepReplay,
-} from './step-journal';
+export type { DispatchedCall, RecordedOutcome, RecordedTurn, StepJournal, StepReplay } from './step-journal';
 export type { AskHumanRequest, GuardCheckInput, GuardDecision, ToolCallGuard } from './tool-call-guard';

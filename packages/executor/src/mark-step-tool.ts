@@ -1,5 +1,5 @@
 import type { ToolSpec } from '@closedloop/model';
-import { stepClaimsSchema } from '@closedloop/plan';
+import { stepClaimsSchema } from '@closedloop/plan/internal';
 import { z } from 'zod';
 
 /** Name of the executor's built-in tool that ends a step. */

@@ -1,6 +1,6 @@
 import { ExecutorError } from './executor-error';
 
-/** The two execution modes of the seed's mode selector. */
+/** The two execution modes: one successful tool round (`single`) or up to five (`auto`). */
 export type ExecutionMode = 'single' | 'auto';
 
 /** Loop limits; every field is optional. */

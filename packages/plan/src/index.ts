@@ -1,5 +1,4 @@
-export { type FormatToolHistoryOptions, formatStepHistory, truncateText } from './format-tool-history';
-export { findCycle, findIndexCycle } from './graph';
+export type { FormatToolHistoryOptions } from './format-tool-history';
 export {
   type AddStepsOptions,
   type AddStepsResult,
@@ -31,19 +30,10 @@ export {
   type StepId,
   type StepStatus,
   type SubgraphDraft,
-  stepAttemptSchema,
-  stepClaimsSchema,
-  stepDraftSchema,
-  stepIdSchema,
-  stepSchema,
-  stepStatusSchema,
-  subgraphDraftSchema,
   type ToolCallRecord,
   type ToolCallStatus,
-  toolCallRecordSchema,
   type VerificationRecord,
   type VerificationRecordInput,
-  verificationRecordSchema,
 } from './schema';
 export { formatStepNotes, type ParsedStepNotes, parseStepNotes, type StepNotesStatus } from './step-notes';
-export { isLegalTransition, isTerminalStatus, stepTransitions } from './step-transitions';
+export { isLegalTransition, isTerminalStatus } from './step-transitions';

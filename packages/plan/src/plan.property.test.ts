@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tickingClock } from './__fixtures__/seed-dag';
+import { tickingClock } from './__fixtures__/example-dag';
 import { findCycle } from './graph';
 import { Plan } from './plan';
 import { PlanError } from './plan-error';

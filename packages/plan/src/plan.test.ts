@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { seedDag, tickingClock } from './__fixtures__/seed-dag';
+import { exampleDag, tickingClock } from './__fixtures__/example-dag';
 import { Plan } from './plan';
 import { PlanError, type PlanErrorCode } from './plan-error';
 import type { PlanEvent } from './plan-events';
@@ -17,8 +17,8 @@ function expectPlanError(run: () => unknown, code: PlanErrorCode): PlanError {
   throw new Error(`expected PlanError(${code}), nothing was thrown`);
 }
 
-function seedPlan(): Plan {
-  return Plan.create(seedDag, { id: 'plan-1', clock: tickingClock() });
+function examplePlan(): Plan {
+  return Plan.create(exampleDag, { id: 'plan-1', clock: tickingClock() });
 }
 
 /** Runs a step to completion. */
@@ -29,7 +29,7 @@ function complete(plan: Plan, ...ids: StepId[]): void {
   }
 }
 
-/** Completes everything upstream of `api` and starts `api` (the seed's step 5). */
+/** Completes everything upstream of `api` and starts `api` (step 5 of the example DAG). */
 function startApi(plan: Plan): Plan {
   complete(plan, 'analyze', 'scaffold', 'config', 'models', 'db');
   plan.markStep('api', { status: 'in_progress' });
@@ -48,11 +48,11 @@ function expectTopological(plan: Plan, ids: StepId[]): void {
 
 describe('Plan.create', () => {
   it('builds the plan, emits plan-created and starts with the roots ready', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expect(plan.id).toBe('plan-1');
     expect(plan.title).toBe('REST API');
     expect(plan.goal).toBe('Build a REST API with tests');
-    expect(plan.stepIds).toEqual(seedDag.steps.map((step) => step.id));
+    expect(plan.stepIds).toEqual(exampleDag.steps.map((step) => step.id));
     expect(plan.readySteps()).toEqual(['analyze']);
     expect(plan.events).toHaveLength(1);
     expect(plan.events[0]).toMatchObject({ type: 'plan-created', planId: 'plan-1', seq: 0, at: 1000 });
@@ -123,7 +123,7 @@ describe('Plan.create', () => {
 
 describe('queries', () => {
   it('step() and has()', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expect(plan.has('api')).toBe(true);
     expect(plan.has('nope')).toBe(false);
     expect(plan.step('api').title).toBe('Write API endpoints');
@@ -131,7 +131,7 @@ describe('queries', () => {
   });
 
   it('readStep() reads the live step without a copy', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const live = plan.readStep('api');
     expect(live).toEqual(plan.step('api'));
     expect(plan.readStep('api')).toBe(live); // no copy
@@ -143,7 +143,7 @@ describe('queries', () => {
   });
 
   it('status() and idsWithStatus() read statuses without copying steps', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze', 'config');
     plan.markStep('scaffold', { status: 'in_progress' });
     expect(plan.status('analyze')).toBe('completed');
@@ -168,7 +168,7 @@ describe('queries', () => {
   });
 
   it('returns copies: mutating them does not touch the plan', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const step = plan.step('api');
     step.status = 'completed';
     step.dependsOn.push('x');
@@ -179,13 +179,13 @@ describe('queries', () => {
   });
 
   it('downstreamOf: direct dependency', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expect(plan.downstreamOf('api')).toEqual(['write-tests', 'run-tests']);
     expect(plan.downstreamOf('run-tests')).toEqual([]);
   });
 
   it('downstreamOf: indirect dependency, topological order', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const down = plan.downstreamOf('scaffold');
     expect(new Set(down)).toEqual(new Set(['models', 'api', 'write-tests', 'run-tests']));
     expectTopological(plan, down);
@@ -193,7 +193,7 @@ describe('queries', () => {
   });
 
   it('downstreamOf: complex DAG, several inputs, inputs excluded', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const all = plan.downstreamOf('analyze');
     expect(new Set(all)).toEqual(new Set(plan.stepIds.filter((id) => id !== 'analyze')));
     expectTopological(plan, all);
@@ -206,7 +206,7 @@ describe('queries', () => {
   });
 
   it('upstreamOf: transitive, dependencies first', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const up = plan.upstreamOf('api');
     expect(new Set(up)).toEqual(new Set(['analyze', 'scaffold', 'config', 'models', 'db']));
     expect(up[0]).toBe('analyze');
@@ -218,7 +218,7 @@ describe('queries', () => {
   });
 
   it('readySteps follows completions, in display order, and counts/isSettled agree', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     expect(plan.readySteps()).toEqual(['scaffold', 'config']);
     complete(plan, 'config');
@@ -245,7 +245,7 @@ describe('queries', () => {
 
 describe('markStep', () => {
   it('allows only legal transitions', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expectPlanError(() => plan.markStep('analyze', { status: 'completed' }), 'illegal-transition');
     expectPlanError(() => plan.markStep('analyze', { status: 'failed' }), 'illegal-transition');
     complete(plan, 'analyze');
@@ -308,7 +308,7 @@ describe('markStep', () => {
   });
 
   it('refuses to start a step whose dependencies are not completed', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const error = expectPlanError(
       () => plan.markStep('api', { status: 'in_progress' }),
       'illegal-transition',
@@ -317,7 +317,7 @@ describe('markStep', () => {
   });
 
   it('stores notes, output, files and claims', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.markStep('analyze', { status: 'in_progress' });
     const step = plan.markStep('analyze', {
       notes: '[SUCCESS]: read it',
@@ -337,7 +337,7 @@ describe('markStep', () => {
   });
 
   it('rejects malformed options with invalid-argument', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expectPlanError(() => plan.markStep('analyze', { status: 'done' as never }), 'invalid-argument');
     expectPlanError(() => plan.markStep('analyze', { notes: 3 as never }), 'invalid-argument');
     expectPlanError(() => plan.markStep('analyze', { files: [1] as never }), 'invalid-argument');
@@ -350,7 +350,7 @@ describe('markStep', () => {
   });
 
   it('blocked cascades to unfinished downstream steps, one event each', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze', 'scaffold');
     plan.markStep('config', { status: 'skipped' });
     const before = plan.events.length;
@@ -376,7 +376,7 @@ describe('markStep', () => {
 
 describe('tool-call ledger', () => {
   it('add_tool_call / update_tool_result / finalize_step', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.markStep('analyze', { status: 'in_progress' });
     const call = plan.recordToolCall('analyze', {
       callId: 'call_1',
@@ -407,7 +407,7 @@ describe('tool-call ledger', () => {
   });
 
   it('generates auto-N ids and pairs id-less results FIFO by tool name', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const a = plan.recordToolCall('analyze', { tool: 'run_command', args: { command: 'a' } });
     const b = plan.recordToolCall('analyze', { tool: 'read_file', args: { path: 'b' } });
     const c = plan.recordToolCall('analyze', { tool: 'run_command', args: { command: 'c' } });
@@ -429,7 +429,7 @@ describe('tool-call ledger', () => {
   });
 
   it('does not pair id-less results with provider-id calls, and skips taken auto ids', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.recordToolCall('analyze', { callId: 'auto-1', tool: 'read_file' });
     expect(plan.recordToolCall('analyze', { tool: 'read_file' }).callId).toBe('auto-2');
     expect(plan.recordToolResult('analyze', { tool: 'read_file', status: 'success' }).callId).toBe('auto-2');
@@ -440,7 +440,7 @@ describe('tool-call ledger', () => {
   });
 
   it('stores a call without arguments as {} so snapshots and journals round-trip', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expect(plan.recordToolCall('analyze', { tool: 'git_status' }).args).toEqual({});
     const json = JSON.parse(JSON.stringify(plan.toJSON()));
     expect(Plan.fromJSON(json).toJSON()).toStrictEqual(plan.toJSON());
@@ -448,7 +448,7 @@ describe('tool-call ledger', () => {
   });
 
   it('stores non-string results as JSON', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.recordToolCall('analyze', { callId: 'x', tool: 'list_dir', args: {} });
     const record = plan.recordToolResult('analyze', {
       callId: 'x',
@@ -460,7 +460,7 @@ describe('tool-call ledger', () => {
   });
 
   it('refuses unknown, answered, mismatched and duplicate calls', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     expectPlanError(
       () => plan.recordToolResult('analyze', { callId: 'nope', tool: 'read_file', status: 'success' }),
       'unknown-tool-call',
@@ -488,13 +488,13 @@ describe('tool-call ledger', () => {
   });
 
   it('refuses new calls on finished steps', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     expectPlanError(() => plan.recordToolCall('analyze', { tool: 'read_file' }), 'illegal-transition');
   });
 
   it('recordVerification stores the verdict', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const record = plan.recordVerification('analyze', {
       verdict: 'failed',
       findings: [
@@ -519,7 +519,7 @@ describe('tool-call ledger', () => {
 
 describe('replaceSubgraph', () => {
   function failedAtApi(): Plan {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.markStep('api', { status: 'failed', notes: '[FAIL]: write_file never answered' });
     return plan;
   }
@@ -560,7 +560,7 @@ describe('replaceSubgraph', () => {
   });
 
   it('inserts at the display position of the first removed step', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     const result = plan.replaceSubgraph('scaffold', {
       steps: [{ description: 'New scaffold', dependsOn: ['analyze'] }],
@@ -688,7 +688,7 @@ describe('replaceSubgraph', () => {
 describe('resetStep', () => {
   /** `api` ran: one answered call, one unanswered, notes, output, files, claims, a verdict. */
   function interruptedApi(): Plan {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.recordToolCall('api', { callId: 'r', tool: 'read_file', args: { path: 'src/models.py' } });
     plan.recordToolResult('api', { callId: 'r', tool: 'read_file', status: 'success', result: 'class User' });
     plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } });
@@ -762,7 +762,7 @@ describe('resetStep', () => {
   });
 
   it('resets a failed step for a retry in place; attempts accumulate oldest first', () => {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.markStep('api', { status: 'failed', notes: '[FAIL]: first' });
     plan.resetStep('api', { reason: 'retry 1' });
     plan.markStep('api', { status: 'in_progress' });
@@ -826,7 +826,7 @@ describe('resetStep', () => {
   });
 
   it('replay refuses a step-reset that does not fit the state', () => {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.resetStep('api', { reason: 'again' });
     const events = [...plan.events];
     const reset = events.at(-1)!;
@@ -861,7 +861,7 @@ describe('resetStep', () => {
 
 describe('addSteps', () => {
   it('appends new steps by default, resolving indexes, plan ids and asked ids', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const result = plan.addSteps({
       steps: [
         { id: 'docs', description: 'Write the docs', dependsOn: ['api'] },
@@ -886,7 +886,7 @@ describe('addSteps', () => {
   });
 
   it('inserts at insertAt; a new step whose dependencies are completed is ready at once', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     const { added } = plan.addSteps(
       { steps: [{ id: 'lint', description: 'Lint', dependsOn: ['analyze'] }] },
@@ -903,7 +903,7 @@ describe('addSteps', () => {
   });
 
   it('continues the generated-id counter after replans and never reuses an id', () => {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.markStep('api', { status: 'failed' });
     plan.replaceSubgraph('api', { steps: [{ description: 'again', dependsOn: ['models', 'db'] }] });
     const { added } = plan.addSteps({
@@ -916,7 +916,7 @@ describe('addSteps', () => {
   });
 
   it('rejects bad additions atomically with typed codes', () => {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     const before = plan.toJSON();
     const count = plan.events.length;
     const refusals: Array<[() => unknown, PlanErrorCode]> = [
@@ -961,7 +961,7 @@ describe('addSteps', () => {
   });
 
   it('replay refuses a steps-added event that does not fit the state', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.addSteps({ steps: [{ id: 'docs', description: 'Docs', dependsOn: ['api'] }] });
     const events = [...plan.events];
     const added = events.at(-1) as Extract<PlanEvent, { type: 'steps-added' }>;
@@ -996,7 +996,7 @@ describe('addSteps', () => {
 
 describe('formatToolHistory', () => {
   it('renders the replanner format with truncation markers', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.recordToolCall('analyze', { callId: 'r', tool: 'read_file', args: { path: 'requirements.md' } });
     startApi(plan);
     plan.recordToolCall('api', {
@@ -1040,7 +1040,7 @@ describe('formatToolHistory', () => {
 
 describe('formatToolHistory: every part of a step', () => {
   it('renders output, files, failing findings and errors, truncating each long value with a marker', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     plan.markStep('analyze', { status: 'in_progress' });
     plan.recordToolCall('analyze', { callId: 'a', tool: 'fetch', args: ['positional', 42] });
     plan.recordToolResult('analyze', { callId: 'a', tool: 'fetch', status: 'success', result: 'ok' });
@@ -1083,7 +1083,7 @@ describe('formatToolHistory: every part of a step', () => {
 
 describe('snapshots', () => {
   it('toJSON / fromJSON round-trips and continues the event sequence', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     plan.recordToolCall('scaffold', { tool: 'mkdir', args: { path: 'src' } });
     const json = JSON.parse(JSON.stringify(plan.toJSON()));
@@ -1098,7 +1098,7 @@ describe('snapshots', () => {
   });
 
   it('rejects invalid snapshots with invalid-snapshot', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const json = plan.toJSON();
     const zodError = expectPlanError(() => Plan.fromJSON({ ...json, schemaVersion: 2 }), 'invalid-snapshot');
     expect(zodError.details.issues).toBeInstanceOf(Array);
@@ -1121,7 +1121,7 @@ describe('snapshots', () => {
 
 describe('events and replay', () => {
   function busyPlan(): Plan {
-    const plan = startApi(seedPlan());
+    const plan = startApi(examplePlan());
     plan.recordToolCall('api', { tool: 'write_file', args: { path: 'src/api.py' } });
     plan.finalizeStep('api');
     plan.recordVerification('api', { verdict: 'failed' });
@@ -1157,7 +1157,7 @@ describe('events and replay', () => {
   });
 
   it('replays the tail of a log on top of a snapshot', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     complete(plan, 'analyze');
     const snapshot = plan.toJSON();
     const from = plan.events.length;
@@ -1184,7 +1184,7 @@ describe('events and replay', () => {
   });
 
   it('subscribe delivers each event after it is applied; unsubscribe stops it', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const seen: Array<[PlanEvent['type'], number]> = [];
     const stop = plan.subscribe((event, live) => seen.push([event.type, live.events.length]));
     complete(plan, 'analyze');
@@ -1198,7 +1198,7 @@ describe('events and replay', () => {
   });
 
   it('a throwing listener neither undoes the mutation nor stops other listeners', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const other = vi.fn();
     plan.subscribe(() => {
       throw new Error('listener bug');

@@ -162,7 +162,7 @@ export type PlanInput = z.input<typeof planInputSchema>;
 
 /**
  * A redesign of a subgraph. `dependsOn` entries are either a number (index into `steps`:
- * relative, seed style) or the id of a preserved step. Omitted ids are generated.
+ * relative) or the id of a preserved step. Omitted ids are generated.
  */
 export const subgraphDraftSchema = z.object({
   steps: z

@@ -20,7 +20,7 @@ function afterTag(text: string, tag: string): string {
 }
 
 /**
- * Reads the status tag of a step's notes with the seeds' `startswith` leniency: leading
+ * Reads the status tag of a step's notes with `startswith` leniency: leading
  * whitespace is ignored, and `[FAIL]:`, `[FAIL] ` and `[FAIL]` followed by anything all count as
  * a failure (same for `[SUCCESS]`). Tags are case-sensitive: `[fail]` is not a tag.
  *

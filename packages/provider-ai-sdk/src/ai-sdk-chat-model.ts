@@ -7,19 +7,18 @@ import type {
 import {
   type CallOptions,
   type ChatModel,
-  checkModelId,
   type FinishReason,
   type GenerateRequest,
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
-  parseToolCall,
   type ReasoningPart,
   resolveCapabilities,
   type StreamPart,
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
+import { checkModelId, parseToolCall } from '@closedloop/model/provider';
 import { mapAISDKError } from './map-ai-sdk-error';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options';
 

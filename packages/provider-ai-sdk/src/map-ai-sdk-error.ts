@@ -1,11 +1,11 @@
+import { ModelError } from '@closedloop/model';
 import {
   classifyHttpError,
-  ModelError,
   normalizeError,
   parseRetryAfter,
   redactSecrets,
   sanitizeErrorCause,
-} from '@closedloop/model';
+} from '@closedloop/model/provider';
 
 type Json = Record<string, unknown>;
 

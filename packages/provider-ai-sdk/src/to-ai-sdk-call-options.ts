@@ -8,14 +8,8 @@ import type {
   LanguageModelV3ToolResultPart,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import {
-  type ChatMessage,
-  checkCallOptions,
-  contentPartSource,
-  type GenerateRequest,
-  ModelError,
-  type ToolChoice,
-} from '@closedloop/model';
+import { type ChatMessage, type GenerateRequest, ModelError, type ToolChoice } from '@closedloop/model';
+import { checkCallOptions, contentPartSource } from '@closedloop/model/provider';
 
 function bad(provider: string, message: string): ModelError {
   return new ModelError({ code: 'bad-request', message: `${provider}: ${message}`, provider });

@@ -17,7 +17,7 @@
  *
  * Run: pnpm bench:caching (or npx tsx --conditions=@closedloop/source bench/prompt-caching.bench.ts).
  */
-import { createUsageTracker, splitInputTokens, type Usage } from '@closedloop/model';
+import { createUsageTracker, type Usage } from '@closedloop/model';
 import {
   createPromptCacheSimulator,
   type PromptBlock,
@@ -25,6 +25,7 @@ import {
   runToolLoop,
   startLoopbackServer,
 } from '@closedloop/model/conformance';
+import { splitInputTokens } from '@closedloop/model/provider';
 import { createAnthropic } from '../src/anthropic-provider';
 
 type Json = Record<string, unknown>;

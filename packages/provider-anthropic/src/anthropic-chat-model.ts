@@ -13,11 +13,11 @@ import {
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
-  parseToolCall,
   type ReasoningPart,
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
+import { parseToolCall } from '@closedloop/model/provider';
 import {
   type AnthropicChatSettings,
   buildAnthropicRequest,

@@ -1,12 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
-import {
-  checkModelId,
-  checkProviderOptions,
-  environmentVariable,
-  ModelError,
-  registerSecret,
-  resolveCapabilities,
-} from '@closedloop/model';
+import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/model';
+import { checkModelId, checkProviderOptions, environmentVariable } from '@closedloop/model/provider';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
 

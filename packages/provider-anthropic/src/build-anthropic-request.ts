@@ -13,18 +13,20 @@ import type {
 import {
   type ChatMessage,
   type ContentPart,
-  checkCallOptions,
-  contentPartSource,
   type GenerateRequest,
   type JsonSchema,
   type ModelCapabilities,
   ModelError,
-  parseProviderOptions,
   type ReasoningEffort,
   type ToolCall,
   type ToolChoice,
-  useStrictTool,
 } from '@closedloop/model';
+import {
+  checkCallOptions,
+  contentPartSource,
+  parseProviderOptions,
+  useStrictTool,
+} from '@closedloop/model/provider';
 import { z } from 'zod';
 
 /** Per-model settings, the second argument of `anthropic(modelId, settings)`. */

@@ -6,16 +6,4 @@ export {
   anthropic,
   createAnthropic,
 } from './anthropic-provider';
-export {
-  type AnthropicChatSettings,
-  type AnthropicRequestOptions,
-  anthropicRequestOptionsSchema,
-  type BuildAnthropicRequestOptions,
-  buildAnthropicRequest,
-  placeCacheBreakpoints,
-  type ResponseTool,
-  supportsStrictTools,
-  toAnthropicMessages,
-} from './build-anthropic-request';
-export { type MapErrorContext, mapAnthropicError } from './map-anthropic-error';
-export { mapAnthropicStopReason, mapAnthropicUsage } from './parse-anthropic-response';
+export type { AnthropicChatSettings, AnthropicRequestOptions } from './build-anthropic-request';

@@ -6,7 +6,8 @@
  *
  * ANTHROPIC_LIVE_MODEL picks the model (default claude-haiku-4-5).
  */
-import { generate, generateObject, ModelError, streamToResult } from '@closedloop/model';
+import { generate, generateObject, ModelError } from '@closedloop/model';
+import { streamToResult } from '@closedloop/model/provider';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAnthropic } from './anthropic-provider';

@@ -5,12 +5,8 @@ import {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import {
-  type MapSdkErrorOptions,
-  type ModelError,
-  mapSdkError,
-  type SdkErrorClasses,
-} from '@closedloop/model';
+import type { ModelError } from '@closedloop/model';
+import { type MapSdkErrorOptions, mapSdkError, type SdkErrorClasses } from '@closedloop/model/provider';
 
 /** Context for {@link mapAnthropicError}. */
 export type MapErrorContext = Pick<MapSdkErrorOptions, 'provider' | 'signal' | 'secrets'>;

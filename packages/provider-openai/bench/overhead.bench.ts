@@ -7,13 +7,14 @@
  *
  * Run: pnpm bench (or npx tsx --conditions=@closedloop/source bench/overhead.bench.ts [N]).
  */
-import { type GenerateRequest, promptCacheKey } from '@closedloop/model';
+import type { GenerateRequest } from '@closedloop/model';
 import {
   fixtureReplies,
   formatOverheadResult,
   measureOverhead,
   startLoopbackServer,
 } from '@closedloop/model/conformance';
+import { promptCacheKey } from '@closedloop/model/provider';
 import OpenAI from 'openai';
 import { createOpenAI } from '../src/openai-provider';
 

@@ -17,7 +17,7 @@
  *
  * Run: pnpm bench:caching (or npx tsx --conditions=@closedloop/source bench/prompt-caching.bench.ts).
  */
-import { type ChatModel, createUsageTracker, splitInputTokens, type Usage } from '@closedloop/model';
+import { type ChatModel, createUsageTracker, type Usage } from '@closedloop/model';
 import {
   createPromptCacheSimulator,
   type PromptBlock,
@@ -25,6 +25,7 @@ import {
   runToolLoop,
   startLoopbackServer,
 } from '@closedloop/model/conformance';
+import { splitInputTokens } from '@closedloop/model/provider';
 import { createOpenAI } from '../src/openai-provider';
 
 type Json = Record<string, unknown>;

@@ -1,19 +1,21 @@
 import {
   type ChatMessage,
   type ContentPart,
-  checkCallOptions,
-  contentPartSource,
   type GenerateRequest,
   type JsonSchema,
   type ModelCapabilities,
   ModelError,
+  type ReasoningPart,
+  type ToolChoice,
+} from '@closedloop/model';
+import {
+  checkCallOptions,
+  contentPartSource,
   parseProviderOptions,
   promptCacheKey,
-  type ReasoningPart,
   strictSchemaProblem,
-  type ToolChoice,
   useStrictTool,
-} from '@closedloop/model';
+} from '@closedloop/model/provider';
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsBase,

@@ -1,17 +1,19 @@
 import {
   type ChatMessage,
   type ContentPart,
-  checkCallOptions,
-  contentPartSource,
   type GenerateRequest,
   type ModelCapabilities,
   ModelError,
-  parseProviderOptions,
-  promptCacheKey,
   type ReasoningPart,
   type ToolChoice,
-  useStrictTool,
 } from '@closedloop/model';
+import {
+  checkCallOptions,
+  contentPartSource,
+  parseProviderOptions,
+  promptCacheKey,
+  useStrictTool,
+} from '@closedloop/model/provider';
 import type {
   ResponseCreateParamsBase,
   ResponseInputContent,

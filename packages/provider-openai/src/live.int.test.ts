@@ -7,7 +7,8 @@
  * OPENAI_LIVE_MODEL picks the model (default gpt-4.1-mini); OPENAI_BASE_URL points it at an
  * OpenAI-compatible server instead (Ollama, vLLM, LM Studio).
  */
-import { generate, generateObject, ModelError, streamToResult } from '@closedloop/model';
+import { generate, generateObject, ModelError } from '@closedloop/model';
+import { streamToResult } from '@closedloop/model/provider';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createOpenAI } from './openai-provider';

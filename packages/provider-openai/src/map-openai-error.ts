@@ -1,9 +1,5 @@
-import {
-  type MapSdkErrorOptions,
-  type ModelError,
-  mapSdkError,
-  type SdkErrorClasses,
-} from '@closedloop/model';
+import type { ModelError } from '@closedloop/model';
+import { type MapSdkErrorOptions, mapSdkError, type SdkErrorClasses } from '@closedloop/model/provider';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,

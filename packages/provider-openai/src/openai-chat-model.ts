@@ -5,11 +5,11 @@ import {
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
-  parseToolCall,
   type ReasoningPart,
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
+import { parseToolCall } from '@closedloop/model/provider';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
 import type {

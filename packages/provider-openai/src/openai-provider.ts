@@ -1,11 +1,5 @@
-import {
-  checkModelId,
-  checkProviderOptions,
-  environmentVariable,
-  ModelError,
-  registerSecret,
-  resolveCapabilities,
-} from '@closedloop/model';
+import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/model';
+import { checkModelId, checkProviderOptions, environmentVariable } from '@closedloop/model/provider';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
 import type { OpenAIResponsesSettings } from './build-responses-request';

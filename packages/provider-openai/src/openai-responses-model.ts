@@ -6,12 +6,12 @@ import {
   type GenerateResult,
   type ModelCapabilities,
   ModelError,
-  parseToolCall,
   type ReasoningPart,
   type StreamPart,
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
+import { parseToolCall } from '@closedloop/model/provider';
 import { APIError } from 'openai';
 import type {
   ResponseCreateParamsNonStreaming,

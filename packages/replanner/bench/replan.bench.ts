@@ -13,8 +13,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ScriptedModel } from '@closedloop/model/testing';
 import { Plan } from '@closedloop/plan';
-import { createReplanner, type ReplanResultInput, replanRedesignSchema } from '../src/index';
+import { createReplanner, type ReplanResultInput } from '../src/index';
 import { ReplanMemory } from '../src/replan-memory';
+import { replanRedesignSchema } from '../src/replan-result';
 import { applyRedesign, prepareReplan, toSubgraphDraft } from '../src/replan-session';
 import { validateRedesign } from '../src/validate-redesign';
 

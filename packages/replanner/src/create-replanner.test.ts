@@ -8,19 +8,19 @@ import { describe, expect, it } from 'vitest';
 import {
   answer,
   completeStep,
+  examplePlan,
+  exampleRedesign,
+  exampleSteps,
+  exampleTools,
   failStep,
   runCommandTool,
-  seedPlan,
-  seedRedesign,
-  seedSteps,
-  seedTools,
   tickingClock,
-} from './__fixtures__/seed-plan';
+} from './__fixtures__/example-plan';
 import { createReplanner, type ReplanOutcome } from './create-replanner';
 import { replannerSystemPrompt } from './replan-prompt';
 import { ReplannerError } from './replanner-error';
 
-const tools = [...seedTools, runCommandTool];
+const tools = [...exampleTools, runCommandTool];
 const instantRetry = { maxAttempts: 3, sleep: async () => {}, jitter: false } as const;
 
 function userPrompt(model: ScriptedModel, call = 0): string {
@@ -45,10 +45,10 @@ function stateOf(plan: Plan) {
   return { snapshot: plan.toJSON(), events: plan.events.length };
 }
 
-describe('seed 000: subgraph replan', () => {
+describe('subgraph replan', () => {
   it('test_replan_subgraph_redesign: redesigns 5, 6, 7 into the new steps and keeps 0–4', async () => {
-    const plan = seedPlan();
-    const model = new ScriptedModel({ turns: [answer(seedRedesign)] });
+    const plan = examplePlan();
+    const model = new ScriptedModel({ turns: [answer(exampleRedesign)] });
     const replanner = createReplanner({ model });
 
     const outcome = await replanner.replan(plan, ['5'], { tools, goal: plan.goal });
@@ -61,7 +61,7 @@ describe('seed 000: subgraph replan', () => {
     expect(outcome.drafts).toHaveLength(1);
     const [a, b, c] = outcome.added;
     expect(outcome.added.map((step) => step.description)).toEqual(
-      seedRedesign.steps.map((s) => s.description),
+      exampleRedesign.steps.map((s) => s.description),
     );
     expect(a?.dependsOn).toEqual(['3', '4']);
     expect(b?.dependsOn).toEqual([a?.id]);
@@ -86,14 +86,14 @@ describe('seed 000: subgraph replan', () => {
     expect(request.responseFormat?.type).toBe('json');
     expect(request.responseFormat?.name).toBe('replan_result');
     expect(JSON.stringify(request.responseFormat?.schema)).toContain('give_up');
-    expect(userPrompt(model)).toBe(createReplanner({ model }).buildPrompt(seedPlan(), ['5'], { tools }));
+    expect(userPrompt(model)).toBe(createReplanner({ model }).buildPrompt(examplePlan(), ['5'], { tools }));
     const event = plan.events.at(-1);
     expect(event?.type).toBe('replan-applied');
   });
 
   it('the prompt carries the full tool history, the failure evidence, the downstream steps and the tools', async () => {
-    const plan = seedPlan();
-    const model = new ScriptedModel({ turns: [answer(seedRedesign)] });
+    const plan = examplePlan();
+    const model = new ScriptedModel({ turns: [answer(exampleRedesign)] });
     await createReplanner({ model }).replan(plan, ['5'], { tools, goal: 'Ship the todo API' });
     const prompt = userPrompt(model);
 
@@ -124,7 +124,7 @@ describe('seed 000: subgraph replan', () => {
   });
 
   it('cuts long tool results with a marker at maxResultChars (not a summary)', async () => {
-    const plan = Plan.create({ goal: 'g', steps: seedSteps }, { id: 'p', clock: tickingClock() });
+    const plan = Plan.create({ goal: 'g', steps: exampleSteps }, { id: 'p', clock: tickingClock() });
     completeStep(plan, '0', [{ tool: 'read_file', args: { path: 'big.log' }, result: 'x'.repeat(5_000) }]);
     for (const id of ['1', '2', '3', '4']) completeStep(plan, id);
     failStep(plan, '5');
@@ -140,7 +140,7 @@ describe('seed 000: subgraph replan', () => {
   });
 
   it('keeps the history within maxHistoryChars: nearest upstream steps in full, the rest named', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const full = createReplanner({ model: new ScriptedModel(), maxHistoryChars: Number.POSITIVE_INFINITY });
     const step4 = plan.formatToolHistory('4');
     const step3 = plan.formatToolHistory('3');
@@ -168,16 +168,18 @@ describe('seed 000: subgraph replan', () => {
     );
   });
 
-  it('prompt snapshot: seed scenario (review any change to what the model sees)', async () => {
-    const prompt = createReplanner({ model: new ScriptedModel() }).buildPrompt(seedPlan(), ['5'], { tools });
-    await expect(prompt).toMatchFileSnapshot('./__snapshots__/seed-replan-prompt.md');
+  it('prompt snapshot: example scenario (review any change to what the model sees)', async () => {
+    const prompt = createReplanner({ model: new ScriptedModel() }).buildPrompt(examplePlan(), ['5'], {
+      tools,
+    });
+    await expect(prompt).toMatchFileSnapshot('./__snapshots__/example-replan-prompt.md');
   });
 
   it('test_replan_subgraph_give_up_after_max_attempts: original + 2 redesigns = 3 chances, then blocked', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({
       turns: [
-        answer(seedRedesign),
+        answer(exampleRedesign),
         answer({
           action: 'redesign',
           steps: [
@@ -219,7 +221,7 @@ describe('seed 000: subgraph replan', () => {
   });
 
   it('maxAttempts: 0 blocks at once; the limit is configurable', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel();
     const outcome = await createReplanner({ model, maxAttempts: 0 }).replan(plan, ['5'], { tools });
     expectGiveUp(outcome);
@@ -229,9 +231,9 @@ describe('seed 000: subgraph replan', () => {
   });
 
   it('test_completed_steps_preserved_after_replan: 0–4 identical, ledgers included; plan replays', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = ['0', '1', '2', '3', '4'].map((id) => plan.step(id));
-    const model = new ScriptedModel({ turns: [answer(seedRedesign)] });
+    const model = new ScriptedModel({ turns: [answer(exampleRedesign)] });
     await createReplanner({ model }).replan(plan, ['5'], { tools });
     const after = ['0', '1', '2', '3', '4'].map((id) => plan.step(id));
     expect(after).toEqual(before);
@@ -245,7 +247,10 @@ describe('seed 000: subgraph replan', () => {
     const root = await mkdtemp(join(tmpdir(), 'closedloop-replanner-'));
     try {
       const plan = Plan.create(
-        { goal: 'todo API', steps: seedSteps.map((s) => ({ ...s, requiredTools: [], successCriteria: [] })) },
+        {
+          goal: 'todo API',
+          steps: exampleSteps.map((s) => ({ ...s, requiredTools: [], successCriteria: [] })),
+        },
         { id: 'loop', clock: tickingClock() },
       );
       const writes: Record<string, { path: string; content: string; hangs?: boolean }> = {
@@ -318,7 +323,7 @@ describe('seed 000: subgraph replan', () => {
   });
 
   it('the model may give up: failed steps and their downstream are blocked, reason kept', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({
       turns: [answer({ action: 'give_up', reason: 'No tool can reach the network' })],
     });
@@ -333,10 +338,10 @@ describe('seed 000: subgraph replan', () => {
   });
 });
 
-describe('seed 004: deferred batch replan', () => {
+describe('deferred batch replan (one call per round of failures)', () => {
   /** 0 → 1, 0 → 2; 1 → 3, 2 → 4; 3, 4 → 5; 5 → 6, 7 — fail 3 and 4 in the same round. */
   function batchPlan() {
-    const plan = Plan.create({ goal: 'g', steps: seedSteps }, { id: 'batch', clock: tickingClock() });
+    const plan = Plan.create({ goal: 'g', steps: exampleSteps }, { id: 'batch', clock: tickingClock() });
     for (const id of ['0', '1', '2']) completeStep(plan, id);
     failStep(plan, '3', { notes: '[FAIL]: models do not compile' });
     failStep(plan, '4', { notes: '[FAIL]: database driver missing' });
@@ -470,17 +475,17 @@ describe('seed 004: deferred batch replan', () => {
 
 describe('validation and the repair turn', () => {
   it('cyclic redesign: one repair turn lists the cycle, the corrected draft is applied', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const cyclic = {
       action: 'redesign',
       steps: [{ description: 'Write the endpoints' }, { description: 'Write the routing' }],
       dependencies: { '0': [1], '1': [0] },
     };
-    const model = new ScriptedModel({ turns: [answer(cyclic), answer(seedRedesign)] });
+    const model = new ScriptedModel({ turns: [answer(cyclic), answer(exampleRedesign)] });
     const outcome = await createReplanner({ model }).replan(plan, ['5'], { tools });
 
     expectRedesign(outcome);
-    expect(outcome.drafts).toEqual([cyclic, seedRedesign]);
+    expect(outcome.drafts).toEqual([cyclic, exampleRedesign]);
     expect(outcome.problems).toHaveLength(1);
     expect(outcome.problems[0]?.map((p) => p.code)).toEqual(['cycle']);
     expect(model.requests).toHaveLength(2);
@@ -494,13 +499,13 @@ describe('validation and the repair turn', () => {
   });
 
   it('dangling dependencies (index out of range, unknown id, replaced step) are repaired', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const dangling = {
       action: 'redesign',
       steps: [{ description: 'Write the endpoints' }, { description: 'Test them' }],
       dependencies: { '0': ['missing-step', '6'], '1': [7] },
     };
-    const model = new ScriptedModel({ turns: [answer(dangling), answer(seedRedesign)] });
+    const model = new ScriptedModel({ turns: [answer(dangling), answer(exampleRedesign)] });
     const outcome = await createReplanner({ model }).replan(plan, ['5'], { tools });
 
     expectRedesign(outcome);
@@ -516,7 +521,7 @@ describe('validation and the repair turn', () => {
   });
 
   it('a second invalid answer gives up (invalid-redesign) with both drafts; the failed subgraph is blocked', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = ['0', '1', '2', '3', '4'].map((id) => plan.step(id));
     const first = {
       action: 'redesign',
@@ -586,7 +591,7 @@ describe('failure context carries forward', () => {
   };
 
   async function afterFailedRedesign() {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({ turns: [answer(redesign1)] });
     const replanner = createReplanner({ model });
     const first = await replanner.replan(plan, ['5'], { tools });
@@ -677,7 +682,7 @@ describe('failure context carries forward', () => {
   });
 
   it('re-proposing the original failed steps is rejected too; a different structure is accepted', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const same = {
       action: 'redesign',
       steps: [
@@ -746,9 +751,9 @@ describe('failure context carries forward', () => {
 
 describe('model failures and abort', () => {
   it('malformed JSON: generateObject repairs it once, then the redesign applies', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({
-      turns: [textTurn('{"action": "redesign", "steps": ['), answer(seedRedesign)],
+      turns: [textTurn('{"action": "redesign", "steps": ['), answer(exampleRedesign)],
     });
     const outcome = await createReplanner({ model }).replan(plan, ['5'], { tools });
     expectRedesign(outcome);
@@ -757,7 +762,7 @@ describe('model failures and abort', () => {
   });
 
   it('malformed JSON twice: a typed give_up (invalid-response) with the raw outputs; steps blocked', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({
       turns: [textTurn('Sure! Here is my plan: step one…'), textTurn('{"action":"redesign","steps":"none"}')],
     });
@@ -773,7 +778,7 @@ describe('model failures and abort', () => {
   });
 
   it('retryable model error: retried by the model policy, then ReplannerError(model-error); plan unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
     const rateLimited = () => new ModelError({ code: 'rate-limited', message: '429 slow down', status: 429 });
     const model = new ScriptedModel({ turns: [errorTurn(rateLimited()), errorTurn(rateLimited())] });
@@ -791,9 +796,9 @@ describe('model failures and abort', () => {
   });
 
   it('a retryable error followed by an answer succeeds (the model package retries)', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model = new ScriptedModel({
-      turns: [errorTurn(new ModelError({ code: 'overloaded', message: '529' })), answer(seedRedesign)],
+      turns: [errorTurn(new ModelError({ code: 'overloaded', message: '529' })), answer(exampleRedesign)],
     });
     const outcome = await createReplanner({ model, retry: instantRetry }).replan(plan, ['5'], { tools });
     expectRedesign(outcome);
@@ -801,7 +806,7 @@ describe('model failures and abort', () => {
   });
 
   it('non-retryable model error: no retry, ReplannerError(model-error); plan unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
     const model = new ScriptedModel({
       turns: [errorTurn(new ModelError({ code: 'auth', message: 'invalid api key', status: 401 }))],
@@ -816,7 +821,7 @@ describe('model failures and abort', () => {
   });
 
   it('a model error on the repair turn is a model-error too, and the plan is unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
     const model = new ScriptedModel({
       turns: [
@@ -833,9 +838,9 @@ describe('model failures and abort', () => {
   });
 
   it('abort before the call: ReplannerError(aborted), no request, plan unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
-    const model = new ScriptedModel({ turns: [answer(seedRedesign)] });
+    const model = new ScriptedModel({ turns: [answer(exampleRedesign)] });
     const controller = new AbortController();
     controller.abort(new Error('user cancelled'));
     const error = await createReplanner({ model })
@@ -848,9 +853,9 @@ describe('model failures and abort', () => {
   });
 
   it('abort while the model is answering: ReplannerError(aborted) promptly, plan unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
-    const model = new ScriptedModel({ turns: [answer(seedRedesign)], latencyMs: 5_000 });
+    const model = new ScriptedModel({ turns: [answer(exampleRedesign)], latencyMs: 5_000 });
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 20);
@@ -863,14 +868,14 @@ describe('model failures and abort', () => {
   });
 
   it('abort after the answer arrived but before it is applied: nothing is applied', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
     const controller = new AbortController();
     const model = new ScriptedModel({
       turns: [
         () => {
           controller.abort();
-          return answer(seedRedesign);
+          return answer(exampleRedesign);
         },
       ],
     });
@@ -888,10 +893,10 @@ describe('bad input', () => {
 
   it.each([
     ['no failed ids', [] as StepId[], /at least one failed step/],
-    ['an unknown id', ['nope'], /"nope" is not a step of plan "seed-plan"/],
+    ['an unknown id', ['nope'], /"nope" is not a step of plan "example-plan"/],
     ['a completed step', ['3'], /Step "3" is completed; completed steps are never replanned/],
   ])('rejects %s before calling the model, plan unchanged', async (_name, ids, message) => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const before = stateOf(plan);
     const error = await replanner.replan(plan, ids, { tools }).catch((e: unknown) => e);
     expect(ReplannerError.isInstance(error) && error.code).toBe('invalid-input');
@@ -902,8 +907,8 @@ describe('bad input', () => {
   });
 
   it('rejects duplicate tool names and tools that cannot be described', async () => {
-    const plan = seedPlan();
-    expect(() => replanner.buildPrompt(plan, ['5'], { tools: [...seedTools, seedTools[0]!] })).toThrow(
+    const plan = examplePlan();
+    expect(() => replanner.buildPrompt(plan, ['5'], { tools: [...exampleTools, exampleTools[0]!] })).toThrow(
       /appears twice/,
     );
     expect(() =>
@@ -914,7 +919,7 @@ describe('bad input', () => {
   });
 
   it('rejects a missing tools list', async () => {
-    const error = await replanner.replan(seedPlan(), ['5'], {} as never).catch((e: unknown) => e);
+    const error = await replanner.replan(examplePlan(), ['5'], {} as never).catch((e: unknown) => e);
     expect(ReplannerError.isInstance(error) && error.code).toBe('invalid-input');
     expect((error as Error).message).toContain('options.tools must be an array');
   });
@@ -927,13 +932,13 @@ describe('bad input', () => {
   });
 
   it('apply-failed: the plan refuses (changed meanwhile) → typed error, plan unchanged', async () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const model2 = new ScriptedModel({
       turns: [
         () => {
           // While the model "thinks", someone else removes the failed subgraph.
           plan.replaceSubgraph(['5'], { steps: [{ description: 'someone else fixed it' }] });
-          return answer(seedRedesign);
+          return answer(exampleRedesign);
         },
       ],
     });

@@ -1,5 +1,4 @@
 import {
-  addUsage,
   type ChatMessage,
   type ChatModel,
   type GenerateObjectOptions,
@@ -7,6 +6,7 @@ import {
   ModelError,
   type Usage,
 } from '@closedloop/model';
+import { addUsage } from '@closedloop/model/provider';
 import type { Plan, Step, StepId } from '@closedloop/plan';
 import type { EarlierRedesign } from './replan-history';
 import { ReplanMemory } from './replan-memory';
@@ -188,8 +188,8 @@ function repairMessage(problems: readonly RedesignProblem[]): string {
 }
 
 /**
- * Creates a replanner: subgraph redesign of failed steps and their downstream (seeds 000 and
- * 004). Completed steps are never touched; their full tool history goes into the prompt.
+ * Creates a replanner: subgraph redesign of failed steps and their downstream, every failure of
+ * a round in one call. Completed steps are never touched; their full tool history goes into the prompt.
  *
  * @example
  * const replanner = createReplanner({ model });

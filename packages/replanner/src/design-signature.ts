@@ -26,7 +26,7 @@ export function normalizeDescription(text: string): string {
  * A canonical string for a design: every step as `description <- sorted dependencies`, where a
  * dependency inside the design is written as its target's normalised description and one outside
  * as `#id`; lines sorted, so step order does not matter. Dependencies on completed steps are
- * dropped (they are satisfied either way, and the seed leaves them to the system).
+ * dropped (they are satisfied either way, and the system, not the model, owns them).
  */
 export function designSignature(
   steps: readonly DesignStep[],

@@ -9,33 +9,14 @@ export {
   type ReplanOutcome,
   type ReplanRedesignOutcome,
 } from './create-replanner';
-export {
-  type DesignStep,
-  designSignature,
-  type IdDesignStep,
-  normalizeDescription,
-  toDesignSteps,
-} from './design-signature';
 export type { EarlierRedesign, EarlierRedesignStep } from './replan-history';
-export { replannerSystemPrompt } from './replan-prompt';
-export {
-  type ReplanGiveUp,
-  type ReplanRedesign,
-  type ReplanResult,
-  type ReplanResultInput,
-  type ReplanStep,
-  replanGiveUpSchema,
-  replanRedesignSchema,
-  replanResultSchema,
-  replanStepSchema,
+export type {
+  ReplanGiveUp,
+  ReplanRedesign,
+  ReplanResult,
+  ReplanResultInput,
+  ReplanStep,
 } from './replan-result';
 export { ReplannerError, type ReplannerErrorCode } from './replanner-error';
 export type { ReplannerTool } from './replanner-tools';
-export {
-  type FailedDesign,
-  failedDesign,
-  type RedesignProblem,
-  type RedesignProblemCode,
-  type RedesignValidationContext,
-  validateRedesign,
-} from './validate-redesign';
+export type { RedesignProblem, RedesignProblemCode } from './validate-redesign';

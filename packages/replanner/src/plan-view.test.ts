@@ -1,6 +1,6 @@
 import { Plan } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
-import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
+import { completeStep, examplePlan, failStep, tickingClock } from './__fixtures__/example-plan';
 import { createPlanView } from './plan-view';
 
 function expectStatusesMatch(plan: Plan, failed: string[]) {
@@ -15,7 +15,7 @@ function expectStatusesMatch(plan: Plan, failed: string[]) {
 
 describe('createPlanView', () => {
   it('completed = upstream of the failed step (no fold needed)', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const view = expectStatusesMatch(plan, ['5']);
     expect([...view.upstream()].sort()).toEqual(plan.upstreamOf('5').sort());
     expect(view.step('5')).toBe(plan.readStep('5')); // the live step, no copy
@@ -44,7 +44,7 @@ describe('createPlanView', () => {
   });
 
   it('reads statuses after steps-added and step-reset events', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     // 5 failed; a reset sends it back to not_started, an added step starts not_started.
     plan.resetStep('5', { reason: 'retry in place' });
     const { added } = plan.addSteps({ steps: [{ description: 'follow-up', dependsOn: ['4'] }] });
@@ -83,7 +83,7 @@ describe('createPlanView', () => {
   });
 
   it('works when no failed step ran (not_started or blocked failures)', () => {
-    const plan = seedPlan({ fail: false });
+    const plan = examplePlan({ fail: false });
     plan.markStep('5', { status: 'blocked' });
     const view = expectStatusesMatch(plan, ['5']);
     expect([...view.upstream()]).toEqual([]);

@@ -1,6 +1,6 @@
 import { Plan } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
-import { completeStep, failStep, tickingClock } from './__fixtures__/seed-plan';
+import { completeStep, failStep, tickingClock } from './__fixtures__/example-plan';
 import { redesignsFromEvents } from './replan-history';
 
 function smallPlan(): Plan {

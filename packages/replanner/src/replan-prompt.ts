@@ -184,7 +184,7 @@ function toolBlock(tool: ToolSpec): string {
 }
 
 /**
- * Renders the replanner's user prompt (seed 000's layout): goal, completed steps with their full
+ * Renders the replanner's user prompt: goal, completed steps with their full
  * tool history, failed steps with ledger, notes and verification findings, downstream steps,
  * other kept steps, earlier failed redesigns, the tools with their schemas, the task and the
  * answer format. Deterministic: no clocks, no randomness, plan order throughout.

@@ -37,7 +37,7 @@ export const replanGiveUpSchema = z.object({
 export type ReplanGiveUp = z.infer<typeof replanGiveUpSchema>;
 
 /**
- * The replanner model's answer (seed `ReplanResult`), a union discriminated by `action`.
+ * The replanner model's answer, a union discriminated by `action`.
  * Dependencies are relative: numbers index `steps`, strings name preserved steps by id.
  *
  * @example

@@ -1,7 +1,7 @@
 import { Plan, PlanError, type StepId } from '@closedloop/plan';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { completeStep, failStep, seedPlan, tickingClock } from './__fixtures__/seed-plan';
+import { completeStep, examplePlan, failStep, tickingClock } from './__fixtures__/example-plan';
 import { designSignature, normalizeDescription } from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
 import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
@@ -24,8 +24,8 @@ const redesign = (value: unknown): ReplanRedesign => {
 };
 
 describe('validateRedesign', () => {
-  it('accepts the seed redesign (indexes and kept completed ids)', () => {
-    const plan = seedPlan();
+  it('accepts the example redesign (indexes and kept completed ids)', () => {
+    const plan = examplePlan();
     const problems = validateRedesign(
       redesign({
         action: 'redesign',
@@ -38,7 +38,7 @@ describe('validateRedesign', () => {
   });
 
   it('reports every problem with the offending value', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const problems = validateRedesign(
       redesign({
         action: 'redesign',
@@ -72,12 +72,12 @@ describe('validateRedesign', () => {
   });
 
   it('rejects an empty redesign with a pointer to give_up', () => {
-    const problems = validateRedesign(redesign({ action: 'redesign', steps: [] }), context(seedPlan()));
+    const problems = validateRedesign(redesign({ action: 'redesign', steps: [] }), context(examplePlan()));
     expect(problems).toEqual([{ code: 'empty-redesign', message: expect.stringContaining('give_up') }]);
   });
 
   it('rejects dependencies on steps that will be blocked at the attempt limit', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const problems = validateRedesign(
       redesign({ action: 'redesign', steps: [{ description: 'a' }], dependencies: { '0': ['4'] } }),
       context(plan, { blockedAfter: new Set(['4']) }),
@@ -93,13 +93,13 @@ describe('validateRedesign', () => {
         steps: ['a', 'b', 'c', 'd'].map((description) => ({ description })),
         dependencies: { '0': [3], '1': [0], '2': [1], '3': [2] },
       }),
-      context(seedPlan()),
+      context(examplePlan()),
     );
     expect(problems.map((p) => p.message)).toEqual([expect.stringContaining('0 → 3 → 2 → 1 → 0')]);
   });
 
   it('flags a repeat of a failed design regardless of order, case, spacing and completed dependencies', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const failed = failedDesign(
       'the current steps 5, 6',
       [
@@ -121,7 +121,7 @@ describe('validateRedesign', () => {
   });
 
   it('compares signatures only when every normalised description matches', () => {
-    const plan = seedPlan();
+    const plan = examplePlan();
     const signatureCalls: string[] = [];
     const design = (label: string, descriptions: string[], signature: string) => ({
       label,

@@ -1,4 +1,5 @@
-import { findIndexCycle, type Plan, type StepId } from '@closedloop/plan';
+import type { Plan, StepId } from '@closedloop/plan';
+import { findIndexCycle } from '@closedloop/plan/internal';
 import { designSignature, type IdDesignStep, normalizeDescription, toDesignSteps } from './design-signature';
 import type { ReplanRedesign } from './replan-result';
 

@@ -8,8 +8,9 @@
  * `npx tsx --conditions=@closedloop/source bench/sandbox-overhead.bench.ts`). Target: < 15 ms.
  */
 import { spawn } from 'node:child_process';
-import { createCommandRunner, probeArguments, probeSandbox } from '@closedloop/tools';
+import { createCommandRunner, probeSandbox } from '@closedloop/tools';
 import { createTempWorkspace } from '@closedloop/tools/testing';
+import { probeArguments } from '../src/sandbox';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const TARGET_MS = 15;

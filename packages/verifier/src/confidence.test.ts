@@ -3,7 +3,7 @@ import { classifyConfidence, propagateConfidence } from './confidence';
 import { VerifierError } from './verifier-error';
 
 describe('confidence', () => {
-  it('classifies by the seed thresholds', () => {
+  it('classifies by the thresholds (0.7 use, 0.4 unverified)', () => {
     expect(classifyConfidence(1)).toBe('use');
     expect(classifyConfidence(0.7)).toBe('use');
     expect(classifyConfidence(0.69)).toBe('unverified');

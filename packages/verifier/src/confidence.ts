@@ -1,7 +1,7 @@
 import { VerifierError } from './verifier-error';
 
 /**
- * What to do with an output of a given confidence (seed 003, §2.5):
+ * What to do with an output of a given confidence:
  * - `use` (≥ 0.7): use it directly;
  * - `unverified` (0.4 – 0.7): pass it on marked UNVERIFIED, verify everything;
  * - `withhold` (< 0.4): do not pass it downstream; retry or ask the user.

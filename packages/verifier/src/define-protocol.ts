@@ -71,7 +71,7 @@ const triggerSchema = z.union([
   z.object({ when: fn<(ctx: ProtocolContext) => boolean | Promise<boolean>>('when') }).strict(),
 ]);
 
-/** The custom protocol template of seed 003, as a zod schema. */
+/** The custom protocol template, as a zod schema. */
 export const protocolDefinitionSchema = z
   .object({
     name: z
@@ -233,7 +233,7 @@ async function appliesTo(definition: ParsedDefinition, ctx: ProtocolContext): Pr
 }
 
 /**
- * Builds a custom protocol from seed 003's template: name, description, trigger conditions,
+ * Builds a custom protocol from a template: name, description, trigger conditions,
  * steps (each a command argv or a function, a success condition — exit code, output regex or
  * function — and `onFailure: retry | skip | fail`) and an output schema. The definition is
  * validated with zod; an invalid one throws `VerifierError('invalid-protocol')`.

@@ -12,7 +12,7 @@ export const findingStatusSchema = z.enum(['pass', 'fail', 'warn', 'skip', 'erro
 export type FindingStatus = z.infer<typeof findingStatusSchema>;
 
 /**
- * Verification layers of seed 003: 1 static (build, types, lint), 2 unit tests, 3 integration,
+ * Verification layers: 1 static (build, types, lint), 2 unit tests, 3 integration,
  * 4 end-to-end, 5 LLM-as-judge, 6 human review.
  */
 export const verificationLayerSchema = z.union([

@@ -8,7 +8,7 @@ import { type CommandResult, runCommand } from './run-command';
 import { invalidInput } from './verifier-error';
 import { createWorkspaceFacts, type WorkspaceFacts } from './workspace-facts';
 
-/** One execution case for the FUNCTIONALITY protocol (seed 003: `isPrime(2) === true`). */
+/** One execution case for the FUNCTIONALITY protocol (e.g. `isPrime(2) === true`). */
 export const functionalityCaseSchema = z
   .object({
     name: z.string().optional(),
@@ -28,7 +28,7 @@ export const functionalityCaseSchema = z
 export type FunctionalityCase = z.infer<typeof functionalityCaseSchema>;
 export type FunctionalityCaseInput = z.input<typeof functionalityCaseSchema>;
 
-/** What a human reviewer is shown (seed 003 layer 6: summary, risks, approve/reject/modify). */
+/** What a human reviewer is shown (layer 6: summary, risks, approve/reject/modify). */
 export interface HumanReviewRequest {
   /** The requirement under review. */
   request: string;
@@ -109,7 +109,7 @@ export interface Protocol {
   readonly description?: string;
   /** Priority of its failures (P0 blocks, P1 retries, P2 warns). */
   readonly priority: Priority;
-  /** Seed 003 layer, 1..6; modes select layers. */
+  /** Verification layer, 1..6 (see `VerificationLayer`); modes select layers. */
   readonly layer: VerificationLayer;
   /**
    * Execution group: groups run in ascending order, protocols of one group in parallel, and a
@@ -253,7 +253,7 @@ export function defaultGroup(layer: VerificationLayer): number {
   return 5;
 }
 
-/** Default timeout of a protocol by layer (seed 003: 30 s static, 120 s unit, 300 s integration, 600 s e2e). */
+/** Default timeout of a protocol by layer (30 s static, 120 s unit, 300 s integration, 600 s e2e). */
 export function defaultTimeoutMs(layer: VerificationLayer): number | undefined {
   switch (layer) {
     case 1:

@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from '@closedloop/plan';
-import { normalizeToolArguments } from '@closedloop/tools';
+import { normalizeToolArguments } from '@closedloop/tools/internal';
 import type { Tooling } from './detect-tooling';
 
 /** Decides whether a command a claim names may be re-run to check the claim. */

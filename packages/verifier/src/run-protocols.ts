@@ -17,7 +17,7 @@ import {
 import type { CheckTiming } from './verdict';
 import { invalidInput, quotedName, throwIfAborted, VerifierError } from './verifier-error';
 
-/** Which layers run (seed 003 "層級選擇策略"). */
+/** How much to verify: each mode runs a set of layers (`minimal` [1], `standard` [1, 2, 5], …). */
 export type VerificationMode = 'minimal' | 'standard' | 'thorough' | 'full';
 
 /** Layers per mode: minimal [1], standard [1,2,5], thorough [1,2,3,5,6], full [1..6]. */

@@ -24,7 +24,7 @@ interface VerbRule {
   criteria: { id: string; description: string; priority: 'P0' | 'P1' | 'P2'; protocol: string | 'COMPILE' }[];
 }
 
-/** Seed 003 §2.2 verb mapping (English and Chinese). `COMPILE` resolves to BUILD, TYPECHECK or SYNTAX. */
+/** The verb mapping of requests to criteria (English and Chinese). `COMPILE` resolves to BUILD, TYPECHECK or SYNTAX. */
 const VERB_RULES: VerbRule[] = [
   {
     verb: 'implement',
@@ -99,7 +99,7 @@ export interface DeriveSuccessCriteriaOptions {
 }
 
 /**
- * Derives verifiable success criteria from a request (seed 003 §2.2): action verbs map to
+ * Derives verifiable success criteria from a request: action verbs map to
  * criteria (implement/add/实作/新增 → CODE_COMPILES, TESTS_PASS, FUNCTIONALITY_WORKS;
  * fix/修复 → BUG_RESOLVED, REGRESSION_TESTS_PASS, NO_NEW_ERRORS; refactor/重构 →
  * BEHAVIOR_UNCHANGED, CODE_QUALITY_IMPROVED, TESTS_STILL_PASS), the workspace adds implicit ones
@@ -107,7 +107,7 @@ export interface DeriveSuccessCriteriaOptions {
  * LINT_PASS; build script → CODE_COMPILES; NO_RUNTIME_CRASHES (P0), NO_SECURITY_ISSUES,
  * DOCUMENTATION_UPDATED; plus TODO, judge, architecture and human-review criteria), and
  * constraints ("don't change the API", "保持向後相容") become judge criteria. Each criterion
- * names the protocol that checks it, with P0/P1/P2 per the seed.
+ * names the protocol that checks it, with its P0/P1/P2 priority.
  *
  * @example
  * await deriveSuccessCriteria('实作 isPrime 函数', { workspace: '/repo' });

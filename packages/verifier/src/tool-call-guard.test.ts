@@ -64,7 +64,7 @@ describe('classifyDestructive', () => {
 describe('createToolCallGuard', () => {
   const request = 'Fix the typo in README.md';
 
-  it('self-verifies with the seed YES/NO prompt: YES allows, NO denies with the reason', async () => {
+  it('self-verifies with the YES/NO question: YES allows, NO denies with the reason', async () => {
     const model = new ScriptedModel({
       turns: [{ text: 'YES, it matches.' }, { text: 'NO - the user did not ask to delete anything.' }],
     });

@@ -31,7 +31,7 @@ export interface GuardHumanRequest {
 
 /** Options of {@link createToolCallGuard}. */
 export interface ToolCallGuardOptions {
-  /** The model that self-verifies calls (seed 001's YES/NO prompt). */
+  /** The model that self-verifies calls (a strict YES/NO question). */
   model: ChatModel;
   /** Overrides of `model.capabilities` (e.g. `{ logprobs: true }`). */
   capabilities?: Partial<ModelCapabilities>;
@@ -93,7 +93,7 @@ function stringsOf(value: unknown, depth = 0): string[] {
 }
 
 /**
- * Classifies a call as destructive (seed 001): the tool's own `destructive` flag, configured
+ * Classifies a call as destructive: the tool's own `destructive` flag, configured
  * names, delete/remove/reset/push-like names, shell-like tools (`run_command`…), write tools
  * that overwrite an existing file, and arguments containing `git push`, `rm`, `DROP TABLE`….
  */
@@ -154,7 +154,7 @@ function describeArgs(args: unknown): string {
 }
 
 /**
- * Builds the seed 001 pre-execution guard. Destructive calls are always verified; in `auto`
+ * Builds the pre-execution tool-call guard. Destructive calls are always verified; in `auto`
  * mode, a model with a confidence signal (`capabilities.logprobs`) skips verification at
  * confidence ≥ 0.8, and models without one self-verify every call. Self-verification asks the
  * model "Is this tool call correct? Answer YES or NO" (through `generate`) and parses the first

@@ -18,7 +18,7 @@ const call = (tool: string, status: ToolCallRecord['status'] = 'success'): ToolC
   calledAt: at,
 });
 
-/** Seed 002's code-review agent profile, as configuration. */
+/** A code-review agent profile, as configuration. */
 const reviewer: ToolContractInput[] = [
   { tool: 'write_file' },
   { tool: 'generate_testbench', nextRequired: 'run_simulation' },
@@ -30,7 +30,7 @@ const messages = (ledger: ToolCallRecord[], tools: ToolContractInput[] = reviewe
     .filter((finding) => finding.status === 'fail')
     .map((finding) => finding.message);
 
-describe('checkToolContracts (seed 002 test cases)', () => {
+describe('checkToolContracts', () => {
   it('1: detects the missing run_simulation call', () => {
     expect(messages([call('write_file'), call('generate_testbench')]).sort()).toEqual([
       'Required tool run_simulation was never called.',

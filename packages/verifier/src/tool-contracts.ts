@@ -4,7 +4,7 @@ import type { Finding } from './finding';
 import { invalidInput, VerifierError } from './verifier-error';
 
 /**
- * What a step (or an agent profile) must do with one tool (seed 002), as configuration:
+ * What a step (or an agent profile) must do with one tool, as configuration:
  * - `required` (default true): it must be called;
  * - `requiresSuccess` (default true): at least one call must succeed;
  * - `dependsOn`: its first call must come after a successful call of these tools;

@@ -60,7 +60,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     );
   });
 
-  it('fails on [FAIL] notes with the seeds startswith leniency', async () => {
+  it('fails on [FAIL] notes with startswith leniency', async () => {
     for (const notes of ['[FAIL]: no credentials', '[FAIL] no credentials', '  [FAIL]no credentials']) {
       const report = await verifyStep(planWithStep({ description: 'post', notes }), 's1');
       expect(report.verdict).toBe('failed');
@@ -155,7 +155,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
     expect(report.verdict).toBe('failed');
   });
 
-  it('checks the step requiredTools in order (seed 002)', async () => {
+  it('checks the step requiredTools in order', async () => {
     const missing = planWithStep({
       description: 'review',
       requiredTools: ['generate_testbench', 'run_simulation'],

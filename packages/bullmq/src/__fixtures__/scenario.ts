@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { aggregatorSystemPrompt, type CortexOptions, plannerSystemPrompt } from '@closedloop/cortex';
+import type { CortexOptions } from '@closedloop/cortex';
+import { aggregatorSystemPrompt, plannerSystemPrompt } from '@closedloop/cortex/internal';
 import type { GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
 import { workspaceTools } from '@closedloop/tools';

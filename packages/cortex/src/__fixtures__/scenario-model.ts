@@ -1,7 +1,7 @@
 import type { GenerateRequest } from '@closedloop/model';
 import { type ScriptedError, ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
 import type { ReplanResultInput } from '@closedloop/replanner';
-import { claimExtractionSystemPrompt, toolCallGuardSystemPrompt } from '@closedloop/verifier';
+import { claimExtractionSystemPrompt, toolCallGuardSystemPrompt } from '@closedloop/verifier/internal';
 import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { type PlannerOutput, plannerSystemPrompt } from '../draft-plan';
 

@@ -2,7 +2,7 @@ import { canFindSymbols, listSymbols } from '../find-symbol';
 import type { ProtocolContext } from '../protocol';
 import type { WorkspaceFacts } from '../workspace-facts';
 
-/** Structural changes of a workspace that call for an architecture review (seed 003: ARCHITECT). */
+/** Structural changes of a workspace that call for an architecture review (the ARCHITECT protocol). */
 export interface ArchitectureChanges {
   /** Files that did not exist at the base (untracked or added). */
   newFiles: string[];

@@ -1,4 +1,4 @@
-import { createRedactor, type Redactor } from '@closedloop/tools';
+import { createRedactor, type Redactor } from '@closedloop/tools/internal';
 import type { AddedLine } from './added-lines';
 
 /** A secret found in a changed file. */

@@ -8,7 +8,7 @@ import { functionalityProtocol, parseCorrectness } from './functionality-protoco
 const workspace = useTempWorkspaces();
 const repo = (files: Record<string, string>, git = false) => workspace(files, { git });
 
-/** Seed 003's isPrime example. */
+/** The isPrime example. */
 const IS_PRIME_CASES: FunctionalityCaseInput[] = [
   { module: 'src/math.mjs', export: 'isPrime', input: 2, expected: true },
   { module: 'src/math.mjs', export: 'isPrime', input: 4, expected: false },
@@ -17,7 +17,7 @@ const IS_PRIME_CASES: FunctionalityCaseInput[] = [
 ];
 
 describe('FUNCTIONALITY with executable cases', { timeout: 30_000 }, () => {
-  it('passes a correct implementation (seed isPrime example)', async () => {
+  it('passes a correct implementation (the isPrime example)', async () => {
     const ws = await repo({
       'src/math.mjs':
         'export function isPrime(n) { if (n < 2) return false; for (let i = 2; i * i <= n; i++) if (n % i === 0) return false; return true; }\n',

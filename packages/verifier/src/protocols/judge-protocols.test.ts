@@ -76,7 +76,7 @@ describe('LLM_JUDGE', { timeout: 30_000 }, () => {
     });
   });
 
-  it('builds the seed prompt', () => {
+  it('builds the judge prompt', () => {
     expect(buildJudgePrompt({ requirement: 'R', diff: 'D', acceptanceCriteria: [] })).toMatch(
       /## Requirement\nR[\s\S]*```diff\nD\n```/,
     );

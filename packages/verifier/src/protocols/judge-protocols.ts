@@ -4,7 +4,7 @@ import type { Finding, Priority } from '../finding';
 import type { Protocol } from '../protocol';
 import { detectArchitectureChanges, isArchitectureChange } from './architecture-changes';
 
-/** The LLM-as-judge answer (seed 003 layer 5 JSON format). */
+/** The LLM-as-judge answer (layer 5, JSON). */
 export const judgeVerdictSchema = z.object({
   functionality_score: z.number().min(0).max(10),
   quality_score: z.number().min(0).max(10),
@@ -18,7 +18,7 @@ const JUDGE_SYSTEM =
   'You are a strict code reviewer. You judge a code change only by the requirement, the acceptance criteria and the diff. ' +
   'You never trust claims about the change; only what the diff shows counts. Answer with JSON only.';
 
-/** Builds the layer-5 judge prompt (seed 003 template): requirement, diff, criteria — no executor narrative. */
+/** Builds the layer-5 judge prompt : requirement, diff, criteria — no executor narrative. */
 export function buildJudgePrompt(options: {
   requirement: string;
   diff: string;

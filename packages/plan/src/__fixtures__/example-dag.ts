@@ -1,7 +1,7 @@
 import type { PlanInput } from '../schema';
 
 /**
- * The seed's example DAG `{1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}` with string ids:
+ * The example DAG `{1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}` with string ids:
  *
  * ```
  * analyze → scaffold → models ─┐
@@ -9,7 +9,7 @@ import type { PlanInput } from '../schema';
  *                                    ↘ run-tests
  * ```
  */
-export const seedDag = {
+export const exampleDag = {
   title: 'REST API',
   goal: 'Build a REST API with tests',
   steps: [

@@ -9,7 +9,7 @@ export function tickingClock(start = 1_000): () => number {
 }
 
 /**
- * Seed 000's example DAG `{1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}`, ids as strings:
+ * The example DAG `{1:[0], 2:[0], 3:[1], 4:[2], 5:[3,4], 6:[5], 7:[5]}`, ids as strings:
  *
  * ```
  * 0 → 1 → 3 ─┐
@@ -17,7 +17,7 @@ export function tickingClock(start = 1_000): () => number {
  *              ↘ 7
  * ```
  */
-export const seedSteps = [
+export const exampleSteps = [
   { id: '0', description: 'Analyze the requirements' },
   { id: '1', description: 'Create the project structure', dependsOn: ['0'] },
   { id: '2', description: 'Write the configuration', dependsOn: ['0'] },
@@ -43,8 +43,8 @@ export interface FixtureCall {
   error?: string;
 }
 
-/** The seed's tool history of the completed steps 0–4. */
-export const seedHistory: Record<string, FixtureCall[]> = {
+/** The tool history of the completed steps 0–4. */
+export const exampleHistory: Record<string, FixtureCall[]> = {
   '0': [
     {
       tool: 'read_file',
@@ -160,15 +160,15 @@ export function failStep(
 }
 
 /**
- * The seed scenario: steps 0–4 completed with the seed's tool history, step 5 failed with a
+ * The example scenario: steps 0–4 completed with their tool history, step 5 failed with a
  * `write_file` call left `pending`, steps 6 and 7 not started.
  */
-export function seedPlan(options: { fail?: boolean } = {}): Plan {
+export function examplePlan(options: { fail?: boolean } = {}): Plan {
   const plan = Plan.create(
-    { title: 'REST API', goal: 'Build a REST API for todos with passing tests', steps: seedSteps },
-    { id: 'seed-plan', clock: tickingClock() },
+    { title: 'REST API', goal: 'Build a REST API for todos with passing tests', steps: exampleSteps },
+    { id: 'example-plan', clock: tickingClock() },
   );
-  for (const id of ['0', '1', '2', '3', '4']) completeStep(plan, id, seedHistory[id]);
+  for (const id of ['0', '1', '2', '3', '4']) completeStep(plan, id, exampleHistory[id]);
   if (options.fail ?? true) {
     failStep(plan, '5', {
       calls: [{ tool: 'write_file', args: { path: 'src/api.py', content: 'from flask import Flask\n' } }],
@@ -178,8 +178,8 @@ export function seedPlan(options: { fail?: boolean } = {}): Plan {
   return plan;
 }
 
-/** The tools of the seed scenario, as model-facing specs. */
-export const seedTools: ToolSpec[] = [
+/** The tools of the example scenario, as model-facing specs. */
+export const exampleTools: ToolSpec[] = [
   {
     name: 'read_file',
     description: 'Read a UTF-8 file of the workspace.',
@@ -222,8 +222,8 @@ export const runCommandTool = {
   }),
 };
 
-/** The seed's example redesign of steps 5, 6, 7 into three new steps. */
-export const seedRedesign = {
+/** The example redesign of steps 5, 6, 7 into three new steps. */
+export const exampleRedesign = {
   action: 'redesign',
   steps: [
     {

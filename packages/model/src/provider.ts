@@ -1,0 +1,48 @@
+/**
+ * Building blocks for `ChatModel` adapters: option checks, error mapping, tool-call parsing,
+ * stream assembly, JSON Schema from zod, JSON from model text and usage arithmetic. closedloop's
+ * own provider packages are built from these; an adapter for another API imports them from
+ * `@closedloop/model/provider`.
+ *
+ * @packageDocumentation
+ */
+export { checkCallOptions } from './check-call-options';
+export {
+  checkModelId,
+  checkProviderOptions,
+  environmentVariable,
+  type ProviderOptionsToCheck,
+} from './check-provider-options';
+export { contentPartSource } from './content-parts';
+export { type ExtractJsonResult, extractJson } from './extract-json';
+export {
+  type ErrorClass,
+  type MapSdkErrorOptions,
+  mapSdkError,
+  type SdkApiErrorDetails,
+  type SdkErrorClasses,
+  type SdkErrorRefinement,
+} from './map-sdk-error';
+export {
+  classifyHttpError,
+  codeForStatus,
+  type HttpErrorInfo,
+  type NormalizeErrorOptions,
+  normalizeError,
+  parseRetryAfter,
+} from './normalize-error';
+export { parseProviderOptions } from './parse-provider-options';
+export { parseToolCall } from './parse-tool-call';
+export { promptCacheKey } from './prompt-cache';
+export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
+export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
+export {
+  type ResultToStreamOptions,
+  resultToStream,
+  type StreamToResultOptions,
+  streamToResult,
+} from './stream-to-result';
+export { strictSchemaProblem, useStrictTool } from './strict-schema';
+export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
+export { addUsage, emptyUsage } from './usage';
+export { splitInputTokens } from './usage-tracker';

@@ -1,0 +1,9 @@
+/**
+ * Helpers other closedloop packages need from @closedloop/tools. Not part of the public API: they may
+ * change in any release, without a major version.
+ *
+ * @packageDocumentation
+ */
+export { createRedactor, type Redactor } from '@closedloop/model';
+export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
+export { truncateText } from './truncate-text';
