@@ -8,7 +8,11 @@ import type { CliContext } from './cli-context';
  * The `--on-uncertain` choices: cortex's `uncertainCallPolicies`, spelled out here so `--help`
  * does not load cortex (a test keeps the two lists equal).
  */
-export const uncertainPolicyChoices = ['ask', 'rerun', 'fail'] as const satisfies readonly UncertainCallPolicy[];
+export const uncertainPolicyChoices = [
+  'ask',
+  'rerun',
+  'fail',
+] as const satisfies readonly UncertainCallPolicy[];
 
 /** Flags that decide how a run's approvals and uncertain calls are answered. */
 export interface ApprovalFlags {
