@@ -164,7 +164,19 @@ function callsOf(node: StepNode): Map<string, ToolCallRecord> {
   if (node.calls === NO_CALLS) node.calls = new Map();
   return node.calls;
 }
-const GENERATED_ID = /^s(\d+)$/;
+/**
+ * N for a generated id `s<N>` (the `^s(\d+)$` ids the plan makes), else -1. By hand: a regex
+ * match allocates, and a 2,000-step redesign generates 2,000 ids.
+ */
+function generatedIdNumber(id: string): number {
+  // 115 is "s", 48–57 the digits.
+  if (id.length < 2 || id.charCodeAt(0) !== 115) return -1;
+  for (let index = 1; index < id.length; index++) {
+    const code = id.charCodeAt(index);
+    if (code < 48 || code > 57) return -1;
+  }
+  return Number(id.slice(1));
+}
 
 function emptyCounts(): StepCounts {
   return { not_started: 0, in_progress: 0, completed: 0, failed: 0, blocked: 0, skipped: 0 };
@@ -958,37 +970,35 @@ export class Plan {
     }
     // Generated ids come from a counter that only goes up, so they never meet each other; only
     // the plan's ids and the ids drafts ask for need checking: linear in the draft.
-    const finalIds: string[] = [];
-    const taken = (id: string) => this.#nodes.has(id) || asked.has(id);
+    const nodes = this.#nodes;
+    const finalIds: string[] = new Array(drafts.length);
     let counter = this.#idCounter;
-    for (const step of drafts) {
+    for (let index = 0; index < drafts.length; index++) {
+      const askedId = drafts[index]!.id;
       let id: string;
-      if (step.id !== undefined && !this.#nodes.has(step.id)) id = step.id;
+      if (askedId !== undefined && !nodes.has(askedId)) id = askedId;
       else {
         do id = `s${++counter}`;
-        while (taken(id));
+        while (nodes.has(id) || asked.has(id));
       }
-      finalIds.push(id);
+      finalIds[index] = id;
     }
     const keptAsked = new Map<string, number>();
     for (const [id, index] of asked) if (finalIds[index] === id) keptAsked.set(id, index);
 
     // Dependencies: relative index, a step of the plan that stays, or a kept draft id. Edges
     // among the new steps are kept as indexes for the cycle check.
-    const edges: number[][] = [];
-    const steps = drafts.map((step, index): Step => {
+    // Plain loops, no closure per step: this runs once per new step of a 2,000-step redesign.
+    const edges: number[][] = new Array(drafts.length);
+    const steps: Step[] = new Array(drafts.length);
+    for (let index = 0; index < drafts.length; index++) {
+      const step = drafts[index]!;
       const dependsOn: StepId[] = [];
       const inner: number[] = [];
       const seen = step.dependsOn.length > 1 ? new Set<StepId>() : undefined;
-      const add = (id: StepId, draftIndex: number | undefined) => {
-        if (seen !== undefined) {
-          if (seen.has(id)) return;
-          seen.add(id);
-        }
-        dependsOn.push(id);
-        if (draftIndex !== undefined) inner.push(draftIndex);
-      };
       for (const dep of step.dependsOn) {
+        let id: StepId;
+        let draftIndex: number | undefined;
         if (typeof dep === 'number') {
           if (finalIds[dep] === undefined) {
             throw new PlanError({
@@ -997,11 +1007,12 @@ export class Plan {
               details: { index, dependency: dep },
             });
           }
-          add(finalIds[dep]!, dep);
-        } else if (this.#nodes.has(dep) && !removed.has(dep)) {
-          add(dep, undefined);
+          id = finalIds[dep]!;
+          draftIndex = dep;
+        } else if (nodes.has(dep) && !removed.has(dep)) {
+          id = dep;
         } else {
-          const draftIndex = keptAsked.get(dep);
+          draftIndex = keptAsked.get(dep);
           if (draftIndex === undefined) {
             throw new PlanError({
               code: 'dangling-dependency',
@@ -1011,10 +1022,16 @@ export class Plan {
               details: { index, dependency: dep },
             });
           }
-          add(finalIds[draftIndex]!, draftIndex);
+          id = finalIds[draftIndex]!;
         }
+        if (seen !== undefined) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+        }
+        dependsOn.push(id);
+        if (draftIndex !== undefined) inner.push(draftIndex);
       }
-      edges.push(inner);
+      edges[index] = inner;
       // Built field by field, one shape: spreading 2,000 draft objects was V8's slow path.
       const resolved: Step = {
         id: finalIds[index]!,
@@ -1032,8 +1049,8 @@ export class Plan {
         previousAttempts: [],
       };
       if (step.title !== undefined) resolved.title = step.title;
-      return resolved;
-    });
+      steps[index] = resolved;
+    }
     const cycle = findIndexCycle(edges);
     if (cycle !== undefined) {
       const ids = cycle.map((at) => finalIds[at]!);
@@ -1362,11 +1379,17 @@ export class Plan {
           this.#counts[node.step.status]--;
           this.#nodes.delete(node.step.id);
         }
-        const touched = new Set<StepNode>();
-        for (const node of removed) for (const dep of node.deps) if (dep.mark !== gone) touched.add(dep);
-        for (const dep of touched) dep.dependents = dep.dependents.filter((down) => down.mark !== gone);
-        this.#order = this.#order.filter((node) => node.mark !== gone);
-        this.#insertSteps(event.added.map(copyStep), event.insertAt);
+        // Each kept dependency loses its removed dependents once (the scratch mark dedupes).
+        const touched = ++this.#walk;
+        for (const node of removed) {
+          for (const dep of node.deps) {
+            if (dep.mark === gone || dep.mark === touched) continue;
+            dep.mark = touched;
+            dep.dependents = dep.dependents.filter((down) => down.mark !== gone);
+          }
+        }
+        // Removed nodes all sit at or after `insertAt`: one pass drops them and inserts the new.
+        this.#insertSteps(event.added.map(copyStep), event.insertAt, gone);
         return;
       }
       case 'steps-added':
@@ -1401,8 +1424,12 @@ export class Plan {
     }
   }
 
-  /** Adds steps (owned by the plan from now on) at a display position and wires their edges. */
-  #insertSteps(steps: readonly Step[], at: number): void {
+  /**
+   * Adds steps (owned by the plan from now on) at a display position and wires their edges.
+   * With `gone`, nodes carrying that mark (removed in the same event, all at or after `at`) leave
+   * the display order in the same pass.
+   */
+  #insertSteps(steps: readonly Step[], at: number, gone?: number): void {
     const nodes = steps.map(
       (step): StepNode => ({
         step,
@@ -1418,14 +1445,13 @@ export class Plan {
     for (const node of nodes) {
       this.#nodes.set(node.step.id, node);
       for (const call of node.step.ledger) callsOf(node).set(call.callId, call);
-      // 115 is "s": most ids are not generated, and the test is cheaper than the regex.
-      const match = node.step.id.charCodeAt(0) === 115 ? GENERATED_ID.exec(node.step.id) : null;
-      if (match) this.#idCounter = Math.max(this.#idCounter, Number(match[1]));
+      const generated = generatedIdNumber(node.step.id);
+      if (generated > this.#idCounter) this.#idCounter = generated;
     }
     for (const node of nodes) {
-      for (const id of node.step.dependsOn) {
-        const dep = this.#nodes.get(id)!;
-        node.deps.push(dep);
+      // Sized once (`map`), not grown by `push` from empty: 2,000 new steps are 2,000 arrays.
+      node.deps = node.step.dependsOn.map((id) => this.#nodes.get(id)!);
+      for (const dep of node.deps) {
         dep.dependents.push(node);
         if (dep.step.status !== 'completed') node.unmet++;
       }
@@ -1433,8 +1459,24 @@ export class Plan {
       if (node.step.status === 'not_started' && node.unmet === 0) this.#ready.add(node);
     }
     const order = this.#order;
-    this.#order = order.length === 0 ? nodes : [...order.slice(0, at), ...nodes, ...order.slice(at)];
-    for (let index = at; index < this.#order.length; index++) this.#order[index]!.pos = index;
+    if (order.length === 0) {
+      for (const [index, node] of nodes.entries()) node.pos = index;
+      this.#order = nodes;
+      return;
+    }
+    // Built by push (no spread of the whole plan), renumbering from `at` only.
+    const next = order.slice(0, at);
+    for (const node of nodes) {
+      node.pos = next.length;
+      next.push(node);
+    }
+    for (let index = at; index < order.length; index++) {
+      const node = order[index]!;
+      if (gone !== undefined && node.mark === gone) continue;
+      node.pos = next.length;
+      next.push(node);
+    }
+    this.#order = next;
   }
 
   #setStatus(node: StepNode, next: StepStatus): void {

@@ -2,8 +2,8 @@
  * Replanner benchmark: build the replan prompt and apply a redesign on a 10,000-step plan whose
  * failed subgraph has 2,000 steps (a failed step with 1,999 downstream steps), after a completed
  * prefix of 8,000 steps with tool-call ledgers. The model call is not timed: the redesign is
- * precomputed. Target: prompt build + apply under 50 ms (median of the runs after a warm-up; the
- * first, cold run is printed too).
+ * precomputed. Target: prompt build + validate + apply at most 40 ms median and 50 ms p90 over the
+ * runs after a warm-up (each run on a fresh plan); the first, cold run is printed too.
  *
  * Run: pnpm bench   (or: npx tsx --conditions=@closedloop/source bench/replan.bench.ts)
  */
@@ -25,8 +25,9 @@ const FAILED = `step-${COMPLETED}`;
 const SUBGRAPH = 2_000;
 /** Discarded first runs (the JIT compiles the hot paths), then the measured runs. */
 const WARMUP = 2;
-const RUNS = 11;
-const TARGET_MS = 50;
+const RUNS = 21;
+const TARGET_MEDIAN_MS = 40;
+const TARGET_P90_MS = 50;
 
 const tools = [
   {
@@ -101,7 +102,9 @@ function redesignOf(size: number): ReplanResultInput {
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!;
+const median = (values: number[]) => quantile(values, 0.5);
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
 /** Prompt build, validation and apply, medians over RUNS fresh plans (building a plan is not timed). */
@@ -111,6 +114,7 @@ function measure(options: { maxHistoryChars: number; newSteps: number }) {
   const validate: number[] = [];
   const apply: number[] = [];
   const cpu: number[] = [];
+  const total: number[] = [];
   let promptChars = 0;
   let cold = 0;
   for (let run = 0; run < WARMUP + RUNS; run++) {
@@ -143,6 +147,7 @@ function measure(options: { maxHistoryChars: number; newSteps: number }) {
     prompt.push(t1 - t0);
     validate.push(t2 - t1);
     apply.push(t3 - t1);
+    total.push(t3 - t0);
   }
   const result = {
     prompt: median(prompt),
@@ -151,8 +156,9 @@ function measure(options: { maxHistoryChars: number; newSteps: number }) {
     cpu: median(cpu),
     promptChars,
     cold,
+    over: total.filter((ms) => ms > TARGET_P90_MS).length,
   };
-  return { ...result, total: result.prompt + result.apply };
+  return { ...result, total: median(total), p90: quantile(total, 0.9) };
 }
 
 /** Where the time goes inside @closedloop/plan (same plans, same redesign). */
@@ -200,18 +206,18 @@ const scenarios = [
 
 console.log(`load average ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`);
 console.log(
-  `replan benchmark: ${TOTAL} steps, ${COMPLETED} completed with ledgers, a failed step with ${SUBGRAPH - 1} downstream steps; target prompt + apply < ${TARGET_MS} ms (median of ${RUNS} after ${WARMUP} warm-up runs)`,
+  `replan benchmark: ${TOTAL} steps, ${COMPLETED} completed with ledgers, a failed step with ${SUBGRAPH - 1} downstream steps; target prompt + validate + apply ≤ ${TARGET_MEDIAN_MS} ms median and ≤ ${TARGET_P90_MS} ms p90 (${RUNS} runs after ${WARMUP} warm-up runs)`,
 );
 let pass = true;
 for (const scenario of scenarios) {
   const r = measure(scenario);
-  const verdict = r.total < TARGET_MS ? 'PASS' : 'FAIL';
+  const verdict = r.total <= TARGET_MEDIAN_MS && r.p90 <= TARGET_P90_MS ? 'PASS' : 'FAIL';
   if (scenario.gated && verdict === 'FAIL') pass = false;
   console.log(`${scenario.name}${scenario.gated ? '' : ' (not gated)'}:`);
   console.log(`  prompt build ${fmt(r.prompt)} (${r.promptChars.toLocaleString('en')} chars)`);
   console.log(`  validate + apply ${fmt(r.apply)} (validation ${fmt(r.validate)})`);
   console.log(
-    `  together ${fmt(r.total)} wall, ${fmt(r.cpu)} CPU (all threads)  ${scenario.gated ? verdict : ''}`,
+    `  together: median ${fmt(r.total)}, p90 ${fmt(r.p90)} wall (${r.over} of ${RUNS} runs over ${TARGET_P90_MS} ms); median ${fmt(r.cpu)} CPU (all threads)  ${scenario.gated ? verdict : ''}`,
   );
   console.log(`  first (cold) run ${fmt(r.cold)}`);
 }

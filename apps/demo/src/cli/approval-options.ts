@@ -1,8 +1,18 @@
-import { type UncertainCallPolicy, uncertainCallPolicies } from '@closedloop/cortex';
+import type { UncertainCallPolicy } from '@closedloop/cortex';
 import { type Command, Option } from 'commander';
 import { cliApprovals } from '../approval-answers';
 import { DemoError } from '../demo-error';
 import type { CliContext } from './cli-context';
+
+/**
+ * The `--on-uncertain` choices: cortex's `uncertainCallPolicies`, spelled out here so `--help`
+ * does not load cortex (a test keeps the two lists equal).
+ */
+export const uncertainPolicyChoices = [
+  'ask',
+  'rerun',
+  'fail',
+] as const satisfies readonly UncertainCallPolicy[];
 
 /** Flags that decide how a run's approvals and uncertain calls are answered. */
 export interface ApprovalFlags {
@@ -21,7 +31,7 @@ export function addApprovalOptions(command: Command, options: { repair?: boolean
         '--on-uncertain <policy>',
         'a command interrupted without a recorded result: ask, rerun or fail',
       )
-        .choices(uncertainCallPolicies)
+        .choices(uncertainPolicyChoices)
         .default('ask'),
     );
   if (options.repair) {

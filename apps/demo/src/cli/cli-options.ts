@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DemoError } from '../demo-error';
-import { providerNames } from '../runner/select-model';
+import { providerNames } from '../runner/provider-names';
 import type { CliContext } from './cli-context';
 
 /** Flags of the commands that start or continue runs (commander's camelCase keys). */

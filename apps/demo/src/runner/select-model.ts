@@ -1,11 +1,8 @@
 import type { ChatModel } from '@closedloop/model';
-import { createAnthropic } from '@closedloop/provider-anthropic';
-import { createOpenAI } from '@closedloop/provider-openai';
 import { DemoError } from '../demo-error';
+import { type ProviderName, providerNames } from './provider-names';
 
-/** Providers a typed task can run on. */
-export const providerNames = ['openai', 'anthropic', 'openai-compatible'] as const;
-export type ProviderName = (typeof providerNames)[number];
+export { type ProviderName, providerNames };
 
 /** Model ids used when `--model` is not given. */
 export const defaultModelIds = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-6' } as const;
@@ -89,6 +86,8 @@ export async function resolveModel(selection: ModelSelection, env: NodeJS.Proces
           'OPENAI_API_KEY is not set. Export it (export OPENAI_API_KEY=sk-...), or pick another --provider.',
         );
       }
+      // The SDKs load when a model is resolved, not when the CLI starts (`closedloop --help`).
+      const { createOpenAI } = await import('@closedloop/provider-openai');
       return createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: selection.baseURL })(
         selection.model ?? defaultModelIds.openai,
       );
@@ -100,6 +99,7 @@ export async function resolveModel(selection: ModelSelection, env: NodeJS.Proces
           'ANTHROPIC_API_KEY is not set. Export it (export ANTHROPIC_API_KEY=sk-ant-...), or pick another --provider.',
         );
       }
+      const { createAnthropic } = await import('@closedloop/provider-anthropic');
       return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: selection.baseURL })(
         selection.model ?? defaultModelIds.anthropic,
       );
@@ -118,6 +118,7 @@ export async function resolveModel(selection: ModelSelection, env: NodeJS.Proces
         );
       }
       await assertReachable(selection.baseURL);
+      const { createOpenAI } = await import('@closedloop/provider-openai');
       // An OpenAI key never goes to another server: the key is OPENAI_COMPATIBLE_API_KEY when set,
       // else the provider's own variable for the server's profile (DEEPSEEK_API_KEY for DeepSeek…),
       // else none (local servers).

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import { action, addRunOptions, type RunFlags, usageAfterError } from '../cli-options';
-import { runAndRender } from '../run-and-render';
-import { runnerFromFlags } from './runner-from-flags';
+import { loadRunCommandParts } from './load-on-use';
 
 /** `closedloop demo`: the offline isPrime scenario on a scripted model (no key, no network). */
 export function registerDemoCommand(program: Command, context: CliContext): void {
@@ -18,6 +17,7 @@ export function registerDemoCommand(program: Command, context: CliContext): void
   );
   usageAfterError(command);
   action(command, context, async (flags: RunFlags & ApprovalFlags) => {
+    const { runnerFromFlags, runAndRender } = await loadRunCommandParts();
     const onApproval = approvalsFromFlags(context, flags);
     const runner = runnerFromFlags(context, flags)();
     return runAndRender(context, {

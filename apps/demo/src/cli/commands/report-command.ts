@@ -2,10 +2,6 @@ import { resolve } from 'node:path';
 import type { RunEvent } from '@closedloop/cortex';
 import type { Command } from 'commander';
 import { DemoError } from '../../demo-error';
-import { renderJournalProblem } from '../../journal-problem';
-import { createDemoRunner } from '../../runner/demo-runner';
-import { createScaleOutRunner } from '../../scale-out/scale-out-runner';
-import { createTerminalView } from '../../view/terminal-view';
 import type { CliContext } from '../cli-context';
 import { action, addJournalOption, addJsonOption, addStoreOption, usageAfterError } from '../cli-options';
 
@@ -28,12 +24,15 @@ export function registerReportCommand(program: Command, context: CliContext): vo
     context,
     async (runId: string, flags: { journal: string; store?: string; json: boolean }) => {
       const { io } = context;
+      // Loaded on use, so `--help` and `--version` stay fast.
+      const { createTerminalView } = await import('../../view/terminal-view');
       const render = (events: readonly RunEvent[]) => {
         const view = createTerminalView({ stream: io.stdout, live: false });
         for (const event of events) view.onEvent(event);
         view.close();
       };
       if (flags.store) {
+        const { createScaleOutRunner } = await import('../../scale-out/scale-out-runner');
         const events = await createScaleOutRunner({ store: flags.store }).readRun(runId);
         if (!events) throw new DemoError('unknown-run', `No journal for run "${runId}" in ${flags.store}.`);
         if (flags.json) io.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
@@ -41,6 +40,10 @@ export function registerReportCommand(program: Command, context: CliContext): vo
         return 0;
       }
       const journal = resolve(io.cwd, flags.journal);
+      const [{ createDemoRunner }, { renderJournalProblem }] = await Promise.all([
+        import('../../runner/demo-runner'),
+        import('../../journal-problem'),
+      ]);
       const { exists, events, problem } = await createDemoRunner({ journal, env: io.env }).inspectRun(runId);
       if (!exists && !problem)
         throw new DemoError('unknown-run', `No journal for run "${runId}" in ${journal}.`);

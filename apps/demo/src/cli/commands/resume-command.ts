@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import { action, addJournalOption, addJsonOption, addStoreOption, usageAfterError } from '../cli-options';
-import { runAndRender } from '../run-and-render';
-import { runnerFromFlags } from './runner-from-flags';
+import { loadRunCommandParts } from './load-on-use';
 
 /** `closedloop resume <runId>`: continues an interrupted run from its journal. */
 export function registerResumeCommand(program: Command, context: CliContext): void {
@@ -29,6 +28,7 @@ export function registerResumeCommand(program: Command, context: CliContext): vo
       runId: string,
       flags: { journal: string; store?: string; json: boolean; repair: boolean } & ApprovalFlags,
     ) => {
+      const { runnerFromFlags, runAndRender } = await loadRunCommandParts();
       const onApproval = approvalsFromFlags(context, flags);
       const runner = runnerFromFlags(context, flags)();
       return runAndRender(context, {

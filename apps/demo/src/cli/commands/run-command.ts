@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { DemoError } from '../../demo-error';
-import { noModelMessage, selectModel } from '../../runner/select-model';
 import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import {
@@ -11,8 +10,7 @@ import {
   type RunFlags,
   usageAfterError,
 } from '../cli-options';
-import { runAndRender } from '../run-and-render';
-import { runnerFromFlags } from './runner-from-flags';
+import { loadRunCommandParts } from './load-on-use';
 
 /** `closedloop run "<task>"`: a typed task on a real model; refused when no model is configured. */
 export function registerRunCommand(program: Command, context: CliContext): void {
@@ -28,6 +26,10 @@ export function registerRunCommand(program: Command, context: CliContext): void 
   );
   usageAfterError(command, 'To watch the offline scenario instead (no key needed): closedloop demo');
   action(command, context, async (words: string[], flags: RunFlags & ModelFlags & ApprovalFlags) => {
+    const [{ runnerFromFlags, runAndRender }, { noModelMessage, selectModel }] = await Promise.all([
+      loadRunCommandParts(),
+      import('../../runner/select-model'),
+    ]);
     // Flags first (a bad --journal is reported as such), then the task, then the model.
     const runnerFor = runnerFromFlags(context, flags);
     const task = words.join(' ').trim();

@@ -1,12 +1,5 @@
-import {
-  type CoordinatorEvent,
-  createCoordinator,
-  createStepWorker,
-  type StepWorkerEvent,
-} from '@closedloop/bullmq';
+import type { CoordinatorEvent, StepWorkerEvent } from '@closedloop/bullmq';
 import type { Command } from 'commander';
-import { scaleOutCortex } from '../../scale-out/scale-out-cortex';
-import { reachStore } from '../../scale-out/scale-out-runner';
 import type { CliContext } from '../cli-context';
 import { action, usageAfterError, wholeNumber } from '../cli-options';
 
@@ -34,6 +27,16 @@ function describeCoordinatorEvent(event: CoordinatorEvent): string {
     case 'coordinator-error':
       return `error: ${event.error}`;
   }
+}
+
+/** What the scale-out commands need once they run: loaded on use, so `--help` stays fast. */
+async function loadScaleOut() {
+  const [{ createCoordinator, createStepWorker }, { scaleOutCortex }, { reachStore }] = await Promise.all([
+    import('@closedloop/bullmq'),
+    import('../../scale-out/scale-out-cortex'),
+    import('../../scale-out/scale-out-runner'),
+  ]);
+  return { createCoordinator, createStepWorker, scaleOutCortex, reachStore };
 }
 
 /** Resolves on SIGINT or SIGTERM (a scale-out process runs until it is stopped). */
@@ -71,6 +74,7 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
     context,
     async (flags: { store: string; concurrency: number; group: string[]; groupsOnly: boolean }) => {
       const { io } = context;
+      const { createStepWorker, scaleOutCortex, reachStore } = await loadScaleOut();
       const worker = createStepWorker({
         connection: await reachStore(flags.store),
         cortex: scaleOutCortex(io.env),
@@ -104,6 +108,7 @@ export function registerCoordinatorCommand(program: Command, context: CliContext
   usageAfterError(command);
   action(command, context, async (flags: { store: string; concurrency: number }) => {
     const { io } = context;
+    const { createCoordinator, scaleOutCortex, reachStore } = await loadScaleOut();
     const coordinator = createCoordinator({
       connection: await reachStore(flags.store),
       cortex: scaleOutCortex(io.env),

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { resolveModel, selectModel } from '../../runner/select-model';
-import { reachStore } from '../../scale-out/scale-out-runner';
-import { startWebServer } from '../../server/web-server';
 import type { CliContext } from '../cli-context';
 import {
   action,
@@ -12,7 +9,7 @@ import {
   portNumber,
   usageAfterError,
 } from '../cli-options';
-import { runnerFromFlags } from './runner-from-flags';
+import { loadRunCommandParts } from './load-on-use';
 
 /** `closedloop serve`: the web UI over the same runner. */
 export function registerServeCommand(program: Command, context: CliContext): void {
@@ -33,6 +30,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     context,
     async (flags: ModelFlags & { host: string; port: number; journal: string; store?: string }) => {
       const { io } = context;
+      // Loaded on use, so `--help` and `--version` stay fast.
+      const [{ resolveModel, selectModel }, { reachStore }, { startWebServer }, { runnerFromFlags }] =
+        await Promise.all([
+          import('../../runner/select-model'),
+          import('../../scale-out/scale-out-runner'),
+          import('../../server/web-server'),
+          loadRunCommandParts(),
+        ]);
       const selection = selectModel(
         { provider: flags.provider, model: flags.model, baseURL: flags.baseUrl },
         io.env,
