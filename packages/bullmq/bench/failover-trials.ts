@@ -93,7 +93,9 @@ async function trial(kind: 'worker' | 'coordinator'): Promise<Trial> {
     const result = await client.result(runId);
     if (result.stopReason !== 'completed' && process.env.TRIALS_DUMP !== undefined) {
       // What the run's journal holds of the steps that did not complete (adopted from every attempt).
-      const stuck = new Set((result.plan?.steps ?? []).filter((step) => step.status !== 'completed').map((step) => step.id));
+      const stuck = new Set(
+        (result.plan?.steps ?? []).filter((step) => step.status !== 'completed').map((step) => step.id),
+      );
       const events = await client.store.read(runId);
       const lines = events
         .filter((event) => stuck.has((event as { stepId?: string }).stepId ?? ''))
