@@ -1,3 +1,4 @@
+export { ClosedloopError } from '@closedloop/model';
 export {
   type AggregateAnswerOptions,
   aggregateAnswer,

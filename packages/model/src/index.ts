@@ -47,6 +47,7 @@ export {
   environmentVariable,
   type ProviderOptionsToCheck,
 } from './check-provider-options';
+export { ClosedloopError } from './closedloop-error';
 export { contentPartSource } from './content-parts';
 export {
   createRedactor,
@@ -72,7 +73,7 @@ export {
   type SdkErrorClasses,
   type SdkErrorRefinement,
 } from './map-sdk-error';
-export { ModelError, type ModelErrorCode } from './model-error';
+export { ModelError, type ModelErrorCode, type ModelErrorDetails } from './model-error';
 export {
   classifyHttpError,
   codeForStatus,
