@@ -9,13 +9,31 @@ import type {
   StepChangesAnswer,
 } from '../server/api-types';
 
-/** A refused request: `message` is the server's own sentence, shown as is. */
+/**
+ * A refused request: `message` is the server's own sentence, shown as is (`fromServer`), or
+ * `HTTP <status>` when the answer carried none. Browser code: it does not extend
+ * `ClosedloopError`, whose package (`@closedloop/model`) is a Node library the page never loads.
+ */
 export class ApiError extends Error {
+  override readonly name = 'ApiError';
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** True when `message` is the server's sentence (it already says what failed and what to do). */
+  readonly fromServer: boolean;
+  constructor(status: number, message: string, options: { fromServer?: boolean } = {}) {
     super(message);
     this.status = status;
+    this.fromServer = options.fromServer ?? true;
   }
+}
+
+/**
+ * The notice for a failed request. The server's sentence is complete ("The run could not
+ * resume: …", "Run "r1" has already finished.") and is shown once, as is; `what` ("Resume
+ * failed") only prefixes a failure the server did not describe (the network, a bare HTTP status).
+ */
+export function failureNotice(what: string, error: unknown): string {
+  if (error instanceof ApiError && error.fromServer) return error.message;
+  return `${what}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
@@ -35,7 +53,8 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   }
   if (!response.ok) {
     const error = (data as Partial<ErrorAnswer> | null)?.error;
-    throw new ApiError(response.status, typeof error === 'string' ? error : `HTTP ${response.status}`);
+    if (typeof error === 'string') throw new ApiError(response.status, error);
+    throw new ApiError(response.status, `HTTP ${response.status}`, { fromServer: false });
   }
   return data as T;
 }
