@@ -1,3 +1,4 @@
+import { ClosedloopError } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import { ApiError, failureNotice } from './api';
 
@@ -21,5 +22,13 @@ describe('failureNotice', () => {
       'Cancel failed: Failed to fetch',
     );
     expect(failureNotice('Start failed', 'offline')).toBe('Start failed: offline');
+  });
+
+  it('ApiError is a ClosedloopError with an http-<status> code', () => {
+    const error = new ApiError(404, 'No run "r1" in the journal.');
+    expect(ClosedloopError.isInstance(error)).toBe(true);
+    expect(ApiError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('http-404');
+    expect(error.details).toEqual({ status: 404 });
   });
 });

@@ -1,3 +1,4 @@
+import { ClosedloopError } from '@closedloop/model';
 import type {
   ApprovalBody,
   ConfigAnswer,
@@ -9,20 +10,28 @@ import type {
   StepChangesAnswer,
 } from '../server/api-types';
 
+const marker = Symbol.for('closedloop.demo.api-error');
+
 /**
- * A refused request: `message` is the server's own sentence, shown as is (`fromServer`), or
- * `HTTP <status>` when the answer carried none. Browser code: it does not extend
- * `ClosedloopError`, whose package (`@closedloop/model`) is a Node library the page never loads.
+ * A refused request (code `http-<status>`): `message` is the server's own sentence, shown as is
+ * (`fromServer`), or `HTTP <status>` when the answer carried none. The page imports only this
+ * class from `@closedloop/model`; the bundler drops the rest (`sideEffects: false`).
  */
-export class ApiError extends Error {
+export class ApiError extends ClosedloopError<`http-${number}`, { readonly status: number }> {
+  readonly [marker] = true;
   override readonly name = 'ApiError';
   readonly status: number;
   /** True when `message` is the server's sentence (it already says what failed and what to do). */
   readonly fromServer: boolean;
   constructor(status: number, message: string, options: { fromServer?: boolean } = {}) {
-    super(message);
+    super({ code: `http-${status}`, message, details: { status } });
     this.status = status;
     this.fromServer = options.fromServer ?? true;
+  }
+
+  /** True for an `ApiError` from any copy of this module. */
+  static override isInstance(error: unknown): error is ApiError {
+    return typeof error === 'object' && error !== null && marker in error;
   }
 }
 
@@ -32,7 +41,7 @@ export class ApiError extends Error {
  * failed") only prefixes a failure the server did not describe (the network, a bare HTTP status).
  */
 export function failureNotice(what: string, error: unknown): string {
-  if (error instanceof ApiError && error.fromServer) return error.message;
+  if (ApiError.isInstance(error) && error.fromServer) return error.message;
   return `${what}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
