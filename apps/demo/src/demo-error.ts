@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.demo.error');
 
 /** Every way the CLI and the web server refuse a request before a run starts. */
@@ -18,18 +20,16 @@ export type DemoErrorCode =
  * prints it as one line (exit 2), the web server answers it with a 4xx status.
  * `DemoError.isInstance(e)` works across duplicate copies of the module.
  */
-export class DemoError extends Error {
+export class DemoError extends ClosedloopError<DemoErrorCode> {
   readonly [marker] = true;
   override readonly name = 'DemoError';
-  readonly code: DemoErrorCode;
 
   constructor(code: DemoErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options);
-    this.code = code;
+    super({ code, message, cause: options.cause });
   }
 
   /** True for a `DemoError` from any copy of this module. */
-  static isInstance(error: unknown): error is DemoError {
+  static override isInstance(error: unknown): error is DemoError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

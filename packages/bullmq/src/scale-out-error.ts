@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.bullmq.error');
 
 /** Every way `@closedloop/bullmq` refuses a request outside the run store's own `CortexError`s. */
@@ -21,25 +23,12 @@ export type ScaleOutErrorCode =
  * The error class of `@closedloop/bullmq` (the Redis run store throws cortex's `CortexError`, as
  * the `RunStore` contract says). `ScaleOutError.isInstance(e)` works across package copies.
  */
-export class ScaleOutError extends Error {
+export class ScaleOutError extends ClosedloopError<ScaleOutErrorCode> {
   readonly [marker] = true;
   override readonly name = 'ScaleOutError';
-  readonly code: ScaleOutErrorCode;
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(options: {
-    code: ScaleOutErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
 
   /** True for a `ScaleOutError` from any copy of this package. */
-  static isInstance(error: unknown): error is ScaleOutError {
+  static override isInstance(error: unknown): error is ScaleOutError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.cortex.error');
 
 /** Every way cortex can refuse a request or fail outside a run's typed stop reasons. */
@@ -42,26 +44,12 @@ export type CortexErrorCode =
  * before a run starts; once a run starts, every outcome is a `RunResult` with a typed
  * `stopReason`. `CortexError.isInstance(e)` works across duplicate package copies.
  */
-export class CortexError extends Error {
+export class CortexError extends ClosedloopError<CortexErrorCode> {
   readonly [marker] = true;
   override readonly name = 'CortexError';
-  readonly code: CortexErrorCode;
-  /** Structured detail: the offending value, the plan problems, the line number… */
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(options: {
-    code: CortexErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
 
   /** True for a `CortexError` from any copy of this package. */
-  static isInstance(error: unknown): error is CortexError {
+  static override isInstance(error: unknown): error is CortexError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

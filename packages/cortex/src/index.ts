@@ -1,3 +1,4 @@
+export { ClosedloopError } from '@closedloop/model';
 export type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from './approvals';
 export { CortexError, type CortexErrorCode } from './cortex-error';
 export {

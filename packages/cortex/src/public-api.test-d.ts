@@ -20,6 +20,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 describe('@closedloop/cortex public surface', () => {
   it('exports exactly these runtime values', () => {
     expectTypeOf<keyof typeof cortex>().toEqualTypeOf<
+      | 'ClosedloopError'
       | 'CortexError'
       | 'createCortex'
       | 'createJsonlRunStore'

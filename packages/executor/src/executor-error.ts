@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.executor.error');
 
 /** Every way `executeStep` can refuse to start. Failures during the loop never throw. */
@@ -17,25 +19,11 @@ export type ExecutorErrorCode =
  * `StepExecutionResult` with a `stopReason` instead. `ExecutorError.isInstance(e)` works across
  * duplicate package copies.
  */
-export class ExecutorError extends Error {
+export class ExecutorError extends ClosedloopError<ExecutorErrorCode> {
   readonly [marker] = true;
   override readonly name = 'ExecutorError';
-  readonly code: ExecutorErrorCode;
-  /** Structured detail: the offending option and value, the step id, the conflicting tool names… */
-  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(options: {
-    code: ExecutorErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
-
-  static isInstance(error: unknown): error is ExecutorError {
+  static override isInstance(error: unknown): error is ExecutorError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { abortedError } from './abortable-sleep';
 import type { ModelCapabilities } from './capabilities';
 import type { CallOptions, ChatModel, GenerateRequest, GenerateResult, StreamPart } from './chat-model';
+import { ClosedloopError } from './closedloop-error';
 import { ModelError, type ModelErrorCode } from './model-error';
 import { resultToStream } from './stream-to-result';
 
@@ -18,17 +19,12 @@ export type CassetteErrorCode =
   | 'cassette-exhausted';
 
 /** A cassette could not be read, or a request does not match what was recorded. */
-export class CassetteError extends Error {
+export class CassetteError extends ClosedloopError<CassetteErrorCode> {
   readonly [marker] = true;
   override readonly name = 'CassetteError';
-  readonly code: CassetteErrorCode;
 
-  constructor(options: { code: CassetteErrorCode; message: string; cause?: unknown }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-  }
-
-  static isInstance(error: unknown): error is CassetteError {
+  /** True for a `CassetteError` from any copy of this package. */
+  static override isInstance(error: unknown): error is CassetteError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -1,3 +1,5 @@
+import { ClosedloopError } from './closedloop-error';
+
 const marker = Symbol.for('closedloop.model.conformance-error');
 
 /** What went wrong while setting up a conformance run or benchmark. */
@@ -8,17 +10,11 @@ export type ConformanceErrorCode = 'invalid-fixture' | 'invalid-options';
  * conformance suite or the overhead benchmark. (A failing adapter fails the suite's assertions;
  * this error is about the test setup itself.)
  */
-export class ConformanceError extends Error {
+export class ConformanceError extends ClosedloopError<ConformanceErrorCode> {
   readonly [marker] = true;
   override readonly name = 'ConformanceError';
-  readonly code: ConformanceErrorCode;
 
-  constructor(options: { code: ConformanceErrorCode; message: string; cause?: unknown }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-  }
-
-  static isInstance(error: unknown): error is ConformanceError {
+  static override isInstance(error: unknown): error is ConformanceError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

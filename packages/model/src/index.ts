@@ -30,6 +30,7 @@ export type {
   ToolSpec,
   Usage,
 } from './chat-model';
+export { ClosedloopError } from './closedloop-error';
 export {
   createRedactor,
   isSecretEnvName,
@@ -40,7 +41,7 @@ export {
 } from './create-redactor';
 export { type GenerateOptions, generate } from './generate';
 export { type GenerateObjectOptions, type GenerateObjectResult, generateObject } from './generate-object';
-export { ModelError, type ModelErrorCode } from './model-error';
+export { ModelError, type ModelErrorCode, type ModelErrorDetails } from './model-error';
 export {
   clearProbeCache,
   type ProbeCapabilitiesOptions,

@@ -1,5 +1,8 @@
+import { ClosedloopError } from './closedloop-error';
+
 const marker = Symbol.for('closedloop.model.error');
 
+/** Every way a model call can fail, normalised across providers. */
 export type ModelErrorCode =
   | 'rate-limited'
   | 'overloaded'
@@ -18,14 +21,21 @@ const retryableCodes: ReadonlySet<ModelErrorCode> = new Set([
   'network',
 ]);
 
+/** The structured detail of a {@link ModelError}: what the provider told us (never a key). */
+export type ModelErrorDetails = {
+  readonly status: number | undefined;
+  readonly requestId: string | undefined;
+  readonly provider: string | undefined;
+  readonly retryAfterMs: number | undefined;
+};
+
 /**
  * Every model failure, normalised across providers. Never carries an API key: adapters build
  * messages from status, provider error type and message only, and redact key-shaped strings.
  */
-export class ModelError extends Error {
+export class ModelError extends ClosedloopError<ModelErrorCode, ModelErrorDetails> {
   readonly [marker] = true;
   override readonly name = 'ModelError';
-  readonly code: ModelErrorCode;
   readonly isRetryable: boolean;
   /** From Retry-After / retry-after-ms when the provider sent it. */
   readonly retryAfterMs: number | undefined;
@@ -49,8 +59,17 @@ export class ModelError extends Error {
     rawOutputs?: readonly string[];
     cause?: unknown;
   }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
+    super({
+      code: options.code,
+      message: options.message,
+      details: {
+        status: options.status,
+        requestId: options.requestId,
+        provider: options.provider,
+        retryAfterMs: options.retryAfterMs,
+      },
+      cause: options.cause,
+    });
     this.isRetryable = options.isRetryable ?? retryableCodes.has(options.code);
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;
@@ -60,7 +79,8 @@ export class ModelError extends Error {
     this.rawOutputs = options.rawOutputs;
   }
 
-  static isInstance(error: unknown): error is ModelError {
+  /** True for a `ModelError` from any copy of this package. */
+  static override isInstance(error: unknown): error is ModelError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -26,6 +26,7 @@ import { z } from 'zod';
 describe('@closedloop/model public surface', () => {
   it('exports exactly these runtime values', () => {
     expectTypeOf<keyof typeof model>().toEqualTypeOf<
+      | 'ClosedloopError'
       | 'clearProbeCache'
       | 'computeCost'
       | 'createRedactor'

@@ -14,7 +14,12 @@ export {
   type ToolCallInput,
   type ToolResultInput,
 } from './plan';
-export { PlanError, type PlanErrorCode } from './plan-error';
+export {
+  PlanError,
+  type PlanErrorCode,
+  type PlanErrorDetails,
+  type PlanErrorDetailsByCode,
+} from './plan-error';
 export { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 export { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 export {

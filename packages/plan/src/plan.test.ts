@@ -6,13 +6,14 @@ import type { PlanEvent } from './plan-events';
 import { type StepId, type StepStatus, stepStatusSchema } from './schema';
 import { stepTransitions } from './step-transitions';
 
-function expectPlanError(run: () => unknown, code: PlanErrorCode): PlanError {
+function expectPlanError<Code extends PlanErrorCode>(run: () => unknown, code: Code): PlanError<Code> {
   try {
     run();
   } catch (error) {
-    expect(PlanError.isInstance(error)).toBe(true);
-    expect((error as PlanError).code).toBe(code);
-    return error as PlanError;
+    if (!PlanError.isInstance(error)) throw error;
+    expect(error.code).toBe(code);
+    if (!error.hasCode(code)) throw error;
+    return error;
   }
   throw new Error(`expected PlanError(${code}), nothing was thrown`);
 }

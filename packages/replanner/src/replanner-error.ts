@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.replanner.error');
 
 /** Every way `replan` / `buildPrompt` can end without a {@link ReplanOutcome}. */
@@ -27,26 +29,12 @@ export type ReplannerErrorCode =
  * and the plan was left exactly as it was. `ReplannerError.isInstance(e)` works across duplicate
  * package copies.
  */
-export class ReplannerError extends Error {
+export class ReplannerError extends ClosedloopError<ReplannerErrorCode> {
   readonly [marker] = true;
   override readonly name = 'ReplannerError';
-  readonly code: ReplannerErrorCode;
-  /** Structured detail: the offending ids, the model error code… */
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(options: {
-    code: ReplannerErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
 
   /** True for a `ReplannerError` from any copy of this package. */
-  static isInstance(error: unknown): error is ReplannerError {
+  static override isInstance(error: unknown): error is ReplannerError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

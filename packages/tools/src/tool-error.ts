@@ -1,3 +1,4 @@
+import { ClosedloopError } from '@closedloop/model';
 import type { ToolErrorCode } from './tool';
 
 const marker = Symbol.for('closedloop.tools.error');
@@ -8,25 +9,11 @@ const marker = Symbol.for('closedloop.tools.error');
  * collapsing it into `execution-failed`. `ToolError.isInstance(e)` works across duplicate
  * package copies.
  */
-export class ToolError extends Error {
+export class ToolError extends ClosedloopError<ToolErrorCode> {
   readonly [marker] = true;
   override readonly name = 'ToolError';
-  readonly code: ToolErrorCode;
-  /** Structured detail: the offending path, the denied argument, the zod issues… */
-  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(options: {
-    code: ToolErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
-
-  static isInstance(error: unknown): error is ToolError {
+  static override isInstance(error: unknown): error is ToolError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -1,3 +1,4 @@
+import { ClosedloopError } from '@closedloop/model';
 import { z } from 'zod';
 
 const marker = Symbol.for('closedloop.verifier.error');
@@ -22,26 +23,12 @@ export type VerifierErrorCode =
  * throws: this error is only for bad configuration and for aborts.
  * `VerifierError.isInstance(e)` works across duplicate package copies.
  */
-export class VerifierError extends Error {
+export class VerifierError extends ClosedloopError<VerifierErrorCode> {
   readonly [marker] = true;
   override readonly name = 'VerifierError';
-  readonly code: VerifierErrorCode;
-  /** Structured detail: zod issues, the offending name… */
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(options: {
-    code: VerifierErrorCode;
-    message: string;
-    details?: Record<string, unknown>;
-    cause?: unknown;
-  }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-    this.details = options.details ?? {};
-  }
 
   /** True for a `VerifierError` from any copy of this package. */
-  static isInstance(error: unknown): error is VerifierError {
+  static override isInstance(error: unknown): error is VerifierError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

@@ -1,20 +1,8 @@
+import { ClosedloopError } from '@closedloop/model';
 import { CommanderError } from 'commander';
 import { DemoError } from '../demo-error';
 import type { CliContext, CliIo } from './cli-context';
 import { createProgram } from './program';
-
-/** Errors of the closedloop packages: typed (`code`), with messages meant for users. */
-const productErrorNames = new Set([
-  'CortexError',
-  'PlanError',
-  'ModelError',
-  'ExecutorError',
-  'VerifierError',
-  'ToolError',
-  'ReplannerError',
-  'WebServerError',
-  'ScaleOutError',
-]);
 
 /** Cortex codes that mean the command line asked for something impossible (exit 2, like a usage error). */
 const usageCodes = new Set([
@@ -37,10 +25,10 @@ const usageCodes = new Set([
 /** The one line a typed error deserves, and its exit code; `undefined` for anything unexpected. */
 export function describeTypedError(error: unknown): { line: string; exitCode: number } | undefined {
   if (DemoError.isInstance(error)) return { line: `error: ${error.message}`, exitCode: 2 };
-  if (!(error instanceof Error) || !productErrorNames.has(error.name)) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return undefined;
-  return { line: `error: ${error.message} (${error.name} ${code})`, exitCode: usageCodes.has(code) ? 2 : 1 };
+  // Every closedloop error (any package, any copy) is typed, with a message meant for users.
+  if (!ClosedloopError.isInstance(error)) return undefined;
+  const { code, name, message } = error;
+  return { line: `error: ${message} (${name} ${code})`, exitCode: usageCodes.has(code) ? 2 : 1 };
 }
 
 /** What the CLI prints for a crash: the stack (it is a bug) and what to do about it. */

@@ -1,14 +1,36 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClosedloopError } from '@closedloop/model';
 import type { z } from 'zod';
 
-/** An HTTP answer other than 2xx, with the message the page shows as is. */
-export class HttpError extends Error {
+const marker = Symbol.for('closedloop.demo.http-error');
+
+/** The code of an {@link HttpError}: `http-` and its status (`http-404`). */
+export type HttpErrorCode = `http-${number}`;
+
+/** The `details` of an {@link HttpError}: the status and the extra headers of the answer. */
+export type HttpErrorDetails = {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+};
+
+/**
+ * An HTTP answer other than 2xx, with the message the page shows as is (a complete sentence:
+ * what was wrong and what to do). `HttpError.isInstance(e)` works across module copies.
+ */
+export class HttpError extends ClosedloopError<HttpErrorCode, HttpErrorDetails> {
+  readonly [marker] = true;
+  override readonly name = 'HttpError';
   readonly status: number;
   readonly headers: Record<string, string>;
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super({ code: `http-${status}`, message, details: { status, headers } });
     this.status = status;
     this.headers = headers;
+  }
+
+  /** True for an `HttpError` from any copy of this module. */
+  static override isInstance(error: unknown): error is HttpError {
+    return typeof error === 'object' && error !== null && marker in error;
   }
 }
 

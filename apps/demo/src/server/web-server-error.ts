@@ -1,3 +1,5 @@
+import { ClosedloopError } from '@closedloop/model';
+
 const marker = Symbol.for('closedloop.demo.web-server.error');
 
 /** Every way {@link startWebServer} can refuse to start. */
@@ -12,18 +14,12 @@ export type WebServerErrorCode =
  * throw: they become HTTP 4xx/5xx answers. `WebServerError.isInstance(e)` works across
  * duplicate copies of the module.
  */
-export class WebServerError extends Error {
+export class WebServerError extends ClosedloopError<WebServerErrorCode> {
   readonly [marker] = true;
   override readonly name = 'WebServerError';
-  readonly code: WebServerErrorCode;
-
-  constructor(options: { code: WebServerErrorCode; message: string; cause?: unknown }) {
-    super(options.message, { cause: options.cause });
-    this.code = options.code;
-  }
 
   /** True for a `WebServerError` from any copy of this module. */
-  static isInstance(error: unknown): error is WebServerError {
+  static override isInstance(error: unknown): error is WebServerError {
     return typeof error === 'object' && error !== null && marker in error;
   }
 }

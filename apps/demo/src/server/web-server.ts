@@ -180,13 +180,13 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const server: Server = createServer((request, response) => {
     route(request, response).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
+      const status = HttpError.isInstance(error) ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (response.headersSent) {
         response.destroy();
         return;
       }
-      sendJson(response, status, { error: message }, error instanceof HttpError ? error.headers : {});
+      sendJson(response, status, { error: message }, HttpError.isInstance(error) ? error.headers : {});
     });
   });
 

@@ -1,3 +1,4 @@
+import { ClosedloopError } from '@closedloop/model';
 import type {
   ApprovalBody,
   ConfigAnswer,
@@ -9,13 +10,39 @@ import type {
   StepChangesAnswer,
 } from '../server/api-types';
 
-/** A refused request: `message` is the server's own sentence, shown as is. */
-export class ApiError extends Error {
+const marker = Symbol.for('closedloop.demo.api-error');
+
+/**
+ * A refused request (code `http-<status>`): `message` is the server's own sentence, shown as is
+ * (`fromServer`), or `HTTP <status>` when the answer carried none. The page imports only this
+ * class from `@closedloop/model`; the bundler drops the rest (`sideEffects: false`).
+ */
+export class ApiError extends ClosedloopError<`http-${number}`, { readonly status: number }> {
+  readonly [marker] = true;
+  override readonly name = 'ApiError';
   readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
+  /** True when `message` is the server's sentence (it already says what failed and what to do). */
+  readonly fromServer: boolean;
+  constructor(status: number, message: string, options: { fromServer?: boolean } = {}) {
+    super({ code: `http-${status}`, message, details: { status } });
     this.status = status;
+    this.fromServer = options.fromServer ?? true;
   }
+
+  /** True for an `ApiError` from any copy of this module. */
+  static override isInstance(error: unknown): error is ApiError {
+    return typeof error === 'object' && error !== null && marker in error;
+  }
+}
+
+/**
+ * The notice for a failed request. The server's sentence is complete ("The run could not
+ * resume: …", "Run "r1" has already finished.") and is shown once, as is; `what` ("Resume
+ * failed") only prefixes a failure the server did not describe (the network, a bare HTTP status).
+ */
+export function failureNotice(what: string, error: unknown): string {
+  if (ApiError.isInstance(error) && error.fromServer) return error.message;
+  return `${what}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
@@ -35,7 +62,8 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   }
   if (!response.ok) {
     const error = (data as Partial<ErrorAnswer> | null)?.error;
-    throw new ApiError(response.status, typeof error === 'string' ? error : `HTTP ${response.status}`);
+    if (typeof error === 'string') throw new ApiError(response.status, error);
+    throw new ApiError(response.status, `HTTP ${response.status}`, { fromServer: false });
   }
   return data as T;
 }

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type UiStatus, uiStatus } from '../run-state/run-state';
 import type { ModelInfo } from '../runner/select-model';
 import type { RunListEntry } from '../server/api-types';
-import { api, readHashRunId } from './api';
+import { api, failureNotice, readHashRunId } from './api';
 import { ChatPanel } from './components/chat-panel';
 import { Legend, PlanGraph } from './components/plan-graph';
 import { SidePanel } from './components/side-panel';
@@ -158,7 +158,7 @@ export function App() {
     } catch (error) {
       setPendingTask(null);
       // The server's message is complete ("No model is configured…", "The run could not start: …").
-      setNotice(error instanceof Error ? error.message : String(error));
+      setNotice(failureNotice('Start failed', error));
     } finally {
       setStarting(false);
     }
@@ -170,7 +170,7 @@ export function App() {
       await api.cancelRun(runId);
     } catch (error) {
       setCancelling(false);
-      setNotice(`Cancel failed: ${error instanceof Error ? error.message : String(error)}`);
+      setNotice(failureNotice('Cancel failed', error));
     }
   };
   const resume = async () => {
@@ -182,7 +182,7 @@ export function App() {
       run.reload();
       refreshRecent();
     } catch (error) {
-      setNotice(`Resume failed: ${error instanceof Error ? error.message : String(error)}`);
+      setNotice(failureNotice('Resume failed', error));
     } finally {
       setResuming(false);
     }
@@ -192,7 +192,7 @@ export function App() {
     try {
       await api.answerApproval(runId, approvalId, { approved });
     } catch (error) {
-      setNotice(`The answer was not taken: ${error instanceof Error ? error.message : String(error)}`);
+      setNotice(failureNotice('The answer was not taken', error));
     }
   };
 
