@@ -193,6 +193,20 @@ function normalizeName(name: string): string {
  * `AWS_SECRET_ACCESS_KEY`, `GITLAB_AUTH_TOKEN`… — but not `PWD`, `SORT_KEY` or `MAX_TOKENS`.
  */
 export function isSecretName(name: string): boolean {
+  // A pure function of the name, and assignment scans ask about the same few names over and over
+  // (`value`, `timeout`, `https`…): remember the answers (bounded; cleared when full).
+  const known = secretNameAnswers.get(name);
+  if (known !== undefined) return known;
+  const answer = decideSecretName(name);
+  if (secretNameAnswers.size >= secretNameAnswerLimit) secretNameAnswers.clear();
+  secretNameAnswers.set(name, answer);
+  return answer;
+}
+
+const secretNameAnswers = new Map<string, boolean>();
+const secretNameAnswerLimit = 4096;
+
+function decideSecretName(name: string): boolean {
   const normalized = normalizeName(name);
   if (normalized === '' || notSecretNames.has(normalized)) return false;
   const lastPart = normalized.split('_').at(-1) ?? '';
@@ -280,6 +294,38 @@ interface KnownIndex {
   pattern: RegExp | undefined;
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
+  /**
+   * A Bloom-style bit set over {@link windowHash} of every window: a text position whose rolling
+   * hash has no bit set cannot start a window, so the scan slices and looks up only the rare
+   * positions whose bit is set (no false negatives: the same hash of the same characters).
+   */
+  windowBits: Uint32Array;
+  /** `windowBits` has `2 ** (32 - windowShift)` bits. */
+  windowShift: number;
+  /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
+  shortest: number;
+}
+
+/** The multiplier of the rolling polynomial hash of a window (odd, so every power is a unit). */
+const hashBase = 0x01000193;
+/** `hashBase ** (fragmentLength - 1)` modulo 2³², to remove the character leaving the window. */
+const hashTopPower = (() => {
+  let power = 1;
+  for (let i = 1; i < fragmentLength; i++) power = Math.imul(power, hashBase);
+  return power;
+})();
+
+/** The polynomial hash (modulo 2³²) of the `fragmentLength` characters of `text` from `start`. */
+function windowHash(text: string, start: number): number {
+  let hash = 0;
+  for (let i = start; i < start + fragmentLength; i++)
+    hash = (Math.imul(hash, hashBase) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/** The bit of `hash` in a set of `2 ** (32 - shift)` bits (the top bits of a mixed product). */
+function windowBit(hash: number, shift: number): number {
+  return Math.imul(hash, 0x9e3779b1) >>> shift;
 }
 
 function escapeRegExp(text: string): string {
@@ -300,9 +346,23 @@ function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
     }
   }
   const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
+  // About 32 bits per window (few false hits), between 2¹⁰ and 2²² bits.
+  let bitsLog = 10;
+  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
+  const windowShift = 32 - bitsLog;
+  const windowBits = new Uint32Array(2 ** (bitsLog - 5));
+  for (const window of windows.keys()) {
+    const bit = windowBit(windowHash(window, 0), windowShift);
+    windowBits[bit >>> 5] = (windowBits[bit >>> 5] as number) | (1 << (bit & 31));
+  }
+  let shortest = windows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
+  for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
     windows,
+    windowBits,
+    windowShift,
+    shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
   };
 }
@@ -314,7 +374,18 @@ function redactKnown(text: string, index: KnownIndex): string {
     : text;
   if (index.windows.size === 0 || out.length < fragmentLength) return out;
   const ranges: [number, number, string][] = [];
+  const { windowBits, windowShift } = index;
+  let hash = windowHash(out, 0);
   for (let i = 0; i + fragmentLength <= out.length; i++) {
+    if (i > 0) {
+      // Roll the hash one character on: drop out[i - 1], take in out[i + fragmentLength - 1].
+      hash =
+        (Math.imul(hash - Math.imul(out.charCodeAt(i - 1), hashTopPower), hashBase) +
+          out.charCodeAt(i + fragmentLength - 1)) |
+        0;
+    }
+    const bit = windowBit(hash, windowShift);
+    if (((windowBits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue;
     const label = index.windows.get(out.slice(i, i + fragmentLength));
     if (label === undefined) continue;
     const last = ranges.at(-1);
