@@ -195,6 +195,7 @@ function normalizeName(name: string): string {
 export function isSecretName(name: string): boolean {
   // A pure function of the name, and assignment scans ask about the same few names over and over
   // (`value`, `timeout`, `https`…): remember the answers (bounded; cleared when full).
+  if (!redactorShortcuts.enabled) return decideSecretName(name);
   const known = secretNameAnswers.get(name);
   if (known !== undefined) return known;
   const answer = decideSecretName(name);
@@ -375,6 +376,7 @@ function redactKnown(text: string, index: KnownIndex): string {
   if (index.windows.size === 0 || out.length < fragmentLength) return out;
   const ranges: [number, number, string][] = [];
   const { windowBits, windowShift } = index;
+  const shortcuts = redactorShortcuts.enabled;
   let hash = windowHash(out, 0);
   for (let i = 0; i + fragmentLength <= out.length; i++) {
     if (i > 0) {
@@ -385,7 +387,7 @@ function redactKnown(text: string, index: KnownIndex): string {
         0;
     }
     const bit = windowBit(hash, windowShift);
-    if (((windowBits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue;
+    if (shortcuts && ((windowBits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue;
     const label = index.windows.get(out.slice(i, i + fragmentLength));
     if (label === undefined) continue;
     const last = ranges.at(-1);
@@ -406,35 +408,95 @@ function redactKnown(text: string, index: KnownIndex): string {
 type Replacer = (match: string, ...groups: string[]) => string;
 const marker = '[REDACTED]';
 
+/**
+ * The shortcuts of the redactor (the memo of `redact`, the skip of short texts, the cheap checks
+ * before each shape pattern, the window bit set and the memo of {@link isSecretName}); each one
+ * only avoids work that cannot change the text.
+ *
+ * @internal Tests turn them off to compare the fast path with the full one; nothing else should.
+ */
+export const redactorShortcuts = { enabled: true };
+
+/**
+ * No text shorter than this is changed by a shape pattern or an assignment rule: the shortest is
+ * an assignment to the two-letter secret name `PW` of a three-character value (`pw=abc`; shorter
+ * values are never redacted); then `a://b:c@` (8), `cookie:abcd` (11), `<pw>abc</pw>` (12),
+ * `xoxa-` + 10 (15); key blocks and tokens are longer. The `[REDACTED]` marker (10) is longer too.
+ */
+const shortestShape = 6;
+
+/**
+ * Lower-case needles of which every secret name (see {@link isSecretName}) contains one once its
+ * `-`, `_` and `.` are removed: each secret part and each secret word (without `_`) contains one.
+ */
+const secretNameNeedles = /pass|secret|key|cred|auth|connectionstring|token|pw|dsn|cookie/;
+
+/** True when `text` has a line of exactly 64 or 70 base64 characters followed by a newline. */
+function hasKeyBodyLine(text: string): boolean {
+  for (let start = 0; ; ) {
+    const end = text.indexOf('\n', start);
+    if (end === -1) return false;
+    let length = end - start;
+    if (length > 0 && text.charCodeAt(end - 1) === 13) length--;
+    if (length === 64 || length === 70) {
+      let i = start;
+      for (; i < start + length; i++) {
+        const c = text.charCodeAt(i);
+        const base64 =
+          (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+        if (!base64) break;
+      }
+      if (i === start + length) return true;
+    }
+    start = end + 1;
+  }
+}
+
 /** Key-shaped strings, blocks and headers redacted wherever they appear. */
-const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
+interface ShapePattern {
+  pattern: RegExp;
+  replace: Replacer;
+  /**
+   * A cheap necessary condition (`lower` is `text.toLowerCase()`): false only when `pattern`
+   * cannot match. The `i` patterns match only ASCII letters to ASCII needles (without the `u`
+   * flag no other character folds to one), so a needle of theirs is always in `lower`.
+   */
+  mayMatch?: (text: string, lower: string) => boolean;
+}
+
+const shapePatterns: readonly ShapePattern[] = [
   // PEM / OpenSSH / PGP private keys, with or without their END line (a partial read).
   {
     pattern:
       /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|-----END [A-Z0-9 ]*-----|$)/g,
     replace: () => '[REDACTED:private-key]',
+    mayMatch: (text) => text.includes('-----BEGIN '),
   },
   // The tail of a private key without its BEGIN line.
   {
     pattern: /(?:^|\n)(?:[A-Za-z0-9+/=]{16,}\r?\n)+-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g,
     replace: (match) => `${match.startsWith('\n') ? '\n' : ''}[REDACTED:private-key]`,
+    mayMatch: (text) => text.includes('-----END '),
   },
   // Lines of a key body (64 or 70 base64 characters, two or more in a row).
   {
     pattern:
       /(?:^|(?<=\n))(?:(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n){2,}(?:[A-Za-z0-9+/=]{1,70}(?:\r?\n|$))?/g,
     replace: () => '[REDACTED:private-key]\n',
+    mayMatch: hasKeyBodyLine,
   },
   // Authorization headers: everything after the header name (and its scheme) to the end of the line.
   {
     pattern:
       /\b((?:proxy-)?authorization|(?:set-)?cookie)(\s*[:=]\s*)(?!\[REDACTED)((?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey)\s+)?)(?!\[REDACTED)([^\r\n]{4,})/gi,
     replace: (_match, name = '', separator = '', scheme = '') => `${name}${separator}${scheme}${marker}`,
+    mayMatch: (_text, lower) => lower.includes('authorization') || lower.includes('cookie'),
   },
   // Bearer credentials anywhere, any case; `token …` when it looks like one.
   {
     pattern: /\b(bearer)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
     replace: (_match, scheme = '', space = '') => `${scheme}${space}${marker}`,
+    mayMatch: (_text, lower) => lower.includes('bearer'),
   },
   {
     pattern: /\b(token)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
@@ -442,14 +504,20 @@ const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
       /[0-9]/.test(value) && /[A-Za-z]/.test(value) && value.length >= 16
         ? `${scheme}${space}${marker}`
         : match,
+    mayMatch: (_text, lower) => lower.includes('token'),
   },
   {
     pattern: /\b(basic)(\s+)(?!\[REDACTED)([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/gi,
     replace: (match, scheme = '', space = '', value = '') =>
       /[0-9+/=]/.test(value) ? `${scheme}${space}${marker}` : match,
+    mayMatch: (_text, lower) => lower.includes('basic'),
   },
   // Provider keys: OpenAI / Anthropic / OpenRouter (`sk-…`, `sk-ant-…`, `sk-proj-…`).
-  { pattern: /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{16,}/g, replace: () => marker },
+  {
+    pattern: /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{16,}/g,
+    replace: () => marker,
+    mayMatch: (text) => text.includes('sk-'),
+  },
   // GitHub, GitLab, Slack, npm, Hugging Face, Stripe, SendGrid, DigitalOcean, Shopify, Google.
   {
     pattern:
@@ -459,17 +527,23 @@ const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
   // AWS access key ids.
   { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b/g, replace: () => marker },
   // JSON web tokens.
-  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: () => marker },
+  {
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    replace: () => marker,
+    mayMatch: (text) => text.includes('eyJ'),
+  },
   // Slack / Discord webhooks.
   {
     pattern:
       /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}|https:\/\/discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
     replace: () => marker,
+    mayMatch: (text) => text.includes('https://'),
   },
   // Passwords in URLs: scheme://user:password@host.
   {
     pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)@/gi,
     replace: (_match, prefix = '') => `${prefix}${marker}@`,
+    mayMatch: (text) => text.includes('://') && text.includes('@'),
   },
 ];
 
@@ -554,11 +628,23 @@ function redactTags(text: string): string {
 
 /** Runs the shape patterns and name rules (no known values). */
 function redactShapes(text: string): string {
+  const shortcuts = redactorShortcuts.enabled;
   let out = text;
-  for (const { pattern, replace } of shapePatterns) {
+  let lower = '';
+  let lowerOf: string | undefined;
+  for (const { pattern, replace, mayMatch } of shapePatterns) {
+    if (shortcuts && mayMatch !== undefined) {
+      // Each pattern sees the text the previous ones left, so the lower-case copy follows it.
+      if (lowerOf !== out) {
+        lower = out.toLowerCase();
+        lowerOf = out;
+      }
+      if (!mayMatch(out, lower)) continue;
+    }
     out = out.replace(pattern, replace as (match: string, ...rest: unknown[]) => string);
   }
-  if (/[:=]/.test(out)) out = redactAssignments(out);
+  if (/[:=]/.test(out) && (!shortcuts || secretNameNeedles.test(out.replace(/[-_.]/g, '').toLowerCase())))
+    out = redactAssignments(out);
   if (out.includes('</')) out = redactTags(out);
   return out;
 }
@@ -590,6 +676,13 @@ function redactDeep(
   for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redact, depth + 1, seen);
   return out;
 }
+
+/** The memo of one redactor: at most this many texts, … */
+const memoEntryLimit = 4096;
+/** … of at most this many characters together (texts and their redacted forms), … */
+const memoCharLimit = 4_000_000;
+/** … each at most this long (longer texts are redacted every time). */
+const memoTextLimit = 65_536;
 
 /**
  * Builds the {@link Redactor}. It removes, in this order:
@@ -646,11 +739,38 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     return index;
   };
+  // Run events repeat their texts (a step's description, notes, results): remember the last
+  // answers, within a budget of characters, until the known secrets change.
+  const memo = new Map<string, string>();
+  let memoChars = 0;
+  let memoIndex: KnownIndex | undefined;
   const redact = (text: string): string => {
     if (typeof text !== 'string' || text === '') return text;
-    let out = redactKnown(text, knownIndex());
+    const index = knownIndex();
+    const shortcuts = redactorShortcuts.enabled;
+    if (shortcuts) {
+      if (text.length < shortestShape && text.length < index.shortest) return text;
+      if (memoIndex !== index) {
+        memo.clear();
+        memoChars = 0;
+        memoIndex = index;
+      }
+      const remembered = memo.get(text);
+      if (remembered !== undefined) return remembered;
+    }
+    let out = redactKnown(text, index);
     out = redactShapes(out);
     if (placeholder !== undefined && placeholder !== marker) out = out.replaceAll(marker, placeholder);
+    if (shortcuts && text.length <= memoTextLimit) {
+      const cost = text.length + (out === text ? 0 : out.length);
+      for (const [oldText, oldOut] of memo) {
+        if (memo.size < memoEntryLimit && memoChars + cost <= memoCharLimit) break;
+        memo.delete(oldText);
+        memoChars -= oldText.length + (oldOut === oldText ? 0 : oldOut.length);
+      }
+      memo.set(text, out);
+      memoChars += cost;
+    }
     return out;
   };
   return {
