@@ -7,9 +7,11 @@ export interface Redactor {
   /** Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. */
   redact(text: string): string;
   /**
-   * Redacts every string inside a JSON-like value (plain objects and arrays; other objects are
-   * kept as they are; anything nested deeper than 256 levels is replaced by a marker). Returns a
-   * new value; the input is not changed.
+   * Redacts every string inside a JSON-like value (plain objects and arrays; errors become new
+   * errors with redacted message and stack; other objects are kept as they are; anything nested
+   * deeper than 256 levels is replaced by a marker). Returns a new value with the input's shape
+   * (an object referenced twice, or in a cycle, is one redacted copy referenced twice); the input
+   * is not changed.
    */
   redactValue<T>(value: T): T;
   /** How many distinct secret values it knows by value (environment, `secrets`, registered). */
@@ -649,31 +651,46 @@ function redactShapes(text: string): string {
   return out;
 }
 
-/** Redacts strings inside plain objects and arrays (depth-limited, cycles kept as they are). */
+/**
+ * Redacts strings inside plain objects and arrays (depth-limited). `copies` maps every object met
+ * so far to its redacted copy, so an object met twice (shared, or a cycle) becomes the same copy
+ * twice: redacted, with the input's shape (the copy is registered before its contents are filled).
+ */
 function redactDeep(
   value: unknown,
   redact: (text: string) => string,
   depth: number,
-  seen: WeakSet<object>,
+  copies: Map<object, unknown>,
 ): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value)) return value;
+  const copied = copies.get(value);
+  if (copied !== undefined) return copied;
   if (depth > 256) return '[REDACTED: nested too deep to inspect]';
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact, depth + 1, seen));
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    copies.set(value, out);
+    for (let i = 0; i < value.length; i++) out[i] = redactDeep(value[i], redact, depth + 1, copies);
+    return out;
+  }
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype !== Object.prototype && prototype !== null) {
     if (value instanceof Error) {
       const copy = new Error(redact(value.message));
       copy.name = value.name;
       if (value.stack) copy.stack = redact(value.stack);
+      copies.set(value, copy);
       return copy;
     }
     return value;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redact, depth + 1, seen);
+  copies.set(value, out);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    out[key] = redactDeep((value as Record<string, unknown>)[key], redact, depth + 1, copies);
+  }
   return out;
 }
 
@@ -776,7 +793,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return {
     redact,
     redactValue<T>(value: T): T {
-      return redactDeep(value, redact, 0, new WeakSet()) as T;
+      return redactDeep(value, redact, 0, new Map()) as T;
     },
     get knownSecretCount() {
       if (!useRegistered) return own.size;
