@@ -645,8 +645,10 @@ function redactShapes(text: string): string {
     }
     out = out.replace(pattern, replace as (match: string, ...rest: unknown[]) => string);
   }
-  if (/[:=]/.test(out) && (!shortcuts || secretNameNeedles.test(out.replace(/[-_.]/g, '').toLowerCase())))
-    out = redactAssignments(out);
+  if (/[:=]/.test(out)) {
+    if (shortcuts && lowerOf !== out) lower = out.toLowerCase();
+    if (!shortcuts || secretNameNeedles.test(lower.replace(/[-_.]/g, ''))) out = redactAssignments(out);
+  }
   if (out.includes('</')) out = redactTags(out);
   return out;
 }
@@ -694,10 +696,10 @@ function redactDeep(
   return out;
 }
 
-/** The memo of one redactor: at most this many texts, … */
+/** A generation of the memo of one redactor holds at most this many texts, … */
 const memoEntryLimit = 4096;
 /** … of at most this many characters together (texts and their redacted forms), … */
-const memoCharLimit = 4_000_000;
+const memoCharLimit = 2_000_000;
 /** … each at most this long (longer texts are redacted every time). */
 const memoTextLimit = 65_536;
 
@@ -756,11 +758,23 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     return index;
   };
-  // Run events repeat their texts (a step's description, notes, results): remember the last
-  // answers, within a budget of characters, until the known secrets change.
-  const memo = new Map<string, string>();
-  let memoChars = 0;
+  // Run events repeat their texts (a step's description, notes, results): remember the recent
+  // answers until the known secrets change. Two generations: when the young one is full it
+  // becomes the old one (and the old one is dropped), so at most twice the limits are held.
+  let young = new Map<string, string>();
+  let old = new Map<string, string>();
+  let youngChars = 0;
   let memoIndex: KnownIndex | undefined;
+  const remember = (text: string, out: string): void => {
+    const cost = text.length + (out === text ? 0 : out.length);
+    if (young.size >= memoEntryLimit || youngChars + cost > memoCharLimit) {
+      old = young;
+      young = new Map();
+      youngChars = 0;
+    }
+    young.set(text, out);
+    youngChars += cost;
+  };
   const redact = (text: string): string => {
     if (typeof text !== 'string' || text === '') return text;
     const index = knownIndex();
@@ -768,26 +782,23 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (shortcuts) {
       if (text.length < shortestShape && text.length < index.shortest) return text;
       if (memoIndex !== index) {
-        memo.clear();
-        memoChars = 0;
+        young = new Map();
+        old = new Map();
+        youngChars = 0;
         memoIndex = index;
       }
-      const remembered = memo.get(text);
-      if (remembered !== undefined) return remembered;
+      const recent = young.get(text);
+      if (recent !== undefined) return recent;
+      const older = old.get(text);
+      if (older !== undefined) {
+        remember(text, older);
+        return older;
+      }
     }
     let out = redactKnown(text, index);
     out = redactShapes(out);
     if (placeholder !== undefined && placeholder !== marker) out = out.replaceAll(marker, placeholder);
-    if (shortcuts && text.length <= memoTextLimit) {
-      const cost = text.length + (out === text ? 0 : out.length);
-      for (const [oldText, oldOut] of memo) {
-        if (memo.size < memoEntryLimit && memoChars + cost <= memoCharLimit) break;
-        memo.delete(oldText);
-        memoChars -= oldText.length + (oldOut === oldText ? 0 : oldOut.length);
-      }
-      memo.set(text, out);
-      memoChars += cost;
-    }
+    if (shortcuts && text.length <= memoTextLimit) remember(text, out);
     return out;
   };
   return {
