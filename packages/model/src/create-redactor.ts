@@ -298,37 +298,57 @@ interface KnownIndex {
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
   /**
-   * A Bloom-style bit set over {@link windowHash} of every window: a text position whose rolling
-   * hash has no bit set cannot start a window, so the scan slices and looks up only the rare
-   * positions whose bit is set (no false negatives: the same hash of the same characters).
+   * A Bloom-style bit set over the hash of every `gramLength`-character gram of every window. A
+   * window always holds a gram that starts at a multiple of `gramStride` of the text, so the scan
+   * hashes only those grams, and slices and looks up windows only around the rare grams whose
+   * bit is set (no false negatives: the same hash of the same characters).
    */
-  windowBits: Uint32Array;
-  /** `windowBits` has `2 ** (32 - windowShift)` bits. */
-  windowShift: number;
+  gramBits: Uint32Array;
+  /** `gramBits` has `2 ** (32 - gramShift)` bits. */
+  gramShift: number;
+  /** Every value is long enough to have windows: a text without a window holds no value either. */
+  allWindowed: boolean;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
   shortest: number;
 }
 
-/** The multiplier of the rolling polynomial hash of a window (odd, so every power is a unit). */
-const hashBase = 0x01000193;
-/** `hashBase ** (fragmentLength - 1)` modulo 2³², to remove the character leaving the window. */
-const hashTopPower = (() => {
-  let power = 1;
-  for (let i = 1; i < fragmentLength; i++) power = Math.imul(power, hashBase);
-  return power;
-})();
+/** The length of the grams `gramBits` is built from. */
+const gramLength = 6;
+/** Every `fragmentLength` window of a text holds a gram starting at a multiple of this. */
+const gramStride = fragmentLength - gramLength + 1;
 
-/** The polynomial hash (modulo 2³²) of the `fragmentLength` characters of `text` from `start`. */
-function windowHash(text: string, start: number): number {
+/** The bit, in a set of `2 ** (32 - shift)` bits, of the gram of `text` at `start`. */
+function gramBit(text: string, start: number, shift: number): number {
   let hash = 0;
-  for (let i = start; i < start + fragmentLength; i++)
-    hash = (Math.imul(hash, hashBase) + text.charCodeAt(i)) | 0;
-  return hash;
+  for (let i = start; i < start + gramLength; i++)
+    hash = (Math.imul(hash, 0x01000193) + text.charCodeAt(i)) | 0;
+  return Math.imul(hash, 0x9e3779b1) >>> shift;
 }
 
-/** The bit of `hash` in a set of `2 ** (32 - shift)` bits (the top bits of a mixed product). */
-function windowBit(hash: number, shift: number): number {
-  return Math.imul(hash, 0x9e3779b1) >>> shift;
+function hasBit(bits: Uint32Array, bit: number): boolean {
+  return ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
+}
+
+/**
+ * The starts of the windows of known values in `text`, ascending. With the shortcuts it looks
+ * only at the window starts near a gram whose bit is set; without, at every start.
+ */
+function windowStarts(text: string, index: KnownIndex, shortcuts: boolean): number[] {
+  const starts: number[] = [];
+  const last = text.length - fragmentLength;
+  if (!shortcuts) {
+    for (let i = 0; i <= last; i++) if (index.windows.has(text.slice(i, i + fragmentLength))) starts.push(i);
+    return starts;
+  }
+  const { gramBits, gramShift } = index;
+  for (let p = 0; p + gramLength <= text.length; p += gramStride) {
+    if (!hasBit(gramBits, gramBit(text, p, gramShift))) continue;
+    // The windows that hold this gram at one of the first `gramStride` offsets (the others hold
+    // the gram at the next multiple of the stride).
+    for (let i = Math.max(0, p - gramStride + 1); i <= p && i <= last; i++)
+      if (index.windows.has(text.slice(i, i + fragmentLength))) starts.push(i);
+  }
+  return starts;
 }
 
 function escapeRegExp(text: string): string {
@@ -349,22 +369,27 @@ function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
     }
   }
   const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
-  // About 32 bits per window (few false hits), between 2¹⁰ and 2²² bits.
+  // About 32 bits per gram (few false hits), between 2¹⁰ and 2²² bits.
   let bitsLog = 10;
   while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
-  const windowShift = 32 - bitsLog;
-  const windowBits = new Uint32Array(2 ** (bitsLog - 5));
+  const gramShift = 32 - bitsLog;
+  const gramBits = new Uint32Array(2 ** (bitsLog - 5));
   for (const window of windows.keys()) {
-    const bit = windowBit(windowHash(window, 0), windowShift);
-    windowBits[bit >>> 5] = (windowBits[bit >>> 5] as number) | (1 << (bit & 31));
+    for (let j = 0; j + gramLength <= fragmentLength; j++) {
+      const bit = gramBit(window, j, gramShift);
+      gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
+    }
   }
+  let allWindowed = true;
+  for (const value of values.keys()) if (value.length < fragmentLength + 4) allWindowed = false;
   let shortest = windows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
   for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
     windows,
-    windowBits,
-    windowShift,
+    gramBits,
+    gramShift,
+    allWindowed,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
   };
@@ -372,26 +397,21 @@ function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
 
 /** Replaces full values, then any run of text made of fragments of a known value. */
 function redactKnown(text: string, index: KnownIndex): string {
+  const shortcuts = redactorShortcuts.enabled;
+  // A value in the text would start a window there: without a window, nothing to replace.
+  if (
+    shortcuts &&
+    index.allWindowed &&
+    (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
+  )
+    return text;
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
   if (index.windows.size === 0 || out.length < fragmentLength) return out;
   const ranges: [number, number, string][] = [];
-  const { windowBits, windowShift } = index;
-  const shortcuts = redactorShortcuts.enabled;
-  let hash = windowHash(out, 0);
-  for (let i = 0; i + fragmentLength <= out.length; i++) {
-    if (i > 0) {
-      // Roll the hash one character on: drop out[i - 1], take in out[i + fragmentLength - 1].
-      hash =
-        (Math.imul(hash - Math.imul(out.charCodeAt(i - 1), hashTopPower), hashBase) +
-          out.charCodeAt(i + fragmentLength - 1)) |
-        0;
-    }
-    const bit = windowBit(hash, windowShift);
-    if (shortcuts && ((windowBits[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue;
-    const label = index.windows.get(out.slice(i, i + fragmentLength));
-    if (label === undefined) continue;
+  for (const i of windowStarts(out, index, shortcuts)) {
+    const label = index.windows.get(out.slice(i, i + fragmentLength)) as string;
     const last = ranges.at(-1);
     if (last && i <= last[1]) last[1] = i + fragmentLength;
     else ranges.push([i, i + fragmentLength, label]);

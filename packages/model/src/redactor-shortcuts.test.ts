@@ -104,6 +104,34 @@ describe('the redactor shortcuts', () => {
     );
   });
 
+  it('change nothing on texts holding fragments and encodings of a known value', () => {
+    const encodings = [
+      (value: string) => value,
+      (value: string) => Buffer.from(value).toString('base64'),
+      (value: string) => Buffer.from(value).toString('hex'),
+      (value: string) => encodeURIComponent(value),
+    ];
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'abcXYZ0123456789+/=-_.:@ '), minLength: 8, maxLength: 40 }),
+        fc.constantFrom(...encodings),
+        fc.nat(),
+        fc.nat(),
+        noise,
+        noise,
+        (secret, encode, from, length, before, after) => {
+          const encoded = encode(secret);
+          const start = from % encoded.length;
+          const fragment = encoded.slice(start, start + 10 + (length % 30));
+          const text = `${before}${fragment}${after}`;
+          const fast = createRedactor({ env: {}, secrets: [secret], registered: false, minLength: 4 });
+          expect(fast.redact(text)).toBe(fullPath(text, {}, [secret]));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('never skip a short text that a rule changes (the shortest is six characters)', () => {
     const redactor = createRedactor({ env: {}, registered: false });
     expect(redactor.redact('pw=abc')).toBe('pw=[REDACTED]');
