@@ -197,7 +197,7 @@ function normalizeName(name: string): string {
 export function isSecretName(name: string): boolean {
   // A pure function of the name, and assignment scans ask about the same few names over and over
   // (`value`, `timeout`, `https`…): remember the answers (bounded; cleared when full).
-  if (!redactorShortcuts.enabled) return decideSecretName(name);
+  if (!redactorShortcuts.enabled || name.length > 128) return decideSecretName(name);
   const known = secretNameAnswers.get(name);
   if (known !== undefined) return known;
   const answer = decideSecretName(name);
