@@ -453,6 +453,46 @@ const shortestShape = 6;
  */
 const secretNameNeedles = /pass|secret|key|cred|auth|connectionstring|token|pw|dsn|cookie/;
 
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+  );
+}
+
+/**
+ * A necessary condition for `redactAssignments` to change `text`: some `:` or `=` is preceded
+ * (past quotes, `\\`, `]` and white space, which names never hold) by a run of name characters
+ * that holds a secret-name needle. The name of an assignment is the end of such a run (at most
+ * 102 characters), so its needle is in the run's last 128 characters.
+ */
+function mayAssignSecret(text: string): boolean {
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c !== 58 && c !== 61) continue;
+    let end = k;
+    for (; end > 0; end--) {
+      const before = text.charCodeAt(end - 1);
+      if (
+        before !== 92 &&
+        before !== 34 &&
+        before !== 39 &&
+        before !== 96 &&
+        before !== 93 &&
+        !/\s/.test(text[end - 1] as string)
+      )
+        break;
+    }
+    let start = end;
+    while (start > 0 && end - start < 128 && isNameChar(text.charCodeAt(start - 1))) start--;
+    if (
+      end - start >= 2 &&
+      secretNameNeedles.test(text.slice(start, end).toLowerCase().replace(/[-_.]/g, ''))
+    )
+      return true;
+  }
+  return false;
+}
+
 /** True when `text` has a line of exactly 64 or 70 base64 characters followed by a newline. */
 function hasKeyBodyLine(text: string): boolean {
   for (let start = 0; ; ) {
@@ -667,7 +707,8 @@ function redactShapes(text: string): string {
   }
   if (/[:=]/.test(out)) {
     if (shortcuts && lowerOf !== out) lower = out.toLowerCase();
-    if (!shortcuts || secretNameNeedles.test(lower.replace(/[-_.]/g, ''))) out = redactAssignments(out);
+    if (!shortcuts || (secretNameNeedles.test(lower.replace(/[-_.]/g, '')) && mayAssignSecret(out)))
+      out = redactAssignments(out);
   }
   if (out.includes('</')) out = redactTags(out);
   return out;
