@@ -4,7 +4,11 @@
  * error messages, findings, events, the journal, the CLI, the web UI.
  */
 export interface Redactor {
-  /** Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. */
+  /**
+   * Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. Cheap on
+   * repeated texts: each redactor remembers its recent answers (bounded, forgotten when a secret
+   * is registered).
+   */
   redact(text: string): string;
   /**
    * Redacts every string inside a JSON-like value (plain objects and arrays; errors become new
