@@ -4,12 +4,18 @@
  * error messages, findings, events, the journal, the CLI, the web UI.
  */
 export interface Redactor {
-  /** Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. */
+  /**
+   * Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. Cheap on
+   * repeated texts: each redactor remembers its recent answers (bounded, forgotten when a secret
+   * is registered).
+   */
   redact(text: string): string;
   /**
-   * Redacts every string inside a JSON-like value (plain objects and arrays; other objects are
-   * kept as they are; anything nested deeper than 256 levels is replaced by a marker). Returns a
-   * new value; the input is not changed.
+   * Redacts every string inside a JSON-like value (plain objects and arrays; errors become new
+   * errors with redacted message and stack; other objects are kept as they are; anything nested
+   * deeper than 256 levels is replaced by a marker). Returns a new value with the input's shape
+   * (an object referenced twice, or in a cycle, is one redacted copy referenced twice); the input
+   * is not changed.
    */
   redactValue<T>(value: T): T;
   /** How many distinct secret values it knows by value (environment, `secrets`, registered). */
@@ -193,6 +199,21 @@ function normalizeName(name: string): string {
  * `AWS_SECRET_ACCESS_KEY`, `GITLAB_AUTH_TOKEN`… — but not `PWD`, `SORT_KEY` or `MAX_TOKENS`.
  */
 export function isSecretName(name: string): boolean {
+  // A pure function of the name, and assignment scans ask about the same few names over and over
+  // (`value`, `timeout`, `https`…): remember the answers (bounded; cleared when full).
+  if (!redactorShortcuts.enabled || name.length > 128) return decideSecretName(name);
+  const known = secretNameAnswers.get(name);
+  if (known !== undefined) return known;
+  const answer = decideSecretName(name);
+  if (secretNameAnswers.size >= secretNameAnswerLimit) secretNameAnswers.clear();
+  secretNameAnswers.set(name, answer);
+  return answer;
+}
+
+const secretNameAnswers = new Map<string, boolean>();
+const secretNameAnswerLimit = 4096;
+
+function decideSecretName(name: string): boolean {
   const normalized = normalizeName(name);
   if (normalized === '' || notSecretNames.has(normalized)) return false;
   const lastPart = normalized.split('_').at(-1) ?? '';
@@ -280,6 +301,58 @@ interface KnownIndex {
   pattern: RegExp | undefined;
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
+  /**
+   * A Bloom-style bit set over the hash of every `gramLength`-character gram of every window. A
+   * window always holds a gram that starts at a multiple of `gramStride` of the text, so the scan
+   * hashes only those grams, and slices and looks up windows only around the rare grams whose
+   * bit is set (no false negatives: the same hash of the same characters).
+   */
+  gramBits: Uint32Array;
+  /** `gramBits` has `2 ** (32 - gramShift)` bits. */
+  gramShift: number;
+  /** Every value is long enough to have windows: a text without a window holds no value either. */
+  allWindowed: boolean;
+  /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
+  shortest: number;
+}
+
+/** The length of the grams `gramBits` is built from. */
+const gramLength = 6;
+/** Every `fragmentLength` window of a text holds a gram starting at a multiple of this. */
+const gramStride = fragmentLength - gramLength + 1;
+
+/** The bit, in a set of `2 ** (32 - shift)` bits, of the gram of `text` at `start`. */
+function gramBit(text: string, start: number, shift: number): number {
+  let hash = 0;
+  for (let i = start; i < start + gramLength; i++)
+    hash = (Math.imul(hash, 0x01000193) + text.charCodeAt(i)) | 0;
+  return Math.imul(hash, 0x9e3779b1) >>> shift;
+}
+
+function hasBit(bits: Uint32Array, bit: number): boolean {
+  return ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
+}
+
+/**
+ * The starts of the windows of known values in `text`, ascending. With the shortcuts it looks
+ * only at the window starts near a gram whose bit is set; without, at every start.
+ */
+function windowStarts(text: string, index: KnownIndex, shortcuts: boolean): number[] {
+  const starts: number[] = [];
+  const last = text.length - fragmentLength;
+  if (!shortcuts) {
+    for (let i = 0; i <= last; i++) if (index.windows.has(text.slice(i, i + fragmentLength))) starts.push(i);
+    return starts;
+  }
+  const { gramBits, gramShift } = index;
+  for (let p = 0; p + gramLength <= text.length; p += gramStride) {
+    if (!hasBit(gramBits, gramBit(text, p, gramShift))) continue;
+    // The windows that hold this gram at one of the first `gramStride` offsets (the others hold
+    // the gram at the next multiple of the stride).
+    for (let i = Math.max(0, p - gramStride + 1); i <= p && i <= last; i++)
+      if (index.windows.has(text.slice(i, i + fragmentLength))) starts.push(i);
+  }
+  return starts;
 }
 
 function escapeRegExp(text: string): string {
@@ -300,23 +373,49 @@ function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
     }
   }
   const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
+  // About 32 bits per gram (few false hits), between 2¹⁰ and 2²² bits.
+  let bitsLog = 10;
+  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
+  const gramShift = 32 - bitsLog;
+  const gramBits = new Uint32Array(2 ** (bitsLog - 5));
+  for (const window of windows.keys()) {
+    for (let j = 0; j + gramLength <= fragmentLength; j++) {
+      const bit = gramBit(window, j, gramShift);
+      gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
+    }
+  }
+  let allWindowed = true;
+  for (const value of values.keys()) if (value.length < fragmentLength + 4) allWindowed = false;
+  let shortest = windows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
+  for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
     windows,
+    gramBits,
+    gramShift,
+    allWindowed,
+    shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
   };
 }
 
 /** Replaces full values, then any run of text made of fragments of a known value. */
 function redactKnown(text: string, index: KnownIndex): string {
+  const shortcuts = redactorShortcuts.enabled;
+  // A value in the text would start a window there: without a window, nothing to replace.
+  if (
+    shortcuts &&
+    index.allWindowed &&
+    (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
+  )
+    return text;
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
   if (index.windows.size === 0 || out.length < fragmentLength) return out;
   const ranges: [number, number, string][] = [];
-  for (let i = 0; i + fragmentLength <= out.length; i++) {
-    const label = index.windows.get(out.slice(i, i + fragmentLength));
-    if (label === undefined) continue;
+  for (const i of windowStarts(out, index, shortcuts)) {
+    const label = index.windows.get(out.slice(i, i + fragmentLength)) as string;
     const last = ranges.at(-1);
     if (last && i <= last[1]) last[1] = i + fragmentLength;
     else ranges.push([i, i + fragmentLength, label]);
@@ -335,35 +434,135 @@ function redactKnown(text: string, index: KnownIndex): string {
 type Replacer = (match: string, ...groups: string[]) => string;
 const marker = '[REDACTED]';
 
+/**
+ * The shortcuts of the redactor (the memo of `redact`, the skip of short texts, the cheap checks
+ * before each shape pattern, the window bit set and the memo of {@link isSecretName}); each one
+ * only avoids work that cannot change the text.
+ *
+ * @internal Tests turn them off to compare the fast path with the full one; nothing else should.
+ */
+export const redactorShortcuts = { enabled: true };
+
+/**
+ * No text shorter than this is changed by a shape pattern or an assignment rule: the shortest is
+ * an assignment to the two-letter secret name `PW` of a three-character value (`pw=abc`; shorter
+ * values are never redacted); then `a://b:c@` (8), `cookie:abcd` (11), `<pw>abc</pw>` (12),
+ * `xoxa-` + 10 (15); key blocks and tokens are longer. The `[REDACTED]` marker (10) is longer too.
+ */
+const shortestShape = 6;
+
+/**
+ * Lower-case needles of which every secret name (see {@link isSecretName}) contains one once its
+ * `-`, `_` and `.` are removed: each secret part and each secret word (without `_`) contains one.
+ */
+const secretNameNeedles = /pass|secret|key|cred|auth|connectionstring|token|pw|dsn|cookie/;
+
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+  );
+}
+
+/**
+ * A necessary condition for `redactAssignments` to change `text`: some `:` or `=` is preceded
+ * (past quotes, `\\`, `]` and white space, which names never hold) by a run of name characters
+ * that holds a secret-name needle. The name of an assignment is the end of such a run (at most
+ * 102 characters), so its needle is in the run's last 128 characters.
+ */
+function mayAssignSecret(text: string): boolean {
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c !== 58 && c !== 61) continue;
+    let end = k;
+    for (; end > 0; end--) {
+      const before = text.charCodeAt(end - 1);
+      if (
+        before !== 92 &&
+        before !== 34 &&
+        before !== 39 &&
+        before !== 96 &&
+        before !== 93 &&
+        !/\s/.test(text[end - 1] as string)
+      )
+        break;
+    }
+    let start = end;
+    while (start > 0 && end - start < 128 && isNameChar(text.charCodeAt(start - 1))) start--;
+    if (
+      end - start >= 2 &&
+      secretNameNeedles.test(text.slice(start, end).toLowerCase().replace(/[-_.]/g, ''))
+    )
+      return true;
+  }
+  return false;
+}
+
+/** True when `text` has a line of exactly 64 or 70 base64 characters followed by a newline. */
+function hasKeyBodyLine(text: string): boolean {
+  for (let start = 0; ; ) {
+    const end = text.indexOf('\n', start);
+    if (end === -1) return false;
+    let length = end - start;
+    if (length > 0 && text.charCodeAt(end - 1) === 13) length--;
+    if (length === 64 || length === 70) {
+      let i = start;
+      for (; i < start + length; i++) {
+        const c = text.charCodeAt(i);
+        const base64 =
+          (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+        if (!base64) break;
+      }
+      if (i === start + length) return true;
+    }
+    start = end + 1;
+  }
+}
+
 /** Key-shaped strings, blocks and headers redacted wherever they appear. */
-const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
+interface ShapePattern {
+  pattern: RegExp;
+  replace: Replacer;
+  /**
+   * A cheap necessary condition (`lower` is `text.toLowerCase()`): false only when `pattern`
+   * cannot match. The `i` patterns match only ASCII letters to ASCII needles (without the `u`
+   * flag no other character folds to one), so a needle of theirs is always in `lower`.
+   */
+  mayMatch?: (text: string, lower: string) => boolean;
+}
+
+const shapePatterns: readonly ShapePattern[] = [
   // PEM / OpenSSH / PGP private keys, with or without their END line (a partial read).
   {
     pattern:
       /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|-----END [A-Z0-9 ]*-----|$)/g,
     replace: () => '[REDACTED:private-key]',
+    mayMatch: (text) => text.includes('-----BEGIN '),
   },
   // The tail of a private key without its BEGIN line.
   {
     pattern: /(?:^|\n)(?:[A-Za-z0-9+/=]{16,}\r?\n)+-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g,
     replace: (match) => `${match.startsWith('\n') ? '\n' : ''}[REDACTED:private-key]`,
+    mayMatch: (text) => text.includes('-----END '),
   },
   // Lines of a key body (64 or 70 base64 characters, two or more in a row).
   {
     pattern:
       /(?:^|(?<=\n))(?:(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n){2,}(?:[A-Za-z0-9+/=]{1,70}(?:\r?\n|$))?/g,
     replace: () => '[REDACTED:private-key]\n',
+    mayMatch: hasKeyBodyLine,
   },
   // Authorization headers: everything after the header name (and its scheme) to the end of the line.
   {
     pattern:
       /\b((?:proxy-)?authorization|(?:set-)?cookie)(\s*[:=]\s*)(?!\[REDACTED)((?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey)\s+)?)(?!\[REDACTED)([^\r\n]{4,})/gi,
     replace: (_match, name = '', separator = '', scheme = '') => `${name}${separator}${scheme}${marker}`,
+    mayMatch: (_text, lower) => lower.includes('authorization') || lower.includes('cookie'),
   },
   // Bearer credentials anywhere, any case; `token …` when it looks like one.
   {
     pattern: /\b(bearer)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
     replace: (_match, scheme = '', space = '') => `${scheme}${space}${marker}`,
+    mayMatch: (_text, lower) => lower.includes('bearer'),
   },
   {
     pattern: /\b(token)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
@@ -371,14 +570,20 @@ const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
       /[0-9]/.test(value) && /[A-Za-z]/.test(value) && value.length >= 16
         ? `${scheme}${space}${marker}`
         : match,
+    mayMatch: (_text, lower) => lower.includes('token'),
   },
   {
     pattern: /\b(basic)(\s+)(?!\[REDACTED)([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/gi,
     replace: (match, scheme = '', space = '', value = '') =>
       /[0-9+/=]/.test(value) ? `${scheme}${space}${marker}` : match,
+    mayMatch: (_text, lower) => lower.includes('basic'),
   },
   // Provider keys: OpenAI / Anthropic / OpenRouter (`sk-…`, `sk-ant-…`, `sk-proj-…`).
-  { pattern: /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{16,}/g, replace: () => marker },
+  {
+    pattern: /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{16,}/g,
+    replace: () => marker,
+    mayMatch: (text) => text.includes('sk-'),
+  },
   // GitHub, GitLab, Slack, npm, Hugging Face, Stripe, SendGrid, DigitalOcean, Shopify, Google.
   {
     pattern:
@@ -388,17 +593,23 @@ const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
   // AWS access key ids.
   { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b/g, replace: () => marker },
   // JSON web tokens.
-  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: () => marker },
+  {
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    replace: () => marker,
+    mayMatch: (text) => text.includes('eyJ'),
+  },
   // Slack / Discord webhooks.
   {
     pattern:
       /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}|https:\/\/discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
     replace: () => marker,
+    mayMatch: (text) => text.includes('https://'),
   },
   // Passwords in URLs: scheme://user:password@host.
   {
     pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)@/gi,
     replace: (_match, prefix = '') => `${prefix}${marker}@`,
+    mayMatch: (text) => text.includes('://') && text.includes('@'),
   },
 ];
 
@@ -483,42 +694,79 @@ function redactTags(text: string): string {
 
 /** Runs the shape patterns and name rules (no known values). */
 function redactShapes(text: string): string {
+  const shortcuts = redactorShortcuts.enabled;
   let out = text;
-  for (const { pattern, replace } of shapePatterns) {
+  let lower = '';
+  let lowerOf: string | undefined;
+  for (const { pattern, replace, mayMatch } of shapePatterns) {
+    if (shortcuts && mayMatch !== undefined) {
+      // Each pattern sees the text the previous ones left, so the lower-case copy follows it.
+      if (lowerOf !== out) {
+        lower = out.toLowerCase();
+        lowerOf = out;
+      }
+      if (!mayMatch(out, lower)) continue;
+    }
     out = out.replace(pattern, replace as (match: string, ...rest: unknown[]) => string);
   }
-  if (/[:=]/.test(out)) out = redactAssignments(out);
+  if (/[:=]/.test(out)) {
+    if (shortcuts && lowerOf !== out) lower = out.toLowerCase();
+    if (!shortcuts || (secretNameNeedles.test(lower.replace(/[-_.]/g, '')) && mayAssignSecret(out)))
+      out = redactAssignments(out);
+  }
   if (out.includes('</')) out = redactTags(out);
   return out;
 }
 
-/** Redacts strings inside plain objects and arrays (depth-limited, cycles kept as they are). */
+/**
+ * Redacts strings inside plain objects and arrays (depth-limited). `copies` maps every object met
+ * so far to its redacted copy, so an object met twice (shared, or a cycle) becomes the same copy
+ * twice: redacted, with the input's shape (the copy is registered before its contents are filled).
+ */
 function redactDeep(
   value: unknown,
   redact: (text: string) => string,
   depth: number,
-  seen: WeakSet<object>,
+  copies: Map<object, unknown>,
 ): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value)) return value;
+  const copied = copies.get(value);
+  if (copied !== undefined) return copied;
   if (depth > 256) return '[REDACTED: nested too deep to inspect]';
-  seen.add(value);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact, depth + 1, seen));
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    copies.set(value, out);
+    for (let i = 0; i < value.length; i++) out[i] = redactDeep(value[i], redact, depth + 1, copies);
+    return out;
+  }
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype !== Object.prototype && prototype !== null) {
     if (value instanceof Error) {
       const copy = new Error(redact(value.message));
       copy.name = value.name;
       if (value.stack) copy.stack = redact(value.stack);
+      copies.set(value, copy);
       return copy;
     }
     return value;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redact, depth + 1, seen);
+  copies.set(value, out);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    out[key] = redactDeep((value as Record<string, unknown>)[key], redact, depth + 1, copies);
+  }
   return out;
 }
+
+/** A generation of the memo of one redactor holds at most this many texts, … */
+const memoEntryLimit = 4096;
+/** … of at most this many characters together (texts and their redacted forms), … */
+const memoCharLimit = 2_000_000;
+/** … each at most this long (longer texts are redacted every time). */
+const memoTextLimit = 65_536;
 
 /**
  * Builds the {@link Redactor}. It removes, in this order:
@@ -575,17 +823,53 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     return index;
   };
+  // Run events repeat their texts (a step's description, notes, results): remember the recent
+  // answers until the known secrets change. Two generations: when the young one is full it
+  // becomes the old one (and the old one is dropped), so at most twice the limits are held.
+  let young = new Map<string, string>();
+  let old = new Map<string, string>();
+  let youngChars = 0;
+  let memoIndex: KnownIndex | undefined;
+  const remember = (text: string, out: string): void => {
+    const cost = text.length + (out === text ? 0 : out.length);
+    if (young.size >= memoEntryLimit || youngChars + cost > memoCharLimit) {
+      old = young;
+      young = new Map();
+      youngChars = 0;
+    }
+    young.set(text, out);
+    youngChars += cost;
+  };
   const redact = (text: string): string => {
     if (typeof text !== 'string' || text === '') return text;
-    let out = redactKnown(text, knownIndex());
+    const index = knownIndex();
+    const shortcuts = redactorShortcuts.enabled;
+    if (shortcuts) {
+      if (text.length < shortestShape && text.length < index.shortest) return text;
+      if (memoIndex !== index) {
+        young = new Map();
+        old = new Map();
+        youngChars = 0;
+        memoIndex = index;
+      }
+      const recent = young.get(text);
+      if (recent !== undefined) return recent;
+      const older = old.get(text);
+      if (older !== undefined) {
+        remember(text, older);
+        return older;
+      }
+    }
+    let out = redactKnown(text, index);
     out = redactShapes(out);
     if (placeholder !== undefined && placeholder !== marker) out = out.replaceAll(marker, placeholder);
+    if (shortcuts && text.length <= memoTextLimit) remember(text, out);
     return out;
   };
   return {
     redact,
     redactValue<T>(value: T): T {
-      return redactDeep(value, redact, 0, new WeakSet()) as T;
+      return redactDeep(value, redact, 0, new Map()) as T;
     },
     get knownSecretCount() {
       if (!useRegistered) return own.size;

@@ -1,0 +1,597 @@
+/**
+ * The one secret redactor of closedloop. Providers, tools, the verifier and cortex's journal all
+ * use it, so a secret is removed the same way wherever text leaves the process: tool results,
+ * error messages, findings, events, the journal, the CLI, the web UI.
+ */
+export interface Redactor {
+  /** Returns `text` with every secret it recognises replaced by a `[REDACTED…]` marker. */
+  redact(text: string): string;
+  /**
+   * Redacts every string inside a JSON-like value (plain objects and arrays; other objects are
+   * kept as they are; anything nested deeper than 256 levels is replaced by a marker). Returns a
+   * new value; the input is not changed.
+   */
+  redactValue<T>(value: T): T;
+  /** How many distinct secret values it knows by value (environment, `secrets`, registered). */
+  readonly knownSecretCount: number;
+}
+
+/** Options of {@link createRedactor}. */
+export interface RedactorOptions {
+  /** Environment whose secret-named variables are redacted by value. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** More literal secrets to redact by value (the configured API key, a password…). */
+  secrets?: readonly string[];
+  /** @deprecated Use `secrets`. */
+  extra?: readonly string[];
+  /** Known values shorter than this are ignored (redacting `"1"` would shred every text). Default 8. */
+  minLength?: number;
+  /**
+   * Also redact the secrets given to {@link registerSecret} (configured API keys of providers).
+   * Default true.
+   */
+  registered?: boolean;
+  /**
+   * The replacement text. Default `[REDACTED]`, or `[REDACTED:NAME]` for a value known from the
+   * environment variable `NAME`.
+   */
+  placeholder?: string;
+}
+
+/** Shared through `globalThis`, so two copies of this package still redact the same secrets. */
+interface SecretRegistry {
+  values: Set<string>;
+  version: number;
+}
+const registryKey = Symbol.for('closedloop.model.registered-secrets');
+function secretRegistry(): SecretRegistry {
+  const holder = globalThis as { [registryKey]?: SecretRegistry };
+  holder[registryKey] ??= { values: new Set(), version: 0 };
+  return holder[registryKey];
+}
+
+/**
+ * Tells every redactor of this process about a secret it must remove by value (a configured API
+ * key, a token read from a file). Provider adapters call it with their API key. Values shorter
+ * than 8 characters are ignored.
+ *
+ * @example
+ * ```ts
+ * registerSecret(apiKey);
+ * createRedactor().redact(`key ${apiKey}`); // 'key [REDACTED]'
+ * ```
+ */
+export function registerSecret(value: string | undefined): void {
+  const registry = secretRegistry();
+  if (typeof value !== 'string' || value.length < 8 || registry.values.has(value)) return;
+  registry.values.add(value);
+  registry.version++;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names that hold secrets
+// ---------------------------------------------------------------------------------------------
+
+/** Words that make a variable, key or option name secret wherever they appear in it. */
+const secretWords = [
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'SECRET',
+  'APIKEY',
+  'API_KEY',
+  'ACCESS_KEY',
+  'ACCESSKEY',
+  'PRIVATE_KEY',
+  'PRIVATEKEY',
+  'SECRET_KEY',
+  'SIGNING_KEY',
+  'ENCRYPTION_KEY',
+  'MASTER_KEY',
+  'ACCOUNT_KEY',
+  'ACCOUNTKEY',
+  'CLIENT_KEY',
+  'SESSION_KEY',
+  'LICENSE_KEY',
+  'CREDENTIAL',
+  'AUTHORIZATION',
+  'AUTHTOKEN',
+  'CONNECTION_STRING',
+  'CONNECTIONSTRING',
+];
+
+/** Name parts (between `_`) that make a name secret on their own: `GITHUB_TOKEN`, `DB_PASS`. */
+const secretParts: ReadonlySet<string> = new Set([
+  'TOKEN',
+  'PASS',
+  'PWD',
+  'PW',
+  'AUTH',
+  'DSN',
+  'COOKIE',
+  'CREDENTIALS',
+  'CREDS',
+  'KEY',
+]);
+
+/** Parts that, before `KEY`, name something that is not a secret (`SORT_KEY`, `PRIMARY_KEY`). */
+const harmlessKeyPrefixes: ReadonlySet<string> = new Set([
+  'SORT',
+  'CACHE',
+  'PRIMARY',
+  'FOREIGN',
+  'PARTITION',
+  'UNIQUE',
+  'INDEX',
+  'LOOKUP',
+  'HOT',
+  'MAP',
+  'OBJECT',
+  'ROW',
+  'SHORTCUT',
+  'HASH',
+  'GROUP',
+  'ROUTING',
+  'IDEMPOTENCY',
+  'DEDUP',
+  'PUBLIC',
+  'PUBLISHABLE',
+  'SSH_PUBLIC',
+  'GPG',
+]);
+
+/** Names that look secret but are not. */
+const notSecretNames: ReadonlySet<string> = new Set([
+  'PWD',
+  'OLDPWD',
+  'SSH_AUTH_SOCK',
+  'GPG_AGENT_INFO',
+  'GPG_KEY_ID',
+  'TERM_SESSION_ID',
+  'XDG_SESSION_ID',
+  'XDG_SESSION_TYPE',
+  'XDG_SESSION_CLASS',
+  'XDG_SESSION_DESKTOP',
+  'KEY',
+  'KEYS',
+  'TOKENS',
+  'MAX_TOKENS',
+  'MAX_OUTPUT_TOKENS',
+  'MAX_COMPLETION_TOKENS',
+  'TOKEN_TYPE',
+  'AUTH_TYPE',
+  'AUTH_URL',
+  'TOKEN_URL',
+  'AUTH_METHOD',
+  'PASS_THROUGH',
+  'PASSTHROUGH',
+  'COOKIE_NAME',
+  'COOKIE_PATH',
+  'COOKIE_DOMAIN',
+  'KEY_ID',
+  'KEY_NAME',
+  'SECRET_NAME',
+  'SECRET_ID',
+  'SECRETS_PATH',
+  'PASSWORD_LENGTH',
+  'PASSWORD_MIN_LENGTH',
+  'PASSWORD_POLICY',
+]);
+
+/** `dbPassword` → `DB_PASSWORD`, `x-api-key` → `X_API_KEY`, `_authToken` → `AUTH_TOKEN`. */
+function normalizeName(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toUpperCase();
+}
+
+/**
+ * True when a variable, key or option name looks like it holds a secret: `OPENAI_API_KEY`,
+ * `GITHUB_TOKEN`, `DB_PASS`, `dbPassword`, `_authToken`, `x-api-key`, `JWT_SECRET`,
+ * `AWS_SECRET_ACCESS_KEY`, `GITLAB_AUTH_TOKEN`… — but not `PWD`, `SORT_KEY` or `MAX_TOKENS`.
+ */
+export function isSecretName(name: string): boolean {
+  const normalized = normalizeName(name);
+  if (normalized === '' || notSecretNames.has(normalized)) return false;
+  const lastPart = normalized.split('_').at(-1) ?? '';
+  if (
+    /(?:^|_)(?:ID|URL|URI|PATH|FILE|DIR|TYPE|NAME|LENGTH|SIZE|COUNT|HEADER|FIELD|PARAM)$/.test(normalized)
+  ) {
+    // `GOOGLE_APPLICATION_CREDENTIALS` names a file; `*_KEY_FILE`, `*_TOKEN_URL` are not secrets.
+    if (lastPart !== 'ID' || !/SECRET|PASSWORD/.test(normalized)) return false;
+  }
+  const squashed = normalized.replace(/_/g, '');
+  for (const word of secretWords) {
+    if (normalized.includes(word) || squashed.includes(word.replace(/_/g, ''))) return true;
+  }
+  const parts = normalized.split('_');
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] ?? '';
+    if (!secretParts.has(part)) continue;
+    if (part === 'KEY') {
+      if (i === 0) continue; // `KEY_…` alone says little
+      const before = parts.slice(0, i).join('_');
+      if (harmlessKeyPrefixes.has(parts[i - 1] ?? '') || harmlessKeyPrefixes.has(before)) continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** True when an environment variable name looks like it holds a secret (see {@link isSecretName}). */
+export function isSecretEnvName(name: string): boolean {
+  return isSecretName(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known values (and their encoded and partial forms)
+// ---------------------------------------------------------------------------------------------
+
+/** Fragments of a known secret at least this long are redacted (partial reads, split output). */
+const fragmentLength = 12;
+
+function base64Variants(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const variants = new Set<string>();
+  // A secret inside a longer encoded text starts at one of three byte offsets; the encoding of
+  // its middle is the same whatever surrounds it (this is how CI systems mask encoded secrets).
+  for (let offset = 0; offset < 3; offset++) {
+    const total = offset + bytes.length;
+    let encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
+    // The last character of a partial group depends on the bytes that follow.
+    if (total % 3 !== 0) encoded = encoded.slice(0, -1);
+    // The first characters mix in the bytes that precede the secret.
+    encoded = encoded.slice(Math.ceil((offset * 4) / 3));
+    if (encoded.length >= fragmentLength) {
+      variants.add(encoded);
+      variants.add(encoded.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+  }
+  return [...variants];
+}
+
+function encodedVariants(value: string): string[] {
+  const variants = new Set<string>([value]);
+  variants.add(encodeURIComponent(value));
+  variants.add(encodeURIComponent(encodeURIComponent(value)));
+  variants.add(JSON.stringify(value).slice(1, -1));
+  variants.add(Buffer.from(value, 'utf8').toString('hex'));
+  for (const encoded of base64Variants(value)) variants.add(encoded);
+  return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
+}
+
+/** True for values that are not worth treating as secrets (paths, booleans, plain numbers). */
+function isTrivialValue(value: string): boolean {
+  return (
+    /^(?:true|false|null|none|undefined|yes|no|on|off)$/i.test(value) ||
+    /^\/[^\s:@]*$/.test(value) || // an absolute path
+    /^\d{1,9}$/.test(value) ||
+    /^[a-z][a-z0-9+.-]*:\/\/[^:@\s]*$/i.test(value) // a URL without credentials
+  );
+}
+
+interface KnownIndex {
+  /** Full values and encodings, longest first, with their labels. */
+  values: Map<string, string>;
+  pattern: RegExp | undefined;
+  /** Every `fragmentLength`-character window of every value → its label. */
+  windows: Map<string, string>;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
+  const values = new Map<string, string>();
+  const windows = new Map<string, string>();
+  for (const [value, label] of entries) {
+    for (const variant of encodedVariants(value)) {
+      if (!values.has(variant)) values.set(variant, label);
+      if (variant.length < fragmentLength + 4) continue;
+      for (let i = 0; i + fragmentLength <= variant.length; i++) {
+        const window = variant.slice(i, i + fragmentLength);
+        if (!windows.has(window)) windows.set(window, label);
+      }
+    }
+  }
+  const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
+  return {
+    values,
+    windows,
+    pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
+  };
+}
+
+/** Replaces full values, then any run of text made of fragments of a known value. */
+function redactKnown(text: string, index: KnownIndex): string {
+  let out = index.pattern
+    ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
+    : text;
+  if (index.windows.size === 0 || out.length < fragmentLength) return out;
+  const ranges: [number, number, string][] = [];
+  for (let i = 0; i + fragmentLength <= out.length; i++) {
+    const label = index.windows.get(out.slice(i, i + fragmentLength));
+    if (label === undefined) continue;
+    const last = ranges.at(-1);
+    if (last && i <= last[1]) last[1] = i + fragmentLength;
+    else ranges.push([i, i + fragmentLength, label]);
+  }
+  for (let r = ranges.length - 1; r >= 0; r--) {
+    const [start, end, label] = ranges[r] as [number, number, string];
+    out = out.slice(0, start) + label + out.slice(end);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of secrets nobody told us about
+// ---------------------------------------------------------------------------------------------
+
+type Replacer = (match: string, ...groups: string[]) => string;
+const marker = '[REDACTED]';
+
+/** Key-shaped strings, blocks and headers redacted wherever they appear. */
+const shapePatterns: readonly { pattern: RegExp; replace: Replacer }[] = [
+  // PEM / OpenSSH / PGP private keys, with or without their END line (a partial read).
+  {
+    pattern:
+      /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?(?:-----END \1-----|-----END [A-Z0-9 ]*-----|$)/g,
+    replace: () => '[REDACTED:private-key]',
+  },
+  // The tail of a private key without its BEGIN line.
+  {
+    pattern: /(?:^|\n)(?:[A-Za-z0-9+/=]{16,}\r?\n)+-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g,
+    replace: (match) => `${match.startsWith('\n') ? '\n' : ''}[REDACTED:private-key]`,
+  },
+  // Lines of a key body (64 or 70 base64 characters, two or more in a row).
+  {
+    pattern:
+      /(?:^|(?<=\n))(?:(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\r?\n){2,}(?:[A-Za-z0-9+/=]{1,70}(?:\r?\n|$))?/g,
+    replace: () => '[REDACTED:private-key]\n',
+  },
+  // Authorization headers: everything after the header name (and its scheme) to the end of the line.
+  {
+    pattern:
+      /\b((?:proxy-)?authorization|(?:set-)?cookie)(\s*[:=]\s*)(?!\[REDACTED)((?:(?:bearer|basic|token|digest|negotiate|ntlm|apikey)\s+)?)(?!\[REDACTED)([^\r\n]{4,})/gi,
+    replace: (_match, name = '', separator = '', scheme = '') => `${name}${separator}${scheme}${marker}`,
+  },
+  // Bearer credentials anywhere, any case; `token …` when it looks like one.
+  {
+    pattern: /\b(bearer)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
+    replace: (_match, scheme = '', space = '') => `${scheme}${space}${marker}`,
+  },
+  {
+    pattern: /\b(token)(\s+)(?!\[REDACTED)([A-Za-z0-9._~+/-]{8,}=*)/gi,
+    replace: (match, scheme = '', space = '', value = '') =>
+      /[0-9]/.test(value) && /[A-Za-z]/.test(value) && value.length >= 16
+        ? `${scheme}${space}${marker}`
+        : match,
+  },
+  {
+    pattern: /\b(basic)(\s+)(?!\[REDACTED)([A-Za-z0-9+/]{12,}={0,2})(?![A-Za-z0-9+/=])/gi,
+    replace: (match, scheme = '', space = '', value = '') =>
+      /[0-9+/=]/.test(value) ? `${scheme}${space}${marker}` : match,
+  },
+  // Provider keys: OpenAI / Anthropic / OpenRouter (`sk-…`, `sk-ant-…`, `sk-proj-…`).
+  { pattern: /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{16,}/g, replace: () => marker },
+  // GitHub, GitLab, Slack, npm, Hugging Face, Stripe, SendGrid, DigitalOcean, Shopify, Google.
+  {
+    pattern:
+      /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|npm_[A-Za-z0-9]{20,}|hf_[A-Za-z0-9]{20,}|(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{16,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|dop_v1_[a-f0-9]{32,}|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{24,}|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[0-9A-Za-z_-]{20,})/g,
+    replace: () => marker,
+  },
+  // AWS access key ids.
+  { pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b/g, replace: () => marker },
+  // JSON web tokens.
+  { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: () => marker },
+  // Slack / Discord webhooks.
+  {
+    pattern:
+      /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}|https:\/\/discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
+    replace: () => marker,
+  },
+  // Passwords in URLs: scheme://user:password@host.
+  {
+    pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)(?!\[REDACTED)([^\s@/]+)@/gi,
+    replace: (_match, prefix = '') => `${prefix}${marker}@`,
+  },
+];
+
+/** Placeholder-like and code-like values that are not secrets (`${TOKEN}`, `process.env.X`). */
+function isNotALiteralSecret(value: string, quoted: boolean, codeLike: boolean): boolean {
+  if (value.length < 3 || value.startsWith('[REDACTED')) return true;
+  if (/^(?:\$\{?[A-Za-z_]|%[A-Za-z_]\w*%|\{\{|<[^>]*>$|\*{3,}|x{4,}$|\.{3})/i.test(value)) return true;
+  if (
+    /^(?:true|false|null|none|nil|undefined|string|number|boolean|any|unknown|str|int|bytes|required|optional)$/i.test(
+      value,
+    )
+  )
+    return true;
+  if (quoted) return false;
+  if (/^\.{0,2}\/[\w./-]*$/.test(value)) return true; // a path
+  // Code, not a literal: `process.env.KEY`, `config.password`, `getToken()`, `os.environ[…]`.
+  if (/^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)+$/.test(value)) return true;
+  if (/^[A-Za-z_$][\w$.]*[([]/.test(value)) return true;
+  // In code (`token = value`, `secret: Secret`), a short letters-only word is an identifier.
+  if (codeLike && /^[A-Za-z_$][A-Za-z_$]*$/.test(value) && value.length < 16) return true;
+  return false;
+}
+
+/** `NAME=value`, `name: value`, `"name": "value"`, `--name=value`, `name := value`. */
+const assignmentPattern =
+  /(?<![A-Za-z0-9_$])(\\?["'`]?)(-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,100})(\\?["'`]?\]?\s*(?::=|=>|=|:)\s*)/g;
+
+function readValue(text: string, start: number): { end: number; value: string; quoted: boolean } {
+  const escapedQuote = text.startsWith('\\"', start) || text.startsWith("\\'", start);
+  const quote = escapedQuote ? text.slice(start, start + 2) : text[start];
+  if (quote === '"' || quote === "'" || quote === '`' || escapedQuote) {
+    const open = start + (quote?.length ?? 1);
+    let i = open;
+    while (i < text.length && i - open < 2000) {
+      if (text.startsWith(quote as string, i)) break;
+      if (text[i] === '\n') break;
+      if (!escapedQuote && text[i] === '\\') i++;
+      i++;
+    }
+    return { end: i, value: text.slice(open, i), quoted: true };
+  }
+  let i = start;
+  while (i < text.length && i - start < 2000 && !/[\s"'`,;&<>(){}[\]]/.test(text[i] as string)) i++;
+  return { end: i, value: text.slice(start, i), quoted: false };
+}
+
+function redactAssignments(text: string): string {
+  let out = '';
+  let copied = 0;
+  assignmentPattern.lastIndex = 0;
+  for (let match = assignmentPattern.exec(text); match; match = assignmentPattern.exec(text)) {
+    const rawName = (match[2] ?? '').replace(/^-+/, '');
+    const valueStart = match.index + match[0].length;
+    if (!isSecretName(rawName)) {
+      // Rescan right after the name: `a: PASSWORD=x` must still find the inner assignment.
+      assignmentPattern.lastIndex =
+        match.index + Math.max(1, (match[1] ?? '').length + (match[2] ?? '').length);
+      continue;
+    }
+    const { end, value, quoted } = readValue(text, valueStart);
+    const codeLike = !/^[A-Z0-9_]+$/.test(rawName) && /\s/.test(match[3] ?? '');
+    if (value === '' || isNotALiteralSecret(value, quoted, codeLike)) {
+      assignmentPattern.lastIndex = Math.max(valueStart, end);
+      continue;
+    }
+    const quoteLength = quoted ? (text.startsWith('\\', valueStart) ? 2 : 1) : 0;
+    out += text.slice(copied, valueStart + quoteLength) + marker;
+    copied = end;
+    assignmentPattern.lastIndex = Math.max(end, valueStart + 1);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** XML-ish `<password>…</password>`. */
+const tagPattern = /<([A-Za-z_][\w.-]{0,60})>([^<\n]{3,500})<\/\1>/g;
+
+function redactTags(text: string): string {
+  return text.replace(tagPattern, (match, name: string, value: string) =>
+    isSecretName(name) && !value.startsWith('[REDACTED') ? `<${name}>${marker}</${name}>` : match,
+  );
+}
+
+/** Runs the shape patterns and name rules (no known values). */
+function redactShapes(text: string): string {
+  let out = text;
+  for (const { pattern, replace } of shapePatterns) {
+    out = out.replace(pattern, replace as (match: string, ...rest: unknown[]) => string);
+  }
+  if (/[:=]/.test(out)) out = redactAssignments(out);
+  if (out.includes('</')) out = redactTags(out);
+  return out;
+}
+
+/** Redacts strings inside plain objects and arrays (depth-limited, cycles kept as they are). */
+function redactDeep(
+  value: unknown,
+  redact: (text: string) => string,
+  depth: number,
+  seen: WeakSet<object>,
+): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return value;
+  if (depth > 256) return '[REDACTED: nested too deep to inspect]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact, depth + 1, seen));
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) {
+    if (value instanceof Error) {
+      const copy = new Error(redact(value.message));
+      copy.name = value.name;
+      if (value.stack) copy.stack = redact(value.stack);
+      return copy;
+    }
+    return value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = redactDeep(item, redact, depth + 1, seen);
+  return out;
+}
+
+/**
+ * Builds the {@link Redactor}. It removes, in this order:
+ *
+ * 1. **known secrets by value** — the values of secret-named environment variables
+ *    (`OPENAI_API_KEY`, `DB_PASS`, `GITHUB_TOKEN`… at least `minLength` characters), `secrets`,
+ *    and every value given to {@link registerSecret} — also URL-encoded, JSON-escaped, hex and
+ *    base64 encoded (at any byte offset), and any run of ≥ 12 characters of them (a partial read
+ *    of a key line, a key split across lines or chunks); environment values become
+ *    `[REDACTED:NAME]`;
+ * 2. **key shapes** — PEM, OpenSSH and PGP private keys (with or without END line, and bare key
+ *    bodies), `Authorization:`/`Cookie:` headers, bearer/token/basic credentials in any case,
+ *    `sk-…`, `ghp_…`, `github_pat_…`, `glpat-…`, `xox?-…`, `npm_…`, `hf_…`, Stripe, SendGrid,
+ *    Google, AWS access key ids, JWTs, webhook URLs and `user:password@` in URLs;
+ * 3. **secret-named assignments** — `AWS_SECRET_ACCESS_KEY=…`, `DB_PASS=…`, `JWT_SECRET: …`,
+ *    `"password": "…"`, `_authToken=…`, `--api-key=…`, `<password>…</password>` (placeholders
+ *    and code such as `${TOKEN}` or `process.env.KEY` are left alone).
+ *
+ * @example
+ * ```ts
+ * const redactor = createRedactor({ env: { OPENAI_API_KEY: 'sk-test-1234567890abcdef' } });
+ * redactor.redact('key is sk-test-1234567890abcdef'); // 'key is [REDACTED:OPENAI_API_KEY]'
+ * redactor.redact('DB_PASS=hunter22'); // 'DB_PASS=[REDACTED]'
+ * ```
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const env = options.env ?? process.env;
+  const minLength = options.minLength ?? 8;
+  const placeholder = options.placeholder;
+  const useRegistered = options.registered ?? true;
+  const own = new Map<string, string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < minLength || !isSecretName(name) || isTrivialValue(value))
+      continue;
+    if (!own.has(value)) own.set(value, placeholder ?? `[REDACTED:${name}]`);
+  }
+  for (const value of [...(options.secrets ?? []), ...(options.extra ?? [])]) {
+    if (typeof value === 'string' && value.length >= minLength && !own.has(value))
+      own.set(value, placeholder ?? marker);
+  }
+  let index: KnownIndex | undefined;
+  let indexVersion = -1;
+  const knownIndex = (): KnownIndex => {
+    const registry = secretRegistry();
+    const version = useRegistered ? registry.version : 0;
+    if (index === undefined || version !== indexVersion) {
+      const entries = new Map(own);
+      if (useRegistered) {
+        for (const value of registry.values)
+          if (!entries.has(value)) entries.set(value, placeholder ?? marker);
+      }
+      index = buildKnownIndex(entries);
+      indexVersion = version;
+    }
+    return index;
+  };
+  const redact = (text: string): string => {
+    if (typeof text !== 'string' || text === '') return text;
+    let out = redactKnown(text, knownIndex());
+    out = redactShapes(out);
+    if (placeholder !== undefined && placeholder !== marker) out = out.replaceAll(marker, placeholder);
+    return out;
+  };
+  return {
+    redact,
+    redactValue<T>(value: T): T {
+      return redactDeep(value, redact, 0, new WeakSet()) as T;
+    },
+    get knownSecretCount() {
+      if (!useRegistered) return own.size;
+      let count = own.size;
+      for (const value of secretRegistry().values) if (!own.has(value)) count++;
+      return count;
+    },
+  };
+}
