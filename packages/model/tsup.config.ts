@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts', 'src/conformance.ts', 'src/provider.ts'],
+  entry: ['src/index.ts', 'src/error.ts', 'src/testing.ts', 'src/conformance.ts', 'src/provider.ts'],
   format: ['esm'],
   target: 'node20',
   dts: true,

@@ -1,4 +1,4 @@
-import { ClosedloopError } from '@closedloop/model';
+import { ClosedloopError } from '@closedloop/model/error';
 
 const marker = Symbol.for('closedloop.demo.error');
 

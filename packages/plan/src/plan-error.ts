@@ -1,4 +1,4 @@
-import { ClosedloopError } from '@closedloop/model';
+import { ClosedloopError } from '@closedloop/model/error';
 import type { z } from 'zod';
 import type { StepId, StepStatus } from './schema';
 

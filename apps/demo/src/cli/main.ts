@@ -1,4 +1,4 @@
-import { ClosedloopError } from '@closedloop/model';
+import { ClosedloopError } from '@closedloop/model/error';
 import { CommanderError } from 'commander';
 import { DemoError } from '../demo-error';
 import type { CliContext, CliIo } from './cli-context';

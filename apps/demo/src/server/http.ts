@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ClosedloopError } from '@closedloop/model';
+import { ClosedloopError } from '@closedloop/model/error';
 import type { z } from 'zod';
 
 const marker = Symbol.for('closedloop.demo.http-error');

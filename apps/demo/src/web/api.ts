@@ -1,4 +1,4 @@
-import { ClosedloopError } from '@closedloop/model';
+import { ClosedloopError } from '@closedloop/model/error';
 import type {
   ApprovalBody,
   ConfigAnswer,
@@ -15,7 +15,7 @@ const marker = Symbol.for('closedloop.demo.api-error');
 /**
  * A refused request (code `http-<status>`): `message` is the server's own sentence, shown as is
  * (`fromServer`), or `HTTP <status>` when the answer carried none. The page imports only this
- * class from `@closedloop/model`; the bundler drops the rest (`sideEffects: false`).
+ * class from `@closedloop/model/error` (nothing else of the package).
  */
 export class ApiError extends ClosedloopError<`http-${number}`, { readonly status: number }> {
   readonly [marker] = true;
