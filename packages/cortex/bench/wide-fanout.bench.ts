@@ -95,7 +95,8 @@ function model(steps: Draft[], turnMs: number): ScriptedModel {
         match: () => true,
         respond: (request) => {
           const system = systemOf(request);
-          if (system.startsWith(plannerSystemPrompt)) return { text: JSON.stringify({ title: 'bench', steps }) };
+          if (system.startsWith(plannerSystemPrompt))
+            return { text: JSON.stringify({ title: 'bench', steps }) };
           if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
           const turn = request.messages.filter((message) => message.role === 'assistant').length;
           return turn === 0
@@ -158,7 +159,10 @@ try {
   );
 
   if (!skipFanout) {
-    const steps = [draft('root', []), ...Array.from({ length: width }, (_, index) => draft(`c${index}`, ['root']))];
+    const steps = [
+      draft('root', []),
+      ...Array.from({ length: width }, (_, index) => draft(`c${index}`, ['root'])),
+    ];
     const criticalPath = 2 * stepMs;
     console.log(
       `\n# 1. ${width}-wide fan-out of ${stepMs} ms steps, fsynced JSONL journal, critical path ${criticalPath} ms, ${fanoutSamples} samples`,
@@ -174,31 +178,52 @@ try {
     }
     console.log(`  run makespan / critical path:        ${runRatios.map((r) => r.toFixed(2)).join(', ')}`);
     console.log(`  step-phase makespan / critical path: ${phaseRatios.map((r) => r.toFixed(2)).join(', ')}`);
-    console.log(`  CPU per step (whole run):            ${cpuPerStep.map((r) => r.toFixed(3)).join(', ')} ms`);
+    console.log(
+      `  CPU per step (whole run):            ${cpuPerStep.map((r) => r.toFixed(3)).join(', ')} ms`,
+    );
     const ratio = median(runRatios);
-    report(`${width}-wide fan-out: run makespan / critical path (median)`, ratio.toFixed(3), '≤ 1.10', ratio <= 1.1);
+    report(
+      `${width}-wide fan-out: run makespan / critical path (median)`,
+      ratio.toFixed(3),
+      '≤ 1.10',
+      ratio <= 1.1,
+    );
   }
 
   console.log('\n# 2. Chains of zero-latency steps: CPU and wall time per step');
   const perStep = new Map<string, number>();
   for (const size of chainSizes) {
-    const steps = Array.from({ length: size }, (_, index) => draft(`s${index}`, index === 0 ? [] : [`s${index - 1}`]));
+    const steps = Array.from({ length: size }, (_, index) =>
+      draft(`s${index}`, index === 0 ? [] : [`s${index - 1}`]),
+    );
     for (const journal of [false, true]) {
       const measured = await run(steps, 0, journal ? freshDir() : undefined);
       const cpu = measured.cpuMs / size;
       const wall = measured.wallMs / size;
       const label = journal ? 'fsynced journal' : 'in memory';
       perStep.set(`${size} ${label}`, cpu);
-      console.log(`  ${String(size).padStart(6)} steps, ${label.padEnd(15)}: CPU ${cpu.toFixed(3)} ms/step, wall ${wall.toFixed(3)} ms/step`);
+      console.log(
+        `  ${String(size).padStart(6)} steps, ${label.padEnd(15)}: CPU ${cpu.toFixed(3)} ms/step, wall ${wall.toFixed(3)} ms/step`,
+      );
       const target = journal ? 1 : 0.1;
-      report(`CPU per step, ${size}-step chain, ${label}`, `${cpu.toFixed(3)} ms`, `≤ ${target} ms`, cpu <= target);
+      report(
+        `CPU per step, ${size}-step chain, ${label}`,
+        `${cpu.toFixed(3)} ms`,
+        `≤ ${target} ms`,
+        cpu <= target,
+      );
     }
   }
   if (chainSizes.length >= 2) {
     const [small, large] = [chainSizes[0]!, chainSizes.at(-1)!];
     for (const label of ['in memory', 'fsynced journal']) {
       const growth = perStep.get(`${large} ${label}`)! / perStep.get(`${small} ${label}`)!;
-      report(`linear growth ${small} → ${large} steps, ${label}: per-step CPU ratio`, growth.toFixed(2), '≤ 1.5', growth <= 1.5);
+      report(
+        `linear growth ${small} → ${large} steps, ${label}: per-step CPU ratio`,
+        growth.toFixed(2),
+        '≤ 1.5',
+        growth <= 1.5,
+      );
     }
   }
 

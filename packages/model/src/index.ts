@@ -1,4 +1,4 @@
-export { abortableSleep } from './abortable-sleep';
+export { abortableSleep, linkedAbortController, onAbort } from './abortable-sleep';
 export type { ModelCapabilities } from './capabilities';
 export {
   builtInCapabilities,
