@@ -193,6 +193,19 @@ function normalizeName(name: string): string {
  * `AWS_SECRET_ACCESS_KEY`, `GITLAB_AUTH_TOKEN`… — but not `PWD`, `SORT_KEY` or `MAX_TOKENS`.
  */
 export function isSecretName(name: string): boolean {
+  let known = secretNameCache.get(name);
+  if (known === undefined) {
+    known = judgeSecretName(name);
+    if (secretNameCache.size >= 4096) secretNameCache.clear();
+    secretNameCache.set(name, known);
+  }
+  return known;
+}
+
+/** {@link isSecretName} answers by name (a pure function of it): the names events carry repeat. */
+const secretNameCache = new Map<string, boolean>();
+
+function judgeSecretName(name: string): boolean {
   const normalized = normalizeName(name);
   if (normalized === '' || notSecretNames.has(normalized)) return false;
   const lastPart = normalized.split('_').at(-1) ?? '';
@@ -492,6 +505,10 @@ function redactShapes(text: string): string {
   return out;
 }
 
+/** Longest string a redactor remembers the redaction of, and how many it remembers. */
+const memoMaxChars = 4_096;
+const memoMaxEntries = 4_096;
+
 /** Redacts strings inside plain objects and arrays (depth-limited, cycles kept as they are). */
 function redactDeep(
   value: unknown,
@@ -575,11 +592,31 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     }
     return index;
   };
-  const redact = (text: string): string => {
-    if (typeof text !== 'string' || text === '') return text;
-    let out = redactKnown(text, knownIndex());
+  // Redaction is a pure function of the text and the known secrets: the strings a run's events
+  // carry repeat (ids, statuses, notes, tool names), so short ones are remembered until the known
+  // secrets change (a new index), in a bounded map emptied when full.
+  const memo = new Map<string, string>();
+  let memoFor: KnownIndex | undefined;
+  const redactNow = (text: string, known: KnownIndex): string => {
+    let out = redactKnown(text, known);
     out = redactShapes(out);
     if (placeholder !== undefined && placeholder !== marker) out = out.replaceAll(marker, placeholder);
+    return out;
+  };
+  const redact = (text: string): string => {
+    if (typeof text !== 'string' || text === '') return text;
+    const known = knownIndex();
+    if (text.length > memoMaxChars) return redactNow(text, known);
+    if (memoFor !== known) {
+      memo.clear();
+      memoFor = known;
+    }
+    let out = memo.get(text);
+    if (out === undefined) {
+      out = redactNow(text, known);
+      if (memo.size >= memoMaxEntries) memo.clear();
+      memo.set(text, out);
+    }
     return out;
   };
   return {

@@ -288,6 +288,9 @@ export function createToolRegistry(
     let race: Race;
     let returned: unknown;
     let threw = false;
+    // Armed before the call: a tool that sets its own timer of the same length (an MCP client's)
+    // must not beat the registry's.
+    const timeout = delay(timeoutMs);
     try {
       returned = tool.execute(call.input, toolContext);
     } catch (error) {
@@ -296,11 +299,10 @@ export function createToolRegistry(
     }
     if (threw) race = { kind: 'threw', error: returned };
     else if (typeof (returned as { then?: unknown } | null)?.then !== 'function') {
-      // A synchronous tool: no timer, no race, no signal.
+      // A synchronous tool: no race and no signal.
       race = { kind: 'done', output: returned };
     } else {
       const running = Promise.resolve(returned);
-      const timeout = delay(timeoutMs);
       let cancelAbort: (() => void) | undefined;
       const aborted = new Promise<Race>((resolve) => {
         cancelAbort = onAbort(context.signal, () => resolve({ kind: 'aborted' }));
@@ -313,9 +315,9 @@ export function createToolRegistry(
         timeout.promise.then((): Race => ({ kind: 'timeout' })),
         aborted,
       ]);
-      timeout.cancel();
       cancelAbort?.();
     }
+    timeout.cancel();
     linked?.dispose();
 
     switch (race.kind) {
