@@ -49,25 +49,33 @@ function crashed(check: StepCheck, error: unknown): Finding {
  * promise gets the timeout (`timeoutMs`) and is answered as soon as the caller's signal aborts
  * (even if it ignores its own signal); the call then returns a promise that settles when the
  * check is recorded. The check's signal ({@link CheckScope}) is made only when the check reads
- * it, and is aborted once the check is over.
+ * it (before or after it returned), and is aborted once the check is over — a signal read after
+ * that is born aborted.
  */
 export function runCheck(check: StepCheck, context: RunCheckContext): Promise<void> | undefined {
   const started = performance.now();
   const caller = context.signal;
   let controller: AbortController | undefined;
   let unlink: (() => void) | undefined;
+  /** Set once the check is over: a signal read later is born aborted with it. */
+  let endReason: Error | undefined;
   const scope: CheckScope = {
     get signal() {
-      if (controller === undefined) ({ controller, dispose: unlink } = linkedAbortController(caller));
+      if (controller === undefined) {
+        if (endReason !== undefined) {
+          controller = new AbortController();
+          controller.abort(endReason);
+        } else ({ controller, dispose: unlink } = linkedAbortController(caller));
+      }
       return controller.signal;
     },
   };
   /** Ends the check's signal (with `reason`, else "finished") and records its time. */
   const finish = (reason?: Error) => {
+    endReason = reason ?? new Error(`the ${check.name} check finished`);
     if (controller !== undefined) {
       unlink?.();
-      if (!controller.signal.aborted)
-        controller.abort(reason ?? new Error(`the ${check.name} check finished`));
+      if (!controller.signal.aborted) controller.abort(endReason);
     }
     context.timings.push({ check: check.name, ms: performance.now() - started });
   };
@@ -86,7 +94,7 @@ export function runCheck(check: StepCheck, context: RunCheckContext): Promise<vo
     finish();
     return undefined;
   }
-  return settle(check, context, result, scope, finish);
+  return settle(check, context, result, finish);
 }
 
 /** The slow path: a check that returned a promise, raced against its timeout and the caller. */
@@ -94,12 +102,9 @@ async function settle(
   check: StepCheck,
   context: RunCheckContext,
   pending: Promise<Finding[]>,
-  scope: CheckScope,
   finish: (reason?: Error) => void,
 ): Promise<void> {
   const caller = context.signal;
-  // The check may go on in the background: its signal must follow the caller and the timeout.
-  void scope.signal;
   let reason: Error | undefined;
   let timer: NodeJS.Timeout | undefined;
   let cancelWait: (() => void) | undefined;
