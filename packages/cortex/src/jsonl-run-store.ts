@@ -1,4 +1,4 @@
-import { close, fdatasyncSync, fstat, open, read, writeSync } from 'node:fs';
+import { close, fdatasync, fdatasyncSync, fstat, open, read, writeSync } from 'node:fs';
 import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ const openAsync = promisify(open);
 const closeAsync = promisify(close);
 const readAsync = promisify(read);
 const fstatAsync = promisify(fstat);
+const fdatasyncAsync = promisify(fdatasync);
 
 /**
  * How durable a journal write is before cortex acts on it:
@@ -76,9 +77,9 @@ function storeError(action: string, path: string, cause: unknown): CortexError {
 /**
  * Writes all of `buffer` at once. A group is a few kilobytes going to the page cache: a
  * synchronous write costs microseconds, less than a round trip through the thread pool. The
- * fsync that follows is synchronous too: the run waits for it anyway before acting, and on a busy
- * machine a thread-pool round trip (and waking the event loop) measured 2–3× the fsync itself
- * (`bench/journal.bench.ts`); events emitted meanwhile form the next group.
+ * fdatasync that follows (`fsync` mode) runs on the thread pool: a synchronous one blocked every
+ * other step of the run for the disk's latency, so a wide fan-out lost its parallelism
+ * (`bench/wide-fanout.bench.ts`); meanwhile the steps' new events form the next group.
  */
 function writeAllNow(fd: number, buffer: Buffer): void {
   let offset = 0;
@@ -238,9 +239,13 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         throw storeError('open', path, error);
       }
       if (journal.failure !== undefined) throw storeError('append to', path, journal.failure);
-      const written = journal.tail.then(async () => {
+      // The write is synchronous (page cache, microseconds); the fdatasync runs on the thread pool so
+      // the run's other steps keep working meanwhile, and what they emit forms the next group. The
+      // append resolves (the group is acknowledged as durable) only after its fdatasync.
+      const written = journal.tail.then(() => {
         writeAllNow(journal.fd, buffer);
-        if (durability === 'fsync') fdatasyncSync(journal.fd);
+        if (durability === 'fsync') return fdatasyncAsync(journal.fd);
+        return undefined;
       });
       journal.tail = written.catch((error: unknown) => {
         journal.failure ??= error;

@@ -5,6 +5,7 @@ import {
   findPrice,
   type GenerateResult,
   ModelError,
+  onAbort,
   type PriceTable,
   type StreamPart,
   type Usage,
@@ -89,22 +90,38 @@ function abortError(signal: AbortSignal, provider: string): ModelError {
   });
 }
 
-/** Rejects as soon as `signal` aborts, even when `promise` ignores the signal. */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal, provider: string): Promise<T> {
-  if (signal.aborted) {
+/**
+ * Rejects as soon as the run's signal or the call's aborts, even when `promise` ignores them.
+ * Both are watched through `onAbort`: no signal and no listener per call.
+ */
+function raceSignal<T>(
+  promise: Promise<T>,
+  runSignal: AbortSignal,
+  callSignal: AbortSignal | undefined,
+  provider: string,
+): Promise<T> {
+  const already = runSignal.aborted ? runSignal : callSignal?.aborted ? callSignal : undefined;
+  if (already !== undefined) {
     promise.catch(() => {});
-    return Promise.reject(abortError(signal, provider));
+    return Promise.reject(abortError(already, provider));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal, provider));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const cancelRun = onAbort(runSignal, () => reject(abortError(runSignal, provider)));
+    const cancelCall =
+      callSignal === undefined || callSignal === runSignal
+        ? undefined
+        : onAbort(callSignal, () => reject(abortError(callSignal, provider)));
+    const done = () => {
+      cancelRun();
+      cancelCall?.();
+    };
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        done();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        done();
         reject(error);
       },
     );
@@ -208,11 +225,14 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
           const refused = refuse(model);
           if (refused) throw refused;
           const startedAt = performance.now();
-          const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
+          // The call's own signal (a step's; cortex derives every one from the run's) goes to the
+          // model as is: no `AbortSignal.any` per call. The run's abort is raced below.
+          const callSignal = callOptions.signal ?? signal;
           let result: GenerateResult;
           try {
             result = await raceSignal(
               model.doGenerate(request, { signal: callSignal }),
+              signal,
               callSignal,
               model.provider,
             );
@@ -227,13 +247,13 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
           const refused = refuse(model);
           if (refused) throw refused;
           const startedAt = performance.now();
-          const callSignal = callOptions.signal ? AbortSignal.any([signal, callOptions.signal]) : signal;
+          const callSignal = callOptions.signal ?? signal;
           const iterator = model.doStream(request, { signal: callSignal })[Symbol.asyncIterator]();
           try {
             for (;;) {
               let next: IteratorResult<StreamPart>;
               try {
-                next = await raceSignal(iterator.next(), callSignal, model.provider);
+                next = await raceSignal(iterator.next(), signal, callSignal, model.provider);
               } catch (error) {
                 fail(callInfo(model, purpose, stepId, startedAt), error);
                 throw error;

@@ -44,8 +44,9 @@ function isUnverified(verification: { unverified?: boolean; verdict: string } | 
  * Runs one step, then verifies it against its evidence: a baseline snapshot of the workspace,
  * `executeStep` (tool calls through the registry, the ledger first), then `verifyStep` against
  * that baseline with how the executor ended and its confidence. The record is stored on the
- * step. The step's own signal is linked to the run's, so listeners never pile up on the run
- * signal.
+ * step. `stepSignal` is the step's own signal (the scheduler gives each step one, aborted when
+ * the run aborts): it is the one signal everything inside the step shares, so nothing adds a
+ * listener to the run's signal per step.
  *
  * - A model that cannot be reached at all stops the run (`onModelUnavailable`); any other
  *   machinery failure (model error after retries, exhausted limit, no `mark_step` and nothing
@@ -57,17 +58,9 @@ function isUnverified(verification: { unverified?: boolean; verdict: string } | 
 export async function runStep(
   context: RunStepContext,
   stepId: StepId,
-  runSignal: AbortSignal,
+  stepSignal: AbortSignal,
 ): Promise<StepRunOutcome> {
-  const controller = new AbortController();
-  const forward = () => controller.abort(runSignal.reason);
-  if (runSignal.aborted) forward();
-  else runSignal.addEventListener('abort', forward, { once: true });
-  try {
-    return await executeAndVerify(context, stepId, controller.signal);
-  } finally {
-    runSignal.removeEventListener('abort', forward);
-  }
+  return executeAndVerify(context, stepId, stepSignal);
 }
 
 function execute(

@@ -122,7 +122,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
   const concurrency = options.concurrency ?? 4;
   const abortGraceMs = options.abortGraceMs ?? 100;
   const replanWindowMs = options.replanWindowMs ?? 1000;
-  const inFlight = new Map<StepId, AbortController | undefined>();
+  const inFlight = new Map<StepId, AbortController>();
   const runSignal = signal ?? new AbortController().signal;
   const pendingFailed: StepId[] = [...(options.initialFailed ?? [])];
   const continuing = (options.resume ?? []).filter((id) => plan.has(id) && plan.status(id) === 'in_progress');
@@ -146,7 +146,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
     };
 
     const onAbort = (): void => {
-      for (const controller of inFlight.values()) controller?.abort(signal?.reason);
+      for (const controller of inFlight.values()) controller.abort(signal?.reason);
       if (inFlight.size === 0 && !replanning) {
         finish(true);
         return;
@@ -257,8 +257,11 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
 
     const start = (stepId: StepId, continued = false): void => {
       if (!continued) plan.markStep(stepId, { status: 'in_progress' });
-      // A step's own controller is only needed for its deadline; otherwise the run's signal is its signal.
-      const controller = stepTimeoutMs === undefined ? undefined : new AbortController();
+      // Every step has its own signal, the one signal shared by everything inside the step. The run's
+      // abort reaches it through the one `onAbort` listener of the run (never a listener per step on
+      // the run's signal: 500 concurrent steps would pile 500 listeners on it).
+      const controller = new AbortController();
+      if (runSignal.aborted) controller.abort(runSignal.reason);
       inFlight.set(stepId, controller);
       started++;
       options.onStepStarted?.(stepId);
@@ -270,13 +273,13 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
           : new Promise<StepRunOutcome>((resolveDeadline) => {
               timer = setTimeout(() => {
                 const message = `step deadline of ${stepTimeoutMs} ms exceeded`;
-                controller!.abort(new Error(message));
+                controller.abort(new Error(message));
                 resolveDeadline({ status: 'failed', notes: `[FAIL]: ${message}` });
               }, stepTimeoutMs);
             });
       let run: Promise<StepRunOutcome>;
       try {
-        run = runStep(stepId, { signal: controller?.signal ?? runSignal });
+        run = runStep(stepId, { signal: controller.signal });
       } catch (error) {
         run = Promise.reject(error);
       }

@@ -1,3 +1,5 @@
+import { onAbort } from '@closedloop/model';
+
 /** What {@link raceAbort} resolves with when the signal wins. */
 export const aborted: unique symbol = Symbol('closedloop.executor.aborted');
 
@@ -12,18 +14,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     return Promise.resolve(aborted);
   }
   return new Promise<T | typeof aborted>((resolve, reject) => {
-    const onAbort = () => {
+    const cancel = onAbort(signal, () => {
       promise.catch(() => {});
       resolve(aborted);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        cancel();
         reject(error);
       },
     );

@@ -1,3 +1,4 @@
+export { linkedAbortController, onAbort } from './abortable-sleep';
 export type { ModelCapabilities } from './capabilities';
 export {
   type CapabilityLookup,

@@ -1,4 +1,4 @@
-import { abortableSleep, abortedError, raceAbort } from './abortable-sleep';
+import { abortableSleep, abortedError, linkedAbortController, raceAbort } from './abortable-sleep';
 import { ModelError } from './model-error';
 
 /** Passed to `onRetry` before each backoff sleep. */
@@ -96,16 +96,24 @@ export async function withRetry<T>(
 
   const startedAt = now();
   const deadlineAt = deadlineMs === undefined ? undefined : startedAt + deadlineMs;
-  const controller = new AbortController();
-  const forwardAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', forwardAbort, { once: true });
+  // The attempts' signal: the caller's own when there is no deadline (no signal, controller or
+  // listener per call); with a deadline, a child of it that the deadline aborts too.
+  let attemptSignal: AbortSignal;
+  let unlink: (() => void) | undefined;
   let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   let deadlineHit = false;
-  if (deadlineMs !== undefined) {
-    deadlineTimer = setTimeout(() => {
-      deadlineHit = true;
-      controller.abort(new Error(`deadline of ${deadlineMs} ms exceeded`));
-    }, deadlineMs);
+  if (deadlineMs === undefined && signal !== undefined) {
+    attemptSignal = signal;
+  } else {
+    const { controller, dispose } = linkedAbortController(signal);
+    attemptSignal = controller.signal;
+    unlink = dispose;
+    if (deadlineMs !== undefined) {
+      deadlineTimer = setTimeout(() => {
+        deadlineHit = true;
+        controller.abort(new Error(`deadline of ${deadlineMs} ms exceeded`));
+      }, deadlineMs);
+    }
   }
 
   const deadlineError = (attempt: number, cause: unknown) =>
@@ -120,7 +128,7 @@ export async function withRetry<T>(
     for (let attempt = 1; ; attempt++) {
       let error: unknown;
       try {
-        return await raceAbort(fn({ attempt, signal: controller.signal }), controller.signal);
+        return await raceAbort(fn({ attempt, signal: attemptSignal }), attemptSignal);
       } catch (caught) {
         error = caught;
       }
@@ -144,6 +152,6 @@ export async function withRetry<T>(
     }
   } finally {
     if (deadlineTimer !== undefined) clearTimeout(deadlineTimer);
-    signal?.removeEventListener('abort', forwardAbort);
+    unlink?.();
   }
 }

@@ -1,5 +1,5 @@
 import type { JsonSchema, ToolSpec } from '@closedloop/model';
-import { createRedactor, type Redactor } from '@closedloop/model';
+import { createRedactor, linkedAbortController, onAbort, type Redactor } from '@closedloop/model';
 import { z } from 'zod';
 import { measureJson } from './json-limits';
 import { normalizeToolArguments, parseToolInput } from './parse-tool-input';
@@ -118,16 +118,6 @@ function delay(ms: number | undefined): { promise: Promise<void>; cancel(): void
     timer = setTimeout(resolve, ms);
   });
   return { promise, cancel: () => clearTimeout(timer) };
-}
-
-function whenAborted(signal: AbortSignal): { promise: Promise<void>; cancel(): void } {
-  if (signal.aborted) return { promise: Promise.resolve(), cancel: () => {} };
-  let onAbort: (() => void) | undefined;
-  const promise = new Promise<void>((resolve) => {
-    onAbort = () => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return { promise, cancel: () => onAbort && signal.removeEventListener('abort', onAbort) };
 }
 
 /**
@@ -272,12 +262,16 @@ export function createToolRegistry(
     const timeoutMs =
       tool.timeoutMs ?? fallbackMs ?? (Number.isFinite(defaultTimeoutMs) ? defaultTimeoutMs : undefined);
 
-    const controller = new AbortController();
-    const aborted = whenAborted(context.signal);
-    const timeout = delay(timeoutMs);
-    const onOuterAbort = () => controller.abort(context.signal.reason);
-    context.signal.addEventListener('abort', onOuterAbort, { once: true });
-    const toolContext: ToolContext = { signal: controller.signal, callId: context.callId };
+    // The tool's signal follows the caller's and is aborted on a timeout. It is made when the
+    // tool first reads it, linked through `onAbort` (no listener per call on the caller's signal).
+    let linked: ReturnType<typeof linkedAbortController> | undefined;
+    const toolContext: ToolContext = {
+      get signal() {
+        linked ??= linkedAbortController(context.signal);
+        return linked.controller.signal;
+      },
+      callId: context.callId,
+    };
     if (context.onProcess !== undefined) toolContext.onProcess = context.onProcess;
     const { onProgress } = context;
     if (onProgress !== undefined) {
@@ -291,30 +285,47 @@ export function createToolRegistry(
       | { kind: 'threw'; error: unknown }
       | { kind: 'timeout' }
       | { kind: 'aborted' };
-    let running: Promise<unknown>;
+    let race: Race;
+    let returned: unknown;
+    let threw = false;
+    // Armed before the call: a tool that sets its own timer of the same length (an MCP client's)
+    // must not beat the registry's.
+    const timeout = delay(timeoutMs);
     try {
-      running = Promise.resolve(tool.execute(call.input, toolContext));
+      returned = tool.execute(call.input, toolContext);
     } catch (error) {
-      running = Promise.reject(error);
+      threw = true;
+      returned = error;
     }
-    const race: Race = await Promise.race<Race>([
-      running.then(
-        (output): Race => ({ kind: 'done', output }),
-        (error: unknown): Race => ({ kind: 'threw', error }),
-      ),
-      timeout.promise.then((): Race => ({ kind: 'timeout' })),
-      aborted.promise.then((): Race => ({ kind: 'aborted' })),
-    ]);
+    if (threw) race = { kind: 'threw', error: returned };
+    else if (typeof (returned as { then?: unknown } | null)?.then !== 'function') {
+      // A synchronous tool: no race and no signal.
+      race = { kind: 'done', output: returned };
+    } else {
+      const running = Promise.resolve(returned);
+      let cancelAbort: (() => void) | undefined;
+      const aborted = new Promise<Race>((resolve) => {
+        cancelAbort = onAbort(context.signal, () => resolve({ kind: 'aborted' }));
+      });
+      race = await Promise.race<Race>([
+        running.then(
+          (output): Race => ({ kind: 'done', output }),
+          (error: unknown): Race => ({ kind: 'threw', error }),
+        ),
+        timeout.promise.then((): Race => ({ kind: 'timeout' })),
+        aborted,
+      ]);
+      cancelAbort?.();
+    }
     timeout.cancel();
-    aborted.cancel();
-    context.signal.removeEventListener('abort', onOuterAbort);
+    linked?.dispose();
 
     switch (race.kind) {
       case 'aborted':
-        controller.abort(context.signal.reason);
+        linked?.controller.abort(context.signal.reason);
         return failure('aborted', `The call to "${name}" was aborted.`);
       case 'timeout':
-        controller.abort(new ToolError({ code: 'timeout', message: `"${name}" timed out` }));
+        linked?.controller.abort(new ToolError({ code: 'timeout', message: `"${name}" timed out` }));
         return failure('timeout', `"${name}" did not finish within ${timeoutMs} ms and was stopped.`, {
           timeoutMs,
         });

@@ -12,7 +12,7 @@ import { classifyConfidence, propagateConfidence } from './confidence';
 import { detectTooling, type Tooling } from './detect-tooling';
 import { claimsFromStepClaims, extractClaims } from './extract-claims';
 import { extractClaimsWithModel } from './extract-claims-with-model';
-import type { Finding, Priority } from './finding';
+import type { Finding } from './finding';
 import { analyseLedger, evidenceCalls } from './ledger-evidence';
 import {
   createProtocolContext,
@@ -21,6 +21,7 @@ import {
   type Protocol,
 } from './protocol';
 import { createRerunPolicy } from './rerun-policy';
+import { runCheck, type StepCheck } from './run-check';
 import { type CommandResult, runCommand } from './run-command';
 import { runProtocols } from './run-protocols';
 import { createStepChanges } from './step-changes';
@@ -103,60 +104,6 @@ export interface VerifyStepOptions {
    */
   confidence?: number;
   signal?: AbortSignal;
-}
-
-interface StepCheck {
-  name: string;
-  priority: Priority;
-  run(signal: AbortSignal): Finding[] | Promise<Finding[]>;
-}
-
-async function runCheck(
-  check: StepCheck,
-  context: {
-    findings: Finding[];
-    timings: CheckTiming[];
-    timeoutMs: number;
-    signal: AbortSignal | undefined;
-  },
-): Promise<void> {
-  const started = performance.now();
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(context.signal?.reason);
-  context.signal?.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error(`${check.name} timed out`));
-      resolve('timeout');
-    }, context.timeoutMs);
-  });
-  try {
-    const result = await Promise.race([Promise.resolve(check.run(controller.signal)), timedOut]);
-    if (result === 'timeout') {
-      context.findings.push({
-        check: check.name,
-        priority: check.priority,
-        status: 'error',
-        message: `The ${check.name} check timed out after ${context.timeoutMs} ms (infrastructure error, not a failure of the work).`,
-      });
-    } else {
-      context.findings.push(...result);
-    }
-  } catch (error) {
-    if (VerifierError.isInstance(error)) throw error;
-    context.findings.push({
-      check: check.name,
-      priority: check.priority,
-      status: 'error',
-      message: `The ${check.name} check crashed: ${error instanceof Error ? error.message : String(error)} (infrastructure error, not a failure of the work).`,
-    });
-  } finally {
-    clearTimeout(timer);
-    context.signal?.removeEventListener('abort', onAbort);
-    controller.abort(new Error('check finished'));
-    context.timings.push({ check: check.name, ms: performance.now() - started });
-  }
 }
 
 function hasStructuredClaims(step: Step): boolean {
@@ -366,7 +313,7 @@ export async function verifyStep(
     {
       name: 'claims',
       priority: 'P1',
-      run: (signal) => {
+      run: (scope) => {
         if (claims.length === 0) return [];
         if (!facts || !changes) return claims.map(noWorkspace('claims'));
         return checkClaims(claims, {
@@ -374,7 +321,7 @@ export async function verifyStep(
           ledger: analysis,
           changes,
           allowCommand,
-          rerun: (argv) => rerun(argv, signal),
+          rerun: (argv) => rerun(argv, scope.signal),
           tooling,
           git,
         });
@@ -414,7 +361,7 @@ export async function verifyStep(
     {
       name: 'tampering',
       priority: 'P1',
-      run: (signal) =>
+      run: (scope) =>
         facts && changes
           ? checkTestTampering({
               facts,
@@ -426,18 +373,21 @@ export async function verifyStep(
               text: storyText,
               request: step.description,
               ...(options.onHumanReview ? { onHumanReview: options.onHumanReview } : {}),
-              signal,
+              signal: scope.signal,
             })
           : [],
     },
   ];
+  const checkContext = {
+    findings,
+    timings,
+    timeoutMs: options.checkTimeoutMs ?? 600_000,
+    signal: options.signal,
+  };
   for (const check of checks) {
-    await runCheck(check, {
-      findings,
-      timings,
-      timeoutMs: options.checkTimeoutMs ?? 600_000,
-      signal: options.signal,
-    });
+    // Synchronous checks are recorded at once: no timer, controller or promise (see runCheck).
+    const pending = runCheck(check, checkContext);
+    if (pending !== undefined) await pending;
     throwIfAborted(options.signal, 'verifyStep');
   }
 

@@ -1,0 +1,140 @@
+import { linkedAbortController, onAbort } from '@closedloop/model';
+import type { Finding, Priority } from './finding';
+import type { CheckTiming } from './verdict';
+import { VerifierError } from './verifier-error';
+
+/** What a step check may use while it runs. */
+export interface CheckScope {
+  /**
+   * Aborts when the caller aborts, when the check times out and when it has finished (to end
+   * what it left running). Created on first read: a check that never reads it costs no signal.
+   */
+  readonly signal: AbortSignal;
+}
+
+/** One of `verifyStep`'s checks. */
+export interface StepCheck {
+  name: string;
+  priority: Priority;
+  run(scope: CheckScope): Finding[] | Promise<Finding[]>;
+}
+
+/** Where {@link runCheck} records what a check found and how long it took. */
+export interface RunCheckContext {
+  findings: Finding[];
+  timings: CheckTiming[];
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+function crashed(check: StepCheck, error: unknown): Finding {
+  return {
+    check: check.name,
+    priority: check.priority,
+    status: 'error',
+    message: `The ${check.name} check crashed: ${error instanceof Error ? error.message : String(error)} (infrastructure error, not a failure of the work).`,
+  };
+}
+
+/**
+ * Runs one step check and records its findings (a crash or a timeout becomes an `error`
+ * finding: an infrastructure error, not a failure of the work; a `VerifierError` is rethrown).
+ *
+ * A check that returns its findings synchronously costs no timer, controller or promise: the
+ * call returns `undefined` and everything is recorded already. Only a check that returns a
+ * promise gets the timeout (`timeoutMs`) and is answered as soon as the caller's signal aborts
+ * (even if it ignores its own signal); the call then returns a promise that settles when the
+ * check is recorded. The check's signal ({@link CheckScope}) is made only when the check reads
+ * it (before or after it returned), and is aborted once the check is over — a signal read after
+ * that is born aborted.
+ */
+export function runCheck(check: StepCheck, context: RunCheckContext): Promise<void> | undefined {
+  const started = performance.now();
+  const caller = context.signal;
+  let controller: AbortController | undefined;
+  let unlink: (() => void) | undefined;
+  /** Set once the check is over: a signal read later is born aborted with it. */
+  let endReason: Error | undefined;
+  const scope: CheckScope = {
+    get signal() {
+      if (controller === undefined) {
+        if (endReason !== undefined) {
+          controller = new AbortController();
+          controller.abort(endReason);
+        } else ({ controller, dispose: unlink } = linkedAbortController(caller));
+      }
+      return controller.signal;
+    },
+  };
+  /** Ends the check's signal (with `reason`, else "finished") and records its time. */
+  const finish = (reason?: Error) => {
+    endReason = reason ?? new Error(`the ${check.name} check finished`);
+    if (controller !== undefined) {
+      unlink?.();
+      if (!controller.signal.aborted) controller.abort(endReason);
+    }
+    context.timings.push({ check: check.name, ms: performance.now() - started });
+  };
+
+  let result: Finding[] | Promise<Finding[]>;
+  try {
+    result = check.run(scope);
+  } catch (error) {
+    finish();
+    if (VerifierError.isInstance(error)) throw error;
+    context.findings.push(crashed(check, error));
+    return undefined;
+  }
+  if (!isPromiseLike(result)) {
+    context.findings.push(...result);
+    finish();
+    return undefined;
+  }
+  return settle(check, context, result, finish);
+}
+
+/** The slow path: a check that returned a promise, raced against its timeout and the caller. */
+async function settle(
+  check: StepCheck,
+  context: RunCheckContext,
+  pending: Promise<Finding[]>,
+  finish: (reason?: Error) => void,
+): Promise<void> {
+  const caller = context.signal;
+  let reason: Error | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let cancelWait: (() => void) | undefined;
+  const interrupted = new Promise<'timeout' | 'aborted'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), context.timeoutMs);
+    if (caller?.aborted) resolve('aborted');
+    else if (caller !== undefined) cancelWait = onAbort(caller, () => resolve('aborted'));
+  });
+  try {
+    const result = await Promise.race([pending, interrupted]);
+    if (result === 'timeout') {
+      reason = new Error(`${check.name} timed out`);
+      context.findings.push({
+        check: check.name,
+        priority: check.priority,
+        status: 'error',
+        message: `The ${check.name} check timed out after ${context.timeoutMs} ms (infrastructure error, not a failure of the work).`,
+      });
+    } else if (result !== 'aborted') {
+      context.findings.push(...result);
+    }
+    // 'aborted': nothing is recorded; the caller's abort is reported by `verifyStep`.
+  } catch (error) {
+    if (VerifierError.isInstance(error)) throw error;
+    context.findings.push(crashed(check, error));
+  } finally {
+    clearTimeout(timer);
+    cancelWait?.();
+    // A check answered by its timeout or the caller's abort may still reject later: not unhandled.
+    pending.then(undefined, () => undefined);
+    finish(reason);
+  }
+}
