@@ -555,7 +555,9 @@ describe('verifyStep', { timeout: 30_000 }, () => {
         ],
         notes: '[SUCCESS]: Bumped the version to 1.0.1 in package.json.',
       });
-      // The command's effect: not in the ledger, only in the workspace (after the call started).
+      // The command's effect: not in the ledger, only in the workspace, after the call started (a
+      // process starts some ms after its call; files carry the kernel's coarse clock).
+      await new Promise((resolve) => setTimeout(resolve, 30));
       if (changed) await ws.write('package.json', '{"version":"1.0.1"}\n');
       try {
         return await verifyStep(plan, 's1', { workspace: ws.root });
