@@ -1,3 +1,4 @@
+import { statSync, utimesSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -53,7 +54,11 @@ describe('TEST protocol against real suites', { timeout: 30_000 }, () => {
     const [failing] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
       .findings;
     expect(failing).toMatchObject({ status: 'fail', details: { format: 'pytest', passed: 1, failed: 1 } });
+    // The fix has the same size and, here, the same mtime as the bug: Python's bytecode cache
+    // (keyed by size and mtime in seconds) must not stand in for the source.
+    const { mtime } = statSync(path.join(ws.root, 'calc.py'));
     await ws.write('calc.py', 'def add(a, b):\n    return a + b\n');
+    utimesSync(path.join(ws.root, 'calc.py'), mtime, mtime);
     const [passing] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
       .findings;
     expect(passing).toMatchObject({ status: 'pass', details: { passed: 2, failed: 0 } });
