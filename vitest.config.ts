@@ -38,7 +38,12 @@ export default defineConfig({
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
           // `*.test-d.ts` files assert types (the public surface): vitest runs tsc on them and
           // reports each failed `expectTypeOf` or unmet `@ts-expect-error` as a failed test.
-          typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+          // Types do not depend on the Node version: the runs on other Node versions skip them.
+          typecheck: {
+            enabled: process.env.CLOSEDLOOP_SKIP_TYPE_TESTS !== '1',
+            include: ['src/**/*.test-d.ts'],
+            tsconfig: './tsconfig.json',
+          },
         },
       })),
       {

@@ -2,6 +2,7 @@
 // Runs every package's test suite (the vitest projects under packages/, not the demo app's CLI and
 // browser tests) again on each Node version of `extraNodeVersions`, writing one JSON report per
 // version next to the main one (.ci/results/vitest-node<major>.json). Exits 1 when any run fails.
+// The type tests are not run again (they do not depend on the Node version).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
@@ -37,8 +38,13 @@ for (const version of extraNodeVersions) {
     {
       cwd: root,
       stdio: 'inherit',
-      // Tests that start `node` themselves get the same version.
-      env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` },
+      // Tests that start `node` themselves get the same version. The type tests (`*.test-d.ts`)
+      // ran once already: types do not depend on the Node version.
+      env: {
+        ...process.env,
+        PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
+        CLOSEDLOOP_SKIP_TYPE_TESTS: '1',
+      },
     },
   );
   if (result.status !== 0) failed = true;
