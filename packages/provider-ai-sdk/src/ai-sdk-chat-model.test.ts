@@ -204,7 +204,7 @@ describe('fromAISDK over a specification-v2 model', () => {
 
   it('rejects something that is not an AI SDK language model', () => {
     expect(() =>
-      fromAISDK({ specificationVersion: 'v1', provider: 'x', modelId: 'y' } as never),
-    ).toThrowError(/expected an AI SDK language model \(specificationVersion v2 or v3\)/);
+      fromAISDK({ specificationVersion: 'v5', provider: 'x', modelId: 'y' } as never),
+    ).toThrowError(/expected an AI SDK language model \(specificationVersion v2, v3 or v4\), got "v5"/);
   });
 });

@@ -1,9 +1,4 @@
-import type {
-  LanguageModelV2,
-  LanguageModelV2CallOptions,
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-} from '@ai-sdk/provider';
+import type { LanguageModelV2, LanguageModelV3 } from '@ai-sdk/provider';
 import {
   type CallOptions,
   type ChatModel,
@@ -19,11 +14,18 @@ import {
   type Usage,
 } from '@closedloop/model';
 import { checkModelId, parseToolCall } from '@closedloop/model/provider';
+import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options';
 
-/** An AI SDK language model: the `@ai-sdk/provider` specification v2 (AI SDK 5) or v3 (AI SDK 6). */
-export type AISDKLanguageModel = LanguageModelV2 | LanguageModelV3;
+/**
+ * An AI SDK language model: the `@ai-sdk/provider` specification v2 (AI SDK 5), v3 (AI SDK 6) or
+ * v4 (AI SDK 7, `@ai-sdk/provider@4`; declared structurally, as that package needs Node >= 22).
+ */
+export type AISDKLanguageModel = LanguageModelV2 | LanguageModelV3 | LanguageModelV4;
+
+/** What the two calls of every specification version have in common, as this bridge calls them. */
+type AnyLanguageModelCall = (options: unknown) => PromiseLike<unknown>;
 
 /** Options of {@link fromAISDK}. Every field is optional. */
 export interface FromAISDKOptions {
@@ -112,6 +114,14 @@ export function mapAISDKFinishReason(
   return { finishReason, rawFinishReason: raw ?? (typeof unified === 'string' ? unified : undefined) };
 }
 
+/**
+ * Specification v4's `interrupted` finish: the provider's response ended without a completion
+ * signal, so the output may be incomplete — a cut connection, never a finished answer.
+ */
+function isInterrupted(reason: unknown): boolean {
+  return isRecord(reason) && reason.unified === 'interrupted';
+}
+
 function warningText(warning: unknown): string {
   if (!isRecord(warning)) return String(warning);
   const subject =
@@ -160,7 +170,7 @@ function toolCallOf(part: Json): ToolCall {
 /**
  * Any AI SDK language model as a closedloop `ChatModel`: Google, Bedrock, Azure, Mistral, Groq,
  * Ollama community providers — every provider that implements the `@ai-sdk/provider`
- * specification (v2 or v3). The model is called as is; retries stay with closedloop's one policy
+ * specification (v2, v3 or v4). The model is called as is; retries stay with closedloop's one policy
  * (`withRetry`, `generate`), errors become `ModelError`s, reasoning and tool calls keep their
  * provider metadata so signatures round-trip.
  */
@@ -178,10 +188,10 @@ export class AISDKChatModel implements ChatModel {
       options.name ??
       String((model as { provider?: unknown } | null)?.provider ?? 'ai-sdk').split('.')[0] ??
       'ai-sdk';
-    if (version !== 'v2' && version !== 'v3') {
+    if (version !== 'v2' && version !== 'v3' && version !== 'v4') {
       throw new ModelError({
         code: 'bad-request',
-        message: `fromAISDK: expected an AI SDK language model (specificationVersion v2 or v3), got ${JSON.stringify(version)}. Pass e.g. google('gemini-2.5-pro') from @ai-sdk/google.`,
+        message: `fromAISDK: expected an AI SDK language model (specificationVersion v2, v3 or v4), got ${JSON.stringify(version)}. Pass e.g. google('gemini-2.5-pro') from @ai-sdk/google.`,
         provider,
       });
     }
@@ -238,10 +248,10 @@ export class AISDKChatModel implements ChatModel {
     });
   }
 
-  #cut(text: string, requestId: string | undefined): ModelError {
+  #cut(text: string, requestId: string | undefined, what = 'stream'): ModelError {
     return new ModelError({
       code: 'network',
-      message: `${this.provider}: the stream ended before the provider's finish reason (connection closed early after ${text.length} characters)${
+      message: `${this.provider}: the ${what} ended before the provider's finish reason (connection closed early after ${text.length} characters)${
         requestId ? ` (request ${requestId})` : ''
       }`,
       provider: this.provider,
@@ -250,7 +260,18 @@ export class AISDKChatModel implements ChatModel {
   }
 
   #callOptions(request: GenerateRequest, signal: AbortSignal, warnings: string[]) {
-    return toAISDKCallOptions({ provider: this.provider, request, abortSignal: signal, warnings });
+    return toAISDKCallOptions({
+      provider: this.provider,
+      request,
+      abortSignal: signal,
+      warnings,
+      specificationVersion: this.#model.specificationVersion,
+    });
+  }
+
+  /** Calls `doGenerate` or `doStream` with options built for the model's specification version. */
+  #call(kind: 'doGenerate' | 'doStream', options: unknown): PromiseLike<unknown> {
+    return (this.#model[kind] as AnyLanguageModelCall).call(this.#model, options);
   }
 
   async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
@@ -260,7 +281,7 @@ export class AISDKChatModel implements ChatModel {
     call.abortSignal = control.signal;
     let raw: unknown;
     try {
-      raw = await this.#model.doGenerate(call as LanguageModelV3CallOptions & LanguageModelV2CallOptions);
+      raw = await this.#call('doGenerate', call);
     } catch (error) {
       throw this.#error(error, options.signal, control.state.timedOut);
     } finally {
@@ -283,6 +304,7 @@ export class AISDKChatModel implements ChatModel {
     for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
       warnings.push(warningText(warning));
     const response = isRecord(result.response) ? result.response : {};
+    if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
     return this.#result({
       text,
       reasoning,
@@ -338,9 +360,7 @@ export class AISDKChatModel implements ChatModel {
     call.includeRawChunks = true;
     let streamResult: unknown;
     try {
-      streamResult = await this.#model.doStream(
-        call as LanguageModelV3CallOptions & LanguageModelV2CallOptions,
-      );
+      streamResult = await this.#call('doStream', call);
     } catch (error) {
       control.dispose();
       throw this.#error(error, signal, control.state.timedOut);
@@ -496,9 +516,10 @@ export class AISDKChatModel implements ChatModel {
     const unified = isRecord(reason) ? reason.unified : reason;
     const raw = isRecord(reason) ? reason.raw : reason;
     // A stream that ended without the provider's finish reason was cut off (the AI SDK still
-    // closes it with a catch-all `other`/`unknown` finish).
+    // closes it with a catch-all `other`/`unknown` finish, or v4's `interrupted`).
     if (
       !finish ||
+      isInterrupted(reason) ||
       ((unified === 'other' || unified === 'unknown') && (raw === undefined || raw === 'unknown'))
     ) {
       throw this.#cut(text, requestId);
@@ -521,8 +542,8 @@ export class AISDKChatModel implements ChatModel {
 }
 
 /**
- * Wraps an AI SDK language model (the `@ai-sdk/provider` specification v2 or v3) as a closedloop
- * `ChatModel`.
+ * Wraps an AI SDK language model (the `@ai-sdk/provider` specification v2, v3 or v4: AI SDK 5, 6
+ * or 7 providers) as a closedloop `ChatModel`.
  *
  * @example
  * import { google } from '@ai-sdk/google';

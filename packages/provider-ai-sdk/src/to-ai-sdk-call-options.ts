@@ -1,15 +1,20 @@
 import type {
   JSONObject,
   LanguageModelV3CallOptions,
+  LanguageModelV3DataContent,
   LanguageModelV3FilePart,
-  LanguageModelV3Message,
   LanguageModelV3TextPart,
   LanguageModelV3ToolChoice,
-  LanguageModelV3ToolResultPart,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import { type ChatMessage, type GenerateRequest, ModelError, type ToolChoice } from '@closedloop/model';
 import { checkCallOptions, contentPartSource } from '@closedloop/model/provider';
+import type {
+  AISDKPromptMessage,
+  LanguageModelV4CallOptions,
+  LanguageModelV4FileData,
+  LanguageModelV4Message,
+} from './language-model-v4';
 
 function bad(provider: string, message: string): ModelError {
   return new ModelError({ code: 'bad-request', message: `${provider}: ${message}`, provider });
@@ -32,14 +37,14 @@ function toolInput(call: { arguments: unknown; rawArguments: string }): unknown 
 }
 
 /**
- * Converts closedloop messages to an AI SDK prompt (`LanguageModelV3Prompt`, which V2 models read
- * the same way): user `parts` become `file` parts (images and PDFs as base64 or URLs); assistant
+ * Converts closedloop messages to an AI SDK prompt (a `LanguageModelV3Prompt`, which V2 models read
+ * the same way; `toAISDKCallOptions` gives v4 models V4's file data): user `parts` become `file` parts (images and PDFs as base64 or URLs); assistant
  * messages carry their reasoning and tool calls with the provider metadata they came with (as
  * `providerOptions`, so signatures and encrypted reasoning round-trip); consecutive tool results
  * become one `tool` message (`error-text` outputs for failures).
  */
-export function toAISDKPrompt(messages: readonly ChatMessage[], provider: string): LanguageModelV3Message[] {
-  const prompt: LanguageModelV3Message[] = [];
+export function toAISDKPrompt(messages: readonly ChatMessage[], provider: string): AISDKPromptMessage[] {
+  const prompt: AISDKPromptMessage[] = [];
   for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
@@ -71,7 +76,7 @@ export function toAISDKPrompt(messages: readonly ChatMessage[], provider: string
         break;
       }
       case 'assistant': {
-        const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+        const content: Extract<AISDKPromptMessage, { role: 'assistant' }>['content'] = [];
         for (const part of message.reasoning ?? []) {
           const providerOptions = providerOptionsOf(part.providerData);
           if (part.text === '' && !providerOptions) continue;
@@ -96,7 +101,7 @@ export function toAISDKPrompt(messages: readonly ChatMessage[], provider: string
         break;
       }
       case 'tool': {
-        const result: LanguageModelV3ToolResultPart = {
+        const result: Extract<AISDKPromptMessage, { role: 'tool' }>['content'][number] = {
           type: 'tool-result',
           toolCallId: message.toolCallId,
           toolName: message.toolName,
@@ -125,26 +130,64 @@ function toToolChoice(choice: ToolChoice): LanguageModelV3ToolChoice {
   return typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.name };
 }
 
+function toV4FileData(data: LanguageModelV3DataContent): LanguageModelV4FileData {
+  return data instanceof URL ? { type: 'url', url: data } : { type: 'data', data };
+}
+
+/** A V3 prompt in V4's shape: the same messages, with file data as V4's tagged union. */
+function toV4Prompt(prompt: readonly AISDKPromptMessage[]): LanguageModelV4Message[] {
+  return prompt.map((message) =>
+    message.role === 'user'
+      ? {
+          ...message,
+          content: message.content.map((part) =>
+            part.type === 'file' ? { ...part, data: toV4FileData(part.data) } : part,
+          ),
+        }
+      : message,
+  );
+}
+
+/** Input of {@link toAISDKCallOptions}. */
+export interface ToAISDKCallOptionsInput {
+  provider: string;
+  request: GenerateRequest;
+  abortSignal: AbortSignal | undefined;
+  /** Receives a note for every request field the AI SDK call options cannot carry. */
+  warnings: string[];
+  /** The model's specification version; default `v3` (which v2 models read the same way). */
+  specificationVersion?: 'v2' | 'v3' | 'v4';
+}
+
 /**
  * The AI SDK call options for a closedloop request. Mapped: messages, tools (with `strict` when a
  * tool asks), tool choice, `maxOutputTokens`, `temperature`, `stopSequences`, `seed`, JSON
  * `responseFormat`, and `providerOptions` unchanged (the AI SDK keys them by provider name too,
  * and each AI SDK provider validates its own). What the specification has no field for
- * (`reasoningEffort`, `serviceTier`, `verbosity`, `parallelToolCalls`, `logprobs`) goes to
- * `warnings`: pass it in the provider's own `providerOptions` instead.
+ * (`serviceTier`, `verbosity`, `parallelToolCalls`, `logprobs`, and `reasoningEffort` before
+ * specification v4) goes to `warnings`: pass it in the provider's own `providerOptions` instead.
+ * For a v4 model (AI SDK 7) file data is V4's tagged union and `reasoningEffort` is `reasoning`;
+ * v2 models read the v3 options.
  */
-export function toAISDKCallOptions(options: {
-  provider: string;
-  request: GenerateRequest;
-  abortSignal: AbortSignal | undefined;
-  warnings: string[];
-}): LanguageModelV3CallOptions {
-  const { provider, request, abortSignal, warnings } = options;
+export function toAISDKCallOptions(
+  options: ToAISDKCallOptionsInput & { specificationVersion: 'v4' },
+): LanguageModelV4CallOptions;
+export function toAISDKCallOptions(
+  options: ToAISDKCallOptionsInput & { specificationVersion?: 'v2' | 'v3' },
+): LanguageModelV3CallOptions;
+export function toAISDKCallOptions(
+  options: ToAISDKCallOptionsInput,
+): LanguageModelV3CallOptions | LanguageModelV4CallOptions;
+export function toAISDKCallOptions(
+  options: ToAISDKCallOptionsInput,
+): LanguageModelV3CallOptions | LanguageModelV4CallOptions {
+  const { provider, request, abortSignal, warnings, specificationVersion = 'v3' } = options;
   if (!Array.isArray(request.messages) || request.messages.length === 0) {
     throw bad(provider, 'request.messages must be a non-empty array');
   }
   checkCallOptions({ provider, request });
-  const call: LanguageModelV3CallOptions = { prompt: toAISDKPrompt(request.messages, provider) };
+  const prompt = toAISDKPrompt(request.messages, provider);
+  const call: LanguageModelV3CallOptions = { prompt };
   if (abortSignal) call.abortSignal = abortSignal;
   if (request.maxOutputTokens !== undefined) call.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) call.temperature = request.temperature;
@@ -180,19 +223,19 @@ export function toAISDKCallOptions(options: {
     };
   }
   if (request.providerOptions) call.providerOptions = request.providerOptions as SharedV3ProviderOptions;
-  const unmapped: Array<[keyof GenerateRequest, string]> = [
-    ['reasoningEffort', 'reasoningEffort'],
-    ['serviceTier', 'serviceTier'],
-    ['verbosity', 'verbosity'],
-    ['parallelToolCalls', 'parallelToolCalls'],
-  ];
-  for (const [key, label] of unmapped) {
+  const unmapped: Array<keyof GenerateRequest> = ['serviceTier', 'verbosity', 'parallelToolCalls'];
+  // Specification v4 carries the reasoning effort (`reasoning`); v2 and v3 have no field for it.
+  if (specificationVersion !== 'v4') unmapped.unshift('reasoningEffort');
+  for (const key of unmapped) {
     if (request[key] !== undefined) {
       warnings.push(
-        `${label} has no AI SDK call option and was left out; set it in the provider's providerOptions`,
+        `${key} has no AI SDK call option and was left out; set it in the provider's providerOptions`,
       );
     }
   }
   if (request.logprobs) warnings.push('logprobs have no AI SDK call option and were left out');
-  return call;
+  if (specificationVersion !== 'v4') return call;
+  const v4: LanguageModelV4CallOptions = { ...call, prompt: toV4Prompt(prompt) };
+  if (request.reasoningEffort !== undefined) v4.reasoning = request.reasoningEffort;
+  return v4;
 }
