@@ -4,6 +4,13 @@ import type {
   LanguageModelV2Content,
   LanguageModelV2StreamPart,
 } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FinishReason,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider-v4';
 import { generate, ModelError, type StreamPart } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import { fromAISDK } from './ai-sdk-chat-model';
@@ -206,5 +213,251 @@ describe('fromAISDK over a specification-v2 model', () => {
     expect(() =>
       fromAISDK({ specificationVersion: 'v5', provider: 'x', modelId: 'y' } as never),
     ).toThrowError(/expected an AI SDK language model \(specificationVersion v2, v3 or v4\), got "v5"/);
+  });
+});
+
+/** A minimal AI SDK 7 (specification v4) model that records its calls. */
+function v4Model(
+  options: {
+    content?: LanguageModelV4Content[];
+    finishReason?: LanguageModelV4FinishReason;
+    stream?: LanguageModelV4StreamPart[];
+  } = {},
+) {
+  const calls: LanguageModelV4CallOptions[] = [];
+  const usage = {
+    inputTokens: { total: 30, noCache: 10, cacheRead: 12, cacheWrite: 8 },
+    outputTokens: { total: 7, text: 4, reasoning: 3 },
+  };
+  const model: LanguageModelV4 = {
+    specificationVersion: 'v4',
+    provider: 'acme.responses',
+    modelId: 'acme-2',
+    supportedUrls: {},
+    async doGenerate(call) {
+      calls.push(call);
+      return {
+        content: options.content ?? [{ type: 'text', text: 'Done.' }],
+        finishReason: options.finishReason ?? { unified: 'stop', raw: 'end_turn' },
+        usage,
+        warnings: [
+          { type: 'unsupported', feature: 'topK', details: 'ignored' },
+          { type: 'deprecated', setting: 'legacyMode', message: 'legacyMode is deprecated; use mode' },
+        ],
+        response: { id: 'r-4', modelId: 'acme-2-2026', headers: { 'request-id': 'req-4' } },
+      };
+    },
+    async doStream(call) {
+      calls.push(call);
+      const parts = options.stream ?? [];
+      return {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return { model, calls };
+}
+
+describe('fromAISDK over a specification-v4 model (AI SDK 7)', () => {
+  it('sends V4 call options: tagged file data, the reasoning effort as `reasoning`', async () => {
+    const { model, calls } = v4Model();
+    const result = await fromAISDK(model, { capabilities: {} }).doGenerate({
+      messages: [
+        {
+          role: 'user',
+          content: 'Compare.',
+          parts: [
+            { type: 'image', url: 'https://example.com/a.png' },
+            { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'b.pdf' },
+          ],
+        },
+      ],
+      reasoningEffort: 'high',
+      serviceTier: 'flex',
+      tools: [{ name: 'list_files', description: 'List files.', inputSchema: { type: 'object' } }],
+      toolChoice: { type: 'tool', name: 'list_files' },
+    });
+    expect(calls[0]).toMatchObject({
+      prompt: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare.' },
+            {
+              type: 'file',
+              mediaType: 'image/*',
+              data: { type: 'url', url: new URL('https://example.com/a.png') },
+            },
+            {
+              type: 'file',
+              mediaType: 'application/pdf',
+              filename: 'b.pdf',
+              data: { type: 'data', data: 'JVBERi0=' },
+            },
+          ],
+        },
+      ],
+      reasoning: 'high',
+      tools: [{ type: 'function', name: 'list_files', description: 'List files.' }],
+      toolChoice: { type: 'tool', toolName: 'list_files' },
+    });
+    // Only what V4 has no field for is reported as left out.
+    expect(result.warnings).toEqual([
+      "serviceTier has no AI SDK call option and was left out; set it in the provider's providerOptions",
+      'unsupported topK: ignored',
+      'legacyMode is deprecated; use mode',
+    ]);
+  });
+
+  it('maps V4 content: text, reasoning, client tool calls; skips files, sources, custom and provider-executed parts', async () => {
+    const { model } = v4Model({
+      content: [
+        { type: 'reasoning', text: 'Plan.', providerMetadata: { acme: { signature: 's-4' } } },
+        { type: 'reasoning-file', mediaType: 'image/png', data: { type: 'data', data: 'iVBORw0KGgo=' } },
+        { type: 'custom', kind: 'acme.compaction' },
+        { type: 'source', sourceType: 'url', id: 'src-1', url: 'https://example.com' },
+        {
+          type: 'text',
+          text: 'Found it.',
+          citations: [
+            { source: { type: 'source', sourceType: 'url', id: 'src-1', url: 'https://example.com' } },
+          ],
+        },
+        {
+          type: 'file',
+          mediaType: 'image/png',
+          data: { type: 'url', url: new URL('https://example.com/c.png') },
+        },
+        {
+          type: 'tool-call',
+          toolCallId: 'ws-1',
+          toolName: 'web_search',
+          input: '{"q":"x"}',
+          providerExecuted: true,
+        },
+        { type: 'tool-result', toolCallId: 'ws-1', toolName: 'web_search', result: { hits: 1 } },
+        { type: 'tool-approval-request', approvalId: 'a-1', toolCallId: 'ws-2' },
+        { type: 'tool-call', toolCallId: 'c-1', toolName: 'read_file', input: '{"path":"a.txt"}' },
+      ],
+      finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+    });
+    const result = await fromAISDK(model, { capabilities: {} }).doGenerate({
+      messages: [{ role: 'user', content: 'Search.' }],
+    });
+    expect(result).toMatchObject({
+      text: 'Found it.',
+      reasoning: [{ text: 'Plan.', providerData: { providerMetadata: { acme: { signature: 's-4' } } } }],
+      toolCalls: [{ id: 'c-1', name: 'read_file', arguments: { path: 'a.txt' } }],
+      finishReason: 'tool-calls',
+      rawFinishReason: 'tool_use',
+      usage: {
+        inputTokens: 30,
+        outputTokens: 7,
+        totalTokens: 37,
+        cachedInputTokens: 12,
+        cacheWriteInputTokens: 8,
+        reasoningTokens: 3,
+      },
+      response: { id: 'r-4', modelId: 'acme-2-2026', requestId: 'req-4' },
+    });
+    expect(result.toolCalls).toHaveLength(1);
+  });
+
+  it("an `interrupted` finish (the provider's response ended without a completion signal) is a retryable network error", async () => {
+    const { model } = v4Model({
+      content: [{ type: 'text', text: 'Half an ans' }],
+      finishReason: { unified: 'interrupted', raw: undefined },
+    });
+    const error = await fromAISDK(model, { capabilities: {} })
+      .doGenerate({ messages: [{ role: 'user', content: 'go' }] })
+      .catch((caught: unknown) => caught);
+    expect(ModelError.isInstance(error) && [error.code, error.isRetryable]).toEqual(['network', true]);
+    expect((error as Error).message).toMatch(/the response ended before the provider's finish reason/);
+  });
+
+  it('streams V4 parts; an `interrupted` stream is a cut, not a finished answer', async () => {
+    const stream: LanguageModelV4StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: 'r-5', modelId: 'acme-2' },
+      { type: 'reasoning-start', id: 'r', providerMetadata: { acme: { signature: 's-5' } } },
+      { type: 'reasoning-delta', id: 'r', delta: 'Think.' },
+      { type: 'reasoning-end', id: 'r' },
+      { type: 'custom', kind: 'acme.marker' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Hel' },
+      { type: 'text-delta', id: 't', delta: 'lo' },
+      { type: 'text-end', id: 't', citations: [] },
+      { type: 'source', sourceType: 'url', id: 's', url: 'https://example.com' },
+      { type: 'tool-input-start', id: 'c1', toolName: 'read_file' },
+      { type: 'tool-input-delta', id: 'c1', delta: '{"path":' },
+      { type: 'tool-input-delta', id: 'c1', delta: '"a.txt"}' },
+      { type: 'tool-input-end', id: 'c1' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'read_file', input: '{"path":"a.txt"}' },
+    ];
+    const finished = v4Model({
+      stream: [
+        ...stream,
+        {
+          type: 'finish',
+          finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+          usage: {
+            inputTokens: { total: 5, noCache: 5, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 4, text: 2, reasoning: 2 },
+          },
+        },
+      ],
+    });
+    const parts: StreamPart[] = [];
+    const result = await generate(
+      fromAISDK(finished.model, { capabilities: {} }),
+      { messages: [{ role: 'user', content: 'go' }] },
+      { onPart: (part) => parts.push(part) },
+    );
+    expect(parts.map((part) => part.type)).toEqual([
+      'reasoning-delta',
+      'text-delta',
+      'text-delta',
+      'tool-call-delta',
+      'tool-call-delta',
+      'tool-call-delta',
+      'tool-call',
+      'finish',
+    ]);
+    expect(result).toMatchObject({
+      text: 'Hello',
+      reasoning: [{ text: 'Think.', providerData: { providerMetadata: { acme: { signature: 's-5' } } } }],
+      toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.txt' } }],
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 5, outputTokens: 4, totalTokens: 9, reasoningTokens: 2 },
+      response: { id: 'r-5', modelId: 'acme-2' },
+    });
+
+    const interrupted = v4Model({
+      stream: [
+        ...stream.slice(0, 9),
+        {
+          type: 'finish',
+          finishReason: { unified: 'interrupted', raw: undefined },
+          usage: {
+            inputTokens: { total: 5, noCache: 5, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+          },
+        },
+      ],
+    });
+    const deltas: string[] = [];
+    const error = await (async () => {
+      for await (const part of fromAISDK(interrupted.model, { capabilities: {} }).doStream({
+        messages: [{ role: 'user', content: 'go' }],
+      }))
+        if (part.type === 'text-delta') deltas.push(part.delta);
+    })().catch((caught: unknown) => caught);
+    expect(deltas).toEqual(['Hel', 'lo']);
+    expect(ModelError.isInstance(error) && [error.code, error.isRetryable]).toEqual(['network', true]);
   });
 });
