@@ -183,8 +183,13 @@ export class RunSession {
       ...(failure ? { error: failure } : {}),
     }) as Extract<RunEvent, { type: 'run-finished' }>;
     this.#unsubscribePlan?.();
-    await this.bus.flush();
-    return this.#result(finished, startedAt);
+    // The result is built while the last group commit is written (it reads only memory), and
+    // returned once that commit is durable; a commit that failed meanwhile is in its report.
+    const durable = this.bus.flush();
+    const storeError = this.bus.storeError;
+    const result = this.#result(finished, startedAt);
+    await durable;
+    return this.bus.storeError === storeError ? result : this.#result(finished, startedAt);
   }
 
   // ─── restoring a journaled run ──────────────────────────────────────────────────────────
@@ -390,7 +395,7 @@ export class RunSession {
         );
       })
       .map((id) => {
-        const summary = summarizeStep(plan.step(id));
+        const summary = summarizeStep(plan.readStep(id));
         return { stepId: id, reason: summary.unverifiedReason ?? 'unverified' };
       });
     const unverified = unverifiedSteps.length;
@@ -484,7 +489,7 @@ export class RunSession {
       failed,
       reason,
       batch,
-      steps: failed.filter((id) => plan.has(id)).map((id) => summarizeStep(plan.step(id))),
+      steps: failed.filter((id) => plan.has(id)).map((id) => summarizeStep(plan.readStep(id))),
     });
     try {
       const outcome = await this.#replanner.replan(plan, failed, {

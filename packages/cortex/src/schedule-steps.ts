@@ -266,37 +266,36 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
       started++;
       options.onStepStarted?.(stepId);
       const startedAt = performance.now();
+      // Whatever settles first (the runner or the deadline) completes this run of the step; the
+      // other is ignored: its controller is no longer the step's in `inFlight`. No promise race
+      // per step: the deadline's timer completes the step itself.
+      let settled = false;
+      const settle = (outcome: StepRunOutcome, error?: string): void => {
+        if (settled) return;
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        if (inFlight.get(stepId) !== controller) return;
+        complete(stepId, outcome, startedAt, error);
+      };
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline =
-        stepTimeoutMs === undefined
-          ? undefined
-          : new Promise<StepRunOutcome>((resolveDeadline) => {
-              timer = setTimeout(() => {
-                const message = `step deadline of ${stepTimeoutMs} ms exceeded`;
-                controller.abort(new Error(message));
-                resolveDeadline({ status: 'failed', notes: `[FAIL]: ${message}` });
-              }, stepTimeoutMs);
-            });
+      if (stepTimeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const message = `step deadline of ${stepTimeoutMs} ms exceeded`;
+          controller.abort(new Error(message));
+          settle({ status: 'failed', notes: `[FAIL]: ${message}` });
+        }, stepTimeoutMs);
+      }
       let run: Promise<StepRunOutcome>;
       try {
         run = runStep(stepId, { signal: controller.signal });
       } catch (error) {
         run = Promise.reject(error);
       }
-      (deadline ? Promise.race([run, deadline]) : run).then(
-        (outcome) => {
-          if (timer !== undefined) clearTimeout(timer);
-          complete(stepId, outcome, startedAt);
-        },
+      run.then(
+        (outcome) => settle(outcome),
         (error: unknown) => {
-          if (timer !== undefined) clearTimeout(timer);
           const message = errorMessage(error);
-          complete(
-            stepId,
-            { status: 'failed', notes: `[FAIL]: the step runner threw: ${message}` },
-            startedAt,
-            message,
-          );
+          settle({ status: 'failed', notes: `[FAIL]: the step runner threw: ${message}` }, message);
         },
       );
     };
