@@ -1,5 +1,5 @@
 import type { StepJournal, StepReplay } from '@closedloop/executor';
-import { Plan, type PlanEvent, type StepId } from '@closedloop/plan';
+import { Plan, type PlanEvent, type PlanSnapshot, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
 import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
 import { ApprovalDesk } from './approvals';
@@ -611,7 +611,7 @@ export class RunSession {
       reason: finished.reason,
       answer: finished.answer,
       answerSource: finished.answerSource,
-      plan: this.#plan ? this.#redactValue(this.#plan.toJSON()) : null,
+      plan: this.#plan ? this.#planSnapshot(this.#plan) : null,
       report: this.#redactValue(
         buildRunReport({
           request: this.request,
@@ -624,6 +624,15 @@ export class RunSession {
         }),
       ),
     };
+  }
+
+  /**
+   * The plan for the result, redacted like every event. The redactor copies what it returns, so
+   * it reads the live plan (`readSnapshot`); without one, `toJSON()` makes the copy.
+   */
+  #planSnapshot(plan: Plan): PlanSnapshot {
+    const redactor = this.#config.redactor;
+    return redactor ? (redactor.redactValue(plan.readSnapshot()) as PlanSnapshot) : plan.toJSON();
   }
 
   /** The result is built from the live plan: it goes out redacted, like every event. */

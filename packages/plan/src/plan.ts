@@ -6,6 +6,7 @@ import { PlanError, type PlanErrorCode } from './plan-error';
 import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 import {
+  type DeepReadonly,
   type PlanInput,
   planInputSchema,
   type ReadonlyStep,
@@ -303,6 +304,8 @@ export class Plan {
   readonly #counts: StepCounts = emptyCounts();
   readonly #events: PlanEvent[] = [];
   readonly #listeners = new Set<PlanListener>();
+  /** The listeners as an array, rebuilt after (un)subscribing: events are published to it, so a listener (un)subscribing meanwhile changes the next event's list, not this one's. */
+  #listenerList: readonly PlanListener[] | undefined;
   #nextSeq = 0;
   #idCounter = 0;
   #walk = 0;
@@ -601,11 +604,29 @@ export class Plan {
     };
   }
 
+  /**
+   * The plan as `toJSON()` would give it, without copying any step: the steps are the live ones
+   * (see `readStep`), typed read-only, and they change as the plan does. For a caller that copies
+   * what it keeps anyway (e.g. a redactor making its own copy); take `toJSON()` for a snapshot.
+   */
+  readSnapshot(): DeepReadonly<PlanSnapshot> {
+    return {
+      schemaVersion: PLAN_SNAPSHOT_VERSION,
+      id: this.id,
+      title: this.#title,
+      goal: this.#goal,
+      steps: this.#order.map((node) => node.step),
+      idCounter: this.#idCounter,
+      nextSeq: this.#nextSeq,
+    };
+  }
+
   /** Calls `listener` with every event after it is applied. Returns the unsubscribe function. */
   subscribe(listener: PlanListener): () => void {
     this.#listeners.add(listener);
+    this.#listenerList = undefined;
     return () => {
-      this.#listeners.delete(listener);
+      if (this.#listeners.delete(listener)) this.#listenerList = undefined;
     };
   }
 
@@ -1133,7 +1154,8 @@ export class Plan {
     if (this.#listeners.size === 0) return;
     for (let index = start; index < this.#events.length; index++) {
       const event = this.#events[index]!;
-      for (const listener of [...this.#listeners]) {
+      this.#listenerList ??= [...this.#listeners];
+      for (const listener of this.#listenerList) {
         try {
           listener(event, this);
         } catch (error) {
