@@ -585,8 +585,7 @@ export class RunSession {
         source: 'fallback',
       };
     }
-    const steps = plan.steps;
-    const only = steps.length === 1 ? steps[0] : undefined;
+    const only = plan.size === 1 ? plan.readStep(plan.stepIds[0]!) : undefined;
     if (only && only.status === 'completed' && only.output && final.stopReason.startsWith('completed')) {
       return { answer: only.output, source: 'step' };
     }

@@ -20,6 +20,7 @@ import {
   type StepId,
   type ToolCallRecord,
 } from '@closedloop/plan';
+import { markStepWithoutCopy } from '@closedloop/plan/internal';
 import {
   type AnyTool,
   createToolRegistry,
@@ -442,7 +443,7 @@ class StepRun {
       if (answer === '' && this.marked !== undefined) answer = this.marked.message;
     } finally {
       try {
-        if (answer.trim() !== '') this.plan.markStep(this.stepId, { output: answer });
+        if (answer.trim() !== '') markStepWithoutCopy(this.plan, this.stepId, { output: answer });
       } finally {
         pendingCalls = this.plan.finalizeStep(this.stepId);
       }
@@ -973,8 +974,9 @@ class StepRun {
     }
     const notes = formatStepNotes(status, tagged.message);
     try {
-      if (input.claims !== undefined) this.plan.markStep(this.stepId, { notes, claims: input.claims });
-      else this.plan.markStep(this.stepId, { notes });
+      if (input.claims !== undefined)
+        markStepWithoutCopy(this.plan, this.stepId, { notes, claims: input.claims });
+      else markStepWithoutCopy(this.plan, this.stepId, { notes });
     } catch (error) {
       return fail(
         'execution-failed',

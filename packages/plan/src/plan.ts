@@ -278,6 +278,13 @@ function refusedByZod(
 }
 
 /**
+ * `plan.markStep(id, options)` without the copy of the step it returns, for callers that do not
+ * use it (the scheduler and the executor mark every step several times). Internal: exported from
+ * `@closedloop/plan/internal`.
+ */
+export let markStepWithoutCopy: (plan: Plan, id: StepId, options: MarkStepOptions) => void;
+
+/**
  * A plan: a DAG of steps with stable string ids, each with a status, notes, output, claims, a
  * tool-call ledger and a verification record.
  *
@@ -640,6 +647,11 @@ export class Plan {
    * Throws `PlanError` (`unknown-step`, `illegal-transition`, `invalid-argument`).
    */
   markStep(id: StepId, options: MarkStepOptions): Step {
+    return copyStep(this.#markStep(id, options).step);
+  }
+
+  /** `markStep` without the copy: returns the step's node. */
+  #markStep(id: StepId, options: MarkStepOptions): StepNode {
     const node = this.#node(id);
     if (typeof options !== 'object' || options === null) {
       throw invalidArgument(`markStep("${id}") needs an options object.`);
@@ -684,7 +696,13 @@ export class Plan {
       }
     }
     this.#commit(events);
-    return copyStep(node.step);
+    return node;
+  }
+
+  static {
+    markStepWithoutCopy = (plan, id, options) => {
+      plan.#markStep(id, options);
+    };
   }
 
   /**
