@@ -253,6 +253,66 @@ function invalidArgument(message: string, details: Record<string, unknown> = {})
   return new PlanError({ code: 'invalid-argument', message, details });
 }
 
+const VERDICTS: ReadonlySet<unknown> = new Set(verificationRecordSchema.shape.verdict.options);
+const FINDING_SHAPE = verificationRecordSchema.shape.findings.unwrap().element.shape;
+const PRIORITIES: ReadonlySet<unknown> = new Set(FINDING_SHAPE.priority.options);
+const FINDING_STATUSES: ReadonlySet<unknown> = new Set(FINDING_SHAPE.status.options);
+
+/** A non-null, non-array object (what `z.object` accepts). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `verificationRecordSchema.safeParse(record)`, with a fast path for the well-formed record every
+ * step produces: it builds exactly what zod would (schema key order, unknown keys dropped,
+ * defaults filled in) without zod's per-field machinery. Anything it is not sure of — a wrong
+ * type, an explicit `confidence: undefined`, a number out of range — goes to zod, so refusals and
+ * their messages are zod's own. Exported for its equivalence test.
+ */
+export function parseVerificationRecord(
+  record: unknown,
+): { success: true; data: VerificationRecord } | ReturnType<typeof verificationRecordSchema.safeParse> {
+  const data = wellFormedVerificationRecord(record);
+  return data !== undefined ? { success: true, data } : verificationRecordSchema.safeParse(record);
+}
+
+/** The fast path of {@link parseVerificationRecord}: the parsed record, or `undefined` when unsure. */
+function wellFormedVerificationRecord(record: unknown): VerificationRecord | undefined {
+  if (!isRecord(record) || !VERDICTS.has(record.verdict)) return undefined;
+  const { confidence, unverified, findings } = record;
+  const hasConfidence = 'confidence' in record;
+  if (
+    hasConfidence &&
+    !(typeof confidence === 'number' && Number.isFinite(confidence) && confidence >= 0 && confidence <= 1)
+  )
+    return undefined;
+  if (unverified !== undefined && typeof unverified !== 'boolean') return undefined;
+  if (findings !== undefined && !Array.isArray(findings)) return undefined;
+  const parsedFindings: VerificationRecord['findings'] = [];
+  for (const finding of (findings ?? []) as unknown[]) {
+    if (
+      !isRecord(finding) ||
+      typeof finding.check !== 'string' ||
+      !PRIORITIES.has(finding.priority) ||
+      !FINDING_STATUSES.has(finding.status) ||
+      typeof finding.message !== 'string'
+    )
+      return undefined;
+    parsedFindings.push({
+      check: finding.check,
+      priority: finding.priority as VerificationRecord['findings'][number]['priority'],
+      status: finding.status as VerificationRecord['findings'][number]['status'],
+      message: finding.message,
+    });
+  }
+  return (
+    hasConfidence
+      ? { verdict: record.verdict, confidence, unverified: unverified ?? false, findings: parsedFindings }
+      : { verdict: record.verdict, unverified: unverified ?? false, findings: parsedFindings }
+  ) as VerificationRecord;
+}
+
 /** The `PlanError` of `resetStep` (or a `step-reset` event) on a step that cannot be reset. */
 function resetRefused(stepId: StepId, from: StepStatus): PlanError {
   return new PlanError({
@@ -810,7 +870,7 @@ export class Plan {
    */
   recordVerification(id: StepId, record: VerificationRecordInput): VerificationRecord {
     const node = this.#node(id);
-    const parsed = verificationRecordSchema.safeParse(record);
+    const parsed = parseVerificationRecord(record);
     if (!parsed.success) {
       throw refusedByZod('invalid-argument', 'The verification record is invalid', parsed.error);
     }
