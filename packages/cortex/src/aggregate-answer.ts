@@ -16,7 +16,8 @@ function clip(text: string, max: number): string {
 }
 
 function stepLines(plan: Plan, perStep: number): string[] {
-  return plan.steps.map((step) => {
+  return plan.stepIds.map((id) => {
+    const step = plan.readStep(id);
     const unverified = step.verification?.unverified || step.verification?.verdict === 'unverified';
     const result = step.output ?? parseStepNotes(step.notes).message;
     const head = `- [${step.status}${unverified ? ', UNVERIFIED' : ''}] ${step.id}: ${step.title ?? step.description}`;

@@ -156,34 +156,42 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
   };
   checkBudget();
 
+  /** What a call was, built in one object (it becomes an event: no spread copies per call). */
   const callInfo = (
     model: ChatModel,
     purpose: ModelCallPurpose,
     stepId: StepId | undefined,
     startedAt: number,
-  ): ModelCallInfo => ({
-    purpose,
-    ...(stepId !== undefined ? { stepId } : {}),
-    provider: model.provider,
-    modelId: model.modelId,
-    durationMs: Math.round(performance.now() - startedAt),
-  });
+  ): ModelCallInfo => {
+    const durationMs = Math.round(performance.now() - startedAt);
+    return stepId !== undefined
+      ? { purpose, stepId, provider: model.provider, modelId: model.modelId, durationMs }
+      : { purpose, provider: model.provider, modelId: model.modelId, durationMs };
+  };
 
-  const record = (info: ModelCallInfo, result: GenerateResult) => {
+  const record = (
+    model: ChatModel,
+    purpose: ModelCallPurpose,
+    stepId: StepId | undefined,
+    startedAt: number,
+    result: GenerateResult,
+  ) => {
     const callUsage = result.usage;
-    const price = prices ? findPrice(prices, info.modelId) : undefined;
+    const price = prices ? findPrice(prices, model.modelId) : undefined;
     const cost = price ? computeCost(callUsage, price) : 0;
     usage = addUsage(usage, callUsage);
     costUsd += cost;
     calls++;
-    options.onUsage?.({
-      ...info,
-      usage: callUsage,
-      costUsd: cost,
-      finishReason: result.finishReason,
-      ...(result.response?.modelId !== undefined ? { responseModelId: result.response.modelId } : {}),
-      ...(result.response?.id !== undefined ? { responseId: result.response.id } : {}),
-    });
+    if (options.onUsage !== undefined) {
+      // The fields of `callInfo`, then the call's own, in that order.
+      const call = callInfo(model, purpose, stepId, startedAt) as ModelCallRecord;
+      call.usage = callUsage;
+      call.costUsd = cost;
+      call.finishReason = result.finishReason;
+      if (result.response?.modelId !== undefined) call.responseModelId = result.response.modelId;
+      if (result.response?.id !== undefined) call.responseId = result.response.id;
+      options.onUsage(call);
+    }
     checkBudget();
   };
 
@@ -240,7 +248,7 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
             fail(callInfo(model, purpose, stepId, startedAt), error);
             throw error;
           }
-          record(callInfo(model, purpose, stepId, startedAt), result);
+          record(model, purpose, stepId, startedAt, result);
           return result;
         },
         async *doStream(request, callOptions = {}): AsyncGenerator<StreamPart> {
@@ -259,8 +267,7 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
                 throw error;
               }
               if (next.done) return;
-              if (next.value.type === 'finish')
-                record(callInfo(model, purpose, stepId, startedAt), next.value.result);
+              if (next.value.type === 'finish') record(model, purpose, stepId, startedAt, next.value.result);
               yield next.value;
             }
           } finally {

@@ -35,7 +35,8 @@ export class ReadyQueue {
 
   constructor(plan: Plan, order: ReadyOrder = 'critical-path') {
     this.#order = order;
-    for (const [pos, step] of plan.steps.entries()) {
+    for (const [pos, id] of plan.stepIds.entries()) {
+      const step = plan.readStep(id);
       this.#nodes.set(step.id, {
         id: step.id,
         deps: [...step.dependsOn],

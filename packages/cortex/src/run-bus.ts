@@ -81,19 +81,36 @@ export class RunBus {
 
   /** Emits a cortex or executor event. */
   emit(event: CortexEventInput): RunEvent {
-    const stamped = this.#redact({ ...event, runId: this.runId, at: this.#clock() } as RunEvent);
+    const stamped = this.#stamp(event, this.#clock());
     this.#dispatch(stamped);
     return stamped;
   }
 
   /** Forwards a plan event (it already has `at`). */
   forwardPlan(event: PlanEvent): void {
-    this.#dispatch(this.#redact({ ...event, runId: this.runId } as RunEvent));
+    this.#dispatch(this.#stamp(event, undefined));
   }
 
-  /** The one place events enter: nothing past it holds a secret the redactor knows. */
-  #redact(event: RunEvent): RunEvent {
-    return this.#redactor ? this.#redactor.redactValue(event) : event;
+  /**
+   * The one place events enter: nothing past it holds a secret the redactor knows. The event
+   * gets `runId` (and `at` for a cortex or executor event) after its own fields, redacted, exactly
+   * as redacting `{ ...event, runId, at }` would give; the redactor's copy (a new object, the input
+   * untouched) is stamped in place rather than copied once more.
+   */
+  #stamp(event: CortexEventInput | PlanEvent, at: number | undefined): RunEvent {
+    const redactor = this.#redactor;
+    if (redactor !== undefined) {
+      const copy = redactor.redactValue(event) as Record<string, unknown>;
+      if (copy !== event && typeof copy === 'object' && copy !== null) {
+        copy.runId = redactor.redact(this.runId);
+        if (at !== undefined) copy.at = at;
+        return copy as unknown as RunEvent;
+      }
+    }
+    const stamped = (
+      at === undefined ? { ...event, runId: this.runId } : { ...event, runId: this.runId, at }
+    ) as RunEvent;
+    return redactor === undefined ? stamped : redactor.redactValue(stamped);
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Usage } from '@closedloop/model';
 import type {
   Plan,
   PlanSnapshot,
-  Step,
+  ReadonlyStep,
   StepAttempt,
   StepId,
   StepStatus,
@@ -204,7 +204,9 @@ export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
 /** A step as `replan-requested` records it before the replan removes it. */
 export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
 
-function unverifiedWhy(verification: VerificationRecord): { unverifiedReason?: string } {
+function unverifiedWhy(verification: NonNullable<ReadonlyStep['verification']>): {
+  unverifiedReason?: string;
+} {
   const findings = verification.findings.map((finding) => ({ ...finding }));
   const own = unverifiedReason(findings);
   if (own !== undefined) return { unverifiedReason: own };
@@ -214,7 +216,7 @@ function unverifiedWhy(verification: VerificationRecord): { unverifiedReason?: s
 }
 
 /** The summary of a step (ledger counts, verdict, findings, notes, output). */
-export function summarizeStep(step: Step): StepSummary {
+export function summarizeStep(step: ReadonlyStep): StepSummary {
   const verification = step.verification;
   return {
     id: step.id,
@@ -290,7 +292,9 @@ export function buildRunReport(options: {
     if (plan?.has(id)) continue;
     steps.push(stepReport(summary, 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
   }
-  for (const step of plan?.steps ?? []) {
+  // Read in place: the summary copies what it keeps (a copy of every step would be thrown away).
+  for (const id of plan?.stepIds ?? []) {
+    const step = plan!.readStep(id);
     steps.push(
       stepReport(summarizeStep(step), step.status, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0),
     );

@@ -1,5 +1,5 @@
 import type { StepJournal, StepReplay } from '@closedloop/executor';
-import { Plan, type PlanEvent, type StepId } from '@closedloop/plan';
+import { Plan, type PlanEvent, type PlanSnapshot, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
 import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
 import { ApprovalDesk } from './approvals';
@@ -183,8 +183,13 @@ export class RunSession {
       ...(failure ? { error: failure } : {}),
     }) as Extract<RunEvent, { type: 'run-finished' }>;
     this.#unsubscribePlan?.();
-    await this.bus.flush();
-    return this.#result(finished, startedAt);
+    // The result is built while the last group commit is written (it reads only memory), and
+    // returned once that commit is durable; a commit that failed meanwhile is in its report.
+    const durable = this.bus.flush();
+    const storeError = this.bus.storeError;
+    const result = this.#result(finished, startedAt);
+    await durable;
+    return this.bus.storeError === storeError ? result : this.#result(finished, startedAt);
   }
 
   // ─── restoring a journaled run ──────────────────────────────────────────────────────────
@@ -390,7 +395,7 @@ export class RunSession {
         );
       })
       .map((id) => {
-        const summary = summarizeStep(plan.step(id));
+        const summary = summarizeStep(plan.readStep(id));
         return { stepId: id, reason: summary.unverifiedReason ?? 'unverified' };
       });
     const unverified = unverifiedSteps.length;
@@ -484,7 +489,7 @@ export class RunSession {
       failed,
       reason,
       batch,
-      steps: failed.filter((id) => plan.has(id)).map((id) => summarizeStep(plan.step(id))),
+      steps: failed.filter((id) => plan.has(id)).map((id) => summarizeStep(plan.readStep(id))),
     });
     try {
       const outcome = await this.#replanner.replan(plan, failed, {
@@ -580,8 +585,7 @@ export class RunSession {
         source: 'fallback',
       };
     }
-    const steps = plan.steps;
-    const only = steps.length === 1 ? steps[0] : undefined;
+    const only = plan.size === 1 ? plan.readStep(plan.stepIds[0]!) : undefined;
     if (only && only.status === 'completed' && only.output && final.stopReason.startsWith('completed')) {
       return { answer: only.output, source: 'step' };
     }
@@ -606,7 +610,7 @@ export class RunSession {
       reason: finished.reason,
       answer: finished.answer,
       answerSource: finished.answerSource,
-      plan: this.#plan ? this.#redactValue(this.#plan.toJSON()) : null,
+      plan: this.#plan ? this.#planSnapshot(this.#plan) : null,
       report: this.#redactValue(
         buildRunReport({
           request: this.request,
@@ -619,6 +623,15 @@ export class RunSession {
         }),
       ),
     };
+  }
+
+  /**
+   * The plan for the result, redacted like every event. The redactor copies what it returns, so
+   * it reads the live plan (`readSnapshot`); without one, `toJSON()` makes the copy.
+   */
+  #planSnapshot(plan: Plan): PlanSnapshot {
+    const redactor = this.#config.redactor;
+    return redactor ? (redactor.redactValue(plan.readSnapshot()) as PlanSnapshot) : plan.toJSON();
   }
 
   /** The result is built from the live plan: it goes out redacted, like every event. */

@@ -1,4 +1,5 @@
 import type { Plan, StepId } from '@closedloop/plan';
+import { markStepWithoutCopy } from '@closedloop/plan/internal';
 import { errorMessage } from './error-message';
 import { type ReadyOrder, ReadyQueue } from './ready-queue';
 
@@ -156,7 +157,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
 
     const settleFailed = (ids: readonly StepId[], notes: string): void => {
       for (const id of ids) {
-        if (plan.has(id) && plan.step(id).status === 'failed') {
+        if (plan.has(id) && plan.status(id) === 'failed') {
           plan.markStep(id, { status: 'blocked', notes });
         }
       }
@@ -168,7 +169,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
       waitingFor = undefined;
       if (finished || replanning || pendingFailed.length === 0) return;
       if (signal?.aborted) return;
-      const batch = pendingFailed.splice(0).filter((id) => plan.has(id) && plan.step(id).status === 'failed');
+      const batch = pendingFailed.splice(0).filter((id) => plan.has(id) && plan.status(id) === 'failed');
       if (batch.length === 0) {
         pump();
         return;
@@ -242,7 +243,8 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
         return;
       }
       const notes = outcome.notes;
-      plan.markStep(
+      markStepWithoutCopy(
+        plan,
         stepId,
         notes === undefined ? { status: outcome.status } : { status: outcome.status, notes },
       );
@@ -256,7 +258,7 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
     };
 
     const start = (stepId: StepId, continued = false): void => {
-      if (!continued) plan.markStep(stepId, { status: 'in_progress' });
+      if (!continued) markStepWithoutCopy(plan, stepId, { status: 'in_progress' });
       // Every step has its own signal, the one signal shared by everything inside the step. The run's
       // abort reaches it through the one `onAbort` listener of the run (never a listener per step on
       // the run's signal: 500 concurrent steps would pile 500 listeners on it).
@@ -266,37 +268,36 @@ export function scheduleSteps(options: ScheduleStepsOptions): Promise<ScheduleSt
       started++;
       options.onStepStarted?.(stepId);
       const startedAt = performance.now();
+      // Whatever settles first (the runner or the deadline) completes this run of the step; the
+      // other is ignored: its controller is no longer the step's in `inFlight`. No promise race
+      // per step: the deadline's timer completes the step itself.
+      let settled = false;
+      const settle = (outcome: StepRunOutcome, error?: string): void => {
+        if (settled) return;
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        if (inFlight.get(stepId) !== controller) return;
+        complete(stepId, outcome, startedAt, error);
+      };
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const deadline =
-        stepTimeoutMs === undefined
-          ? undefined
-          : new Promise<StepRunOutcome>((resolveDeadline) => {
-              timer = setTimeout(() => {
-                const message = `step deadline of ${stepTimeoutMs} ms exceeded`;
-                controller.abort(new Error(message));
-                resolveDeadline({ status: 'failed', notes: `[FAIL]: ${message}` });
-              }, stepTimeoutMs);
-            });
+      if (stepTimeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const message = `step deadline of ${stepTimeoutMs} ms exceeded`;
+          controller.abort(new Error(message));
+          settle({ status: 'failed', notes: `[FAIL]: ${message}` });
+        }, stepTimeoutMs);
+      }
       let run: Promise<StepRunOutcome>;
       try {
         run = runStep(stepId, { signal: controller.signal });
       } catch (error) {
         run = Promise.reject(error);
       }
-      (deadline ? Promise.race([run, deadline]) : run).then(
-        (outcome) => {
-          if (timer !== undefined) clearTimeout(timer);
-          complete(stepId, outcome, startedAt);
-        },
+      run.then(
+        (outcome) => settle(outcome),
         (error: unknown) => {
-          if (timer !== undefined) clearTimeout(timer);
           const message = errorMessage(error);
-          complete(
-            stepId,
-            { status: 'failed', notes: `[FAIL]: the step runner threw: ${message}` },
-            startedAt,
-            message,
-          );
+          settle({ status: 'failed', notes: `[FAIL]: the step runner threw: ${message}` }, message);
         },
       );
     };

@@ -1,4 +1,4 @@
-import type { Step, StepId } from '@closedloop/plan';
+import type { ReadonlyStep, StepId } from '@closedloop/plan';
 import { truncateText } from '@closedloop/tools/internal';
 
 /** The output of a completed dependency, as the step's prompt shows it. */
@@ -14,7 +14,7 @@ export interface DependencyOutput {
 
 /** Options of {@link buildStepPrompt}. */
 export interface BuildStepPromptOptions {
-  step: Pick<Step, 'id' | 'description' | 'title' | 'successCriteria' | 'requiredTools'>;
+  step: Pick<ReadonlyStep, 'id' | 'description' | 'title' | 'successCriteria' | 'requiredTools'>;
   goal?: string;
   dependencyOutputs?: readonly DependencyOutput[];
   /** Each dependency output is cut to this many characters (with a marker). Default 8000. */

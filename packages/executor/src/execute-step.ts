@@ -16,10 +16,11 @@ import {
   formatStepNotes,
   type Plan,
   parseStepNotes,
-  type Step,
+  type ReadonlyStep,
   type StepId,
   type ToolCallRecord,
 } from '@closedloop/plan';
+import { markStepWithoutCopy } from '@closedloop/plan/internal';
 import {
   type AnyTool,
   createToolRegistry,
@@ -183,11 +184,12 @@ function isRegistry(tools: readonly AnyTool[] | ToolRegistry): tools is ToolRegi
   return !Array.isArray(tools);
 }
 
-function defaultDependencyOutputs(plan: Plan, step: Step): DependencyOutput[] {
+function defaultDependencyOutputs(plan: Plan, step: ReadonlyStep): DependencyOutput[] {
   const outputs: DependencyOutput[] = [];
   for (const id of step.dependsOn) {
     if (!plan.has(id)) continue;
-    const dependency = plan.step(id);
+    // Read in place: a copy would duplicate the dependency's whole ledger for three strings.
+    const dependency = plan.readStep(id);
     if (dependency.status !== 'completed') continue;
     const verification = dependency.verification;
     outputs.push({
@@ -200,6 +202,21 @@ function defaultDependencyOutputs(plan: Plan, step: Step): DependencyOutput[] {
     });
   }
   return outputs;
+}
+
+/**
+ * The specs the model sees for a registry (its tools, then `mark_step`), built once per registry:
+ * a run's steps share one registry, and its specs depend on nothing else. Every step's requests
+ * share them, as every request of a step always did (models and providers only read them).
+ */
+const specsByRegistry = new WeakMap<ToolRegistry, ToolSpec[]>();
+function specsOf(registry: ToolRegistry): ToolSpec[] {
+  let specs = specsByRegistry.get(registry);
+  if (specs === undefined) {
+    specs = [...registry.specs(), markStepToolSpec];
+    specsByRegistry.set(registry, specs);
+  }
+  return specs;
 }
 
 function toRegistry(tools: readonly AnyTool[] | ToolRegistry): ToolRegistry {
@@ -313,7 +330,9 @@ class StepRun {
         details: { stepId },
       });
     }
-    const step = plan.step(stepId);
+    // Read in place (the fields used below are copied where they are kept); the replayer keeps
+    // the ledger as it is now, so it gets a copy.
+    const step = plan.readStep(stepId);
     if (step.status !== 'in_progress') {
       throw new ExecutorError({
         code: 'step-not-in-progress',
@@ -326,13 +345,13 @@ class StepRun {
     this.options = options;
     this.model = options.model;
     this.registry = toRegistry(options.tools);
-    this.specs = [...this.registry.specs(), markStepToolSpec];
+    this.specs = specsOf(this.registry);
     this.signal = options.signal ?? neverAborted;
     this.streaming = options.stream === true && options.model.capabilities.streaming;
     this.usedCallIds = new Set(step.ledger.map((record) => record.callId));
     this.journal = options.journal;
     this.replayer = options.journal?.replay
-      ? new StepReplayer(options.journal.replay, step.ledger)
+      ? new StepReplayer(options.journal.replay, plan.step(stepId).ledger)
       : undefined;
 
     const goal = options.context?.goal ?? plan.goal;
@@ -424,7 +443,7 @@ class StepRun {
       if (answer === '' && this.marked !== undefined) answer = this.marked.message;
     } finally {
       try {
-        if (answer.trim() !== '') this.plan.markStep(this.stepId, { output: answer });
+        if (answer.trim() !== '') markStepWithoutCopy(this.plan, this.stepId, { output: answer });
       } finally {
         pendingCalls = this.plan.finalizeStep(this.stepId);
       }
@@ -955,8 +974,9 @@ class StepRun {
     }
     const notes = formatStepNotes(status, tagged.message);
     try {
-      if (input.claims !== undefined) this.plan.markStep(this.stepId, { notes, claims: input.claims });
-      else this.plan.markStep(this.stepId, { notes });
+      if (input.claims !== undefined)
+        markStepWithoutCopy(this.plan, this.stepId, { notes, claims: input.claims });
+      else markStepWithoutCopy(this.plan, this.stepId, { notes });
     } catch (error) {
       return fail(
         'execution-failed',

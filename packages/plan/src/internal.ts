@@ -5,4 +5,5 @@
  * @packageDocumentation
  */
 export { findIndexCycle } from './graph';
+export { markStepWithoutCopy } from './plan';
 export { stepClaimsSchema } from './schema';

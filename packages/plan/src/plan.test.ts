@@ -1098,6 +1098,17 @@ describe('snapshots', () => {
     expect(restored.recordToolResult('scaffold', { tool: 'mkdir', status: 'success' }).callId).toBe('auto-1');
   });
 
+  it('readSnapshot is toJSON without the copies: same content, live steps', () => {
+    const plan = examplePlan();
+    complete(plan, 'analyze');
+    plan.recordToolCall('scaffold', { tool: 'mkdir', args: { path: 'src' } });
+    const live = plan.readSnapshot();
+    expect(live).toStrictEqual(plan.toJSON());
+    expect(Object.keys(live.steps[0]!)).toEqual(Object.keys(plan.toJSON().steps[0]!));
+    expect(live.steps[1]).toBe(plan.readStep('scaffold'));
+    expect(JSON.stringify(live)).toBe(JSON.stringify(plan.toJSON()));
+  });
+
   it('rejects invalid snapshots with invalid-snapshot', () => {
     const plan = examplePlan();
     const json = plan.toJSON();

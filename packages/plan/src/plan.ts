@@ -6,6 +6,7 @@ import { PlanError, type PlanErrorCode } from './plan-error';
 import { type PlanEvent, type PlanEventOf, type PlanEventType, planEventSchema } from './plan-events';
 import { PLAN_SNAPSHOT_VERSION, type PlanSnapshot, planSnapshotSchema } from './plan-snapshot';
 import {
+  type DeepReadonly,
   type PlanInput,
   planInputSchema,
   type ReadonlyStep,
@@ -252,6 +253,66 @@ function invalidArgument(message: string, details: Record<string, unknown> = {})
   return new PlanError({ code: 'invalid-argument', message, details });
 }
 
+const VERDICTS: ReadonlySet<unknown> = new Set(verificationRecordSchema.shape.verdict.options);
+const FINDING_SHAPE = verificationRecordSchema.shape.findings.unwrap().element.shape;
+const PRIORITIES: ReadonlySet<unknown> = new Set(FINDING_SHAPE.priority.options);
+const FINDING_STATUSES: ReadonlySet<unknown> = new Set(FINDING_SHAPE.status.options);
+
+/** A non-null, non-array object (what `z.object` accepts). */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `verificationRecordSchema.safeParse(record)`, with a fast path for the well-formed record every
+ * step produces: it builds exactly what zod would (schema key order, unknown keys dropped,
+ * defaults filled in) without zod's per-field machinery. Anything it is not sure of — a wrong
+ * type, an explicit `confidence: undefined`, a number out of range — goes to zod, so refusals and
+ * their messages are zod's own. Exported for its equivalence test.
+ */
+export function parseVerificationRecord(
+  record: unknown,
+): { success: true; data: VerificationRecord } | ReturnType<typeof verificationRecordSchema.safeParse> {
+  const data = wellFormedVerificationRecord(record);
+  return data !== undefined ? { success: true, data } : verificationRecordSchema.safeParse(record);
+}
+
+/** The fast path of {@link parseVerificationRecord}: the parsed record, or `undefined` when unsure. */
+function wellFormedVerificationRecord(record: unknown): VerificationRecord | undefined {
+  if (!isRecord(record) || !VERDICTS.has(record.verdict)) return undefined;
+  const { confidence, unverified, findings } = record;
+  const hasConfidence = 'confidence' in record;
+  if (
+    hasConfidence &&
+    !(typeof confidence === 'number' && Number.isFinite(confidence) && confidence >= 0 && confidence <= 1)
+  )
+    return undefined;
+  if (unverified !== undefined && typeof unverified !== 'boolean') return undefined;
+  if (findings !== undefined && !Array.isArray(findings)) return undefined;
+  const parsedFindings: VerificationRecord['findings'] = [];
+  for (const finding of (findings ?? []) as unknown[]) {
+    if (
+      !isRecord(finding) ||
+      typeof finding.check !== 'string' ||
+      !PRIORITIES.has(finding.priority) ||
+      !FINDING_STATUSES.has(finding.status) ||
+      typeof finding.message !== 'string'
+    )
+      return undefined;
+    parsedFindings.push({
+      check: finding.check,
+      priority: finding.priority as VerificationRecord['findings'][number]['priority'],
+      status: finding.status as VerificationRecord['findings'][number]['status'],
+      message: finding.message,
+    });
+  }
+  return (
+    hasConfidence
+      ? { verdict: record.verdict, confidence, unverified: unverified ?? false, findings: parsedFindings }
+      : { verdict: record.verdict, unverified: unverified ?? false, findings: parsedFindings }
+  ) as VerificationRecord;
+}
+
 /** The `PlanError` of `resetStep` (or a `step-reset` event) on a step that cannot be reset. */
 function resetRefused(stepId: StepId, from: StepStatus): PlanError {
   return new PlanError({
@@ -275,6 +336,13 @@ function refusedByZod(
     cause: error,
   });
 }
+
+/**
+ * `plan.markStep(id, options)` without the copy of the step it returns, for callers that do not
+ * use it (the scheduler and the executor mark every step several times). Internal: exported from
+ * `@closedloop/plan/internal`.
+ */
+export let markStepWithoutCopy: (plan: Plan, id: StepId, options: MarkStepOptions) => void;
 
 /**
  * A plan: a DAG of steps with stable string ids, each with a status, notes, output, claims, a
@@ -303,6 +371,8 @@ export class Plan {
   readonly #counts: StepCounts = emptyCounts();
   readonly #events: PlanEvent[] = [];
   readonly #listeners = new Set<PlanListener>();
+  /** The listeners as an array, rebuilt after (un)subscribing: events are published to it, so a listener (un)subscribing meanwhile changes the next event's list, not this one's. */
+  #listenerList: readonly PlanListener[] | undefined;
   #nextSeq = 0;
   #idCounter = 0;
   #walk = 0;
@@ -601,11 +671,29 @@ export class Plan {
     };
   }
 
+  /**
+   * The plan as `toJSON()` would give it, without copying any step: the steps are the live ones
+   * (see `readStep`), typed read-only, and they change as the plan does. For a caller that copies
+   * what it keeps anyway (e.g. a redactor making its own copy); take `toJSON()` for a snapshot.
+   */
+  readSnapshot(): DeepReadonly<PlanSnapshot> {
+    return {
+      schemaVersion: PLAN_SNAPSHOT_VERSION,
+      id: this.id,
+      title: this.#title,
+      goal: this.#goal,
+      steps: this.#order.map((node) => node.step),
+      idCounter: this.#idCounter,
+      nextSeq: this.#nextSeq,
+    };
+  }
+
   /** Calls `listener` with every event after it is applied. Returns the unsubscribe function. */
   subscribe(listener: PlanListener): () => void {
     this.#listeners.add(listener);
+    this.#listenerList = undefined;
     return () => {
-      this.#listeners.delete(listener);
+      if (this.#listeners.delete(listener)) this.#listenerList = undefined;
     };
   }
 
@@ -619,6 +707,11 @@ export class Plan {
    * Throws `PlanError` (`unknown-step`, `illegal-transition`, `invalid-argument`).
    */
   markStep(id: StepId, options: MarkStepOptions): Step {
+    return copyStep(this.#markStep(id, options).step);
+  }
+
+  /** `markStep` without the copy: returns the step's node. */
+  #markStep(id: StepId, options: MarkStepOptions): StepNode {
     const node = this.#node(id);
     if (typeof options !== 'object' || options === null) {
       throw invalidArgument(`markStep("${id}") needs an options object.`);
@@ -663,7 +756,13 @@ export class Plan {
       }
     }
     this.#commit(events);
-    return copyStep(node.step);
+    return node;
+  }
+
+  static {
+    markStepWithoutCopy = (plan, id, options) => {
+      plan.#markStep(id, options);
+    };
   }
 
   /**
@@ -771,7 +870,7 @@ export class Plan {
    */
   recordVerification(id: StepId, record: VerificationRecordInput): VerificationRecord {
     const node = this.#node(id);
-    const parsed = verificationRecordSchema.safeParse(record);
+    const parsed = parseVerificationRecord(record);
     if (!parsed.success) {
       throw refusedByZod('invalid-argument', 'The verification record is invalid', parsed.error);
     }
@@ -1133,7 +1232,8 @@ export class Plan {
     if (this.#listeners.size === 0) return;
     for (let index = start; index < this.#events.length; index++) {
       const event = this.#events[index]!;
-      for (const listener of [...this.#listeners]) {
+      this.#listenerList ??= [...this.#listeners];
+      for (const listener of this.#listenerList) {
         try {
           listener(event, this);
         } catch (error) {
