@@ -16,6 +16,7 @@ import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
+  guardGitDirectories,
   probeSandbox,
   type SandboxMode,
   type SandboxOptions,
@@ -271,14 +272,19 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         writable: sandbox.writable,
         executable,
       });
-      result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
-        ...processOptions,
-        env: { ...env, TMPDIR: '/tmp' },
-        // The pid namespace dies with the command: nothing to look for outside it, only its end
-        // to wait for.
-        reapDetached: false,
-        infoFd: true,
-      });
+      const restoreGitDirectories = await guardGitDirectories(realRoot);
+      try {
+        result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
+          ...processOptions,
+          env: { ...env, TMPDIR: '/tmp' },
+          // The pid namespace dies with the command: nothing to look for outside it, only its end
+          // to wait for.
+          reapDetached: false,
+          infoFd: true,
+        });
+      } finally {
+        await restoreGitDirectories();
+      }
     } else {
       result = await runProcess(executable, args, processOptions);
     }
