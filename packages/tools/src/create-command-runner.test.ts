@@ -1,6 +1,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -327,6 +328,32 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
       }
     },
   );
+
+  it('gives commands no capabilities: nothing can remount or unmount its way out (even as root)', async () => {
+    const canary = path.join(homedir(), `.closedloop-sandbox-canary-${process.pid}`);
+    await ws.write(
+      'remount.cjs',
+      `const fs = require('node:fs'); const { spawnSync } = require('node:child_process');
+const caps = /CapEff:\\s*([0-9a-f]+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1];
+const remount = spawnSync('mount', ['-o', 'remount,rw', '/'], { encoding: 'utf8' }).status;
+let wrote = 'no';
+try { fs.writeFileSync(${JSON.stringify(canary)}, 'x'); wrote = 'yes'; } catch {}
+console.log(JSON.stringify({ caps, remount, wrote }));`,
+    );
+    try {
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      const outcome = JSON.parse((await runner.run(['node', 'remount.cjs'])).stdout) as Record<
+        string,
+        unknown
+      >;
+      expect(outcome.caps).toMatch(/^0+$/);
+      expect(outcome.remount).not.toBe(0);
+      expect(outcome.wrote).toBe('no');
+      expect(await stat(canary).catch(() => undefined)).toBeUndefined();
+    } finally {
+      await rm(canary, { force: true });
+    }
+  });
 
   it('hides credential stores of the home folder', async () => {
     const runner = createCommandRunner({

@@ -74,6 +74,8 @@ export const probeArguments: readonly string[] = [
   '--unshare-net',
   '--die-with-parent',
   '--new-session',
+  '--cap-drop',
+  'ALL',
 ];
 
 async function findOnPath(program: string): Promise<string | undefined> {
@@ -362,6 +364,9 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       }
     }
   }
+  // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
+  // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
+  args.push('--cap-drop', 'ALL');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!layout.network) args.push('--unshare-net');
   args.push('--die-with-parent', '--new-session', '--chdir', layout.cwd);
