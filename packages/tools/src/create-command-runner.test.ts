@@ -329,7 +329,7 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
     },
   );
 
-  it('gives commands no capabilities: nothing can remount or unmount its way out (even as root)', async () => {
+  it('gives commands no capabilities and read-only kernel settings, even as root', async () => {
     const canary = path.join(homedir(), `.closedloop-sandbox-canary-${process.pid}`);
     await ws.write(
       'remount.cjs',
@@ -338,7 +338,11 @@ const caps = /CapEff:\\s*([0-9a-f]+)/.exec(fs.readFileSync('/proc/self/status', 
 const remount = spawnSync('mount', ['-o', 'remount,rw', '/'], { encoding: 'utf8' }).status;
 let wrote = 'no';
 try { fs.writeFileSync(${JSON.stringify(canary)}, 'x'); wrote = 'yes'; } catch {}
-console.log(JSON.stringify({ caps, remount, wrote }));`,
+// A kernel setting, written back unchanged: global, whatever namespace the command is in.
+const setting = '/proc/sys/kernel/printk_ratelimit';
+let sysctl = 'refused';
+try { fs.writeFileSync(setting, fs.readFileSync(setting)); sysctl = 'written'; } catch {}
+console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
     );
     try {
       const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
@@ -349,6 +353,7 @@ console.log(JSON.stringify({ caps, remount, wrote }));`,
       expect(outcome.caps).toMatch(/^0+$/);
       expect(outcome.remount).not.toBe(0);
       expect(outcome.wrote).toBe('no');
+      expect(outcome.sysctl).toBe('refused');
       expect(await stat(canary).catch(() => undefined)).toBeUndefined();
     } finally {
       await rm(canary, { force: true });

@@ -236,6 +236,11 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
+/** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
+const kernelSettingsReadOnly = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'].flatMap(
+  (target) => ['--ro-bind-try', target, target],
+);
+
 /** What {@link bubblewrapArguments} needs. */
 export interface BubblewrapLayout {
   /** The workspace (absolute, real): mounted read-write. */
@@ -312,6 +317,9 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     '/dev',
     '--proc',
     '/proc',
+    // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
+    // runs as root, outside any sandbox. Started by root, a command could write them.
+    ...kernelSettingsReadOnly,
     '--tmpfs',
     '/tmp',
     '--tmpfs',
