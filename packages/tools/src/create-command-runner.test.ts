@@ -372,6 +372,13 @@ console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
       `try { console.log(require('node:fs').readdirSync(${JSON.stringify(outside.root)}).join(',') || 'empty'); } catch (e) { console.log(e.code); }`,
     );
     expect((await runner.run(['node', 'peek.cjs'])).stdout.trim()).toBe('empty');
+    // Root owns /etc/shadow: an agent running as root must not show it to its commands.
+    await ws.write(
+      'shadow.cjs',
+      `try { console.log(require('node:fs').readFileSync('/etc/shadow', 'utf8').length); } catch (e) { console.log(e.code); }`,
+    );
+    const shadow = (await runner.run(['node', 'shadow.cjs'])).stdout.trim();
+    expect(shadow === '0' || shadow === 'EACCES' || shadow === 'ENOENT').toBe(true);
   });
 });
 

@@ -31,7 +31,7 @@ export interface SandboxOptions {
   bubblewrap?: string;
 }
 
-/** Credential stores in the home folder that commands never see (when the sandbox is on). */
+/** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [
   '~/.ssh',
   '~/.aws',
@@ -53,6 +53,13 @@ export const defaultHiddenPaths: readonly string[] = [
   '~/.cargo/credentials',
   '~/.cargo/credentials.toml',
   '~/.gem/credentials',
+  // Readable only by root, who owns them: an agent running as root (a container, CI) would
+  // otherwise show its commands the password hashes and the host's SSH keys.
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/ssh/ssh_host_rsa_key',
+  '/etc/ssh/ssh_host_ecdsa_key',
+  '/etc/ssh/ssh_host_ed25519_key',
 ];
 
 /** The outcome of probing bubblewrap. */
