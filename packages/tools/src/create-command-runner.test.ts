@@ -292,6 +292,33 @@ console.log(JSON.stringify({
     expect(await ws.exists('fired')).toBe(false);
   });
 
+  it("keeps submodules' and linked worktrees' git directories out of reach", async () => {
+    await ws.git('init', '-q', '.');
+    await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    await ws.git('worktree', 'add', '-q', path.join(ws.root, 'wt'));
+    await ws.write(
+      'plant-modules.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (e) { return e.code; } };
+console.log(JSON.stringify({
+  module: attempt(() => { fs.mkdirSync('.git/modules/lib', { recursive: true }); fs.writeFileSync('.git/modules/lib/config', '[core]\\n\\tfsmonitor = touch fired\\n'); }),
+  worktree: attempt(() => fs.writeFileSync('.git/worktrees/wt/commondir', '../../../evil\\n')),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const outcome = JSON.parse((await runner.run(['node', 'plant-modules.cjs'])).stdout) as Record<
+      string,
+      string
+    >;
+    expect(outcome.module).not.toBe('ok');
+    expect(outcome.worktree).not.toBe('ok');
+    expect(await ws.exists('.git/modules/lib')).toBe(false);
+    expect(await ws.read('.git/worktrees/wt/commondir')).not.toContain('evil');
+    // git still works: worktrees can be added and listed.
+    expect((await runner.run(['git', 'worktree', 'add', '-q', 'wt2'])).exitCode).toBe(0);
+    expect((await runner.run(['git', 'worktree', 'list'])).stdout).toContain('wt2');
+  });
+
   it("keeps a worktree's .git file read-only", async () => {
     await ws.git('init', '-q', '.');
     await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');

@@ -196,7 +196,10 @@ async function findRepository(
  * The files and folders of a git directory that decide what git runs: its configuration, hooks,
  * and `commondir` (which points git at another directory's configuration).
  */
-const gitControlFiles = ['config', 'config.worktree', 'hooks', 'commondir'] as const;
+const gitControlFiles = ['config', 'config.worktree', 'hooks', 'commondir', 'modules'] as const;
+
+/** Folders of a git directory mounted empty and read-only when they are missing. */
+const gitControlFolders: ReadonlySet<string> = new Set(['hooks', 'modules']);
 
 interface HiddenMount {
   target: string;
@@ -372,10 +375,21 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     for (const name of gitControlFiles) {
       const target = path.join(gitDir, name);
       if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
-      else if (name === 'hooks') {
-        // Without a hooks folder (`git init --template=`) one could be created: an empty,
+      else if (gitControlFolders.has(name)) {
+        // Without a hooks folder (`git init --template=`) one could be created, and submodules'
+        // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
         // read-only one is mounted (its mount point stays behind, empty, as git would make it).
         args.push('--tmpfs', target, '--remount-ro', target);
+      }
+    }
+    // The linked worktrees' own git directories: where each finds its common directory, and its
+    // own configuration.
+    const worktrees = path.join(gitDir, 'worktrees');
+    const names = await readdir(worktrees).catch(() => [] as string[]);
+    for (const name of names.slice(0, 200)) {
+      for (const file of ['commondir', 'config.worktree', 'gitdir']) {
+        const target = path.join(worktrees, name, file);
+        if ((await kindOf(target)) === 'file') args.push('--ro-bind', target, target);
       }
     }
   }
