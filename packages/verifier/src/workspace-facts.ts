@@ -220,8 +220,7 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
     exists: (relativePath) => stat(relativePath) !== undefined,
     read(relativePath) {
       if (contents.has(relativePath)) return contents.get(relativePath);
-      let text: string | undefined;
-      text = readInside(realRoot, absolute(relativePath), 2_000_000);
+      const text = readInside(realRoot, absolute(relativePath), 2_000_000);
       contents.set(relativePath, text);
       return text;
     },
