@@ -1,3 +1,4 @@
+import { createRedactor } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import { goalCriteria } from './goal-verification';
 import { RunBus } from './run-bus';
@@ -136,6 +137,63 @@ describe('RunBus', () => {
     bus.emit(started('c'));
     await bus.flush();
     expect(await memory.read('run-x')).toHaveLength(1);
+  });
+});
+
+describe('RunBus: secrets streamed in deltas', () => {
+  const secret = 'sk-proj-Zq8vT3xLm9Kd2Rf7Wn4Yp1Hs6Bc0Ja5Ue';
+  const redactor = createRedactor({ env: { OPENAI_API_KEY: secret }, registered: false });
+  /** Emits `text` in `size`-character deltas of each kind, then the step's next event. */
+  function stream(text: string, size: number) {
+    const seen: RunEvent[] = [];
+    const bus = new RunBus({
+      runId: 'r',
+      store: undefined,
+      clock: () => 0,
+      redactor,
+      onEvent: (e) => seen.push(e),
+    });
+    for (let i = 0; i < text.length; i += size) {
+      bus.emit({ type: 'text-delta', stepId: 'a', iteration: 1, delta: text.slice(i, i + size) });
+      bus.emit({
+        type: 'tool-call-delta',
+        stepId: 'a',
+        iteration: 1,
+        index: 0,
+        argumentsDelta: text.slice(i, i + size),
+      });
+    }
+    bus.emit(started('a'));
+    const joined = (type: string, field: string) =>
+      seen
+        .filter((event) => event.type === type)
+        .map((event) => (event as unknown as Record<string, string>)[field])
+        .join('');
+    return { text: joined('text-delta', 'delta'), args: joined('tool-call-delta', 'argumentsDelta'), seen };
+  }
+
+  it.each([1, 3, 5, 11])('never shows a secret sent %i characters at a time', (size) => {
+    const text = `Here is the key: ${secret}\n{"content":"OPENAI_API_KEY=${secret}"} and more text.`;
+    const { text: shown, args } = stream(text, size);
+    for (const out of [shown, args]) {
+      for (let i = 0; i + 6 <= secret.length - 8; i++)
+        expect(out).not.toContain(secret.slice(8 + i, 8 + i + 6));
+      expect(out).toContain('[REDACTED');
+      expect(out).toContain('and more text.');
+    }
+  });
+
+  it('passes honest text through whole, in order, as it streams', () => {
+    const text = 'The tests pass: 12 of 12, in 3.4 s.\nNext, `npm run build` (tsc -p .).';
+    const { text: shown, args, seen } = stream(text, 4);
+    expect(shown).toBe(text);
+    expect(args).toBe(text);
+    // Words show up before the step's next event (only a word still arriving is held back).
+    const firstStarted = seen.findIndex((event) => event.type === 'step-started');
+    const before = seen.slice(0, firstStarted).filter((event) => event.type === 'text-delta');
+    const early = before.map((event) => (event as { delta: string }).delta).join('');
+    expect(text.startsWith(early)).toBe(true);
+    expect(early).toContain('`npm run build` (tsc -p');
   });
 });
 

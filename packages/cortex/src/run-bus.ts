@@ -8,6 +8,30 @@ import type { RunStore } from './run-store';
 /** A cortex event before the bus stamps `runId` and `at` on it. */
 export type CortexEventInput = CortexEvent | ExecutorEvent;
 
+/** The text of one stream of deltas, and how much of its redaction was sent. */
+interface DeltaStream {
+  raw: string;
+  /** Characters of the stream's redacted text already sent. */
+  emitted: number;
+  last: RunEvent;
+}
+
+/** Characters that never occur inside a key or token: a stream may be cut after one. */
+const streamBoundary = /[\s"'`,;<>(){}[\]]/;
+
+/** The text field of a streamed delta event, or undefined for any other event. */
+function deltaField(event: RunEvent): 'delta' | 'argumentsDelta' | undefined {
+  if (event.type === 'text-delta') return 'delta';
+  if (event.type === 'tool-call-delta') return 'argumentsDelta';
+  return undefined;
+}
+
+/** The stream a delta belongs to: a response's text, or one of its tool calls' arguments. */
+function streamKey(event: RunEvent): string {
+  const { stepId, iteration, index } = event as unknown as Record<string, unknown>;
+  return JSON.stringify([event.type, stepId, iteration, index ?? null]);
+}
+
 /** Default wait before staged events are committed when nothing asks for a commit sooner. */
 const defaultCommitDelayMs = 10;
 
@@ -38,6 +62,8 @@ export class RunBus {
   readonly #listeners = new Set<(event: RunEvent) => void>();
   readonly #onStoreError: ((error: unknown) => void) | undefined;
   readonly #commitDelayMs: number;
+  /** Streamed texts (`text-delta`, `tool-call-delta`) being redacted across their deltas. */
+  readonly #streams = new Map<string, DeltaStream>();
   #staged: JournalRecord[] = [];
   /** Seq of the next journaled event. */
   #nextSeq: number;
@@ -81,6 +107,9 @@ export class RunBus {
 
   /** Emits a cortex or executor event. */
   emit(event: CortexEventInput): RunEvent {
+    if (this.#redactor && deltaField(event as RunEvent) !== undefined)
+      return this.#emitDelta({ ...event, runId: this.runId, at: this.#clock() } as RunEvent);
+    this.#flushStreams((event as { stepId?: unknown }).stepId);
     const stamped = this.#stamp(event, this.#clock());
     this.#dispatch(stamped);
     return stamped;
@@ -111,6 +140,67 @@ export class RunBus {
       at === undefined ? { ...event, runId: this.runId } : { ...event, runId: this.runId, at }
     ) as RunEvent;
     return redactor === undefined ? stamped : redactor.redactValue(stamped);
+  }
+
+  /** Redacts an event that already carries its `runId` and `at` (the streamed-delta path). */
+  #redact(event: RunEvent): RunEvent {
+    return this.#redactor ? this.#redactor.redactValue(event) : event;
+  }
+
+  /**
+   * A streamed delta: each one alone may hold a few characters of a secret that no redaction of
+   * the delta can recognise. The stream's text is redacted as a whole instead, and the delta
+   * carries what of it became safe to show: everything up to the last character that never occurs
+   * inside a token (white space, quotes, commas), so a secret still arriving is held back until
+   * it is complete. The rest goes out before the step's next other event.
+   */
+  #emitDelta(event: RunEvent): RunEvent {
+    const field = deltaField(event) as 'delta' | 'argumentsDelta';
+    const key = streamKey(event);
+    const stream = this.#streams.get(key) ?? { raw: '', emitted: 0, last: event };
+    this.#streams.set(key, stream);
+    stream.raw += String((event as unknown as Record<string, unknown>)[field] ?? '');
+    stream.last = event;
+    let boundary = stream.raw.length;
+    while (boundary > 0 && !streamBoundary.test(stream.raw[boundary - 1] as string)) boundary--;
+    const out = this.#advance(stream, boundary);
+    const redacted = this.#redact({ ...event, [field]: out } as RunEvent);
+    if (out !== '') this.#dispatch(redacted);
+    this.#compact(stream, boundary);
+    return redacted;
+  }
+
+  /** The redacted text of `stream` up to `end` that was not sent yet. */
+  #advance(stream: DeltaStream, end: number): string {
+    const redacted = (this.#redactor as Redactor).redact(stream.raw.slice(0, end));
+    const out = redacted.slice(stream.emitted);
+    stream.emitted = Math.max(stream.emitted, redacted.length);
+    return out;
+  }
+
+  /** Forgets the sent start of a long stream (at a line break the redaction did not change). */
+  #compact(stream: DeltaStream, boundary: number): void {
+    if (boundary < 16_384) return;
+    const cut = stream.raw.lastIndexOf('\n', boundary - 8_192);
+    if (cut <= 0) return;
+    const redactor = this.#redactor as Redactor;
+    const head = redactor.redact(stream.raw.slice(0, cut + 1));
+    if (!redactor.redact(stream.raw.slice(0, boundary)).startsWith(head) || head.length > stream.emitted)
+      return;
+    stream.raw = stream.raw.slice(cut + 1);
+    stream.emitted -= head.length;
+  }
+
+  /** Sends what is held back of the streams of `stepId` (all streams when undefined). */
+  #flushStreams(stepId: unknown): void {
+    for (const [key, stream] of this.#streams) {
+      const last = stream.last as unknown as Record<string, unknown>;
+      if (stepId !== undefined && last.stepId !== stepId) continue;
+      this.#streams.delete(key);
+      const out = this.#advance(stream, stream.raw.length);
+      const field = deltaField(stream.last) as string;
+      if (out !== '') this.#dispatch(this.#redact({ ...last, [field]: out, at: this.#clock() } as RunEvent));
+    }
   }
 
   /**

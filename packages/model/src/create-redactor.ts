@@ -280,7 +280,15 @@ function encodedVariants(value: string): string[] {
   variants.add(encodeURIComponent(value));
   variants.add(encodeURIComponent(encodeURIComponent(value)));
   variants.add(JSON.stringify(value).slice(1, -1));
-  variants.add(Buffer.from(value, 'utf8').toString('hex'));
+  const bytes = [...Buffer.from(value, 'utf8')];
+  const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0'));
+  // Hex and percent-encoding are case-insensitive: tools print either case, and some
+  // percent-encode every byte.
+  variants.add(hex.join(''));
+  variants.add(hex.join('').toUpperCase());
+  variants.add(encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  variants.add(hex.map((pair) => `%${pair}`).join(''));
+  variants.add(hex.map((pair) => `%${pair.toUpperCase()}`).join(''));
   for (const encoded of base64Variants(value)) variants.add(encoded);
   return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
 }

@@ -1,6 +1,7 @@
-import { copyFile, mkdir, stat, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,21 @@ import { ToolError } from './tool-error';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__');
 const hasSandbox = (await probeSandbox()).available;
+/**
+ * A folder under `/run` this test may create a socket in (where the machine's services keep
+ * theirs: `/run/user/<uid>` for a user, `/run` for root); undefined when there is none.
+ */
+const runSocketFolder = await (async () => {
+  for (const parent of [`/run/user/${process.getuid?.() ?? 'none'}`, '/run']) {
+    try {
+      return await mkdtemp(path.join(parent, 'closedloop-socket-'));
+    } catch {}
+  }
+  return undefined;
+})();
+afterAll(async () => {
+  if (runSocketFolder !== undefined) await rm(runSocketFolder, { recursive: true, force: true });
+});
 /** Both modes where the machine has bubblewrap (CI installs it); unsandboxed everywhere. */
 const modes = hasSandbox ? (['off', 'required'] as const) : (['off'] as const);
 
@@ -245,6 +261,132 @@ console.log(JSON.stringify({
     expect(await ws.read('.git/config')).not.toContain('fsmonitor');
   });
 
+  it('keeps the git directory in place: no rename, no new hooks folder, no commondir redirect', async () => {
+    await ws.git('init', '-q', '--template=', '.');
+    // A planted git directory inside the workspace with an fsmonitor that would fire outside.
+    await ws.write(
+      'plant-gitdir.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (e) { return e.code; } };
+const evil = '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch fired; false"\\n';
+console.log(JSON.stringify({
+  rename: attempt(() => fs.renameSync('.git', 'git-old')),
+  replace: attempt(() => { fs.mkdirSync('.git/x'); fs.rmSync('.git', { recursive: true }); }),
+  hooks: attempt(() => { fs.mkdirSync('.git/hooks', { recursive: true }); fs.writeFileSync('.git/hooks/post-checkout', '#!/bin/sh\\ntouch fired\\n'); }),
+  redirect: attempt(() => { fs.cpSync('.git', 'evil', { recursive: true }); fs.writeFileSync('evil/config', evil); fs.writeFileSync('.git/commondir', '../evil\\n'); }),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const outcome = JSON.parse((await runner.run(['node', 'plant-gitdir.cjs'])).stdout) as Record<
+      string,
+      string
+    >;
+    expect(outcome.rename).not.toBe('ok');
+    expect(outcome.replace).not.toBe('ok');
+    expect(outcome.hooks).not.toBe('ok');
+    expect(await ws.exists('git-old')).toBe(false);
+    expect(await ws.exists('.git/commondir')).toBe(false);
+    expect(await ws.read('.git/config')).not.toContain('fsmonitor');
+    // The user's own git, outside the sandbox, runs nothing the command planted.
+    await ws.git('status');
+    expect(await ws.exists('fired')).toBe(false);
+  });
+
+  it("keeps submodules' and linked worktrees' git directories out of reach", async () => {
+    await ws.git('init', '-q', '.');
+    await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    await ws.git('worktree', 'add', '-q', path.join(ws.root, 'wt'));
+    await ws.write(
+      'plant-modules.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (e) { return e.code; } };
+console.log(JSON.stringify({
+  module: attempt(() => { fs.mkdirSync('.git/modules/lib', { recursive: true }); fs.writeFileSync('.git/modules/lib/config', '[core]\\n\\tfsmonitor = touch fired\\n'); }),
+  worktree: attempt(() => fs.writeFileSync('.git/worktrees/wt/commondir', '../../../evil\\n')),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const outcome = JSON.parse((await runner.run(['node', 'plant-modules.cjs'])).stdout) as Record<
+      string,
+      string
+    >;
+    expect(outcome.module).not.toBe('ok');
+    expect(outcome.worktree).not.toBe('ok');
+    expect(await ws.exists('.git/modules/lib')).toBe(false);
+    expect(await ws.read('.git/worktrees/wt/commondir')).not.toContain('evil');
+    // git still works: worktrees can be added and listed.
+    expect((await runner.run(['git', 'worktree', 'add', '-q', 'wt2'])).exitCode).toBe(0);
+    expect((await runner.run(['git', 'worktree', 'list'])).stdout).toContain('wt2');
+  });
+
+  it("keeps a worktree's .git file read-only", async () => {
+    await ws.git('init', '-q', '.');
+    await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const worktree = path.join(ws.root, 'wt');
+    await ws.git('worktree', 'add', '-q', worktree);
+    await writeFile(
+      path.join(worktree, 'point.cjs'),
+      `try { require('node:fs').writeFileSync('.git', 'gitdir: ../evil\\n'); console.log('ok'); } catch (e) { console.log(e.code); }`,
+    );
+    const runner = createCommandRunner({ root: worktree, sandbox: 'required' });
+    expect((await runner.run(['node', 'point.cjs'])).stdout.trim()).not.toBe('ok');
+    expect(await readFile(path.join(worktree, '.git'), 'utf8')).not.toContain('evil');
+  });
+
+  it.runIf(runSocketFolder !== undefined)(
+    "cannot reach the machine's services through their sockets in /run",
+    async () => {
+      const socket = path.join(runSocketFolder as string, 'service.sock');
+      const service = createNetServer((connection) => connection.end('service reached\n'));
+      await new Promise<void>((resolve) => service.listen(socket, resolve));
+      try {
+        await ws.write(
+          'connect.cjs',
+          `const s = require('node:net').connect(${JSON.stringify(socket)});
+s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console.log('blocked', e.code));`,
+        );
+        const closed = createCommandRunner({ root: ws.root, sandbox: 'required' });
+        expect((await closed.run(['node', 'connect.cjs'])).stdout).toContain('blocked');
+        // Unsandboxed, the same command reaches it: the test can fail.
+        const off = createCommandRunner({ root: ws.root, sandbox: 'off' });
+        expect((await off.run(['node', 'connect.cjs'])).stdout).toContain('service reached');
+      } finally {
+        await new Promise((resolve) => service.close(resolve));
+      }
+    },
+  );
+
+  it('gives commands no capabilities and read-only kernel settings, even as root', async () => {
+    const canary = path.join(homedir(), `.closedloop-sandbox-canary-${process.pid}`);
+    await ws.write(
+      'remount.cjs',
+      `const fs = require('node:fs'); const { spawnSync } = require('node:child_process');
+const caps = /CapEff:\\s*([0-9a-f]+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1];
+const remount = spawnSync('mount', ['-o', 'remount,rw', '/'], { encoding: 'utf8' }).status;
+let wrote = 'no';
+try { fs.writeFileSync(${JSON.stringify(canary)}, 'x'); wrote = 'yes'; } catch {}
+// A kernel setting, written back unchanged: global, whatever namespace the command is in.
+const setting = '/proc/sys/kernel/printk_ratelimit';
+let sysctl = 'refused';
+try { fs.writeFileSync(setting, fs.readFileSync(setting)); sysctl = 'written'; } catch {}
+console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
+    );
+    try {
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      const outcome = JSON.parse((await runner.run(['node', 'remount.cjs'])).stdout) as Record<
+        string,
+        unknown
+      >;
+      expect(outcome.caps).toMatch(/^0+$/);
+      expect(outcome.remount).not.toBe(0);
+      expect(outcome.wrote).toBe('no');
+      expect(outcome.sysctl).toBe('refused');
+      expect(await stat(canary).catch(() => undefined)).toBeUndefined();
+    } finally {
+      await rm(canary, { force: true });
+    }
+  });
+
   it('hides credential stores of the home folder', async () => {
     const runner = createCommandRunner({
       root: ws.root,
@@ -257,6 +399,13 @@ console.log(JSON.stringify({
       `try { console.log(require('node:fs').readdirSync(${JSON.stringify(outside.root)}).join(',') || 'empty'); } catch (e) { console.log(e.code); }`,
     );
     expect((await runner.run(['node', 'peek.cjs'])).stdout.trim()).toBe('empty');
+    // Root owns /etc/shadow: an agent running as root must not show it to its commands.
+    await ws.write(
+      'shadow.cjs',
+      `try { console.log(require('node:fs').readFileSync('/etc/shadow', 'utf8').length); } catch (e) { console.log(e.code); }`,
+    );
+    const shadow = (await runner.run(['node', 'shadow.cjs'])).stdout.trim();
+    expect(shadow === '0' || shadow === 'EACCES' || shadow === 'ENOENT').toBe(true);
   });
 });
 

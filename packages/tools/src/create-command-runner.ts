@@ -16,6 +16,7 @@ import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
+  guardGitDirectories,
   probeSandbox,
   type SandboxMode,
   type SandboxOptions,
@@ -166,6 +167,12 @@ function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
   };
 }
 
+/** True when `child` is `parent` or inside it (both absolute). */
+function isInsideFolder(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
 /**
  * Builds the {@link CommandRunner} for a workspace.
  *
@@ -224,9 +231,16 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       Object.assign(env, await gitIdentityEnv(), { ...policy.env });
       args = [...gitHardening.flatMap((setting) => ['-c', setting]), ...args];
     }
+    // Folders of `PATH` inside the workspace (`pnpm` puts `<project>/node_modules/.bin` there) are
+    // skipped: the agent writes that folder, and `git` or `ls` found there would be its program
+    // (only the test, build and lint tools come from `node_modules/.bin`, on purpose).
+    const trustedPath = (env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((dir) => dir !== '' && !isInsideFolder(realRoot, path.resolve(dir)))
+      .join(path.delimiter);
     const executable =
       (await findExecutable(checked.program, {
-        pathVariable: env.PATH,
+        pathVariable: trustedPath,
         ...(localBinPrograms.has(checked.program)
           ? { localBinDir: path.join(realRoot, 'node_modules', '.bin') }
           : {}),
@@ -271,14 +285,19 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         writable: sandbox.writable,
         executable,
       });
-      result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
-        ...processOptions,
-        env: { ...env, TMPDIR: '/tmp' },
-        // The pid namespace dies with the command: nothing to look for outside it, only its end
-        // to wait for.
-        reapDetached: false,
-        infoFd: true,
-      });
+      const restoreGitDirectories = await guardGitDirectories(realRoot);
+      try {
+        result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
+          ...processOptions,
+          env: { ...env, TMPDIR: '/tmp' },
+          // The pid namespace dies with the command: nothing to look for outside it, only its end
+          // to wait for.
+          reapDetached: false,
+          infoFd: true,
+        });
+      } finally {
+        await restoreGitDirectories();
+      }
     } else {
       result = await runProcess(executable, args, processOptions);
     }

@@ -79,6 +79,27 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
     expect(await ws.exists('pwned-bare')).toBe(false);
   });
 
+  it('never runs a git (or ls) the agent planted in a PATH folder inside the workspace', async () => {
+    // `pnpm run` puts `<project>/node_modules/.bin` first on PATH: with the project as the
+    // workspace, that folder is one the agent writes.
+    const bin = path.join(ws.root, 'node_modules', '.bin');
+    await ws.write('node_modules/.bin/.keep', '');
+    await plant(path.join(bin, 'git'), 'pwned-git');
+    await plant(path.join(bin, 'ls'), 'pwned-ls');
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${saved ?? ''}`;
+    try {
+      const status = await registry().execute('git_status', {}, context());
+      expect(status.status).toBe('success');
+      await run(['git', 'log', '--oneline']);
+      await run(['ls']);
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(await ws.exists('pwned-git')).toBe(false);
+    expect(await ws.exists('pwned-ls')).toBe(false);
+  });
+
   it('refuses --template, so no hook outlives the run', async () => {
     await ws.write('tpl/hooks/pre-commit', '#!/bin/sh\ntouch pwned-template\n');
     const outcome = await registry().execute(

@@ -576,6 +576,20 @@ function packageName(spec: string): string {
   return at > 0 ? spec.slice(0, at) : spec;
 }
 
+/**
+ * Why the version part of a package spec (`tsc@5`, `vitest@^2.1 || latest`) is refused: it must be
+ * a version, range or dist-tag. After the name, npm also takes an alias (`tsc@npm:other`), a path
+ * (`tsc@file:../x`), a URL or a git repository, which would run another package under an allowed
+ * name.
+ */
+function packageVersionProblem(spec: string): string | undefined {
+  const at = spec.lastIndexOf('@');
+  if (at <= 0) return undefined;
+  const version = spec.slice(at + 1);
+  if (/^[A-Za-z0-9._^~<>=|*+ -]*$/.test(version)) return undefined;
+  return `"${spec}" is not a version, range or tag of the package: aliases (npm:), paths (file:), URLs and git repositories are refused.`;
+}
+
 /** What `npx <package>` runs, by package name (default: the package's own name). */
 const npxBinaries: Readonly<Record<string, string>> = { typescript: 'tsc', '@biomejs/biome': 'biome' };
 
@@ -610,9 +624,13 @@ const npxRule: ProgramRule = async (args, helpers) => {
     const spec = option.value ?? '';
     if (!helpers.npxPackages.has(packageName(spec)))
       return `"npx --package ${spec}" is not allowed. Allowed packages: ${allowed()}.`;
+    const problem = packageVersionProblem(spec);
+    if (problem) return problem;
   }
   const target = args[parsed.stoppedAt];
   if (target === undefined) return '"npx" needs a package to run.';
+  const targetProblem = packageVersionProblem(target);
+  if (targetProblem) return targetProblem;
   const name = packageName(target);
   const binOfExtra = extraPackages.some(
     (option) =>

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from './run-process';
@@ -31,7 +31,7 @@ export interface SandboxOptions {
   bubblewrap?: string;
 }
 
-/** Credential stores in the home folder that commands never see (when the sandbox is on). */
+/** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [
   '~/.ssh',
   '~/.aws',
@@ -53,6 +53,13 @@ export const defaultHiddenPaths: readonly string[] = [
   '~/.cargo/credentials',
   '~/.cargo/credentials.toml',
   '~/.gem/credentials',
+  // Readable only by root, who owns them: an agent running as root (a container, CI) would
+  // otherwise show its commands the password hashes and the host's SSH keys.
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/ssh/ssh_host_rsa_key',
+  '/etc/ssh/ssh_host_ecdsa_key',
+  '/etc/ssh/ssh_host_ed25519_key',
 ];
 
 /** The outcome of probing bubblewrap. */
@@ -74,6 +81,8 @@ export const probeArguments: readonly string[] = [
   '--unshare-net',
   '--die-with-parent',
   '--new-session',
+  '--cap-drop',
+  'ALL',
 ];
 
 async function findOnPath(program: string): Promise<string | undefined> {
@@ -159,7 +168,9 @@ function isInside(parent: string, child: string): boolean {
  * The git repository the workspace is in: its top folder and git directories (the `.git`
  * folder, or for a worktree its own git dir and the common one).
  */
-async function findRepository(root: string): Promise<{ top: string; gitDirs: string[] } | undefined> {
+async function findRepository(
+  root: string,
+): Promise<{ top: string; gitDirs: string[]; gitFile?: string } | undefined> {
   for (let dir = root; ; dir = path.dirname(dir)) {
     const dotGit = path.join(dir, '.git');
     const kind = await kindOf(dotGit);
@@ -172,7 +183,7 @@ async function findRepository(root: string): Promise<{ top: string; gitDirs: str
         const gitDirs = [gitDir];
         const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
         if (common !== undefined) gitDirs.push(path.resolve(gitDir, common.trim()));
-        return { top: dir, gitDirs };
+        return { top: dir, gitDirs, gitFile: dotGit };
       } catch {
         return undefined;
       }
@@ -180,6 +191,15 @@ async function findRepository(root: string): Promise<{ top: string; gitDirs: str
     if (path.dirname(dir) === dir) return undefined;
   }
 }
+
+/**
+ * The files and folders of a git directory that decide what git runs: its configuration, hooks,
+ * and `commondir` (which points git at another directory's configuration).
+ */
+const gitControlFiles = ['config', 'config.worktree', 'hooks', 'commondir', 'modules'] as const;
+
+/** Folders of a git directory mounted empty and read-only when they are missing. */
+const gitControlFolders: ReadonlySet<string> = new Set(['hooks', 'modules']);
 
 interface HiddenMount {
   target: string;
@@ -210,6 +230,26 @@ function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
   hiddenCache.set(key, { at: Date.now(), mounts });
   return mounts;
 }
+
+let runFolderList: Promise<string[]> | undefined;
+
+/** `/run` and `/var/run` when they are real folders (`/var/run` is usually a link to `/run`). */
+function runFolders(): Promise<string[]> {
+  runFolderList ??= (async () => {
+    const out: string[] = [];
+    for (const folder of ['/run', '/var/run']) {
+      const stats = await lstat(folder).catch(() => undefined);
+      if (stats?.isDirectory()) out.push(folder);
+    }
+    return out;
+  })();
+  return runFolderList;
+}
+
+/** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
+const kernelSettingsReadOnly = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'].flatMap(
+  (target) => ['--ro-bind-try', target, target],
+);
 
 /** What {@link bubblewrapArguments} needs. */
 export interface BubblewrapLayout {
@@ -273,7 +313,7 @@ async function linkedTempPackages(root: string, executable: string | undefined):
 
 /**
  * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
- * `/proc`, `/dev`, `/tmp` and `/var/tmp`, the workspace (and `writable`) read-write, credential
+ * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the workspace (and `writable`) read-write, credential
  * stores hidden, the workspace repository's `config` and `hooks` read-only (nothing the agent
  * runs can plant a hook or an fsmonitor that fires later outside the sandbox), new pid, IPC, UTS
  * and (unless `network`) network namespaces, a new session, and death with the parent.
@@ -287,11 +327,23 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     '/dev',
     '--proc',
     '/proc',
+    // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
+    // runs as root, outside any sandbox. Started by root, a command could write them.
+    ...kernelSettingsReadOnly,
     '--tmpfs',
     '/tmp',
     '--tmpfs',
     '/var/tmp',
   ];
+  // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
+  // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
+  // empty one, like `/tmp`. With the network on, the resolver configuration it may hold stays.
+  for (const folder of await runFolders()) args.push('--tmpfs', folder);
+  if (layout.network) {
+    const resolver = await realpath('/etc/resolv.conf').catch(() => undefined);
+    if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
+      args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
+  }
   for (const mount of await hiddenMounts(layout.hide)) {
     // Never hide the workspace itself.
     if (!isInside(mount.target, layout.root)) args.push(...mount.args);
@@ -309,17 +361,63 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
   }
+  if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
+    // A worktree's `.git` file says where its git directory is: rewritten, it would send the
+    // user's own git to a directory (and config) the command made.
+    args.push('--ro-bind', repository.gitFile, repository.gitFile);
+  }
   for (const gitDir of repository?.gitDirs ?? []) {
     // The repository's objects, refs and index are writable (commits); its config and hooks are
-    // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside.
-    if (!isInside(layout.root, gitDir)) args.push('--bind', gitDir, gitDir);
-    for (const name of ['config', 'config.worktree', 'hooks']) {
+    // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside. The
+    // git directory is a mount point of its own, so it cannot be renamed or removed and replaced
+    // by one with another config either.
+    args.push('--bind', gitDir, gitDir);
+    for (const name of gitControlFiles) {
       const target = path.join(gitDir, name);
       if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
+      else if (gitControlFolders.has(name)) {
+        // Without a hooks folder (`git init --template=`) one could be created, and submodules'
+        // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
+        // read-only one is mounted (its mount point stays behind, empty, as git would make it).
+        args.push('--tmpfs', target, '--remount-ro', target);
+      }
+    }
+    // The linked worktrees' own git directories: where each finds its common directory, and its
+    // own configuration.
+    const worktrees = path.join(gitDir, 'worktrees');
+    const names = await readdir(worktrees).catch(() => [] as string[]);
+    for (const name of names.slice(0, 200)) {
+      for (const file of ['commondir', 'config.worktree', 'gitdir']) {
+        const target = path.join(worktrees, name, file);
+        if ((await kindOf(target)) === 'file') args.push('--ro-bind', target, target);
+      }
     }
   }
+  // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
+  // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
+  args.push('--cap-drop', 'ALL');
   args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!layout.network) args.push('--unshare-net');
   args.push('--die-with-parent', '--new-session', '--chdir', layout.cwd);
   return args;
+}
+
+/**
+ * Guards the git directories of the workspace's repository during one sandboxed command: call it
+ * before the command, and the function it returns after the command's process tree is gone. A
+ * `commondir` file the command created in a git directory that had none is removed (it would
+ * point the user's own git, later and outside the sandbox, at a configuration the command wrote:
+ * an fsmonitor or hooks). One that existed is mounted read-only by {@link bubblewrapArguments}.
+ */
+export async function guardGitDirectories(root: string): Promise<() => Promise<void>> {
+  const repository = await findRepository(root);
+  const missing: string[] = [];
+  for (const gitDir of repository?.gitDirs ?? []) {
+    const target = path.join(gitDir, 'commondir');
+    if ((await kindOf(target)) === undefined && (await lstat(target).catch(() => undefined)) === undefined)
+      missing.push(target);
+  }
+  return async () => {
+    for (const target of missing) await rm(target, { recursive: true, force: true });
+  };
 }

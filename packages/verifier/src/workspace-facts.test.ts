@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
@@ -60,5 +60,18 @@ describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
     expect(facts.relative('/etc/passwd')).toBeUndefined();
     expect(facts.read('a.ts')).toBe('x');
     expect(facts.read('missing.ts')).toBeUndefined();
+  });
+
+  it('never reads a file through a link out of the workspace (a command may plant one)', async () => {
+    const outside = await repo({ 'secret.txt': 'OUTSIDE-CANARY\n' }, false);
+    const ws = await repo({ 'src/a.ts': 'a\n' });
+    await symlink(path.join(outside.root, 'secret.txt'), path.join(ws.root, 'src', 'leak.ts'));
+    await symlink(outside.root, path.join(ws.root, 'linked-dir'));
+    await symlink('a.ts', path.join(ws.root, 'src', 'alias.ts'));
+    const facts = createWorkspaceFacts(ws.root);
+    expect(facts.read('src/leak.ts')).toBeUndefined();
+    expect(facts.read('linked-dir/secret.txt')).toBeUndefined();
+    expect(facts.read('src/alias.ts')).toBe('a\n');
+    expect(facts.read('src/a.ts')).toBe('a\n');
   });
 });

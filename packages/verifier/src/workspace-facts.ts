@@ -1,4 +1,13 @@
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
 import { excerpt } from './finding';
@@ -79,6 +88,28 @@ function kindOf(code: string): ChangeKind {
 }
 
 const GIT_ENV = { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
+
+/**
+ * The text of a regular file whose real path is inside `realRoot` (links inside it are fine, a
+ * link out — planted by a command — is not followed), opened without following a last-moment
+ * link and without blocking (a FIFO); undefined otherwise or above `maxBytes`.
+ */
+function readInside(realRoot: string, file: string, maxBytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    const real = realpathSync(file);
+    const inside = path.relative(realRoot, real);
+    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > maxBytes) return undefined;
+    return readFileSync(fd, 'utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /**
  * Creates the cached fact source for one verification of a workspace.
@@ -189,15 +220,7 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
     exists: (relativePath) => stat(relativePath) !== undefined,
     read(relativePath) {
       if (contents.has(relativePath)) return contents.get(relativePath);
-      let text: string | undefined;
-      const info = stat(relativePath);
-      if (info?.isFile() && info.size <= 2_000_000) {
-        try {
-          text = readFileSync(absolute(relativePath), 'utf8');
-        } catch {
-          text = undefined;
-        }
-      }
+      const text = readInside(realRoot, absolute(relativePath), 2_000_000);
       contents.set(relativePath, text);
       return text;
     },

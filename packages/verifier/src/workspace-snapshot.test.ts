@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,5 +67,38 @@ describe('snapshotWorkspace / diffSnapshots', () => {
     const refs = readGitRefs(ws.root);
     expect(refs?.head).toBe((await ws.git('rev-parse', 'HEAD')).trim());
     expect(refs?.refs.get('refs/heads/main')).toBe(refs?.head);
+  });
+
+  it('never reads through a test file swapped for a link to a file outside the workspace', async () => {
+    const outside = await workspace({ 'secret.txt': 'OUTSIDE-CANARY\n' }, { git: false });
+    const ws = await workspace({ 'test/flip.test.ts': 'inside\n' }, { git: false });
+    const dir = path.join(ws.root, 'test');
+    // Another process swaps the file and a link to the outside file, atomically, in a loop.
+    const flipper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs'); const p = require('node:path'); const d = ${JSON.stringify(dir)};
+for (let i = 0; ; i++) {
+  try { fs.rmSync(p.join(d, 'l')); } catch {}
+  fs.symlinkSync(${JSON.stringify(path.join(outside.root, 'secret.txt'))}, p.join(d, 'l'));
+  fs.renameSync(p.join(d, 'l'), p.join(d, 'flip.test.ts'));
+  fs.writeFileSync(p.join(d, 'f'), 'inside ' + i + '\\n'); fs.renameSync(p.join(d, 'f'), p.join(d, 'flip.test.ts'));
+}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      let read = 0;
+      for (let i = 0; i < 1500; i++) {
+        const text = snapshotWorkspace(ws.root).texts.get('test/flip.test.ts');
+        if (text !== undefined) read++;
+        expect(text ?? '').not.toContain('OUTSIDE-CANARY');
+      }
+      expect(read).toBeGreaterThan(0);
+    } finally {
+      flipper.kill('SIGKILL');
+    }
   });
 });

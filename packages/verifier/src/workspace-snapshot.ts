@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import {
+  closeSync,
+  constants,
   type Dirent,
   existsSync,
+  fstatSync,
   lstatSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -114,12 +118,18 @@ function hashFile(absolute: string, stats: Stats, maxHashBytes: number, wantText
   let hash: string | undefined;
   let text: string | undefined;
   if (stats.size <= maxHashBytes) {
+    let fd: number | undefined;
     try {
-      const content = readFileSync(absolute);
+      // Not through a link or into a FIFO a command swapped in since the walk's lstat.
+      fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+      const content = readFileSync(fd);
       hash = createHash('sha1').update(content).digest('hex');
       if (wantText && stats.size <= MAX_TEXT_BYTES) text = content.toString('utf8');
     } catch {
       hash = undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
   }
   const entry: CacheEntry = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, hash, text };

@@ -86,6 +86,19 @@ describe('closedloop demo (offline scripted scenario)', () => {
   }, 60_000);
 });
 
+describe("the journal stays out of the agent's reach", () => {
+  it('refuses a journal inside the workspace (the agent could rewrite the events and the workspace a resume trusts)', async () => {
+    const base = tempDir();
+    const inside = capture({ cwd: base });
+    // `--workspace .` with the default journal `.closedloop/runs`: inside the workspace.
+    expect(await main(['demo', '--workspace', '.'], inside.io)).toBe(2);
+    expect(inside.err()).toMatch(/--journal .* is inside --workspace/);
+    expect(existsSync(join(base, 'src'))).toBe(false);
+    const nested = capture({ cwd: base });
+    expect(await main(['demo', '--workspace', 'ws', '--journal', 'ws/.runs'], nested.io)).toBe(2);
+  });
+});
+
 describe('closedloop command line', () => {
   it('prints its version and its help', async () => {
     const version = capture();

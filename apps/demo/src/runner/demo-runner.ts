@@ -22,7 +22,7 @@ import {
   readStepChanges,
   type StepChanges,
 } from '../workspace-changes/step-change-recorder';
-import { ensureFolder } from './ensure-folder';
+import { checkJournalOutsideWorkspace, ensureFolder } from './ensure-folder';
 import {
   describeSelection,
   type ModelInfo,
@@ -215,6 +215,7 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
         ? ensureFolder(options.workspace, '--workspace')
         : mkdtempSync(join(tmpdir(), 'closedloop-demo-'));
       ensureFolder(journal, '--journal');
+      checkJournalOutsideWorkspace(journal, workspace);
       const meta: DemoRunMeta = {
         workspace,
         demo,
@@ -249,6 +250,7 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
           `No run "${input.runId}" in ${journal}. Runs there: ${runs.join(', ') || 'none'}.`,
         );
       }
+      checkJournalOutsideWorkspace(journal, meta.workspace);
       if (input.repair) await store.repair(input.runId);
       // Leniently: a damaged journal is for cortex.resume to judge (it may repair a torn tail
       // left by a crashed owner, or refuse with a typed error).

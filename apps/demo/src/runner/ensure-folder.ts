@@ -1,5 +1,5 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { DemoError } from '../demo-error';
 
 function errnoCode(error: unknown): string | undefined {
@@ -61,4 +61,26 @@ export function ensureFolder(path: string, label: string): string {
     );
   }
   return absolute;
+}
+
+/**
+ * Refuses a journal folder inside the workspace: the agent's tools write the workspace, so it
+ * could rewrite its own journal — the events a resume trusts, and the workspace it confines the
+ * resumed run to.
+ */
+export function checkJournalOutsideWorkspace(journal: string, workspace: string): void {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  const inside = relative(real(workspace), real(journal));
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
+    throw new DemoError(
+      'invalid-argument',
+      `--journal "${journal}" is inside --workspace "${workspace}": the agent could rewrite its own journal. Pass a --journal outside the workspace.`,
+    );
+  }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One file as a snapshot saw it. */
@@ -38,6 +38,24 @@ function isBinary(content: Buffer): boolean {
 }
 
 /**
+ * The bytes of a regular file, opened without following a symbolic link and without blocking (a
+ * command running at the same time may have swapped the file for a link to a file outside the
+ * workspace, or for a FIFO); its size and time when it is larger than `maxBytes`. Throws for
+ * anything that is not a regular file.
+ */
+function readRegularFile(full: string, maxBytes: number): Buffer | { size: number; mtimeMs: number } {
+  const fd = openSync(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new Error(`${full} is not a regular file`);
+    if (stats.size > maxBytes) return { size: stats.size, mtimeMs: stats.mtimeMs };
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Reads a workspace synchronously (a step's baseline must be taken before its first tool call,
  * inside the event listener). Symbolic links are not followed; unreadable entries are skipped.
  */
@@ -69,12 +87,13 @@ export function snapshotWorkspace(root: string, limits: SnapshotLimits = {}): Wo
         return;
       }
       try {
-        const { size, mtimeMs } = statSync(full);
-        if (size > maxFileBytes) {
+        const content = readRegularFile(full, maxFileBytes);
+        if (typeof content === 'object' && !Buffer.isBuffer(content)) {
+          const { size, mtimeMs } = content;
           files.set(path, { hash: `${size}:${mtimeMs}`, size, text: null, withoutText: 'too-large' });
           continue;
         }
-        const content = readFileSync(full);
+        const size = content.length;
         const hash = createHash('sha1').update(content).digest('hex');
         if (isBinary(content)) files.set(path, { hash, size, text: null, withoutText: 'binary' });
         else if (content.length > textBudget)

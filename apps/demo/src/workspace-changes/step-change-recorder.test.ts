@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,5 +119,56 @@ describe('step change recorder', () => {
     expect(
       runs.map((run) => `${run.run} ${run.status} ${run.files.map((file) => file.path).join(',')}`),
     ).toEqual(['1 interrupted one.txt', '2 completed two.txt']);
+  });
+});
+
+describe('what the recorded changes may show (the web UI serves them)', () => {
+  it('redacts secrets in the diffs by default: a key line next to an edit is context', () => {
+    const key = 'sk-proj-Zq8vT3xLm9Kd2Rf7Wn4Yp1Hs6Bc0Ja5Ue';
+    writeFileSync(join(workspace, '.env'), `PORT=3000\nOPENAI_API_KEY=${key}\nDEBUG=false\n`);
+    writeFileSync(join(workspace, 'config.json'), '{}\n');
+    const recorder = createStepChangeRecorder({ workspace, dir });
+    recorder.observe(started('a'));
+    writeFileSync(join(workspace, '.env'), `PORT=3001\nOPENAI_API_KEY=${key}\nDEBUG=false\n`);
+    writeFileSync(join(workspace, 'config.json'), `{ "token": "${key}" }\n`);
+    recorder.observe(finished('a'));
+    const [record] = readStepChanges(dir, 'a');
+    const text = JSON.stringify(record);
+    expect(text).toContain('+PORT=3001');
+    expect(text).not.toContain(key.slice(8, 20));
+    expect(text).toContain('[REDACTED');
+  });
+
+  it('never reads through a file swapped for a link to a file outside the workspace', async () => {
+    const outside = join(base, 'outside-secret.txt');
+    writeFileSync(outside, 'OUTSIDE-CANARY\n');
+    writeFileSync(join(workspace, 'flip.txt'), 'inside\n');
+    // Another process swaps the file and a symbolic link to the outside file, atomically, in a loop.
+    const flipper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs'); const p = require('node:path');
+const ws = ${JSON.stringify(workspace)}; const out = ${JSON.stringify(outside)};
+for (;;) {
+  try { fs.rmSync(p.join(ws, 'l')); } catch {}
+  fs.symlinkSync(out, p.join(ws, 'l')); fs.renameSync(p.join(ws, 'l'), p.join(ws, 'flip.txt'));
+  fs.writeFileSync(p.join(ws, 'f'), 'inside\\n'); fs.renameSync(p.join(ws, 'f'), p.join(ws, 'flip.txt'));
+}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      let read = 0;
+      for (let i = 0; i < 2000; i++) {
+        const file = snapshotWorkspace(workspace).files.get('flip.txt');
+        if (file?.text != null) read++;
+        expect(file?.text ?? '').not.toContain('OUTSIDE-CANARY');
+      }
+      expect(read).toBeGreaterThan(0);
+    } finally {
+      flipper.kill('SIGKILL');
+    }
   });
 });

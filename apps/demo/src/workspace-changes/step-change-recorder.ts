@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import type { RunEvent } from '@closedloop/cortex';
+import { createRedactor, type Redactor } from '@closedloop/model';
 import { diffSnapshots, type FileChange } from './diff-snapshots';
 import { type SnapshotLimits, snapshotWorkspace, type WorkspaceSnapshot } from './snapshot-workspace';
 
@@ -68,7 +69,14 @@ export function createStepChangeRecorder(options: {
   workspace: string;
   dir: string;
   limits?: SnapshotLimits;
+  /**
+   * Applied to every record before it is written: the diffs quote the workspace's files (a `.env`
+   * edited next to a key line shows it as context), and the web UI serves them. Default
+   * `createRedactor()`; `false` turns it off.
+   */
+  redactor?: Redactor | false;
 }): StepChangeRecorder {
+  const redactor = options.redactor === false ? undefined : (options.redactor ?? createRedactor());
   interface Running {
     baseline: WorkspaceSnapshot;
     run: number;
@@ -101,7 +109,8 @@ export function createStepChangeRecorder(options: {
     };
     try {
       mkdirSync(options.dir, { recursive: true });
-      writeFileSync(join(options.dir, fileName(stepId, step.run)), `${JSON.stringify(record)}\n`);
+      const clean = redactor ? redactor.redactValue(record) : record;
+      writeFileSync(join(options.dir, fileName(stepId, step.run)), `${JSON.stringify(clean)}\n`);
     } catch {
       // Recording is best effort: a full disk must not stop the run.
     }

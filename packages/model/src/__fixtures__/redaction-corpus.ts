@@ -21,6 +21,14 @@ const anthropicKey = 'sk-ant-api03-Vx7Kq2mZ9pL4tR8nW1sB6yH3dF5gJ0cAeU';
 const plainKey = 'q7Vd93LmKz2Tx8RbN4pWc6Hs'; // a key with no telling shape
 const awsSecret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 const dbPassword = 'Tr0ub4dor&3-horse';
+const slashPassword = 'hunter2/Correct+Horse=Staple';
+
+/** The `length`-character pieces of `text` (a leak of any of them is a leak). */
+function pieces(text: string, length: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + length <= text.length; i += length) out.push(text.slice(i, i + length));
+  return out;
+}
 const pemBody = [
   'MIIEowIBAAKCAQEA1c7+9z5Pad7OejecsQ0bu3aozN3tihPmljnnudb9G3HECdnH',
   'lWu2/a1gB9JW5TBQ+AVpum9Okx7KfqkfBKL9mcHgSL0yWMdjMfNOqNtrQqKlN4kE',
@@ -421,6 +429,48 @@ export const leakCases: readonly RedactionCase[] = [
     kind: 'encoded',
     text: `dump ${Buffer.from(plainKey).toString('hex')}`,
     leaks: [Buffer.from(plainKey).toString('hex').slice(0, 24)],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  // Hex and percent-encoding are case-insensitive: tools print either case.
+  {
+    name: 'upper-case hex of known value',
+    kind: 'encoded',
+    text: `dump ${Buffer.from(openaiKey).toString('hex').toUpperCase()}`,
+    leaks: pieces(Buffer.from(openaiKey).toString('hex').toUpperCase(), 8),
+    known: { OPENAI_API_KEY: openaiKey },
+  },
+  {
+    name: 'lower-case url-encoded known value',
+    kind: 'encoded',
+    text: `?k=${encodeURIComponent(slashPassword).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}`,
+    leaks: pieces(
+      encodeURIComponent(slashPassword).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+      8,
+    ),
+    known: { PGPASSWORD: slashPassword },
+  },
+  {
+    name: 'every byte of a known value percent-encoded',
+    kind: 'encoded',
+    text: `u=${[...Buffer.from(plainKey)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')}`,
+    leaks: [
+      [...Buffer.from(plainKey)]
+        .map((b) => `%${b.toString(16).padStart(2, '0')}`)
+        .join('')
+        .slice(30, 60),
+    ],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'every byte of a known value percent-encoded, upper case',
+    kind: 'encoded',
+    text: `u=${[...Buffer.from(plainKey)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('')}`,
+    leaks: [
+      [...Buffer.from(plainKey)]
+        .map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`)
+        .join('')
+        .slice(30, 60),
+    ],
     known: { SERVICE_TOKEN: plainKey },
   },
   {
