@@ -213,8 +213,9 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         status: outcome.status,
         durationMs: Math.round(performance.now() - started),
       });
+      // BullMQ stores the result as JSON (the coordinator reads it back from Redis): no copy needed.
       return {
-        outcome: JSON.parse(JSON.stringify(outcome)),
+        outcome,
         attempt,
         events: journal.written(),
         continued: history.length,
