@@ -33,8 +33,7 @@ describe('step transcripts', () => {
       retentionMs: 60_000,
     });
     expect(await transcripts.claim('job-1', 'attempt-a')).toEqual([]);
-    await transcripts.append('job-1', 'attempt-a', event('s1', 'c1'));
-    await transcripts.append('job-1', 'attempt-a', event('s1', 'c2'));
+    await transcripts.append('job-1', 'attempt-a', [event('s1', 'c1'), event('s1', 'c2')]);
     // Attempt B takes over (attempt A's worker froze past its lock).
     const earlier = await transcripts.claim('job-1', 'attempt-b');
     expect(earlier.map((entry) => [entry.attempt, (entry.event as { callId: string }).callId])).toEqual([
@@ -42,13 +41,15 @@ describe('step transcripts', () => {
       ['attempt-a', 'c2'],
     ]);
     // A wakes up: it can no longer journal.
-    await expect(transcripts.append('job-1', 'attempt-a', event('s1', 'c3'))).rejects.toMatchObject({
-      code: 'step-fenced',
-    });
-    await transcripts.append('job-1', 'attempt-b', event('s1', 'c3'));
+    await expect(
+      transcripts.append('job-1', 'attempt-a', [event('s1', 'c3'), event('s1', 'c4')]),
+    ).rejects.toMatchObject({ code: 'step-fenced' });
+    await transcripts.append('job-1', 'attempt-b', [event('s1', 'c3')]);
+    await transcripts.append('job-1', 'attempt-b', [event('s1', 'c4'), event('s1', 'c5')]);
     expect(
       (await transcripts.read('job-1', 'attempt-b')).map((entry) => (entry as { callId: string }).callId),
-    ).toEqual(['c3']);
+    ).toEqual(['c3', 'c4', 'c5']);
+    // The fenced group left nothing: A's entries are the two it appended before B claimed the job.
     expect(await transcripts.read('job-1', 'attempt-a')).toHaveLength(2);
     await transcripts.remove(['job-1']);
     expect(await transcripts.claim('job-1', 'attempt-c')).toEqual([]);

@@ -17,8 +17,11 @@ export interface StepTranscripts {
    * that wakes up is fenced off) and returns what earlier attempts journaled — atomically.
    */
   claim(jobId: string, attempt: string): Promise<TranscriptEntry[]>;
-  /** Appends one event; rejects with `ScaleOutError('step-fenced')` once another attempt owns the job. */
-  append(jobId: string, attempt: string, event: RunEvent): Promise<void>;
+  /**
+   * Appends events, in order, in one script call (all or none); rejects with
+   * `ScaleOutError('step-fenced')` once another attempt owns the job.
+   */
+  append(jobId: string, attempt: string, events: readonly RunEvent[]): Promise<void>;
   /** The events one attempt journaled, in order; without `attempt`, every attempt's, in order. */
   read(jobId: string, attempt?: string): Promise<RunEvent[]>;
   /** Deletes the transcripts of these jobs. */
@@ -31,13 +34,18 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return redis.call('XRANGE', KEYS[1], '-', '+')
 `;
 
+// ARGV: the attempt, the retention, then the events' JSON. Checked before anything is written, so
+// a fenced attempt appends nothing; a script runs alone, so no claim falls between two events.
 const appendScript = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return redis.error_reply('FENCED')
 end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return redis.call('XADD', KEYS[1], '*', 'a', ARGV[1], 'e', ARGV[2])
+for index = 3, #ARGV do
+  redis.call('XADD', KEYS[1], '*', 'a', ARGV[1], 'e', ARGV[index])
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return #ARGV - 2
 `;
 
 type Entry = [id: string, fields: string[]];
@@ -53,9 +61,9 @@ type TranscriptClient = Redis & {
     stream: string,
     owner: string,
     attempt: string,
-    json: string,
     ttlMs: number,
-  ): Promise<string>;
+    ...json: string[]
+  ): Promise<number>;
 };
 
 /**
@@ -84,14 +92,15 @@ export function createStepTranscripts(options: {
       );
       return entries.map(parse);
     },
-    async append(jobId, attempt, event) {
+    async append(jobId, attempt, events) {
+      if (events.length === 0) return;
       try {
         await client.closedloopJournal(
           keys.transcript(jobId),
           keys.owner(jobId),
           attempt,
-          JSON.stringify(event),
           retentionMs,
+          ...events.map((event) => JSON.stringify(event)),
         );
       } catch (error) {
         if (error instanceof Error && error.message.includes('FENCED')) {

@@ -1,4 +1,4 @@
-import { type Cortex, type CortexOptions, createCortex } from '@closedloop/cortex';
+import { type Cortex, type CortexOptions, createCortex, type RunEvent } from '@closedloop/cortex';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, type RedisConnection } from './redis-connection';
@@ -12,7 +12,7 @@ import {
   stepJobSchema,
   stepQueueName,
 } from './step-jobs';
-import { createStepTranscripts } from './step-transcripts';
+import { createStepTranscripts, type StepTranscripts } from './step-transcripts';
 import { positiveInteger, resolveWorkerSettings } from './worker-settings';
 
 /** Builds a run's cortex options from its spec: the same function for coordinators and workers. */
@@ -63,6 +63,42 @@ export interface StepWorker {
   ready(): Promise<void>;
   /** Stops taking steps, waits for the running ones, closes the connections. */
   close(): Promise<void>;
+}
+
+/**
+ * The `journal` of one attempt of a step: the events cortex hands over together (one group
+ * commit, handed over back to back) go to Redis as one fenced script call — one round trip and
+ * one write per group instead of one per event. Each event's promise resolves once its group is
+ * in Redis; groups are written in order, each only after the previous one succeeded, and after a
+ * failure (fenced, Redis error) nothing more is written: the transcript stays a prefix of the
+ * step's events.
+ */
+function transcriptJournal(
+  transcripts: StepTranscripts,
+  jobId: string,
+  attempt: string,
+): { write: (event: RunEvent) => Promise<void>; written: () => number } {
+  let written = 0;
+  let previous: Promise<void> = Promise.resolve();
+  let batch: { events: RunEvent[]; done: Promise<void> } | undefined;
+  return {
+    write(event) {
+      if (batch === undefined) {
+        const events: RunEvent[] = [];
+        // Sent once the current synchronous run of calls (the group) is over, after the previous group.
+        const done = previous.then(async () => {
+          batch = undefined;
+          await transcripts.append(jobId, attempt, events);
+          written += events.length;
+        });
+        batch = { events, done };
+        previous = done;
+      }
+      batch.events.push(event);
+      return batch.done;
+    },
+    written: () => written,
+  };
 }
 
 /**
@@ -151,7 +187,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       // continues from it (durable replay), so a killed worker's effects are not repeated.
       const history = (await transcripts.claim(jobId, attempt)).map((entry) => entry.event);
       const cortex = await cortexFor(data);
-      let journaled = 0;
+      const journal = transcriptJournal(transcripts, jobId, attempt);
       const { outcome, modelUnavailable } = await cortex.runStep({
         runId: data.runId,
         request: data.spec.request,
@@ -159,10 +195,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         plan: data.plan,
         history,
         signal: controller.signal,
-        journal: async (event) => {
-          await transcripts.append(jobId, attempt, event);
-          journaled++;
-        },
+        journal: journal.write,
       });
       if (controller.signal.aborted) {
         const reason = controller.signal.reason;
@@ -180,10 +213,11 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         status: outcome.status,
         durationMs: Math.round(performance.now() - started),
       });
+      // BullMQ stores the result as JSON (the coordinator reads it back from Redis): no copy needed.
       return {
-        outcome: JSON.parse(JSON.stringify(outcome)),
+        outcome,
         attempt,
-        events: journaled,
+        events: journal.written(),
         continued: history.length,
         ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
       };

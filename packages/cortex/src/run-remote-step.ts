@@ -25,10 +25,14 @@ export interface RemoteStepInput {
   /** `task.snapshot()` of the coordinating cortex: the step (`in_progress`) and its dependencies. */
   plan: unknown;
   /**
-   * Receives every journaled event of the step, in order, as it happens. A returned promise is
-   * waited for where the step needs its journal on record (before a human is asked, and at the
-   * end). When it throws or rejects, the step is aborted and `runStep` rejects: a step never
-   * goes on acting without its journal.
+   * Receives every journaled event of the step, in order, as it happens. Events come in group
+   * commits (as a run's journal store gets them): the events of one group are handed over back to
+   * back, without waiting for each other's promise, and the next group only once every promise of
+   * the previous one resolved — so a journal may batch or pipeline one group's writes (one round
+   * trip per group), but must write them in the order it received them. The step waits for a
+   * group where it needs its journal on record (before a tool runs, before a human is asked, and
+   * at the end). When it throws or rejects, the step is aborted and `runStep` rejects: a step
+   * never goes on acting without its journal.
    */
   journal?: (event: RunEvent) => void | Promise<void>;
   /**
@@ -59,12 +63,16 @@ function invalid(message: string, details: Record<string, unknown> = {}, cause?:
   return new CortexError({ code: 'invalid-step-task', message, details, cause });
 }
 
-/** A run store that only appends, to the step's journal callback (the bus needs no more). */
+/**
+ * A run store that only appends, to the step's journal callback (the bus needs no more). A group
+ * commit hands its events over back to back and is durable once every one is: a journal that
+ * batches or pipelines writes makes one round trip per group, not one per event.
+ */
 function journalStore(journal: (event: RunEvent) => void | Promise<void>): RunStore {
   const unsupported = () => Promise.reject(new Error('a step journal is append-only'));
   return {
     async append(_runId, records) {
-      for (const record of records) await journal(record.event);
+      await Promise.all(records.map((record) => journal(record.event)));
     },
     read: unsupported,
     list: unsupported,

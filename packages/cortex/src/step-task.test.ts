@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ModelError } from '@closedloop/model';
 import type { PlanSnapshot } from '@closedloop/plan';
 import { workspaceTools } from '@closedloop/tools';
@@ -280,6 +282,71 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     await expect(
       worker.runStep({ runId: 'run-1', request: 'x', stepId: 'a', plan: { nope: true } }),
     ).rejects.toMatchObject({ code: 'invalid-step-task' });
+  });
+
+  it("hands a group's events to the journal back to back, and runs no tool before they are on record", async () => {
+    const coordinatorSide = await world();
+    let snapshot: PlanSnapshot | undefined;
+    const coordinator = createCortex({
+      ...coordinatorSide.options(scenario()),
+      stepRunner: async (task) => {
+        snapshot ??= task.snapshot();
+        return task.runHere();
+      },
+    });
+    await coordinator.run('write four files');
+    const fresh = {
+      ...snapshot!,
+      steps: snapshot!.steps.map((entry) => ({ ...entry, status: 'in_progress' as const, ledger: [] })),
+    };
+    const stepId = fresh.steps[0]!.id;
+    const remote = await world();
+    const worker = createCortex(remote.options(scenario()));
+    const written = join(remote.ws.root, `${stepId}.txt`);
+    const received: { event: RunEvent; group: number; onRecord: boolean; fileThen: boolean }[] = [];
+    let group = 0;
+    let groupOpen = false;
+    let outstanding = 0;
+    let mostOutstanding = 0;
+    const { outcome, events } = await worker.runStep({
+      runId: 'run-1',
+      request: 'write four files',
+      stepId,
+      plan: fresh,
+      journal: (event) => {
+        // A group is handed over in one go (synchronously): a new one starts after a microtask.
+        if (!groupOpen) {
+          group++;
+          groupOpen = true;
+          queueMicrotask(() => {
+            groupOpen = false;
+          });
+        }
+        // Every event of the earlier groups is on record before the next group comes.
+        expect(received.filter((earlier) => !earlier.onRecord && earlier.group !== group)).toEqual([]);
+        const entry = { event, group, onRecord: false, fileThen: existsSync(written) };
+        received.push(entry);
+        outstanding++;
+        mostOutstanding = Math.max(mostOutstanding, outstanding);
+        return new Promise<void>((resolve) =>
+          setTimeout(() => {
+            entry.onRecord = true;
+            outstanding--;
+            resolve();
+          }, 5),
+        );
+      },
+    });
+    expect(outcome.status).toBe('completed');
+    expect(received.map((entry) => entry.event)).toEqual(events);
+    expect(received.every((entry) => entry.onRecord)).toBe(true);
+    // Groups are pipelined: some group had more than one event in flight at once.
+    expect(mostOutstanding).toBeGreaterThan(1);
+    // The write ran only after its dispatch was on record: no event up to the dispatch saw the file.
+    const dispatched = received.findIndex((entry) => entry.event.type === 'tool-call-dispatched');
+    expect(dispatched).toBeGreaterThanOrEqual(0);
+    expect(received.slice(0, dispatched + 1).some((entry) => entry.fileThen)).toBe(false);
+    expect(received.slice(dispatched + 1).some((entry) => entry.fileThen)).toBe(true);
   });
 
   it('a journal that fails stops the step and rejects', async () => {
