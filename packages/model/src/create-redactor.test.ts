@@ -112,4 +112,29 @@ describe('registerSecret and redactValue', () => {
     });
     expect(input.b.c).toBe('DB_PASS=hunter22');
   });
+
+  it.each([1, 31, 32, 33, 200])(
+    'keeps the shape of shared and cyclic objects among %i others (one redacted copy per object)',
+    (others) => {
+      const redactor = createRedactor({ env: {}, registered: false });
+      const shared = { secret: 'DB_PASS=hunter22' };
+      const fillers = Array.from({ length: others }, (_, i) => ({ i, text: `DB_PASS=filler${i}` }));
+      const input: { fillers: unknown[]; first: unknown; second: unknown[]; self?: unknown } = {
+        fillers,
+        first: shared,
+        second: [shared, fillers[0]],
+      };
+      input.self = input;
+      const out = redactor.redactValue(input);
+      expect(out).not.toBe(input);
+      expect(out.self).toBe(out);
+      expect(out.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+      expect(out.first).not.toBe(shared);
+      expect(out.second[0]).toBe(out.first);
+      expect(out.second[1]).toBe(out.fillers[0]);
+      expect(out.fillers).toHaveLength(others);
+      expect(out.fillers[others - 1]).toEqual({ i: others - 1, text: 'DB_PASS=[REDACTED]' });
+      expect(shared.secret).toBe('DB_PASS=hunter22');
+    },
+  );
 });
