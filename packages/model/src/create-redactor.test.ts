@@ -113,6 +113,35 @@ describe('registerSecret and redactValue', () => {
     expect(input.b.c).toBe('DB_PASS=hunter22');
   });
 
+  it('redacts a value whose getter redacts another one, and recovers after a getter throws', () => {
+    const redactor = createRedactor({ env: {}, registered: false });
+    const inner = { secret: 'DB_PASS=inner1234' };
+    const outer = {
+      get nested() {
+        return redactor.redactValue({ inner, again: inner });
+      },
+      also: inner,
+    };
+    const out = redactor.redactValue(outer);
+    expect(out.nested).toEqual({
+      inner: { secret: 'DB_PASS=[REDACTED]' },
+      again: { secret: 'DB_PASS=[REDACTED]' },
+    });
+    expect(out.nested.inner).toBe(out.nested.again);
+    expect(out.also).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    const throwing = {
+      first: inner,
+      get boom(): string {
+        throw new Error('getter failed');
+      },
+    };
+    expect(() => redactor.redactValue(throwing)).toThrow('getter failed');
+    const next = redactor.redactValue({ first: inner, second: inner });
+    expect(next.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    expect(next.first).toBe(next.second);
+    expect(next.first).not.toBe(out.also);
+  });
+
   it.each([1, 31, 32, 33, 200])(
     'keeps the shape of shared and cyclic objects among %i others (one redacted copy per object)',
     (others) => {

@@ -739,6 +739,13 @@ class Copies {
     return undefined;
   }
 
+  /** Forgets everything (keeps the arrays' room for the next call). */
+  clear(): void {
+    this.#originals.length = 0;
+    this.#copies.length = 0;
+    this.#map = undefined;
+  }
+
   set(value: object, copy: unknown): void {
     if (this.#map !== undefined) {
       this.#map.set(value, copy);
@@ -905,10 +912,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (shortcuts && text.length <= memoTextLimit) remember(text, out);
     return out;
   };
+  const copies = new Copies();
+  let copiesInUse = false;
   return {
     redact,
     redactValue<T>(value: T): T {
-      return redactDeep(value, redact, 0, new Copies()) as T;
+      // One table per redactor, reused call after call; a fresh one if a call is under way (a
+      // getter of the value redacting with this redactor).
+      if (copiesInUse) return redactDeep(value, redact, 0, new Copies()) as T;
+      copiesInUse = true;
+      try {
+        return redactDeep(value, redact, 0, copies) as T;
+      } finally {
+        copies.clear();
+        copiesInUse = false;
+      }
     },
     get knownSecretCount() {
       if (!useRegistered) return own.size;
