@@ -12,18 +12,37 @@ export function abortedError(signal: AbortSignal | undefined, provider?: string)
 
 const noop = (): void => {};
 
-/** Callbacks waiting on a signal, behind the one listener {@link onAbort} adds to it. */
-const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+/** The waits of a signal, behind the one listener {@link onAbort} adds to it: cancel function → callback. */
+type Waits = Map<() => void, () => void>;
+
+/** Where a signal keeps its waits: a property of its own (no `WeakMap` entry for the GC to trace). */
+const waitsKey = Symbol('closedloop.model.abort-waits');
+type WaitsHolder = { [waitsKey]?: Waits | undefined };
+/** The waits of signals that take no new property (frozen or sealed look-alikes). */
+const sealedWaits = new WeakMap<AbortSignal, Waits>();
+
+function waitsOf(signal: AbortSignal): Waits | undefined {
+  const own = (signal as WaitsHolder)[waitsKey];
+  if (own !== undefined || Object.isExtensible(signal)) return own;
+  return sealedWaits.get(signal);
+}
+
+function setWaits(signal: AbortSignal, waits: Waits | undefined): void {
+  if (Object.isExtensible(signal) || (signal as WaitsHolder)[waitsKey] !== undefined)
+    (signal as WaitsHolder)[waitsKey] = waits;
+  else if (waits === undefined) sealedWaits.delete(signal);
+  else sealedWaits.set(signal, waits);
+}
 
 /**
  * Calls `callback` once when `signal` aborts; returns the function that cancels the wait.
  * The one abort helper of closedloop: however many waits a signal has (a step's model calls,
  * tool calls, checks, sleeps…), it carries ONE `abort` listener — added by the first wait,
  * kept for the signal's life — so a long-lived signal never piles up listeners (no
- * `MaxListenersExceededWarning`) and a wait costs a `Set` entry, not an `addEventListener` /
- * `removeEventListener` pair. Waits are called in the order they were added; a callback that
- * throws does not stop the others. When `signal` has already aborted, `callback` is not called:
- * check `signal.aborted` first.
+ * `MaxListenersExceededWarning`) and a wait costs a `Map` entry and its cancel function, not an
+ * `addEventListener` / `removeEventListener` pair. Waits are called in the order they were added;
+ * a callback that throws does not stop the others. When `signal` has already aborted, `callback`
+ * is not called: check `signal.aborted` first.
  *
  * @example
  * const cancel = onAbort(signal, () => reject(abortedError(signal)));
@@ -31,16 +50,16 @@ const waiting = new WeakMap<AbortSignal, Set<() => void>>();
  */
 export function onAbort(signal: AbortSignal, callback: () => void): () => void {
   if (signal.aborted) return noop;
-  let callbacks = waiting.get(signal);
-  if (callbacks === undefined) {
-    const created = new Set<() => void>();
-    callbacks = created;
-    waiting.set(signal, created);
+  let waits = waitsOf(signal);
+  if (waits === undefined) {
+    const created: Waits = new Map();
+    waits = created;
+    setWaits(signal, created);
     signal.addEventListener(
       'abort',
       () => {
-        waiting.delete(signal);
-        const due = [...created];
+        setWaits(signal, undefined);
+        const due = [...created.values()];
         created.clear();
         for (const wait of due) {
           try {
@@ -53,13 +72,13 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
       { once: true },
     );
   }
-  // A fresh function per wait: the same callback may wait twice.
-  const entry = () => callback();
-  callbacks.add(entry);
-  const owner = callbacks;
-  return () => {
-    owner.delete(entry);
+  // The cancel function is the wait's key: a fresh one per wait, so the same callback may wait twice.
+  const owner = waits;
+  const cancel = (): void => {
+    owner.delete(cancel);
   };
+  owner.set(cancel, callback);
+  return cancel;
 }
 
 /**

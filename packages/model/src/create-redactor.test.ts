@@ -112,4 +112,58 @@ describe('registerSecret and redactValue', () => {
     });
     expect(input.b.c).toBe('DB_PASS=hunter22');
   });
+
+  it('redacts a value whose getter redacts another one, and recovers after a getter throws', () => {
+    const redactor = createRedactor({ env: {}, registered: false });
+    const inner = { secret: 'DB_PASS=inner1234' };
+    const outer = {
+      get nested() {
+        return redactor.redactValue({ inner, again: inner });
+      },
+      also: inner,
+    };
+    const out = redactor.redactValue(outer);
+    expect(out.nested).toEqual({
+      inner: { secret: 'DB_PASS=[REDACTED]' },
+      again: { secret: 'DB_PASS=[REDACTED]' },
+    });
+    expect(out.nested.inner).toBe(out.nested.again);
+    expect(out.also).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    const throwing = {
+      first: inner,
+      get boom(): string {
+        throw new Error('getter failed');
+      },
+    };
+    expect(() => redactor.redactValue(throwing)).toThrow('getter failed');
+    const next = redactor.redactValue({ first: inner, second: inner });
+    expect(next.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    expect(next.first).toBe(next.second);
+    expect(next.first).not.toBe(out.also);
+  });
+
+  it.each([1, 31, 32, 33, 200])(
+    'keeps the shape of shared and cyclic objects among %i others (one redacted copy per object)',
+    (others) => {
+      const redactor = createRedactor({ env: {}, registered: false });
+      const shared = { secret: 'DB_PASS=hunter22' };
+      const fillers = Array.from({ length: others }, (_, i) => ({ i, text: `DB_PASS=filler${i}` }));
+      const input: { fillers: unknown[]; first: unknown; second: unknown[]; self?: unknown } = {
+        fillers,
+        first: shared,
+        second: [shared, fillers[0]],
+      };
+      input.self = input;
+      const out = redactor.redactValue(input);
+      expect(out).not.toBe(input);
+      expect(out.self).toBe(out);
+      expect(out.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+      expect(out.first).not.toBe(shared);
+      expect(out.second[0]).toBe(out.first);
+      expect(out.second[1]).toBe(out.fillers[0]);
+      expect(out.fillers).toHaveLength(others);
+      expect(out.fillers[others - 1]).toEqual({ i: others - 1, text: 'DB_PASS=[REDACTED]' });
+      expect(shared.secret).toBe('DB_PASS=hunter22');
+    },
+  );
 });

@@ -726,6 +726,51 @@ function redactShapes(text: string): string {
   return out;
 }
 
+/** Up to this many objects, {@link Copies} finds a copy by a linear scan (no Map, no identity hash). */
+const linearCopies = 32;
+
+/**
+ * The copies made by one `redactValue` call: every object met so far → its redacted copy. A run
+ * event holds a handful of objects, so the first ones are kept in two arrays and found by a
+ * linear scan — cheaper than a `Map`, which would also give every object met an identity hash;
+ * past {@link linearCopies} objects they move to a `Map`.
+ */
+class Copies {
+  #originals: object[] = [];
+  #copies: unknown[] = [];
+  #map: Map<object, unknown> | undefined;
+
+  get(value: object): unknown {
+    if (this.#map !== undefined) return this.#map.get(value);
+    const originals = this.#originals;
+    for (let i = 0; i < originals.length; i++) if (originals[i] === value) return this.#copies[i];
+    return undefined;
+  }
+
+  /** Forgets everything (keeps the arrays' room for the next call). */
+  clear(): void {
+    this.#originals.length = 0;
+    this.#copies.length = 0;
+    this.#map = undefined;
+  }
+
+  set(value: object, copy: unknown): void {
+    if (this.#map !== undefined) {
+      this.#map.set(value, copy);
+      return;
+    }
+    if (this.#originals.length < linearCopies) {
+      this.#originals.push(value);
+      this.#copies.push(copy);
+      return;
+    }
+    const map = new Map<object, unknown>();
+    for (let i = 0; i < this.#originals.length; i++) map.set(this.#originals[i] as object, this.#copies[i]);
+    map.set(value, copy);
+    this.#map = map;
+  }
+}
+
 /**
  * Redacts strings inside plain objects and arrays (depth-limited). `copies` maps every object met
  * so far to its redacted copy, so an object met twice (shared, or a cycle) becomes the same copy
@@ -735,7 +780,7 @@ function redactDeep(
   value: unknown,
   redact: (text: string) => string,
   depth: number,
-  copies: Map<object, unknown>,
+  copies: Copies,
 ): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
@@ -817,8 +862,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   }
   let index: KnownIndex | undefined;
   let indexVersion = -1;
+  // The registry is made once per process and never replaced: look it up once.
+  const registry = secretRegistry();
   const knownIndex = (): KnownIndex => {
-    const registry = secretRegistry();
     const version = useRegistered ? registry.version : 0;
     if (index === undefined || version !== indexVersion) {
       const entries = new Map(own);
@@ -874,10 +920,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (shortcuts && text.length <= memoTextLimit) remember(text, out);
     return out;
   };
+  const copies = new Copies();
+  let copiesInUse = false;
   return {
     redact,
     redactValue<T>(value: T): T {
-      return redactDeep(value, redact, 0, new Map()) as T;
+      // One table per redactor, reused call after call; a fresh one if a call is under way (a
+      // getter of the value redacting with this redactor).
+      if (copiesInUse) return redactDeep(value, redact, 0, new Copies()) as T;
+      copiesInUse = true;
+      try {
+        return redactDeep(value, redact, 0, copies) as T;
+      } finally {
+        copies.clear();
+        copiesInUse = false;
+      }
     },
     get knownSecretCount() {
       if (!useRegistered) return own.size;

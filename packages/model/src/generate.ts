@@ -41,36 +41,34 @@ export async function generate(
 ): Promise<GenerateResult> {
   const { signal, retry, onPart } = options;
   checkRequest(model, request);
-  const retryOptions: RetryOptions = retry === false ? { maxAttempts: 1 } : { ...retry };
+  // One options object per call: the caller's retry options with the call's signal.
+  const retryOptions: RetryOptions = retry === false ? { maxAttempts: 1, signal } : { ...retry, signal };
   let delivered = false;
-  return withRetry(
-    async ({ signal: attemptSignal }) => {
-      try {
-        if (!onPart) return await model.doGenerate(request, { signal: attemptSignal });
-        return await streamToResult(model.doStream(request, { signal: attemptSignal }), {
-          provider: model.provider,
-          onPart: (part) => {
-            delivered = true;
-            onPart(part);
-          },
+  return withRetry(async ({ signal: attemptSignal }) => {
+    try {
+      if (!onPart) return await model.doGenerate(request, { signal: attemptSignal });
+      return await streamToResult(model.doStream(request, { signal: attemptSignal }), {
+        provider: model.provider,
+        onPart: (part) => {
+          delivered = true;
+          onPart(part);
+        },
+      });
+    } catch (error) {
+      const normalized = normalizeError(error, { provider: model.provider, signal: attemptSignal });
+      if (delivered && normalized.isRetryable) {
+        // Parts already reached the caller: a retry would duplicate them.
+        throw new ModelError({
+          code: normalized.code,
+          message: `${normalized.message} (stream interrupted after output began; not retried)`,
+          isRetryable: false,
+          status: normalized.status,
+          requestId: normalized.requestId,
+          provider: normalized.provider,
+          cause: normalized,
         });
-      } catch (error) {
-        const normalized = normalizeError(error, { provider: model.provider, signal: attemptSignal });
-        if (delivered && normalized.isRetryable) {
-          // Parts already reached the caller: a retry would duplicate them.
-          throw new ModelError({
-            code: normalized.code,
-            message: `${normalized.message} (stream interrupted after output began; not retried)`,
-            isRetryable: false,
-            status: normalized.status,
-            requestId: normalized.requestId,
-            provider: normalized.provider,
-            cause: normalized,
-          });
-        }
-        throw normalized;
       }
-    },
-    { ...retryOptions, signal },
-  );
+      throw normalized;
+    }
+  }, retryOptions);
 }

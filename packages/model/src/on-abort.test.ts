@@ -40,6 +40,28 @@ describe('onAbort', () => {
     expect(after).toHaveBeenCalledTimes(1);
   });
 
+  it('works on a signal that takes no new property', () => {
+    const controller = new AbortController();
+    Object.preventExtensions(controller.signal);
+    const calls: string[] = [];
+    onAbort(controller.signal, () => calls.push('first'));
+    onAbort(controller.signal, () => calls.push('cancelled'))();
+    onAbort(controller.signal, () => calls.push('second'));
+    controller.abort();
+    expect(calls).toEqual(['first', 'second']);
+  });
+
+  it('calls the same callback once per wait', () => {
+    const controller = new AbortController();
+    const callback = vi.fn();
+    onAbort(controller.signal, callback);
+    const cancel = onAbort(controller.signal, callback);
+    onAbort(controller.signal, callback);
+    cancel();
+    controller.abort();
+    expect(callback).toHaveBeenCalledTimes(2);
+  });
+
   it('links a child controller that follows its parent until disposed', () => {
     const parent = new AbortController();
     const first = linkedAbortController(parent.signal);

@@ -7,6 +7,44 @@ import { errorTurn, ScriptedModel, textTurn, toolCallTurn } from './testing';
 const ask = (content: string): GenerateRequest => ({ messages: [{ role: 'user', content }] });
 
 describe('ScriptedModel', () => {
+  it('estimates usage from everything the request and the answer say (one token per 4 characters)', async () => {
+    const schema = { type: 'object', properties: { path: { type: 'string' } } };
+    const request: GenerateRequest = {
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'Read a.ts' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'c1', name: 'read_file', arguments: { path: 'a.ts' }, rawArguments: '{"path":"a.ts"}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'export const a = 1;' },
+      ],
+      tools: [{ name: 'read_file', description: 'Reads a file.', inputSchema: schema }],
+      responseFormat: { type: 'json', schema },
+    };
+    const answer = {
+      text: 'done',
+      reasoning: [{ type: 'reasoning' as const, text: 'think' }],
+      toolCalls: [{ name: 'write_file', arguments: { path: 'b.ts' } }],
+    };
+    const model = new ScriptedModel({ turns: [answer] });
+    const result = await model.doGenerate(request);
+    const input =
+      'You are terse.' +
+      'Read a.ts' +
+      'read_file{"path":"a.ts"}' +
+      'export const a = 1;' +
+      'read_fileReads a file.' +
+      JSON.stringify(schema) +
+      JSON.stringify(schema);
+    const output = 'done' + 'think' + 'write_file{"path":"b.ts"}';
+    expect(result.usage.inputTokens).toBe(Math.ceil(input.length / 4));
+    expect(result.usage.outputTokens).toBe(Math.ceil(output.length / 4));
+  });
+
   it('implements the ChatModel identity fields', () => {
     const model = new ScriptedModel({ modelId: 'm1', capabilities: { logprobs: true } });
     expect(model.specificationVersion).toBe('v1');

@@ -110,18 +110,29 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function requestText(request: GenerateRequest): string {
-  let text = '';
+const none: readonly never[] = [];
+
+/** The length of `'' + value`: a string's own length, no copy. */
+function lengthOf(value: unknown): number {
+  return typeof value === 'string' ? value.length : ('' + (value as string)).length;
+}
+
+/**
+ * The length of everything the request says (messages, tool calls, tools, response schema): the
+ * input the token estimate counts, summed without building the text.
+ */
+function requestLength(request: GenerateRequest): number {
+  let length = 0;
   for (const message of request.messages) {
-    text += message.content;
+    length += lengthOf(message.content);
     if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) text += call.name + call.rawArguments;
+      for (const call of message.toolCalls ?? none) length += lengthOf(call.name + call.rawArguments);
     }
   }
-  for (const tool of request.tools ?? [])
-    text += tool.name + tool.description + JSON.stringify(tool.inputSchema);
-  if (request.responseFormat?.schema) text += JSON.stringify(request.responseFormat.schema);
-  return text;
+  for (const tool of request.tools ?? none)
+    length += lengthOf(tool.name + tool.description) + lengthOf(JSON.stringify(tool.inputSchema));
+  if (request.responseFormat?.schema) length += lengthOf(JSON.stringify(request.responseFormat.schema));
+  return length;
 }
 
 function cloneRequest(request: GenerateRequest): GenerateRequest {
@@ -283,12 +294,12 @@ export class ScriptedModel implements ChatModel {
       }
       return { id: call.id ?? `call_${this.nextCallId++}`, name: call.name, arguments: args, rawArguments };
     });
-    const outputText =
-      text +
-      (answer.reasoning ?? []).map((part) => part.text).join('') +
-      toolCalls.map((call) => call.name + call.rawArguments).join('');
-    const inputTokens = answer.usage?.inputTokens ?? estimateTokens(requestText(request));
-    const outputTokens = answer.usage?.outputTokens ?? estimateTokens(outputText);
+    // The length of text + reasoning + tool calls, summed without building the text.
+    let outputLength = lengthOf(text);
+    for (const part of answer.reasoning ?? none) if (part.text != null) outputLength += lengthOf(part.text);
+    for (const call of toolCalls) outputLength += lengthOf(call.name + call.rawArguments);
+    const inputTokens = answer.usage?.inputTokens ?? Math.ceil(requestLength(request) / 4);
+    const outputTokens = answer.usage?.outputTokens ?? Math.ceil(outputLength / 4);
     const usage: Usage = {
       ...answer.usage,
       inputTokens,

@@ -62,6 +62,16 @@ export function backoffDelay(
   return Math.min(maxDelayMs, initialDelayMs * factor ** Math.max(0, attempt - 1));
 }
 
+/** The error of an attempt cut short by the retry deadline. */
+function deadlineError(deadlineMs: number | undefined, attempt: number, cause: unknown): ModelError {
+  return new ModelError({
+    code: 'timeout',
+    message: `retry deadline of ${deadlineMs} ms exceeded during attempt ${attempt}`,
+    isRetryable: false,
+    cause,
+  });
+}
+
 /**
  * closedloop's one retry policy. Runs `fn`, retrying only errors where
  * `ModelError.isRetryable` is true (rate limits, overload, timeouts, network) with exponential
@@ -116,14 +126,6 @@ export async function withRetry<T>(
     }
   }
 
-  const deadlineError = (attempt: number, cause: unknown) =>
-    new ModelError({
-      code: 'timeout',
-      message: `retry deadline of ${deadlineMs} ms exceeded during attempt ${attempt}`,
-      isRetryable: false,
-      cause,
-    });
-
   try {
     for (let attempt = 1; ; attempt++) {
       let error: unknown;
@@ -135,7 +137,7 @@ export async function withRetry<T>(
       if (signal?.aborted) {
         throw ModelError.isInstance(error) && error.code === 'aborted' ? error : abortedError(signal);
       }
-      if (deadlineHit) throw deadlineError(attempt, error);
+      if (deadlineHit) throw deadlineError(deadlineMs, attempt, error);
       if (!ModelError.isInstance(error) || !error.isRetryable || attempt >= maxAttempts) throw error;
 
       const backoff = backoffDelay(attempt, options);

@@ -264,3 +264,19 @@ describe('helpers', () => {
     ]);
   });
 });
+
+describe('extractClaims on a repeated text', () => {
+  it('answers the same claims as fresh copies that callers may change', () => {
+    const text = '[SUCCESS]: created `src/a.ts`; ran `npm test` and all 4 tests passed';
+    const first = extractClaims(text);
+    expect(first.length).toBeGreaterThan(1);
+    const snapshot = structuredClone(first);
+    const command = first.find((claim) => claim.kind === 'command-passed');
+    expect(command).toBeDefined();
+    if (command?.kind === 'command-passed') command.argv.push('--changed');
+    first.length = 0;
+    const second = extractClaims(text);
+    expect(second).toEqual(snapshot);
+    expect(extractClaims(text, 'output')).toEqual(snapshot.map((claim) => ({ ...claim, source: 'output' })));
+  });
+});

@@ -953,6 +953,36 @@ function dependencyClaims(sentence: string, context: ClaimContext): Claim[] {
  * // [{ kind: 'check-passed', check: 'test', tests: { count: 4, all: true }, … }, { kind: 'file-written', file: 'src/a.ts', action: 'created', … }]
  */
 export function extractClaims(text: string, source: ClaimSource = 'notes'): Claim[] {
+  // A pure function of its text, asked again for the same texts (a step re-verified, the goal
+  // check re-reading every step, steps that report alike): remember recent answers (bounded) and
+  // hand out copies, so a caller that changes its claims changes nothing remembered.
+  if (typeof text !== 'string' || text.length > memoTextLimit) return extract(text, source);
+  const key = `${source}\u0000${text}`;
+  let claims = claimMemo.get(key);
+  if (claims === undefined) {
+    claims = extract(text, source);
+    if (claimMemo.size >= memoEntryLimit) claimMemo.clear();
+    claimMemo.set(key, claims);
+  }
+  return claims.length === 0 ? [] : (copyPlain(claims) as Claim[]);
+}
+
+/** Remembered answers of {@link extractClaims}: at most this many, … */
+const memoEntryLimit = 1024;
+/** … of texts at most this long. */
+const memoTextLimit = 8192;
+const claimMemo = new Map<string, Claim[]>();
+
+/** A deep copy of plain data (objects, arrays, primitives): what claims are made of. */
+function copyPlain(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyPlain);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyPlain((value as Record<string, unknown>)[key]);
+  return copy;
+}
+
+function extract(text: string, source: ClaimSource): Claim[] {
   const body = text.trim().replace(/^\[(?:SUCCESS|FAIL)\]\s*:?\s*/i, '');
   if (body === '') return [];
   const claims: Claim[] = [];

@@ -41,6 +41,58 @@ function crashed(check: StepCheck, error: unknown): Finding {
 }
 
 /**
+ * The scope of one running check, and what ends it: one object per check (no closures), whose
+ * signal is made only when the check reads it.
+ */
+class CheckRun implements CheckScope {
+  readonly #check: StepCheck;
+  readonly #context: RunCheckContext;
+  readonly #started = performance.now();
+  #controller: AbortController | undefined;
+  #unlink: (() => void) | undefined;
+  /** Set once the check is over: a signal read later is born aborted with its end reason. */
+  #ended = false;
+  /** Why the check ended (its timeout), else made on demand: an Error captures a stack. */
+  #endReason: Error | undefined;
+
+  constructor(check: StepCheck, context: RunCheckContext) {
+    this.#check = check;
+    this.#context = context;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      if (this.#ended) {
+        this.#controller = new AbortController();
+        this.#controller.abort(this.#reasonOfEnd());
+      } else {
+        const { controller, dispose } = linkedAbortController(this.#context.signal);
+        this.#controller = controller;
+        this.#unlink = dispose;
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  #reasonOfEnd(): Error {
+    this.#endReason ??= new Error(`the ${this.#check.name} check finished`);
+    return this.#endReason;
+  }
+
+  /** Ends the check's signal (with `reason`, else "finished") and records its time. */
+  finish(reason?: Error): void {
+    this.#ended = true;
+    this.#endReason = reason;
+    const controller = this.#controller;
+    if (controller !== undefined) {
+      this.#unlink?.();
+      if (!controller.signal.aborted) controller.abort(this.#reasonOfEnd());
+    }
+    this.#context.timings.push({ check: this.#check.name, ms: performance.now() - this.#started });
+  }
+}
+
+/**
  * Runs one step check and records its findings (a crash or a timeout becomes an `error`
  * finding: an infrastructure error, not a failure of the work; a `VerifierError` is rethrown).
  *
@@ -53,48 +105,22 @@ function crashed(check: StepCheck, error: unknown): Finding {
  * that is born aborted.
  */
 export function runCheck(check: StepCheck, context: RunCheckContext): Promise<void> | undefined {
-  const started = performance.now();
-  const caller = context.signal;
-  let controller: AbortController | undefined;
-  let unlink: (() => void) | undefined;
-  /** Set once the check is over: a signal read later is born aborted with it. */
-  let endReason: Error | undefined;
-  const scope: CheckScope = {
-    get signal() {
-      if (controller === undefined) {
-        if (endReason !== undefined) {
-          controller = new AbortController();
-          controller.abort(endReason);
-        } else ({ controller, dispose: unlink } = linkedAbortController(caller));
-      }
-      return controller.signal;
-    },
-  };
-  /** Ends the check's signal (with `reason`, else "finished") and records its time. */
-  const finish = (reason?: Error) => {
-    endReason = reason ?? new Error(`the ${check.name} check finished`);
-    if (controller !== undefined) {
-      unlink?.();
-      if (!controller.signal.aborted) controller.abort(endReason);
-    }
-    context.timings.push({ check: check.name, ms: performance.now() - started });
-  };
-
+  const run = new CheckRun(check, context);
   let result: Finding[] | Promise<Finding[]>;
   try {
-    result = check.run(scope);
+    result = check.run(run);
   } catch (error) {
-    finish();
+    run.finish();
     if (VerifierError.isInstance(error)) throw error;
     context.findings.push(crashed(check, error));
     return undefined;
   }
   if (!isPromiseLike(result)) {
-    context.findings.push(...result);
-    finish();
+    for (let i = 0; i < result.length; i++) context.findings.push(result[i] as Finding);
+    run.finish();
     return undefined;
   }
-  return settle(check, context, result, finish);
+  return settle(check, context, result, run);
 }
 
 /** The slow path: a check that returned a promise, raced against its timeout and the caller. */
@@ -102,7 +128,7 @@ async function settle(
   check: StepCheck,
   context: RunCheckContext,
   pending: Promise<Finding[]>,
-  finish: (reason?: Error) => void,
+  run: CheckRun,
 ): Promise<void> {
   const caller = context.signal;
   let reason: Error | undefined;
@@ -135,6 +161,6 @@ async function settle(
     cancelWait?.();
     // A check answered by its timeout or the caller's abort may still reject later: not unhandled.
     pending.then(undefined, () => undefined);
-    finish(reason);
+    run.finish(reason);
   }
 }

@@ -183,11 +183,11 @@ export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuar
     });
   }
   const capabilities: ModelCapabilities = { ...options.model.capabilities, ...options.capabilities };
-  const classify = (tool: AnyTool, args: unknown) =>
-    classifyDestructive(tool, args, {
-      ...(options.destructive ? { destructive: options.destructive } : {}),
-      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-    });
+  const classifyOptions = {
+    ...(options.destructive ? { destructive: options.destructive } : {}),
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+  };
+  const classify = (tool: AnyTool, args: unknown) => classifyDestructive(tool, args, classifyOptions);
 
   const unresolved = async (
     input: GuardCheckInput,
@@ -216,12 +216,11 @@ export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuar
   return {
     classify,
     async check(input, checkOptions = {}) {
-      const signal = checkOptions.signal ?? new AbortController().signal;
-      if (signal.aborted)
+      if (checkOptions.signal?.aborted)
         throw new VerifierError({
           code: 'aborted',
           message: 'The tool-call guard was aborted.',
-          cause: signal.reason,
+          cause: checkOptions.signal.reason,
         });
       if (mode === 'off') return { action: 'allow' };
       const classification = classify(input.tool, input.args);
@@ -229,6 +228,8 @@ export function createToolCallGuard(options: ToolCallGuardOptions): ToolCallGuar
       if (!classification.destructive && mode === 'auto' && capabilities.logprobs) {
         if (input.confidence !== undefined && input.confidence >= threshold) return { action: 'allow' };
       }
+      // Made only for a call the model verifies: an allowed call costs no controller.
+      const signal = checkOptions.signal ?? new AbortController().signal;
       const prompt = [
         `The user asked: ${input.request || '(no request given)'}`,
         `You are about to run: ${input.tool.name}(${describeArgs(input.args)})`,
