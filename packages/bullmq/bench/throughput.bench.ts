@@ -13,8 +13,9 @@
  *
  * Ideal: ⌈steps ÷ (perWorker × W)⌉ × t₁ — every worker slot busy all the time, each step taking
  * t₁, the time the same step takes in one process without Redis (measured in this process right
- * before and right after each scaled-out run, `perWorker` steps at once: an in-process baseline
- * of 100 steps per slot at most, the two averaged — the machine is shared and its load drifts). t₁
+ * before and right after each scaled-out run, `perWorker` steps at once, on a run of the same
+ * `steps` steps — the same workspace, whose size the verifier's per-step snapshots scale with —,
+ * the two averaged: the machine is shared and its load drifts). t₁
  * is 50 ms of model waiting plus the engine's own per-step work (executor, verifier, file I/O),
  * which no distribution removes; on this shared 2-core machine that work also waits for a core,
  * so t₁ is measured, not assumed. The figure printed beside it, ⌈steps ÷ (perWorker × W)⌉ ×
@@ -73,7 +74,9 @@ function specFor(count: number, concurrency: number): RunSpec {
 
 /** t₁: one step's time in one process, `perWorker` at once, no Redis (the in-process engine). */
 async function stepTimeInProcess(): Promise<{ stepTime: number; cpuPerStep: number }> {
-  const count = Math.min(steps, 100 * perWorker);
+  // The whole run, not a sample: each step's verification walks the workspace, which holds one
+  // seeded file per step of the run; a shorter run would measure a smaller workspace.
+  const count = steps;
   const spec = specFor(count, perWorker);
   const events: RunEvent[] = [];
   const cpu = process.cpuUsage();
