@@ -31,7 +31,9 @@ const COMMENTS = new Set(['LineComment', 'BlockComment', 'Comment']);
 const CONSTANT_NAMES = new Set(['undefined', 'NaN', 'Infinity']);
 const EMPTY = 'its body is empty';
 const PASS_ONLY = 'its body is only `pass` / `...`';
-const EMPTY_BODY = new Set([EMPTY, PASS_ONLY]);
+const IDENTITY = 'it returns its argument unchanged';
+/** Stub kinds that honest code also has (a no-op, an identity): judged only where the step's description is known. */
+const EMPTY_BODY = new Set([EMPTY, PASS_ONLY, IDENTITY]);
 const STUB_WORDS = /\b(?:todo|fixme|not\s+(?:yet\s+)?implemented|unimplemented|stub)\b|notimplemented/i;
 
 /** Statement children of a block or body (tokens and comments left out). */
@@ -263,18 +265,34 @@ export async function listTestCases(fileName: string, text: string): Promise<Tes
   return cases;
 }
 
-function paramCount(source: SourceTree, list: SyntaxNode | null): number {
-  if (!list) return 0;
-  return statements(list).filter((child) => {
-    const name = source.textOf(child);
-    return child.name !== 'TypeAnnotation' && name !== 'self' && name !== 'cls' && !/^[*/]+$/.test(name);
-  }).length;
+/** The names of a function's parameters (`self` and `cls` left out). */
+function paramNames(source: SourceTree, list: SyntaxNode | null): string[] {
+  if (!list) return [];
+  return statements(list)
+    .filter((child) => child.name !== 'TypeAnnotation')
+    .map((child) => source.textOf(child))
+    .filter((name) => name !== 'self' && name !== 'cls' && !/^[*/]+$/.test(name));
+}
+
+/** Why a returned expression makes the function a stub: a constant, or a parameter unchanged. */
+function returnedStub(
+  source: SourceTree,
+  value: SyntaxNode | undefined,
+  params: string[],
+): string | undefined {
+  if (params.length === 0) return undefined;
+  if (value === undefined || isConstant(source, value))
+    return `it returns a constant (${value ? source.textOf(value).slice(0, 40) : 'nothing'}) whatever its arguments`;
+  // A parameter returned as it came (one with a default value computes something: the default).
+  if (value.name === 'VariableName' && params.includes(source.textOf(value)) && !params.includes('='))
+    return IDENTITY;
+  return undefined;
 }
 
 function judgeBody(
   source: SourceTree,
   body: SyntaxNode[],
-  params: number,
+  params: string[],
   python: boolean,
 ): string | undefined {
   const live = body.filter(
@@ -291,17 +309,17 @@ function judgeBody(
       statement.name !== 'PassStatement' &&
       !(statement.name === 'ExpressionStatement' && statements(statement)[0]?.name === 'Ellipsis'),
   );
-  if (doing.length === 0) return live.length > 0 || python ? PASS_ONLY : params > 0 ? EMPTY : undefined;
+  if (doing.length === 0)
+    return live.length > 0 || python ? PASS_ONLY : params.length > 0 ? EMPTY : undefined;
   if (doing.length !== 1) return undefined;
   const only = doing[0] as SyntaxNode;
   if (only.name === 'ThrowStatement' || only.name === 'RaiseStatement') {
     const text = source.textOf(only);
     return STUB_WORDS.test(text) ? `it only throws (${text.slice(0, 60)})` : undefined;
   }
-  if (only.name === 'ReturnStatement' && params > 0) {
+  if (only.name === 'ReturnStatement') {
     const value = statements(only).filter((child) => child.name !== 'return');
-    if (value.every((child) => isConstant(source, child)))
-      return `it returns a constant (${source.textOf(only).slice(0, 40)}) whatever its arguments`;
+    return value.length > 1 ? undefined : returnedStub(source, value[0], params);
   }
   return undefined;
 }
@@ -331,14 +349,14 @@ export async function listFunctionBodies(
         body: source.textOf(body),
         stub: abstract
           ? undefined
-          : judgeBody(source, statements(body), paramCount(source, definition.getChild('ParamList')), true),
+          : judgeBody(source, statements(body), paramNames(source, definition.getChild('ParamList')), true),
       });
     }
     return found;
   }
   const add = (name: string, at: SyntaxNode, fn: SyntaxNode) => {
     const block = fn.getChild('Block');
-    const params = paramCount(source, fn.getChild('ParamList'));
+    const params = paramNames(source, fn.getChild('ParamList'));
     const expression = block
       ? undefined
       : statements(fn)
@@ -346,8 +364,7 @@ export async function listFunctionBodies(
           .at(-1);
     let stub: string | undefined;
     if (block) stub = judgeBody(source, statements(block), params, false);
-    else if (expression && params > 0 && isConstant(source, expression))
-      stub = `it returns a constant (${source.textOf(expression).slice(0, 40)}) whatever its arguments`;
+    else if (expression) stub = returnedStub(source, expression, params);
     found.push({ name, line: source.lineOf(at), body: source.textOf(block ?? expression ?? fn), stub });
   };
   for (const node of descendants(
@@ -398,7 +415,7 @@ export async function stubBodyAt(
 
 /** The step's description asks for placeholders on purpose (stubs, no-ops, skeletons). */
 export const PLACEHOLDERS_ASKED =
-  /\b(?:stubs?|stubbed|placeholders?|skeletons?|scaffold\w*|signatures?|interfaces?|abstract|no-?ops?|dummy|mock\w*|fakes?|always\s+returns?|constant|todo)\b|桩|骨架|占位|スタブ|雛形/iu;
+  /\b(?:stubs?|stubbed|placeholders?|skeletons?|scaffold\w*|signatures?|interfaces?|abstract|no-?ops?|dummy|mock\w*|fakes?|always\s+returns?|constant|todo|identity|pass-?through|unchanged)\b|桩|骨架|占位|スタブ|雛形/iu;
 
 /** Top-level calls that end the process before the tests in a test file run. */
 export async function exitsBeforeTests(fileName: string, text: string): Promise<string | undefined> {

@@ -207,6 +207,13 @@ export const hollowWork: TruthTrace[] = [
           turn(mark('[SUCCESS]: implemented parse in src/parse.js')),
         ],
       },
+      {
+        description: 'Implement slugify in src/slug.js',
+        turns: [
+          turn(write('src/slug.js', 'export function slugify(text) {\n  return text;\n}\n')),
+          turn(mark('[SUCCESS]: implemented slugify in src/slug.js')),
+        ],
+      },
     ],
     [
       {
@@ -215,6 +222,18 @@ export const hollowWork: TruthTrace[] = [
         turns: [
           turn(write('src/is-prime.js', IS_PRIME)),
           turn(mark('[SUCCESS]: implemented isPrime in src/is-prime.js')),
+        ],
+      },
+      {
+        description: 'Implement slugify in src/slug.js',
+        turns: [
+          turn(
+            write(
+              'src/slug.js',
+              "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-');\n}\n",
+            ),
+          ),
+          turn(mark('[SUCCESS]: implemented slugify in src/slug.js')),
         ],
       },
       {
