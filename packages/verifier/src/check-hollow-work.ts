@@ -9,6 +9,9 @@ import { TEST_FILE } from './workspace-snapshot';
 /** A module-level assignment to another module's attribute (`src.parse.parse = …`): a patch of the code under test. */
 const MODULE_PATCH = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*=(?!=)/;
 
+/** Files that are empty by design. */
+const KEEP_FILE = /(?:^|\/)(?:__init__\.py|\.gitkeep|\.keep|\.nojekyll|py\.typed|\.gitignore|\.npmignore)$/;
+
 /** What {@link checkHollowWork} needs. */
 export interface HollowWorkEnvironment {
   expectations: StepExpectations;
@@ -38,6 +41,9 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
  *
+ * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
+ *   `.gitkeep`…, not when the description asks for an empty file).
+ *
  * Only failures are reported (P1): this check never counts as evidence of the outcome.
  */
 export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Finding[]> {
@@ -53,6 +59,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const hollowTests: string[] = [];
   const neutered: string[] = [];
   const stubbedFiles: string[] = [];
+  const hollowFiles: string[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
     const after = facts.read(file);
@@ -103,6 +110,23 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           .join(', ')}`,
       );
   }
+  // Files the step was asked to create, created empty.
+  const emptyAsked = /\bempty\b|空/iu.test(env.description);
+  for (const file of env.expectations.create) {
+    const rel = facts.relative(file);
+    if (rel === undefined || emptyAsked || !created.includes(rel) || KEEP_FILE.test(rel)) continue;
+    if ((facts.read(rel) ?? 'x').trim() === '') hollowFiles.push(rel);
+  }
+  if (hollowFiles.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `The step was asked to create ${hollowFiles.join(', ')}, but created ${hollowFiles.length > 1 ? 'them' : 'it'} empty.`,
+        {
+          file: hollowFiles[0] ?? '',
+        },
+      ),
+    );
   if (hollowTests.length > 0)
     findings.push(
       finding(

@@ -1,4 +1,5 @@
 import type { Finding } from './finding';
+import { collectedPythonTests } from './hollow-code';
 import type { HumanReviewHandler } from './protocol';
 import type { StepChanges } from './step-changes';
 import { harnessProblems } from './test-harness-changes';
@@ -90,6 +91,12 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await env.changes.textBefore(file);
     problems.push(...harnessProblems(file, before, after, new Set(created)));
+    // Python tests the runner no longer collects (deleted, renamed, hidden under `if __name__`).
+    const was =
+      before !== undefined && TEST_FILE.test(file) ? await collectedPythonTests(file, before) : undefined;
+    const now = was !== undefined ? await collectedPythonTests(file, after) : undefined;
+    const lost = was !== undefined && now !== undefined ? [...was].filter((name) => !now.has(name)) : [];
+    if (lost.length > 0) problems.push(`made ${file} stop collecting ${lost.slice(0, 3).join(', ')}`);
   }
   if (problems.length === 0) return [];
   const summary = `The step is a fix but it ${problems.join('; ')}: a fix that weakens the tests needs a human's approval or a justification.`;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { exitsBeforeTests, listFunctionBodies, listTestCases, stubBodyAt } from './hollow-code';
+import {
+  collectedPythonTests,
+  exitsBeforeTests,
+  listFunctionBodies,
+  listTestCases,
+  stubBodyAt,
+} from './hollow-code';
 
 const hollowOf = async (file: string, text: string) =>
   (await listTestCases(file, text))?.map((test) => [test.name, test.hollow !== undefined]);
@@ -20,6 +26,8 @@ describe('listTestCases: test cases that cannot fail', () => {
       "test.skip('skipped', () => {});",
       "test('rethrows', () => { try { f(); } catch (e) { assert.fail(e); } });",
       "test('itself', () => { assert.equal(f(2), f( 2)); });",
+      "test('or true', () => { assert.ok(f(2) || true); });",
+      "test('or false', () => { assert.ok(f(2) || false); });",
     ].join('\n');
     expect(await hollowOf('a.test.js', text)).toEqual([
       ["'empty'", true],
@@ -34,6 +42,8 @@ describe('listTestCases: test cases that cannot fail', () => {
       ["'promise'", false],
       ["'rethrows'", false],
       ["'itself'", true],
+      ["'or true'", true],
+      ["'or false'", false],
     ]);
   });
 
@@ -95,5 +105,18 @@ describe('exitsBeforeTests', () => {
       await exitsBeforeTests('a.test.js', "function quit() { process.exit(1); }\ntest('x', () => {});\n"),
     ).toBeUndefined();
     expect(await exitsBeforeTests('test_a.py', 'import sys\nsys.exit(0)\n')).toBe('sys.exit(0)');
+  });
+});
+
+describe('collectedPythonTests', () => {
+  it('lists what pytest collects: not tests hidden under a __main__ guard', async () => {
+    const text =
+      'def test_a():\n    assert f()\n\nif __name__ == "__main__":\n    def test_b():\n        assert f()\n\nclass TestC:\n    def test_d(self):\n        assert f()\n\n@mark\ndef test_e():\n    assert f()\n';
+    expect([...((await collectedPythonTests('test_x.py', text)) ?? [])]).toEqual([
+      'test_a',
+      'TestC.test_d',
+      'test_e',
+    ]);
+    expect(await collectedPythonTests('x.test.js', '')).toBeUndefined();
   });
 });

@@ -50,6 +50,20 @@ function isConstant(source: SourceTree, node: SyntaxNode): boolean {
   return reads.every((inner) => inner.name === 'VariableName' && CONSTANT_NAMES.has(source.textOf(inner)));
 }
 
+/** `x || true`, `x or True`: an expression whose value is truthy whatever `x` is. */
+function alwaysTruthy(source: SourceTree, node: SyntaxNode): boolean {
+  if (node.name !== 'BinaryExpression') return false;
+  const parts = statements(node);
+  const operator = source.textOf(parts[1]);
+  const right = parts[2];
+  return (
+    (operator === '||' || operator === 'or') &&
+    right !== undefined &&
+    isConstant(source, right) &&
+    !isFalsyConstant(source, right)
+  );
+}
+
 /** A constant that is falsy: `false`, `0`, `null`, `''`, `None`, `undefined`. */
 function isFalsyConstant(source: SourceTree, node: SyntaxNode): boolean {
   const text = source
@@ -106,7 +120,8 @@ function judgeCall(source: SourceTree, call: SyntaxNode): 'trivial' | 'assertion
     (root === 'self' && properties.some((name) => /^assert/.test(name)));
   if (isAssertion) {
     const args = chainArgs(call);
-    if (args.length === 0 || args.every((arg) => isConstant(source, arg))) return 'trivial';
+    if (args.length === 0 || args.every((arg) => isConstant(source, arg) || alwaysTruthy(source, arg)))
+      return 'trivial';
     // `assert.equal(f(2), f(2))`, `expect(x).toBe(x)`: a value compared with itself.
     const [first, second] = args.map((arg) => source.textOf(arg).replace(/\s+/g, ''));
     return args.length === 2 && first === second ? 'trivial' : 'assertion';
@@ -432,4 +447,30 @@ export async function exitsBeforeTests(fileName: string, text: string): Promise<
       return source.textOf(statement).slice(0, 60);
   }
   return undefined;
+}
+
+/**
+ * Python test functions the runner collects: `test*` functions at the top level and `test*`
+ * methods of top-level `Test*` classes (not ones hidden under `if __name__ == "__main__":`).
+ */
+export async function collectedPythonTests(fileName: string, text: string): Promise<Set<string> | undefined> {
+  if (!/\.py$/.test(fileName)) return undefined;
+  const source = await parseSource(fileName, text);
+  if (!source) return undefined;
+  const names = new Set<string>();
+  const definitionOf = (node: SyntaxNode) =>
+    node.name === 'DecoratedStatement'
+      ? (node.getChild('FunctionDefinition') ?? node.getChild('ClassDefinition'))
+      : node;
+  for (const top of statements(source.root).map(definitionOf)) {
+    if (!top) continue;
+    const name = source.textOf(top.getChild('VariableName'));
+    if (top.name === 'FunctionDefinition' && /^test/.test(name)) names.add(name);
+    if (top.name === 'ClassDefinition' && /^Test/.test(name))
+      for (const member of statements(top.getChild('Body')).map(definitionOf)) {
+        const method = member ? source.textOf(member.getChild('VariableName')) : '';
+        if (member?.name === 'FunctionDefinition' && /^test/.test(method)) names.add(`${name}.${method}`);
+      }
+  }
+  return names;
 }
