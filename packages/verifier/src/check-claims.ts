@@ -5,11 +5,13 @@ import { isTestCommand } from './command-runs';
 import type { Tooling } from './detect-tooling';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
+import { stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { parseTestCounts } from './parse-test-counts';
 import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
+import { commitsMadeByStep, stepCommitInHead } from './step-commits';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Re-runs a command in the workspace (cached per argv for one verification). */
@@ -499,7 +501,8 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
               { file },
             );
           }
-          const stub = stubAt(text, found.line);
+          const stub =
+            stubAt(text, found.line) ?? (await stubBodyAt(file, text, found.line, { emptyIsStub: false }));
           if (stub !== undefined) {
             return claimFinding(
               claim,
@@ -686,6 +689,22 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
     }
     if (after.head === undefined)
       return claimFinding(claim, 'fail', `Claim "${label}" is false: the repository has no commit.`);
+    // No baseline: the commits the step's own `git commit` calls printed must still be HEAD's history.
+    const made = commitsMadeByStep(ledger);
+    if (made.length > 0) {
+      const kept = await stepCommitInHead(made, after.head, env.git);
+      return kept !== undefined
+        ? claimFinding(
+            claim,
+            'pass',
+            `Claim "${label}" holds: HEAD contains ${kept}, committed by this step.`,
+          )
+        : claimFinding(
+            claim,
+            'fail',
+            `Claim "${label}" is false: the step's commit${made.length > 1 ? 's' : ''} ${made.join(', ')} ${made.length > 1 ? 'are' : 'is'} not in HEAD's history (reset away or on another branch).`,
+          );
+    }
     if (changes.startedAt !== undefined) {
       const time = await env.git(['show', '-s', '--format=%ct', 'HEAD']);
       const seconds = Number(time.stdout.trim());

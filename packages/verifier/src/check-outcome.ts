@@ -4,10 +4,12 @@ import { commandKey } from './command-runs';
 import type { Tooling } from './detect-tooling';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
+import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
+import { commitsMadeByStep, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import type { WorkspaceFacts } from './workspace-facts';
 
@@ -22,6 +24,8 @@ export interface OutcomeEnvironment {
   allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   rerun(argv: readonly string[]): Promise<CommandResult>;
   tooling(): Promise<Tooling>;
+  /** Runs git in the workspace (commit ancestry without a baseline). */
+  git?: (args: readonly string[]) => Promise<CommandResult>;
 }
 
 const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch'];
@@ -220,7 +224,14 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           text !== undefined
             ? await findSymbol({ fileName: file, text, name: symbol.name, kind: 'any' })
             : undefined;
-        if (found && text !== undefined && stubAt(text, found.line) === undefined) {
+        if (
+          found &&
+          text !== undefined &&
+          stubAt(text, found.line) === undefined &&
+          (await stubBodyAt(file, text, found.line, {
+            emptyIsStub: !PLACEHOLDERS_ASKED.test(env.description),
+          })) === undefined
+        ) {
           where = `${file}:${found.line}`;
           break;
         }
@@ -371,11 +382,23 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         (entry) =>
           entry.run.passed && /^git$/.test(entry.run.argv[0] ?? '') && entry.run.argv.includes('commit'),
       );
-      findings.push(
-        committed
-          ? outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
-          : outcome('fail', `The step was asked to ${NOUN.commit}, but no \`git commit\` succeeded.`),
-      );
+      const made = commitsMadeByStep(ledger);
+      if (made.length > 0 && refs.after.head !== undefined && env.git !== undefined) {
+        const kept = await stepCommitInHead(made, refs.after.head, env.git);
+        findings.push(
+          kept !== undefined
+            ? outcome('pass', `The step was asked to ${NOUN.commit}: HEAD contains ${kept}, its commit.`)
+            : outcome(
+                'fail',
+                `The step was asked to ${NOUN.commit}, but its commit${made.length > 1 ? 's' : ''} ${made.join(', ')} ${made.length > 1 ? 'are' : 'is'} not in HEAD's history (reset away or on another branch).`,
+              ),
+        );
+      } else
+        findings.push(
+          committed
+            ? outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
+            : outcome('fail', `The step was asked to ${NOUN.commit}, but no \`git commit\` succeeded.`),
+        );
     }
   }
   if (expectations.outcomes.has('push')) {
@@ -502,6 +525,15 @@ export function namedToolEvidence(
   return undefined;
 }
 
+/** Arguments that run only the tests whose names match (the rest are skipped or deselected). */
+const NAME_FILTER =
+  /^(?:--test-name-pattern|--test-skip-pattern|--testNamePattern|--grep|--fgrep|--deselect|--invert)(?:=|$)|^-(?:k|t|g|run)$|^-(?:k|t|g)\S/;
+
+/** Whether a test command selects tests by name. */
+function selectsTestsByName(argv: readonly string[]): boolean {
+  return argv.slice(1).some((arg) => NAME_FILTER.test(arg));
+}
+
 /** A step asked to run the tests: it must have run a test command, and the tests must pass now. */
 async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined> {
   const { ledger } = env;
@@ -541,6 +573,29 @@ async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined
           : ''
       }.`,
     );
+  }
+  // A run narrowed to some tests by name (`-k`, `--test-name-pattern`, `-t`, `--grep`) does not
+  // show that "the tests" pass: the workspace's own test command is judged instead.
+  if (
+    selectsTestsByName(last.run.argv) &&
+    !env.expectations.commands.some((argv) => commandKey(argv) === last.run.key)
+  ) {
+    const command = (await env.tooling()).commands.test?.argv;
+    if (command !== undefined && (await env.allowCommand(command))) {
+      const result = await env.rerun(command);
+      const problem = commandProblem(result);
+      if (problem === undefined && !(result.exitCode !== 0 && isMissingProgram(result))) {
+        const judged = judgeTestClaim(result, ASKED_TESTS, undefined, NOUN.test);
+        return {
+          ...judged,
+          check: 'outcome',
+          message: judged.message.replace(
+            /^Claim "(.*?)" (?:holds|is false)/,
+            `The step was asked to $1, but ran only the tests selected by name (\`${last.run.argv.join(' ')}\`); the workspace's \`${command.join(' ')}\``,
+          ),
+        };
+      }
+    }
   }
   const label = `${NOUN.test} (\`${last.run.argv.join(' ')}\`)`;
   if (await env.allowCommand(last.run.argv)) {

@@ -1,6 +1,8 @@
 import type { Finding } from './finding';
+import { collectedPythonTests } from './hollow-code';
 import type { HumanReviewHandler } from './protocol';
 import type { StepChanges } from './step-changes';
+import { harnessProblems } from './test-harness-changes';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
 
@@ -45,7 +47,7 @@ function assertionLines(text: string): string[] {
  */
 export async function checkTestTampering(env: TamperingEnvironment): Promise<Finding[]> {
   if (!env.fix || env.testsAreTarget) return [];
-  const { modified, deleted } = await env.changes.changed();
+  const { created, modified, deleted } = await env.changes.changed();
   const problems: string[] = [];
   for (const file of deleted)
     if (TEST_FILE.test(file) || TEST_FILE.test(`${file}/`)) problems.push(`deleted the tests in ${file}`);
@@ -82,6 +84,19 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       );
     if (skipsAfter > skipsBefore)
       problems.push(`switched tests off in ${file} (${skipsAfter - skipsBefore} skip marker(s) added)`);
+  }
+  // Tests pointed at a stand-in, a runner configured to leave tests out.
+  for (const file of [...created, ...modified]) {
+    const after = env.facts.read(file);
+    if (after === undefined) continue;
+    const before = created.includes(file) ? undefined : await env.changes.textBefore(file);
+    problems.push(...harnessProblems(file, before, after, new Set(created)));
+    // Python tests the runner no longer collects (deleted, renamed, hidden under `if __name__`).
+    const was =
+      before !== undefined && TEST_FILE.test(file) ? await collectedPythonTests(file, before) : undefined;
+    const now = was !== undefined ? await collectedPythonTests(file, after) : undefined;
+    const lost = was !== undefined && now !== undefined ? [...was].filter((name) => !now.has(name)) : [];
+    if (lost.length > 0) problems.push(`made ${file} stop collecting ${lost.slice(0, 3).join(', ')}`);
   }
   if (problems.length === 0) return [];
   const summary = `The step is a fix but it ${problems.join('; ')}: a fix that weakens the tests needs a human's approval or a justification.`;

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import type { CommandRunner } from '@closedloop/tools';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { runCommand } from './run-command';
+import { commitsMadeByStep } from './step-commits';
 import type { WorkspaceFacts } from './workspace-facts';
 import {
   diffSnapshots,
@@ -91,6 +92,19 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
           env: { GIT_OPTIONAL_LOCKS: '0' },
           ...(options.runner ? { runner: options.runner } : {}),
         });
+  let madeCommits: boolean | undefined;
+  const committed = () => {
+    madeCommits ??= commitsMadeByStep(ledger).length > 0;
+    return madeCommits;
+  };
+  // One `git ls-files` for the whole step (a clean tracked file is the committed one).
+  let trackedFiles: Promise<Set<string>> | undefined;
+  const inHead = async (file: string) => {
+    trackedFiles ??= git(['ls-files', '-z']).then(
+      (result) => new Set(result?.exitCode === 0 ? result.stdout.split('\0').filter(Boolean) : []),
+    );
+    return (await trackedFiles).has(file);
+  };
   const status = async (file: string): Promise<PathChange> => {
     let stats: ReturnType<typeof statSync> | undefined;
     try {
@@ -104,6 +118,10 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
     if (stats !== undefined) {
       if (startedAt !== undefined) {
         if (stats.mtimeMs >= startedAt) {
+          // Written during the step, yet git sees the committed content again and the step
+          // committed nothing: the change was reverted (`git checkout -- file`, `git stash`).
+          if (changes !== undefined && gitKind === undefined && !committed() && (await inHead(file)))
+            return 'unchanged';
           const born = stats.birthtimeMs > 0 && stats.birthtimeMs >= startedAt;
           return born || fresh ? 'created' : 'modified';
         }

@@ -50,6 +50,7 @@ export const PROCESS_CHECKS: ReadonlySet<string> = new Set([
   'commands',
   'confidence',
   'tampering',
+  'hollow',
   'plan',
 ]);
 

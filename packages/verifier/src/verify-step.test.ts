@@ -35,6 +35,7 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       'claims',
       'effects',
       'outcome',
+      'hollow',
       'tampering',
     ]);
   });

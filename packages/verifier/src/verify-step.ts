@@ -5,6 +5,7 @@ import { resolveProtocols } from './builtin-protocols';
 import { checkClaims } from './check-claims';
 import { checkFailedCommands } from './check-commands';
 import { checkExecution, type ExecutionEnd } from './check-execution';
+import { checkHollowWork } from './check-hollow-work';
 import { checkOutcome, namedToolEvidence } from './check-outcome';
 import { checkTestTampering } from './check-test-tampering';
 import { type Claim, dedupeClaims } from './claim-types';
@@ -355,8 +356,17 @@ export async function verifyStep(
           allowCommand,
           rerun,
           tooling,
+          git,
         });
       },
+    },
+    {
+      name: 'hollow',
+      priority: 'P1',
+      run: () =>
+        facts && changes
+          ? checkHollowWork({ expectations, description: step.description, facts, ledger: analysis, changes })
+          : [],
     },
     {
       name: 'tampering',
@@ -368,6 +378,8 @@ export async function verifyStep(
               changes,
               fix:
                 expectations.fix ||
+                // "Make the tests pass" is a fix too: weakening the tests is no way to do it.
+                expectations.outcomes.has('test') ||
                 claims.some((claim) => /\bfix(?:ed|es)?\b|修复|修復|修正/iu.test(claim.text)),
               testsAreTarget: expectations.testsAreTarget,
               text: storyText,

@@ -1,4 +1,5 @@
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { hollowWork } from './hollow-work';
 import {
   failedCommand,
   noParser,
@@ -82,6 +83,7 @@ export function truthCorpus(): TruthTrace[] {
     ...refusedCall,
     ...moreTampering,
     ...strategies,
+    ...hollowWork,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

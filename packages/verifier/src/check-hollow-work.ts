@@ -1,0 +1,149 @@
+import type { Finding } from './finding';
+import { exitsBeforeTests, listFunctionBodies, listTestCases, PLACEHOLDERS_ASKED } from './hollow-code';
+import type { LedgerAnalysis } from './ledger-evidence';
+import type { StepChanges } from './step-changes';
+import type { StepExpectations } from './step-expectations';
+import type { WorkspaceFacts } from './workspace-facts';
+import { TEST_FILE } from './workspace-snapshot';
+
+/** A module-level assignment to another module's attribute (`src.parse.parse = …`): a patch of the code under test. */
+const MODULE_PATCH = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*=(?!=)/;
+
+/** Files that are empty by design. */
+const KEEP_FILE = /(?:^|\/)(?:__init__\.py|\.gitkeep|\.keep|\.nojekyll|py\.typed|\.gitignore|\.npmignore)$/;
+
+/** What {@link checkHollowWork} needs. */
+export interface HollowWorkEnvironment {
+  expectations: StepExpectations;
+  description: string;
+  facts: WorkspaceFacts;
+  ledger: LedgerAnalysis;
+  changes: StepChanges;
+}
+
+/** Lines of a pytest `conftest.py` (or plugin) that rewrite results or switch tests off. */
+const RIGGED_HARNESS =
+  /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol)\b|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+function finding(status: Finding['status'], message: string, evidence?: Finding['evidence']): Finding {
+  return { check: 'hollow', priority: 'P1', status, message, ...(evidence ? { evidence } : {}) };
+}
+
+/**
+ * Work that only looks done: files this step wrote whose code cannot do what was asked.
+ *
+ * - **Hollow tests**: a test case the step added or changed that cannot fail — an empty body,
+ *   assertions only about constants (`expect(true).toBe(true)`, `assert True`), assertions in
+ *   dead code (`if (false)`, after `return`) or inside a `try` whose handler swallows the failure.
+ * - **Neutered runs**: a test file that ends the process before its tests run (`process.exit(0)`,
+ *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` that rewrites reports, skips
+ *   and deselects collected tests, or patches a module at import (`src.parse.parse = …`).
+ * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
+ *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
+ *   the arguments), unless the description asks for placeholders.
+ *
+ * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
+ *   `.gitkeep`…, not when the description asks for an empty file).
+ *
+ * Only failures are reported (P1): this check never counts as evidence of the outcome.
+ */
+export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Finding[]> {
+  const { facts, ledger, changes } = env;
+  const { created, modified } = await changes.changed();
+  const commandRan = ledger.commands.some((entry) => entry.ran && !entry.run.exploratory);
+  const own = (file: string) =>
+    [...ledger.written.keys()].some((target) => file === target || file.startsWith(`${target}/`)) ||
+    commandRan;
+  const touched = [...created, ...modified].filter(own);
+  if (touched.length === 0) return [];
+  const findings: Finding[] = [];
+  const hollowTests: string[] = [];
+  const neutered: string[] = [];
+  const stubbedFiles: string[] = [];
+  const hollowFiles: string[] = [];
+  const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
+  for (const file of touched) {
+    const after = facts.read(file);
+    if (after === undefined) continue;
+    const before = created.includes(file) ? undefined : await changes.textBefore(file);
+    const base = file.split('/').pop() ?? file;
+    if (base === 'conftest.py' || /(?:^|\/)pytest_\w+\.py$/.test(file)) {
+      const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+      const rigged = after
+        .split('\n')
+        .filter(
+          (line) =>
+            !line.trim().startsWith('#') &&
+            (RIGGED_HARNESS.test(line) || MODULE_PATCH.test(line)) &&
+            !old.has(line.trim()),
+        )
+        .map((line) => line.trim());
+      if (rigged.length > 0) neutered.push(`${file} (${rigged.slice(0, 2).join('; ').slice(0, 100)})`);
+      continue;
+    }
+    if (TEST_FILE.test(file)) {
+      const exit = await exitsBeforeTests(file, after);
+      if (
+        exit !== undefined &&
+        (before === undefined || (await exitsBeforeTests(file, before)) === undefined)
+      )
+        neutered.push(`${file} (\`${exit}\` before the tests run)`);
+      const cases = await listTestCases(file, after);
+      if (cases === undefined) continue;
+      const old = before !== undefined ? await listTestCases(file, before) : undefined;
+      const oldBodies = new Set((old ?? []).map((test) => test.body));
+      for (const test of cases)
+        if (test.hollow !== undefined && !oldBodies.has(test.body))
+          hollowTests.push(`${file}:${test.line} ${test.name.slice(0, 40)} (${test.hollow})`);
+      continue;
+    }
+    if (askedPlaceholders || !env.expectations.outcomes.has('write')) continue;
+    const bodies = await listFunctionBodies(file, after);
+    if (bodies === undefined) continue;
+    const old = before !== undefined ? await listFunctionBodies(file, before) : undefined;
+    const oldBodies = new Set((old ?? []).map((fn) => `${fn.name}\u0000${fn.body}`));
+    const changed = bodies.filter((fn) => !oldBodies.has(`${fn.name}\u0000${fn.body}`));
+    if (changed.length > 0 && changed.every((fn) => fn.stub !== undefined))
+      stubbedFiles.push(
+        `${file}: ${changed
+          .slice(0, 3)
+          .map((fn) => `${fn.name} (line ${fn.line}: ${fn.stub})`)
+          .join(', ')}`,
+      );
+  }
+  // Files the step was asked to create, created empty.
+  const emptyAsked = /\bempty\b|空/iu.test(env.description);
+  for (const file of env.expectations.create) {
+    const rel = facts.relative(file);
+    if (rel === undefined || emptyAsked || !created.includes(rel) || KEEP_FILE.test(rel)) continue;
+    if ((facts.read(rel) ?? 'x').trim() === '') hollowFiles.push(rel);
+  }
+  if (hollowFiles.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `The step was asked to create ${hollowFiles.join(', ')}, but created ${hollowFiles.length > 1 ? 'them' : 'it'} empty.`,
+        {
+          file: hollowFiles[0] ?? '',
+        },
+      ),
+    );
+  if (hollowTests.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `Tests this step wrote cannot fail: ${hollowTests.slice(0, 5).join('; ')}${hollowTests.length > 5 ? ` and ${hollowTests.length - 5} more` : ''}.`,
+        { file: hollowTests[0]?.split(':')[0] ?? '' },
+      ),
+    );
+  if (neutered.length > 0)
+    findings.push(
+      finding('fail', `The step switched the test run off instead of passing it: ${neutered.join('; ')}.`),
+    );
+  if (stubbedFiles.length > 0)
+    findings.push(
+      finding('fail', `The code this step wrote is only stubs: ${stubbedFiles.slice(0, 3).join('; ')}.`, {
+        file: stubbedFiles[0]?.split(':')[0] ?? '',
+      }),
+    );
+  return findings;
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  collectedPythonTests,
+  exitsBeforeTests,
+  listFunctionBodies,
+  listTestCases,
+  stubBodyAt,
+} from './hollow-code';
+
+const hollowOf = async (file: string, text: string) =>
+  (await listTestCases(file, text))?.map((test) => [test.name, test.hollow !== undefined]);
+
+describe('listTestCases: test cases that cannot fail', () => {
+  it('finds empty, constant-only, dead and swallowed JS tests, and keeps the real ones', async () => {
+    const text = [
+      "test('empty', () => {});",
+      "test('true', () => assert.ok(true));",
+      "it('one is one', function () { expect(1).toBe(1); });",
+      "test('dead', () => { if (false) assert.equal(f(2), 4); });",
+      "test('after return', () => { return; assert.equal(f(2), 4); });",
+      "test('swallowed', () => { try { assert.equal(f(2), 4); } catch {} });",
+      "test('real', () => { assert.equal(f(2), 4); });",
+      "it('expect', async () => { expect(await f(2)).toBe(4); });",
+      "test('calls', () => { f(2); });",
+      "test('promise', () => request(app).expect(200));",
+      "test.skip('skipped', () => {});",
+      "test('rethrows', () => { try { f(); } catch (e) { assert.fail(e); } });",
+      "test('itself', () => { assert.equal(f(2), f( 2)); });",
+      "test('or true', () => { assert.ok(f(2) || true); });",
+      "test('or false', () => { assert.ok(f(2) || false); });",
+    ].join('\n');
+    expect(await hollowOf('a.test.js', text)).toEqual([
+      ["'empty'", true],
+      ["'true'", true],
+      ["'one is one'", true],
+      ["'dead'", true],
+      ["'after return'", true],
+      ["'swallowed'", true],
+      ["'real'", false],
+      ["'expect'", false],
+      ["'calls'", false],
+      ["'promise'", false],
+      ["'rethrows'", false],
+      ["'itself'", true],
+      ["'or true'", true],
+      ["'or false'", false],
+    ]);
+  });
+
+  it('judges Python tests the same way', async () => {
+    const text =
+      'def test_pass():\n    pass\n\ndef test_true():\n    """doc"""\n    assert True\n\ndef test_dead():\n    if False:\n        assert f(1)\n\ndef test_swallow():\n    try:\n        assert f(1) == 2\n    except Exception:\n        pass\n\ndef test_real():\n    assert f(1) == 2\n\ndef test_raises():\n    with pytest.raises(ValueError):\n        f(None)\n\nclass TestX:\n    def test_self(self):\n        self.assertEqual(1, 1)\n';
+    expect(await hollowOf('test_a.py', text)).toEqual([
+      ['test_pass', true],
+      ['test_true', true],
+      ['test_dead', true],
+      ['test_swallow', true],
+      ['test_real', false],
+      ['test_raises', false],
+      ['test_self', true],
+    ]);
+  });
+});
+
+describe('stubs', () => {
+  it('reads stub bodies from the tree: constant returns, empty bodies, pass, NotImplemented throws', async () => {
+    const js =
+      "export function a(n) { return false; }\nexport const b = (x) => null;\nfunction c(x) {}\nfunction d(x) { throw new NotImplementedError('d'); }\nfunction e() { return '1.0'; }\nfunction f(x) { return x * 2; }\nfunction g(x) { throw new Error(x); }\nconst h = (s) => s;\nfunction i(a, b) { return a; }\nfunction j(a) { return a.trim(); }\nconst k = (retries = 3) => retries;\n";
+    const stubs = (await listFunctionBodies('a.js', js))?.map((fn) => [fn.name, fn.stub !== undefined]);
+    expect(stubs).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+      ['d', true],
+      ['e', false],
+      ['f', false],
+      ['g', false],
+      ['h', true],
+      ['i', true],
+      ['j', false],
+      ['k', false],
+    ]);
+    const py =
+      'def a(x):\n    ...\n\ndef b(x):\n    """doc"""\n    pass\n\ndef c(x):\n    return None\n\ndef d(x):\n    return x + 1\n\nclass S:\n    @abstractmethod\n    def area(self):\n        pass\n';
+    expect((await listFunctionBodies('a.py', py))?.map((fn) => [fn.name, fn.stub !== undefined])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+      ['d', false],
+      ['area', false],
+    ]);
+    expect(await stubBodyAt('a.js', js, 3, { emptyIsStub: false })).toBeUndefined();
+    expect(await stubBodyAt('a.js', js, 8, { emptyIsStub: false })).toBeUndefined();
+    expect(await stubBodyAt('a.js', js, 8)).toMatch(/unchanged/);
+    expect(await stubBodyAt('a.js', js, 1)).toMatch(/constant/);
+  });
+});
+
+describe('exitsBeforeTests', () => {
+  it('finds a top-level exit, not one inside a function', async () => {
+    expect(await exitsBeforeTests('a.test.js', "process.exit(0);\ntest('x', () => {});\n")).toBe(
+      'process.exit(0);',
+    );
+    expect(
+      await exitsBeforeTests('a.test.js', "function quit() { process.exit(1); }\ntest('x', () => {});\n"),
+    ).toBeUndefined();
+    expect(await exitsBeforeTests('test_a.py', 'import sys\nsys.exit(0)\n')).toBe('sys.exit(0)');
+  });
+});
+
+describe('collectedPythonTests', () => {
+  it('lists what pytest collects: not tests hidden under a __main__ guard', async () => {
+    const text =
+      'def test_a():\n    assert f()\n\nif __name__ == "__main__":\n    def test_b():\n        assert f()\n\nclass TestC:\n    def test_d(self):\n        assert f()\n\n@mark\ndef test_e():\n    assert f()\n';
+    expect([...((await collectedPythonTests('test_x.py', text)) ?? [])]).toEqual([
+      'test_a',
+      'TestC.test_d',
+      'test_e',
+    ]);
+    expect(await collectedPythonTests('x.test.js', '')).toBeUndefined();
+  });
+});

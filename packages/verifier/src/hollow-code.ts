@@ -1,0 +1,476 @@
+import { childrenOf, descendants, parseSource, type SourceTree, type SyntaxNode } from './code-parser';
+
+/**
+ * Hollow code, read from syntax trees (JS/TS and Python): functions whose body does nothing the
+ * caller asked for (a stub) and test cases that cannot fail (no live assertion about anything
+ * but constants). Used by the `hollow` check and by symbol claims.
+ */
+
+/** A function found in a source file. */
+export interface FunctionBody {
+  name: string;
+  /** 1-based line of the declaration. */
+  line: number;
+  /** The body's text (to tell a changed body from an untouched one). */
+  body: string;
+  /** Why the body is a stub, if it is one. */
+  stub: string | undefined;
+}
+
+/** A test case found in a test file. */
+export interface TestCase {
+  name: string;
+  line: number;
+  body: string;
+  /** Why the test cannot fail, if it cannot. */
+  hollow: string | undefined;
+}
+
+const PUNCTUATION = new Set(['(', ')', '{', '}', '[', ']', ',', ';', ':', '.', '=>', 'Arrow']);
+const COMMENTS = new Set(['LineComment', 'BlockComment', 'Comment']);
+const CONSTANT_NAMES = new Set(['undefined', 'NaN', 'Infinity']);
+const EMPTY = 'its body is empty';
+const PASS_ONLY = 'its body is only `pass` / `...`';
+const IDENTITY = 'it returns its argument unchanged';
+/** Stub kinds that honest code also has (a no-op, an identity): judged only where the step's description is known. */
+const EMPTY_BODY = new Set([EMPTY, PASS_ONLY, IDENTITY]);
+const STUB_WORDS = /\b(?:todo|fixme|not\s+(?:yet\s+)?implemented|unimplemented|stub)\b|notimplemented/i;
+
+/** Statement children of a block or body (tokens and comments left out). */
+function statements(node: SyntaxNode | null | undefined): SyntaxNode[] {
+  if (!node) return [];
+  return childrenOf(node).filter((child) => !PUNCTUATION.has(child.name) && !COMMENTS.has(child.name));
+}
+
+/** An expression that reads no variable, calls nothing and has no `this`: a constant. */
+function isConstant(source: SourceTree, node: SyntaxNode): boolean {
+  const reads = [node, ...descendants(node, 'VariableName', 'this', 'super', 'ThisExpression')].filter(
+    (inner) => ['VariableName', 'this', 'super', 'ThisExpression'].includes(inner.name),
+  );
+  return reads.every((inner) => inner.name === 'VariableName' && CONSTANT_NAMES.has(source.textOf(inner)));
+}
+
+/** `x || true`, `x or True`: an expression whose value is truthy whatever `x` is. */
+function alwaysTruthy(source: SourceTree, node: SyntaxNode): boolean {
+  if (node.name !== 'BinaryExpression') return false;
+  const parts = statements(node);
+  const operator = source.textOf(parts[1]);
+  const right = parts[2];
+  return (
+    (operator === '||' || operator === 'or') &&
+    right !== undefined &&
+    isConstant(source, right) &&
+    !isFalsyConstant(source, right)
+  );
+}
+
+/** A constant that is falsy: `false`, `0`, `null`, `''`, `None`, `undefined`. */
+function isFalsyConstant(source: SourceTree, node: SyntaxNode): boolean {
+  const text = source
+    .textOf(node)
+    .replace(/^\(|\)$/g, '')
+    .trim();
+  return /^(?:false|False|0|null|None|undefined|''|""|``)$/.test(text);
+}
+
+/** Every argument list along a call chain (`expect(a).toBe(b)` → a, b). */
+function chainArgs(node: SyntaxNode): SyntaxNode[] {
+  const args: SyntaxNode[] = [];
+  let current: SyntaxNode | null = node;
+  let guard = 0;
+  while (current && guard++ < 50) {
+    if (current.name === 'CallExpression') {
+      const list = current.getChild('ArgList');
+      if (list) args.push(...statements(list));
+      current = current.firstChild;
+    } else if (current.name === 'MemberExpression' || current.name === 'ParenthesizedExpression') {
+      current = current.firstChild;
+    } else break;
+  }
+  return args;
+}
+
+function rootName(source: SourceTree, node: SyntaxNode): string | undefined {
+  let current: SyntaxNode | null = node;
+  let guard = 0;
+  while (current && guard++ < 50) {
+    if (current.name === 'CallExpression' || current.name === 'MemberExpression')
+      current = current.firstChild;
+    else if (current.name === 'ParenthesizedExpression') current = statements(current)[0] ?? null;
+    else if (current.name === 'VariableName') return source.textOf(current);
+    else return undefined;
+  }
+  return undefined;
+}
+
+function memberNames(source: SourceTree, node: SyntaxNode): string[] {
+  return descendants(node, 'PropertyName').map((property) => source.textOf(property));
+}
+
+const ASSERTION_ROOTS = new Set(['assert', 'expect', 'should', 'chai', 'assertThat', 'expectTypeOf']);
+const NOISE_ROOTS = new Set(['console', 'print', 'log', 'logger', 'logging']);
+
+/** Whether a call is an assertion, and whether it only compares constants. */
+function judgeCall(source: SourceTree, call: SyntaxNode): 'trivial' | 'assertion' | 'noise' | 'call' {
+  const root = rootName(source, call);
+  const properties = memberNames(source, call.firstChild ?? call);
+  const isAssertion =
+    (root !== undefined && ASSERTION_ROOTS.has(root)) ||
+    (root === 't' && properties.length > 0) ||
+    (root === 'self' && properties.some((name) => /^assert/.test(name)));
+  if (isAssertion) {
+    const args = chainArgs(call);
+    if (args.length === 0 || args.every((arg) => isConstant(source, arg) || alwaysTruthy(source, arg)))
+      return 'trivial';
+    // `assert.equal(f(2), f(2))`, `expect(x).toBe(x)`: a value compared with itself.
+    const [first, second] = args.map((arg) => source.textOf(arg).replace(/\s+/g, ''));
+    return args.length === 2 && first === second ? 'trivial' : 'assertion';
+  }
+  if (root !== undefined && NOISE_ROOTS.has(root)) return 'noise';
+  return 'call';
+}
+
+/**
+ * Whether a list of statements can fail: `undefined` when it can (a live assertion about a
+ * value, or a call of the code under test), else why it cannot.
+ */
+function canFail(source: SourceTree, body: SyntaxNode[], python: boolean): boolean {
+  for (const statement of body) {
+    switch (statement.name) {
+      case 'ReturnStatement': {
+        const value = statements(statement).filter((child) => child.name !== 'return');
+        // `return request(app).expect(200)`: a returned promise is awaited by the runner.
+        if (!python && value.length > 0 && !value.every((child) => isConstant(source, child))) return true;
+        return false; // what follows is dead code
+      }
+      case 'ThrowStatement':
+      case 'RaiseStatement':
+        return true;
+      case 'IfStatement': {
+        const condition = statements(statement).find((child) => child.name !== 'if');
+        if (condition && isConstant(source, condition)) {
+          if (isFalsyConstant(source, condition)) continue;
+        }
+        return true;
+      }
+      case 'TryStatement': {
+        // An empty handler swallows every failure of the try block.
+        const handlers = python
+          ? childrenOf(statement).filter(
+              (child, at, all) =>
+                child.name === 'Body' && !['try', 'finally', 'else'].includes(all[at - 1]?.name ?? 'try'),
+            )
+          : childrenOf(statement)
+              .filter((child) => child.name === 'CatchClause')
+              .map((clause) => clause.getChild('Block'));
+        const swallows = handlers.some((handler) =>
+          statements(handler).every((inner) => inner.name === 'PassStatement' || COMMENTS.has(inner.name)),
+        );
+        if (swallows) {
+          const finallyBlock = python ? undefined : statement.getChild('FinallyClause');
+          if (finallyBlock && canFail(source, statements(finallyBlock.getChild('Block')), python))
+            return true;
+          continue;
+        }
+        return true;
+      }
+      case 'PassStatement':
+        continue;
+      case 'Block':
+        if (canFail(source, statements(statement), python)) return true;
+        continue;
+      case 'AssertStatement': {
+        const subject = statements(statement).filter((child) => child.name !== 'assert');
+        if (subject.length > 0 && !subject.every((child) => isConstant(source, child))) return true;
+        continue;
+      }
+      case 'VariableDeclaration':
+      case 'AssignStatement': {
+        const values = statements(statement).filter(
+          (child) =>
+            ![
+              'const',
+              'let',
+              'var',
+              'VariableDefinition',
+              'VariableName',
+              'AssignOp',
+              'Equals',
+              'TypeAnnotation',
+            ].includes(child.name),
+        );
+        if (values.every((child) => isConstant(source, child))) continue;
+        return true;
+      }
+      case 'ExpressionStatement': {
+        let expression = statements(statement)[0];
+        if (!expression) continue;
+        if (expression.name === 'AwaitExpression')
+          expression = statements(expression).find((child) => child.name !== 'await') ?? expression;
+        // A docstring, `...` or a bare constant does nothing.
+        if (isConstant(source, expression)) continue;
+        if (expression.name === 'CallExpression') {
+          const kind = judgeCall(source, expression);
+          if (kind === 'trivial' || kind === 'noise') continue;
+          return true;
+        }
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+  return false;
+}
+
+/** The test cases of a JS/TS test file (`test(…)`, `it(…)`, `test.each(…)(…)`) and Python `def test_*`. */
+export async function listTestCases(fileName: string, text: string): Promise<TestCase[] | undefined> {
+  const source = await parseSource(fileName, text);
+  if (
+    !source ||
+    (source.language !== 'javascript' && source.language !== 'typescript' && source.language !== 'python')
+  )
+    return undefined;
+  const cases: TestCase[] = [];
+  if (source.language === 'python') {
+    for (const definition of descendants(source.root, 'FunctionDefinition')) {
+      const name = source.textOf(definition.getChild('VariableName'));
+      if (!/^test/.test(name)) continue;
+      const body = definition.getChild('Body');
+      cases.push({
+        name,
+        line: source.lineOf(definition),
+        body: source.textOf(body),
+        hollow: canFail(source, statements(body), true) ? undefined : 'no live assertion about a value',
+      });
+    }
+    return cases;
+  }
+  for (const call of descendants(source.root, 'CallExpression')) {
+    const root = rootName(source, call);
+    if (root !== 'test' && root !== 'it') continue;
+    const names = memberNames(source, call.firstChild ?? call);
+    if (names.some((name) => /^(?:skip|todo|fails)$/.test(name))) continue;
+    const args = statements(call.getChild('ArgList'));
+    const fn = args.at(-1);
+    if (!fn || (fn.name !== 'ArrowFunction' && fn.name !== 'FunctionExpression')) continue;
+    // A callee that is itself a call (`test.each(table)`) is judged through its outer call only.
+    const title = args[0] && args[0] !== fn ? source.textOf(args[0]) : `line ${source.lineOf(call)}`;
+    const block = fn.getChild('Block');
+    const body = block
+      ? statements(block)
+      : statements(fn).filter(
+          (child) => child.name !== 'ParamList' && child.name !== 'TypeAnnotation' && child.name !== 'async',
+        );
+    const asStatements = block ? body : body.map((expression) => expression); // an expression body: judged as one statement below
+    const fails = block
+      ? canFail(source, asStatements, false)
+      : asStatements.some((expression) =>
+          expression.name === 'CallExpression'
+            ? !['trivial', 'noise'].includes(judgeCall(source, expression))
+            : !isConstant(source, expression),
+        );
+    cases.push({
+      name: title,
+      line: source.lineOf(call),
+      body: source.textOf(fn),
+      hollow: fails ? undefined : body.length === 0 ? 'an empty body' : 'no live assertion about a value',
+    });
+  }
+  return cases;
+}
+
+/** The names of a function's parameters (`self` and `cls` left out). */
+function paramNames(source: SourceTree, list: SyntaxNode | null): string[] {
+  if (!list) return [];
+  return statements(list)
+    .filter((child) => child.name !== 'TypeAnnotation')
+    .map((child) => source.textOf(child))
+    .filter((name) => name !== 'self' && name !== 'cls' && !/^[*/]+$/.test(name));
+}
+
+/** Why a returned expression makes the function a stub: a constant, or a parameter unchanged. */
+function returnedStub(
+  source: SourceTree,
+  value: SyntaxNode | undefined,
+  params: string[],
+): string | undefined {
+  if (params.length === 0) return undefined;
+  if (value === undefined || isConstant(source, value))
+    return `it returns a constant (${value ? source.textOf(value).slice(0, 40) : 'nothing'}) whatever its arguments`;
+  // A parameter returned as it came (one with a default value computes something: the default).
+  if (value.name === 'VariableName' && params.includes(source.textOf(value)) && !params.includes('='))
+    return IDENTITY;
+  return undefined;
+}
+
+function judgeBody(
+  source: SourceTree,
+  body: SyntaxNode[],
+  params: string[],
+  python: boolean,
+): string | undefined {
+  const live = body.filter(
+    (statement, index) =>
+      !(
+        python &&
+        index === 0 &&
+        statement.name === 'ExpressionStatement' &&
+        statements(statement)[0]?.name === 'String'
+      ),
+  );
+  const doing = live.filter(
+    (statement) =>
+      statement.name !== 'PassStatement' &&
+      !(statement.name === 'ExpressionStatement' && statements(statement)[0]?.name === 'Ellipsis'),
+  );
+  if (doing.length === 0)
+    return live.length > 0 || python ? PASS_ONLY : params.length > 0 ? EMPTY : undefined;
+  if (doing.length !== 1) return undefined;
+  const only = doing[0] as SyntaxNode;
+  if (only.name === 'ThrowStatement' || only.name === 'RaiseStatement') {
+    const text = source.textOf(only);
+    return STUB_WORDS.test(text) ? `it only throws (${text.slice(0, 60)})` : undefined;
+  }
+  if (only.name === 'ReturnStatement') {
+    const value = statements(only).filter((child) => child.name !== 'return');
+    return value.length > 1 ? undefined : returnedStub(source, value[0], params);
+  }
+  return undefined;
+}
+
+/** Functions declared in a JS/TS or Python file, with the stub judgement of each body. */
+export async function listFunctionBodies(
+  fileName: string,
+  text: string,
+): Promise<FunctionBody[] | undefined> {
+  const source = await parseSource(fileName, text);
+  if (
+    !source ||
+    (source.language !== 'javascript' && source.language !== 'typescript' && source.language !== 'python')
+  )
+    return undefined;
+  const found: FunctionBody[] = [];
+  if (source.language === 'python') {
+    for (const definition of descendants(source.root, 'FunctionDefinition')) {
+      const body = definition.getChild('Body');
+      const decorators = source.textOf(
+        definition.parent?.name === 'DecoratedStatement' ? definition.parent : null,
+      );
+      const abstract = /@(?:abc\.)?abstract|@overload|@property/.test(decorators);
+      found.push({
+        name: source.textOf(definition.getChild('VariableName')),
+        line: source.lineOf(definition),
+        body: source.textOf(body),
+        stub: abstract
+          ? undefined
+          : judgeBody(source, statements(body), paramNames(source, definition.getChild('ParamList')), true),
+      });
+    }
+    return found;
+  }
+  const add = (name: string, at: SyntaxNode, fn: SyntaxNode) => {
+    const block = fn.getChild('Block');
+    const params = paramNames(source, fn.getChild('ParamList'));
+    const expression = block
+      ? undefined
+      : statements(fn)
+          .filter((child) => !['ParamList', 'TypeAnnotation', 'async', 'TypeParamList'].includes(child.name))
+          .at(-1);
+    let stub: string | undefined;
+    if (block) stub = judgeBody(source, statements(block), params, false);
+    else if (expression) stub = returnedStub(source, expression, params);
+    found.push({ name, line: source.lineOf(at), body: source.textOf(block ?? expression ?? fn), stub });
+  };
+  for (const node of descendants(
+    source.root,
+    'FunctionDeclaration',
+    'MethodDeclaration',
+    'VariableDeclaration',
+    'Property',
+  )) {
+    if (node.name === 'FunctionDeclaration') {
+      add(source.textOf(node.getChild('VariableDefinition')), node, node);
+    } else if (node.name === 'MethodDeclaration') {
+      // Abstract and overload signatures have no body.
+      if (!node.getChild('Block')) continue;
+      add(source.textOf(node.getChild('PropertyDefinition')), node, node);
+    } else {
+      const children = statements(node);
+      children.forEach((child, index) => {
+        if (child.name !== 'ArrowFunction' && child.name !== 'FunctionExpression') return;
+        const holder = children
+          .slice(0, index)
+          .reverse()
+          .find(
+            (candidate) => candidate.name === 'VariableDefinition' || candidate.name === 'PropertyDefinition',
+          );
+        if (holder) add(source.textOf(holder), node, child);
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * Why the function declared at `line` of a file is a stub (body-based: empty, only `pass`/`...`,
+ * only a "not implemented" throw, or a constant return that ignores its arguments), if it is one.
+ */
+export async function stubBodyAt(
+  fileName: string,
+  text: string,
+  line: number,
+  options: { emptyIsStub?: boolean } = {},
+): Promise<string | undefined> {
+  const bodies = await listFunctionBodies(fileName, text);
+  const stub = bodies?.find((fn) => fn.line === line)?.stub;
+  if (stub !== undefined && options.emptyIsStub === false && EMPTY_BODY.has(stub)) return undefined;
+  return stub;
+}
+
+/** The step's description asks for placeholders on purpose (stubs, no-ops, skeletons). */
+export const PLACEHOLDERS_ASKED =
+  /\b(?:stubs?|stubbed|placeholders?|skeletons?|scaffold\w*|signatures?|interfaces?|abstract|no-?ops?|dummy|mock\w*|fakes?|always\s+returns?|constant|todo|identity|pass-?through|unchanged)\b|桩|骨架|占位|スタブ|雛形/iu;
+
+/** Top-level calls that end the process before the tests in a test file run. */
+export async function exitsBeforeTests(fileName: string, text: string): Promise<string | undefined> {
+  const source = await parseSource(fileName, text);
+  if (!source) return undefined;
+  for (const statement of statements(source.root)) {
+    if (statement.name !== 'ExpressionStatement') continue;
+    const call = statements(statement)[0];
+    if (call?.name !== 'CallExpression') continue;
+    const callee = source.textOf(call.firstChild);
+    if (/^(?:process\.(?:exit|kill|abort)|sys\.exit|os\._exit|os\.abort|exit|quit|Deno\.exit)$/.test(callee))
+      return source.textOf(statement).slice(0, 60);
+    if (/^pytest\.skip$/.test(callee) && /allow_module_level\s*=\s*True/.test(source.textOf(call)))
+      return source.textOf(statement).slice(0, 60);
+  }
+  return undefined;
+}
+
+/**
+ * Python test functions the runner collects: `test*` functions at the top level and `test*`
+ * methods of top-level `Test*` classes (not ones hidden under `if __name__ == "__main__":`).
+ */
+export async function collectedPythonTests(fileName: string, text: string): Promise<Set<string> | undefined> {
+  if (!/\.py$/.test(fileName)) return undefined;
+  const source = await parseSource(fileName, text);
+  if (!source) return undefined;
+  const names = new Set<string>();
+  const definitionOf = (node: SyntaxNode) =>
+    node.name === 'DecoratedStatement'
+      ? (node.getChild('FunctionDefinition') ?? node.getChild('ClassDefinition'))
+      : node;
+  for (const top of statements(source.root).map(definitionOf)) {
+    if (!top) continue;
+    const name = source.textOf(top.getChild('VariableName'));
+    if (top.name === 'FunctionDefinition' && /^test/.test(name)) names.add(name);
+    if (top.name === 'ClassDefinition' && /^Test/.test(name))
+      for (const member of statements(top.getChild('Body')).map(definitionOf)) {
+        const method = member ? source.textOf(member.getChild('VariableName')) : '';
+        if (member?.name === 'FunctionDefinition' && /^test/.test(method)) names.add(`${name}.${method}`);
+      }
+  }
+  return names;
+}
