@@ -122,6 +122,16 @@ const MAX_CACHED_ROOTS = 8;
  */
 const RACY_MARGIN_MS = 100;
 
+/**
+ * How much the snapshot cache holds: roots and file entries across them (for tests and
+ * diagnostics; not exported from the package).
+ */
+export function snapshotCacheSize(): { roots: number; entries: number } {
+  let entries = 0;
+  for (const files of rootCaches.values()) entries += files.size;
+  return { roots: rootCaches.size, entries };
+}
+
 function readFileState(
   absolute: string,
   stats: Stats,
