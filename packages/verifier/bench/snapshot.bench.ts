@@ -1,6 +1,6 @@
 /**
  * Baseline snapshot of a 2,000-file workspace (the per-step baseline every step gets when it
- * starts). Target: median < 20 ms (the warm path: size + mtime match the cache, nothing is read).
+ * starts). Target: median < 20 ms (the warm path: inode, size, mtime and ctime match the cache, nothing is read).
  * Also prints the cold first snapshot (every file read and hashed) and the diff after a change.
  *
  * Run: `npx tsx --conditions=@closedloop/source bench/snapshot.bench.ts`

@@ -64,6 +64,12 @@ export interface SnapshotOptions {
   maxFiles?: number;
   /** Files above this size are compared by size and mtime only. Default 2 MB. */
   maxHashBytes?: number;
+  /**
+   * Reuse the hashes (and texts) of files whose lstat identity — inode, size, mtime and ctime —
+   * is unchanged since this root's previous walk (default `true`). `false` reads and hashes every
+   * file and leaves the cache as it is; the result is the same either way.
+   */
+  cache?: boolean;
 }
 
 /** Folders never walked: VCS data and caches whose content is no one's work. */
@@ -90,31 +96,48 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Source files whose text a baseline keeps (symbols already declared before the step). */
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
 
+/** What the cache keeps of one file: its lstat identity when read, and what the read gave. */
 interface CacheEntry {
+  ino: number;
   size: number;
   mtimeMs: number;
-  ino: number;
+  ctimeMs: number;
   hash: string | undefined;
+  /** Kept only when a walk wanted the text (test files, small sources, `package.json`). */
   text: string | undefined;
 }
 
-/** Hashes of files whose size, mtime and inode have not changed since they were last read. */
-const hashCache = new Map<string, CacheEntry>();
-const MAX_CACHE = 200_000;
+/**
+ * File states per workspace root (real path) → workspace-relative path → entry. Bounded: the
+ * last {@link MAX_CACHED_ROOTS} roots walked (least recently walked dropped first), and each
+ * root's map is replaced after every walk by the entries of the files that walk saw, so it never
+ * holds more entries than the last walk's files (≤ `maxFiles`).
+ */
+const rootCaches = new Map<string, Map<string, CacheEntry>>();
+const MAX_CACHED_ROOTS = 8;
+/**
+ * A state is cached only when the file's mtime and ctime are this much older than the snapshot's
+ * start: file times come from a coarse kernel clock, so a write in the same tick as our read could
+ * leave identical stats over different content ("racy git"). Such a file is read again next time.
+ */
+const RACY_MARGIN_MS = 100;
 
-function hashFile(absolute: string, stats: Stats, maxHashBytes: number, wantText: boolean): CacheEntry {
-  const cached = hashCache.get(absolute);
-  if (
-    cached !== undefined &&
-    cached.size === stats.size &&
-    cached.mtimeMs === stats.mtimeMs &&
-    cached.ino === stats.ino &&
-    // An entry left unhashed by a smaller limit (a stat-only walk) is no hash for this one.
-    (cached.hash !== undefined || stats.size > maxHashBytes) &&
-    (!wantText || cached.text !== undefined || stats.size > MAX_TEXT_BYTES)
-  ) {
-    return cached;
-  }
+/**
+ * How much the snapshot cache holds: roots and file entries across them (for tests and
+ * diagnostics; not exported from the package).
+ */
+export function snapshotCacheSize(): { roots: number; entries: number } {
+  let entries = 0;
+  for (const files of rootCaches.values()) entries += files.size;
+  return { roots: rootCaches.size, entries };
+}
+
+function readFileState(
+  absolute: string,
+  stats: Stats,
+  maxHashBytes: number,
+  wantText: boolean,
+): Pick<CacheEntry, 'hash' | 'text'> {
   let hash: string | undefined;
   let text: string | undefined;
   if (stats.size <= maxHashBytes) {
@@ -132,10 +155,47 @@ function hashFile(absolute: string, stats: Stats, maxHashBytes: number, wantText
       if (fd !== undefined) closeSync(fd);
     }
   }
-  const entry: CacheEntry = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, hash, text };
-  if (hashCache.size >= MAX_CACHE) hashCache.clear();
-  hashCache.set(absolute, entry);
-  return entry;
+  return { hash, text };
+}
+
+/**
+ * The hash (and text, when wanted) of one file: from `previous` when the file's lstat identity
+ * (inode, size, mtime and ctime: an agent can restore an mtime, not a ctime) is the one it had
+ * when last read and that read was enough for this walk, else read now. Returns the entry to
+ * keep for the next walk, or `undefined` when the state is too recent to trust again.
+ */
+function hashFile(
+  absolute: string,
+  rel: string,
+  stats: Stats,
+  maxHashBytes: number,
+  wantText: boolean,
+  previous: Map<string, CacheEntry> | undefined,
+  racyBefore: number,
+): { hash: string | undefined; text: string | undefined; keep: CacheEntry | undefined } {
+  // Above the limit nothing is read, whatever an earlier walk with a larger limit cached.
+  if (stats.size > maxHashBytes) return { hash: undefined, text: undefined, keep: undefined };
+  const cached = previous?.get(rel);
+  if (
+    cached !== undefined &&
+    cached.ino === stats.ino &&
+    cached.size === stats.size &&
+    cached.mtimeMs === stats.mtimeMs &&
+    cached.ctimeMs === stats.ctimeMs &&
+    cached.hash !== undefined &&
+    (!wantText || cached.text !== undefined || stats.size > MAX_TEXT_BYTES)
+  ) {
+    return { hash: cached.hash, text: wantText ? cached.text : undefined, keep: cached };
+  }
+  const { hash, text } = readFileState(absolute, stats, maxHashBytes, wantText);
+  const trusted = hash !== undefined && stats.mtimeMs < racyBefore && stats.ctimeMs < racyBefore;
+  return {
+    hash,
+    text,
+    keep: trusted
+      ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, text }
+      : undefined,
+  };
 }
 
 function safeReaddir(dir: string): Dirent[] {
@@ -262,8 +322,11 @@ export function readGitRefs(root: string): GitRefs | undefined {
 
 /**
  * Takes a snapshot of a workspace (synchronously: it must be exact at the moment the step starts).
- * Fast path: files whose size, mtime and inode match the process-wide cache keep their hash;
- * only new or changed files are read. `node_modules` and virtualenvs are recorded per package,
+ * Fast path (unless `cache: false`): a process-wide cache of the last 8 roots walked keeps each
+ * file's hash (and text) with its lstat identity; a file whose inode, size, mtime and ctime are
+ * unchanged keeps its hash, only new or changed files are read. A file written within 100 ms of a
+ * walk's start is never cached (a same-tick write could leave identical stats), and each root's
+ * cache holds only the files its last walk saw. The result is exactly the uncached one. `node_modules` and virtualenvs are recorded per package,
  * VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then `truncated`).
  *
  * @example
@@ -286,6 +349,10 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   const texts = new Map<string, string>();
   const packages = new Map<string, string>();
   let truncated = false;
+  const useCache = options.cache !== false;
+  const previous = useCache ? rootCaches.get(realRoot) : undefined;
+  const next = new Map<string, CacheEntry>();
+  const racyBefore = takenAt - RACY_MARGIN_MS;
 
   const walk = (dir: string, rel: string, depth: number): void => {
     if (truncated || depth > 40) return;
@@ -322,12 +389,21 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
         TEST_FILE.test(childRel) ||
         childRel === 'package.json' ||
         (SOURCE_FILE.test(childRel) && stats.size <= MAX_SOURCE_TEXT_BYTES);
-      const state = hashFile(absolute, stats, maxHashBytes, wantText);
+      const state = hashFile(absolute, childRel, stats, maxHashBytes, wantText, previous, racyBefore);
+      if (state.keep !== undefined) next.set(childRel, state.keep);
       files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });
       if (wantText && state.text !== undefined) texts.set(childRel, state.text);
     }
   };
   walk(realRoot, '', 0);
+  if (useCache) {
+    rootCaches.delete(realRoot);
+    rootCaches.set(realRoot, next);
+    for (const oldest of rootCaches.keys()) {
+      if (rootCaches.size <= MAX_CACHED_ROOTS) break;
+      rootCaches.delete(oldest);
+    }
+  }
   return {
     root: realRoot,
     takenAt,
