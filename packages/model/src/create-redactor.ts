@@ -286,7 +286,7 @@ function encodedVariants(value: string): string[] {
   // percent-encode every byte.
   variants.add(hex.join(''));
   variants.add(hex.join('').toUpperCase());
-  variants.add(encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+  variants.add(encodeURIComponent(value).replace(/%[0-9A-F]{2}/g, (sequence) => sequence.toLowerCase()));
   variants.add(hex.map((pair) => `%${pair}`).join(''));
   variants.add(hex.map((pair) => `%${pair.toUpperCase()}`).join(''));
   for (const encoded of base64Variants(value)) variants.add(encoded);

@@ -112,9 +112,9 @@ export function estimateTokens(text: string): number {
 
 const none: readonly never[] = [];
 
-/** The length of `'' + value`: a string's own length, no copy. */
+/** The length of `String(value)`: a string's own length, no copy. */
 function lengthOf(value: unknown): number {
-  return typeof value === 'string' ? value.length : ('' + (value as string)).length;
+  return typeof value === 'string' ? value.length : String(value).length;
 }
 
 /**
