@@ -31,6 +31,10 @@ for (const version of extraNodeVersions) {
       vitest,
       'run',
       ...projects.flatMap((project) => ['--project', project]),
+      // Two test files at once (one per core of a CI machine): these runs repeat suites that
+      // already passed on the main Node version, and much of their time is waiting on child
+      // processes and Redis.
+      '--maxWorkers=2',
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=.ci/results/vitest-node${version}.json`,
