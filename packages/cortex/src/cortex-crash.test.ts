@@ -67,12 +67,21 @@ async function childCommand(): Promise<string[]> {
   }
 }
 
+/**
+ * Runs the child; with `fileSizeLimitKb`, under `ulimit -f` (RLIMIT_FSIZE): a write that would
+ * make a file larger is cut short, then fails with EFBIG, as on a full disk.
+ */
 function runChild(
   args: string[],
   env: Record<string, string>,
+  fileSizeLimitKb?: number,
 ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const [file, argv] =
+      fileSizeLimitKb === undefined
+        ? [process.execPath, args]
+        : ['bash', ['-c', `ulimit -f ${fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, ...args]];
+    const child = spawn(file, argv, {
       cwd: packageDir,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -185,4 +194,80 @@ describe('crash recovery (kill -9 at random points)', () => {
     expect(killedAt.length).toBeGreaterThanOrEqual(trials * 0.75);
     expect(new Set(killedAt).size).toBeGreaterThanOrEqual(20);
   }, 180_000);
+});
+
+describe('a full disk (the journal write is cut short, then fails)', () => {
+  it('the run stops with a typed reason and the journal stays resumable: no torn line, nothing run twice', async () => {
+    // The size of a whole journal, from an uninterrupted run on a JSONL store.
+    const referenceDir = join(scratch, 'full-reference');
+    mkdirSync(join(referenceDir, 'ws'), { recursive: true });
+    const referenceStore = createJsonlRunStore({ dir: join(referenceDir, 'store') });
+    await createCrashCortex({
+      root: join(referenceDir, 'ws'),
+      log: join(referenceDir, 'executions.log'),
+      phase: 'reference',
+      store: referenceStore,
+    }).run('Record every step', { runId: 'run-full' });
+    await referenceStore.close();
+    const journalBytes = readFileSync(referenceStore.pathOf('run-full')).length;
+    // From inside the first group (nothing journaled) to late in the run.
+    const limits = [
+      ...new Set([1, ...[0.2, 0.4, 0.6, 0.8].map((f) => Math.max(1, Math.floor((journalBytes * f) / 1024)))]),
+    ];
+    let resumable = 0;
+
+    for (const kb of limits) {
+      const dir = join(scratch, `full-${kb}`);
+      const storeDir = join(dir, 'store');
+      const root = join(dir, 'ws');
+      const log = join(dir, 'executions.log');
+      mkdirSync(root, { recursive: true });
+      const runId = `run-full-${kb}`;
+      const context = `journal limited to ${kb} KiB`;
+      const child = await runChild(
+        command,
+        { STORE_DIR: storeDir, ROOT: root, LOG: log, RUN_ID: runId, KILL_AT: '1000000' },
+        kb,
+      );
+      expect(child.code, `${context}: ${child.stderr}`).toBe(0);
+      // The run stopped itself with a typed reason rather than crashing or finishing.
+      expect(JSON.parse(child.stdout).stopReason, context).toBe('failed');
+      const store = createJsonlRunStore({ dir: storeDir });
+      const text = readFileSync(store.pathOf(runId), 'utf8');
+      // The cut-short write left nothing behind: the journal ends on a whole record.
+      expect(text.endsWith('\n'), `${context}: the journal ends in a torn line`).toBe(true);
+      const inspection = await store.inspect(runId);
+      if (inspection.problem?.code === 'journal-empty') {
+        // Not even the first group fitted: nothing was journaled, so nothing was done either.
+        expect(existsSync(log), context).toBe(false);
+        await expect(
+          createCrashCortex({ root, log, phase: 'resume', store }).resume(runId),
+        ).rejects.toMatchObject({
+          code: 'journal-empty',
+        });
+        continue;
+      }
+      resumable++;
+      const journal = await store.read(runId);
+      const completedAtStop = new Set(
+        journal.flatMap((event) =>
+          event.type === 'step-marked' && event.status === 'completed' ? [event.stepId] : [],
+        ),
+      );
+      const resumed = await createCrashCortex({ root, log, phase: 'resume', store }).resume(runId);
+      await store.close();
+      expect(resumed.stopReason, context).toBe('completed');
+      for (const step of crashPlan.steps) {
+        expect(readFileSync(join(root, `${step.id}.txt`), 'utf8'), context).toBe(`done ${step.id}\n`);
+      }
+      const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+      for (const stepId of completedAtStop) {
+        expect(
+          lines.filter((line) => line.startsWith(`${stepId} `)),
+          `${context}: ${stepId} ran again`,
+        ).toEqual([`${stepId} first`]);
+      }
+    }
+    expect(resumable).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 });

@@ -1,4 +1,14 @@
-import { close, fdatasync, fdatasyncSync, fstat, open, read, writeSync } from 'node:fs';
+import {
+  close,
+  fdatasync,
+  fdatasyncSync,
+  fstat,
+  fstatSync,
+  ftruncateSync,
+  open,
+  read,
+  writeSync,
+} from 'node:fs';
 import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,7 +93,21 @@ function storeError(action: string, path: string, cause: unknown): CortexError {
  */
 function writeAllNow(fd: number, buffer: Buffer): void {
   let offset = 0;
-  while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
+  try {
+    while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
+  } catch (error) {
+    // A write cut short (a full disk: part of the group went in, then ENOSPC / EFBIG) would leave
+    // a torn last line that only a takeover may repair: the failed append takes its bytes back,
+    // so the journal ends on its last whole group and stays resumable.
+    if (offset > 0) {
+      try {
+        ftruncateSync(fd, fstatSync(fd).size - offset);
+      } catch {
+        // The torn line stays: reading reports it as `journal-truncated`.
+      }
+    }
+    throw error;
+  }
 }
 
 /** One journal file being appended to. */
@@ -117,7 +141,8 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
  * group) is ignored; an empty journal, a torn last line, an unreadable line, a gap or a seq
  * written twice with different content is a typed `CortexError`, never a shorter history
  * (`inspect` shows the intact part; `repair` drops a torn last line). Appending to a journal
- * with a torn last line fails too. Metadata is written to a temporary file and renamed (fsynced
+ * with a torn last line fails too; an append whose write is cut short (a full disk) takes its
+ * bytes back before it fails, so the journal stays resumable. Metadata is written to a temporary file and renamed (fsynced
  * in `fsync` mode). The lease is a lock file beside the journal (see `acquireFileLease`).
  *
  * @example
