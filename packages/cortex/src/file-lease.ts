@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -18,6 +19,58 @@ const thisHost = hostname();
 
 function errnoCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+/**
+ * What tells one process apart from a later one with the same pid (Linux): the boot it runs in
+ * and its start time in clock ticks since boot (`/proc/<pid>/stat`, field 22). Absent elsewhere.
+ */
+interface ProcessIdentity {
+  bootId?: string;
+  processStart?: string;
+}
+
+/** A lock file's holder: the lease holder and, where the system tells, its process identity. */
+type FileLeaseHolder = LeaseHolder & ProcessIdentity;
+
+function readProcStat(pid: number): { state: string; start: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces and parentheses): state is field 3.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return fields[19] === undefined ? undefined : { state: fields[0]!, start: fields[19] };
+  } catch {
+    return undefined;
+  }
+}
+
+function readBootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const thisBoot = readBootId();
+const thisProcess: ProcessIdentity = {
+  ...(thisBoot !== undefined ? { bootId: thisBoot } : {}),
+  ...((start) => (start !== undefined ? { processStart: start } : {}))(readProcStat(process.pid)?.start),
+};
+
+/**
+ * Whether the holder on this host is still running, told by its process rather than by any
+ * clock: `false` when its pid is gone, names a zombie or another process (a reused pid, a lock
+ * from before a reboot); `true` when it is the very process that took the lease; `undefined`
+ * when the system cannot tell (no `/proc`, a lock without the identity).
+ */
+function isHolderAlive(holder: FileLeaseHolder): boolean | undefined {
+  if (isDeadPid(holder.pid)) return false;
+  if (holder.bootId !== undefined && thisBoot !== undefined && holder.bootId !== thisBoot) return false;
+  const stat = readProcStat(holder.pid);
+  if (stat === undefined || holder.processStart === undefined) return undefined;
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return stat.start === holder.processStart;
 }
 
 /** True when `pid` is no process on this machine (`kill(pid, 0)` answers ESRCH). */
@@ -114,8 +167,11 @@ async function claimTakeover(options: {
 /**
  * A lease as a lock file (`<runId>.lock` beside the journal) holding the holder's pid, host and
  * heartbeat. Created atomically (a private file hard-linked into place, so it is never seen half
- * written); renewed by replacing it (rename); stale when its heartbeat is older than the TTL, or
- * at once when its pid is gone on this host. A stale lock is taken over by exactly one process:
+ * written); renewed by replacing it (rename). A holder on this host is judged by its process,
+ * not by a clock: stale at once when its pid is gone, a zombie or another process (the lock
+ * records the boot id and the process start time where `/proc` tells them), and never for a late
+ * heartbeat while it runs (paused, or after a clock jump); a holder on another host (or of
+ * unknown identity) is stale when its heartbeat is older than the TTL. A stale lock is taken over by exactly one process:
  * each taker must first create `<lock>.takeover-<stale token>` exclusively (a dead taker's marker
  * is taken over the same way), then checks that the lock still names the stale holder before
  * replacing it. A renewal that finds another holder's
@@ -128,11 +184,19 @@ export async function acquireFileLease(
 ): Promise<RunLease> {
   const { purpose, ttlMs, renewEveryMs } = resolveLeaseOptions(options);
   await mkdir(dirname(path), { recursive: true });
-  const holder = newLeaseHolder(purpose, ttlMs);
+  const holder: FileLeaseHolder = { ...newLeaseHolder(purpose, ttlMs), ...thisProcess };
   const takeovers: string[] = [];
   let takenOver: LeaseHolder | undefined;
-  const isDead = (other: LeaseHolder): boolean =>
-    isStale(other) || (other.host === thisHost && isDeadPid(other.pid));
+  // On another host only the heartbeat can tell. On this one a live holder is never taken over
+  // for a late heartbeat: a paused process (SIGSTOP, a suspended machine, a blocked event loop)
+  // or a clock that jumped would otherwise give the run two owners until its next renewal. A
+  // lease of this very process goes stale by its heartbeat (a holder that stopped renewing).
+  const isDead = (other: FileLeaseHolder): boolean => {
+    if (other.host !== thisHost) return isStale(other);
+    const alive = isHolderAlive(other);
+    if (alive === false) return true;
+    return alive === undefined || other.pid === process.pid ? isStale(other) : false;
+  };
 
   for (let attempt = 0; ; attempt++) {
     if (attempt >= 20) {

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -9,7 +9,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CortexError } from './cortex-error';
 import { encodeHeader, encodeRecord } from './journal-format';
@@ -318,6 +319,74 @@ describe('JSONL lease (a lock file beside the journal)', () => {
     );
     writeLock(store, 'run-b', { pid: 1, host: 'elsewhere', renewedAt: Date.now() });
     expect((await caught(() => store.acquireLease('run-b'))).message).toContain('on host elsewhere');
+  });
+
+  it('a live holder on this host whose heartbeat stopped (paused, or its clock jumped) is not taken over', async () => {
+    const store = fresh();
+    const here = dirname(fileURLToPath(import.meta.url));
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@closedloop/source', join(here, '__fixtures__', 'lease-holder.ts')],
+      {
+        cwd: join(here, '..'),
+        env: { ...process.env, STORE_DIR: join(store.pathOf('x'), '..'), RUN_ID: 'run-a', TTL_MS: '300' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          output += chunk;
+          if (output.includes('held')) resolve();
+        });
+        child.on('exit', () => reject(new Error(`the holder exited: ${output}`)));
+      });
+      // Paused (SIGSTOP, a suspended VM, a blocked event loop): alive, but its heartbeat stops and
+      // its lock looks older than its TTL — as it does to a taker whose clock jumped forward.
+      child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      const lock = JSON.parse(readFileSync(lockOf(store, 'run-a'), 'utf8'));
+      expect(Date.now() - lock.renewedAt).toBeGreaterThan(300);
+      const error = await caught(() => store.acquireLease('run-a'));
+      expect(error.code).toBe('run-leased');
+      expect(error.message).toContain(`pid ${child.pid}`);
+      // Resumed, it still holds its lease; once it is dead, the lease is taken over at once.
+      child.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(output).not.toContain('lost');
+      child.kill('SIGKILL');
+      await exited;
+      const lease = await store.acquireLease('run-a');
+      expect(lease.takenOver?.pid).toBe(child.pid);
+      await lease.release();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+
+  it('a lock whose pid now names another process (reused after a crash, or before a reboot) is taken over', async () => {
+    const store = fresh();
+    // process.ppid is alive: only the process identity in the lock tells it is not the holder.
+    writeLock(store, 'run-a', {
+      pid: process.ppid,
+      host: hostname(),
+      renewedAt: Date.now(),
+      processStart: '1',
+    });
+    const reused = await store.acquireLease('run-a');
+    expect(reused.takenOver?.pid).toBe(process.ppid);
+    await reused.release();
+    writeLock(store, 'run-b', {
+      pid: process.ppid,
+      host: hostname(),
+      renewedAt: Date.now(),
+      bootId: 'a-boot-before-this-one',
+    });
+    const rebooted = await store.acquireLease('run-b');
+    expect(rebooted.takenOver?.pid).toBe(process.ppid);
+    await rebooted.release();
   });
 
   it('a lock from another host whose heartbeat is older than its TTL is stale', async () => {
