@@ -10,7 +10,8 @@ export interface RunFlags {
   concurrency: number;
   maxIterations: number;
   budget?: number;
-  journal: string;
+  /** `--journal`; absent: the per-user default (`runner/journal-dir.ts`). */
+  journal?: string;
   /** `--store redis://…`: the run lives in Redis instead of `journal`. */
   store?: string;
   /** `--group`: with `--store`, only workers of this group run the steps. */
@@ -24,9 +25,6 @@ export interface ModelFlags {
   model?: string;
   baseUrl?: string;
 }
-
-/** Default journal folder, relative to the working directory. */
-export const defaultJournal = '.closedloop/runs';
 
 /** A commander parser for whole numbers from `min` to `max` (`It must be …` otherwise). */
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -56,9 +54,15 @@ export function addModelOptions(command: Command): Command {
     .option('--base-url <url>', 'an OpenAI-compatible server, e.g. http://localhost:11434/v1 (Ollama)');
 }
 
-/** Adds `--journal`. */
+/**
+ * Adds `--journal`. Its default is a per-user state directory (`runner/journal-dir.ts`), outside
+ * the workspace, so `--workspace .` works with it.
+ */
 export function addJournalOption(command: Command): Command {
-  return command.option('--journal <dir>', 'where run journals are kept', defaultJournal);
+  return command.option(
+    '--journal <dir>',
+    'where run journals are kept (default: $XDG_STATE_HOME/closedloop/runs, else ~/.local/state/closedloop/runs)',
+  );
 }
 
 /** Adds the flags of commands that run a task. */

@@ -14,7 +14,12 @@ const run = promisify(execFile);
 
 /** An environment with no API keys and the scripted model at full speed. */
 const offlineEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, CLOSEDLOOP_DEMO_LATENCY_MS: '0' };
+  // The default journal goes to a per-user state directory: a fresh one per call, never the real one.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CLOSEDLOOP_DEMO_LATENCY_MS: '0',
+    XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'closedloop-state-')),
+  };
   delete env.OPENAI_API_KEY;
   delete env.ANTHROPIC_API_KEY;
   return env;
@@ -74,13 +79,14 @@ describe('closedloop demo (offline scripted scenario)', () => {
     expect(first.out()).toContain('↺ Replanned: Write isPrime, Run the tests, Release 1.0.1 →');
     expect(first.out()).toMatch(/model: scripted\/scripted-is-prime/);
     expect(first.out()).toContain('stop reason: completed');
-    // The default journal is relative to the working directory, and the printed command says so.
-    const printed = /Report again: (.+) report (\S+) --journal (\S+)/.exec(first.out());
-    expect(printed?.[3]).toBe('.closedloop/runs');
-    expect(existsSync(join(base, '.closedloop/runs', `${printed?.[2]}.jsonl`))).toBe(true);
+    // The default journal is the per-user state directory, which the printed command need not name.
+    const printed = /Report again: (.+) report (\S+)\n/.exec(first.out());
+    const state = first.io.env!.XDG_STATE_HOME!;
+    expect(existsSync(join(state, 'closedloop', 'runs', `${printed?.[2]}.jsonl`))).toBe(true);
+    expect(existsSync(join(base, '.closedloop'))).toBe(false);
 
-    const again = capture({ cwd: base });
-    expect(await main(['report', printed![2]!, '--journal', printed![3]!], again.io)).toBe(0);
+    const again = capture({ cwd: base, env: first.io.env! });
+    expect(await main(['report', printed![2]!], again.io)).toBe(0);
     expect(again.out()).toContain('■ Run finished: completed');
     expect(again.out()).toContain('↺ Replanned: Write isPrime, Run the tests, Release 1.0.1 →');
   }, 60_000);
@@ -89,14 +95,33 @@ describe('closedloop demo (offline scripted scenario)', () => {
 describe("the journal stays out of the agent's reach", () => {
   it('refuses a journal inside the workspace (the agent could rewrite the events and the workspace a resume trusts)', async () => {
     const base = tempDir();
-    const inside = capture({ cwd: base });
-    // `--workspace .` with the default journal `.closedloop/runs`: inside the workspace.
-    expect(await main(['demo', '--workspace', '.'], inside.io)).toBe(2);
-    expect(inside.err()).toMatch(/--journal .* is inside --workspace/);
-    expect(existsSync(join(base, 'src'))).toBe(false);
     const nested = capture({ cwd: base });
     expect(await main(['demo', '--workspace', 'ws', '--journal', 'ws/.runs'], nested.io)).toBe(2);
+    expect(nested.err()).toMatch(/journal folder .* is inside the workspace/);
+    expect(existsSync(join(base, 'ws', 'src'))).toBe(false);
+    // The default journal is refused too when it would be inside the workspace.
+    const home = capture({ cwd: base, env: { ...offlineEnv(), XDG_STATE_HOME: join(base, '.state') } });
+    expect(await main(['demo', '--workspace', '.'], home.io)).toBe(2);
+    expect(home.err()).toMatch(/journal folder .* is inside the workspace/);
+    expect(existsSync(join(base, 'src'))).toBe(false);
   });
+
+  it('`--workspace .` just works: the default journal lives outside it, and resume finds the run', async () => {
+    const base = tempDir();
+    const first = capture({ cwd: base });
+    expect(await main(['demo', '--workspace', '.', '--json'], first.io)).toBe(0);
+    const result = JSON.parse(first.out()) as RunResult;
+    expect(result.stopReason).toBe('completed');
+    expect(readFileSync(join(base, 'src/is-prime.js'), 'utf8')).toContain('n < 2');
+    // Nothing of closedloop's in the workspace: the journal is in the state directory.
+    expect(existsSync(join(base, '.closedloop'))).toBe(false);
+    const runs = join(first.io.env!.XDG_STATE_HOME!, 'closedloop', 'runs');
+    expect(existsSync(join(runs, `${result.runId}.jsonl`))).toBe(true);
+    // Found again by id alone, from anywhere.
+    const report = capture({ cwd: tmpdir(), env: first.io.env! });
+    expect(await main(['report', result.runId], report.io)).toBe(0);
+    expect(report.out()).toContain('■ Run finished: completed');
+  }, 60_000);
 });
 
 describe('closedloop command line', () => {

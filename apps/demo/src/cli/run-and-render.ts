@@ -31,7 +31,8 @@ export async function runAndRender(
   context: CliContext,
   options: {
     json: boolean;
-    journal: string;
+    /** `--journal` as given (absent: the default, which the printed commands need not name). */
+    journal?: string | undefined;
     /** `--store redis://…`: the run lives in Redis (the commands it prints say so). */
     store?: string | undefined;
     /** Answers the run's approval requests (none: every request is denied). */
@@ -66,10 +67,13 @@ export async function runAndRender(
     view?.note(`workspace: ${started.workspace}`);
     const result = await started.result;
     view?.close();
+    // The default journal needs no flag to be found again.
     const where = options.store
-      ? `--store ${options.store}`
-      : `--journal ${displayPath(options.journal, io.cwd)}`;
-    const again = `${cliCommand(io)} %s ${result.runId} ${where}`;
+      ? ` --store ${options.store}`
+      : options.journal !== undefined
+        ? ` --journal ${displayPath(options.journal, io.cwd)}`
+        : '';
+    const again = `${cliCommand(io)} %s ${result.runId}${where}`;
     if (options.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       io.stdout.write(summary(result, started));

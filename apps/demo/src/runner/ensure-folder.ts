@@ -80,7 +80,7 @@ export function checkJournalOutsideWorkspace(journal: string, workspace: string)
   if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) {
     throw new DemoError(
       'invalid-argument',
-      `--journal "${journal}" is inside --workspace "${workspace}": the agent could rewrite its own journal. Pass a --journal outside the workspace.`,
+      `The journal folder "${journal}" is inside the workspace "${workspace}": the agent could rewrite its own journal. Pass a --journal outside the workspace.`,
     );
   }
 }

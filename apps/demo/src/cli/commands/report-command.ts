@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { RunEvent } from '@closedloop/cortex';
 import type { Command } from 'commander';
 import { DemoError } from '../../demo-error';
@@ -22,7 +21,7 @@ export function registerReportCommand(program: Command, context: CliContext): vo
   action(
     command,
     context,
-    async (runId: string, flags: { journal: string; store?: string; json: boolean }) => {
+    async (runId: string, flags: { journal?: string; store?: string; json: boolean }) => {
       const { io } = context;
       // Loaded on use, so `--help` and `--version` stay fast.
       const { createTerminalView } = await import('../../view/terminal-view');
@@ -39,11 +38,12 @@ export function registerReportCommand(program: Command, context: CliContext): vo
         else render(events);
         return 0;
       }
-      const journal = resolve(io.cwd, flags.journal);
-      const [{ createDemoRunner }, { renderJournalProblem }] = await Promise.all([
+      const [{ createDemoRunner }, { renderJournalProblem }, { journalDir }] = await Promise.all([
         import('../../runner/demo-runner'),
         import('../../journal-problem'),
+        import('../../runner/journal-dir'),
       ]);
+      const journal = journalDir(flags.journal, io);
       const { exists, events, problem } = await createDemoRunner({ journal, env: io.env }).inspectRun(runId);
       if (!exists && !problem)
         throw new DemoError('unknown-run', `No journal for run "${runId}" in ${journal}.`);

@@ -26,7 +26,7 @@ export function registerResumeCommand(program: Command, context: CliContext): vo
     context,
     async (
       runId: string,
-      flags: { journal: string; store?: string; json: boolean; repair: boolean } & ApprovalFlags,
+      flags: { journal?: string; store?: string; json: boolean; repair: boolean } & ApprovalFlags,
     ) => {
       const { runnerFromFlags, runAndRender } = await loadRunCommandParts();
       const onApproval = approvalsFromFlags(context, flags);

@@ -3,6 +3,7 @@ import type { UncertainCallPolicy } from '@closedloop/cortex';
 import { DemoError } from '../../demo-error';
 import { createDemoRunner, type DemoRunner } from '../../runner/demo-runner';
 import { checkFolder } from '../../runner/ensure-folder';
+import { journalDir } from '../../runner/journal-dir';
 import type { ModelSelection } from '../../runner/select-model';
 import { checkStoreUrl, createScaleOutRunner } from '../../scale-out/scale-out-runner';
 import type { CliContext } from '../cli-context';
@@ -10,12 +11,12 @@ import type { RunFlags } from '../cli-options';
 
 /**
  * With `--store redis://…`, the runner of a run in Redis (`createScaleOutRunner`). Otherwise:
- * checks `--journal` and `--workspace` at once (folders we can write to; the runner creates them),
+ * checks `--journal` (default: the per-user state directory) and `--workspace` at once (folders we can write to; the runner creates them),
  * and returns the function that builds the runner for a model selection.
  */
 export function runnerFromFlags(
   context: CliContext,
-  flags: Partial<RunFlags> & Pick<RunFlags, 'journal'> & { onUncertain?: UncertainCallPolicy },
+  flags: Partial<RunFlags> & { onUncertain?: UncertainCallPolicy },
 ): (model?: ModelSelection) => DemoRunner {
   const { cwd, env } = context.io;
   if (flags.group !== undefined && flags.store === undefined) {
@@ -39,7 +40,7 @@ export function runnerFromFlags(
         warn: (line) => context.io.stderr.write(`${line}\n`),
       });
   }
-  const journal = checkFolder(resolve(cwd, flags.journal), '--journal');
+  const journal = checkFolder(journalDir(flags.journal, context.io), '--journal');
   const workspace = flags.workspace ? checkFolder(resolve(cwd, flags.workspace), '--workspace') : undefined;
   return (model) =>
     createDemoRunner({

@@ -28,7 +28,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
   action(
     command,
     context,
-    async (flags: ModelFlags & { host: string; port: number; journal: string; store?: string }) => {
+    async (flags: ModelFlags & { host: string; port: number; journal?: string; store?: string }) => {
       const { io } = context;
       // Loaded on use, so `--help` and `--version` stay fast.
       const [{ resolveModel, selectModel }, { reachStore }, { startWebServer }, { runnerFromFlags }] =
@@ -46,7 +46,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       if (selection) await resolveModel(selection, io.env);
       if (flags.store !== undefined) await reachStore(flags.store);
       const runner = runnerFromFlags(context, {
-        journal: flags.journal,
+        ...(flags.journal !== undefined ? { journal: flags.journal } : {}),
         ...(flags.store !== undefined ? { store: flags.store } : {}),
       })(selection);
       const server = await startWebServer({
