@@ -36,6 +36,11 @@ export type CortexErrorCode =
   | 'store-failed'
   /** `resume(runId)` was called for a run that is still active in this process. */
   | 'run-active'
+  /**
+   * `resume(runId)` on a cortex that does not fit the run: another workspace than the one the run
+   * worked in, or without tools the run was planned with.
+   */
+  | 'resume-mismatch'
   /** A step handed between processes does not fit: a bad `cortex.runStep` input or `task.adopt` events. */
   | 'invalid-step-task';
 

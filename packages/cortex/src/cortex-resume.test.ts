@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScriptedResponse } from '@closedloop/model/testing';
@@ -653,6 +653,50 @@ describe('one live owner per run', () => {
     expect(result.stopReason).toBe('failed');
     expect(result.reason).toContain('journal could not be written');
     expect(await ws.exists('a.txt')).toBe(false);
+  });
+});
+
+describe('a resume that does not fit the run is refused (resume-mismatch), changing nothing', () => {
+  it('another workspace, no workspace, or a tool the run was planned with missing', async () => {
+    const ws = await workspace({ 'log.txt': '# log\n' });
+    const memory = createMemoryRunStore();
+    // Cut off after the edit took effect, before its result was journaled: only ws's files tell.
+    const store = crashingStore(memory, { before: finishedCall });
+    await firstRun({ ws, store, steps: { task: editStep }, runId: 'r' });
+    expect(store.crashed()).toBe(true);
+    const journaled = (await memory.read('r')).length;
+
+    const elsewhere = await workspace({ 'log.txt': '# log\n' });
+    const refused = async (extra: Partial<CortexOptions>, tools?: CortexOptions['tools']) => {
+      const error = await resume({
+        ws: elsewhere,
+        store: memory,
+        steps: { task: editStep },
+        runId: 'r',
+        ...(tools ? { tools } : {}),
+        extra,
+      }).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(CortexError.isInstance(error) && error.code, String(error)).toBe('resume-mismatch');
+      return (error as CortexError).message;
+    };
+    expect(await refused({})).toContain(`worked in ${realpathSync(ws.root)}`);
+    expect(await refused({ workspace: undefined })).toContain('workspace is not set');
+    const readOnly = workspaceTools({ root: ws.root }).filter((tool) => tool.name !== 'edit_file');
+    expect(await refused({ workspace: ws.root }, readOnly)).toContain(
+      'tools this cortex does not have: edit_file',
+    );
+    // Nothing was run or journaled by the refused resumes.
+    expect(await elsewhere.read('log.txt')).toBe('# log\n');
+    expect(await ws.read('log.txt')).toBe('# log\n- a\n');
+    expect(await memory.read('r')).toHaveLength(journaled);
+
+    // The run's own workspace and tools: it resumes, and the edit is not applied twice.
+    const { result } = await resume({ ws, store: memory, steps: { task: editStep }, runId: 'r' });
+    expect(result.stopReason).toBe('completed');
+    expect(await ws.read('log.txt')).toBe('# log\n- a\n');
   });
 });
 

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { type ChatModel, createRedactor, type PriceTable, type Redactor } from '@closedloop/model';
 import { type AnyTool, type CommandRunner, createToolRegistry, type ToolRegistry } from '@closedloop/tools';
 import {
@@ -18,7 +20,7 @@ import type { LeaseOptions, RunLease } from './run-lease';
 import { type RemoteStepInput, type RemoteStepResult, runRemoteStep } from './run-remote-step';
 import type { RunResult } from './run-result';
 import { RunSession } from './run-session';
-import { assertRunId, createMemoryRunStore, createRunId, type RunStore } from './run-store';
+import { assertRunId, createMemoryRunStore, createRunId, type RunMeta, type RunStore } from './run-store';
 import type { AcceptUnverified, ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
 import type { StepTaskRunner } from './step-task';
 
@@ -161,7 +163,8 @@ export interface Cortex {
    * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
    * process is running or resuming it), `journal-missing` / `journal-empty` /
    * `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
-   * silent restart).
+   * silent restart), `resume-mismatch` (this cortex's workspace is not the one the run worked in,
+   * or it lacks a tool the run was planned with).
    */
   resume(runId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
   /** Starts a run and returns its event stream (with `result`). */
@@ -264,6 +267,46 @@ async function readForResume(
         holder: { pid: previous.pid, host: previous.host },
       },
     };
+  }
+}
+
+/** A workspace path as the run records it: absolute, symbolic links resolved when it exists. */
+function workspaceKey(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolvePath(path);
+  }
+}
+
+/**
+ * Refuses to resume a run on a cortex that does not fit it (`resume-mismatch`): another workspace
+ * than the one the run worked in (its interrupted calls would be judged, and its remaining steps
+ * done, against other files), or without a tool the run was planned with. Runs whose metadata
+ * predates these fields are not checked.
+ */
+function checkResumeFits(runId: string, stored: RunMeta | undefined, config: SessionConfig): void {
+  const recorded = stored?.options.workspace;
+  if (typeof recorded === 'string') {
+    const current = config.workspace === undefined ? undefined : workspaceKey(config.workspace);
+    if (current !== recorded) {
+      throw new CortexError({
+        code: 'resume-mismatch',
+        message: `Run "${runId}" worked in ${recorded}, but this cortex's workspace is ${current ?? 'not set'}: resume it with workspace ${recorded} (its interrupted calls are judged, and its remaining steps done, against those files).`,
+        details: { runId, recorded, current: current ?? null },
+      });
+    }
+  }
+  const tools = stored?.options.tools;
+  if (Array.isArray(tools)) {
+    const missing = tools.filter((name) => typeof name === 'string' && !config.registry.has(name));
+    if (missing.length > 0) {
+      throw new CortexError({
+        code: 'resume-mismatch',
+        message: `Run "${runId}" was planned with tools this cortex does not have: ${missing.join(', ')}. Resume it with the tools it ran with.`,
+        details: { runId, missing },
+      });
+    }
   }
 }
 
@@ -516,6 +559,9 @@ export function createCortex(options: CortexOptions): Cortex {
               budget: { ...config.budget },
               deadlines: { ...config.deadlines },
               goalVerification: config.verifier.goal,
+              // What a resume must match (`checkResumeFits`).
+              ...(config.workspace !== undefined ? { workspace: workspaceKey(config.workspace) } : {}),
+              tools: config.registry.specs().map((spec) => spec.name),
             },
           });
         }
@@ -567,6 +613,7 @@ export function createCortex(options: CortexOptions): Cortex {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
         const { history, repaired } = await readForResume(store, runId, lease);
         const meta = await store.readMeta(runId);
+        checkResumeFits(runId, meta, config);
         const started = history.find((event) => event.type === 'run-started');
         const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
         if (request === undefined) {

@@ -20,6 +20,8 @@ const usageCodes = new Set([
   'journal-truncated',
   'journal-corrupt',
   'journal-version',
+  // A resume on another workspace or without the run's tools.
+  'resume-mismatch',
 ]);
 
 /** The one line a typed error deserves, and its exit code; `undefined` for anything unexpected. */
