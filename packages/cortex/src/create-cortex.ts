@@ -19,7 +19,7 @@ import type { RunEvent } from './run-events';
 import type { LeaseOptions, RunLease } from './run-lease';
 import { type RemoteStepInput, type RemoteStepResult, runRemoteStep } from './run-remote-step';
 import type { RunResult } from './run-result';
-import { RunSession } from './run-session';
+import { isResumableStop, RunSession } from './run-session';
 import { assertRunId, createMemoryRunStore, createRunId, type RunMeta, type RunStore } from './run-store';
 import type { AcceptUnverified, ExecutorSettings, PlanningMode, SessionConfig } from './session-config';
 import type { StepTaskRunner } from './step-task';
@@ -163,8 +163,8 @@ export interface Cortex {
    * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
    * process is running or resuming it), `journal-missing` / `journal-empty` /
    * `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
-   * silent restart), `resume-mismatch` (this cortex's workspace is not the one the run worked in,
-   * or it lacks a tool the run was planned with).
+   * silent restart), `resume-mismatch` (a run that is to continue, on a cortex whose workspace is
+   * not the one the run worked in, or without a tool the run was planned with).
    */
   resume(runId: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
   /** Starts a run and returns its event stream (with `result`). */
@@ -613,7 +613,11 @@ export function createCortex(options: CortexOptions): Cortex {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
         const { history, repaired } = await readForResume(store, runId, lease);
         const meta = await store.readMeta(runId);
-        checkResumeFits(runId, meta, config);
+        // A run that stopped for good only returns its stored result: nothing runs, any cortex fits.
+        const finish = history.findLast((event) => event.type === 'run-finished');
+        if (!(finish?.type === 'run-finished' && !isResumableStop(finish.stopReason))) {
+          checkResumeFits(runId, meta, config);
+        }
         const started = history.find((event) => event.type === 'run-started');
         const request = meta?.request ?? (started?.type === 'run-started' ? started.request : undefined);
         if (request === undefined) {
