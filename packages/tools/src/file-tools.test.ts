@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createToolRegistry, type ToolRegistry } from './create-tool-registry';
@@ -235,4 +237,60 @@ describe('delete_file', () => {
       await git.cleanup();
     }
   });
+});
+
+describe('a full disk: a write cut short leaves the file as it was', () => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  /** Runs a tool in a child process whose files may not grow past `limitKb` (`ulimit -f`). */
+  const runLimited = (tool: string, args: object, limitKb: number) => {
+    const child = spawnSync(
+      'bash',
+      [
+        '-c',
+        `ulimit -f ${limitKb} && exec "$0" "$@"`,
+        process.execPath,
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        path.join(here, '__fixtures__', 'run-file-tool.ts'),
+      ],
+      {
+        cwd: path.join(here, '..'),
+        env: { ...process.env, ROOT: ws.root, TOOL: tool, ARGS: JSON.stringify(args) },
+        encoding: 'utf8',
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    return JSON.parse(child.stdout) as { status: string; text: string };
+  };
+  const big = 'x'.repeat(5000);
+
+  it('write_file over an existing file: an error, and the file keeps its content', async () => {
+    const outcome = runLimited('write_file', { path: 'README.md', content: big }, 2);
+    expect(outcome.status).toBe('error');
+    expect(outcome.text).toMatch(/Could not write README\.md \(EFBIG\): it was left as it was/);
+    expect(await ws.read('README.md')).toBe('# hi\n');
+  }, 30_000);
+
+  it('write_file of a new file: an error, and no file', async () => {
+    const outcome = runLimited('write_file', { path: 'src/new.txt', content: big }, 2);
+    expect(outcome.status).toBe('error');
+    expect(await ws.exists('src/new.txt')).toBe(false);
+  }, 30_000);
+
+  it('edit_file that grows a file past the limit: an error, and the file keeps its content', async () => {
+    const outcome = runLimited(
+      'edit_file',
+      { path: 'src/a.ts', old_string: 'export const b = 2;', new_string: `export const b = '${big}';` },
+      2,
+    );
+    expect(outcome.status).toBe('error');
+    expect(await ws.read('src/a.ts')).toBe('export const a = 1;\nexport const b = 2;\n');
+  }, 30_000);
+
+  it('a write that fits is whole', async () => {
+    const outcome = runLimited('write_file', { path: 'README.md', content: big.slice(0, 1500) }, 2);
+    expect(outcome.status).toBe('success');
+    expect(await ws.read('README.md')).toBe(big.slice(0, 1500));
+  }, 30_000);
 });

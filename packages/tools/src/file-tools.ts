@@ -69,6 +69,52 @@ function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8192).includes(0);
 }
 
+/** Writes all of `bytes` from offset 0 (a write may be cut short: it goes on until done or failed). */
+async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, offset);
+    if (bytesWritten === 0) throw new Error('the write made no progress');
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Replaces an open file's content with `text`, all of it. When the write fails part way (a full
+ * disk writes part of it, then ENOSPC / EFBIG) the file is put back as it was — `previous`, or
+ * removed by `remove` when this call created it — and the error says so: a failed write never
+ * leaves a half-written file behind that looks like the call's result.
+ */
+async function replaceContent(
+  file: FileHandle,
+  relative: string,
+  text: string,
+  previous: Buffer | undefined,
+  remove: () => Promise<void>,
+): Promise<void> {
+  try {
+    await file.truncate(0);
+    await writeAll(file, Buffer.from(text, 'utf8'));
+  } catch (error) {
+    let restored = true;
+    try {
+      if (previous === undefined) await remove();
+      else {
+        await file.truncate(0);
+        await writeAll(file, previous);
+      }
+    } catch {
+      restored = false;
+    }
+    throw new Error(
+      `Could not write ${relative} (${errnoCode(error) ?? (error instanceof Error ? error.message : String(error))}): ${
+        restored ? 'it was left as it was before the call' : 'it may be incomplete'
+      }.`,
+      { cause: error },
+    );
+  }
+}
+
 async function closeBoth(opened: { file: FileHandle; folder: FileHandle }): Promise<void> {
   await Promise.allSettled([opened.file.close(), opened.folder.close()]);
 }
@@ -165,7 +211,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         } catch (error) {
           if (errnoCode(error) !== 'EEXIST') throw error;
           created = false;
-          opened = await openFileBeneath(realRoot, target, constants.O_WRONLY);
+          // Read and write: the content before is kept to put back if the write fails part way.
+          opened = await openFileBeneath(realRoot, target, constants.O_RDWR);
         }
       } catch (error) {
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: give a file path.`);
@@ -177,8 +224,10 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         const stats = await opened.file.stat();
         if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
         if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
-        await opened.file.truncate(0);
-        await opened.file.write(input.content, 0, 'utf8');
+        const previous = created ? undefined : await opened.file.readFile();
+        await replaceContent(opened.file, relative, input.content, previous, () =>
+          unlinkBeneath(opened.folder, path.basename(target), absolute),
+        );
         return { path: relative, bytes: Buffer.byteLength(input.content, 'utf8'), created };
       } finally {
         await closeBoth(opened);
@@ -213,7 +262,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       try {
         const stats = await opened.file.stat();
         if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
-        const text = (await opened.file.readFile()).toString('utf8');
+        const original = await opened.file.readFile();
+        const text = original.toString('utf8');
         const first = text.indexOf(input.old_string);
         if (first === -1) {
           throw new Error(
@@ -228,8 +278,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           );
         }
         const next = text.slice(0, first) + input.new_string + text.slice(first + input.old_string.length);
-        await opened.file.truncate(0);
-        await opened.file.write(next, 0, 'utf8');
+        await replaceContent(opened.file, relative, next, original, async () => {});
         const line = text.slice(0, first).split('\n').length;
         return { path: relative, replacements: 1, line };
       } finally {
