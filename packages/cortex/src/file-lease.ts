@@ -242,9 +242,26 @@ export async function acquireFileLease(
     const current = await readHolder(path);
     if (current === undefined || current === 'unreadable') return lose(leaseLostError(runId, undefined));
     if (current.token !== holder.token) return lose(leaseLostError(runId, current));
+    const lastRenewed = holder.renewedAt;
     holder.renewedAt = Date.now();
-    const temporary = await writeTemporary(path, holder);
-    await rename(temporary, path);
+    try {
+      const temporary = await writeTemporary(path, holder);
+      await rename(temporary, path);
+    } catch (error) {
+      holder.renewedAt = lastRenewed;
+      // Not renewed for a whole TTL: to another host the lease is stale now, so stop acting on it.
+      if (Date.now() - lastRenewed > ttlMs) {
+        return lose(
+          new CortexError({
+            code: 'lease-lost',
+            message: `could not renew the lease of run ${runId} for longer than its TTL (${ttlMs} ms): ${error instanceof Error ? error.message : String(error)}`,
+            details: { runId },
+            cause: error,
+          }),
+        );
+      }
+      throw error;
+    }
   };
   const renew = (): Promise<void> => {
     renewing ??= renewOnce().finally(() => {

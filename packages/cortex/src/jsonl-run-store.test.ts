@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -365,6 +366,34 @@ describe('JSONL lease (a lock file beside the journal)', () => {
       child.kill('SIGKILL');
     }
   }, 30_000);
+
+  it('a renewal that fails once (a full disk, an I/O error) does not stop the heartbeat for good', async () => {
+    const store = fresh();
+    const lease = await store.acquireLease('run-a', { ttlMs: 300, renewEveryMs: 40 });
+    // The renewal's private file cannot be written while a folder stands in its place.
+    const blocker = `${lockOf(store, 'run-a')}.${lease.holder.token}.tmp`;
+    mkdirSync(blocker);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    rmSync(blocker, { recursive: true });
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    // Renewed again since: the lease is not stale, so nobody can take it over.
+    const lock = JSON.parse(readFileSync(lockOf(store, 'run-a'), 'utf8'));
+    expect(Date.now() - lock.renewedAt).toBeLessThan(300);
+    expect((await caught(() => store.acquireLease('run-a'))).code).toBe('run-leased');
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+  });
+
+  it('a holder that cannot renew for a whole TTL loses its lease (lease-lost), so it stops acting', async () => {
+    const store = fresh();
+    const lease = await store.acquireLease('run-a', { ttlMs: 200, renewEveryMs: 40 });
+    mkdirSync(`${lockOf(store, 'run-a')}.${lease.holder.token}.tmp`);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'lease-lost' });
+    expect(String(lease.signal.reason.message)).toContain('for longer than its TTL');
+    await lease.release();
+  });
 
   it('a lock whose pid now names another process (reused after a crash, or before a reboot) is taken over', async () => {
     const store = fresh();

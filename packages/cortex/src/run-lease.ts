@@ -128,7 +128,9 @@ export function isStale(holder: Pick<LeaseHolder, 'renewedAt' | 'ttlMs'>, now: n
 
 /**
  * Runs `renew` every `everyMs` until the lease is lost or released (unref'd: it never keeps a
- * process alive). Returns the stop function.
+ * process alive). Returns the stop function. A renewal that fails (a full disk, an I/O or
+ * network error) is tried again at the next beat: stopping at the first failure let the lease go
+ * stale while its holder ran on. A `renew` that finds the lease lost stops the heartbeat itself.
  */
 export function startHeartbeat(renew: () => Promise<void>, everyMs: number | false): () => void {
   if (everyMs === false) return () => {};
@@ -138,10 +140,7 @@ export function startHeartbeat(renew: () => Promise<void>, everyMs: number | fal
     if (stopped || busy) return;
     busy = true;
     renew()
-      .catch(() => {
-        stopped = true;
-        clearInterval(timer);
-      })
+      .catch(() => undefined)
       .finally(() => {
         busy = false;
       });
