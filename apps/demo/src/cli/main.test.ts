@@ -106,6 +106,23 @@ describe("the journal stays out of the agent's reach", () => {
     expect(existsSync(join(base, 'src'))).toBe(false);
   });
 
+  it('a run journaled where earlier versions did (.closedloop/runs) is not found by default, with a hint', async () => {
+    const base = tempDir();
+    const first = capture({ cwd: base });
+    const args = ['demo', '--workspace', 'ws', '--journal', '.closedloop/runs', '--json'];
+    expect(await main(args, first.io)).toBe(0);
+    const { runId } = JSON.parse(first.out()) as RunResult;
+    for (const command of ['report', 'resume']) {
+      const missing = capture({ cwd: base });
+      expect(await main([command, runId], missing.io)).toBe(2);
+      expect(missing.err()).toContain(
+        'It is in .closedloop/runs, where earlier versions kept journals: add --journal .closedloop/runs.',
+      );
+    }
+    const found = capture({ cwd: base });
+    expect(await main(['report', runId, '--journal', '.closedloop/runs'], found.io)).toBe(0);
+  }, 60_000);
+
   it('`--workspace .` just works: the default journal lives outside it, and resume finds the run', async () => {
     const base = tempDir();
     const first = capture({ cwd: base });

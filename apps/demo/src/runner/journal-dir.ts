@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -22,4 +23,16 @@ export function defaultJournalDir(
 /** The journal folder of a command: `--journal` (resolved against `cwd`) or the default. */
 export function journalDir(flag: string | undefined, io: { cwd: string; env: NodeJS.ProcessEnv }): string {
   return flag === undefined ? defaultJournalDir(io.env) : resolve(io.cwd, flag);
+}
+
+/** Where closedloop 0.1 kept journals by default, relative to the working directory. */
+export const legacyJournal = '.closedloop/runs';
+
+/**
+ * For a run not found in the default journal folder: a hint when the run is in the folder
+ * earlier versions used (`.closedloop/runs` under `cwd`), else `''`.
+ */
+export function legacyJournalHint(runId: string, flag: string | undefined, io: { cwd: string }): string {
+  if (flag !== undefined || !existsSync(join(resolve(io.cwd, legacyJournal), `${runId}.jsonl`))) return '';
+  return ` It is in ${legacyJournal}, where earlier versions kept journals: add --journal ${legacyJournal}.`;
 }

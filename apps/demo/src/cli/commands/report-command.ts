@@ -38,15 +38,19 @@ export function registerReportCommand(program: Command, context: CliContext): vo
         else render(events);
         return 0;
       }
-      const [{ createDemoRunner }, { renderJournalProblem }, { journalDir }] = await Promise.all([
-        import('../../runner/demo-runner'),
-        import('../../journal-problem'),
-        import('../../runner/journal-dir'),
-      ]);
+      const [{ createDemoRunner }, { renderJournalProblem }, { journalDir, legacyJournalHint }] =
+        await Promise.all([
+          import('../../runner/demo-runner'),
+          import('../../journal-problem'),
+          import('../../runner/journal-dir'),
+        ]);
       const journal = journalDir(flags.journal, io);
       const { exists, events, problem } = await createDemoRunner({ journal, env: io.env }).inspectRun(runId);
       if (!exists && !problem)
-        throw new DemoError('unknown-run', `No journal for run "${runId}" in ${journal}.`);
+        throw new DemoError(
+          'unknown-run',
+          `No journal for run "${runId}" in ${journal}.${legacyJournalHint(runId, flags.journal, io)}`,
+        );
       if (problem) {
         // What is intact, then exactly what is wrong (and what to do).
         render(events);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DemoError } from '../../demo-error';
 import { type ApprovalFlags, addApprovalOptions, approvalsFromFlags } from '../approval-options';
 import type { CliContext } from '../cli-context';
 import { action, addJournalOption, addJsonOption, addStoreOption, usageAfterError } from '../cli-options';
@@ -36,7 +37,14 @@ export function registerResumeCommand(program: Command, context: CliContext): vo
         journal: flags.journal,
         ...(onApproval ? { onApproval } : {}),
         store: flags.store,
-        start: (hooks) => runner.resumeRun({ runId, repair: flags.repair, ...hooks }),
+        start: (hooks) =>
+          runner.resumeRun({ runId, repair: flags.repair, ...hooks }).catch(async (error: unknown) => {
+            // A run of an earlier version, in the journal folder it used: say where it is.
+            if (!DemoError.isInstance(error) || error.code !== 'unknown-run' || flags.store) throw error;
+            const { legacyJournalHint } = await import('../../runner/journal-dir');
+            const hint = legacyJournalHint(runId, flags.journal, context.io);
+            throw hint ? new DemoError('unknown-run', `${error.message}${hint}`) : error;
+          }),
       });
     },
   );
