@@ -222,6 +222,40 @@ describe('JSONL journal format (version 2)', () => {
     expect((await caught(() => appendEvents(store, 'run-a', [1]))).code).toBe('store-failed');
   });
 
+  it('after a full disk, the same store appends again once there is room (the failed group left nothing)', async () => {
+    const store = fresh();
+    const here = dirname(fileURLToPath(import.meta.url));
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        'ulimit -S -f 4 && exec "$0" "$@"',
+        process.execPath,
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        join(here, '__fixtures__', 'append-until-full.ts'),
+      ],
+      { cwd: join(here, '..'), env: { ...process.env, STORE_DIR: join(store.pathOf('x'), '..') } },
+    );
+    let output = '';
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        if (output.includes('failed')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`the child exited: ${output}`)));
+    });
+    expect(output).toContain('failed store-failed');
+    // Space was freed: the child may write files of any size again.
+    expect(spawnSync('prlimit', ['--pid', String(child.pid), '--fsize=unlimited:']).status).toBe(0);
+    child.stdin.write('\n');
+    await exited;
+    expect(output.trim().split('\n')).toEqual(['failed store-failed', 'appended', 'events 9']);
+    expect((await store.read('run-a')).length).toBe(9);
+  }, 30_000);
+
   it('rejects bad options with typed errors', () => {
     for (const bad of [{ dir: '' }, { dir: root, maxOpenFiles: 0 }, { dir: root, durability: 'always' }]) {
       expect(() => createJsonlRunStore(bad as never)).toThrow(

@@ -142,7 +142,8 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
  * written twice with different content is a typed `CortexError`, never a shorter history
  * (`inspect` shows the intact part; `repair` drops a torn last line). Appending to a journal
  * with a torn last line fails too; an append whose write is cut short (a full disk) takes its
- * bytes back before it fails, so the journal stays resumable. Metadata is written to a temporary file and renamed (fsynced
+ * bytes back before it fails, so the journal stays resumable; groups queued behind it are not
+ * written, and the next append after the failure reopens the file. Metadata is written to a temporary file and renamed (fsynced
  * in `fsync` mode). The lease is a lock file beside the journal (see `acquireFileLease`).
  *
  * @example
@@ -268,12 +269,28 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
       // the run's other steps keep working meanwhile, and what they emit forms the next group. The
       // append resolves (the group is acknowledged as durable) only after its fdatasync.
       const written = journal.tail.then(() => {
+        // Groups queued behind a failed one are not written: the journal would have a gap.
+        if (journal.failure !== undefined) throw journal.failure;
         writeAllNow(journal.fd, buffer);
         if (durability === 'fsync') return fdatasyncAsync(journal.fd);
         return undefined;
       });
       journal.tail = written.catch((error: unknown) => {
         journal.failure ??= error;
+        // The failed group took its bytes back (`writeAllNow`): a later append — a resume once
+        // there is room again — reopens the journal instead of failing on this descriptor.
+        const cached = open.get(runId);
+        if (cached !== undefined) {
+          void cached.then(
+            (current) => {
+              if (current === journal && open.get(runId) === cached) {
+                open.delete(runId);
+                void retire(cached);
+              }
+            },
+            () => undefined,
+          );
+        }
       });
       if (durability === 'none') return;
       try {
