@@ -738,19 +738,24 @@ const linearCopies = 32;
 class Copies {
   #originals: object[] = [];
   #copies: unknown[] = [];
+  /** Entries in use (the arrays keep their room, and stale entries past it, between calls). */
+  #count = 0;
   #map: Map<object, unknown> | undefined;
 
   get(value: object): unknown {
     if (this.#map !== undefined) return this.#map.get(value);
     const originals = this.#originals;
-    for (let i = 0; i < originals.length; i++) if (originals[i] === value) return this.#copies[i];
+    for (let i = 0; i < this.#count; i++) if (originals[i] === value) return this.#copies[i];
     return undefined;
   }
 
-  /** Forgets everything (keeps the arrays' room for the next call). */
+  /** Forgets everything (keeps the arrays' room for the next call, and lets go of what they held). */
   clear(): void {
-    this.#originals.length = 0;
-    this.#copies.length = 0;
+    for (let i = 0; i < this.#count; i++) {
+      this.#originals[i] = undefined as unknown as object;
+      this.#copies[i] = undefined;
+    }
+    this.#count = 0;
     this.#map = undefined;
   }
 
@@ -759,13 +764,14 @@ class Copies {
       this.#map.set(value, copy);
       return;
     }
-    if (this.#originals.length < linearCopies) {
-      this.#originals.push(value);
-      this.#copies.push(copy);
+    if (this.#count < linearCopies) {
+      this.#originals[this.#count] = value;
+      this.#copies[this.#count] = copy;
+      this.#count++;
       return;
     }
     const map = new Map<object, unknown>();
-    for (let i = 0; i < this.#originals.length; i++) map.set(this.#originals[i] as object, this.#copies[i]);
+    for (let i = 0; i < this.#count; i++) map.set(this.#originals[i] as object, this.#copies[i]);
     map.set(value, copy);
     this.#map = map;
   }
