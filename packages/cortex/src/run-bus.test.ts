@@ -186,7 +186,9 @@ describe('RunBus', () => {
         expect(await jsonl.read(runId)).toEqual(expected);
         // The line is what encoding the event afresh gives.
         const lines = readFileSync(jsonl.pathOf(runId), 'utf8').split('\n').slice(1, -1);
-        expect(lines).toEqual(expected.map((event, seq) => encodeRecord({ seq, event: event as never }).trimEnd()));
+        expect(lines).toEqual(
+          expected.map((event, seq) => encodeRecord({ seq, event: event as never }).trimEnd()),
+        );
       }
       await jsonl.close();
     } finally {
