@@ -123,7 +123,7 @@ describe('registerSecret and redactValue', () => {
       client_secret: 'cs-77aa88bb',
       nested: [{ token: 'q1w2e3r4t5y6' }],
       // Not secrets: placeholders, type names, short values, other names, non-strings.
-      secretRef: '${SECRET_REF}',
+      secretRef: '{{ secrets.REF }}',
       passwordField: 'string',
       pass: 'no',
       sortKey: 'created-at-desc',
@@ -138,7 +138,7 @@ describe('registerSecret and redactValue', () => {
       headers: { Authorization: '[REDACTED]' },
       client_secret: '[REDACTED]',
       nested: [{ token: '[REDACTED]' }],
-      secretRef: '${SECRET_REF}',
+      secretRef: '{{ secrets.REF }}',
       passwordField: 'string',
       pass: 'no',
       sortKey: 'created-at-desc',
