@@ -10,6 +10,13 @@ export const journalVersion = 2;
 export interface JournalRecord {
   seq: number;
   event: RunEvent;
+  /**
+   * `JSON.stringify(event)`, when the writer already has it: the run bus serializes each journaled
+   * event once, as it is emitted, so the journal holds the event as it was then (a listener that
+   * changes its copy later changes nothing in the journal). A store writes this text instead of
+   * serializing `event` again; stores that do not know the field ignore it.
+   */
+  json?: string;
 }
 
 /** The first line of every journal file. */
@@ -27,9 +34,13 @@ export function encodeHeader(runId: string, createdAt: number): string {
   return `${JSON.stringify(header)}\n`;
 }
 
-/** One record as a journal line (with its newline). */
+/**
+ * One record as a journal line (with its newline): `{"seq":N,"event":{…}}`, exactly
+ * `JSON.stringify({ seq, event })`, with the record's `json` as the event's text when it has one.
+ */
 export function encodeRecord(record: JournalRecord): string {
-  return `${JSON.stringify({ seq: record.seq, event: record.event })}\n`;
+  if (record.json === undefined) return `${JSON.stringify({ seq: record.seq, event: record.event })}\n`;
+  return `{"seq":${JSON.stringify(record.seq)},"event":${record.json}}\n`;
 }
 
 /** What a lenient read found: the readable events, and the first problem when there is one. */

@@ -1,6 +1,11 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRedactor } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import { goalCriteria } from './goal-verification';
+import { encodeRecord } from './journal-format';
+import { createJsonlRunStore } from './jsonl-run-store';
 import { RunBus } from './run-bus';
 import type { RunEvent } from './run-events';
 import { createMemoryRunStore, type RunStore } from './run-store';
@@ -125,6 +130,84 @@ describe('RunBus', () => {
     expect(calls).toBe(1);
     expect(failures).toHaveLength(1);
     expect(bus.history).toHaveLength(3);
+  });
+
+  it('journals each event as it was emitted: a listener changing its event changes nothing in the journal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-bus-'));
+    try {
+      const memory = createMemoryRunStore();
+      const jsonl = createJsonlRunStore({ dir, durability: 'batch' });
+      const both: RunStore = {
+        ...memory,
+        append: async (runId, records) => {
+          memory.append(runId, records);
+          await jsonl.append(runId, records);
+        },
+      };
+      const vandal = (event: RunEvent) => {
+        const loose = event as unknown as Record<string, unknown>;
+        loose.type = 'step-finished';
+        loose.stepId = 'changed';
+        delete loose.at;
+        const args = loose.args as Record<string, unknown> | undefined;
+        if (args !== undefined) args.path = 'changed';
+      };
+      for (const redactor of [createRedactor({ env: {} }), undefined]) {
+        const runId = redactor ? 'run-redacted' : 'run-plain';
+        const bus = new RunBus({ runId, store: both, clock: () => 7, commitDelayMs: 60_000, redactor });
+        bus.subscribe(vandal);
+        bus.emit(started('a'));
+        bus.forwardPlan({
+          type: 'tool-call-started',
+          planId: 'p',
+          seq: 1,
+          at: 8,
+          stepId: 'a',
+          callId: 'c1',
+          tool: 'write_file',
+          args: { path: 'notes.txt', content: 'hi' },
+        } as never);
+        await bus.flush();
+        const expected = [
+          { ...started('a'), runId, at: 7 },
+          {
+            type: 'tool-call-started',
+            planId: 'p',
+            seq: 1,
+            at: 8,
+            stepId: 'a',
+            callId: 'c1',
+            tool: 'write_file',
+            args: { path: 'notes.txt', content: 'hi' },
+            runId,
+          },
+        ];
+        expect(await memory.read(runId)).toEqual(expected);
+        expect(await jsonl.read(runId)).toEqual(expected);
+        // The line is what encoding the event afresh gives.
+        const lines = readFileSync(jsonl.pathOf(runId), 'utf8').split('\n').slice(1, -1);
+        expect(lines).toEqual(
+          expected.map((event, seq) => encodeRecord({ seq, event: event as never }).trimEnd()),
+        );
+      }
+      await jsonl.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an event JSON cannot hold still fails the commit as a store error, not the emit', async () => {
+    const failures: unknown[] = [];
+    const bus = new RunBus({
+      runId: 'run-x',
+      store: createMemoryRunStore(),
+      clock: Date.now,
+      onStoreError: (error) => failures.push(error),
+    });
+    expect(() => bus.emit({ ...started('a'), attempt: 1n } as never)).not.toThrow();
+    await bus.flush();
+    expect(String(bus.storeError)).toMatch(/BigInt/);
+    expect(failures).toHaveLength(1);
   });
 
   it('detach stops journaling at once: staged events never reach the store', async () => {

@@ -32,6 +32,22 @@ function streamKey(event: RunEvent): string {
   return JSON.stringify([event.type, stepId, iteration, index ?? null]);
 }
 
+/**
+ * The journal record of an event, serialized now: the journal keeps the event as it was emitted,
+ * whatever a listener does to the object afterwards, and the store writes this text instead of
+ * serializing the event again. An event JSON cannot hold (a cycle, a BigInt) is left to the store,
+ * whose serialization fails the commit (a store error), as it always did.
+ */
+function journalRecord(seq: number, event: RunEvent): JournalRecord {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(event);
+  } catch {
+    return { seq, event };
+  }
+  return json === undefined ? { seq, event } : { seq, event, json };
+}
+
 /** Default wait before staged events are committed when nothing asks for a commit sooner. */
 const defaultCommitDelayMs = 10;
 
@@ -40,6 +56,11 @@ const defaultCommitDelayMs = 10;
  * streamed or kept in the history), stamps `runId`/`at`, keeps the run's history in memory, fans
  * out to `onEvent` and live subscribers, and journals the events that are journaled (everything
  * but streaming deltas) with their seq (the position in the run).
+ *
+ * Each event is redacted once, into one object that the history, every listener and the journal
+ * share (listeners must treat it as read-only). A journaled event is serialized once, as it is
+ * emitted, before any listener sees it: the store writes that text, and the journal holds the
+ * event as it was emitted whatever a listener does to the object.
  *
  * Journaling is a group commit: emitted events are staged, and `flush()` writes everything staged
  * as one `store.append` (one write and, with the JSONL store's default, one fsync); events staged
@@ -231,7 +252,7 @@ export class RunBus {
     if (isJournaled(event)) {
       this.history.push(event);
       if (this.#store && this.storeError === undefined) {
-        this.#staged.push({ seq: this.#nextSeq++, event });
+        this.#staged.push(journalRecord(this.#nextSeq++, event));
         this.#timer ??= setTimeout(() => {
           this.#timer = undefined;
           if (this.#inFlight === undefined) this.#commit();

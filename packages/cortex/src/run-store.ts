@@ -75,8 +75,8 @@ export function createRunId(now: number = Date.now()): string {
 
 /**
  * An in-memory {@link RunStore}: fast, not durable (gone with the process). Records are stored
- * as JSON text, so what is read back is exactly what a durable store would return; leases are
- * per process.
+ * as JSON text (a record's `json` when it has one), so what is read back is exactly what a durable
+ * store would return; leases are per process.
  *
  * @example
  * const cortex = createCortex({ model, tools, store: createMemoryRunStore() });
@@ -93,7 +93,8 @@ export function createMemoryRunStore(): RunStore {
         journal = [];
         journals.set(runId, journal);
       }
-      for (const record of records) journal.push({ seq: record.seq, text: JSON.stringify(record.event) });
+      for (const record of records)
+        journal.push({ seq: record.seq, text: record.json ?? JSON.stringify(record.event) });
     },
     async read(runId) {
       assertRunId(runId);

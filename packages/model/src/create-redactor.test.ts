@@ -113,9 +113,58 @@ describe('registerSecret and redactValue', () => {
     expect(input.b.c).toBe('DB_PASS=hunter22');
   });
 
+  it('redacts a string field with a secret name whole, as its JSON text would be redacted', () => {
+    const redactor = createRedactor({ env: {}, registered: false });
+    const args = {
+      password: 'hunter22x',
+      apiKey: 'abc123xyz789',
+      'x-api-key': 'k-2f9c1e7a',
+      headers: { Authorization: 'opaque-value-1' },
+      client_secret: 'cs-77aa88bb',
+      nested: [{ token: 'q1w2e3r4t5y6' }],
+      // Not secrets: placeholders, type names, short values, other names, non-strings.
+      secretRef: '{{ secrets.REF }}',
+      passwordField: 'string',
+      pass: 'no',
+      sortKey: 'created-at-desc',
+      tokenCount: 1234,
+      description: 'password=hunter22x',
+    };
+    const out = redactor.redactValue(args);
+    expect(out).toEqual({
+      password: '[REDACTED]',
+      apiKey: '[REDACTED]',
+      'x-api-key': '[REDACTED]',
+      headers: { Authorization: '[REDACTED]' },
+      client_secret: '[REDACTED]',
+      nested: [{ token: '[REDACTED]' }],
+      secretRef: '{{ secrets.REF }}',
+      passwordField: 'string',
+      pass: 'no',
+      sortKey: 'created-at-desc',
+      tokenCount: 1234,
+      description: 'password=[REDACTED]',
+    });
+    // The same as redacting the value's JSON text.
+    expect(redactor.redact(JSON.stringify(args))).toBe(JSON.stringify(out));
+    expect(createRedactor({ env: {}, placeholder: '***' }).redactValue({ password: 'hunter22x' })).toEqual({
+      password: '***',
+    });
+    expect(args.password).toBe('hunter22x');
+  });
+
+  it("keeps an own __proto__ field an own, redacted field (not the copy's prototype)", () => {
+    const redactor = createRedactor({ env: {}, registered: false });
+    const input = JSON.parse('{"__proto__": {"password": "hunter22x"}, "note": "DB_PASS=hunter22"}');
+    const out = redactor.redactValue(input) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"password":"[REDACTED]"},"note":"DB_PASS=[REDACTED]"}');
+  });
+
   it('redacts a value whose getter redacts another one, and recovers after a getter throws', () => {
     const redactor = createRedactor({ env: {}, registered: false });
-    const inner = { secret: 'DB_PASS=inner1234' };
+    const inner = { text: 'DB_PASS=inner1234' };
     const outer = {
       get nested() {
         return redactor.redactValue({ inner, again: inner });
@@ -124,11 +173,11 @@ describe('registerSecret and redactValue', () => {
     };
     const out = redactor.redactValue(outer);
     expect(out.nested).toEqual({
-      inner: { secret: 'DB_PASS=[REDACTED]' },
-      again: { secret: 'DB_PASS=[REDACTED]' },
+      inner: { text: 'DB_PASS=[REDACTED]' },
+      again: { text: 'DB_PASS=[REDACTED]' },
     });
     expect(out.nested.inner).toBe(out.nested.again);
-    expect(out.also).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    expect(out.also).toEqual({ text: 'DB_PASS=[REDACTED]' });
     const throwing = {
       first: inner,
       get boom(): string {
@@ -137,7 +186,7 @@ describe('registerSecret and redactValue', () => {
     };
     expect(() => redactor.redactValue(throwing)).toThrow('getter failed');
     const next = redactor.redactValue({ first: inner, second: inner });
-    expect(next.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+    expect(next.first).toEqual({ text: 'DB_PASS=[REDACTED]' });
     expect(next.first).toBe(next.second);
     expect(next.first).not.toBe(out.also);
   });
@@ -146,7 +195,7 @@ describe('registerSecret and redactValue', () => {
     'keeps the shape of shared and cyclic objects among %i others (one redacted copy per object)',
     (others) => {
       const redactor = createRedactor({ env: {}, registered: false });
-      const shared = { secret: 'DB_PASS=hunter22' };
+      const shared = { text: 'DB_PASS=hunter22' };
       const fillers = Array.from({ length: others }, (_, i) => ({ i, text: `DB_PASS=filler${i}` }));
       const input: { fillers: unknown[]; first: unknown; second: unknown[]; self?: unknown } = {
         fillers,
@@ -157,13 +206,13 @@ describe('registerSecret and redactValue', () => {
       const out = redactor.redactValue(input);
       expect(out).not.toBe(input);
       expect(out.self).toBe(out);
-      expect(out.first).toEqual({ secret: 'DB_PASS=[REDACTED]' });
+      expect(out.first).toEqual({ text: 'DB_PASS=[REDACTED]' });
       expect(out.first).not.toBe(shared);
       expect(out.second[0]).toBe(out.first);
       expect(out.second[1]).toBe(out.fillers[0]);
       expect(out.fillers).toHaveLength(others);
       expect(out.fillers[others - 1]).toEqual({ i: others - 1, text: 'DB_PASS=[REDACTED]' });
-      expect(shared.secret).toBe('DB_PASS=hunter22');
+      expect(shared.text).toBe('DB_PASS=hunter22');
     },
   );
 });

@@ -13,7 +13,9 @@ export interface Redactor {
   /**
    * Redacts every string inside a JSON-like value (plain objects and arrays; errors become new
    * errors with redacted message and stack; other objects are kept as they are; anything nested
-   * deeper than 256 levels is replaced by a marker). Returns a new value with the input's shape
+   * deeper than 256 levels is replaced by a marker). A string field with a secret name
+   * (`{ password: '…' }`, `{ 'x-api-key': '…' }`) is replaced whole, as `"password": "…"` is in a
+   * text. Returns a new value with the input's shape
    * (an object referenced twice, or in a cycle, is one redacted copy referenced twice); the input
    * is not changed.
    */
@@ -738,19 +740,24 @@ const linearCopies = 32;
 class Copies {
   #originals: object[] = [];
   #copies: unknown[] = [];
+  /** Entries in use (the arrays keep their room, and stale entries past it, between calls). */
+  #count = 0;
   #map: Map<object, unknown> | undefined;
 
   get(value: object): unknown {
     if (this.#map !== undefined) return this.#map.get(value);
     const originals = this.#originals;
-    for (let i = 0; i < originals.length; i++) if (originals[i] === value) return this.#copies[i];
+    for (let i = 0; i < this.#count; i++) if (originals[i] === value) return this.#copies[i];
     return undefined;
   }
 
-  /** Forgets everything (keeps the arrays' room for the next call). */
+  /** Forgets everything (keeps the arrays' room for the next call, and lets go of what they held). */
   clear(): void {
-    this.#originals.length = 0;
-    this.#copies.length = 0;
+    for (let i = 0; i < this.#count; i++) {
+      this.#originals[i] = undefined as unknown as object;
+      this.#copies[i] = undefined;
+    }
+    this.#count = 0;
     this.#map = undefined;
   }
 
@@ -759,28 +766,42 @@ class Copies {
       this.#map.set(value, copy);
       return;
     }
-    if (this.#originals.length < linearCopies) {
-      this.#originals.push(value);
-      this.#copies.push(copy);
+    if (this.#count < linearCopies) {
+      this.#originals[this.#count] = value;
+      this.#copies[this.#count] = copy;
+      this.#count++;
       return;
     }
     const map = new Map<object, unknown>();
-    for (let i = 0; i < this.#originals.length; i++) map.set(this.#originals[i] as object, this.#copies[i]);
+    for (let i = 0; i < this.#count; i++) map.set(this.#originals[i] as object, this.#copies[i]);
     map.set(value, copy);
     this.#map = map;
   }
 }
 
 /**
- * Redacts strings inside plain objects and arrays (depth-limited). `copies` maps every object met
- * so far to its redacted copy, so an object met twice (shared, or a cycle) becomes the same copy
- * twice: redacted, with the input's shape (the copy is registered before its contents are filled).
+ * The value of a secret-named field (`password`, `apiKey`, `x-api-key`, `client_secret`…), already
+ * redacted as text: the marker, unless it is a placeholder or a type name (`${TOKEN}`, `string`,
+ * `[REDACTED…]`) — exactly what the assignment rule does to `"name": "value"` in a text, so a
+ * structured value is redacted as its JSON text would be.
+ */
+function redactField(name: string, text: string, secretMarker: string): string {
+  if (text.length < 3 || !isSecretName(name) || isNotALiteralSecret(text, true, false)) return text;
+  return secretMarker;
+}
+
+/**
+ * Redacts strings inside plain objects and arrays (depth-limited); a string field with a secret
+ * name is redacted whole ({@link redactField}). `copies` maps every object met so far to its
+ * redacted copy, so an object met twice (shared, or a cycle) becomes the same copy twice: redacted,
+ * with the input's shape (the copy is registered before its contents are filled).
  */
 function redactDeep(
   value: unknown,
   redact: (text: string) => string,
   depth: number,
   copies: Copies,
+  secretMarker: string,
 ): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
@@ -790,7 +811,8 @@ function redactDeep(
   if (Array.isArray(value)) {
     const out: unknown[] = new Array(value.length);
     copies.set(value, out);
-    for (let i = 0; i < value.length; i++) out[i] = redactDeep(value[i], redact, depth + 1, copies);
+    for (let i = 0; i < value.length; i++)
+      out[i] = redactDeep(value[i], redact, depth + 1, copies, secretMarker);
     return out;
   }
   const prototype = Object.getPrototypeOf(value) as unknown;
@@ -809,7 +831,16 @@ function redactDeep(
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
-    out[key] = redactDeep((value as Record<string, unknown>)[key], redact, depth + 1, copies);
+    const field = (value as Record<string, unknown>)[key];
+    const copy =
+      typeof field === 'string'
+        ? redactField(key, redact(field), secretMarker)
+        : redactDeep(field, redact, depth + 1, copies, secretMarker);
+    // An own `__proto__` (JSON.parse makes one) stays an own field: assigning it would set the
+    // copy's prototype instead.
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
   }
   return out;
 }
@@ -922,15 +953,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
   const copies = new Copies();
   let copiesInUse = false;
+  const secretMarker = placeholder ?? marker;
   return {
     redact,
     redactValue<T>(value: T): T {
       // One table per redactor, reused call after call; a fresh one if a call is under way (a
       // getter of the value redacting with this redactor).
-      if (copiesInUse) return redactDeep(value, redact, 0, new Copies()) as T;
+      if (copiesInUse) return redactDeep(value, redact, 0, new Copies(), secretMarker) as T;
       copiesInUse = true;
       try {
-        return redactDeep(value, redact, 0, copies) as T;
+        return redactDeep(value, redact, 0, copies, secretMarker) as T;
       } finally {
         copies.clear();
         copiesInUse = false;
