@@ -44,5 +44,10 @@ export {
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
+export {
+  isCompleteToolArguments,
+  type TruncatedToolCallErrorOptions,
+  truncatedToolCallError,
+} from './truncated-tool-call';
 export { addUsage, emptyUsage } from './usage';
 export { splitInputTokens } from './usage-tracker';

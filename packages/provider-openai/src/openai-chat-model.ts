@@ -9,7 +9,7 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
-import { parseToolCall } from '@closedloop/model/provider';
+import { isCompleteToolArguments, parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
 import type {
@@ -47,6 +47,9 @@ export interface OpenAIChatModelConfig {
   profile?: OpenAICompatibleProfile;
 }
 
+/** The slot key of a deprecated streamed `function_call` (wire indexes are >= 0). */
+const legacyFunctionCall = -1;
+
 interface PendingToolCall {
   id: string | undefined;
   name: string;
@@ -57,6 +60,20 @@ interface PendingToolCall {
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/**
+ * A tool call's argument text. OpenAI sends a JSON string; some compatible servers (llama.cpp's
+ * server, Ollama-style gateways) send the arguments as a JSON object, which is serialised here
+ * rather than read as `"[object Object]"`.
+ */
+function argumentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
+  return '';
+}
+
+/** Finish reasons that cut an answer off wherever it was (a tool call's arguments included). */
+const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'model_length', 'content_filter']);
 
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
@@ -159,9 +176,18 @@ export class OpenAIChatModel implements ChatModel {
       calls.push({
         id: nonEmpty(call.id),
         name: call.function?.name ?? '',
-        rawArguments: call.function?.arguments ?? '',
+        rawArguments: argumentText(call.function?.arguments),
       });
     }
+    // The deprecated single `function_call` (older Azure API versions, some compatible servers).
+    if (calls.length === 0 && message.function_call?.name) {
+      calls.push({
+        id: undefined,
+        name: message.function_call.name,
+        rawArguments: argumentText(message.function_call.arguments),
+      });
+    }
+    this.#checkFinish(choice.finish_reason, calls, requestId);
     const ids = uniqueIds(calls);
     const toolCalls = calls.map((call, index) =>
       parseToolCall({ id: ids[index] as string, name: call.name, rawArguments: call.rawArguments }),
@@ -197,6 +223,38 @@ export class OpenAIChatModel implements ChatModel {
       requestId,
       warnings,
     });
+  }
+
+  /**
+   * Throws for an answer that must not be returned: `finish_reason: "error"` (the server gave up
+   * mid-answer without an error object), or a cut-off (`length`, `content_filter`) inside a tool
+   * call's arguments.
+   */
+  #checkFinish(
+    rawFinishReason: string | null | undefined,
+    calls: readonly PendingToolCall[],
+    requestId: string | undefined,
+  ): void {
+    if (rawFinishReason === 'error') {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the server ended the answer with finish_reason "error" and no error details${
+          requestId ? ` (request ${requestId})` : ''
+        }; the answer is incomplete`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (!rawFinishReason || !cutOffFinishReasons.has(rawFinishReason)) return;
+    const cut = calls.find((call) => !isCompleteToolArguments(call.rawArguments));
+    if (cut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: cut,
+        rawFinishReason,
+        requestId,
+      });
+    }
   }
 
   #result(parts: {
@@ -307,6 +365,24 @@ export class OpenAIChatModel implements ChatModel {
           yield { type: 'text-delta', delta: answer };
         }
         if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal += delta.refusal;
+        const legacy = delta.function_call;
+        if (legacy && (legacy.name || legacy.arguments)) {
+          // The deprecated single `function_call`, streamed like a tool call without an id.
+          let slot = slots.get(legacyFunctionCall);
+          if (slot === undefined) {
+            slot = calls.length;
+            slots.set(legacyFunctionCall, slot);
+            calls.push({ id: undefined, name: '', rawArguments: '' });
+          }
+          const call = calls[slot] as PendingToolCall;
+          const name = nonEmpty(legacy.name);
+          if (name && call.name === '') call.name = name;
+          const argumentsDelta = argumentText(legacy.arguments);
+          call.rawArguments += argumentsDelta;
+          const part: StreamPart = { type: 'tool-call-delta', index: slot, argumentsDelta };
+          if (name) part.name = name;
+          yield part;
+        }
         for (const [position, callDelta] of (delta.tool_calls ?? []).entries()) {
           const wireIndex = typeof callDelta.index === 'number' ? callDelta.index : position;
           const callId = nonEmpty(callDelta.id);
@@ -326,7 +402,7 @@ export class OpenAIChatModel implements ChatModel {
           // Some servers repeat the name on every chunk: keep the first.
           const name = nonEmpty(callDelta.function?.name);
           if (name && call.name === '') call.name = name;
-          const argumentsDelta = callDelta.function?.arguments ?? '';
+          const argumentsDelta = argumentText(callDelta.function?.arguments);
           call.rawArguments += argumentsDelta;
           const part: StreamPart = { type: 'tool-call-delta', index: slot as number, argumentsDelta };
           if (callId) part.id = callId;
@@ -358,6 +434,7 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    this.#checkFinish(rawFinishReason, calls, requestId);
     const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {

@@ -1,0 +1,131 @@
+import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
+import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOpenAI } from './openai-provider';
+
+// Traffic that OpenAI and compatible servers really send and the documentation does not show,
+// replayed over loopback HTTP through the official SDK.
+const { json, sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const ask = { messages: [{ role: 'user' as const, content: 'Write the plan.' }] };
+
+let server: LoopbackServer;
+beforeAll(async () => {
+  server = await startLoopbackServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const model = (name = 'openai') =>
+  createOpenAI({ name, apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })('gpt-4.1');
+
+async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
+  const parts: StreamPart[] = [];
+  try {
+    for await (const part of stream) parts.push(part);
+  } catch (error) {
+    return { parts, error };
+  }
+  return { parts };
+}
+
+function finished(parts: StreamPart[]): GenerateResult {
+  const last = parts.at(-1);
+  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
+  return last.result;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ModelError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (ModelError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ModelError');
+}
+
+describe('a tool call cut off by the output limit or a content filter', () => {
+  it('streamed: a typed, non-retryable error; no tool-call part, nothing to run', async () => {
+    server.script(sse('length-mid-tool-call-stream'));
+    const { parts, error } = await collect(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    const modelError = error as ModelError;
+    expect(modelError.code).toBe('invalid-response');
+    expect(modelError.isRetryable).toBe(false);
+    expect(modelError.requestId).toBe('req_quirk');
+    expect(modelError.message).toMatch(
+      /finish reason "length"\) inside tool call "write_file" \(call_Cut1\)/,
+    );
+    expect(modelError.rawOutput).toBe(
+      '{"path":"notes/plan.md","content":"# Plan\\n\\n1. Read the caf\\u00e9 menu\\n2. Write the',
+    );
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it('not streamed: the cut call is not returned, and neither is the complete one before it', async () => {
+    server.script(json('length-mid-tool-call'));
+    const error = await rejection(model().doGenerate(ask));
+    expect(error.code).toBe('invalid-response');
+    expect(error.message).toMatch(/inside tool call "write_file" \(call_Cut2\)/);
+    expect(error.rawOutput).toBe('{"path":"README.md","content":"# Titl');
+  });
+
+  it('Azure content_filter inside a run_command call is the same error, not a half command', async () => {
+    server.script(sse('azure-content-filter-mid-tool-call-stream'));
+    const { parts, error } = await collect(model('azure').doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(
+      /finish reason "content_filter"\) inside tool call "run_command"/,
+    );
+    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+  });
+});
+
+describe('tool-call shapes beyond the documented one', () => {
+  it('llama.cpp arguments sent as a JSON object are the call arguments, streamed and not', async () => {
+    server.script([...sse('llama-cpp-object-arguments-stream'), ...json('llama-cpp-object-arguments')]);
+    const streamed = finished((await collect(model('llama.cpp').doStream(ask))).parts);
+    const generated = await model('llama.cpp').doGenerate(ask);
+    for (const result of [streamed, generated]) {
+      expect(result.toolCalls).toEqual([
+        {
+          id: 'call_llama0',
+          name: 'get_weather',
+          arguments: { city: 'Paris' },
+          rawArguments: '{"city":"Paris"}',
+        },
+      ]);
+      expect(result.finishReason).toBe('tool-calls');
+    }
+  });
+
+  it('the deprecated function_call is a tool call, streamed and not (not finish tool-calls with no call)', async () => {
+    server.script([...sse('legacy-function-call-stream'), ...json('legacy-function-call')]);
+    const streamed = finished((await collect(model('azure').doStream(ask))).parts);
+    const generated = await model('azure').doGenerate(ask);
+    for (const result of [streamed, generated]) {
+      expect(result.toolCalls).toEqual([
+        {
+          id: 'call_0',
+          name: 'get_weather',
+          arguments: { city: 'Paris' },
+          rawArguments: '{\n  "city": "Paris"\n}',
+        },
+      ]);
+      expect(result.finishReason).toBe('tool-calls');
+      expect(result.rawFinishReason).toBe('function_call');
+    }
+  });
+});
+
+describe('an answer the server gave up on', () => {
+  it('finish_reason "error" without an error object is a retryable error, not a finished answer', async () => {
+    server.script(sse('finish-reason-error-stream'));
+    const { parts, error } = await collect(model('openrouter').doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/finish_reason "error"/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
