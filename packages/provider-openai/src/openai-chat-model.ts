@@ -225,6 +225,41 @@ export class OpenAIChatModel implements ChatModel {
     });
   }
 
+  /** A JSON body sent to a streaming request, as the one chunk it stands for (or its error). */
+  #jsonAsChunk(
+    body: unknown,
+    signal: AbortSignal | undefined,
+    requestId: string | undefined,
+  ): ChatCompletionChunk {
+    const failure = errorPayload(body);
+    if (failure) throw this.#errorChunk(failure, signal);
+    const completion = body as Partial<ChatCompletion> | null;
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    if (!completion || !choice || typeof choice.message !== 'object' || choice.message === null) {
+      throw this.#invalid(
+        'the server answered a streaming request with a JSON body that is neither a completion nor an error',
+        requestId,
+        JSON.stringify(body),
+      );
+    }
+    const { tool_calls: toolCalls, ...message } = choice.message;
+    return {
+      ...(completion as object),
+      object: 'chat.completion.chunk',
+      choices: [
+        {
+          index: 0,
+          delta: {
+            ...message,
+            ...(toolCalls ? { tool_calls: toolCalls.map((call, index) => ({ ...call, index })) } : {}),
+          } as ChatCompletionChunk.Choice.Delta,
+          finish_reason: choice.finish_reason,
+          logprobs: choice.logprobs ?? null,
+        },
+      ],
+    } as ChatCompletionChunk;
+  }
+
   /**
    * Throws for an answer that must not be returned: `finish_reason: "error"` (the server gave up
    * mid-answer without an error object), or a cut-off (`length`, `content_filter`) inside a tool
@@ -302,17 +337,23 @@ export class OpenAIChatModel implements ChatModel {
 
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
-    let stream: AsyncIterable<ChatCompletionChunk>;
+    let stream: AsyncIterable<ChatCompletionChunk> | Iterable<ChatCompletionChunk>;
     let requestId: string | undefined;
     const warnings: string[] = [];
     try {
       const body = this.#body(request, true, warnings) as ChatCompletionCreateParamsStreaming;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .chat.completions.create(body, { signal })
         .withResponse();
       stream = data;
       requestId = request_id ?? undefined;
+      if ((response.headers.get('content-type') ?? '').includes('json')) {
+        // A JSON body instead of an event stream (the SDK would read no events from it): an error
+        // object is thrown like one in a stream; a whole completion (a server that ignores
+        // `stream: true`) is read as a single chunk.
+        stream = [this.#jsonAsChunk(JSON.parse(await response.text()), signal, requestId)];
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }

@@ -129,3 +129,37 @@ describe('an answer the server gave up on', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe('a JSON body where an event stream was asked for', () => {
+  it('a gateway\'s 200 error object is that error (not a retried "stream ended" network error)', async () => {
+    server.script(json('json-error-to-stream'));
+    const { parts, error } = await collect(model('gateway').doStream(ask));
+    expect(parts).toEqual([]);
+    expect((error as ModelError).code).toBe('bad-request');
+    expect((error as ModelError).isRetryable).toBe(false);
+    expect((error as ModelError).message).toMatch(/model_not_found: No available channel for model gpt-4.1/);
+  });
+
+  it('a whole completion (a server that ignores stream: true) is streamed as its parts', async () => {
+    server.script(json('json-completion-to-stream'));
+    const { parts } = await collect(model('vllm').doStream(ask));
+    expect(parts.map((part) => part.type)).toEqual([
+      'reasoning-delta',
+      'tool-call-delta',
+      'tool-call',
+      'finish',
+    ]);
+    const result = finished(parts);
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'chatcmpl-tool-5b1e0c',
+        name: 'get_weather',
+        arguments: { city: 'Paris' },
+        rawArguments: '{"city": "Paris"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.reasoning?.[0]?.text).toBe('The user wants the weather; call the tool.');
+    expect(result.usage).toEqual({ inputTokens: 140, outputTokens: 31, totalTokens: 171 });
+  });
+});
