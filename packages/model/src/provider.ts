@@ -34,6 +34,7 @@ export {
 export { parseProviderOptions } from './parse-provider-options';
 export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
+export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {

@@ -109,3 +109,37 @@ describe("a 200 carrying Anthropic's error body (gateways)", () => {
     expect(retried.code).toBe('invalid-response');
   });
 });
+
+describe('a 429 without retry-after', () => {
+  it('waits until the spent limit resets (anthropic-ratelimit-*-reset), not the unspent one', async () => {
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    server.script([
+      {
+        type: 'response',
+        response: {
+          status: 429,
+          headers: {
+            'content-type': 'application/json',
+            'request-id': 'req_quirk_rate',
+            'anthropic-ratelimit-requests-remaining': '49',
+            'anthropic-ratelimit-requests-reset': at(30_000),
+            'anthropic-ratelimit-input-tokens-remaining': '0',
+            'anthropic-ratelimit-input-tokens-reset': at(8000),
+          },
+          body: JSON.stringify({
+            type: 'error',
+            error: {
+              type: 'rate_limit_error',
+              message:
+                'This request would exceed the rate limit for your organization of 30,000 input tokens per minute.',
+            },
+          }),
+        },
+      },
+    ]);
+    const error = await rejection(model().doGenerate(ask));
+    expect(error.code).toBe('rate-limited');
+    expect(error.retryAfterMs).toBeGreaterThan(6000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(8000);
+  });
+});

@@ -163,3 +163,43 @@ describe('a JSON body where an event stream was asked for', () => {
     expect(result.usage).toEqual({ inputTokens: 140, outputTokens: 31, totalTokens: 171 });
   });
 });
+
+describe('a 429 without retry-after', () => {
+  it("waits for the spent limit's x-ratelimit-reset-*, not the message's estimate nor the unspent limit", async () => {
+    server.script(json('rate-limited-reset-headers'));
+    const error = await rejection(model().doGenerate(ask));
+    expect(error.code).toBe('rate-limited');
+    expect(error.retryAfterMs).toBe(1500);
+  });
+
+  it("reads the reset OpenRouter copies into the error body's metadata.headers (epoch ms)", async () => {
+    const reset = Date.now() + 3000;
+    server.script([
+      {
+        type: 'response',
+        response: {
+          status: 429,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            error: {
+              message: 'Rate limit exceeded: free-models-per-min. ',
+              code: 429,
+              metadata: {
+                headers: {
+                  'X-RateLimit-Limit': '20',
+                  'X-RateLimit-Remaining': '0',
+                  'X-RateLimit-Reset': String(reset),
+                },
+              },
+            },
+            user_id: 'user_loopback',
+          }),
+        },
+      },
+    ]);
+    const error = await rejection(model('openrouter').doGenerate(ask));
+    expect(error.code).toBe('rate-limited');
+    expect(error.retryAfterMs).toBeGreaterThan(2000);
+    expect(error.retryAfterMs).toBeLessThanOrEqual(3000);
+  });
+});
