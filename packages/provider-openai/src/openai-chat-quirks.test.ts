@@ -203,3 +203,27 @@ describe('a 429 without retry-after', () => {
     expect(error.retryAfterMs).toBeLessThanOrEqual(3000);
   });
 });
+
+describe('Responses API: a function_call cut off by max_output_tokens', () => {
+  const responses = () =>
+    createOpenAI({ name: 'openai', apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` }).responses(
+      'gpt-5-mini',
+    );
+
+  it('streamed: the incomplete item is held, then a typed error; no tool-call part', async () => {
+    server.script(sse('max-output-tokens-mid-function-call-stream'));
+    const { parts, error } = await collect(responses().doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(
+      /finish reason "max_output_tokens"\) inside tool call "write_file" \(call_RespCut\)/,
+    );
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it('not streamed: the same error', async () => {
+    server.script(json('max-output-tokens-mid-function-call'));
+    const error = await rejection(responses().doGenerate(ask));
+    expect(error.code).toBe('invalid-response');
+    expect(error.rawOutput).toBe('{"path":"notes/plan.md","content":"# Plan\\n\\n1. Read the ');
+  });
+});

@@ -11,7 +11,7 @@ import {
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
-import { parseToolCall } from '@closedloop/model/provider';
+import { isCompleteToolArguments, parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
 import { APIError } from 'openai';
 import type {
   ResponseCreateParamsNonStreaming,
@@ -106,6 +106,27 @@ interface PendingCall {
   name: string;
   rawArguments: string;
   ordinal: number;
+  /** `output_item.done` arrived. */
+  done?: boolean;
+  /** Its `tool-call` part was yielded. */
+  returned?: boolean;
+}
+
+/**
+ * The incomplete reason of a response cut off wherever it was (`max_output_tokens`,
+ * `content_filter`), else `undefined`.
+ */
+function cutOffReason(response: Json): string | undefined {
+  if (text(response.status) !== 'incomplete' && !isRecord(response.incomplete_details)) return undefined;
+  return (
+    (isRecord(response.incomplete_details) ? text(response.incomplete_details.reason) : undefined) ??
+    'incomplete'
+  );
+}
+
+/** A function_call item the cut-off left unfinished: its status says so, or its arguments do. */
+function isUnfinishedCall(status: unknown, rawArguments: string): boolean {
+  return status === 'incomplete' || status === 'in_progress' || !isCompleteToolArguments(rawArguments);
 }
 
 /**
@@ -238,11 +259,16 @@ export class OpenAIResponsesModel implements ChatModel {
             refusal += content.refusal;
         }
       } else if (item.type === 'function_call') {
-        calls.push({
+        const call = {
           id: text(item.call_id) ?? text(item.id) ?? `call_${calls.length}`,
           name: typeof item.name === 'string' ? item.name : '',
           rawArguments: typeof item.arguments === 'string' ? item.arguments : '',
-        });
+        };
+        const cut = cutOffReason(response);
+        if (cut && isUnfinishedCall(item.status, call.rawArguments)) {
+          throw truncatedToolCallError({ provider: this.provider, call, rawFinishReason: cut, requestId });
+        }
+        calls.push(call);
       }
     }
     return this.#result({
@@ -381,12 +407,16 @@ export class OpenAIResponsesModel implements ChatModel {
               }
               call.callId ??= text(item.call_id);
               if (call.name === '' && typeof item.name === 'string') call.name = item.name;
+              call.done = true;
+              // Held until the response's status shows it was not cut off mid-call.
+              if (isUnfinishedCall(item.status, call.rawArguments)) break;
               const toolCall = parseToolCall({
                 id: call.callId ?? call.itemId ?? `call_${call.ordinal}`,
                 name: call.name,
                 rawArguments: call.rawArguments,
               });
               toolCalls.push(toolCall);
+              call.returned = true;
               yield { type: 'tool-call', toolCall };
             }
             break;
@@ -416,6 +446,24 @@ export class OpenAIResponsesModel implements ChatModel {
         provider: this.provider,
         ...(requestId ? { requestId } : {}),
       });
+    }
+    const cut = cutOffReason(final);
+    for (const call of calls.values()) {
+      if (call.returned) continue;
+      const pending = { id: call.callId ?? call.itemId, name: call.name, rawArguments: call.rawArguments };
+      // A call the response stopped inside of (or that never finished): never returned.
+      if (cut || !call.done) {
+        throw truncatedToolCallError({
+          provider: this.provider,
+          call: pending,
+          rawFinishReason: cut ?? text(final.status) ?? 'unknown',
+          requestId,
+        });
+      }
+      // A finished call with malformed arguments in a completed response: returned as before.
+      const toolCall = parseToolCall({ ...pending, id: pending.id ?? `call_${call.ordinal}` });
+      toolCalls.push(toolCall);
+      yield { type: 'tool-call', toolCall };
     }
     if (answer === '' && refusal !== '') yield { type: 'text-delta', delta: refusal };
     yield {
