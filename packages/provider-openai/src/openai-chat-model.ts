@@ -75,6 +75,9 @@ function argumentText(value: unknown): string {
 /** Finish reasons that cut an answer off wherever it was (a tool call's arguments included). */
 const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'model_length', 'content_filter']);
 
+/** Finish reasons that say the answer is tool calls. */
+const toolCallFinishReasons: ReadonlySet<string> = new Set(['tool_calls', 'tool_call', 'function_call']);
+
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
   const seen = new Set<string>();
@@ -187,7 +190,7 @@ export class OpenAIChatModel implements ChatModel {
         rawArguments: argumentText(message.function_call.arguments),
       });
     }
-    this.#checkFinish(choice.finish_reason, calls, requestId);
+    this.#checkFinish(choice.finish_reason, calls, requestId, splitContent(message.content).text);
     const ids = uniqueIds(calls);
     const toolCalls = calls.map((call, index) =>
       parseToolCall({ id: ids[index] as string, name: call.name, rawArguments: call.rawArguments }),
@@ -269,6 +272,7 @@ export class OpenAIChatModel implements ChatModel {
     rawFinishReason: string | null | undefined,
     calls: readonly PendingToolCall[],
     requestId: string | undefined,
+    text: string,
   ): void {
     if (rawFinishReason === 'error') {
       throw new ModelError({
@@ -279,6 +283,15 @@ export class OpenAIChatModel implements ChatModel {
         provider: this.provider,
         ...(requestId ? { requestId } : {}),
       });
+    }
+    if (calls.length === 0 && rawFinishReason && toolCallFinishReasons.has(rawFinishReason)) {
+      // vLLM without a tool parser (or whose parser failed) says "tool_calls" and sends none: the
+      // call the model meant is in the text, if anywhere. Not an answer, and nothing to run.
+      throw this.#invalid(
+        `finish_reason is "${rawFinishReason}" but no tool call arrived (the server did not parse the model's tool call; check its tool-call parser)`,
+        requestId,
+        text,
+      );
     }
     if (!rawFinishReason || !cutOffFinishReasons.has(rawFinishReason)) return;
     const cut = calls.find((call) => !isCompleteToolArguments(call.rawArguments));
@@ -475,7 +488,7 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
-    this.#checkFinish(rawFinishReason, calls, requestId);
+    this.#checkFinish(rawFinishReason, calls, requestId, text);
     const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {

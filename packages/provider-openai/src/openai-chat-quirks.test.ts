@@ -227,3 +227,13 @@ describe('Responses API: a function_call cut off by max_output_tokens', () => {
     expect(error.rawOutput).toBe('{"path":"notes/plan.md","content":"# Plan\\n\\n1. Read the ');
   });
 });
+
+describe('finish_reason "tool_calls" with no tool call (vLLM without a working tool parser)', () => {
+  it('is a typed error carrying the text, not a text answer nor a tool-calls finish with no call', async () => {
+    server.script(json('vllm-tool-calls-finish-without-calls'));
+    const error = await rejection(model('vllm').doGenerate(ask));
+    expect(error.code).toBe('invalid-response');
+    expect(error.message).toMatch(/finish_reason is "tool_calls" but no tool call arrived/);
+    expect(error.rawOutput).toMatch(/^<tool_call>/);
+  });
+});
