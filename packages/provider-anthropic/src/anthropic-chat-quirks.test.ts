@@ -143,3 +143,51 @@ describe('a 429 without retry-after', () => {
     expect(error.retryAfterMs).toBeLessThanOrEqual(8000);
   });
 });
+
+describe('an event stream without event: lines (Anthropic-compatible gateways)', () => {
+  const expectReadFile = (parts: StreamPart[]) => {
+    const last = parts.at(-1);
+    expect(last?.type).toBe('finish');
+    if (last?.type !== 'finish') return;
+    expect(last.result.text).toBe('Reading it now.');
+    expect(last.result.toolCalls).toEqual([
+      {
+        id: 'toolu_gw_01',
+        name: 'read_file',
+        arguments: { path: 'README.md' },
+        rawArguments: '{"path": "README.md"}',
+      },
+    ]);
+    expect(last.result.finishReason).toBe('tool-calls');
+    expect(last.result.usage.outputTokens).toBe(41);
+  };
+
+  it('is read as the events its data names, written in pieces', async () => {
+    server.script(sse('gateway-unnamed-events-stream'));
+    const { parts, error } = await collect(model().doStream(ask));
+    expect(error).toBeUndefined();
+    expectReadFile(parts);
+  });
+
+  it('also with CRLF line ends, and an unnamed error event is the typed error', async () => {
+    const { read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+    const body = read('gateway-unnamed-events-stream').body.replaceAll('\n', '\r\n');
+    server.script([
+      { type: 'response', response: { status: 200, headers: { 'content-type': 'text/event-stream' }, body } },
+    ]);
+    expectReadFile((await collect(model().doStream(ask))).parts);
+    const cut = read('gateway-unnamed-events-stream').body.split('\n\n').slice(0, 4).join('\n\n');
+    server.script([
+      {
+        type: 'response',
+        response: {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          body: `${cut}\n\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`,
+        },
+      },
+    ]);
+    const { error } = await collect(model().doStream(ask));
+    expect((error as ModelError).code).toBe('overloaded');
+  });
+});

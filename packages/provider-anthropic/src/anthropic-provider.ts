@@ -3,6 +3,7 @@ import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/mod
 import { checkModelId, checkProviderOptions, environmentVariable } from '@closedloop/model/provider';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
+import { withAnthropicEventNames } from './with-anthropic-event-names';
 
 /** Model ids with known capabilities (autocompleted); any other string is accepted too. */
 export type AnthropicChatModelId =
@@ -91,7 +92,8 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       maxRetries: 0,
       // Always explicit: the SDK otherwise refuses non-streaming requests with a large max_tokens.
       timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // Event streams without `event:` lines (some compatible gateways) get Anthropic's names.
+      fetch: withAnthropicEventNames(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;
