@@ -84,6 +84,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
         provider,
       });
     }
+    const gateway = new URL(options.baseURL ?? defaultBaseURL).host !== new URL(defaultBaseURL).host;
     client = new Anthropic({
       apiKey,
       // Only the API key authenticates: no ANTHROPIC_AUTH_TOKEN bearer, no config-file profile.
@@ -92,8 +93,15 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       maxRetries: 0,
       // Always explicit: the SDK otherwise refuses non-streaming requests with a large max_tokens.
       timeout: options.timeoutMs ?? 600_000,
-      // Event streams without `event:` lines (some compatible gateways) get Anthropic's names.
-      fetch: withAnthropicEventNames(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+      // Event streams without `event:` lines (some compatible gateways) get Anthropic's names;
+      // Anthropic's own API always names them, so its streams skip the (≈ 0.15 ms) rewrite.
+      ...(gateway
+        ? {
+            fetch: withAnthropicEventNames(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
+          }
+        : options.fetch
+          ? { fetch: options.fetch }
+          : {}),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;
