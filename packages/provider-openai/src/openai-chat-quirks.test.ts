@@ -237,3 +237,25 @@ describe('finish_reason "tool_calls" with no tool call (vLLM without a working t
     expect(error.rawOutput).toMatch(/^<tool_call>/);
   });
 });
+
+describe('events without data (a gateway keep-alive, an event: line split from its data: line)', () => {
+  it('are skipped as the SSE spec says, not a failed stream ("Unexpected end of JSON input")', async () => {
+    server.script(sse('gateway-empty-events-stream'));
+    const { parts, error } = await collect(model('gateway').doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finished(parts);
+    expect(result.text).toBe('Hello there.');
+    expect(result.usage).toEqual({ inputTokens: 9, outputTokens: 3, totalTokens: 12 });
+  });
+
+  it('also with CRLF line ends, delivered in one piece', async () => {
+    const { read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+    const recorded = read('gateway-empty-events-stream');
+    server.script([
+      { type: 'response', response: { ...recorded, body: recorded.body.replaceAll('\n', '\r\n') } },
+    ]);
+    const { parts, error } = await collect(model('gateway').doStream(ask));
+    expect(error).toBeUndefined();
+    expect(finished(parts).text).toBe('Hello there.');
+  });
+});
