@@ -1,4 +1,4 @@
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
+import { type GenerateResult, generate, ModelError, type StreamPart } from '@closedloop/model';
 import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAI } from './openai-provider';
@@ -257,5 +257,21 @@ describe('events without data (a gateway keep-alive, an event: line split from i
     const { parts, error } = await collect(model('gateway').doStream(ask));
     expect(error).toBeUndefined();
     expect(finished(parts).text).toBe('Hello there.');
+  });
+});
+
+describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {
+  it('is a retryable invalid-response with the failed generation, and generate samples again', async () => {
+    server.script(json('groq-tool-use-failed'));
+    const error = await rejection(model('groq').doGenerate(ask));
+    expect(error.code).toBe('invalid-response');
+    expect(error.isRetryable).toBe(true);
+    expect(error.status).toBe(400);
+    expect(error.requestId).toBe('req_01hxnxvkfjf6ttkqzfpw23ng08');
+    expect(error.rawOutput).toBe('<function=read_file{"path": "README.md"}</function>');
+    server.script([...json('groq-tool-use-failed'), ...json('llama-cpp-object-arguments')]);
+    const result = await generate(model('groq'), ask, { retry: { initialDelayMs: 1, jitter: false } });
+    expect(server.requests).toHaveLength(2);
+    expect(result.toolCalls[0]?.arguments).toEqual({ city: 'Paris' });
   });
 });
