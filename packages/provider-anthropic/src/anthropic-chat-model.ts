@@ -50,9 +50,14 @@ type StreamBlock =
 
 /**
  * Stop reasons that cut the answer off wherever it was: a tool_use block that was being written
- * then is incomplete (Anthropic's docs: retry with a higher `max_tokens`).
+ * then is incomplete (Anthropic's docs: retry with a higher `max_tokens`; a streaming refusal
+ * stops mid-output).
  */
-const cutOffStopReasons: ReadonlySet<string> = new Set(['max_tokens', 'model_context_window_exceeded']);
+const cutOffStopReasons: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'model_context_window_exceeded',
+  'refusal',
+]);
 
 /** A body that is Anthropic's error shape (`{ type: 'error', error: { type, message } }`). */
 function isErrorBody(body: unknown): body is { type: 'error'; error: unknown } {

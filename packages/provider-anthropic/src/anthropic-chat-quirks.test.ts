@@ -83,6 +83,14 @@ describe('a tool_use block cut off by max_tokens', () => {
     expect(error.rawOutput).toBe('{"path":"notes/plan.md"}');
   });
 
+  it('a streaming refusal inside a tool call is the same error, not a half command', async () => {
+    server.script(sse('refusal-mid-tool-use-stream'));
+    const { parts, error } = await collect(model().doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(/finish reason "refusal"\) inside tool call "run_command"/);
+    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+  });
+
   it('model_context_window_exceeded inside a tool call is context-length', async () => {
     server.script(sse('context-window-mid-tool-use-stream'));
     const { error } = await collect(model().doStream(ask));
