@@ -54,6 +54,23 @@ interface PendingToolCall {
   id: string | undefined;
   name: string;
   rawArguments: string;
+  /** Gemini's `extra_content` (the call's thought signature), sent back with the call. */
+  extraContent?: Record<string, unknown>;
+}
+
+/** A tool call's `extra_content` object (Gemini's OpenAI endpoint), else `undefined`. */
+function extraContentOf(call: unknown): Record<string, unknown> | undefined {
+  const value = (call as { extra_content?: unknown } | null)?.extra_content;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** The parsed `ToolCall`, with the provider data the next request must send back. */
+function toToolCall(call: PendingToolCall, id: string): ToolCall {
+  const toolCall = parseToolCall({ id, name: call.name, rawArguments: call.rawArguments });
+  if (call.extraContent) toolCall.providerData = { extraContent: call.extraContent };
+  return toolCall;
 }
 
 /** A non-empty string, else `undefined` (servers send `""` for "unknown": Azure's first chunk). */
@@ -176,10 +193,12 @@ export class OpenAIChatModel implements ChatModel {
     const calls: PendingToolCall[] = [];
     for (const call of message.tool_calls ?? []) {
       if (call.type !== undefined && call.type !== 'function') continue;
+      const extraContent = extraContentOf(call);
       calls.push({
         id: nonEmpty(call.id),
         name: call.function?.name ?? '',
         rawArguments: argumentText(call.function?.arguments),
+        ...(extraContent ? { extraContent } : {}),
       });
     }
     // The deprecated single `function_call` (older Azure API versions, some compatible servers).
@@ -192,9 +211,7 @@ export class OpenAIChatModel implements ChatModel {
     }
     this.#checkFinish(choice.finish_reason, calls, requestId, splitContent(message.content).text);
     const ids = uniqueIds(calls);
-    const toolCalls = calls.map((call, index) =>
-      parseToolCall({ id: ids[index] as string, name: call.name, rawArguments: call.rawArguments }),
-    );
+    const toolCalls = calls.map((call, index) => toToolCall(call, ids[index] as string));
     const refusal =
       typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
     const content = splitContent(message.content);
@@ -453,6 +470,8 @@ export class OpenAIChatModel implements ChatModel {
           }
           const call = calls[slot as number] as PendingToolCall;
           if (callId) call.id ??= callId;
+          const extraContent = extraContentOf(callDelta);
+          if (extraContent) call.extraContent = { ...call.extraContent, ...extraContent };
           // Some servers repeat the name on every chunk: keep the first.
           const name = nonEmpty(callDelta.function?.name);
           if (name && call.name === '') call.name = name;
@@ -494,11 +513,7 @@ export class OpenAIChatModel implements ChatModel {
     for (const [index, call] of calls.entries()) {
       if (call.name === '')
         throw this.#invalid(`streamed tool call ${index} has no function name`, requestId);
-      const toolCall = parseToolCall({
-        id: ids[index] as string,
-        name: call.name,
-        rawArguments: call.rawArguments,
-      });
+      const toolCall = toToolCall(call, ids[index] as string);
       toolCalls.push(toolCall);
       yield { type: 'tool-call', toolCall };
     }

@@ -275,3 +275,35 @@ describe("Groq's 400 tool_use_failed (its parser could not read the model's tool
     expect(result.toolCalls[0]?.arguments).toEqual({ city: 'Paris' });
   });
 });
+
+describe("Gemini's extra_content.google.thought_signature on a tool call (OpenAI endpoint)", () => {
+  it('is kept on the call and sent back with it on the next turn (Gemini 3 rejects the turn without it)', async () => {
+    server.script([...sse('gemini-thought-signature-stream'), ...json('gemini-answer')]);
+    const gemini = createOpenAI({ name: 'gemini', apiKey: 'gemini-loopback', baseURL: `${server.url}/v1` })(
+      'gemini-3-pro-preview',
+    );
+    const first = finished((await collect(gemini.doStream(ask))).parts);
+    const call = first.toolCalls[0];
+    expect(call?.arguments).toEqual({ city: 'Paris' });
+    expect(call?.providerData).toEqual({
+      extraContent: { google: { thought_signature: 'CiQBcsjafPbGgB3yqG1n0nU+loopbackSig==' } },
+    });
+    if (!call) return;
+    await gemini.doGenerate({
+      messages: [
+        ...ask.messages,
+        { role: 'assistant', content: first.text, toolCalls: first.toolCalls },
+        { role: 'tool', toolCallId: call.id, toolName: call.name, content: '18 °C, sunny' },
+      ],
+    });
+    const sent = server.requests[1]?.json as { messages: Array<{ tool_calls?: unknown[] }> };
+    expect(sent.messages[1]?.tool_calls).toEqual([
+      {
+        id: 'function-call-11223344556677889900',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+        extra_content: { google: { thought_signature: 'CiQBcsjafPbGgB3yqG1n0nU+loopbackSig==' } },
+      },
+    ]);
+  });
+});
