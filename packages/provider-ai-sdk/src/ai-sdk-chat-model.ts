@@ -275,6 +275,24 @@ export class AISDKChatModel implements ChatModel {
     });
   }
 
+  /**
+   * A `tool-calls` finish without a tool call (vLLM without a working tool parser) is no answer
+   * and nothing to run: an `invalid-response` carrying the text.
+   */
+  #checkToolFinish(reason: unknown, toolCalls: number, text: string, requestId: string | undefined): void {
+    const unified = isRecord(reason) ? reason.unified : reason;
+    if (unified !== 'tool-calls' || toolCalls > 0) return;
+    throw new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the finish reason is "${rawReason(reason)}" but no tool call arrived (the server did not parse the model's tool call; check its tool-call parser)${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      provider: this.provider,
+      rawOutput: text,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
   #callOptions(request: GenerateRequest, signal: AbortSignal, warnings: string[]) {
     return toAISDKCallOptions({
       provider: this.provider,
@@ -321,6 +339,7 @@ export class AISDKChatModel implements ChatModel {
       warnings.push(warningText(warning));
     const response = isRecord(result.response) ? result.response : {};
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
+    this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
     if (isCutOff(result.finishReason)) {
       // A cut-off call: unparsable input, or (providers that parse it server-side, Anthropic)
       // the last thing the answer was writing.
@@ -586,6 +605,7 @@ export class AISDKChatModel implements ChatModel {
       });
     }
     for (const toolCall of held) yield { type: 'tool-call', toolCall };
+    this.#checkToolFinish(reason, toolCalls.length, text, requestId);
     yield {
       type: 'finish',
       result: this.#result({

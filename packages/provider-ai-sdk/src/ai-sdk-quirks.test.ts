@@ -134,3 +134,13 @@ describe('a 429 without retry-after', () => {
     expect((error as ModelError).retryAfterMs).toBe(1500);
   });
 });
+
+describe('finish_reason "tool_calls" with no tool call (vLLM without a working tool parser)', () => {
+  it('is a typed error carrying the text, not a tool-calls finish with nothing to run', async () => {
+    server.script(json('vllm-tool-calls-finish-without-calls'));
+    const error = await outcome(model().doGenerate(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(/finish reason is "tool_calls" but no tool call arrived/);
+    expect((error as ModelError).rawOutput).toMatch(/^<tool_call>/);
+  });
+});
