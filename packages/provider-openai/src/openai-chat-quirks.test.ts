@@ -220,6 +220,27 @@ describe('Responses API: a function_call cut off by max_output_tokens', () => {
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 
+  it('a JSON body to a streaming request: its error, or the whole response replayed as parts', async () => {
+    server.script([...json('json-error-to-stream'), ...json('max-output-tokens-mid-function-call')]);
+    const failed = (await collect(responses().doStream(ask))).error as ModelError;
+    expect(failed.code).toBe('bad-request');
+    expect(failed.message).toMatch(/model_not_found/);
+    const cut = (await collect(responses().doStream(ask))).error as ModelError;
+    expect(cut.message).toMatch(/inside tool call "write_file" \(call_RespCut\)/);
+    const { read } = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
+    server.script([{ type: 'response', response: read('text') }]);
+    const { parts, error } = await collect(responses().doStream(ask));
+    expect(error).toBeUndefined();
+    expect(parts.some((part) => part.type === 'text-delta')).toBe(true);
+    expect(finished(parts).text).toBe((await responsesText()).text);
+  });
+
+  async function responsesText() {
+    const { read } = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
+    server.script([{ type: 'response', response: read('text') }]);
+    return responses().doGenerate(ask);
+  }
+
   it('not streamed: the same error', async () => {
     server.script(json('max-output-tokens-mid-function-call'));
     const error = await rejection(responses().doGenerate(ask));

@@ -11,7 +11,12 @@ import {
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
-import { isCompleteToolArguments, parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
+import {
+  isCompleteToolArguments,
+  parseToolCall,
+  resultToStream,
+  truncatedToolCallError,
+} from '@closedloop/model/provider';
 import { APIError } from 'openai';
 import type {
   ResponseCreateParamsNonStreaming,
@@ -238,6 +243,15 @@ export class OpenAIResponsesModel implements ChatModel {
     } catch (error) {
       throw this.#error(error, signal);
     }
+    return this.#fromResponse(response, { signal, requestId, warnings });
+  }
+
+  /** The result of a whole (non-streamed) response body, or the error it carries. */
+  #fromResponse(
+    response: unknown,
+    context: { signal: AbortSignal | undefined; requestId: string | undefined; warnings: string[] },
+  ): GenerateResult {
+    const { signal, requestId, warnings } = context;
     if (!isRecord(response) || !Array.isArray(response.output)) {
       throw this.#invalid('the response has no output array', requestId, JSON.stringify(response));
     }
@@ -286,17 +300,31 @@ export class OpenAIResponsesModel implements ChatModel {
     const { signal } = options;
     let stream: AsyncIterable<unknown>;
     let requestId: string | undefined;
+    let whole: GenerateResult | undefined;
     const warnings: string[] = [];
     try {
       const body = this.#body(request, true, warnings) as ResponseCreateParamsStreaming;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .responses.create(body, { signal })
         .withResponse();
       stream = data as AsyncIterable<unknown>;
       requestId = request_id ?? undefined;
+      if ((response.headers.get('content-type') ?? '').includes('json')) {
+        // A JSON body instead of an event stream (the SDK would read no events from it): its
+        // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
+        const json: unknown = JSON.parse(await response.text());
+        const failure =
+          isRecord(json) && !Array.isArray(json.output) && isRecord(json.error) ? json.error : undefined;
+        if (failure) throw this.#bodyError(failure, signal);
+        whole = this.#fromResponse(json, { signal, requestId, warnings });
+      }
     } catch (error) {
       throw this.#error(error, signal);
+    }
+    if (whole) {
+      yield* resultToStream(whole);
+      return;
     }
 
     let answer = '';
