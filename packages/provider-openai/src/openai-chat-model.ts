@@ -301,6 +301,17 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    if (rawFinishReason === 'insufficient_system_resource') {
+      // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
+      throw new ModelError({
+        code: 'overloaded',
+        message: `${this.provider}: the server interrupted the answer (finish_reason "insufficient_system_resource"${
+          requestId ? `, request ${requestId}` : ''
+        }); retry with backoff`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
     if (calls.length === 0 && rawFinishReason && toolCallFinishReasons.has(rawFinishReason)) {
       // vLLM without a tool parser (or whose parser failed) says "tool_calls" and sends none: the
       // call the model meant is in the text, if anywhere. Not an answer, and nothing to run.

@@ -120,6 +120,14 @@ describe('tool-call shapes beyond the documented one', () => {
 });
 
 describe('an answer the server gave up on', () => {
+  it('DeepSeek finish_reason "insufficient_system_resource" is a retryable overloaded error, not a half answer', async () => {
+    server.script(sse('deepseek-insufficient-system-resource-stream'));
+    const { parts, error } = await collect(model('deepseek').doStream(ask));
+    expect((error as ModelError).code).toBe('overloaded');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
   it('finish_reason "error" without an error object is a retryable error, not a finished answer', async () => {
     server.script(sse('finish-reason-error-stream'));
     const { parts, error } = await collect(model('openrouter').doStream(ask));
