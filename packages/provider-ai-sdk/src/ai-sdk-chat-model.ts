@@ -277,10 +277,22 @@ export class AISDKChatModel implements ChatModel {
 
   /**
    * A `tool-calls` finish without a tool call (vLLM without a working tool parser) is no answer
-   * and nothing to run: an `invalid-response` carrying the text.
+   * and nothing to run: an `invalid-response` carrying the text. DeepSeek's
+   * `insufficient_system_resource` finish is an interrupted answer: a retryable `overloaded`.
    */
   #checkToolFinish(reason: unknown, toolCalls: number, text: string, requestId: string | undefined): void {
     const unified = isRecord(reason) ? reason.unified : reason;
+    if (rawReason(reason) === 'insufficient_system_resource') {
+      // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
+      throw new ModelError({
+        code: 'overloaded',
+        message: `${this.provider}: the server interrupted the answer (finish reason "insufficient_system_resource"${
+          requestId ? `, request ${requestId}` : ''
+        }); retry with backoff`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
     if (unified !== 'tool-calls' || toolCalls > 0) return;
     throw new ModelError({
       code: 'invalid-response',

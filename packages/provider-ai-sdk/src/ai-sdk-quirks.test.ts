@@ -144,3 +144,13 @@ describe('finish_reason "tool_calls" with no tool call (vLLM without a working t
     expect((error as ModelError).rawOutput).toMatch(/^<tool_call>/);
   });
 });
+
+describe('DeepSeek finish_reason "insufficient_system_resource"', () => {
+  it('is a retryable overloaded error, not a half answer with an unknown finish', async () => {
+    server.script(sse('deepseek-insufficient-system-resource-stream'));
+    const { parts, error } = await collect(model().doStream(ask));
+    expect((error as ModelError).code).toBe('overloaded');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
