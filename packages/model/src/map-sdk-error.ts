@@ -1,5 +1,6 @@
 import { ModelError, type ModelErrorCode } from './model-error';
 import { classifyHttpError, normalizeError, parseRetryAfter } from './normalize-error';
+import { parseRateLimitReset } from './rate-limit-reset';
 import { redactSecrets } from './redact-secrets';
 import { sanitizeErrorCause } from './sanitize-error-cause';
 
@@ -104,7 +105,9 @@ function header(headers: unknown, name: string): string | undefined {
  *   error from the cause chain, e.g. `ECONNREFUSED`);
  * - `APIError` → {@link classifyHttpError} of its status, the body's error `type`/`code` and
  *   message, with `status`, `requestId` (SDK `requestID`, `x-request-id`, `request-id`, or the
- *   body's `request_id`) and `retryAfterMs` (`retry-after-ms` / `retry-after`); `refine` may
+ *   body's `request_id`) and `retryAfterMs` (`retry-after-ms` / `retry-after`; for a rate limit
+ *   without them, {@link parseRateLimitReset}: the reset of a spent limit, or the wait the message
+ *   names); `refine` may
  *   change retryability and the hint;
  * - a `SyntaxError` (malformed JSON body) or other SDK error → `invalid-response`;
  * - `TypeError: terminated` (socket closed while reading) → `network`; anything else through
@@ -182,7 +185,12 @@ export function mapSdkError(error: unknown, options: MapSdkErrorOptions): ModelE
       header(headers, 'x-request-id') ??
       header(headers, 'request-id') ??
       text(body.request_id);
-    const retryAfterMs = isRecord(headers) ? parseRetryAfter(headers) : undefined;
+    const metadata = isRecord(inner.metadata) ? inner.metadata : undefined;
+    const retryAfterMs =
+      (isRecord(headers) ? parseRetryAfter(headers) : undefined) ??
+      (modelErrorCode === 'rate-limited'
+        ? parseRateLimitReset({ headers, bodyHeaders: metadata?.headers, message: providerMessage })
+        : undefined);
     const refinement = refine?.({ status, type, code, message: providerMessage, body: inner });
     const label = [status !== undefined ? `HTTP ${status}` : 'error event in stream', code ?? type]
       .filter(Boolean)

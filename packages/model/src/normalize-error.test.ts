@@ -173,6 +173,14 @@ describe('classifyHttpError', () => {
     expect(classifyHttpError({ code: 'rate_limit_exceeded' })).toBe('rate-limited');
   });
 
+  it('lets a code that says what went wrong win over a type that only says "error" (gateways)', () => {
+    expect(classifyHttpError({ type: 'new_api_error', code: 'model_not_found' })).toBe('bad-request');
+    expect(classifyHttpError({ type: 'one_api_error', code: 'rate_limit_exceeded' })).toBe('rate-limited');
+    expect(classifyHttpError({ type: 'api_error', code: 'internal' })).toBe('network');
+    expect(classifyHttpError({ type: 'new_api_error' })).toBe('network');
+    expect(classifyHttpError({ type: 'overloaded_error', code: 'invalid' })).toBe('overloaded');
+  });
+
   it('classifies stream error events (no HTTP status) by numeric code, code, type and message', () => {
     // vLLM / Gemini-style: an HTTP-like status in the body's code.
     expect(classifyHttpError({ code: 400, message: 'tools[0].function.parameters is invalid' })).toBe(

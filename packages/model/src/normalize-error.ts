@@ -155,7 +155,9 @@ function statusFromCode(code: string | number | undefined): number | undefined {
  *    `overloaded_error`/`UNAVAILABLE` → `overloaded`; `rate_limit_*`/`RESOURCE_EXHAUSTED`/quota →
  *    `rate-limited`; authentication/permission → `auth`; timeout/`DEADLINE_EXCEEDED` → `timeout`;
  *    `invalid_request_error`/`INVALID_ARGUMENT`/`BadRequestError`/not found → `bad-request`;
- *    `server_error`/`api_error`/`INTERNAL` and anything unrecognised → `network` (retryable).
+ *    `server_error`/`api_error`/`INTERNAL` and anything unrecognised → `network` (retryable); a
+ *    type that maps to `network` yields to a code that says more (`new_api_error` +
+ *    `model_not_found` → `bad-request`).
  *
  * @example
  * classifyHttpError({ status: 400, code: 'context_length_exceeded' }) // 'context-length'
@@ -176,7 +178,12 @@ export function classifyHttpError(info: HttpErrorInfo): ModelErrorCode {
     return byStatus === 'bad-request' && contextLength ? 'context-length' : byStatus;
   }
   if (contextLength) return 'context-length';
-  return codeForToken(type) ?? codeForToken(codeText) ?? 'network';
+  const byType = codeForToken(type);
+  const byCode = codeForToken(codeText);
+  // A type that only says "error" (`api_error`, a gateway's `new_api_error`) yields to a code that
+  // says what went wrong (`model_not_found`, `rate_limit_exceeded`).
+  if (byType === 'network' && byCode !== undefined) return byCode;
+  return byType ?? byCode ?? 'network';
 }
 
 /** The error and its `cause`s (up to 5 deep). */

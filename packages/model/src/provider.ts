@@ -34,6 +34,7 @@ export {
 export { parseProviderOptions } from './parse-provider-options';
 export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
+export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
@@ -44,5 +45,10 @@ export {
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
+export {
+  isCompleteToolArguments,
+  type TruncatedToolCallErrorOptions,
+  truncatedToolCallError,
+} from './truncated-tool-call';
 export { addUsage, emptyUsage } from './usage';
 export { splitInputTokens } from './usage-tracker';

@@ -13,7 +13,12 @@ import {
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
-import { checkModelId, parseToolCall } from '@closedloop/model/provider';
+import {
+  checkModelId,
+  isCompleteToolArguments,
+  parseToolCall,
+  truncatedToolCallError,
+} from '@closedloop/model/provider';
 import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options';
@@ -155,6 +160,17 @@ function metadataData(metadata: unknown): Record<string, unknown> | undefined {
   return isRecord(metadata) && Object.keys(metadata).length > 0 ? { providerMetadata: metadata } : undefined;
 }
 
+/** Unified finish reasons that cut the answer off wherever it was (a tool call's input included). */
+function isCutOff(reason: unknown): boolean {
+  const unified = isRecord(reason) ? reason.unified : reason;
+  return unified === 'length' || unified === 'content-filter';
+}
+
+function rawReason(reason: unknown): string {
+  const raw = isRecord(reason) ? (reason.raw ?? reason.unified) : reason;
+  return typeof raw === 'string' ? raw : 'unknown';
+}
+
 function toolCallOf(part: Json): ToolCall {
   const input = part.input;
   const rawArguments = typeof input === 'string' ? input : JSON.stringify(input ?? {});
@@ -259,6 +275,36 @@ export class AISDKChatModel implements ChatModel {
     });
   }
 
+  /**
+   * A `tool-calls` finish without a tool call (vLLM without a working tool parser) is no answer
+   * and nothing to run: an `invalid-response` carrying the text. DeepSeek's
+   * `insufficient_system_resource` finish is an interrupted answer: a retryable `overloaded`.
+   */
+  #checkToolFinish(reason: unknown, toolCalls: number, text: string, requestId: string | undefined): void {
+    const unified = isRecord(reason) ? reason.unified : reason;
+    if (rawReason(reason) === 'insufficient_system_resource') {
+      // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
+      throw new ModelError({
+        code: 'overloaded',
+        message: `${this.provider}: the server interrupted the answer (finish reason "insufficient_system_resource"${
+          requestId ? `, request ${requestId}` : ''
+        }); retry with backoff`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (unified !== 'tool-calls' || toolCalls > 0) return;
+    throw new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the finish reason is "${rawReason(reason)}" but no tool call arrived (the server did not parse the model's tool call; check its tool-call parser)${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      provider: this.provider,
+      rawOutput: text,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
   #callOptions(request: GenerateRequest, signal: AbortSignal, warnings: string[]) {
     return toAISDKCallOptions({
       provider: this.provider,
@@ -305,6 +351,28 @@ export class AISDKChatModel implements ChatModel {
       warnings.push(warningText(warning));
     const response = isRecord(result.response) ? result.response : {};
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
+    this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
+    if (isCutOff(result.finishReason)) {
+      // A cut-off call: unparsable input, or (providers that parse it server-side, Anthropic)
+      // the last thing the answer was writing.
+      const lastPart = content.findLast(
+        (part) =>
+          isRecord(part) && (part.type === 'text' || part.type === 'tool-call' || part.type === 'reasoning'),
+      );
+      const cut =
+        toolCalls.find((call) => !isCompleteToolArguments(call.rawArguments)) ??
+        (isRecord(lastPart) && lastPart.type === 'tool-call' && lastPart.providerExecuted !== true
+          ? toolCalls.at(-1)
+          : undefined);
+      if (cut) {
+        throw truncatedToolCallError({
+          provider: this.provider,
+          call: cut,
+          rawFinishReason: rawReason(result.finishReason),
+          requestId: requestIdOf(response.headers),
+        });
+      }
+    }
     return this.#result({
       text,
       reasoning,
@@ -381,7 +449,11 @@ export class AISDKChatModel implements ChatModel {
     let text = '';
     const reasoning: ReasoningPart[] = [];
     const reasoningById = new Map<string, ReasoningPart>();
-    const inputs = new Map<string, { ordinal: number; raw: string }>();
+    const inputs = new Map<
+      string,
+      { ordinal: number; raw: string; id: string; name: string; called?: boolean }
+    >();
+    const held: ToolCall[] = [];
     const toolCalls: ToolCall[] = [];
     let finish: Json | undefined;
     let id: unknown;
@@ -449,7 +521,7 @@ export class AISDKChatModel implements ChatModel {
           }
           case 'tool-input-start': {
             if (part.providerExecuted === true) break;
-            const input = { ordinal: inputs.size, raw: '' };
+            const input = { ordinal: inputs.size, raw: '', id: String(part.id), name: String(part.toolName) };
             inputs.set(String(part.id), input);
             yield {
               type: 'tool-call-delta',
@@ -473,7 +545,7 @@ export class AISDKChatModel implements ChatModel {
             const toolCall = toolCallOf(part);
             let input = inputs.get(toolCall.id);
             if (!input) {
-              input = { ordinal: inputs.size, raw: '' };
+              input = { ordinal: inputs.size, raw: '', id: toolCall.id, name: toolCall.name };
               inputs.set(toolCall.id, input);
               yield {
                 type: 'tool-call-delta',
@@ -491,8 +563,12 @@ export class AISDKChatModel implements ChatModel {
               if (rest !== '') yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: rest };
               input.raw = toolCall.rawArguments;
             }
+            input.called = true;
             toolCalls.push(toolCall);
-            yield { type: 'tool-call', toolCall };
+            // Unparsable input is held until the finish reason says whether it was cut off.
+            if (isCompleteToolArguments(toolCall.rawArguments) || toolCall.rawArguments.trim() === '')
+              yield { type: 'tool-call', toolCall };
+            else held.push(toolCall);
             break;
           }
           case 'finish':
@@ -524,6 +600,24 @@ export class AISDKChatModel implements ChatModel {
     ) {
       throw this.#cut(text, requestId);
     }
+    // A tool input that never became a call (the provider dropped it at the cut), or a held call
+    // with unparsable input in an answer that was cut off: never returned, never dropped silently.
+    const unfinished = [...inputs.values()].find((input) => !input.called);
+    const cut = unfinished
+      ? { id: unfinished.id, name: unfinished.name, rawArguments: unfinished.raw }
+      : isCutOff(reason)
+        ? held[0]
+        : undefined;
+    if (cut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: cut,
+        rawFinishReason: rawReason(reason),
+        requestId,
+      });
+    }
+    for (const toolCall of held) yield { type: 'tool-call', toolCall };
+    this.#checkToolFinish(reason, toolCalls.length, text, requestId);
     yield {
       type: 'finish',
       result: this.#result({

@@ -2,6 +2,7 @@ import { ModelError } from '@closedloop/model';
 import {
   classifyHttpError,
   normalizeError,
+  parseRateLimitReset,
   parseRetryAfter,
   redactSecrets,
   sanitizeErrorCause,
@@ -119,7 +120,12 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
     const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
     const message = text(inner.message) ?? (error as Error).message;
     const modelErrorCode = classifyHttpError({ status, type, code, message });
-    const retryAfterMs = parseRetryAfter(headers ?? {});
+    const metadata = isRecord(inner.metadata) ? inner.metadata : undefined;
+    const retryAfterMs =
+      parseRetryAfter(headers ?? {}) ??
+      (modelErrorCode === 'rate-limited'
+        ? parseRateLimitReset({ headers, bodyHeaders: metadata?.headers, message })
+        : undefined);
     return new ModelError({
       code: modelErrorCode,
       message: redact(

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { APIError } from '@anthropic-ai/sdk';
 import type {
   Message,
   MessageCreateParamsNonStreaming,
@@ -17,7 +18,7 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
-import { parseToolCall } from '@closedloop/model/provider';
+import { parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
 import {
   type AnthropicChatSettings,
   buildAnthropicRequest,
@@ -43,9 +44,30 @@ export interface AnthropicChatModelConfig {
 type StreamBlock =
   | { kind: 'text' }
   | { kind: 'reasoning'; part: ReasoningPart }
-  | { kind: 'tool'; ordinal: number; id: string; name: string; raw: string }
+  | { kind: 'tool'; ordinal: number; id: string; name: string; raw: string; closed?: boolean }
   | { kind: 'response'; raw: string }
   | { kind: 'other' };
+
+/**
+ * Stop reasons that cut the answer off wherever it was: a tool_use block that was being written
+ * then is incomplete (Anthropic's docs: retry with a higher `max_tokens`; a streaming refusal
+ * stops mid-output).
+ */
+const cutOffStopReasons: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'model_context_window_exceeded',
+  'refusal',
+]);
+
+/** A body that is Anthropic's error shape (`{ type: 'error', error: { type, message } }`). */
+function isErrorBody(body: unknown): body is { type: 'error'; error: unknown } {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { type?: unknown }).type === 'error' &&
+    typeof (body as { error?: unknown }).error === 'object'
+  );
+}
 
 function structuredText(input: unknown, tool: ResponseTool): string {
   const value =
@@ -105,6 +127,21 @@ export class AnthropicChatModel implements ChatModel {
     return mapAnthropicError(error, { provider: this.provider, signal, secrets: this.#config.secrets() });
   }
 
+  /** The error for a tool call the answer stopped inside of (`max_tokens` mid tool_use). */
+  #truncated(
+    call: { id: string; name: string; rawArguments: string },
+    rawStopReason: string,
+    requestId: string | undefined,
+  ): ModelError {
+    return truncatedToolCallError({
+      provider: this.provider,
+      call,
+      rawFinishReason: rawStopReason,
+      requestId,
+      code: rawStopReason === 'model_context_window_exceeded' ? 'context-length' : 'invalid-response',
+    });
+  }
+
   #result(parts: {
     text: string;
     toolCalls: ToolCall[];
@@ -147,12 +184,14 @@ export class AnthropicChatModel implements ChatModel {
     try {
       const built = this.#build(request, false, warnings);
       responseTool = built.responseTool;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .messages.create(built.body as MessageCreateParamsNonStreaming, { signal })
         .withResponse();
       message = data;
       requestId = request_id ?? undefined;
+      // A 200 whose body is an error (gateways, proxies): classified by its type, like an error event.
+      if (isErrorBody(message)) throw new APIError(undefined, message, undefined, response.headers);
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -169,6 +208,20 @@ export class AnthropicChatModel implements ChatModel {
     let answered = false;
     const toolCalls: ToolCall[] = [];
     const reasoning: ReasoningPart[] = [];
+    const last = message.content.at(-1);
+    if (
+      last?.type === 'tool_use' &&
+      message.stop_reason &&
+      cutOffStopReasons.has(message.stop_reason) &&
+      !(responseTool && last.name === responseTool.name)
+    ) {
+      // The input of a tool_use cut off by max_tokens is the part that arrived, parsed server-side.
+      throw this.#truncated(
+        { id: last.id, name: last.name, rawArguments: JSON.stringify(last.input ?? {}) },
+        message.stop_reason,
+        requestId,
+      );
+    }
     for (const block of message.content) {
       if (block.type === 'text') text += block.text;
       else if (block.type === 'thinking')
@@ -212,12 +265,26 @@ export class AnthropicChatModel implements ChatModel {
     try {
       const built = this.#build(request, true, warnings);
       responseTool = built.responseTool;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .messages.create(built.body as MessageCreateParamsStreaming, { signal })
         .withResponse();
       stream = data;
       requestId = request_id ?? undefined;
+      if ((response.headers.get('content-type') ?? '').includes('json')) {
+        // A JSON body instead of an event stream: the SDK would read no events from it.
+        const body: unknown = JSON.parse(await response.text());
+        if (isErrorBody(body)) throw new APIError(undefined, body, undefined, response.headers);
+        throw new ModelError({
+          code: 'invalid-response',
+          message: `${this.provider}: the server answered a streaming request with a JSON body, not an event stream${
+            requestId ? ` (request ${requestId})` : ''
+          }`,
+          provider: this.provider,
+          rawOutput: JSON.stringify(body),
+          ...(requestId ? { requestId } : {}),
+        });
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -233,6 +300,17 @@ export class AnthropicChatModel implements ChatModel {
     let id: string | undefined;
     let model: string | undefined;
     let stopped = false;
+    // The last finished tool call is held until another block starts or the stop reason is known:
+    // a tool_use block that `max_tokens` cut off is closed like a complete one.
+    let held: ToolCall | undefined;
+    let lastBlock: StreamBlock | undefined;
+    const release = (): StreamPart | undefined => {
+      if (!held) return undefined;
+      const toolCall = held;
+      held = undefined;
+      toolCalls.push(toolCall);
+      return { type: 'tool-call', toolCall };
+    };
     try {
       for await (const event of stream) {
         switch (event.type) {
@@ -242,6 +320,8 @@ export class AnthropicChatModel implements ChatModel {
             usage = mergeAnthropicUsage(undefined, event.message.usage);
             break;
           case 'content_block_start': {
+            const released = release();
+            if (released) yield released;
             const block = event.content_block;
             if (block.type === 'text') {
               blocks.set(event.index, { kind: 'text' });
@@ -274,6 +354,7 @@ export class AnthropicChatModel implements ChatModel {
             } else {
               blocks.set(event.index, { kind: 'other' });
             }
+            lastBlock = blocks.get(event.index);
             break;
           }
           case 'content_block_delta': {
@@ -307,9 +388,8 @@ export class AnthropicChatModel implements ChatModel {
           case 'content_block_stop': {
             const block = blocks.get(event.index);
             if (block?.kind === 'tool') {
-              const toolCall = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
-              toolCalls.push(toolCall);
-              yield { type: 'tool-call', toolCall };
+              held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
+              block.closed = true;
             } else if (block?.kind === 'response' && responseTool) {
               answered = true;
               if (responseTool.wrapped || block.raw.trim() === '') {
@@ -323,10 +403,20 @@ export class AnthropicChatModel implements ChatModel {
             }
             break;
           }
-          case 'message_delta':
+          case 'message_delta': {
             rawStopReason = event.delta.stop_reason ?? rawStopReason;
             usage = mergeAnthropicUsage(usage, event.usage);
+            if (lastBlock?.kind === 'tool' && rawStopReason && cutOffStopReasons.has(rawStopReason)) {
+              throw this.#truncated(
+                { id: lastBlock.id, name: lastBlock.name, rawArguments: lastBlock.raw },
+                rawStopReason,
+                requestId,
+              );
+            }
+            const released = release();
+            if (released) yield released;
             break;
+          }
           case 'message_stop':
             stopped = true;
             break;
@@ -337,6 +427,14 @@ export class AnthropicChatModel implements ChatModel {
     }
     // The SDK ends iteration quietly when the request is aborted mid-stream.
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    const unfinished = [...blocks.values()].find((block) => block.kind === 'tool' && !block.closed);
+    if (stopped && unfinished?.kind === 'tool') {
+      throw this.#truncated(
+        { id: unfinished.id, name: unfinished.name, rawArguments: unfinished.raw },
+        rawStopReason ?? 'none',
+        requestId,
+      );
+    }
     if (!stopped) {
       throw new ModelError({
         code: 'network',
@@ -347,6 +445,8 @@ export class AnthropicChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    const released = release();
+    if (released) yield released;
     yield {
       type: 'finish',
       result: this.#result({

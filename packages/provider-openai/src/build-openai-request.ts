@@ -219,11 +219,18 @@ export function toOpenAIMessages(
         const out = { role: 'assistant', content, ...extra } as ChatCompletionMessageParam &
           Record<string, unknown>;
         if (calls.length > 0) {
-          out.tool_calls = calls.map((call) => ({
-            id: wireToolCallId(call.id, profile),
-            type: 'function' as const,
-            function: { name: call.name, arguments: toolArgumentsText(call) },
-          }));
+          out.tool_calls = calls.map((call) => {
+            const extraContent = call.providerData?.extraContent;
+            return {
+              id: wireToolCallId(call.id, profile),
+              type: 'function' as const,
+              function: { name: call.name, arguments: toolArgumentsText(call) },
+              // Gemini's thought signature of the call: its next request is rejected without it.
+              ...(typeof extraContent === 'object' && extraContent !== null
+                ? { extra_content: extraContent }
+                : {}),
+            };
+          });
         }
         return out;
       }

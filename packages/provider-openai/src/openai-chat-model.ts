@@ -9,7 +9,7 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
-import { parseToolCall } from '@closedloop/model/provider';
+import { isCompleteToolArguments, parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
 import type {
@@ -47,16 +47,53 @@ export interface OpenAIChatModelConfig {
   profile?: OpenAICompatibleProfile;
 }
 
+/** The slot key of a deprecated streamed `function_call` (wire indexes are >= 0). */
+const legacyFunctionCall = -1;
+
 interface PendingToolCall {
   id: string | undefined;
   name: string;
   rawArguments: string;
+  /** Gemini's `extra_content` (the call's thought signature), sent back with the call. */
+  extraContent?: Record<string, unknown>;
+}
+
+/** A tool call's `extra_content` object (Gemini's OpenAI endpoint), else `undefined`. */
+function extraContentOf(call: unknown): Record<string, unknown> | undefined {
+  const value = (call as { extra_content?: unknown } | null)?.extra_content;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** The parsed `ToolCall`, with the provider data the next request must send back. */
+function toToolCall(call: PendingToolCall, id: string): ToolCall {
+  const toolCall = parseToolCall({ id, name: call.name, rawArguments: call.rawArguments });
+  if (call.extraContent) toolCall.providerData = { extraContent: call.extraContent };
+  return toolCall;
 }
 
 /** A non-empty string, else `undefined` (servers send `""` for "unknown": Azure's first chunk). */
 function nonEmpty(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
+
+/**
+ * A tool call's argument text. OpenAI sends a JSON string; some compatible servers (llama.cpp's
+ * server, Ollama-style gateways) send the arguments as a JSON object, which is serialised here
+ * rather than read as `"[object Object]"`.
+ */
+function argumentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
+  return '';
+}
+
+/** Finish reasons that cut an answer off wherever it was (a tool call's arguments included). */
+const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'model_length', 'content_filter']);
+
+/** Finish reasons that say the answer is tool calls. */
+const toolCallFinishReasons: ReadonlySet<string> = new Set(['tool_calls', 'tool_call', 'function_call']);
 
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
@@ -156,16 +193,25 @@ export class OpenAIChatModel implements ChatModel {
     const calls: PendingToolCall[] = [];
     for (const call of message.tool_calls ?? []) {
       if (call.type !== undefined && call.type !== 'function') continue;
+      const extraContent = extraContentOf(call);
       calls.push({
         id: nonEmpty(call.id),
         name: call.function?.name ?? '',
-        rawArguments: call.function?.arguments ?? '',
+        rawArguments: argumentText(call.function?.arguments),
+        ...(extraContent ? { extraContent } : {}),
       });
     }
+    // The deprecated single `function_call` (older Azure API versions, some compatible servers).
+    if (calls.length === 0 && message.function_call?.name) {
+      calls.push({
+        id: undefined,
+        name: message.function_call.name,
+        rawArguments: argumentText(message.function_call.arguments),
+      });
+    }
+    this.#checkFinish(choice.finish_reason, calls, requestId, splitContent(message.content).text);
     const ids = uniqueIds(calls);
-    const toolCalls = calls.map((call, index) =>
-      parseToolCall({ id: ids[index] as string, name: call.name, rawArguments: call.rawArguments }),
-    );
+    const toolCalls = calls.map((call, index) => toToolCall(call, ids[index] as string));
     const refusal =
       typeof message.refusal === 'string' && message.refusal !== '' ? message.refusal : undefined;
     const content = splitContent(message.content);
@@ -197,6 +243,94 @@ export class OpenAIChatModel implements ChatModel {
       requestId,
       warnings,
     });
+  }
+
+  /** A JSON body sent to a streaming request, as the one chunk it stands for (or its error). */
+  #jsonAsChunk(
+    body: unknown,
+    signal: AbortSignal | undefined,
+    requestId: string | undefined,
+  ): ChatCompletionChunk {
+    const failure = errorPayload(body);
+    if (failure) throw this.#errorChunk(failure, signal);
+    const completion = body as Partial<ChatCompletion> | null;
+    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+    if (!completion || !choice || typeof choice.message !== 'object' || choice.message === null) {
+      throw this.#invalid(
+        'the server answered a streaming request with a JSON body that is neither a completion nor an error',
+        requestId,
+        JSON.stringify(body),
+      );
+    }
+    const { tool_calls: toolCalls, ...message } = choice.message;
+    return {
+      ...(completion as object),
+      object: 'chat.completion.chunk',
+      choices: [
+        {
+          index: 0,
+          delta: {
+            ...message,
+            ...(toolCalls ? { tool_calls: toolCalls.map((call, index) => ({ ...call, index })) } : {}),
+          } as ChatCompletionChunk.Choice.Delta,
+          finish_reason: choice.finish_reason,
+          logprobs: choice.logprobs ?? null,
+        },
+      ],
+    } as ChatCompletionChunk;
+  }
+
+  /**
+   * Throws for an answer that must not be returned: `finish_reason: "error"` (the server gave up
+   * mid-answer without an error object), or a cut-off (`length`, `content_filter`) inside a tool
+   * call's arguments.
+   */
+  #checkFinish(
+    rawFinishReason: string | null | undefined,
+    calls: readonly PendingToolCall[],
+    requestId: string | undefined,
+    text: string,
+  ): void {
+    if (rawFinishReason === 'error') {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the server ended the answer with finish_reason "error" and no error details${
+          requestId ? ` (request ${requestId})` : ''
+        }; the answer is incomplete`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (rawFinishReason === 'insufficient_system_resource') {
+      // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
+      throw new ModelError({
+        code: 'overloaded',
+        message: `${this.provider}: the server interrupted the answer (finish_reason "insufficient_system_resource"${
+          requestId ? `, request ${requestId}` : ''
+        }); retry with backoff`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (calls.length === 0 && rawFinishReason && toolCallFinishReasons.has(rawFinishReason)) {
+      // vLLM without a tool parser (or whose parser failed) says "tool_calls" and sends none: the
+      // call the model meant is in the text, if anywhere. Not an answer, and nothing to run.
+      throw this.#invalid(
+        `finish_reason is "${rawFinishReason}" but no tool call arrived (the server did not parse the model's tool call; check its tool-call parser)`,
+        requestId,
+        text,
+      );
+    }
+    if (!rawFinishReason || !cutOffFinishReasons.has(rawFinishReason)) return;
+    const cut = calls.find((call) => !isCompleteToolArguments(call.rawArguments));
+    if (cut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: cut,
+        rawFinishReason,
+        requestId,
+      });
+    }
   }
 
   #result(parts: {
@@ -244,17 +378,23 @@ export class OpenAIChatModel implements ChatModel {
 
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
-    let stream: AsyncIterable<ChatCompletionChunk>;
+    let stream: AsyncIterable<ChatCompletionChunk> | Iterable<ChatCompletionChunk>;
     let requestId: string | undefined;
     const warnings: string[] = [];
     try {
       const body = this.#body(request, true, warnings) as ChatCompletionCreateParamsStreaming;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .chat.completions.create(body, { signal })
         .withResponse();
       stream = data;
       requestId = request_id ?? undefined;
+      if ((response.headers.get('content-type') ?? '').includes('json')) {
+        // A JSON body instead of an event stream (the SDK would read no events from it): an error
+        // object is thrown like one in a stream; a whole completion (a server that ignores
+        // `stream: true`) is read as a single chunk.
+        stream = [this.#jsonAsChunk(JSON.parse(await response.text()), signal, requestId)];
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -307,6 +447,24 @@ export class OpenAIChatModel implements ChatModel {
           yield { type: 'text-delta', delta: answer };
         }
         if (typeof delta.refusal === 'string' && delta.refusal !== '') refusal += delta.refusal;
+        const legacy = delta.function_call;
+        if (legacy && (legacy.name || legacy.arguments)) {
+          // The deprecated single `function_call`, streamed like a tool call without an id.
+          let slot = slots.get(legacyFunctionCall);
+          if (slot === undefined) {
+            slot = calls.length;
+            slots.set(legacyFunctionCall, slot);
+            calls.push({ id: undefined, name: '', rawArguments: '' });
+          }
+          const call = calls[slot] as PendingToolCall;
+          const name = nonEmpty(legacy.name);
+          if (name && call.name === '') call.name = name;
+          const argumentsDelta = argumentText(legacy.arguments);
+          call.rawArguments += argumentsDelta;
+          const part: StreamPart = { type: 'tool-call-delta', index: slot, argumentsDelta };
+          if (name) part.name = name;
+          yield part;
+        }
         for (const [position, callDelta] of (delta.tool_calls ?? []).entries()) {
           const wireIndex = typeof callDelta.index === 'number' ? callDelta.index : position;
           const callId = nonEmpty(callDelta.id);
@@ -323,10 +481,12 @@ export class OpenAIChatModel implements ChatModel {
           }
           const call = calls[slot as number] as PendingToolCall;
           if (callId) call.id ??= callId;
+          const extraContent = extraContentOf(callDelta);
+          if (extraContent) call.extraContent = { ...call.extraContent, ...extraContent };
           // Some servers repeat the name on every chunk: keep the first.
           const name = nonEmpty(callDelta.function?.name);
           if (name && call.name === '') call.name = name;
-          const argumentsDelta = callDelta.function?.arguments ?? '';
+          const argumentsDelta = argumentText(callDelta.function?.arguments);
           call.rawArguments += argumentsDelta;
           const part: StreamPart = { type: 'tool-call-delta', index: slot as number, argumentsDelta };
           if (callId) part.id = callId;
@@ -358,16 +518,13 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    this.#checkFinish(rawFinishReason, calls, requestId, text);
     const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {
       if (call.name === '')
         throw this.#invalid(`streamed tool call ${index} has no function name`, requestId);
-      const toolCall = parseToolCall({
-        id: ids[index] as string,
-        name: call.name,
-        rawArguments: call.rawArguments,
-      });
+      const toolCall = toToolCall(call, ids[index] as string);
       toolCalls.push(toolCall);
       yield { type: 'tool-call', toolCall };
     }

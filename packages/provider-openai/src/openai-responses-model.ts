@@ -11,7 +11,12 @@ import {
   type ToolCall,
   type Usage,
 } from '@closedloop/model';
-import { parseToolCall } from '@closedloop/model/provider';
+import {
+  isCompleteToolArguments,
+  parseToolCall,
+  resultToStream,
+  truncatedToolCallError,
+} from '@closedloop/model/provider';
 import { APIError } from 'openai';
 import type {
   ResponseCreateParamsNonStreaming,
@@ -106,6 +111,27 @@ interface PendingCall {
   name: string;
   rawArguments: string;
   ordinal: number;
+  /** `output_item.done` arrived. */
+  done?: boolean;
+  /** Its `tool-call` part was yielded. */
+  returned?: boolean;
+}
+
+/**
+ * The incomplete reason of a response cut off wherever it was (`max_output_tokens`,
+ * `content_filter`), else `undefined`.
+ */
+function cutOffReason(response: Json): string | undefined {
+  if (text(response.status) !== 'incomplete' && !isRecord(response.incomplete_details)) return undefined;
+  return (
+    (isRecord(response.incomplete_details) ? text(response.incomplete_details.reason) : undefined) ??
+    'incomplete'
+  );
+}
+
+/** A function_call item the cut-off left unfinished: its status says so, or its arguments do. */
+function isUnfinishedCall(status: unknown, rawArguments: string): boolean {
+  return status === 'incomplete' || status === 'in_progress' || !isCompleteToolArguments(rawArguments);
 }
 
 /**
@@ -217,6 +243,15 @@ export class OpenAIResponsesModel implements ChatModel {
     } catch (error) {
       throw this.#error(error, signal);
     }
+    return this.#fromResponse(response, { signal, requestId, warnings });
+  }
+
+  /** The result of a whole (non-streamed) response body, or the error it carries. */
+  #fromResponse(
+    response: unknown,
+    context: { signal: AbortSignal | undefined; requestId: string | undefined; warnings: string[] },
+  ): GenerateResult {
+    const { signal, requestId, warnings } = context;
     if (!isRecord(response) || !Array.isArray(response.output)) {
       throw this.#invalid('the response has no output array', requestId, JSON.stringify(response));
     }
@@ -238,11 +273,16 @@ export class OpenAIResponsesModel implements ChatModel {
             refusal += content.refusal;
         }
       } else if (item.type === 'function_call') {
-        calls.push({
+        const call = {
           id: text(item.call_id) ?? text(item.id) ?? `call_${calls.length}`,
           name: typeof item.name === 'string' ? item.name : '',
           rawArguments: typeof item.arguments === 'string' ? item.arguments : '',
-        });
+        };
+        const cut = cutOffReason(response);
+        if (cut && isUnfinishedCall(item.status, call.rawArguments)) {
+          throw truncatedToolCallError({ provider: this.provider, call, rawFinishReason: cut, requestId });
+        }
+        calls.push(call);
       }
     }
     return this.#result({
@@ -260,17 +300,31 @@ export class OpenAIResponsesModel implements ChatModel {
     const { signal } = options;
     let stream: AsyncIterable<unknown>;
     let requestId: string | undefined;
+    let whole: GenerateResult | undefined;
     const warnings: string[] = [];
     try {
       const body = this.#body(request, true, warnings) as ResponseCreateParamsStreaming;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .responses.create(body, { signal })
         .withResponse();
       stream = data as AsyncIterable<unknown>;
       requestId = request_id ?? undefined;
+      if ((response.headers.get('content-type') ?? '').includes('json')) {
+        // A JSON body instead of an event stream (the SDK would read no events from it): its
+        // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
+        const json: unknown = JSON.parse(await response.text());
+        const failure =
+          isRecord(json) && !Array.isArray(json.output) && isRecord(json.error) ? json.error : undefined;
+        if (failure) throw this.#bodyError(failure, signal);
+        whole = this.#fromResponse(json, { signal, requestId, warnings });
+      }
     } catch (error) {
       throw this.#error(error, signal);
+    }
+    if (whole) {
+      yield* resultToStream(whole);
+      return;
     }
 
     let answer = '';
@@ -381,12 +435,16 @@ export class OpenAIResponsesModel implements ChatModel {
               }
               call.callId ??= text(item.call_id);
               if (call.name === '' && typeof item.name === 'string') call.name = item.name;
+              call.done = true;
+              // Held until the response's status shows it was not cut off mid-call.
+              if (isUnfinishedCall(item.status, call.rawArguments)) break;
               const toolCall = parseToolCall({
                 id: call.callId ?? call.itemId ?? `call_${call.ordinal}`,
                 name: call.name,
                 rawArguments: call.rawArguments,
               });
               toolCalls.push(toolCall);
+              call.returned = true;
               yield { type: 'tool-call', toolCall };
             }
             break;
@@ -416,6 +474,24 @@ export class OpenAIResponsesModel implements ChatModel {
         provider: this.provider,
         ...(requestId ? { requestId } : {}),
       });
+    }
+    const cut = cutOffReason(final);
+    for (const call of calls.values()) {
+      if (call.returned) continue;
+      const pending = { id: call.callId ?? call.itemId, name: call.name, rawArguments: call.rawArguments };
+      // A call the response stopped inside of (or that never finished): never returned.
+      if (cut || !call.done) {
+        throw truncatedToolCallError({
+          provider: this.provider,
+          call: pending,
+          rawFinishReason: cut ?? text(final.status) ?? 'unknown',
+          requestId,
+        });
+      }
+      // A finished call with malformed arguments in a completed response: returned as before.
+      const toolCall = parseToolCall({ ...pending, id: pending.id ?? `call_${call.ordinal}` });
+      toolCalls.push(toolCall);
+      yield { type: 'tool-call', toolCall };
     }
     if (answer === '' && refusal !== '') yield { type: 'text-delta', delta: refusal };
     yield {
