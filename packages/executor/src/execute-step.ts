@@ -510,9 +510,11 @@ class StepRun {
     const generateOptions: GenerateOptions = { signal: this.signal };
     if (this.options.retry !== undefined) generateOptions.retry = this.options.retry;
     if (streaming) generateOptions.onPart = (part) => this.onStreamPart(part, iteration);
-    let result: GenerateResult | typeof aborted;
+    let result: GenerateResult;
     try {
-      result = await raceAbort(generate(this.model, request, generateOptions), this.signal);
+      // `generate` races every attempt against the signal itself (its retry policy rejects with
+      // `aborted` as soon as the signal aborts, even for a model that ignores it): no second race.
+      result = await generate(this.model, request, generateOptions);
     } catch (error) {
       if (this.signal.aborted) return { kind: 'aborted' };
       return {
@@ -527,7 +529,7 @@ class StepRun {
             }),
       };
     }
-    if (result === aborted) return { kind: 'aborted' };
+    if (this.signal.aborted) return { kind: 'aborted' };
     if (resultsDurable !== undefined) {
       await resultsDurable;
       if (this.signal.aborted) return { kind: 'aborted' };
