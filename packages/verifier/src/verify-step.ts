@@ -455,7 +455,8 @@ export async function verifyStep(
   }
 
   // Confidence: own signal combined with the dependencies' (uncertainty only accumulates).
-  const upstream = step.dependsOn.map((id) => (plan.has(id) ? plan.step(id).verification : undefined));
+  // Read in place: only the records are looked at, at once (a copy would duplicate each ledger).
+  const upstream = step.dependsOn.map((id) => (plan.has(id) ? plan.readStep(id).verification : undefined));
   const upstreamConfidence = upstream.flatMap((record) =>
     record?.confidence !== undefined ? [record.confidence] : [],
   );
