@@ -14,6 +14,7 @@ import {
 import { addUsage, emptyUsage } from '@closedloop/model/provider';
 import {
   formatStepNotes,
+  type MarkStepOptions,
   type Plan,
   parseStepNotes,
   type ReadonlyStep,
@@ -443,7 +444,9 @@ class StepRun {
       if (answer === '' && this.marked !== undefined) answer = this.marked.message;
     } finally {
       try {
-        if (answer.trim() !== '') markStepWithoutCopy(this.plan, this.stepId, { output: answer });
+        // A marked step wrote its answer with its notes (see `markStep`).
+        if (answer.trim() !== '' && this.plan.readStep(this.stepId).output !== answer)
+          markStepWithoutCopy(this.plan, this.stepId, { output: answer });
       } finally {
         pendingCalls = this.plan.finalizeStep(this.stepId);
       }
@@ -975,10 +978,14 @@ class StepRun {
       );
     }
     const notes = formatStepNotes(status, tagged.message);
+    // A marked step's loop ends with this response, so its answer is known now (the last text,
+    // else the notes' message): written with the notes, one plan event instead of two.
+    const output = this.lastText !== '' ? this.lastText : tagged.message;
+    const update: MarkStepOptions = { notes };
+    if (output.trim() !== '') update.output = output;
+    if (input.claims !== undefined) update.claims = input.claims;
     try {
-      if (input.claims !== undefined)
-        markStepWithoutCopy(this.plan, this.stepId, { notes, claims: input.claims });
-      else markStepWithoutCopy(this.plan, this.stepId, { notes });
+      markStepWithoutCopy(this.plan, this.stepId, update);
     } catch (error) {
       return fail(
         'execution-failed',
