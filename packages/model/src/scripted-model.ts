@@ -237,7 +237,8 @@ export class ScriptedModel implements ChatModel {
   }
 
   /** Answers the next scripted turn. */
-  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+  doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    // `answer` is async (it never throws synchronously): its promise is returned as is.
     return this.answer(request, options.signal);
   }
 
