@@ -229,27 +229,30 @@ export function createModelMeter(options: ModelMeterOptions): ModelMeter {
         provider: model.provider,
         modelId: model.modelId,
         capabilities: model.capabilities,
-        async doGenerate(request, callOptions = {}): Promise<GenerateResult> {
+        doGenerate(request, callOptions = {}): Promise<GenerateResult> {
           const refused = refuse(model);
-          if (refused) throw refused;
+          if (refused) return Promise.reject(refused);
           const startedAt = performance.now();
           // The call's own signal (a step's; cortex derives every one from the run's) goes to the
           // model as is: no `AbortSignal.any` per call. The run's abort is raced below.
           const callSignal = callOptions.signal ?? signal;
-          let result: GenerateResult;
+          let call: Promise<GenerateResult>;
           try {
-            result = await raceSignal(
-              model.doGenerate(request, { signal: callSignal }),
-              signal,
-              callSignal,
-              model.provider,
-            );
+            call = model.doGenerate(request, { signal: callSignal });
           } catch (error) {
-            fail(callInfo(model, purpose, stepId, startedAt), error);
-            throw error;
+            call = Promise.reject(error);
           }
-          record(model, purpose, stepId, startedAt, result);
-          return result;
+          // One promise chain, no async wrapper: settled once the race is, recorded or failed.
+          return raceSignal(call, signal, callSignal, model.provider).then(
+            (result) => {
+              record(model, purpose, stepId, startedAt, result);
+              return result;
+            },
+            (error: unknown) => {
+              fail(callInfo(model, purpose, stepId, startedAt), error);
+              throw error;
+            },
+          );
         },
         async *doStream(request, callOptions = {}): AsyncGenerator<StreamPart> {
           const refused = refuse(model);

@@ -14,6 +14,7 @@ import {
 import { addUsage, emptyUsage } from '@closedloop/model/provider';
 import {
   formatStepNotes,
+  type MarkStepOptions,
   type Plan,
   parseStepNotes,
   type ReadonlyStep,
@@ -443,7 +444,9 @@ class StepRun {
       if (answer === '' && this.marked !== undefined) answer = this.marked.message;
     } finally {
       try {
-        if (answer.trim() !== '') markStepWithoutCopy(this.plan, this.stepId, { output: answer });
+        // A marked step wrote its answer with its notes (see `markStep`).
+        if (answer.trim() !== '' && this.plan.readStep(this.stepId).output !== answer)
+          markStepWithoutCopy(this.plan, this.stepId, { output: answer });
       } finally {
         pendingCalls = this.plan.finalizeStep(this.stepId);
       }
@@ -510,9 +513,11 @@ class StepRun {
     const generateOptions: GenerateOptions = { signal: this.signal };
     if (this.options.retry !== undefined) generateOptions.retry = this.options.retry;
     if (streaming) generateOptions.onPart = (part) => this.onStreamPart(part, iteration);
-    let result: GenerateResult | typeof aborted;
+    let result: GenerateResult;
     try {
-      result = await raceAbort(generate(this.model, request, generateOptions), this.signal);
+      // `generate` races every attempt against the signal itself (its retry policy rejects with
+      // `aborted` as soon as the signal aborts, even for a model that ignores it): no second race.
+      result = await generate(this.model, request, generateOptions);
     } catch (error) {
       if (this.signal.aborted) return { kind: 'aborted' };
       return {
@@ -527,7 +532,7 @@ class StepRun {
             }),
       };
     }
-    if (result === aborted) return { kind: 'aborted' };
+    if (this.signal.aborted) return { kind: 'aborted' };
     if (resultsDurable !== undefined) {
       await resultsDurable;
       if (this.signal.aborted) return { kind: 'aborted' };
@@ -973,10 +978,14 @@ class StepRun {
       );
     }
     const notes = formatStepNotes(status, tagged.message);
+    // A marked step's loop ends with this response, so its answer is known now (the last text,
+    // else the notes' message): written with the notes, one plan event instead of two.
+    const output = this.lastText !== '' ? this.lastText : tagged.message;
+    const update: MarkStepOptions = { notes };
+    if (output.trim() !== '') update.output = output;
+    if (input.claims !== undefined) update.claims = input.claims;
     try {
-      if (input.claims !== undefined)
-        markStepWithoutCopy(this.plan, this.stepId, { notes, claims: input.claims });
-      else markStepWithoutCopy(this.plan, this.stepId, { notes });
+      markStepWithoutCopy(this.plan, this.stepId, update);
     } catch (error) {
       return fail(
         'execution-failed',

@@ -34,19 +34,45 @@ function checkRequest(model: ChatModel, request: GenerateRequest): void {
  * @example
  * const result = await generate(model, { messages: [{ role: 'user', content: 'Hi' }] });
  */
-export async function generate(
+export function generate(
   model: ChatModel,
   request: GenerateRequest,
   options: GenerateOptions = {},
+): Promise<GenerateResult> {
+  // Not an async function (its promise would wrap `withRetry`'s): a bad call still rejects.
+  try {
+    return attempts(model, request, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function attempts(
+  model: ChatModel,
+  request: GenerateRequest,
+  options: GenerateOptions,
 ): Promise<GenerateResult> {
   const { signal, retry, onPart } = options;
   checkRequest(model, request);
   // One options object per call: the caller's retry options with the call's signal.
   const retryOptions: RetryOptions = retry === false ? { maxAttempts: 1, signal } : { ...retry, signal };
+  if (!onPart) {
+    // Not streaming: one promise chain per attempt (no async wrapper), failures normalized.
+    return withRetry(({ signal: attemptSignal }) => {
+      let call: Promise<GenerateResult>;
+      try {
+        call = Promise.resolve(model.doGenerate(request, { signal: attemptSignal }));
+      } catch (error) {
+        call = Promise.reject(error);
+      }
+      return call.then(undefined, (error: unknown) => {
+        throw normalizeError(error, { provider: model.provider, signal: attemptSignal });
+      });
+    }, retryOptions);
+  }
   let delivered = false;
   return withRetry(async ({ signal: attemptSignal }) => {
     try {
-      if (!onPart) return await model.doGenerate(request, { signal: attemptSignal });
       return await streamToResult(model.doStream(request, { signal: attemptSignal }), {
         provider: model.provider,
         onPart: (part) => {

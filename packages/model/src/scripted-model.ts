@@ -130,8 +130,24 @@ function requestLength(request: GenerateRequest): number {
     }
   }
   for (const tool of request.tools ?? none)
-    length += lengthOf(tool.name + tool.description) + lengthOf(JSON.stringify(tool.inputSchema));
-  if (request.responseFormat?.schema) length += lengthOf(JSON.stringify(request.responseFormat.schema));
+    length += tool.name.length + lengthOf(tool.description) + schemaLength(tool.inputSchema);
+  if (request.responseFormat?.schema) length += schemaLength(request.responseFormat.schema);
+  return length;
+}
+
+/**
+ * `JSON.stringify(schema).length`, once per schema object: a run's requests share their tool specs
+ * (the executor builds them once per registry), so every turn would stringify the same schemas.
+ * A schema changed in place after its first use keeps its first length — it is a token estimate.
+ */
+const schemaLengths = new WeakMap<object, number>();
+function schemaLength(schema: unknown): number {
+  if (schema === null || typeof schema !== 'object') return lengthOf(JSON.stringify(schema));
+  let length = schemaLengths.get(schema);
+  if (length === undefined) {
+    length = lengthOf(JSON.stringify(schema));
+    schemaLengths.set(schema, length);
+  }
   return length;
 }
 
@@ -150,6 +166,10 @@ function describeRequest(request: GenerateRequest): string {
     : 'no messages';
   const tools = request.tools?.length ? `, tools: ${request.tools.map((tool) => tool.name).join(', ')}` : '';
   return `${request.messages.length} message(s), ${lastText}${tools}`;
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function isScriptedError(value: ScriptedResponse | ScriptedError): value is ScriptedError {
@@ -217,7 +237,8 @@ export class ScriptedModel implements ChatModel {
   }
 
   /** Answers the next scripted turn. */
-  async doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+  doGenerate(request: GenerateRequest, options: CallOptions = {}): Promise<GenerateResult> {
+    // `answer` is async (it never throws synchronously): its promise is returned as is.
     return this.answer(request, options.signal);
   }
 
@@ -244,10 +265,12 @@ export class ScriptedModel implements ChatModel {
       const turn = this.nextTurn(request, callIndex);
       const latency = typeof this.latencyMs === 'function' ? this.latencyMs(request) : (this.latencyMs ?? 0);
       if (latency > 0) await abortableSleep(latency, signal);
-      const answer =
-        typeof turn === 'function'
-          ? await raceAbort(Promise.resolve(turn(request, { callIndex })), signal)
-          : turn;
+      let answer: ScriptedResponse | ScriptedError;
+      if (typeof turn === 'function') {
+        // A synchronous answer needs no race (nothing to wait for); a promised one is raced.
+        const produced = turn(request, { callIndex });
+        answer = isThenable(produced) ? await raceAbort(Promise.resolve(produced), signal) : produced;
+      } else answer = turn;
       if (signal?.aborted) throw abortedError(signal, this.provider);
       if (isScriptedError(answer)) throw answer.error;
       call.result = this.toResult(request, answer);

@@ -128,17 +128,21 @@ function pathArguments(args: unknown, relative: (file: string) => string | undef
   if (typeof args !== 'object' || args === null) return [];
   const record = args as Record<string, unknown>;
   const found: string[] = [];
-  const add = (value: unknown) => {
-    if (typeof value !== 'string' || value.length > 500) return;
-    const rel = relative(value);
-    if (rel !== undefined && !found.includes(rel)) found.push(rel);
-  };
-  for (const key of PATH_KEYS) add(record[key]);
-  for (const key of ['paths', 'files', 'targets']) {
+  for (const key of PATH_KEYS) addPath(found, record[key], relative);
+  for (const key of LIST_KEYS) {
     const value = record[key];
-    if (Array.isArray(value)) for (const item of value) add(item);
+    if (Array.isArray(value)) for (const item of value) addPath(found, item, relative);
   }
   return found;
+}
+
+const LIST_KEYS = ['paths', 'files', 'targets'] as const;
+
+/** Adds `value` to `found` when it is a path in the workspace not found yet (no closure per call). */
+function addPath(found: string[], value: unknown, relative: (file: string) => string | undefined): void {
+  if (typeof value !== 'string' || value.length > 500) return;
+  const rel = relative(value);
+  if (rel !== undefined && !found.includes(rel)) found.push(rel);
 }
 
 /** Path-looking arguments of a command (`rm dist/a.js`, `node --test test/a.test.js`). */

@@ -12,11 +12,14 @@ export interface CheckScope {
   readonly signal: AbortSignal;
 }
 
-/** One of `verifyStep`'s checks. */
-export interface StepCheck {
+/**
+ * One of `verifyStep`'s checks. `input` is what {@link runCheck} was given: checks defined once
+ * (module-level) get the verification's data there instead of closing over it.
+ */
+export interface StepCheck<I = undefined> {
   name: string;
   priority: Priority;
-  run(scope: CheckScope): Finding[] | Promise<Finding[]>;
+  run(scope: CheckScope, input: I): Finding[] | Promise<Finding[]>;
 }
 
 /** Where {@link runCheck} records what a check found and how long it took. */
@@ -31,7 +34,7 @@ function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-function crashed(check: StepCheck, error: unknown): Finding {
+function crashed(check: StepCheck<never>, error: unknown): Finding {
   return {
     check: check.name,
     priority: check.priority,
@@ -45,7 +48,7 @@ function crashed(check: StepCheck, error: unknown): Finding {
  * signal is made only when the check reads it.
  */
 class CheckRun implements CheckScope {
-  readonly #check: StepCheck;
+  readonly #check: StepCheck<never>;
   readonly #context: RunCheckContext;
   readonly #started = performance.now();
   #controller: AbortController | undefined;
@@ -55,7 +58,7 @@ class CheckRun implements CheckScope {
   /** Why the check ended (its timeout), else made on demand: an Error captures a stack. */
   #endReason: Error | undefined;
 
-  constructor(check: StepCheck, context: RunCheckContext) {
+  constructor(check: StepCheck<never>, context: RunCheckContext) {
     this.#check = check;
     this.#context = context;
   }
@@ -104,11 +107,15 @@ class CheckRun implements CheckScope {
  * it (before or after it returned), and is aborted once the check is over — a signal read after
  * that is born aborted.
  */
-export function runCheck(check: StepCheck, context: RunCheckContext): Promise<void> | undefined {
+export function runCheck<I>(
+  check: StepCheck<I>,
+  context: RunCheckContext,
+  input?: I,
+): Promise<void> | undefined {
   const run = new CheckRun(check, context);
   let result: Finding[] | Promise<Finding[]>;
   try {
-    result = check.run(run);
+    result = check.run(run, input as I);
   } catch (error) {
     run.finish();
     if (VerifierError.isInstance(error)) throw error;
@@ -125,7 +132,7 @@ export function runCheck(check: StepCheck, context: RunCheckContext): Promise<vo
 
 /** The slow path: a check that returned a promise, raced against its timeout and the caller. */
 async function settle(
-  check: StepCheck,
+  check: StepCheck<never>,
   context: RunCheckContext,
   pending: Promise<Finding[]>,
   run: CheckRun,

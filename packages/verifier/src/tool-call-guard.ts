@@ -80,16 +80,27 @@ const WRITE_NAME = /^(?:write|create|save|put)_?(?:file|to_file)?$|(?:^|_)(?:wri
 const DANGEROUS_TEXT =
   /\bgit\s+(?:push|reset\s+--hard|clean\s+-\w*f|checkout\s+--\s|branch\s+-D)\b|(?:^|[\s;&|])rm\s|\brmdir\b|\bdel\s|\bmkfs\b|\bdd\s+if=|\bdrop\s+(?:table|database)\b|\btruncate\s+table\b|\bchmod\s+-R\b|>\s*\/dev\/sd/i;
 
-function stringsOf(value: unknown, depth = 0): string[] {
-  if (depth > 4) return [];
-  if (typeof value === 'string') return [value];
+/**
+ * The strings in `value` (5 levels deep), in order; an array of strings also as one text, joined,
+ * before its parts (`['push', 'origin']` → `'push origin', 'push', 'origin'`). Collected into one
+ * array (no array per level).
+ */
+function stringsOf(value: unknown, depth = 0, out: string[] = []): string[] {
+  if (depth > 4) return out;
+  if (typeof value === 'string') {
+    out.push(value);
+    return out;
+  }
   if (Array.isArray(value)) {
-    const parts = value.flatMap((item) => stringsOf(item, depth + 1));
-    return value.every((item) => typeof item === 'string') ? [parts.join(' '), ...parts] : parts;
+    const joined = value.every((item) => typeof item === 'string') ? out.length : -1;
+    if (joined >= 0) out.push('');
+    for (const item of value) stringsOf(item, depth + 1, out);
+    if (joined >= 0) out[joined] = out.slice(joined + 1).join(' ');
+    return out;
   }
   if (typeof value === 'object' && value !== null)
-    return Object.values(value).flatMap((item) => stringsOf(item, depth + 1));
-  return [];
+    for (const item of Object.values(value)) stringsOf(item, depth + 1, out);
+  return out;
 }
 
 /**

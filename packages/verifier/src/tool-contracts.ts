@@ -132,6 +132,16 @@ export function resolveToolContracts(options: {
 
 const CHECK = 'required-tools';
 
+/** Exactly `{ tools: [] }` (with `order` absent or empty): what the strict schema accepts as "no contract". */
+function isEmptyContractSet(contracts: unknown): boolean {
+  if (typeof contracts !== 'object' || contracts === null || Array.isArray(contracts)) return false;
+  const { tools, order } = contracts as { tools?: unknown; order?: unknown };
+  if (!Array.isArray(tools) || tools.length !== 0) return false;
+  if (order !== undefined && !(Array.isArray(order) && order.length === 0)) return false;
+  for (const key in contracts) if (key !== 'tools' && key !== 'order') return false;
+  return true;
+}
+
 /**
  * Checks a ledger against tool contracts (pure, deterministic). Missing, never-successful,
  * dependency and next-required violations are P1 failures (the step must continue/retry);
@@ -144,6 +154,8 @@ export function checkToolContracts(
   ledger: readonly ToolCallRecord[],
   contracts: ToolContractSetInput,
 ): Finding[] {
+  // No contract at all (most steps: nothing required, no profile) holds trivially — without a parse.
+  if (isEmptyContractSet(contracts)) return [];
   const parsed = toolContractSetSchema.safeParse(contracts);
   if (!parsed.success) throw invalid('The tool contracts', parsed.error);
   const set = parsed.data;

@@ -14,7 +14,7 @@ import { detectTooling, type Tooling } from './detect-tooling';
 import { claimsFromStepClaims, extractClaims } from './extract-claims';
 import { extractClaimsWithModel } from './extract-claims-with-model';
 import type { Finding } from './finding';
-import { analyseLedger, evidenceCalls } from './ledger-evidence';
+import { analyseLedger, evidenceCalls, type LedgerAnalysis } from './ledger-evidence';
 import {
   createProtocolContext,
   type FunctionalityCaseInput,
@@ -25,13 +25,13 @@ import { createRerunPolicy } from './rerun-policy';
 import { runCheck, type StepCheck } from './run-check';
 import { type CommandResult, runCommand } from './run-command';
 import { runProtocols } from './run-protocols';
-import { createStepChanges } from './step-changes';
+import { createStepChanges, type StepChanges } from './step-changes';
 import { checkEffects, checkLedger, checkNotes, resolveControlTools } from './step-checks';
-import { stepExpectations } from './step-expectations';
+import { type StepExpectations, stepExpectations } from './step-expectations';
 import { checkToolContracts, resolveToolContracts } from './tool-contracts';
 import { type CheckTiming, createReport, type VerificationReport } from './verdict';
 import { throwIfAborted, VerifierError } from './verifier-error';
-import { createWorkspaceFacts } from './workspace-facts';
+import { createWorkspaceFacts, type WorkspaceFacts } from './workspace-facts';
 import type { WorkspaceSnapshot } from './workspace-snapshot';
 
 /** Options of {@link verifyStep}. */
@@ -156,6 +156,219 @@ function stepStartedAt(plan: Plan, stepId: StepId): number | undefined {
   return undefined;
 }
 
+/** The workspace side of a verification: its facts, the step's changes, and how to run commands. */
+interface WorkspaceTools {
+  facts: WorkspaceFacts;
+  changes: StepChanges;
+  allowCommand: (argv: readonly string[]) => boolean | Promise<boolean>;
+  rerun: (argv: readonly string[], signal?: AbortSignal) => Promise<CommandResult>;
+  tooling: () => Promise<Tooling>;
+  git: (args: readonly string[]) => Promise<CommandResult>;
+}
+
+/** What the step checks judge: one object per verification (the checks are defined once, below). */
+interface StepCheckInput {
+  options: VerifyStepOptions;
+  step: Step;
+  analysis: LedgerAnalysis;
+  notes: ReturnType<typeof parseStepNotes>;
+  contracts: ReturnType<typeof resolveToolContracts>;
+  claims: Claim[];
+  expectations: StepExpectations;
+  /** Present when a workspace was given. */
+  workspace: WorkspaceTools | undefined;
+}
+
+/** Runs commands for the checks (re-runs cached per verification) and answers the re-run policy. */
+function workspaceTools(
+  options: VerifyStepOptions,
+  step: Step,
+  facts: WorkspaceFacts,
+  changes: StepChanges,
+): WorkspaceTools {
+  let toolingPromise: Promise<Tooling> | undefined;
+  const tooling = () => {
+    toolingPromise ??= detectTooling(facts.root);
+    return toolingPromise;
+  };
+  const allowCommand = options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling });
+  const runner = options.runner ? { runner: options.runner } : {};
+  const commandCache = new Map<string, Promise<CommandResult>>();
+  const rerun = (argv: readonly string[], signal?: AbortSignal) => {
+    const key = argv.join('\u0000');
+    let promise = commandCache.get(key);
+    if (!promise) {
+      promise = runCommand({
+        argv,
+        cwd: facts.root,
+        ...runner,
+        timeoutMs: options.commandTimeoutMs ?? 120_000,
+        maxOutputChars: options.maxOutputChars ?? 200_000,
+        ...(signal ? { signal } : options.signal ? { signal: options.signal } : {}),
+      });
+      commandCache.set(key, promise);
+    }
+    return promise;
+  };
+  const git = (args: readonly string[]) =>
+    runCommand({
+      argv: ['git', ...args],
+      cwd: facts.root,
+      ...runner,
+      timeoutMs: 30_000,
+      env: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  return { facts, changes, allowCommand, rerun, tooling, git };
+}
+
+const neverAllowed = (): boolean => false;
+const noRerun = (): Promise<CommandResult> =>
+  Promise.reject(new Error('no workspace: commands are not re-run'));
+
+function noWorkspace(check: string, claim: Claim): Finding {
+  return {
+    check,
+    priority: 'P1',
+    status: 'error',
+    message: `Claim "${claim.text}" could not be checked: no workspace was given.`,
+    evidence: { claim: claim.text },
+  };
+}
+
+const failingTestAsked = /\b(?:failing|fails?)\s+test|\breproduc\w*|\bred\s+test|失败的测试|再現/iu;
+const claimsAFix = /\bfix(?:ed|es)?\b|修复|修復|修正/iu;
+
+/** The step checks, in order (see {@link verifyStep}); defined once, they read their input. */
+const stepChecks: readonly StepCheck<StepCheckInput>[] = [
+  {
+    name: 'execution',
+    priority: 'P0',
+    run: (_, { options, analysis }) => checkExecution(options.execution, analysis),
+  },
+  { name: 'ledger', priority: 'P0', run: (_, { analysis }) => checkLedger(analysis) },
+  {
+    name: 'notes',
+    priority: 'P0',
+    run: (_, { step, notes, analysis }) =>
+      checkNotes(
+        {
+          notes,
+          ...(step.output !== undefined ? { output: step.output } : {}),
+          claimed: hasStructuredClaims(step),
+        },
+        analysis,
+      ),
+  },
+  {
+    name: 'required-tools',
+    priority: 'P1',
+    run: (_, { step, contracts }) => checkToolContracts(step.ledger, contracts),
+  },
+  {
+    name: 'commands',
+    priority: 'P1',
+    run: (_, { step, analysis, workspace }) => {
+      // Nothing to judge: answered at once (the async check would find nothing either).
+      if (analysis.failedCommands.length === 0) return [];
+      if (workspace === undefined)
+        return checkFailedCommands({ ledger: analysis, allowCommand: neverAllowed, rerun: noRerun });
+      return checkFailedCommands({
+        ledger: analysis,
+        allowCommand: workspace.allowCommand,
+        rerun: workspace.rerun,
+        failureExpected: failingTestAsked.test(step.description),
+      });
+    },
+  },
+  {
+    name: 'claims',
+    priority: 'P1',
+    run: (scope, { claims, analysis, workspace }) => {
+      if (claims.length === 0) return [];
+      if (workspace === undefined) return claims.map((claim) => noWorkspace('claims', claim));
+      const { facts, changes, allowCommand, rerun, tooling, git } = workspace;
+      return checkClaims(claims, {
+        facts,
+        ledger: analysis,
+        changes,
+        allowCommand,
+        rerun: (argv) => rerun(argv, scope.signal),
+        tooling,
+        git,
+      });
+    },
+  },
+  { name: 'effects', priority: 'P0', run: (_, { claims, analysis }) => checkEffects(claims, analysis) },
+  {
+    name: 'outcome',
+    priority: 'P1',
+    run: (_, { step, expectations, analysis, workspace }) => {
+      if (workspace === undefined) {
+        const named = namedToolEvidence(expectations, step.description, analysis);
+        if (named !== undefined) return [named];
+        if (expectations.outcomes.size > 0 && analysis.successCount === 0)
+          return [
+            {
+              check: 'outcome',
+              priority: 'P0',
+              status: 'fail',
+              message: 'The step was asked to do something, but no tool call succeeded.',
+            },
+          ];
+        return [];
+      }
+      const { facts, changes, allowCommand, rerun, tooling, git } = workspace;
+      return checkOutcome({
+        expectations,
+        description: step.description,
+        facts,
+        ledger: analysis,
+        changes,
+        allowCommand,
+        rerun,
+        tooling,
+        git,
+      });
+    },
+  },
+  {
+    name: 'hollow',
+    priority: 'P1',
+    run: (_, { step, expectations, analysis, workspace }) =>
+      workspace === undefined
+        ? []
+        : checkHollowWork({
+            expectations,
+            description: step.description,
+            facts: workspace.facts,
+            ledger: analysis,
+            changes: workspace.changes,
+          }),
+  },
+  {
+    name: 'tampering',
+    priority: 'P1',
+    run: (scope, { options, step, claims, expectations, workspace }) =>
+      workspace === undefined
+        ? []
+        : checkTestTampering({
+            facts: workspace.facts,
+            changes: workspace.changes,
+            fix:
+              expectations.fix ||
+              // "Make the tests pass" is a fix too: weakening the tests is no way to do it.
+              expectations.outcomes.has('test') ||
+              claims.some((claim) => claimsAFix.test(claim.text)),
+            testsAreTarget: expectations.testsAreTarget,
+            text: [step.notes, step.output ?? ''].join('\n'),
+            request: step.description,
+            ...(options.onHumanReview ? { onHumanReview: options.onHumanReview } : {}),
+            signal: scope.signal,
+          }),
+  },
+];
+
 /**
  * Verifies one step from evidence, never from what a model or tool printed:
  * 1. `execution`: how the executor ended (a model error, abort or exhausted limit fails the step);
@@ -191,15 +404,8 @@ export async function verifyStep(
     });
   }
   throwIfAborted(options.signal, 'verifyStep');
-  const step = plan.step(stepId);
   const controlTools = resolveControlTools(options.controlTools, 'verifyStep: controlTools');
-  const contracts = resolveToolContracts({
-    requiredTools: step.requiredTools,
-    ...(options.contracts !== undefined ? { config: options.contracts } : {}),
-    ...(options.profile !== undefined ? { profile: options.profile } : {}),
-  });
-  const findings: Finding[] = [];
-  const timings: CheckTiming[] = [];
+  const live = plan.readStep(stepId);
   const facts =
     options.workspace === undefined
       ? undefined
@@ -208,10 +414,25 @@ export async function verifyStep(
           ...(options.baseRef !== undefined ? { baseRef: options.baseRef } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
-  const analysis = analyseLedger(step.ledger, {
+  const analysis = analyseLedger(live.ledger, {
     controlTools,
     ...(facts ? { relative: facts.relative } : {}),
   });
+  // Without a workspace, a claim model or a failed command to judge, every check below is
+  // synchronous: the verification ends before anything else runs, so the step is read in place.
+  // Otherwise checks await (files, commands, models) and they judge a snapshot taken now. (No
+  // check changes the step it judges.)
+  const step =
+    facts === undefined && options.claimModel === undefined && analysis.failedCommands.length === 0
+      ? (live as Step)
+      : plan.step(stepId);
+  const contracts = resolveToolContracts({
+    requiredTools: step.requiredTools,
+    ...(options.contracts !== undefined ? { config: options.contracts } : {}),
+    ...(options.profile !== undefined ? { profile: options.profile } : {}),
+  });
+  const findings: Finding[] = [];
+  const timings: CheckTiming[] = [];
   const notes = parseStepNotes(step.notes);
   let claims = stepClaims(step, options.claimsFromNotes);
   if (options.claimModel !== undefined && notes.status !== 'fail') {
@@ -224,181 +445,37 @@ export async function verifyStep(
     claims = dedupeClaims([...claims, ...modelClaims]);
   }
   const expectations = stepExpectations(step.description);
-  const startedAt = stepStartedAt(plan, stepId);
-  const changes = facts
-    ? createStepChanges({
-        facts,
-        ...(options.runner ? { runner: options.runner } : {}),
-        ledger: analysis,
-        ...(options.baseline ? { baseline: options.baseline } : {}),
-        ...(startedAt !== undefined ? { startedAt } : {}),
-      })
-    : undefined;
-  let toolingPromise: Promise<Tooling> | undefined;
-  const tooling = () => {
-    toolingPromise ??= detectTooling(facts?.root ?? '.');
-    return toolingPromise;
-  };
-  const allowCommand = options.allowCommand ?? createRerunPolicy({ ledger: step.ledger, tooling });
-  const runner = options.runner ? { runner: options.runner } : {};
-  const commandCache = new Map<string, Promise<CommandResult>>();
-  const rerun = (argv: readonly string[], signal?: AbortSignal) => {
-    const key = argv.join('\u0000');
-    let promise = commandCache.get(key);
-    if (!promise) {
-      promise = runCommand({
-        argv,
-        cwd: facts?.root ?? '.',
-        ...runner,
-        timeoutMs: options.commandTimeoutMs ?? 120_000,
-        maxOutputChars: options.maxOutputChars ?? 200_000,
-        ...(signal ? { signal } : options.signal ? { signal: options.signal } : {}),
-      });
-      commandCache.set(key, promise);
-    }
-    return promise;
-  };
-  const git = (args: readonly string[]) =>
-    runCommand({
-      argv: ['git', ...args],
-      cwd: facts?.root ?? '.',
-      ...runner,
-      timeoutMs: 30_000,
-      env: { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-      ...(options.signal ? { signal: options.signal } : {}),
+  let workspace: WorkspaceTools | undefined;
+  if (facts !== undefined) {
+    const startedAt = stepStartedAt(plan, stepId);
+    const changes = createStepChanges({
+      facts,
+      ...(options.runner ? { runner: options.runner } : {}),
+      ledger: analysis,
+      ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(startedAt !== undefined ? { startedAt } : {}),
     });
-  const noWorkspace =
-    (check: string) =>
-    (claim: Claim): Finding => ({
-      check,
-      priority: 'P1',
-      status: 'error',
-      message: `Claim "${claim.text}" could not be checked: no workspace was given.`,
-      evidence: { claim: claim.text },
-    });
-  const storyText = [step.notes, step.output ?? ''].join('\n');
-
-  const checks: StepCheck[] = [
-    { name: 'execution', priority: 'P0', run: () => checkExecution(options.execution, analysis) },
-    { name: 'ledger', priority: 'P0', run: () => checkLedger(analysis) },
-    {
-      name: 'notes',
-      priority: 'P0',
-      run: () =>
-        checkNotes(
-          {
-            notes,
-            ...(step.output !== undefined ? { output: step.output } : {}),
-            claimed: hasStructuredClaims(step),
-          },
-          analysis,
-        ),
-    },
-    { name: 'required-tools', priority: 'P1', run: () => checkToolContracts(step.ledger, contracts) },
-    {
-      name: 'commands',
-      priority: 'P1',
-      run: () =>
-        facts
-          ? checkFailedCommands({
-              ledger: analysis,
-              allowCommand,
-              rerun,
-              failureExpected:
-                /\b(?:failing|fails?)\s+test|\breproduc\w*|\bred\s+test|失败的测试|再現/iu.test(
-                  step.description,
-                ),
-            })
-          : checkFailedCommands({ ledger: analysis, allowCommand: () => false, rerun }),
-    },
-    {
-      name: 'claims',
-      priority: 'P1',
-      run: (scope) => {
-        if (claims.length === 0) return [];
-        if (!facts || !changes) return claims.map(noWorkspace('claims'));
-        return checkClaims(claims, {
-          facts,
-          ledger: analysis,
-          changes,
-          allowCommand,
-          rerun: (argv) => rerun(argv, scope.signal),
-          tooling,
-          git,
-        });
-      },
-    },
-    { name: 'effects', priority: 'P0', run: () => checkEffects(claims, analysis) },
-    {
-      name: 'outcome',
-      priority: 'P1',
-      run: () => {
-        if (!facts || !changes) {
-          const named = namedToolEvidence(expectations, step.description, analysis);
-          if (named !== undefined) return [named];
-          if (expectations.outcomes.size > 0 && analysis.successCount === 0)
-            return [
-              {
-                check: 'outcome',
-                priority: 'P0',
-                status: 'fail',
-                message: 'The step was asked to do something, but no tool call succeeded.',
-              },
-            ];
-          return [];
-        }
-        return checkOutcome({
-          expectations,
-          description: step.description,
-          facts,
-          ledger: analysis,
-          changes,
-          allowCommand,
-          rerun,
-          tooling,
-          git,
-        });
-      },
-    },
-    {
-      name: 'hollow',
-      priority: 'P1',
-      run: () =>
-        facts && changes
-          ? checkHollowWork({ expectations, description: step.description, facts, ledger: analysis, changes })
-          : [],
-    },
-    {
-      name: 'tampering',
-      priority: 'P1',
-      run: (scope) =>
-        facts && changes
-          ? checkTestTampering({
-              facts,
-              changes,
-              fix:
-                expectations.fix ||
-                // "Make the tests pass" is a fix too: weakening the tests is no way to do it.
-                expectations.outcomes.has('test') ||
-                claims.some((claim) => /\bfix(?:ed|es)?\b|修复|修復|修正/iu.test(claim.text)),
-              testsAreTarget: expectations.testsAreTarget,
-              text: storyText,
-              request: step.description,
-              ...(options.onHumanReview ? { onHumanReview: options.onHumanReview } : {}),
-              signal: scope.signal,
-            })
-          : [],
-    },
-  ];
+    workspace = workspaceTools(options, step, facts, changes);
+  }
+  const input: StepCheckInput = {
+    options,
+    step,
+    analysis,
+    notes,
+    contracts,
+    claims,
+    expectations,
+    workspace,
+  };
   const checkContext = {
     findings,
     timings,
     timeoutMs: options.checkTimeoutMs ?? 600_000,
     signal: options.signal,
   };
-  for (const check of checks) {
+  for (const check of stepChecks) {
     // Synchronous checks are recorded at once: no timer, controller or promise (see runCheck).
-    const pending = runCheck(check, checkContext);
+    const pending = runCheck(check, checkContext, input);
     if (pending !== undefined) await pending;
     throwIfAborted(options.signal, 'verifyStep');
   }
@@ -455,7 +532,8 @@ export async function verifyStep(
   }
 
   // Confidence: own signal combined with the dependencies' (uncertainty only accumulates).
-  const upstream = step.dependsOn.map((id) => (plan.has(id) ? plan.step(id).verification : undefined));
+  // Read in place: only the records are looked at, at once (a copy would duplicate each ledger).
+  const upstream = step.dependsOn.map((id) => (plan.has(id) ? plan.readStep(id).verification : undefined));
   const upstreamConfidence = upstream.flatMap((record) =>
     record?.confidence !== undefined ? [record.confidence] : [],
   );
