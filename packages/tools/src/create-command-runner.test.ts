@@ -356,6 +356,40 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
     },
   );
 
+  it("cannot reach sockets bound outside /run and /tmp: the home folder's, the workspace's own", async () => {
+    const home = await mkdtemp(path.join(homedir(), '.closedloop-socket-test-'));
+    const sockets = [path.join(home, 'agent.sock'), path.join(ws.root, 'service.sock')];
+    const services = sockets.map(() => createNetServer((connection) => connection.end('service reached\n')));
+    try {
+      await Promise.all(
+        services.map(
+          (service, index) => new Promise<void>((resolve) => service.listen(sockets[index], resolve)),
+        ),
+      );
+      await ws.write(
+        'connect-all.cjs',
+        `for (const path of ${JSON.stringify(sockets)}) {
+  const s = require('node:net').connect(path);
+  s.on('data', (d) => console.log(path, String(d).trim())); s.on('error', (e) => console.log(path, 'blocked', e.code));
+}`,
+      );
+      const closed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'connect-all.cjs',
+      ]);
+      for (const socket of sockets) expect(closed.stdout).toContain(`${socket} blocked`);
+      // Unsandboxed, the same command reaches both: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run([
+        'node',
+        'connect-all.cjs',
+      ]);
+      for (const socket of sockets) expect(off.stdout).toContain(`${socket} service reached`);
+    } finally {
+      await Promise.all(services.map((service) => new Promise((resolve) => service.close(resolve))));
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('gives commands no capabilities and read-only kernel settings, even as root', async () => {
     const canary = path.join(homedir(), `.closedloop-sandbox-canary-${process.pid}`);
     await ws.write(

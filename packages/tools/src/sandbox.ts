@@ -246,6 +246,37 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
+/** Folders the sandbox replaces by empty ones: sockets there are out of reach already. */
+const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
+
+/**
+ * The paths of the unix sockets bound in the file system by processes of this network namespace
+ * (`/proc/net/unix`: the machine's services, the user's agents and desktop) that a sandboxed
+ * command would still see: outside the folders it gets empty, or inside the folders it gets
+ * read-write (the workspace under `/tmp`, say). A read-only mount does not stop `connect()`.
+ */
+async function visibleSockets(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
+  const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
+  const out = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line.
+    const match = /^\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(\/.*)$/.exec(line);
+    const socket = match?.[1];
+    if (socket === undefined) continue;
+    const hiddenAlready =
+      REPLACED_FOLDERS.some((folder) => isInside(folder, socket)) &&
+      !visible.some((folder) => isInside(folder, socket));
+    if (!hiddenAlready && !hidden.some((folder) => isInside(folder, socket))) out.add(socket);
+    if (out.size >= 1000) break;
+  }
+  const found: string[] = [];
+  for (const socket of out) {
+    const stats = await lstat(socket).catch(() => undefined);
+    if (stats?.isSocket()) found.push(socket);
+  }
+  return found;
+}
+
 /** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
 const kernelSettingsReadOnly = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'].flatMap(
   (target) => ['--ro-bind-try', target, target],
@@ -313,7 +344,8 @@ async function linkedTempPackages(root: string, executable: string | undefined):
 
 /**
  * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
- * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the workspace (and `writable`) read-write, credential
+ * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the
+ * sockets bound elsewhere covered, the workspace (and `writable`) read-write, credential
  * stores hidden, the workspace repository's `config` and `hooks` read-only (nothing the agent
  * runs can plant a hook or an fsmonitor that fires later outside the sandbox), new pid, IPC, UTS
  * and (unless `network`) network namespaces, a new session, and death with the parent.
@@ -344,7 +376,8 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
       args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
   }
-  for (const mount of await hiddenMounts(layout.hide)) {
+  const hidden = await hiddenMounts(layout.hide);
+  for (const mount of hidden) {
     // Never hide the workspace itself.
     if (!isInside(mount.target, layout.root)) args.push(...mount.args);
   }
@@ -355,8 +388,8 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   }
   // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
   // checked out under /tmp) stay visible, read-only, under the private /tmp.
-  for (const folder of await linkedTempPackages(layout.root, layout.executable))
-    args.push('--ro-bind', folder, folder);
+  const linkedTempPackagesOnce = linkedTempPackages(layout.root, layout.executable);
+  for (const folder of await linkedTempPackagesOnce) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
@@ -393,6 +426,14 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       }
     }
   }
+  // Sockets of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder, the workspace
+  // itself): `/dev/null` is mounted over each, so `connect()` is refused.
+  const linked = await linkedTempPackagesOnce;
+  const hiddenTargets = hidden
+    .filter((mount) => !isInside(mount.target, layout.root))
+    .map((mount) => mount.target);
+  for (const socket of await visibleSockets([layout.root, ...layout.writable, ...linked], hiddenTargets))
+    args.push('--ro-bind', '/dev/null', socket);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');
