@@ -292,6 +292,54 @@ console.log(JSON.stringify({
     expect(await ws.exists('fired')).toBe(false);
   });
 
+  it('leaves no program-running git setting in a submodule or a repository the command made', async () => {
+    // The attack: inside the sandbox, make a nested repository, give it an fsmonitor, and add it
+    // to the outer repository as a submodule (a gitlink); the user's own `git status` later runs
+    // `git status` in the submodule, outside the sandbox, with that configuration.
+    await ws.git('init', '-q', '.');
+    await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const fired = path.join(ws.root, 'fired');
+    await ws.write(
+      'plant-submodule.cjs',
+      `const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+git('init', '-q', 'sub');
+git('-C', 'sub', 'commit', '-q', '--allow-empty', '-m', 'sub');
+fs.appendFileSync('sub/.git/config', '[core]\\n\\tfsmonitor = "touch ${fired}; false"\\n');
+fs.writeFileSync('sub/changed', 'x');
+git('add', 'sub');
+console.log('planted');`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const result = await runner.run(['node', 'plant-submodule.cjs']);
+    expect(result.stdout).toContain('planted');
+    expect(result.stderr).toMatch(/moved aside git settings.*sub\/\.git\/config \(core\.fsmonitor\)/);
+    expect(await ws.git('ls-files', '--stage', 'sub')).toMatch(/^160000 /);
+    await ws.git('status');
+    expect(await ws.exists('fired')).toBe(false);
+
+    // A repository the command makes where there was none: its config is the command's.
+    const bare = await createTempWorkspace();
+    try {
+      await bare.write(
+        'plant-repository.cjs',
+        `require('node:child_process').execFileSync('git', ['init', '-q', '.']);
+require('node:fs').appendFileSync('.git/config', '[core]\\n\\tfsmonitor = "touch ${path.join(bare.root, 'fired')}; false"\\n');`,
+      );
+      const made = await createCommandRunner({ root: bare.root, sandbox: 'required' }).run([
+        'node',
+        'plant-repository.cjs',
+      ]);
+      expect(made.stderr).toContain('.git/config (core.fsmonitor)');
+      await bare.write('a.txt', 'a');
+      await bare.git('status');
+      expect(await bare.exists('fired')).toBe(false);
+    } finally {
+      await bare.cleanup();
+    }
+  });
+
   it("keeps submodules' and linked worktrees' git directories out of reach", async () => {
     await ws.git('init', '-q', '.');
     await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');

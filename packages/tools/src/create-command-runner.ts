@@ -312,6 +312,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         // command's processes alone.
         const inner = limits ? await rlimitPrefix(limits, { processes: true }) : [];
         const restoreGitDirectories = await guardGitDirectories(realRoot);
+        let refused: string[] = [];
         try {
           result = await start([bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args], {
             ...processOptions,
@@ -322,7 +323,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             infoFd: true,
           });
         } finally {
-          await restoreGitDirectories();
+          refused = await restoreGitDirectories();
+        }
+        if (refused.length > 0) {
+          result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: moved aside git settings that run programs, which the command left for git outside the sandbox: ${refused.join('; ')}.\n`;
         }
       } else {
         const outer = limits ? await rlimitPrefix(limits, { processes: false }) : [];

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
 import { findExecutable } from './run-process';
 
 /**
@@ -445,20 +446,46 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
 
 /**
  * Guards the git directories of the workspace's repository during one sandboxed command: call it
- * before the command, and the function it returns after the command's process tree is gone. A
- * `commondir` file the command created in a git directory that had none is removed (it would
- * point the user's own git, later and outside the sandbox, at a configuration the command wrote:
- * an fsmonitor or hooks). One that existed is mounted read-only by {@link bubblewrapArguments}.
+ * before the command, and the function it returns after the command's process tree is gone. The
+ * user's own git runs later, outside the sandbox, with what the command left:
+ * - a `commondir` file the command created in a git directory that had none is removed (it would
+ *   point git at a configuration the command wrote). One that existed is mounted read-only by
+ *   {@link bubblewrapArguments};
+ * - a `config` or `config.worktree` the command created (in a repository it made, or one that had
+ *   none) that holds keys which may run a program (`core.fsmonitor`, `core.hooksPath`, a diff or
+ *   filter driver, `include.path`…), and hooks in a repository it made, are renamed aside;
+ * - so are those of the submodules in the work tree (gitlinks in the index): `git status` in the
+ *   outer repository runs git in each of them, with their configuration.
+ * The function returns what was refused (to tell the command's caller).
  */
-export async function guardGitDirectories(root: string): Promise<() => Promise<void>> {
-  const repository = await findRepository(root);
+export async function guardGitDirectories(root: string): Promise<() => Promise<string[]>> {
+  const before = await findRepository(root);
   const missing: string[] = [];
-  for (const gitDir of repository?.gitDirs ?? []) {
+  const existed = new Set<string>();
+  for (const gitDir of before?.gitDirs ?? []) {
     const target = path.join(gitDir, 'commondir');
     if ((await kindOf(target)) === undefined && (await lstat(target).catch(() => undefined)) === undefined)
       missing.push(target);
+    for (const name of ['config', 'config.worktree']) {
+      if ((await lstat(path.join(gitDir, name)).catch(() => undefined)) !== undefined)
+        existed.add(path.join(gitDir, name));
+    }
   }
+  const knownGitDirs = new Set(before?.gitDirs ?? []);
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
+    const after = await findRepository(root);
+    if (after === undefined) return [];
+    const refused: string[] = [];
+    for (const gitDir of after.gitDirs) {
+      // Only what the command could write: inside the workspace.
+      if (!isInside(root, gitDir)) continue;
+      const files = ['config', 'config.worktree'].filter((name) => !existed.has(path.join(gitDir, name)));
+      refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: !knownGitDirs.has(gitDir) })));
+    }
+    const [gitDir] = after.gitDirs;
+    if (gitDir !== undefined)
+      refused.push(...(await refuseSubmoduleConfigs({ top: after.top, gitDir, writable: root })));
+    return refused;
   };
 }
