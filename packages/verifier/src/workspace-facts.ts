@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
+import { inspectInside } from '@closedloop/tools/internal';
 import { excerpt } from './finding';
 import { commandProblem, runCommand } from './run-command';
 
@@ -120,20 +112,8 @@ const GIT_ENV = { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
  * way to read a workspace file outside {@link WorkspaceFacts.read} (which uses it).
  */
 export function readInside(realRoot: string, file: string, maxBytes: number): string | undefined {
-  let fd: number | undefined;
-  try {
-    const real = realpathSync(file);
-    const inside = path.relative(realRoot, real);
-    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > maxBytes) return undefined;
-    return readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const entry = inspectInside(realRoot, file, maxBytes);
+  return entry.type === 'file' ? entry.content.toString('utf8') : undefined;
 }
 
 /**
