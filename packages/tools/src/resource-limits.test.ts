@@ -6,7 +6,10 @@ import { createLimitGroup, defaultResourceLimits, resolveResourceLimits } from '
 import { probeSandbox } from './sandbox';
 import { ToolError } from './tool-error';
 
-const hasSandbox = (await probeSandbox()).available;
+const probe = await probeSandbox();
+const hasSandbox = probe.available;
+/** bubblewrap 0.8 and later bound a tmpfs (`--size`). */
+const tmpfsSized = probe.available && probe.tmpfsSize === true;
 /** Whether this machine lets the runner make a cgroup (root, or a delegated one). */
 const hasGroup = await (async () => {
   const group = await createLimitGroup(defaultResourceLimits);
@@ -63,6 +66,13 @@ beforeEach(async () => {
         'const kept = [];',
         'for (let i = 0; i < 40; i++) kept.push(Buffer.alloc(32 * 1024 * 1024, 1));',
         "console.log('allocated', kept.length * 32, 'MiB');",
+      ].join('\n'),
+      'fill-tmp.cjs': [
+        "const fs = require('node:fs');",
+        'const chunk = Buffer.alloc(1024 * 1024, 1);',
+        'let written = 0;',
+        "try { for (; written < 200; written++) fs.appendFileSync('/tmp/fill', chunk); console.log('wrote', written); }",
+        "catch (error) { console.log('stopped', error.code, written); }",
       ].join('\n'),
       'big-file.cjs':
         "require('node:fs').writeFileSync('big.bin', Buffer.alloc(4 * 1024 * 1024));\nconsole.log('wrote');\n",
@@ -146,6 +156,18 @@ describe.each(modes)('memory and file limits (sandbox %s)', (sandbox) => {
     expect(npm.exitCode).toBe(0);
     const node = await runner.run(['node', 'hog.cjs'], { timeoutMs: 60_000 });
     expect(node.stdout).toContain('allocated 1280 MiB');
+  });
+});
+
+describe.runIf(tmpfsSized)('the sandbox tmpfs mounts', () => {
+  it('bound /tmp (memory) to half of maxMemoryBytes', async () => {
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: 'required',
+      limits: { maxMemoryBytes: 256 * 1024 ** 2 },
+    });
+    const result = await runner.run(['node', 'fill-tmp.cjs'], { timeoutMs: 30_000 });
+    expect(result.stdout).toMatch(/^stopped ENOSPC 12\d\n$/);
   });
 });
 

@@ -64,7 +64,14 @@ export const defaultHiddenPaths: readonly string[] = [
 ];
 
 /** The outcome of probing bubblewrap. */
-export type SandboxProbe = { available: true; executable: string } | { available: false; reason: string };
+export type SandboxProbe =
+  | {
+      available: true;
+      executable: string;
+      /** bubblewrap takes `--size` for a tmpfs (0.8 and later): the sandbox's `/tmp` is bounded. */
+      tmpfsSize?: boolean;
+    }
+  | { available: false; reason: string };
 
 const probes = new Map<string, Promise<SandboxProbe>>();
 const warned = new Set<string>();
@@ -121,7 +128,15 @@ export function probeSandbox(bubblewrap = 'bwrap'): Promise<SandboxProbe> {
                 .trim()
                 .split('\n')[0];
               resolve({ available: false, reason: `bubblewrap cannot create a sandbox here: ${why}` });
-            } else resolve({ available: true, executable });
+            } else {
+              // Is `--size` known (bubblewrap 0.8)? Without it a tmpfs is only bounded by memory.
+              execFile(
+                executable,
+                [...probeArguments, '--size', '65536', '--tmpfs', '/tmp', '--', 'true'],
+                { timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+                (sizeError) => resolve({ available: true, executable, tmpfsSize: sizeError === null }),
+              );
+            }
           },
         );
       });
@@ -294,7 +309,16 @@ export interface BubblewrapLayout {
   writable: readonly string[];
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
+  /**
+   * The size of the writable `/tmp` and `/var/tmp` (each) in bytes; the other tmpfs mounts
+   * (`/run`, hidden folders) get {@link smallTmpfsBytes}. A tmpfs is memory: unbounded, a command
+   * could fill it past any memory limit. Undefined: no `--size` (bubblewrap before 0.8).
+   */
+  tmpfsBytes?: number;
 }
+
+/** The size of the tmpfs mounts nothing needs to write much in: `/run`, hidden folders. */
+export const smallTmpfsBytes = 16 * 1024 * 1024;
 
 const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
 
@@ -352,6 +376,14 @@ async function linkedTempPackages(root: string, executable: string | undefined):
  * and (unless `network`) network namespaces, a new session, and death with the parent.
  */
 export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
+  /** A tmpfs at `target`, bounded when bubblewrap can (`/tmp` and `/var/tmp` large, the others small). */
+  const tmpfs = (target: string): string[] => {
+    if (layout.tmpfsBytes === undefined) return ['--tmpfs', target];
+    const size = TEMP_FOLDERS.includes(target)
+      ? layout.tmpfsBytes
+      : Math.min(layout.tmpfsBytes, smallTmpfsBytes);
+    return ['--size', String(size), '--tmpfs', target];
+  };
   const args = [
     '--ro-bind',
     '/',
@@ -363,15 +395,13 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
     // runs as root, outside any sandbox. Started by root, a command could write them.
     ...kernelSettingsReadOnly,
-    '--tmpfs',
-    '/tmp',
-    '--tmpfs',
-    '/var/tmp',
+    ...tmpfs('/tmp'),
+    ...tmpfs('/var/tmp'),
   ];
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
   // empty one, like `/tmp`. With the network on, the resolver configuration it may hold stays.
-  for (const folder of await runFolders()) args.push('--tmpfs', folder);
+  for (const folder of await runFolders()) args.push(...tmpfs(folder));
   if (layout.network) {
     const resolver = await realpath('/etc/resolv.conf').catch(() => undefined);
     if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
@@ -380,7 +410,8 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   const hidden = await hiddenMounts(layout.hide);
   for (const mount of hidden) {
     // Never hide the workspace itself.
-    if (!isInside(mount.target, layout.root)) args.push(...mount.args);
+    if (!isInside(mount.target, layout.root))
+      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
   }
   const repository = await findRepository(layout.root);
   if (repository && !isInside(layout.root, repository.top)) {
@@ -413,7 +444,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
         // Without a hooks folder (`git init --template=`) one could be created, and submodules'
         // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
         // read-only one is mounted (its mount point stays behind, empty, as git would make it).
-        args.push('--tmpfs', target, '--remount-ro', target);
+        args.push(...tmpfs(target), '--remount-ro', target);
       }
     }
     // The linked worktrees' own git directories: where each finds its common directory, and its
