@@ -307,9 +307,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           hide: sandbox.hide,
           writable: sandbox.writable,
           executable,
-          // `/tmp` and `/var/tmp` are memory: half the memory limit each.
+          // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize
-            ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 2)) }
+            ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
             : {}),
         });
         // Inside the sandbox (its own user namespace when not root) RLIMIT_NPROC counts the

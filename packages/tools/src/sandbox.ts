@@ -310,7 +310,7 @@ export interface BubblewrapLayout {
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
   /**
-   * The size of the writable `/tmp` and `/var/tmp` (each) in bytes; the other tmpfs mounts
+   * The size of the writable `/tmp`, `/var/tmp` and `/dev/shm` (each) in bytes; the other tmpfs mounts
    * (`/run`, hidden folders) get {@link smallTmpfsBytes}. A tmpfs is memory: unbounded, a command
    * could fill it past any memory limit. Undefined: no `--size` (bubblewrap before 0.8).
    */
@@ -321,6 +321,9 @@ export interface BubblewrapLayout {
 export const smallTmpfsBytes = 16 * 1024 * 1024;
 
 const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
+
+/** The tmpfs mounts commands write freely: `/tmp`, `/var/tmp` and shared memory. */
+const LARGE_TMPFS = [...TEMP_FOLDERS, '/dev/shm'];
 
 /**
  * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
@@ -376,10 +379,10 @@ async function linkedTempPackages(root: string, executable: string | undefined):
  * and (unless `network`) network namespaces, a new session, and death with the parent.
  */
 export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
-  /** A tmpfs at `target`, bounded when bubblewrap can (`/tmp` and `/var/tmp` large, the others small). */
+  /** A tmpfs at `target`, bounded when bubblewrap can (`/tmp`, `/var/tmp`, `/dev/shm` large, the others small). */
   const tmpfs = (target: string): string[] => {
     if (layout.tmpfsBytes === undefined) return ['--tmpfs', target];
-    const size = TEMP_FOLDERS.includes(target)
+    const size = LARGE_TMPFS.includes(target)
       ? layout.tmpfsBytes
       : Math.min(layout.tmpfsBytes, smallTmpfsBytes);
     return ['--size', String(size), '--tmpfs', target];
@@ -389,6 +392,11 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     '/',
     '/',
     '--dev',
+    '/dev',
+    // bubblewrap's `/dev` is a tmpfs of its own, unbounded, with `/dev/shm` a folder of it: shared
+    // memory gets a tmpfs of its own and the rest of `/dev` is read-only (its devices still work).
+    ...tmpfs('/dev/shm'),
+    '--remount-ro',
     '/dev',
     '--proc',
     '/proc',
