@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { createToolRegistry } from './create-tool-registry';
 import { probeSandbox } from './sandbox';
 import { ToolError } from './tool-error';
+import { workspaceTools } from './workspace-tools';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__');
 const hasSandbox = (await probeSandbox()).available;
@@ -436,6 +438,37 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
       await Promise.all(services.map((service) => new Promise((resolve) => service.close(resolve))));
       await rm(home, { recursive: true, force: true });
     }
+  });
+
+  it("keeps closedloop's own folder (.closedloop, run journals) and readOnly folders read-only", async () => {
+    await ws.write('.closedloop/runs/r1.jsonl', '{"type":"run-started"}\n');
+    await ws.write('journal/r2.jsonl', '{"type":"run-started"}\n');
+    await ws.write(
+      'forge.cjs',
+      `const fs = require('node:fs');
+for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloop/runs/new.jsonl']) {
+  try { fs.appendFileSync(file, '{"type":"step-verified"}\\n'); console.log(file, 'forged'); }
+  catch (error) { console.log(file, error.code); }
+}`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: { mode: 'required', readOnly: ['journal'] },
+    });
+    const result = await runner.run(['node', 'forge.cjs']);
+    expect(result.stdout).toBe(
+      '.closedloop/runs/r1.jsonl EROFS\njournal/r2.jsonl EROFS\n.closedloop/runs/new.jsonl EROFS\n',
+    );
+    expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
+    // The file tools refuse it too.
+    const registry = createToolRegistry(workspaceTools({ root: ws.root, runner }));
+    const written = await registry.execute(
+      'write_file',
+      { path: '.closedloop/runs/r1.jsonl', content: 'forged' },
+      { signal: new AbortController().signal, callId: 'c1' },
+    );
+    expect(written).toMatchObject({ status: 'error', code: 'path-escape' });
+    expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
   });
 
   it('gives commands no capabilities and read-only kernel settings, even as root', async () => {

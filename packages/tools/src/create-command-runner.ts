@@ -176,6 +176,7 @@ function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
     network: options.network ?? false,
     hide: [...(options.hide ?? [])],
     writable: (options.writable ?? []).map((folder) => path.resolve(folder)),
+    readOnly: [...(options.readOnly ?? [])],
     bubblewrap: options.bubblewrap ?? 'bwrap',
   };
 }
@@ -306,6 +307,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           network: sandbox.network,
           hide: sandbox.hide,
           writable: sandbox.writable,
+          readOnly: sandbox.readOnly,
           executable,
           // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize

@@ -28,9 +28,21 @@ export interface SandboxOptions {
   hide?: readonly string[];
   /** More folders commands may write, besides the workspace (absolute). */
   writable?: readonly string[];
+  /**
+   * Folders inside the workspace that commands may read but not write, on top of
+   * {@link productStateFolder} (a run journal kept in the workspace: a command could otherwise
+   * forge what a resume trusts). Absolute, or relative to the workspace.
+   */
+  readOnly?: readonly string[];
   /** The bubblewrap program. Default `bwrap` on `PATH` (`/usr/bin/bwrap` on Debian). */
   bubblewrap?: string;
 }
+
+/**
+ * closedloop's own folder in a workspace (`.closedloop`: run journals, notes): read-only to
+ * sandboxed commands, and refused to the file tools.
+ */
+export const productStateFolder = '.closedloop';
 
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [
@@ -307,6 +319,8 @@ export interface BubblewrapLayout {
   network: boolean;
   hide: readonly string[];
   writable: readonly string[];
+  /** Folders inside the workspace mounted read-only (see {@link SandboxOptions.readOnly}). */
+  readOnly?: readonly string[];
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
   /**
@@ -433,6 +447,12 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+  }
+  for (const folder of [productStateFolder, ...(layout.readOnly ?? [])]) {
+    // Only a real folder (not a link) inside the workspace: a link would mount its target here.
+    const target = path.resolve(layout.root, folder);
+    const stats = await lstat(target).catch(() => undefined);
+    if (stats?.isDirectory() && isInside(layout.root, target)) args.push('--ro-bind', target, target);
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
