@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
@@ -10,6 +10,12 @@ const probe = await probeSandbox();
 const hasSandbox = probe.available;
 /** bubblewrap 0.8 and later bound a tmpfs (`--size`). */
 const tmpfsSized = probe.available && probe.tmpfsSize === true;
+/** A group a dead runner left (no pid is above the kernel's pid_max of 2^22). */
+const staleGroup = `/sys/fs/cgroup/pids/closedloop-${2 ** 22 + 1}-stale`;
+const madeStale = await mkdir(staleGroup).then(
+  () => true,
+  () => false,
+);
 /** Whether this machine lets the runner make a cgroup (root, or a delegated one). */
 const hasGroup = await (async () => {
   const group = await createLimitGroup(defaultResourceLimits);
@@ -174,6 +180,12 @@ describe.runIf(tmpfsSized)('the sandbox tmpfs mounts', () => {
     expect(result.stdout).toMatch(
       /^\/tmp\/a stopped ENOSPC 6\d\n\/var\/tmp\/b stopped ENOSPC 6\d\n\/dev\/shm\/c stopped ENOSPC 6\d\n\/dev\/d stopped EROFS 0\n$/,
     );
+  });
+});
+
+describe.runIf(madeStale)('cgroups of runners that died', () => {
+  it('are removed when the runner first looks for its hierarchies', async () => {
+    await expect(access(staleGroup)).rejects.toThrow();
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from './run-process';
@@ -121,9 +121,27 @@ function findHierarchies(): Promise<Hierarchy[]> {
           }),
         });
     }
+    // Groups left by runners that died (a crash between making and removing one): empty ones go.
+    for (const hierarchy of out) {
+      const names = await readdir(hierarchy.base).catch(() => [] as string[]);
+      for (const name of names) {
+        const pid = /^closedloop-(\d+)-/.exec(name)?.[1];
+        if (pid === undefined || isAlive(Number(pid))) continue;
+        await rmdir(path.join(hierarchy.base, name)).catch(() => {});
+      }
+    }
     return out;
   })();
   return hierarchies;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function killAndRemove(folder: string): Promise<void> {
