@@ -321,6 +321,23 @@ console.log('planted');`,
     await ws.git('status');
     expect(await ws.exists('fired')).toBe(false);
 
+    // A submodule that is a link to another repository of the user's is not the workspace's: its
+    // configuration (with keys beyond git init's) is left alone.
+    const other = await createTempWorkspace({ git: true, files: { 'o.txt': 'o' } });
+    try {
+      await ws.write(
+        'link-submodule.cjs',
+        `require('node:fs').symlinkSync(${JSON.stringify(other.root)}, 'other');
+require('node:child_process').execFileSync('git', ['update-index', '--add', '--cacheinfo', '160000,${'1'.repeat(40)},other']);`,
+      );
+      const linked = await runner.run(['node', 'link-submodule.cjs']);
+      expect(linked.exitCode).toBe(0);
+      expect(linked.stderr).not.toContain('moved aside');
+      expect(await other.read('.git/config')).toContain('gpgsign');
+    } finally {
+      await other.cleanup();
+    }
+
     // A repository the command makes where there was none: its config is the command's.
     const bare = await createTempWorkspace();
     try {

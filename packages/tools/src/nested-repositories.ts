@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -124,7 +124,7 @@ export async function refuseSubmoduleConfigs(options: {
   top: string;
   /** Its git directory (where its index is). */
   gitDir: string;
-  /** What the command could write: the workspace. */
+  /** What the command could write: the workspace (its real path). */
   writable: string;
 }): Promise<string[]> {
   const indexFile = path.join(options.gitDir, 'index');
@@ -149,9 +149,11 @@ export async function refuseSubmoduleConfigs(options: {
   const refused: string[] = [];
   for (const gitlink of cached.gitlinks.slice(0, 1000)) {
     const folder = path.join(options.top, gitlink);
-    const gitDir = await nestedGitDir(folder);
-    // Under `.git/modules` the sandbox mounts it read-only; elsewhere outside the work tree the
-    // command could not write it.
+    const found = await nestedGitDir(folder);
+    // Its real path: through a link (`sub` → another repository of the user's) it is not the
+    // workspace's, and is left alone. Under `.git/modules` the sandbox mounts it read-only;
+    // elsewhere outside the workspace the command could not write it.
+    const gitDir = found === undefined ? undefined : await realpath(found).catch(() => undefined);
     if (gitDir === undefined || !isInside(options.writable, gitDir) || isInside(options.gitDir, gitDir))
       continue;
     refused.push(...(await refuseGitDirectory(gitDir, options.writable)));

@@ -518,31 +518,37 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
  * The function returns what was refused (to tell the command's caller).
  */
 export async function guardGitDirectories(root: string): Promise<() => Promise<string[]>> {
+  const real = (target: string) => realpath(target).catch(() => undefined);
   const before = await findRepository(root);
   const missing: string[] = [];
   const existed = new Set<string>();
+  const knownGitDirs = new Set<string>();
   for (const gitDir of before?.gitDirs ?? []) {
     const target = path.join(gitDir, 'commondir');
     if ((await kindOf(target)) === undefined && (await lstat(target).catch(() => undefined)) === undefined)
       missing.push(target);
+    const realGitDir = await real(gitDir);
+    if (realGitDir === undefined) continue;
+    knownGitDirs.add(realGitDir);
     for (const name of ['config', 'config.worktree']) {
-      if ((await lstat(path.join(gitDir, name)).catch(() => undefined)) !== undefined)
-        existed.add(path.join(gitDir, name));
+      if ((await lstat(path.join(realGitDir, name)).catch(() => undefined)) !== undefined)
+        existed.add(path.join(realGitDir, name));
     }
   }
-  const knownGitDirs = new Set(before?.gitDirs ?? []);
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
     const after = await findRepository(root);
     if (after === undefined) return [];
     const refused: string[] = [];
-    for (const gitDir of after.gitDirs) {
-      // Only what the command could write: inside the workspace.
-      if (!isInside(root, gitDir)) continue;
+    for (const found of after.gitDirs) {
+      // Only what the command could write: really inside the workspace (a `.git` link to another
+      // repository of the user's is left alone).
+      const gitDir = await real(found);
+      if (gitDir === undefined || !isInside(root, gitDir)) continue;
       const files = ['config', 'config.worktree'].filter((name) => !existed.has(path.join(gitDir, name)));
       refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: !knownGitDirs.has(gitDir) })));
     }
-    const [gitDir] = after.gitDirs;
+    const gitDir = after.gitDirs[0] === undefined ? undefined : await real(after.gitDirs[0]);
     if (gitDir !== undefined)
       refused.push(...(await refuseSubmoduleConfigs({ top: after.top, gitDir, writable: root })));
     return refused;
