@@ -449,10 +449,12 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
   }
   for (const folder of [productStateFolder, ...(layout.readOnly ?? [])]) {
-    // Only a real folder (not a link) inside the workspace: a link would mount its target here.
-    const target = path.resolve(layout.root, folder);
-    const stats = await lstat(target).catch(() => undefined);
-    if (stats?.isDirectory() && isInside(layout.root, target)) args.push('--ro-bind', target, target);
+    // Its real path, when that is a folder inside the workspace (the journal may be named through
+    // a link; a link out of the workspace is nothing to protect here).
+    const target = await realpath(path.resolve(layout.root, folder)).catch(() => undefined);
+    const stats = target === undefined ? undefined : await lstat(target).catch(() => undefined);
+    if (target !== undefined && stats?.isDirectory() && isInside(layout.root, target))
+      args.push('--ro-bind', target, target);
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
