@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -202,6 +202,19 @@ console.log(JSON.stringify({
     expect(outcome.greet).toBe('hi from a linked store');
     expect(outcome.writeStore).not.toBe('ok');
     expect(outcome.readCanary).not.toBe('ok');
+  });
+
+  it("does not show a /tmp folder a workspace's node_modules/.bin program links into", async () => {
+    // The attack: a `.bin` entry linked to any executable under the machine's /tmp would have the
+    // sandbox mount that executable's whole folder (another workspace, say) to run it.
+    await outside.write('run.sh', '#!/bin/sh\ncat "$(dirname "$(readlink -f "$0")")/canary.txt"\n');
+    await chmod(path.join(outside.root, 'run.sh'), 0o755);
+    await mkdir(path.join(ws.root, 'node_modules', '.bin'), { recursive: true });
+    await symlink(path.join(outside.root, 'run.sh'), path.join(ws.root, 'node_modules', '.bin', 'vitest'));
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const result = await runner.run(['vitest', 'run']);
+    expect(result.stdout).not.toContain('OUTSIDE');
+    expect(result.exitCode).not.toBe(0);
   });
 
   it("hides the agent's own environment: no /proc/<pid>/environ of the parent", async () => {

@@ -343,7 +343,7 @@ const LARGE_TMPFS = [...TEMP_FOLDERS, '/dev/shm'];
  * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
  * workspace's `node_modules` entries (and `.bin` links) and the program itself resolve into: the
  * outermost `node_modules` on each real path, so a package's own dependencies resolve too (a
- * program outside any `node_modules`: its folder).
+ * program of the trusted PATH outside any `node_modules`: its folder).
  */
 async function linkedTempPackages(root: string, executable: string | undefined): Promise<string[]> {
   const modules = path.join(root, 'node_modules');
@@ -361,7 +361,11 @@ async function linkedTempPackages(root: string, executable: string | undefined):
     if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
     else if (program) found.add(path.dirname(real));
   };
-  if (executable !== undefined) await consider(executable, true);
+  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI) shows its folder; one
+  // the workspace links to from its `node_modules/.bin` only its `node_modules`, like any package:
+  // a link to any executable under /tmp would otherwise show that executable's whole folder
+  // (another workspace).
+  if (executable !== undefined) await consider(executable, !isInside(root, executable));
   const list = async (folder: string): Promise<string[]> => {
     try {
       return await readdir(folder);
