@@ -1,4 +1,16 @@
-import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -397,6 +409,46 @@ console.log(JSON.stringify({
     // git still works: worktrees can be added and listed.
     expect((await runner.run(['git', 'worktree', 'add', '-q', 'wt2'])).exitCode).toBe(0);
     expect((await runner.run(['git', 'worktree', 'list'])).stdout).toContain('wt2');
+  });
+
+  it('mounts writable no folder a .git file, link or commondir names outside the workspace', async () => {
+    // The attack: `.git` holding `gitdir: /etc` (or any folder) had the sandbox mount that folder
+    // writable — as root, a way to write /etc/ld.so.preload.
+    const victim = await mkdtemp(path.join(homedir(), '.closedloop-victim-'));
+    const victimRepo = await mkdtemp(path.join(homedir(), '.closedloop-victim-repo-'));
+    try {
+      await ws.write(
+        'write-outside.cjs',
+        `const fs = require('node:fs');
+for (const file of ${JSON.stringify([path.join(victim, 'pwned'), path.join(victimRepo, '.git', 'pwned')])}) {
+  try { fs.writeFileSync(file, 'x'); console.log('wrote', file); } catch (error) { console.log(error.code); }
+}`,
+      );
+      await writeFile(path.join(ws.root, '.git'), `gitdir: ${victim}\n`);
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      const planted = await runner.run(['node', 'write-outside.cjs']);
+      expect(planted.stdout).not.toContain('wrote');
+      // Nothing was mounted there either (no hooks or modules mount points left behind).
+      expect(await readdir(victim)).toEqual([]);
+
+      // A command that points `.git` at another repository of the user's: moved aside after it.
+      await rm(path.join(ws.root, '.git'));
+      execFileSync('git', ['init', '-q', victimRepo]);
+      await ws.write(
+        'point-git.cjs',
+        `require('node:fs').writeFileSync('.git', ${JSON.stringify(`gitdir: ${path.join(victimRepo, '.git')}
+`)});`,
+      );
+      const pointed = await runner.run(['node', 'point-git.cjs']);
+      expect(pointed.stderr).toContain('.git (points outside the workspace)');
+      expect(await ws.exists('.git')).toBe(false);
+      const after = await runner.run(['node', 'write-outside.cjs']);
+      expect(after.stdout).not.toContain('wrote');
+      expect(await readdir(path.join(victimRepo, '.git'))).not.toContain('pwned');
+    } finally {
+      await rm(victim, { recursive: true, force: true });
+      await rm(victimRepo, { recursive: true, force: true });
+    }
   });
 
   it("keeps a worktree's .git file read-only", async () => {

@@ -161,7 +161,8 @@ export async function refuseSubmoduleConfigs(options: {
   return refused;
 }
 
-async function moveAside(target: string): Promise<void> {
+/** Renames `target` to `<target>.refused-by-closedloop` (replacing an earlier one). */
+export async function moveAside(target: string): Promise<void> {
   await rm(`${target}${refusedSuffix}`, { recursive: true, force: true });
   await rename(target, `${target}${refusedSuffix}`);
 }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
 import { findExecutable } from './run-process';
 
 /**
@@ -218,6 +218,41 @@ async function findRepository(
     }
     if (path.dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * The real path of a git directory of the workspace's repository that the sandbox may mount
+ * writable: inside the workspace, or elsewhere (a linked worktree's own and common git
+ * directories) when it is a git directory (`HEAD`, `objects`, `refs`). Undefined otherwise.
+ */
+async function bindableGitDir(root: string, gitDir: string): Promise<string | undefined> {
+  const real = await realpath(gitDir).catch(() => undefined);
+  if (real === undefined) return undefined;
+  if (isInside(root, real)) return real;
+  const [head, objects, refs] = await Promise.all(
+    ['HEAD', 'objects', 'refs'].map((name) => lstat(path.join(real, name)).catch(() => undefined)),
+  );
+  return head?.isFile() && objects?.isDirectory() && refs?.isDirectory() ? real : undefined;
+}
+
+/**
+ * Where a repository's git directories are: the `.git` entry (what a link or `gitdir:` file names)
+ * and each git directory's `commondir`.
+ */
+async function gitPointers(root: string): Promise<Map<string, string>> {
+  const pointers = new Map<string, string>();
+  const repository = await findRepository(root);
+  if (repository === undefined) return pointers;
+  const dotGit = path.join(repository.top, '.git');
+  pointers.set(dotGit, (await realpath(dotGit).catch(() => undefined)) ?? '');
+  if (repository.gitFile !== undefined)
+    pointers.set(dotGit, (await readFile(repository.gitFile, 'utf8').catch(() => '')).trim());
+  for (const gitDir of repository.gitDirs) {
+    const commondir = path.join(gitDir, 'commondir');
+    const text = await readFile(commondir, 'utf8').catch(() => undefined);
+    if (text !== undefined) pointers.set(commondir, text.trim());
+  }
+  return pointers;
 }
 
 /**
@@ -465,7 +500,11 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // user's own git to a directory (and config) the command made.
     args.push('--ro-bind', repository.gitFile, repository.gitFile);
   }
-  for (const gitDir of repository?.gitDirs ?? []) {
+  for (const named of repository?.gitDirs ?? []) {
+    // Only a git directory (by its real path) is made writable: a `.git` file, link or
+    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
+    const gitDir = await bindableGitDir(layout.root, named);
+    if (gitDir === undefined) continue;
     // The repository's objects, refs and index are writable (commits); its config and hooks are
     // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside. The
     // git directory is a mount point of its own, so it cannot be renamed or removed and replaced
@@ -525,6 +564,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
  */
 export async function guardGitDirectories(root: string): Promise<() => Promise<string[]>> {
   const real = (target: string) => realpath(target).catch(() => undefined);
+  const pointersBefore = await gitPointers(root);
   const before = await findRepository(root);
   const missing: string[] = [];
   const existed = new Set<string>();
@@ -543,9 +583,27 @@ export async function guardGitDirectories(root: string): Promise<() => Promise<s
   }
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
-    const after = await findRepository(root);
-    if (after === undefined) return [];
     const refused: string[] = [];
+    // A `.git` file or link, or a `commondir`, the command wrote that names a folder outside the
+    // workspace: the next command's sandbox would mount that folder writable (and the user's git
+    // would use its configuration).
+    for (const [file, value] of await gitPointers(root)) {
+      if (pointersBefore.get(file) === value || !isInside(root, file)) continue;
+      const stats = await lstat(file).catch(() => undefined);
+      if (stats === undefined || stats.isDirectory()) continue;
+      const named =
+        path.basename(file) === 'commondir'
+          ? path.resolve(path.dirname(file), value)
+          : stats.isSymbolicLink()
+            ? value
+            : path.resolve(path.dirname(file), value.replace(/^gitdir:\s*/, ''));
+      const target = (await real(named)) ?? named;
+      if (isInside(root, target)) continue;
+      await moveAside(file);
+      refused.push(`${path.relative(root, file) || '.git'} (points outside the workspace)`);
+    }
+    const after = await findRepository(root);
+    if (after === undefined) return refused;
     for (const found of after.gitDirs) {
       // Only what the command could write: really inside the workspace (a `.git` link to another
       // repository of the user's is left alone).
