@@ -584,6 +584,27 @@ console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
     }
   });
 
+  it('hides a hidden folder even inside the workspace or a writable folder (binds do not show it again)', async () => {
+    await ws.write('secrets/key.txt', 'HIDDEN-KEY\n');
+    await outside.write('creds/token.txt', 'HIDDEN-TOKEN\n');
+    await ws.write(
+      'read-hidden.cjs',
+      `for (const file of ${JSON.stringify([path.join(ws.root, 'secrets/key.txt'), path.join(outside.root, 'creds/token.txt')])}) {
+  try { console.log(require('node:fs').readFileSync(file, 'utf8').trim()); } catch (error) { console.log(error.code); }
+}`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: {
+        mode: 'required',
+        writable: [outside.root],
+        hide: [path.join(ws.root, 'secrets'), path.join(outside.root, 'creds')],
+      },
+    });
+    const result = await runner.run(['node', 'read-hidden.cjs']);
+    expect(result.stdout).toBe('ENOENT\nENOENT\n');
+  });
+
   it('hides credential stores of the home folder', async () => {
     const runner = createCommandRunner({
       root: ws.root,

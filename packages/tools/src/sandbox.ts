@@ -469,11 +469,6 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
   }
   const hidden = await hiddenMounts(layout.hide);
-  for (const mount of hidden) {
-    // Never hide the workspace itself.
-    if (!isInside(mount.target, layout.root))
-      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
-  }
   const repository = await findRepository(layout.root);
   if (repository && !isInside(layout.root, repository.top)) {
     // The workspace is part of a larger repository: git must see its work tree (read-only).
@@ -494,6 +489,13 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     const stats = target === undefined ? undefined : await lstat(target).catch(() => undefined);
     if (target !== undefined && stats?.isDirectory() && isInside(layout.root, target))
       args.push('--ro-bind', target, target);
+  }
+  // Credential stores are hidden after every bind: a workspace, a `writable` folder or the
+  // repository's work tree (a home folder kept in git) that contains one would show it again.
+  for (const mount of hidden) {
+    // Never hide the workspace itself.
+    if (!isInside(mount.target, layout.root))
+      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
