@@ -20,7 +20,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createToolRegistry } from './create-tool-registry';
-import { probeSandbox } from './sandbox';
+import { defaultHiddenPaths, probeSandbox } from './sandbox';
 import { ToolError } from './tool-error';
 import { workspaceTools } from './workspace-tools';
 
@@ -603,6 +603,50 @@ console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
     });
     const result = await runner.run(['node', 'read-hidden.cjs']);
     expect(result.stdout).toBe('ENOENT\nENOENT\n');
+  });
+
+  it('shows every default hidden path of this machine empty', async () => {
+    // One made for the test when this machine has none (and removed after).
+    const made = path.join(homedir(), '.pgpass');
+    const create = !(await stat(made).then(
+      () => true,
+      () => false,
+    ));
+    if (create) await writeFile(made, 'db:5432:*:user:HIDDEN-PASSWORD\n');
+    try {
+      const present: string[] = [];
+      for (const entry of defaultHiddenPaths) {
+        const target = entry.startsWith('~/') ? path.join(homedir(), entry.slice(2)) : entry;
+        if (
+          await stat(target).then(
+            () => true,
+            () => false,
+          )
+        )
+          present.push(target);
+      }
+      expect(present).toContain(made);
+      await ws.write(
+        'peek-all.cjs',
+        `const fs = require('node:fs');
+for (const target of ${JSON.stringify(present)}) {
+  let seen;
+  try { seen = fs.statSync(target).isDirectory() ? fs.readdirSync(target).length : fs.readFileSync(target).length; }
+  catch (error) { seen = error.code; }
+  console.log(target, seen);
+}`,
+      );
+      const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'peek-all.cjs',
+      ]);
+      for (const target of present)
+        expect(result.stdout).toMatch(
+          new RegExp(`^${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (?:0|EACCES|ENOENT)$`, 'm'),
+        );
+    } finally {
+      if (create) await rm(made, { force: true });
+    }
   });
 
   it('hides credential stores of the home folder', async () => {
