@@ -15,10 +15,10 @@ import {
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import {
   createLimitGroup,
-  joinGroupPrefix,
+  limitPrefix,
+  processLimitPrefix,
   type ResourceLimits,
   resolveResourceLimits,
-  rlimitPrefix,
 } from './resource-limits';
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
@@ -52,7 +52,7 @@ export interface CommandRunnerOptions {
   /**
    * What each command may use (processes, memory, CPU time, file size), sandboxed or not: over
    * {@link defaultResourceLimits}; `false` for no limits. A cgroup where one can be made, and
-   * rlimits (`prlimit`) always.
+   * rlimits (`ulimit`; `prlimit --nproc` inside the sandbox for a user other than root) always.
    */
   limits?: ResourceLimits | false;
 }
@@ -291,7 +291,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     // A cgroup holds the whole tree (a fork bomb, a memory hog) where one can be made; rlimits
     // bound each process everywhere.
     const group = limits ? await createLimitGroup(limits) : undefined;
-    const joinGroup = group ? joinGroupPrefix(group) : [];
+    const joinGroup = limits ? limitPrefix(limits, group) : [];
     const start = async (argvToRun: string[], options: Parameters<typeof runProcess>[2]) => {
       const [head, ...rest] = [...joinGroup, ...argvToRun];
       return runProcess(head as string, rest, options);
@@ -316,7 +316,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         });
         // Inside the sandbox (its own user namespace when not root) RLIMIT_NPROC counts the
         // command's processes alone.
-        const inner = limits ? await rlimitPrefix(limits, { processes: true }) : [];
+        const inner = limits ? await processLimitPrefix(limits) : [];
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {
@@ -335,8 +335,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: moved aside git settings that run programs, which the command left for git outside the sandbox: ${refused.join('; ')}.\n`;
         }
       } else {
-        const outer = limits ? await rlimitPrefix(limits, { processes: false }) : [];
-        result = await start([...outer, executable, ...args], processOptions);
+        result = await start([executable, ...args], processOptions);
       }
     } finally {
       await group?.release();

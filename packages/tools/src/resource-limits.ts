@@ -210,38 +210,34 @@ function findPrlimit(): Promise<string | undefined> {
 }
 
 /**
- * The `prlimit` prefix that sets the rlimits of a command: `RLIMIT_NPROC` only when asked
- * (inside a sandbox's user namespace, where it counts the command's processes alone; outside it
- * would count all of the user's). Empty when `prlimit` is not installed.
+ * The prefix that bounds the processes of a sandboxed command inside its sandbox: `prlimit
+ * --nproc` there, where the sandbox's own user namespace makes `RLIMIT_NPROC` count the command's
+ * processes alone (outside, it would count all of the user's). Empty for root, whom the kernel
+ * exempts from `RLIMIT_NPROC` (a cgroup bounds root's commands), and without `prlimit`.
  */
-export async function rlimitPrefix(
-  limits: Required<ResourceLimits>,
-  options: { processes: boolean },
-): Promise<string[]> {
+export async function processLimitPrefix(limits: Required<ResourceLimits>): Promise<string[]> {
+  if (process.getuid?.() === 0) return [];
   const prlimit = await findPrlimit();
-  if (prlimit === undefined) return [];
-  return [
-    prlimit,
-    `--data=${limits.maxMemoryBytes}`,
-    `--cpu=${limits.maxCpuSeconds}`,
-    `--fsize=${limits.maxFileBytes}`,
-    ...(options.processes ? [`--nproc=${limits.maxProcesses}`] : []),
-    '--',
-  ];
+  return prlimit === undefined ? [] : [prlimit, `--nproc=${limits.maxProcesses}`, '--'];
 }
 
 /**
- * The prefix that moves the command into `group` before it starts anything: a shell writes its
- * own pid to each `cgroup.procs` and then becomes the command (`exec`), so no process of the
- * command is ever outside the group.
+ * The prefix every limited command starts with: a shell sets `RLIMIT_DATA`, `RLIMIT_CPU` and
+ * `RLIMIT_FSIZE` (its `ulimit` builtin: no program to start), writes its own pid to each
+ * `cgroup.procs` of `group`, and then becomes the command (`exec`), so no process of the command
+ * is ever outside the group or its limits.
  */
-export function joinGroupPrefix(group: LimitGroup): string[] {
+export function limitPrefix(limits: Required<ResourceLimits>, group: LimitGroup | undefined): string[] {
+  const dataKiB = Math.max(1, Math.floor(limits.maxMemoryBytes / 1024));
+  // In 512-byte blocks for `sh` (dash, and bash in POSIX mode).
+  const fileBlocks = Math.max(1, Math.floor(limits.maxFileBytes / 512));
+  const procs = group?.procs ?? [];
   return [
     '/bin/sh',
     '-c',
-    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"',
+    `ulimit -d ${dataKiB} && ulimit -t ${limits.maxCpuSeconds} && ulimit -f ${fileBlocks} || exit 126; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"`,
     'closedloop-limits',
-    String(group.procs.length),
-    ...group.procs,
+    String(procs.length),
+    ...procs,
   ];
 }

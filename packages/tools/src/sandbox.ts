@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -296,29 +297,33 @@ interface HiddenMount {
   args: string[];
 }
 
-const hiddenCache = new Map<string, { at: number; mounts: Promise<HiddenMount[]> }>();
+/** What is at `target` now, following a link (synchronous: a few dozen of these cost < 1 ms). */
+function kindOfNow(target: string): 'file' | 'directory' | undefined {
+  // A dangling link: nothing to hide (and nothing to mount onto).
+  try {
+    const stats = statSync(target, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    return stats.isDirectory() ? 'directory' : 'file';
+  } catch {
+    // Not reachable by this user: not by its commands either.
+    return undefined;
+  }
+}
 
 /**
  * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
- * Which of them exist is looked up at most every few seconds (a dozen `lstat`s per command
- * would be most of the sandbox's cost).
+ * Looked up for every command (never cached: a credential file created a moment ago is hidden
+ * too).
  */
-function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
-  const key = extra.join('\0');
-  const cached = hiddenCache.get(key);
-  if (cached && Date.now() - cached.at < 5_000) return cached.mounts;
-  const mounts = (async () => {
-    const out: HiddenMount[] = [];
-    for (const entry of [...defaultHiddenPaths, ...extra]) {
-      const target = path.resolve(expandHome(entry));
-      const kind = await kindOf(target);
-      if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
-      else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
-    }
-    return out;
-  })();
-  hiddenCache.set(key, { at: Date.now(), mounts });
-  return mounts;
+async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
+  const out: HiddenMount[] = [];
+  for (const entry of [...defaultHiddenPaths, ...extra]) {
+    const target = path.resolve(expandHome(entry));
+    const kind = kindOfNow(target);
+    if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
+    else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
+  }
+  return out;
 }
 
 let runFolderList: Promise<string[]> | undefined;
