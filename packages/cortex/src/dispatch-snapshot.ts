@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnyTool } from '@closedloop/tools';
+import { inspectInside } from '@closedloop/tools/internal';
 
 /** What a path held when looked at. */
 export type FileState =
@@ -45,17 +46,31 @@ export function resolveWorkspacePath(workspace: string, path: string): string | 
   return absolute;
 }
 
-/** The state of a path now (symbolic links followed, as the file tools follow them inside the workspace). */
-export function fileState(absolute: string): FileState {
-  try {
-    const stats = statSync(absolute);
-    if (stats.isDirectory()) return { type: 'directory' };
-    if (!stats.isFile()) return { type: 'other' };
-    const content = readFileSync(absolute);
-    return { type: 'file', sha256: sha256(content), bytes: content.length };
-  } catch {
-    return { type: 'missing' };
-  }
+/** Files larger than this are `other` to a snapshot (a tool never writes one that big). */
+const maxSnapshotBytes = 256 * 1024 * 1024;
+
+/**
+ * The state of a path of `workspace` now, with its content when it is a file. Links inside the
+ * workspace are followed, as the file tools follow them; a link out of it is `other` and is not
+ * read (its target's content would otherwise reach the journal), nor is a FIFO.
+ */
+function readState(workspace: string, absolute: string): { state: FileState; content?: Buffer } {
+  const entry = inspectInside(workspace, absolute, maxSnapshotBytes);
+  if (entry.type !== 'file') return { state: { type: entry.type } };
+  return {
+    state: { type: 'file', sha256: sha256(entry.content), bytes: entry.content.length },
+    content: entry.content,
+  };
+}
+
+/** The state of a path of `workspace` now (see {@link readState}: never through a link out of it). */
+export function fileState(workspace: string, absolute: string): FileState {
+  return readState(workspace, absolute).state;
+}
+
+/** The content of a file of `workspace` (see {@link readState}), or undefined. */
+export function fileContent(workspace: string, absolute: string): Buffer | undefined {
+  return readState(workspace, absolute).content;
 }
 
 /** The SHA-256 of a text as UTF-8 (what a file holding it hashes to). */
@@ -125,18 +140,18 @@ export function snapshotBeforeDispatch(options: {
   if (fileEffectTools.has(tool.name) && typeof input.path === 'string') {
     const absolute = resolveWorkspacePath(workspace, input.path);
     if (absolute === undefined) return undefined;
-    const state = fileState(absolute);
+    const { state, content } = readState(workspace, absolute);
     const snapshot: DispatchSnapshot = { kind: 'file', path: input.path, state };
     if (tool.name === 'write_file' && typeof input.content === 'string') {
       snapshot.after = { sha256: textSha256(input.content) };
     } else if (
       tool.name === 'edit_file' &&
-      state.type === 'file' &&
+      content !== undefined &&
       typeof input.old_string === 'string' &&
       typeof input.new_string === 'string'
     ) {
       // Only an edit that can succeed (old_string exactly once) has an intended result.
-      const text = readFileSync(absolute, 'utf8');
+      const text = content.toString('utf8');
       const at = text.indexOf(input.old_string);
       if (at !== -1 && text.indexOf(input.old_string, at + 1) === -1) {
         const edited = text.slice(0, at) + input.new_string + text.slice(at + input.old_string.length);

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import type { ToolCallRecord } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
 import {
   type DispatchSnapshot,
   type FileState,
+  fileContent,
   fileState,
   resolveWorkspacePath,
   sameFileState,
@@ -60,7 +60,7 @@ async function reconcileFileCall(
 ): Promise<Reconciliation> {
   const args = (call.args ?? {}) as { content?: unknown };
   const absolute = resolveWorkspacePath(workspace, snapshot.path);
-  const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(absolute);
+  const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(workspace, absolute);
   const before = snapshot.state;
   const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now`;
   const applied = (what: string): Reconciliation => ({
@@ -97,7 +97,7 @@ async function reconcileFileCall(
   const intended =
     call.tool === 'write_file' && typeof args.content === 'string' ? args.content : after?.text;
   if (intended !== undefined && absolute !== undefined && now.type === 'file') {
-    const partial = readFileSync(absolute, 'utf8');
+    const partial = fileContent(workspace, absolute)?.toString('utf8') ?? '';
     if (intended.startsWith(partial)) {
       // Cut off in the middle of writing: the call is finished here with the text it was to
       // produce (run again, a write would now overwrite a file and an edit would find no match).

@@ -4,6 +4,7 @@ import type { CommandPolicy } from './command-policy';
 import { type CommandRunner, createCommandRunner } from './create-command-runner';
 import { defineTool } from './define-tool';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
+import type { ResourceLimits } from './resource-limits';
 import type { ProcessResult } from './run-process';
 import type { SandboxMode, SandboxOptions } from './sandbox';
 import type { AnyTool } from './tool';
@@ -17,8 +18,10 @@ export interface CommandToolsOptions {
   sandbox?: SandboxMode | SandboxOptions;
   /** Redaction of command output at the source (see `CommandRunnerOptions.redactor`). Default on. */
   redactor?: Redactor | false;
+  /** What each command may use (see `CommandRunnerOptions.limits`). Default the runner's defaults. */
+  limits?: ResourceLimits | false;
   /**
-   * A runner to share (with the verifier, say). When given, `commands`, `sandbox` and
+   * A runner to share (with the verifier, say). When given, `commands`, `sandbox`, `limits` and
    * `maxOutputBytes` are its business and are ignored here.
    */
   runner?: CommandRunner;
@@ -72,6 +75,7 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
       ...(options.sandbox !== undefined ? { sandbox: options.sandbox } : {}),
       ...(options.maxOutputBytes !== undefined ? { maxOutputBytes: options.maxOutputBytes } : {}),
       ...(options.redactor !== undefined ? { redactor: options.redactor } : {}),
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
     });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;

@@ -1,4 +1,16 @@
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -7,8 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
-import { probeSandbox } from './sandbox';
+import { createToolRegistry } from './create-tool-registry';
+import { defaultHiddenPaths, probeSandbox } from './sandbox';
 import { ToolError } from './tool-error';
+import { workspaceTools } from './workspace-tools';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '__fixtures__');
 const hasSandbox = (await probeSandbox()).available;
@@ -202,6 +216,19 @@ console.log(JSON.stringify({
     expect(outcome.readCanary).not.toBe('ok');
   });
 
+  it("does not show a /tmp folder a workspace's node_modules/.bin program links into", async () => {
+    // The attack: a `.bin` entry linked to any executable under the machine's /tmp would have the
+    // sandbox mount that executable's whole folder (another workspace, say) to run it.
+    await outside.write('run.sh', '#!/bin/sh\ncat "$(dirname "$(readlink -f "$0")")/canary.txt"\n');
+    await chmod(path.join(outside.root, 'run.sh'), 0o755);
+    await mkdir(path.join(ws.root, 'node_modules', '.bin'), { recursive: true });
+    await symlink(path.join(outside.root, 'run.sh'), path.join(ws.root, 'node_modules', '.bin', 'vitest'));
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const result = await runner.run(['vitest', 'run']);
+    expect(result.stdout).not.toContain('OUTSIDE');
+    expect(result.exitCode).not.toBe(0);
+  });
+
   it("hides the agent's own environment: no /proc/<pid>/environ of the parent", async () => {
     process.env.CLOSEDLOOP_PARENT_CANARY_KEY = 'parent-canary-9f8e7d6c5b4a';
     try {
@@ -292,6 +319,71 @@ console.log(JSON.stringify({
     expect(await ws.exists('fired')).toBe(false);
   });
 
+  it('leaves no program-running git setting in a submodule or a repository the command made', async () => {
+    // The attack: inside the sandbox, make a nested repository, give it an fsmonitor, and add it
+    // to the outer repository as a submodule (a gitlink); the user's own `git status` later runs
+    // `git status` in the submodule, outside the sandbox, with that configuration.
+    await ws.git('init', '-q', '.');
+    await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
+    const fired = path.join(ws.root, 'fired');
+    await ws.write(
+      'plant-submodule.cjs',
+      `const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+git('init', '-q', 'sub');
+git('-C', 'sub', 'commit', '-q', '--allow-empty', '-m', 'sub');
+fs.appendFileSync('sub/.git/config', '[core]\\n\\tfsmonitor = "touch ${fired}; false"\\n');
+fs.writeFileSync('sub/changed', 'x');
+git('add', 'sub');
+console.log('planted');`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const result = await runner.run(['node', 'plant-submodule.cjs']);
+    expect(result.stdout).toContain('planted');
+    expect(result.stderr).toMatch(/moved aside git settings.*sub\/\.git\/config \(core\.fsmonitor\)/);
+    expect(await ws.git('ls-files', '--stage', 'sub')).toMatch(/^160000 /);
+    await ws.git('status');
+    expect(await ws.exists('fired')).toBe(false);
+
+    // A submodule that is a link to another repository of the user's is not the workspace's: its
+    // configuration (with keys beyond git init's) is left alone.
+    const other = await createTempWorkspace({ git: true, files: { 'o.txt': 'o' } });
+    try {
+      await ws.write(
+        'link-submodule.cjs',
+        `require('node:fs').symlinkSync(${JSON.stringify(other.root)}, 'other');
+require('node:child_process').execFileSync('git', ['update-index', '--add', '--cacheinfo', '160000,${'1'.repeat(40)},other']);`,
+      );
+      const linked = await runner.run(['node', 'link-submodule.cjs']);
+      expect(linked.exitCode).toBe(0);
+      expect(linked.stderr).not.toContain('moved aside');
+      expect(await other.read('.git/config')).toContain('gpgsign');
+    } finally {
+      await other.cleanup();
+    }
+
+    // A repository the command makes where there was none: its config is the command's.
+    const bare = await createTempWorkspace();
+    try {
+      await bare.write(
+        'plant-repository.cjs',
+        `require('node:child_process').execFileSync('git', ['init', '-q', '.']);
+require('node:fs').appendFileSync('.git/config', '[core]\\n\\tfsmonitor = "touch ${path.join(bare.root, 'fired')}; false"\\n');`,
+      );
+      const made = await createCommandRunner({ root: bare.root, sandbox: 'required' }).run([
+        'node',
+        'plant-repository.cjs',
+      ]);
+      expect(made.stderr).toContain('.git/config (core.fsmonitor)');
+      await bare.write('a.txt', 'a');
+      await bare.git('status');
+      expect(await bare.exists('fired')).toBe(false);
+    } finally {
+      await bare.cleanup();
+    }
+  });
+
   it("keeps submodules' and linked worktrees' git directories out of reach", async () => {
     await ws.git('init', '-q', '.');
     await ws.git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'init');
@@ -317,6 +409,46 @@ console.log(JSON.stringify({
     // git still works: worktrees can be added and listed.
     expect((await runner.run(['git', 'worktree', 'add', '-q', 'wt2'])).exitCode).toBe(0);
     expect((await runner.run(['git', 'worktree', 'list'])).stdout).toContain('wt2');
+  });
+
+  it('mounts writable no folder a .git file, link or commondir names outside the workspace', async () => {
+    // The attack: `.git` holding `gitdir: /etc` (or any folder) had the sandbox mount that folder
+    // writable — as root, a way to write /etc/ld.so.preload.
+    const victim = await mkdtemp(path.join(homedir(), '.closedloop-victim-'));
+    const victimRepo = await mkdtemp(path.join(homedir(), '.closedloop-victim-repo-'));
+    try {
+      await ws.write(
+        'write-outside.cjs',
+        `const fs = require('node:fs');
+for (const file of ${JSON.stringify([path.join(victim, 'pwned'), path.join(victimRepo, '.git', 'pwned')])}) {
+  try { fs.writeFileSync(file, 'x'); console.log('wrote', file); } catch (error) { console.log(error.code); }
+}`,
+      );
+      await writeFile(path.join(ws.root, '.git'), `gitdir: ${victim}\n`);
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      const planted = await runner.run(['node', 'write-outside.cjs']);
+      expect(planted.stdout).not.toContain('wrote');
+      // Nothing was mounted there either (no hooks or modules mount points left behind).
+      expect(await readdir(victim)).toEqual([]);
+
+      // A command that points `.git` at another repository of the user's: moved aside after it.
+      await rm(path.join(ws.root, '.git'));
+      execFileSync('git', ['init', '-q', victimRepo]);
+      await ws.write(
+        'point-git.cjs',
+        `require('node:fs').writeFileSync('.git', ${JSON.stringify(`gitdir: ${path.join(victimRepo, '.git')}
+`)});`,
+      );
+      const pointed = await runner.run(['node', 'point-git.cjs']);
+      expect(pointed.stderr).toContain('.git (points outside the workspace)');
+      expect(await ws.exists('.git')).toBe(false);
+      const after = await runner.run(['node', 'write-outside.cjs']);
+      expect(after.stdout).not.toContain('wrote');
+      expect(await readdir(path.join(victimRepo, '.git'))).not.toContain('pwned');
+    } finally {
+      await rm(victim, { recursive: true, force: true });
+      await rm(victimRepo, { recursive: true, force: true });
+    }
   });
 
   it("keeps a worktree's .git file read-only", async () => {
@@ -356,6 +488,71 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
     },
   );
 
+  it("cannot reach sockets bound outside /run and /tmp: the home folder's, the workspace's own", async () => {
+    const home = await mkdtemp(path.join(homedir(), '.closedloop-socket-test-'));
+    const sockets = [path.join(home, 'agent.sock'), path.join(ws.root, 'service.sock')];
+    const services = sockets.map(() => createNetServer((connection) => connection.end('service reached\n')));
+    try {
+      await Promise.all(
+        services.map(
+          (service, index) => new Promise<void>((resolve) => service.listen(sockets[index], resolve)),
+        ),
+      );
+      await ws.write(
+        'connect-all.cjs',
+        `for (const path of ${JSON.stringify(sockets)}) {
+  const s = require('node:net').connect(path);
+  s.on('data', (d) => console.log(path, String(d).trim())); s.on('error', (e) => console.log(path, 'blocked', e.code));
+}`,
+      );
+      const closed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'connect-all.cjs',
+      ]);
+      for (const socket of sockets) expect(closed.stdout).toContain(`${socket} blocked`);
+      // Unsandboxed, the same command reaches both: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run([
+        'node',
+        'connect-all.cjs',
+      ]);
+      for (const socket of sockets) expect(off.stdout).toContain(`${socket} service reached`);
+    } finally {
+      await Promise.all(services.map((service) => new Promise((resolve) => service.close(resolve))));
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps closedloop's own folder (.closedloop, run journals) and readOnly folders read-only", async () => {
+    await ws.write('.closedloop/runs/r1.jsonl', '{"type":"run-started"}\n');
+    await ws.write('journal/r2.jsonl', '{"type":"run-started"}\n');
+    await ws.write(
+      'forge.cjs',
+      `const fs = require('node:fs');
+for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloop/runs/new.jsonl']) {
+  try { fs.appendFileSync(file, '{"type":"step-verified"}\\n'); console.log(file, 'forged'); }
+  catch (error) { console.log(file, error.code); }
+}`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: { mode: 'required', readOnly: ['journal'] },
+    });
+    const result = await runner.run(['node', 'forge.cjs']);
+    expect(result.stdout).toBe(
+      '.closedloop/runs/r1.jsonl EROFS\njournal/r2.jsonl EROFS\n.closedloop/runs/new.jsonl EROFS\n',
+    );
+    expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
+    // The file tools refuse it too.
+    const registry = createToolRegistry(workspaceTools({ root: ws.root, runner }));
+    const written = await registry.execute(
+      'write_file',
+      { path: '.closedloop/runs/r1.jsonl', content: 'forged' },
+      { signal: new AbortController().signal, callId: 'c1' },
+    );
+    expect(written).toMatchObject({ status: 'error', code: 'path-escape' });
+    expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
+  });
+
   it('gives commands no capabilities and read-only kernel settings, even as root', async () => {
     const canary = path.join(homedir(), `.closedloop-sandbox-canary-${process.pid}`);
     await ws.write(
@@ -384,6 +581,71 @@ console.log(JSON.stringify({ caps, remount, wrote, sysctl }));`,
       expect(await stat(canary).catch(() => undefined)).toBeUndefined();
     } finally {
       await rm(canary, { force: true });
+    }
+  });
+
+  it('hides a hidden folder even inside the workspace or a writable folder (binds do not show it again)', async () => {
+    await ws.write('secrets/key.txt', 'HIDDEN-KEY\n');
+    await outside.write('creds/token.txt', 'HIDDEN-TOKEN\n');
+    await ws.write(
+      'read-hidden.cjs',
+      `for (const file of ${JSON.stringify([path.join(ws.root, 'secrets/key.txt'), path.join(outside.root, 'creds/token.txt')])}) {
+  try { console.log(require('node:fs').readFileSync(file, 'utf8').trim()); } catch (error) { console.log(error.code); }
+}`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: {
+        mode: 'required',
+        writable: [outside.root],
+        hide: [path.join(ws.root, 'secrets'), path.join(outside.root, 'creds')],
+      },
+    });
+    const result = await runner.run(['node', 'read-hidden.cjs']);
+    expect(result.stdout).toBe('ENOENT\nENOENT\n');
+  });
+
+  it('shows every default hidden path of this machine empty', async () => {
+    // One made for the test when this machine has none (and removed after).
+    const made = path.join(homedir(), '.pgpass');
+    const create = !(await stat(made).then(
+      () => true,
+      () => false,
+    ));
+    if (create) await writeFile(made, 'db:5432:*:user:HIDDEN-PASSWORD\n');
+    try {
+      const present: string[] = [];
+      for (const entry of defaultHiddenPaths) {
+        const target = entry.startsWith('~/') ? path.join(homedir(), entry.slice(2)) : entry;
+        if (
+          await stat(target).then(
+            () => true,
+            () => false,
+          )
+        )
+          present.push(target);
+      }
+      expect(present).toContain(made);
+      await ws.write(
+        'peek-all.cjs',
+        `const fs = require('node:fs');
+for (const target of ${JSON.stringify(present)}) {
+  let seen;
+  try { seen = fs.statSync(target).isDirectory() ? fs.readdirSync(target).length : fs.readFileSync(target).length; }
+  catch (error) { seen = error.code; }
+  console.log(target, seen);
+}`,
+      );
+      const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'peek-all.cjs',
+      ]);
+      for (const target of present)
+        expect(result.stdout).toMatch(
+          new RegExp(`^${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (?:0|EACCES|ENOENT)$`, 'm'),
+        );
+    } finally {
+      if (create) await rm(made, { force: true });
     }
   });
 

@@ -13,6 +13,13 @@ import {
   resolveCommandPolicy,
 } from './command-policy';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
+import {
+  createLimitGroup,
+  limitPrefix,
+  processLimitPrefix,
+  type ResourceLimits,
+  resolveResourceLimits,
+} from './resource-limits';
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
@@ -42,6 +49,12 @@ export interface CommandRunnerOptions {
    * `false` returns output as it is.
    */
   redactor?: Redactor | false;
+  /**
+   * What each command may use (processes, memory, CPU time, file size), sandboxed or not: over
+   * {@link defaultResourceLimits}; `false` for no limits. A cgroup where one can be made, and
+   * rlimits (`ulimit`; `prlimit --nproc` inside the sandbox for a user other than root) always.
+   */
+  limits?: ResourceLimits | false;
 }
 
 /** Options of one {@link CommandRunner.run}. */
@@ -163,6 +176,7 @@ function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
     network: options.network ?? false,
     hide: [...(options.hide ?? [])],
     writable: (options.writable ?? []).map((folder) => path.resolve(folder)),
+    readOnly: [...(options.readOnly ?? [])],
     bubblewrap: options.bubblewrap ?? 'bwrap',
   };
 }
@@ -192,6 +206,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 120_000;
   const root = path.resolve(options.root);
   const redactor = options.redactor === false ? undefined : (options.redactor ?? createRedactor());
+  const limits = resolveResourceLimits(options.limits);
 
   const sandboxStatus = async (): Promise<{ sandboxed: boolean; reason?: string }> => {
     if (sandbox.mode === 'off') return { sandboxed: false, reason: "sandbox: 'off'" };
@@ -273,33 +288,57 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       ...(runOptions.interleaved ? { interleaved: true } : {}),
       ...(runOptions.onSpawn ? { onSpawn: runOptions.onSpawn } : {}),
     };
+    // A cgroup holds the whole tree (a fork bomb, a memory hog) where one can be made; rlimits
+    // bound each process everywhere.
+    const group = limits ? await createLimitGroup(limits) : undefined;
+    const joinGroup = limits ? limitPrefix(limits, group) : [];
+    const start = async (argvToRun: string[], options: Parameters<typeof runProcess>[2]) => {
+      const [head, ...rest] = [...joinGroup, ...argvToRun];
+      return runProcess(head as string, rest, options);
+    };
     let result: ProcessRunResult;
-    if (status.sandboxed) {
-      const probe = await probeSandbox(sandbox.bubblewrap);
-      const bwrap = probe.available ? probe.executable : sandbox.bubblewrap;
-      const wrapper = await bubblewrapArguments({
-        root: realRoot,
-        cwd: checked.cwd,
-        network: sandbox.network,
-        hide: sandbox.hide,
-        writable: sandbox.writable,
-        executable,
-      });
-      const restoreGitDirectories = await guardGitDirectories(realRoot);
-      try {
-        result = await runProcess(bwrap, ['--info-fd', '3', ...wrapper, '--', executable, ...args], {
-          ...processOptions,
-          env: { ...env, TMPDIR: '/tmp' },
-          // The pid namespace dies with the command: nothing to look for outside it, only its end
-          // to wait for.
-          reapDetached: false,
-          infoFd: true,
+    try {
+      if (status.sandboxed) {
+        const probe = await probeSandbox(sandbox.bubblewrap);
+        const bwrap = probe.available ? probe.executable : sandbox.bubblewrap;
+        const wrapper = await bubblewrapArguments({
+          root: realRoot,
+          cwd: checked.cwd,
+          network: sandbox.network,
+          hide: sandbox.hide,
+          writable: sandbox.writable,
+          readOnly: sandbox.readOnly,
+          executable,
+          // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
+          ...(limits && probe.available && probe.tmpfsSize
+            ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
+            : {}),
         });
-      } finally {
-        await restoreGitDirectories();
+        // Inside the sandbox (its own user namespace when not root) RLIMIT_NPROC counts the
+        // command's processes alone.
+        const inner = limits ? await processLimitPrefix(limits) : [];
+        const restoreGitDirectories = await guardGitDirectories(realRoot);
+        let refused: string[] = [];
+        try {
+          result = await start([bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args], {
+            ...processOptions,
+            env: { ...env, TMPDIR: '/tmp' },
+            // The pid namespace dies with the command: nothing to look for outside it, only its end
+            // to wait for.
+            reapDetached: false,
+            infoFd: true,
+          });
+        } finally {
+          refused = await restoreGitDirectories();
+        }
+        if (refused.length > 0) {
+          result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: moved aside git settings that run programs, which the command left for git outside the sandbox: ${refused.join('; ')}.\n`;
+        }
+      } else {
+        result = await start([executable, ...args], processOptions);
       }
-    } else {
-      result = await runProcess(executable, args, processOptions);
+    } finally {
+      await group?.release();
     }
     if (redactor) {
       result.stdout = redactor.redact(result.stdout);

@@ -13,6 +13,7 @@ import {
   unlinkBeneath,
 } from './open-beneath';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
+import { productStateFolder } from './sandbox';
 import type { AnyTool } from './tool';
 import { ToolError } from './tool-error';
 
@@ -41,7 +42,11 @@ async function realRootOf(root: string): Promise<string> {
 
 /** Refuses writes into git directories (by content, bare ones included): config and hooks run commands. */
 async function assertNotProtected(userPath: string, realRoot: string, absolute: string): Promise<void> {
-  const reason = await gitProtectedReason(realRoot, absolute);
+  const first = path.relative(realRoot, absolute).split(path.sep)[0];
+  const reason =
+    first?.toLowerCase() === productStateFolder
+      ? `${productStateFolder} is closedloop's own folder (run journals): it is not written with file tools`
+      : await gitProtectedReason(realRoot, absolute);
   if (reason !== undefined) {
     throw new ToolError({
       code: 'path-escape',

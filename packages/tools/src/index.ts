@@ -25,6 +25,7 @@ export {
 } from './create-tool-registry';
 export { type DefineToolOptions, defineTool } from './define-tool';
 export type { FileToolsOptions } from './file-tools';
+export { defaultResourceLimits, type ResourceLimits } from './resource-limits';
 export type { ProcessResult, ProcessRunResult } from './run-process';
 export { probeSandbox, type SandboxMode, type SandboxOptions, type SandboxProbe } from './sandbox';
 export type { AnyTool, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';

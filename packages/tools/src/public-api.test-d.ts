@@ -25,6 +25,7 @@ describe('@closedloop/tools public surface', () => {
       | 'createCommandRunner'
       | 'createToolRegistry'
       | 'defaultAllowedPrograms'
+      | 'defaultResourceLimits'
       | 'defineTool'
       | 'probeSandbox'
       | 'resolveCommandPolicy'

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
 import { findExecutable } from './run-process';
 
 /**
@@ -27,9 +29,21 @@ export interface SandboxOptions {
   hide?: readonly string[];
   /** More folders commands may write, besides the workspace (absolute). */
   writable?: readonly string[];
+  /**
+   * Folders inside the workspace that commands may read but not write, on top of
+   * {@link productStateFolder} (a run journal kept in the workspace: a command could otherwise
+   * forge what a resume trusts). Absolute, or relative to the workspace.
+   */
+  readOnly?: readonly string[];
   /** The bubblewrap program. Default `bwrap` on `PATH` (`/usr/bin/bwrap` on Debian). */
   bubblewrap?: string;
 }
+
+/**
+ * closedloop's own folder in a workspace (`.closedloop`: run journals, notes): read-only to
+ * sandboxed commands, and refused to the file tools.
+ */
+export const productStateFolder = '.closedloop';
 
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [
@@ -53,6 +67,33 @@ export const defaultHiddenPaths: readonly string[] = [
   '~/.cargo/credentials',
   '~/.cargo/credentials.toml',
   '~/.gem/credentials',
+  '~/.m2/settings.xml',
+  '~/.gradle/gradle.properties',
+  '~/.composer/auth.json',
+  '~/.config/composer/auth.json',
+  '~/.bundle/config',
+  '~/.config/configstore',
+  '~/.pgpass',
+  '~/.my.cnf',
+  '~/.s3cfg',
+  '~/.boto',
+  '~/.oci',
+  '~/.config/doctl',
+  '~/.fly',
+  '~/.huggingface',
+  '~/.cache/huggingface/token',
+  '~/.config/op',
+  '~/.local/share/keyrings',
+  // Browsers' profiles (cookies, saved passwords) and shells' histories (secrets typed in them).
+  '~/.mozilla',
+  '~/.config/google-chrome',
+  '~/.config/chromium',
+  '~/.bash_history',
+  '~/.zsh_history',
+  '~/.python_history',
+  '~/.node_repl_history',
+  '~/.psql_history',
+  '~/.mysql_history',
   // Readable only by root, who owns them: an agent running as root (a container, CI) would
   // otherwise show its commands the password hashes and the host's SSH keys.
   '/etc/shadow',
@@ -63,7 +104,14 @@ export const defaultHiddenPaths: readonly string[] = [
 ];
 
 /** The outcome of probing bubblewrap. */
-export type SandboxProbe = { available: true; executable: string } | { available: false; reason: string };
+export type SandboxProbe =
+  | {
+      available: true;
+      executable: string;
+      /** bubblewrap takes `--size` for a tmpfs (0.8 and later): the sandbox's `/tmp` is bounded. */
+      tmpfsSize?: boolean;
+    }
+  | { available: false; reason: string };
 
 const probes = new Map<string, Promise<SandboxProbe>>();
 const warned = new Set<string>();
@@ -120,7 +168,15 @@ export function probeSandbox(bubblewrap = 'bwrap'): Promise<SandboxProbe> {
                 .trim()
                 .split('\n')[0];
               resolve({ available: false, reason: `bubblewrap cannot create a sandbox here: ${why}` });
-            } else resolve({ available: true, executable });
+            } else {
+              // Is `--size` known (bubblewrap 0.8)? Without it a tmpfs is only bounded by memory.
+              execFile(
+                executable,
+                [...probeArguments, '--size', '65536', '--tmpfs', '/tmp', '--', 'true'],
+                { timeout: 10_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+                (sizeError) => resolve({ available: true, executable, tmpfsSize: sizeError === null }),
+              );
+            }
           },
         );
       });
@@ -193,6 +249,41 @@ async function findRepository(
 }
 
 /**
+ * The real path of a git directory of the workspace's repository that the sandbox may mount
+ * writable: inside the workspace, or elsewhere (a linked worktree's own and common git
+ * directories) when it is a git directory (`HEAD`, `objects`, `refs`). Undefined otherwise.
+ */
+async function bindableGitDir(root: string, gitDir: string): Promise<string | undefined> {
+  const real = await realpath(gitDir).catch(() => undefined);
+  if (real === undefined) return undefined;
+  if (isInside(root, real)) return real;
+  const [head, objects, refs] = await Promise.all(
+    ['HEAD', 'objects', 'refs'].map((name) => lstat(path.join(real, name)).catch(() => undefined)),
+  );
+  return head?.isFile() && objects?.isDirectory() && refs?.isDirectory() ? real : undefined;
+}
+
+/**
+ * Where a repository's git directories are: the `.git` entry (what a link or `gitdir:` file names)
+ * and each git directory's `commondir`.
+ */
+async function gitPointers(root: string): Promise<Map<string, string>> {
+  const pointers = new Map<string, string>();
+  const repository = await findRepository(root);
+  if (repository === undefined) return pointers;
+  const dotGit = path.join(repository.top, '.git');
+  pointers.set(dotGit, (await realpath(dotGit).catch(() => undefined)) ?? '');
+  if (repository.gitFile !== undefined)
+    pointers.set(dotGit, (await readFile(repository.gitFile, 'utf8').catch(() => '')).trim());
+  for (const gitDir of repository.gitDirs) {
+    const commondir = path.join(gitDir, 'commondir');
+    const text = await readFile(commondir, 'utf8').catch(() => undefined);
+    if (text !== undefined) pointers.set(commondir, text.trim());
+  }
+  return pointers;
+}
+
+/**
  * The files and folders of a git directory that decide what git runs: its configuration, hooks,
  * and `commondir` (which points git at another directory's configuration).
  */
@@ -206,29 +297,33 @@ interface HiddenMount {
   args: string[];
 }
 
-const hiddenCache = new Map<string, { at: number; mounts: Promise<HiddenMount[]> }>();
+/** What is at `target` now, following a link (synchronous: a few dozen of these cost < 1 ms). */
+function kindOfNow(target: string): 'file' | 'directory' | undefined {
+  // A dangling link: nothing to hide (and nothing to mount onto).
+  try {
+    const stats = statSync(target, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
+    return stats.isDirectory() ? 'directory' : 'file';
+  } catch {
+    // Not reachable by this user: not by its commands either.
+    return undefined;
+  }
+}
 
 /**
  * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
- * Which of them exist is looked up at most every few seconds (a dozen `lstat`s per command
- * would be most of the sandbox's cost).
+ * Looked up for every command (never cached: a credential file created a moment ago is hidden
+ * too).
  */
-function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
-  const key = extra.join('\0');
-  const cached = hiddenCache.get(key);
-  if (cached && Date.now() - cached.at < 5_000) return cached.mounts;
-  const mounts = (async () => {
-    const out: HiddenMount[] = [];
-    for (const entry of [...defaultHiddenPaths, ...extra]) {
-      const target = path.resolve(expandHome(entry));
-      const kind = await kindOf(target);
-      if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
-      else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
-    }
-    return out;
-  })();
-  hiddenCache.set(key, { at: Date.now(), mounts });
-  return mounts;
+async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
+  const out: HiddenMount[] = [];
+  for (const entry of [...defaultHiddenPaths, ...extra]) {
+    const target = path.resolve(expandHome(entry));
+    const kind = kindOfNow(target);
+    if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
+    else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
+  }
+  return out;
 }
 
 let runFolderList: Promise<string[]> | undefined;
@@ -246,6 +341,37 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
+/** Folders the sandbox replaces by empty ones: sockets there are out of reach already. */
+const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
+
+/**
+ * The paths of the unix sockets bound in the file system by processes of this network namespace
+ * (`/proc/net/unix`: the machine's services, the user's agents and desktop) that a sandboxed
+ * command would still see: outside the folders it gets empty, or inside the folders it gets
+ * read-write (the workspace under `/tmp`, say). A read-only mount does not stop `connect()`.
+ */
+async function visibleSockets(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
+  const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
+  const out = new Set<string>();
+  for (const line of table.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line.
+    const match = /^\S+:\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s(\/.*)$/.exec(line);
+    const socket = match?.[1];
+    if (socket === undefined) continue;
+    const hiddenAlready =
+      REPLACED_FOLDERS.some((folder) => isInside(folder, socket)) &&
+      !visible.some((folder) => isInside(folder, socket));
+    if (!hiddenAlready && !hidden.some((folder) => isInside(folder, socket))) out.add(socket);
+    if (out.size >= 1000) break;
+  }
+  const found: string[] = [];
+  for (const socket of out) {
+    const stats = await lstat(socket).catch(() => undefined);
+    if (stats?.isSocket()) found.push(socket);
+  }
+  return found;
+}
+
 /** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
 const kernelSettingsReadOnly = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'].flatMap(
   (target) => ['--ro-bind-try', target, target],
@@ -260,17 +386,31 @@ export interface BubblewrapLayout {
   network: boolean;
   hide: readonly string[];
   writable: readonly string[];
+  /** Folders inside the workspace mounted read-only (see {@link SandboxOptions.readOnly}). */
+  readOnly?: readonly string[];
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
+  /**
+   * The size of the writable `/tmp`, `/var/tmp` and `/dev/shm` (each) in bytes; the other tmpfs mounts
+   * (`/run`, hidden folders) get {@link smallTmpfsBytes}. A tmpfs is memory: unbounded, a command
+   * could fill it past any memory limit. Undefined: no `--size` (bubblewrap before 0.8).
+   */
+  tmpfsBytes?: number;
 }
 
+/** The size of the tmpfs mounts nothing needs to write much in: `/run`, hidden folders. */
+export const smallTmpfsBytes = 16 * 1024 * 1024;
+
 const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
+
+/** The tmpfs mounts commands write freely: `/tmp`, `/var/tmp` and shared memory. */
+const LARGE_TMPFS = [...TEMP_FOLDERS, '/dev/shm'];
 
 /**
  * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
  * workspace's `node_modules` entries (and `.bin` links) and the program itself resolve into: the
  * outermost `node_modules` on each real path, so a package's own dependencies resolve too (a
- * program outside any `node_modules`: its folder).
+ * program of the trusted PATH outside any `node_modules`: its folder).
  */
 async function linkedTempPackages(root: string, executable: string | undefined): Promise<string[]> {
   const modules = path.join(root, 'node_modules');
@@ -288,7 +428,11 @@ async function linkedTempPackages(root: string, executable: string | undefined):
     if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
     else if (program) found.add(path.dirname(real));
   };
-  if (executable !== undefined) await consider(executable, true);
+  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI) shows its folder; one
+  // the workspace links to from its `node_modules/.bin` only its `node_modules`, like any package:
+  // a link to any executable under /tmp would otherwise show that executable's whole folder
+  // (another workspace).
+  if (executable !== undefined) await consider(executable, !isInside(root, executable));
   const list = async (folder: string): Promise<string[]> => {
     try {
       return await readdir(folder);
@@ -313,41 +457,50 @@ async function linkedTempPackages(root: string, executable: string | undefined):
 
 /**
  * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
- * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the workspace (and `writable`) read-write, credential
+ * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the
+ * sockets bound elsewhere covered, the workspace (and `writable`) read-write, credential
  * stores hidden, the workspace repository's `config` and `hooks` read-only (nothing the agent
  * runs can plant a hook or an fsmonitor that fires later outside the sandbox), new pid, IPC, UTS
  * and (unless `network`) network namespaces, a new session, and death with the parent.
  */
 export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<string[]> {
+  /** A tmpfs at `target`, bounded when bubblewrap can (`/tmp`, `/var/tmp`, `/dev/shm` large, the others small). */
+  const tmpfs = (target: string): string[] => {
+    if (layout.tmpfsBytes === undefined) return ['--tmpfs', target];
+    const size = LARGE_TMPFS.includes(target)
+      ? layout.tmpfsBytes
+      : Math.min(layout.tmpfsBytes, smallTmpfsBytes);
+    return ['--size', String(size), '--tmpfs', target];
+  };
   const args = [
     '--ro-bind',
     '/',
     '/',
     '--dev',
     '/dev',
+    // bubblewrap's `/dev` is a tmpfs of its own, unbounded, with `/dev/shm` a folder of it: shared
+    // memory gets a tmpfs of its own and the rest of `/dev` is read-only (its devices still work).
+    ...tmpfs('/dev/shm'),
+    '--remount-ro',
+    '/dev',
     '--proc',
     '/proc',
     // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
     // runs as root, outside any sandbox. Started by root, a command could write them.
     ...kernelSettingsReadOnly,
-    '--tmpfs',
-    '/tmp',
-    '--tmpfs',
-    '/var/tmp',
+    ...tmpfs('/tmp'),
+    ...tmpfs('/var/tmp'),
   ];
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
   // empty one, like `/tmp`. With the network on, the resolver configuration it may hold stays.
-  for (const folder of await runFolders()) args.push('--tmpfs', folder);
+  for (const folder of await runFolders()) args.push(...tmpfs(folder));
   if (layout.network) {
     const resolver = await realpath('/etc/resolv.conf').catch(() => undefined);
     if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
       args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
   }
-  for (const mount of await hiddenMounts(layout.hide)) {
-    // Never hide the workspace itself.
-    if (!isInside(mount.target, layout.root)) args.push(...mount.args);
-  }
+  const hidden = await hiddenMounts(layout.hide);
   const repository = await findRepository(layout.root);
   if (repository && !isInside(layout.root, repository.top)) {
     // The workspace is part of a larger repository: git must see its work tree (read-only).
@@ -355,18 +508,37 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   }
   // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
   // checked out under /tmp) stay visible, read-only, under the private /tmp.
-  for (const folder of await linkedTempPackages(layout.root, layout.executable))
-    args.push('--ro-bind', folder, folder);
+  const linkedTempPackagesOnce = linkedTempPackages(layout.root, layout.executable);
+  for (const folder of await linkedTempPackagesOnce) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+  }
+  for (const folder of [productStateFolder, ...(layout.readOnly ?? [])]) {
+    // Its real path, when that is a folder inside the workspace (the journal may be named through
+    // a link; a link out of the workspace is nothing to protect here).
+    const target = await realpath(path.resolve(layout.root, folder)).catch(() => undefined);
+    const stats = target === undefined ? undefined : await lstat(target).catch(() => undefined);
+    if (target !== undefined && stats?.isDirectory() && isInside(layout.root, target))
+      args.push('--ro-bind', target, target);
+  }
+  // Credential stores are hidden after every bind: a workspace, a `writable` folder or the
+  // repository's work tree (a home folder kept in git) that contains one would show it again.
+  for (const mount of hidden) {
+    // Never hide the workspace itself.
+    if (!isInside(mount.target, layout.root))
+      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
     // user's own git to a directory (and config) the command made.
     args.push('--ro-bind', repository.gitFile, repository.gitFile);
   }
-  for (const gitDir of repository?.gitDirs ?? []) {
+  for (const named of repository?.gitDirs ?? []) {
+    // Only a git directory (by its real path) is made writable: a `.git` file, link or
+    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
+    const gitDir = await bindableGitDir(layout.root, named);
+    if (gitDir === undefined) continue;
     // The repository's objects, refs and index are writable (commits); its config and hooks are
     // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside. The
     // git directory is a mount point of its own, so it cannot be renamed or removed and replaced
@@ -379,7 +551,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
         // Without a hooks folder (`git init --template=`) one could be created, and submodules'
         // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
         // read-only one is mounted (its mount point stays behind, empty, as git would make it).
-        args.push('--tmpfs', target, '--remount-ro', target);
+        args.push(...tmpfs(target), '--remount-ro', target);
       }
     }
     // The linked worktrees' own git directories: where each finds its common directory, and its
@@ -393,6 +565,14 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       }
     }
   }
+  // Sockets of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder, the workspace
+  // itself): `/dev/null` is mounted over each, so `connect()` is refused.
+  const linked = await linkedTempPackagesOnce;
+  const hiddenTargets = hidden
+    .filter((mount) => !isInside(mount.target, layout.root))
+    .map((mount) => mount.target);
+  for (const socket of await visibleSockets([layout.root, ...layout.writable, ...linked], hiddenTargets))
+    args.push('--ro-bind', '/dev/null', socket);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');
@@ -404,20 +584,71 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
 
 /**
  * Guards the git directories of the workspace's repository during one sandboxed command: call it
- * before the command, and the function it returns after the command's process tree is gone. A
- * `commondir` file the command created in a git directory that had none is removed (it would
- * point the user's own git, later and outside the sandbox, at a configuration the command wrote:
- * an fsmonitor or hooks). One that existed is mounted read-only by {@link bubblewrapArguments}.
+ * before the command, and the function it returns after the command's process tree is gone. The
+ * user's own git runs later, outside the sandbox, with what the command left:
+ * - a `commondir` file the command created in a git directory that had none is removed (it would
+ *   point git at a configuration the command wrote). One that existed is mounted read-only by
+ *   {@link bubblewrapArguments};
+ * - a `config` or `config.worktree` the command created (in a repository it made, or one that had
+ *   none) that holds keys which may run a program (`core.fsmonitor`, `core.hooksPath`, a diff or
+ *   filter driver, `include.path`…), and hooks in a repository it made, are renamed aside;
+ * - so are those of the submodules in the work tree (gitlinks in the index): `git status` in the
+ *   outer repository runs git in each of them, with their configuration.
+ * The function returns what was refused (to tell the command's caller).
  */
-export async function guardGitDirectories(root: string): Promise<() => Promise<void>> {
-  const repository = await findRepository(root);
+export async function guardGitDirectories(root: string): Promise<() => Promise<string[]>> {
+  const real = (target: string) => realpath(target).catch(() => undefined);
+  const pointersBefore = await gitPointers(root);
+  const before = await findRepository(root);
   const missing: string[] = [];
-  for (const gitDir of repository?.gitDirs ?? []) {
+  const existed = new Set<string>();
+  const knownGitDirs = new Set<string>();
+  for (const gitDir of before?.gitDirs ?? []) {
     const target = path.join(gitDir, 'commondir');
     if ((await kindOf(target)) === undefined && (await lstat(target).catch(() => undefined)) === undefined)
       missing.push(target);
+    const realGitDir = await real(gitDir);
+    if (realGitDir === undefined) continue;
+    knownGitDirs.add(realGitDir);
+    for (const name of ['config', 'config.worktree']) {
+      if ((await lstat(path.join(realGitDir, name)).catch(() => undefined)) !== undefined)
+        existed.add(path.join(realGitDir, name));
+    }
   }
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
+    const refused: string[] = [];
+    // A `.git` file or link, or a `commondir`, the command wrote that names a folder outside the
+    // workspace: the next command's sandbox would mount that folder writable (and the user's git
+    // would use its configuration).
+    for (const [file, value] of await gitPointers(root)) {
+      if (pointersBefore.get(file) === value || !isInside(root, file)) continue;
+      const stats = await lstat(file).catch(() => undefined);
+      if (stats === undefined || stats.isDirectory()) continue;
+      const named =
+        path.basename(file) === 'commondir'
+          ? path.resolve(path.dirname(file), value)
+          : stats.isSymbolicLink()
+            ? value
+            : path.resolve(path.dirname(file), value.replace(/^gitdir:\s*/, ''));
+      const target = (await real(named)) ?? named;
+      if (isInside(root, target)) continue;
+      await moveAside(file);
+      refused.push(`${path.relative(root, file) || '.git'} (points outside the workspace)`);
+    }
+    const after = await findRepository(root);
+    if (after === undefined) return refused;
+    for (const found of after.gitDirs) {
+      // Only what the command could write: really inside the workspace (a `.git` link to another
+      // repository of the user's is left alone).
+      const gitDir = await real(found);
+      if (gitDir === undefined || !isInside(root, gitDir)) continue;
+      const files = ['config', 'config.worktree'].filter((name) => !existed.has(path.join(gitDir, name)));
+      refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: !knownGitDirs.has(gitDir) })));
+    }
+    const gitDir = after.gitDirs[0] === undefined ? undefined : await real(after.gitDirs[0]);
+    if (gitDir !== undefined)
+      refused.push(...(await refuseSubmoduleConfigs({ top: after.top, gitDir, writable: root })));
+    return refused;
   };
 }

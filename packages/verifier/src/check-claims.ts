@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Claim, describeClaim, type TestCountClaim } from './claim-types';
 import { isTestCommand } from './command-runs';
@@ -12,7 +12,7 @@ import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
 import { commitsMadeByStep, stepCommitInHead } from './step-commits';
-import type { WorkspaceFacts } from './workspace-facts';
+import { folderInside, readInside, type WorkspaceFacts } from './workspace-facts';
 
 /** Re-runs a command in the workspace (cached per argv for one verification). */
 export type CommandRerun = (argv: readonly string[]) => Promise<CommandResult>;
@@ -157,12 +157,21 @@ function normalisePackage(name: string): string {
   return name.toLowerCase().replace(/[-_.]+/g, '-');
 }
 
-/** Finds an installed package: `node_modules/<name>` or a virtualenv's `site-packages/<name>`. */
-function packageInstalled(root: string, name: string): string | undefined {
-  if (existsSync(path.join(root, 'node_modules', name, 'package.json'))) return `node_modules/${name}`;
+/**
+ * Finds an installed package: `node_modules/<name>` or a virtualenv's `site-packages/<name>`,
+ * inside the real root `root` (a folder linked out of it installs nothing here).
+ *
+ * @internal Exported for tests.
+ */
+export function packageInstalled(root: string, name: string): string | undefined {
+  const installed = folderInside(root, path.join(root, 'node_modules', name));
+  if (installed !== undefined && existsSync(path.join(installed, 'package.json')))
+    return `node_modules/${name}`;
   const wanted = normalisePackage(name);
   for (const venv of ['.venv', 'venv', 'env', '.env']) {
-    const lib = path.join(root, venv, 'lib');
+    // A virtualenv linked out of the workspace (the system's site-packages) installs nothing here.
+    const lib = folderInside(root, path.join(root, venv, 'lib'));
+    if (lib === undefined) continue;
     let pythons: string[] = [];
     try {
       pythons = readdirSync(lib).filter((entry) => entry.startsWith('python'));
@@ -170,7 +179,8 @@ function packageInstalled(root: string, name: string): string | undefined {
       continue;
     }
     for (const python of pythons) {
-      const site = path.join(lib, python, 'site-packages');
+      const site = folderInside(root, path.join(lib, python, 'site-packages'));
+      if (site === undefined) continue;
       let entries: string[] = [];
       try {
         entries = readdirSync(site);
@@ -189,14 +199,19 @@ function packageInstalled(root: string, name: string): string | undefined {
   return undefined;
 }
 
-function manifestLists(root: string, name: string): string | undefined {
+/** Lockfiles of big projects run to megabytes. */
+const MANIFEST_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The manifest (inside the real root `root`, not through a link out) that lists `name`.
+ *
+ * @internal Exported for tests.
+ */
+export function manifestLists(root: string, name: string): string | undefined {
   for (const manifest of INSTALLED_MANIFESTS) {
-    let text: string;
-    try {
-      text = readFileSync(path.join(root, manifest), 'utf8');
-    } catch {
-      continue;
-    }
+    // Not through a link out of the workspace, and never blocking on a FIFO.
+    const text = readInside(root, path.join(root, manifest), MANIFEST_MAX_BYTES);
+    if (text === undefined) continue;
     if (manifest === 'package.json') {
       try {
         const json = JSON.parse(text) as Record<string, Record<string, string> | undefined>;

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { readInside, realRootOf } from './workspace-facts';
 
 /** A command the workspace's tooling provides, and where it came from. */
 export interface ToolingCommand {
@@ -51,18 +52,18 @@ const SKIP_DIRS = new Set([
 const TEST_FILE = /(?:\.(?:test|spec)\.[cm]?[jt]sx?$)|(?:^test_.*\.py$)|(?:_test\.py$)/;
 const NODE_TEST_FILE = /(?:[.\-_]test\.[cm]?js$)|(?:^test-.*\.[cm]?js$)|(?:^test\.[cm]?js$)/;
 
-async function readJson(file: string): Promise<Record<string, unknown> | undefined> {
-  try {
-    const value: unknown = JSON.parse(await readFile(file, 'utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+/** Manifests and configuration files are small; a lockfile is not read here. */
+const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A file of the workspace, not through a link out of it and never blocking on a FIFO. */
+function readText(realRoot: string, file: string): string | undefined {
+  return readInside(realRoot, file, CONFIG_MAX_BYTES);
 }
 
-async function readText(file: string): Promise<string | undefined> {
+function readJson(realRoot: string, file: string): Record<string, unknown> | undefined {
   try {
-    return await readFile(file, 'utf8');
+    const value: unknown = JSON.parse(readText(realRoot, file) ?? 'null');
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
@@ -165,7 +166,8 @@ function firstExisting(root: string, names: readonly string[]): string | undefin
  * tooling.commands.test?.argv; // ['npm', 'run', 'test']
  */
 export async function detectTooling(root: string): Promise<Tooling> {
-  const packageJson = await readJson(path.join(root, 'package.json'));
+  const realRoot = realRootOf(root);
+  const packageJson = readJson(realRoot, path.join(root, 'package.json'));
   const scripts = stringRecord(packageJson?.scripts);
   const dependencies = {
     ...stringRecord(packageJson?.dependencies),
@@ -248,8 +250,8 @@ export async function detectTooling(root: string): Promise<Tooling> {
     'jest.config.mjs',
     'jest.config.cjs',
   ]);
-  const pyproject = await readText(path.join(root, 'pyproject.toml'));
-  const setupCfg = await readText(path.join(root, 'setup.cfg'));
+  const pyproject = readText(realRoot, path.join(root, 'pyproject.toml'));
+  const setupCfg = readText(realRoot, path.join(root, 'setup.cfg'));
   const pytestMarker =
     firstExisting(root, ['pytest.ini', 'conftest.py']) ??
     (pyproject !== undefined && /pytest/.test(pyproject) ? 'pyproject.toml' : undefined) ??

@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
+import { inspectInside } from '@closedloop/tools/internal';
 import { excerpt } from './finding';
 import { commandProblem, runCommand } from './run-command';
 
@@ -64,6 +56,30 @@ export interface WorkspaceFacts {
   diff(maxChars?: number): Promise<string>;
 }
 
+/**
+ * The real path of `folder` when it is inside `realRoot` (a folder to list: one linked out of the
+ * workspace is not), else undefined.
+ */
+export function folderInside(realRoot: string, folder: string): string | undefined {
+  try {
+    const real = realpathSync(folder);
+    const inside = path.relative(realRoot, real);
+    if (inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path of `root` (itself when it cannot be resolved). */
+export function realRootOf(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
+}
+
 function findGitTop(root: string): string | undefined {
   let dir = root;
   for (;;) {
@@ -92,23 +108,12 @@ const GIT_ENV = { GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' };
 /**
  * The text of a regular file whose real path is inside `realRoot` (links inside it are fine, a
  * link out — planted by a command — is not followed), opened without following a last-moment
- * link and without blocking (a FIFO); undefined otherwise or above `maxBytes`.
+ * link and without blocking (a FIFO); undefined otherwise or above `maxBytes`. The verifier's one
+ * way to read a workspace file outside {@link WorkspaceFacts.read} (which uses it).
  */
-function readInside(realRoot: string, file: string, maxBytes: number): string | undefined {
-  let fd: number | undefined;
-  try {
-    const real = realpathSync(file);
-    const inside = path.relative(realRoot, real);
-    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > maxBytes) return undefined;
-    return readFileSync(fd, 'utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+export function readInside(realRoot: string, file: string, maxBytes: number): string | undefined {
+  const entry = inspectInside(realRoot, file, maxBytes);
+  return entry.type === 'file' ? entry.content.toString('utf8') : undefined;
 }
 
 /**
@@ -119,12 +124,7 @@ function readInside(realRoot: string, file: string, maxBytes: number): string | 
  * (await facts.changes())?.has('src/auth.ts');
  */
 export function createWorkspaceFacts(root: string, options: WorkspaceFactsOptions = {}): WorkspaceFacts {
-  let realRoot: string;
-  try {
-    realRoot = realpathSync(root);
-  } catch {
-    realRoot = path.resolve(root);
-  }
+  const realRoot = realRootOf(root);
   const gitTop = findGitTop(realRoot);
   const prefix = gitTop === undefined ? '' : toPosix(path.relative(gitTop, realRoot));
   const baseRef = options.baseRef ?? 'HEAD';

@@ -173,8 +173,9 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
   }) {
     const { settings, workspace } = input.meta;
     let recorder: ReturnType<typeof createStepChangeRecorder> | undefined;
-    // One runner for the tools and the verifier: one command policy, one sandbox.
-    const runner = createCommandRunner({ root: workspace });
+    // One runner for the tools and the verifier: one command policy, one sandbox. A journal kept
+    // in the workspace is read-only to commands (a forged one would be trusted on resume).
+    const runner = createCommandRunner({ root: workspace, sandbox: { readOnly: [journal] } });
     return createCortex({
       model: input.model,
       tools: workspaceTools({ root: workspace, runner }),

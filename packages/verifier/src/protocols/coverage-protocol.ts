@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { binCommand } from '../detect-tooling';
 import { excerpt, type Finding } from '../finding';
 import type { Protocol, ProtocolContext } from '../protocol';
 import { commandProblem } from '../run-command';
+import { readInside, realRootOf } from '../workspace-facts';
 import { isMissingProgram } from './command-protocols';
 
 /** A coverage tool the workspace has configured. */
@@ -150,27 +151,42 @@ export async function detectCoverage(ctx: ProtocolContext): Promise<CoveragePlan
 
 const TEST_SOURCE = /(?:^|\/)(?:tests?|__tests__|spec)\/|\.(?:test|spec)\.[cm]?[jt]sx?$/;
 
-/** Line coverage in percent from a report folder, or undefined when the report is missing. */
-export function readCoverage(dir: string, report: CoveragePlan['report']): number | undefined {
+/** Coverage reports of big projects (lcov) run to tens of megabytes. */
+const REPORT_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Line coverage in percent from a report folder, or undefined when the report is missing. The
+ * report is read only when its real path is inside `workspace` (default: the folder's parent):
+ * the test run wrote it, and a link out of the workspace or a FIFO in its place is not followed.
+ */
+export function readCoverage(
+  dir: string,
+  report: CoveragePlan['report'],
+  workspace: string = path.dirname(dir),
+): number | undefined {
+  const root = realRootOf(workspace);
+  const read = (name: string) => readInside(root, path.join(dir, name), REPORT_MAX_BYTES);
   try {
     if (report === 'json-summary') {
-      const json = JSON.parse(readFileSync(path.join(dir, 'coverage-summary.json'), 'utf8')) as {
+      const json = JSON.parse(read('coverage-summary.json') ?? 'null') as {
         total?: { lines?: { pct?: unknown } };
-      };
-      const pct = json.total?.lines?.pct;
+      } | null;
+      const pct = json?.total?.lines?.pct;
       return typeof pct === 'number' ? pct : undefined;
     }
     if (report === 'coverage.py-json') {
-      const json = JSON.parse(readFileSync(path.join(dir, 'coverage.json'), 'utf8')) as {
+      const json = JSON.parse(read('coverage.json') ?? 'null') as {
         totals?: { percent_covered?: unknown };
-      };
-      const pct = json.totals?.percent_covered;
+      } | null;
+      const pct = json?.totals?.percent_covered;
       return typeof pct === 'number' ? pct : undefined;
     }
+    const lcov = read('lcov.info');
+    if (lcov === undefined) return undefined;
     let found = 0;
     let hit = 0;
     let file = '';
-    for (const line of readFileSync(path.join(dir, 'lcov.info'), 'utf8').split('\n')) {
+    for (const line of lcov.split('\n')) {
       if (line.startsWith('SF:')) file = line.slice(3);
       else if (line.startsWith('LF:') && !TEST_SOURCE.test(file)) found += Number(line.slice(3)) || 0;
       else if (line.startsWith('LH:') && !TEST_SOURCE.test(file)) hit += Number(line.slice(3)) || 0;
@@ -238,7 +254,7 @@ export function createCoverageProtocol(options: CoverageProtocolOptions = {}): P
             ];
           }
         }
-        const pct = readCoverage(dir, plan.report);
+        const pct = readCoverage(dir, plan.report, ctx.workspace);
         const evidence = last
           ? { command: last.argv, exitCode: last.exitCode, output: excerpt(last.output, 1500) }
           : undefined;

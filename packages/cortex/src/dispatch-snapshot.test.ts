@@ -1,0 +1,55 @@
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { workspaceTools } from '@closedloop/tools';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileState, snapshotBeforeDispatch, textSha256 } from './dispatch-snapshot';
+
+let ws: TempWorkspace;
+let outside: string;
+beforeEach(async () => {
+  ws = await createTempWorkspace({ files: { 'inside.txt': 'hello inside\n' } });
+  outside = await mkdtemp(path.join(tmpdir(), 'closedloop-outside-'));
+  await writeFile(path.join(outside, 'secret.txt'), 'TOP SECRET of the host\n');
+});
+afterEach(async () => {
+  await ws.cleanup();
+  await rm(outside, { recursive: true, force: true });
+});
+
+const tool = (name: string) => {
+  const found = workspaceTools({ root: ws.root }).find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(name);
+  return found;
+};
+
+describe('the dispatch snapshot reads no file through a link out of the workspace', () => {
+  it('journals a link out as "other", without its target content or hash', async () => {
+    await symlink(path.join(outside, 'secret.txt'), path.join(ws.root, 'link.txt'));
+    const snapshot = snapshotBeforeDispatch({
+      workspace: ws.root,
+      tool: tool('edit_file'),
+      input: { path: 'link.txt', old_string: 'TOP', new_string: 'NOT' },
+    });
+    expect(snapshot).toEqual({ kind: 'file', path: 'link.txt', state: { type: 'other' } });
+    expect(JSON.stringify(snapshot)).not.toContain('SECRET');
+    expect(fileState(ws.root, path.join(ws.root, 'link.txt'))).toEqual({ type: 'other' });
+  });
+
+  it('still follows a link inside the workspace, and snapshots an edit of a real file', async () => {
+    await symlink('inside.txt', path.join(ws.root, 'alias.txt'));
+    expect(fileState(ws.root, path.join(ws.root, 'alias.txt'))).toEqual({
+      type: 'file',
+      sha256: textSha256('hello inside\n'),
+      bytes: 13,
+    });
+    const snapshot = snapshotBeforeDispatch({
+      workspace: ws.root,
+      tool: tool('edit_file'),
+      input: { path: 'inside.txt', old_string: 'hello', new_string: 'bye' },
+    });
+    expect(snapshot).toMatchObject({ kind: 'file', after: { text: 'bye inside\n' } });
+    expect(fileState(ws.root, path.join(ws.root, 'nothing.txt'))).toEqual({ type: 'missing' });
+  });
+});

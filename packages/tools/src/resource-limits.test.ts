@@ -1,0 +1,208 @@
+import { access, mkdir, readdir, readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandRunner } from './create-command-runner';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { createLimitGroup, defaultResourceLimits, resolveResourceLimits } from './resource-limits';
+import { probeSandbox } from './sandbox';
+import { ToolError } from './tool-error';
+
+const probe = await probeSandbox();
+const hasSandbox = probe.available;
+/** bubblewrap 0.8 and later bound a tmpfs (`--size`). */
+const tmpfsSized = probe.available && probe.tmpfsSize === true;
+/** A group a dead runner left (no pid is above the kernel's pid_max of 2^22). */
+const staleGroup = `/sys/fs/cgroup/pids/closedloop-${2 ** 22 + 1}-stale`;
+const madeStale = await mkdir(staleGroup).then(
+  () => true,
+  () => false,
+);
+/** Whether this machine lets the runner make a cgroup (root, or a delegated one). */
+const hasGroup = await (async () => {
+  const group = await createLimitGroup(defaultResourceLimits);
+  await group?.release();
+  return group !== undefined;
+})();
+/**
+ * Where processes are bounded: inside the sandbox always (cgroup, or RLIMIT_NPROC in its user
+ * namespace); unsandboxed only with a cgroup (RLIMIT_NPROC there would count all of the user's).
+ */
+const processModes = [
+  ...(hasSandbox ? (['required'] as const) : []),
+  ...(hasGroup ? (['off'] as const) : []),
+];
+const modes = hasSandbox ? (['off', 'required'] as const) : (['off'] as const);
+
+/** Forks (children sleep) until refused; prints how many it made. */
+const forker = `
+import os, sys, time
+made = 0
+try:
+    for _ in range(300):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        made += 1
+except OSError as error:
+    print("refused", made, error.errno)
+    sys.exit(0)
+print("made", made)
+`;
+
+/** The classic: every process forks forever. */
+const forkBomb = `
+import os
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass
+`;
+
+/** Named for this test process, so only its own bomb is counted. */
+const bombFile = `bomb-${process.pid}-${Date.now()}.py`;
+
+let ws: TempWorkspace;
+beforeEach(async () => {
+  ws = await createTempWorkspace({
+    files: {
+      'forker.py': forker,
+      [bombFile]: forkBomb,
+      'hog.cjs': [
+        'const kept = [];',
+        'for (let i = 0; i < 40; i++) kept.push(Buffer.alloc(32 * 1024 * 1024, 1));',
+        "console.log('allocated', kept.length * 32, 'MiB');",
+      ].join('\n'),
+      'fill-tmp.cjs': [
+        "const fs = require('node:fs');",
+        'const chunk = Buffer.alloc(1024 * 1024, 1);',
+        "for (const file of ['/tmp/a', '/var/tmp/b', '/dev/shm/c', '/dev/d']) {",
+        '  let written = 0;',
+        '  try { for (; written < 200; written++) fs.appendFileSync(file, chunk); console.log(file, "wrote", written); }',
+        '  catch (error) { console.log(file, "stopped", error.code, written); }',
+        '}',
+      ].join('\n'),
+      'big-file.cjs':
+        "require('node:fs').writeFileSync('big.bin', Buffer.alloc(4 * 1024 * 1024));\nconsole.log('wrote');\n",
+      'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node check.cjs' } }),
+      'check.cjs':
+        "const { Worker } = require('node:worker_threads');\nnew Worker('process.exit(0)', { eval: true }).on('exit', () => console.log('tests pass'));\n",
+    },
+  });
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+/** How many processes of the machine have `needle` in their command line. */
+async function countRunning(needle: string): Promise<number> {
+  let count = 0;
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(needle)) count++;
+  }
+  return count;
+}
+
+async function leftoverGroups(): Promise<string[]> {
+  const names = await readdir('/sys/fs/cgroup/pids').catch(() => [] as string[]);
+  return names.filter((name) => name.startsWith(`closedloop-${process.pid}-`));
+}
+
+describe.each(processModes)('process limit (sandbox %s)', (sandbox) => {
+  it('refuses new processes past maxProcesses', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxProcesses: 32 } });
+    const result = await runner.run(['python3', 'forker.py'], { timeoutMs: 20_000 });
+    expect(result.stdout).toMatch(/^refused \d+ 11\n$/);
+    expect(Number(result.stdout.split(' ')[1])).toBeLessThan(32);
+    expect(await leftoverGroups()).toEqual([]);
+  });
+
+  it('bounds a real fork bomb, which ends at the timeout with nothing left behind', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxProcesses: 64 } });
+    const started = Date.now();
+    const running = runner.run(['python3', bombFile], { timeoutMs: 2_000 });
+    let most = 0;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (let probe = 0; probe < 3; probe++) {
+      most = Math.max(most, await countRunning(bombFile));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const result = await running;
+    expect(result.timedOut).toBe(true);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(64);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await leftoverGroups()).toEqual([]);
+  });
+});
+
+describe.each(modes)('memory and file limits (sandbox %s)', (sandbox) => {
+  it('stops a process that allocates past maxMemoryBytes', async () => {
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox,
+      limits: { maxMemoryBytes: 256 * 1024 ** 2 },
+    });
+    const result = await runner.run(['node', 'hog.cjs'], { timeoutMs: 30_000 });
+    expect(result.stdout).not.toContain('allocated');
+    expect(result.exitCode).not.toBe(0);
+  });
+
+  it('refuses a file larger than maxFileBytes', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxFileBytes: 1024 * 1024 } });
+    const result = await runner.run(['node', 'big-file.cjs'], { timeoutMs: 30_000 });
+    expect(result.stdout).not.toContain('wrote');
+    expect(result.exitCode).not.toBe(0);
+  });
+
+  it('runs node and npm test normally under the defaults', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox });
+    const npm = await runner.run(['npm', 'test'], { timeoutMs: 60_000 });
+    expect(npm.stdout).toContain('tests pass');
+    expect(npm.exitCode).toBe(0);
+    const node = await runner.run(['node', 'hog.cjs'], { timeoutMs: 60_000 });
+    expect(node.stdout).toContain('allocated 1280 MiB');
+  });
+});
+
+describe.runIf(tmpfsSized)('the sandbox tmpfs mounts', () => {
+  it('bound /tmp, /var/tmp and /dev/shm (memory) to a quarter of maxMemoryBytes; the rest of /dev is read-only', async () => {
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: 'required',
+      limits: { maxMemoryBytes: 256 * 1024 ** 2 },
+    });
+    const result = await runner.run(['node', 'fill-tmp.cjs'], {
+      timeoutMs: 30_000,
+    });
+    expect(result.stdout).toMatch(
+      /^\/tmp\/a stopped ENOSPC 6\d\n\/var\/tmp\/b stopped ENOSPC 6\d\n\/dev\/shm\/c stopped ENOSPC 6\d\n\/dev\/d stopped EROFS 0\n$/,
+    );
+  });
+});
+
+describe.runIf(madeStale)('cgroups of runners that died', () => {
+  it('are removed when the runner first looks for its hierarchies', async () => {
+    await expect(access(staleGroup)).rejects.toThrow();
+  });
+});
+
+describe('limit settings', () => {
+  it('refuses a limit that is not a positive integer', () => {
+    const error = (() => {
+      try {
+        resolveResourceLimits({ maxProcesses: 0 });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(ToolError.isInstance(error) && error.code).toBe('invalid-definition');
+    expect(resolveResourceLimits(false)).toBeUndefined();
+    expect(resolveResourceLimits({ maxCpuSeconds: 5 })).toMatchObject({
+      ...defaultResourceLimits,
+      maxCpuSeconds: 5,
+    });
+  });
+});

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { findExecutable } from './run-process';
+import { ToolError } from './tool-error';
+
+/**
+ * What one command (with every process it starts) may use. bubblewrap has no limits of its own:
+ * without these a fork bomb or a memory hog runs until the command's timeout and can take the
+ * machine down first.
+ */
+export interface ResourceLimits {
+  /**
+   * Processes and threads of the command together. A cgroup (`pids.max`) where the runner may
+   * create one (root, or a delegated cgroup); otherwise `RLIMIT_NPROC` inside the sandbox (a
+   * user namespace of its own: the count is the command's alone). Default 1024.
+   */
+  maxProcesses?: number;
+  /**
+   * Memory of the command: of all its processes together in a cgroup (`memory.max`, no swap),
+   * and of each process (`RLIMIT_DATA`, which leaves address space a runtime only reserves — V8's
+   * heap cage, WebAssembly guards — alone). Default the smaller of 8 GiB and half the machine's
+   * memory.
+   */
+  maxMemoryBytes?: number;
+  /** CPU time of each process, in seconds (`RLIMIT_CPU`). Default 900. */
+  maxCpuSeconds?: number;
+  /** Size of any one file a process writes (`RLIMIT_FSIZE`). Default 4 GiB. */
+  maxFileBytes?: number;
+}
+
+/** The limits every command runs with unless the runner is given others (or `false`). */
+export const defaultResourceLimits: Readonly<Required<ResourceLimits>> = Object.freeze({
+  maxProcesses: 1024,
+  maxMemoryBytes: Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2)),
+  maxCpuSeconds: 900,
+  maxFileBytes: 4 * 1024 ** 3,
+});
+
+/**
+ * Merges `limits` over the defaults; `false` is no limits. Throws `ToolError('invalid-definition')`
+ * on a value that is not a positive integer.
+ */
+export function resolveResourceLimits(
+  limits: ResourceLimits | false | undefined,
+): Required<ResourceLimits> | undefined {
+  if (limits === false) return undefined;
+  const resolved = { ...defaultResourceLimits, ...limits };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new ToolError({
+        code: 'invalid-definition',
+        message: `limits.${name} must be a positive integer, got ${JSON.stringify(value)}.`,
+      });
+  }
+  return resolved;
+}
+
+/** A cgroup made for one command: its `cgroup.procs` files, one per hierarchy. */
+export interface LimitGroup {
+  procs: string[];
+  /** Kills what is left in the group and removes it. */
+  release(): Promise<void>;
+}
+
+interface Hierarchy {
+  /** The folder of our own cgroup in this hierarchy. */
+  base: string;
+  /** The files to write in a new child (name → value), given the limits. */
+  settings(limits: Required<ResourceLimits>): Record<string, string>;
+  /** The file that must exist in a child for the controller to be there. */
+  probe: string;
+}
+
+let hierarchies: Promise<Hierarchy[]> | undefined;
+
+/** The cgroup hierarchies (v2, or v1 `pids` and `memory`) whose own cgroup we may make children in. */
+function findHierarchies(): Promise<Hierarchy[]> {
+  hierarchies ??= (async () => {
+    if (process.platform !== 'linux') return [];
+    const text = await readFile('/proc/self/cgroup', 'utf8').catch(() => '');
+    const lines = text.split('\n').map((line) => line.split(':'));
+    const own = (controller: string) =>
+      lines
+        .find((parts) => parts[1] === controller)
+        ?.slice(2)
+        .join(':');
+    const out: Hierarchy[] = [];
+    const v2 = own('');
+    const unified = await access('/sys/fs/cgroup/cgroup.controllers').then(
+      () => true,
+      () => false,
+    );
+    if (unified && v2 !== undefined) {
+      out.push({
+        base: path.join('/sys/fs/cgroup', v2),
+        probe: 'pids.max',
+        settings: (limits) => ({
+          'pids.max': String(limits.maxProcesses),
+          'memory.max': String(limits.maxMemoryBytes),
+          'memory.swap.max': '0',
+        }),
+      });
+    } else {
+      const pids = own('pids');
+      if (pids !== undefined)
+        out.push({
+          base: path.join('/sys/fs/cgroup/pids', pids),
+          probe: 'pids.max',
+          settings: (limits) => ({ 'pids.max': String(limits.maxProcesses) }),
+        });
+      const memory = own('memory');
+      if (memory !== undefined)
+        out.push({
+          base: path.join('/sys/fs/cgroup/memory', memory),
+          probe: 'memory.limit_in_bytes',
+          settings: (limits) => ({
+            'memory.limit_in_bytes': String(limits.maxMemoryBytes),
+            'memory.memsw.limit_in_bytes': String(limits.maxMemoryBytes),
+          }),
+        });
+    }
+    // Groups left by runners that died (a crash between making and removing one): empty ones go.
+    for (const hierarchy of out) {
+      const names = await readdir(hierarchy.base).catch(() => [] as string[]);
+      for (const name of names) {
+        const pid = /^closedloop-(\d+)-/.exec(name)?.[1];
+        if (pid === undefined || isAlive(Number(pid))) continue;
+        await rmdir(path.join(hierarchy.base, name)).catch(() => {});
+      }
+    }
+    return out;
+  })();
+  return hierarchies;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function killAndRemove(folder: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const procs = await readFile(path.join(folder, 'cgroup.procs'), 'utf8').catch(() => undefined);
+    if (procs === undefined) return;
+    for (const pid of procs.split('\n').filter((line) => line !== '')) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    try {
+      await rmdir(folder);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/**
+ * Makes a cgroup with `limits` in every hierarchy where that is allowed (a limit a hierarchy
+ * cannot set is left to the rlimits). Undefined when none could be made.
+ */
+export async function createLimitGroup(limits: Required<ResourceLimits>): Promise<LimitGroup | undefined> {
+  const made: string[] = [];
+  for (const hierarchy of await findHierarchies()) {
+    const folder = path.join(hierarchy.base, `closedloop-${process.pid}-${randomUUID().slice(0, 8)}`);
+    try {
+      await mkdir(folder);
+    } catch {
+      continue;
+    }
+    try {
+      await access(path.join(folder, hierarchy.probe));
+      for (const [name, value] of Object.entries(hierarchy.settings(limits))) {
+        // memsw / swap files exist only with swap accounting on.
+        await writeFile(path.join(folder, name), value).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        });
+      }
+      made.push(folder);
+    } catch {
+      await rmdir(folder).catch(() => {});
+    }
+  }
+  if (made.length === 0) return undefined;
+  return {
+    procs: made.map((folder) => path.join(folder, 'cgroup.procs')),
+    release: async () => {
+      await Promise.all(made.map(killAndRemove));
+    },
+  };
+}
+
+let prlimitPath: Promise<string | undefined> | undefined;
+
+/** util-linux's `prlimit`, which sets the rlimits of the program it runs. */
+function findPrlimit(): Promise<string | undefined> {
+  prlimitPath ??= findExecutable('prlimit', {
+    pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin`,
+  });
+  return prlimitPath;
+}
+
+/**
+ * The prefix that bounds the processes of a sandboxed command inside its sandbox: `prlimit
+ * --nproc` there, where the sandbox's own user namespace makes `RLIMIT_NPROC` count the command's
+ * processes alone (outside, it would count all of the user's). Empty for root, whom the kernel
+ * exempts from `RLIMIT_NPROC` (a cgroup bounds root's commands), and without `prlimit`.
+ */
+export async function processLimitPrefix(limits: Required<ResourceLimits>): Promise<string[]> {
+  if (process.getuid?.() === 0) return [];
+  const prlimit = await findPrlimit();
+  return prlimit === undefined ? [] : [prlimit, `--nproc=${limits.maxProcesses}`, '--'];
+}
+
+/**
+ * The prefix every limited command starts with: a shell sets `RLIMIT_DATA`, `RLIMIT_CPU` and
+ * `RLIMIT_FSIZE` (its `ulimit` builtin: no program to start), writes its own pid to each
+ * `cgroup.procs` of `group`, and then becomes the command (`exec`), so no process of the command
+ * is ever outside the group or its limits.
+ */
+export function limitPrefix(limits: Required<ResourceLimits>, group: LimitGroup | undefined): string[] {
+  const dataKiB = Math.max(1, Math.floor(limits.maxMemoryBytes / 1024));
+  // In 512-byte blocks for `sh` (dash, and bash in POSIX mode).
+  const fileBlocks = Math.max(1, Math.floor(limits.maxFileBytes / 512));
+  const procs = group?.procs ?? [];
+  return [
+    '/bin/sh',
+    '-c',
+    `ulimit -d ${dataKiB} && ulimit -t ${limits.maxCpuSeconds} && ulimit -f ${fileBlocks} || exit 126; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"`,
+    'closedloop-limits',
+    String(procs.length),
+    ...procs,
+  ];
+}
