@@ -7,6 +7,7 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { ownUnnamedEffect } from './own-effects';
 import { parseTestCounts } from './parse-test-counts';
 import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
@@ -28,6 +29,8 @@ export interface ClaimCheckEnvironment {
   tooling(): Promise<Tooling>;
   /** Runs `git` read-only in the workspace. */
   git(args: readonly string[]): Promise<CommandResult>;
+  /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
+  verifyStartedAt?: number;
 }
 
 /** A claim's finding. */
@@ -258,6 +261,14 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
     for (const [target, callId] of kind === 'write' ? ledger.written : ledger.deleted) {
       if (rel.startsWith(`${target}/`)) return callId;
     }
+    // A command or another tool names no file: it gets the credit only for a change made while
+    // it ran (a parallel step's write between this step's calls is not this step's work).
+    if (kind === 'write')
+      return ownUnnamedEffect(
+        facts.absolute(rel),
+        ledger,
+        env.verifyStartedAt !== undefined ? { verifyStartedAt: env.verifyStartedAt } : {},
+      );
     const command = effectCommands.at(-1);
     if (command !== undefined) return command.callId;
     const other = ledger.calls.find((call) => call.kind === 'other' && call.call.status === 'success');

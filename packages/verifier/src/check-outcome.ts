@@ -6,6 +6,7 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
@@ -26,6 +27,8 @@ export interface OutcomeEnvironment {
   tooling(): Promise<Tooling>;
   /** Runs git in the workspace (commit ancestry without a baseline). */
   git?: (args: readonly string[]) => Promise<CommandResult>;
+  /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
+  verifyStartedAt?: number;
 }
 
 const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch'];
@@ -77,8 +80,14 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     [...ledger.written.keys(), ...ledger.deleted.keys()].some(
       (target) => file === target || file.startsWith(`${target}/`),
     ) ||
-    ledger.commands.some((entry) => entry.ran && !entry.run.exploratory) ||
-    ledger.calls.some((call) => call.kind === 'other' && call.call.status === 'success');
+    // A command or another tool names no file: only a change made while one ran can be its.
+    (facts.exists(file)
+      ? ownUnnamedEffect(
+          facts.absolute(file),
+          ledger,
+          env.verifyStartedAt !== undefined ? { verifyStartedAt: env.verifyStartedAt } : {},
+        ) !== undefined
+      : effectWindows(ledger).length > 0);
   if (asked.length === 0) {
     // No verb of the description was recognised: a tool it names, or the step's own changes.
     const named = namedToolEvidence(expectations, env.description, ledger);

@@ -191,6 +191,8 @@ export async function verifyStep(
     });
   }
   throwIfAborted(options.signal, 'verifyStep');
+  // Files changed after this are the verifier's own re-runs, not the step's nor a neighbour's.
+  const verifyStartedAt = Date.now();
   const step = plan.step(stepId);
   const controlTools = resolveControlTools(options.controlTools, 'verifyStep: controlTools');
   const contracts = resolveToolContracts({
@@ -325,6 +327,7 @@ export async function verifyStep(
           rerun: (argv) => rerun(argv, scope.signal),
           tooling,
           git,
+          verifyStartedAt,
         });
       },
     },
@@ -357,6 +360,7 @@ export async function verifyStep(
           rerun,
           tooling,
           git,
+          verifyStartedAt,
         });
       },
     },

@@ -28,6 +28,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
+import { neighbourCommandCredit } from './own-evidence';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -84,6 +85,7 @@ export function truthCorpus(): TruthTrace[] {
     ...moreTampering,
     ...strategies,
     ...hollowWork,
+    ...neighbourCommandCredit(),
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
