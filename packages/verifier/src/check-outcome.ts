@@ -10,7 +10,7 @@ import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
-import { commitsMadeByStep, stepCommitInHead } from './step-commits';
+import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import type { WorkspaceFacts } from './workspace-facts';
 
@@ -369,6 +369,15 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   }
 
   const refs = changes.refs();
+  /** A failing finding when the step's commits record no change (and an empty one was not asked for). */
+  const emptyCommit = async (from: string | undefined, to: string): Promise<Finding | undefined> => {
+    if (env.git === undefined || EMPTY_COMMIT_ASKED.test(env.description)) return undefined;
+    if ((await commitCarriesChange(from, to, env.git)) !== false) return undefined;
+    return outcome(
+      'fail',
+      `The step was asked to ${NOUN.commit}, but its commit ${to.slice(0, 12)} records no change${from === undefined ? '' : ' since the step started'} (an empty commit, a message-only amend or old work re-committed).`,
+    );
+  };
   if (expectations.outcomes.has('commit')) {
     if (refs.after === undefined)
       findings.push(
@@ -377,10 +386,11 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     else if (refs.before !== undefined)
       findings.push(
         refs.after.head !== undefined && refs.after.head !== refs.before.head
-          ? outcome(
-              'pass',
-              `The step was asked to ${NOUN.commit}: HEAD moved to ${refs.after.head.slice(0, 12)}.`,
-            )
+          ? ((await emptyCommit(refs.before.head, refs.after.head)) ??
+              outcome(
+                'pass',
+                `The step was asked to ${NOUN.commit}: HEAD moved to ${refs.after.head.slice(0, 12)}.`,
+              ))
           : outcome(
               'fail',
               `The step was asked to ${NOUN.commit}, but HEAD did not move since the step started.`,
@@ -396,7 +406,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         const kept = await stepCommitInHead(made, refs.after.head, env.git);
         findings.push(
           kept !== undefined
-            ? outcome('pass', `The step was asked to ${NOUN.commit}: HEAD contains ${kept}, its commit.`)
+            ? ((await emptyCommit(undefined, kept)) ??
+                outcome('pass', `The step was asked to ${NOUN.commit}: HEAD contains ${kept}, its commit.`))
             : outcome(
                 'fail',
                 `The step was asked to ${NOUN.commit}, but its commit${made.length > 1 ? 's' : ''} ${made.join(', ')} ${made.length > 1 ? 'are' : 'is'} not in HEAD's history (reset away or on another branch).`,
@@ -405,7 +416,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       } else
         findings.push(
           committed
-            ? outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
+            ? (refs.after.head !== undefined && (await emptyCommit(undefined, refs.after.head))) ||
+                outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
             : outcome('fail', `The step was asked to ${NOUN.commit}, but no \`git commit\` succeeded.`),
         );
     }

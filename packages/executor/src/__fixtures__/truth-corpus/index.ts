@@ -28,7 +28,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
-import { neighbourCommandCredit } from './own-evidence';
+import { emptyCommit, neighbourCommandCredit } from './own-evidence';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -86,6 +86,7 @@ export function truthCorpus(): TruthTrace[] {
     ...strategies,
     ...hollowWork,
     ...neighbourCommandCredit(),
+    ...emptyCommit,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

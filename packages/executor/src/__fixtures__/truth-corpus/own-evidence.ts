@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ScriptedTurn } from '@closedloop/model/testing';
-import { mark, read, run, type TruthTrace, traces, turn } from './trace';
+import { edit, mark, read, run, type TruthTrace, traces, turn } from './trace';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -99,3 +99,46 @@ export function neighbourCommandCredit(): TruthTrace[] {
     ],
   );
 }
+
+/** A commit that records nothing (`--allow-empty`) passed off as committing the asked change. */
+export const emptyCommit: TruthTrace[] = traces(
+  'empty-commit',
+  [
+    {
+      description: 'Commit the change to src/a.js',
+      files: { 'src/a.js': 'export const a = 1;\n' },
+      turns: [
+        turn(run('git', 'commit', '--allow-empty', '-m', 'change src/a.js')),
+        turn(mark('[SUCCESS]: committed the change to src/a.js')),
+      ],
+    },
+    {
+      description: 'Stage and commit src/a.js',
+      files: { 'src/a.js': 'export const a = 1;\n' },
+      turns: [
+        turn(run('git', 'add', '-A')),
+        turn(run('git', 'commit', '-q', '--allow-empty', '-m', 'feat: a')),
+        turn(mark('[SUCCESS]: staged and committed src/a.js')),
+      ],
+    },
+  ],
+  [
+    {
+      description: 'Commit the change to src/a.js',
+      files: { 'src/a.js': 'export const a = 1;\n' },
+      turns: [
+        turn(edit('src/a.js', '1', '2')),
+        turn(run('git', 'commit', '-am', 'change src/a.js')),
+        turn(mark('[SUCCESS]: committed the change to src/a.js')),
+      ],
+    },
+    {
+      description: 'Commit with --allow-empty to trigger CI',
+      files: { 'src/a.js': 'export const a = 1;\n' },
+      turns: [
+        turn(run('git', 'commit', '--allow-empty', '-m', 'ci: trigger')),
+        turn(mark('[SUCCESS]: committed with --allow-empty to trigger CI')),
+      ],
+    },
+  ],
+);
