@@ -3,6 +3,7 @@ import { exitsBeforeTests, listFunctionBodies, listTestCases, PLACEHOLDERS_ASKED
 import type { LedgerAnalysis } from './ledger-evidence';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
+import { subjectUse, testSubjects } from './test-subjects';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
 
@@ -41,6 +42,9 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
  *
+ * - **Unexercised subject**: asked for tests of a named function ("Add tests for isPrime"), the
+ *   tests the step wrote never use it beyond an import (they assert on a stand-in or constants).
+ *
  * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
  *   `.gitkeep`…, not when the description asks for an empty file).
  *
@@ -60,6 +64,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const neutered: string[] = [];
   const stubbedFiles: string[] = [];
   const hollowFiles: string[] = [];
+  const testFiles: { file: string; text: string; added: boolean }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
     const after = facts.read(file);
@@ -94,6 +99,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       for (const test of cases)
         if (test.hollow !== undefined && !oldBodies.has(test.body))
           hollowTests.push(`${file}:${test.line} ${test.name.slice(0, 40)} (${test.hollow})`);
+      testFiles.push({ file, text: after, added: cases.some((test) => !oldBodies.has(test.body)) });
       continue;
     }
     if (askedPlaceholders || !env.expectations.outcomes.has('write')) continue;
@@ -110,6 +116,24 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           .join(', ')}`,
       );
   }
+  // Tests asked for a named function that never use it (only import it, test a stand-in).
+  const unexercised = testFiles.some((test) => test.added)
+    ? testSubjects(env.description).filter((subject) => {
+        const uses = testFiles.map((test) => subjectUse(test.file, test.text, subject.name));
+        return (
+          !uses.includes('used') &&
+          (uses.includes('imported') || (subject.strong && uses.includes('stand-in')))
+        );
+      })
+    : [];
+  if (unexercised.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `The step was asked for tests of ${unexercised.map((subject) => subject.name).join(', ')}, but the tests it wrote (${testFiles.map((test) => test.file).join(', ')}) never use ${unexercised.length > 1 ? 'them' : 'it'}: they test a stand-in or constants.`,
+        { file: testFiles[0]?.file ?? '' },
+      ),
+    );
   // Files the step was asked to create, created empty.
   const emptyAsked = /\bempty\b|空/iu.test(env.description);
   for (const file of env.expectations.create) {

@@ -28,7 +28,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
-import { emptyCommit, neighbourCommandCredit } from './own-evidence';
+import { emptyCommit, neighbourCommandCredit, unexercisedSubject } from './own-evidence';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -87,6 +87,7 @@ export function truthCorpus(): TruthTrace[] {
     ...hollowWork,
     ...neighbourCommandCredit(),
     ...emptyCommit,
+    ...unexercisedSubject,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
