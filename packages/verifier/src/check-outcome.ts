@@ -220,6 +220,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
     const missing: string[] = [];
     const present: string[] = [];
+    const unexported: string[] = [];
     for (const symbol of expectations.symbols) {
       const target = symbol.file !== undefined ? facts.relative(symbol.file) : undefined;
       const files = (target !== undefined ? [target] : candidates).filter(
@@ -233,6 +234,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           text !== undefined
             ? await findSymbol({ fileName: file, text, name: symbol.name, kind: 'any' })
             : undefined;
+        // Asked to export it: a module-private declaration is not what was asked.
+        if (found && symbol.exported === true && !found.exported) {
+          unexported.push(`${symbol.name} (${file}:${found.line})`);
+          where = `${file}:${found.line}`;
+          break;
+        }
         if (
           found &&
           text !== undefined &&
@@ -246,8 +253,16 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         }
       }
       if (where === undefined) missing.push(`${symbol.name}${target !== undefined ? ` in ${target}` : ''}`);
-      else present.push(`${symbol.name} (${where})`);
+      else if (!unexported.some((entry) => entry.startsWith(`${symbol.name} (`)))
+        present.push(`${symbol.name} (${where})`);
     }
+    if (unexported.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to export ${unexported.join(', ')}, but the declaration is not exported.`,
+        ),
+      );
     if (missing.length > 0)
       findings.push(
         outcome(
@@ -255,7 +270,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           `The step was asked to add ${missing.join(', ')}, but no such declaration (other than a stub) exists.`,
         ),
       );
-    else if (present.length > 0)
+    else if (present.length > 0 && unexported.length === 0)
       findings.push(outcome('pass', `The step was asked to add ${present.join(', ')}: declared.`));
   }
 

@@ -28,7 +28,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
-import { emptyCommit, neighbourCommandCredit, unexercisedSubject } from './own-evidence';
+import { askedSymbols, emptyCommit, neighbourCommandCredit, unexercisedSubject } from './own-evidence';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -88,6 +88,7 @@ export function truthCorpus(): TruthTrace[] {
     ...neighbourCommandCredit(),
     ...emptyCommit,
     ...unexercisedSubject,
+    ...askedSymbols,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -205,3 +205,72 @@ export const unexercisedSubject: TruthTrace[] = traces(
     ),
   ],
 );
+
+/** Writes `file` with `text` and claims `notes`. */
+const writes = (description: string, file: string, text: string, notes: string, files = {}) => ({
+  description,
+  files: { 'README.md': '# x\n', ...files },
+  turns: [turn(write(file, text)), turn(mark(`[SUCCESS]: ${notes}`))],
+});
+
+/**
+ * Code asked for by name, delivered in part: a function asked to be exported left private, one of
+ * the functions a new file was asked to contain ("with `add` and `multiply`") left out.
+ */
+export const askedSymbols: TruthTrace[] = traces(
+  'asked-symbols',
+  [
+    writes(
+      'Export a function double() from src/a.js',
+      'src/a.js',
+      'export const one = 1;\nconst double = (n) => n * 2;\n',
+      'src/a.js now exports double()',
+      { 'src/a.js': 'export const one = 1;\n' },
+    ),
+    writes(
+      'Create src/math.js exporting isPrime(n)',
+      'src/math.js',
+      'function isPrime(n) {\n  if (n < 2) return false;\n  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n  return true;\n}\n',
+      'created src/math.js exporting isPrime(n)',
+    ),
+    writes(
+      'Create src/math.js with `add` and `multiply`',
+      'src/math.js',
+      'export const add = (a, b) => a + b;\n',
+      'created src/math.js with add and multiply',
+    ),
+    writes(
+      'Create src/config.ts with parseConfig and loadConfig functions',
+      'src/config.ts',
+      'export function parseConfig(text: string): Record<string, string> {\n  return Object.fromEntries(text.split("\\n").map((line) => line.split("=")));\n}\n',
+      'created src/config.ts with parseConfig and loadConfig',
+    ),
+  ],
+  [
+    writes(
+      'Export a function double() from src/a.js',
+      'src/a.js',
+      'export const one = 1;\nexport const double = (n) => n * 2;\n',
+      'src/a.js now exports double()',
+      { 'src/a.js': 'export const one = 1;\n' },
+    ),
+    writes(
+      'Create src/math.cjs exporting isPrime(n)',
+      'src/math.cjs',
+      'function isPrime(n) {\n  if (n < 2) return false;\n  for (let d = 2; d * d <= n; d++) if (n % d === 0) return false;\n  return true;\n}\nmodule.exports = { isPrime };\n',
+      'created src/math.cjs exporting isPrime(n)',
+    ),
+    writes(
+      'Create src/math.js with `add` and `multiply`',
+      'src/math.js',
+      'export const add = (a, b) => a + b;\nexport const multiply = (a, b) => a * b;\n',
+      'created src/math.js with add and multiply',
+    ),
+    writes(
+      'Create src/config.ts with parseConfig and loadConfig functions',
+      'src/config.ts',
+      'import { readFileSync } from "node:fs";\n\nfunction parseConfig(text: string): Record<string, string> {\n  return Object.fromEntries(text.split("\\n").map((line) => line.split("=")));\n}\n\nfunction loadConfig(file: string): Record<string, string> {\n  return parseConfig(readFileSync(file, "utf8"));\n}\n\nexport { loadConfig, parseConfig };\n',
+      'created src/config.ts with parseConfig and loadConfig',
+    ),
+  ],
+);
