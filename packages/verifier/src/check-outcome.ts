@@ -1,3 +1,4 @@
+import { askedLiterals, containsLiteral } from './asked-literals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -381,6 +382,31 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ),
       );
     }
+  }
+
+  // Quoted text the step was asked to add ("Add a `--verbose` flag", "an \"Installation\" section")
+  // must be in some file it changed or was asked to change.
+  if (expectations.outcomes.has('write')) {
+    const literals = askedLiterals(env.description, expectations.commands);
+    const files = [
+      ...new Set([
+        ...known.created,
+        ...known.modified,
+        ...[...expectations.change, ...expectations.create].flatMap((file) => facts.relative(file) ?? []),
+      ]),
+    ];
+    const texts = files.flatMap((file) => facts.read(file) ?? []);
+    const absent =
+      texts.length === 0
+        ? []
+        : literals.filter((literal) => !texts.some((text) => containsLiteral(text, literal)));
+    if (absent.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}.`,
+        ),
+      );
   }
 
   const refs = changes.refs();

@@ -28,7 +28,13 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
-import { askedSymbols, emptyCommit, neighbourCommandCredit, unexercisedSubject } from './own-evidence';
+import {
+  askedLiteralsClass,
+  askedSymbols,
+  emptyCommit,
+  neighbourCommandCredit,
+  unexercisedSubject,
+} from './own-evidence';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -89,6 +95,7 @@ export function truthCorpus(): TruthTrace[] {
     ...emptyCommit,
     ...unexercisedSubject,
     ...askedSymbols,
+    ...askedLiteralsClass,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

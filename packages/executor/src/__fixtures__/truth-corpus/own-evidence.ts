@@ -274,3 +274,32 @@ export const askedSymbols: TruthTrace[] = traces(
     ),
   ],
 );
+
+const CLI = { 'src/cli.js': 'const args = process.argv.slice(2);\nconsole.log(args);\n' };
+const PKG = { 'package.json': '{\n  "name": "demo",\n  "type": "module"\n}\n' };
+/** Edits `file` (replacing `from` with `to`) and claims `notes`. */
+const edits = (description: string, files: Record<string, string>, file: string, from: string, to: string, notes: string) => ({
+  description,
+  files,
+  turns: [turn(edit(file, from, to)), turn(mark(`[SUCCESS]: ${notes}`))],
+});
+
+/**
+ * Content asked for by its very text — a flag, a key, a section, an ignore entry — missing: the
+ * step edited the right file around it and claimed the addition.
+ */
+export const askedLiteralsClass: TruthTrace[] = traces(
+  'asked-literals',
+  [
+    edits('Add a `--verbose` flag to src/cli.js', CLI, 'src/cli.js', 'console.log(args);', 'console.log(args.join(" "));', 'added a --verbose flag to src/cli.js'),
+    edits('Add a `version` field to package.json', PKG, 'package.json', '"demo"', '"demo-app"', 'added a version field to package.json'),
+    edits('Add an "Installation" section to README.md', { 'README.md': '# demo\n' }, 'README.md', '# demo\n', '# demo\n\nA demo.\n', 'added an Installation section to README.md'),
+    edits('Add `node_modules` to .gitignore', { '.gitignore': 'dist\n' }, '.gitignore', 'dist\n', 'dist\nbuild\n', 'updated .gitignore so node_modules is ignored'),
+  ],
+  [
+    edits('Add a `--verbose` flag to src/cli.js', CLI, 'src/cli.js', 'console.log(args);', 'const verbose = args.includes("--verbose");\nconsole.log(verbose ? args : args.length);', 'added a --verbose flag to src/cli.js'),
+    edits('Add a `version` field to package.json', PKG, 'package.json', '"demo",', '"demo",\n  "version": "1.0.0",', 'added a version field to package.json'),
+    edits('Add an "Installation" section to README.md', { 'README.md': '# demo\n' }, 'README.md', '# demo\n', '# demo\n\n## installation\n\nnpm install demo\n', 'added an Installation section to README.md'),
+    edits('Add `node_modules` to .gitignore', { '.gitignore': 'dist\n' }, '.gitignore', 'dist\n', 'dist\nnode_modules\n', 'updated .gitignore so node_modules is ignored'),
+  ],
+);
