@@ -21,6 +21,7 @@ describe('askedLiterals', () => {
       'Run `npm test` and add the output to notes.md',
       'Replace `var` with `const` in src/a.js',
       'Fix the typo "recieve" in src/a.js',
+      'Create src/math.js with `add` and `multiply`',
       'Add tests for `isPrime` in `test/a.test.js`'.replace('`isPrime`', 'isPrime'),
     ])
       expect(askedLiterals(description), description).toEqual([]);

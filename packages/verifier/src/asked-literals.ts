@@ -36,7 +36,8 @@ export function askedLiterals(
   const named = new Set(commands.map((argv) => argv.join(' ')));
   const found = new Map<string, AskedLiteral>();
   for (const clause of description.split(/[.;\n](?:\s|$)|\bthen\b/i)) {
-    const verb = ADDING.exec(clause);
+    // The verb of the clause, not a word inside its quotes (`add` in "with `add` and `mul`").
+    const verb = ADDING.exec(clause.replace(QUOTED, (quoted) => ' '.repeat(quoted.length)));
     if (verb === null) continue;
     let rest = clause.slice(verb.index + verb[0].length);
     if (/^rename$/i.test(verb[0])) {
