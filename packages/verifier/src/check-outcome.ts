@@ -1,3 +1,4 @@
+import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral } from './asked-literals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
@@ -405,6 +406,37 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         outcome(
           'fail',
           `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}.`,
+        ),
+      );
+  }
+
+  // A fact the step was asked to check ("Check that src/a.js exports `double`"): its success says
+  // yes, so the fact must hold.
+  for (const fact of askedFacts(env.description)) {
+    const file = facts.relative(fact.file);
+    const text = file !== undefined ? facts.read(file) : undefined;
+    if (file === undefined || text === undefined) {
+      if (file !== undefined && !facts.exists(file))
+        findings.push(outcome('fail', `The step was asked to check ${fact.file}, which does not exist.`));
+      continue;
+    }
+    if (fact.kind === 'text') {
+      if (!containsLiteral(text, { text: fact.text, code: false }))
+        findings.push(
+          outcome(
+            'fail',
+            `The step was asked to check that ${file} contains "${fact.text}", but it does not.`,
+          ),
+        );
+      continue;
+    }
+    if (!canFindSymbols(file)) continue;
+    const found = await findSymbol({ fileName: file, text, name: fact.name, kind: 'any' });
+    if (found === undefined || (fact.exported && !found.exported))
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to check that ${file} ${fact.exported ? 'exports' : 'declares'} ${fact.name}, but ${found === undefined ? 'it declares no such name' : `${fact.name} (line ${found.line}) is not exported`}.`,
         ),
       );
   }

@@ -31,6 +31,7 @@ import {
 import {
   askedLiteralsClass,
   askedSymbols,
+  checkedFact,
   emptyCommit,
   neighbourCommandCredit,
   unexercisedSubject,
@@ -96,6 +97,7 @@ export function truthCorpus(): TruthTrace[] {
     ...unexercisedSubject,
     ...askedSymbols,
     ...askedLiteralsClass,
+    ...checkedFact,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -303,3 +303,42 @@ export const askedLiteralsClass: TruthTrace[] = traces(
     edits('Add `node_modules` to .gitignore', { '.gitignore': 'dist\n' }, '.gitignore', 'dist\n', 'dist\nnode_modules\n', 'updated .gitignore so node_modules is ignored'),
   ],
 );
+
+/** A step asked to check a fact reads the file and reports it as true. */
+const confirms = (description: string, files: Record<string, string>, file: string, notes: string) => ({
+  description,
+  files,
+  turns: [turn(read(file)), turn(mark(`[SUCCESS]: ${notes}`))],
+});
+const NO_DOUBLE = { 'src/a.js': 'export const one = 1;\nconst double = (n) => n * 2;\n' };
+const HAS_DOUBLE = { 'src/a.js': 'export const one = 1;\nexport const double = (n) => n * 2;\n' };
+
+/** A check step's answer made up: the fact it was asked to confirm is false in the workspace. */
+export const checkedFact: TruthTrace[] = traces(
+  'checked-fact',
+  [
+    confirms('Check that src/a.js exports `double`', NO_DOUBLE, 'src/a.js', 'confirmed: src/a.js exports `double`'),
+    confirms(
+      'Verify that src/a.js exports a double function',
+      { 'src/a.js': 'export const one = 1;\n' },
+      'src/a.js',
+      'read_file src/a.js shows `export function double(n)`; it is exported',
+    ),
+    confirms(
+      'Confirm that README.md contains "Installation"',
+      { 'README.md': '# demo\n\n## Usage\n' },
+      'README.md',
+      'README.md has an Installation section',
+    ),
+  ],
+  [
+    confirms('Check that src/a.js exports `double`', HAS_DOUBLE, 'src/a.js', 'confirmed: src/a.js exports `double`'),
+    confirms('Verify that src/a.js exports a double function', HAS_DOUBLE, 'src/a.js', 'src/a.js exports double'),
+    confirms(
+      'Confirm that README.md contains "Installation"',
+      { 'README.md': '# demo\n\n## Installation\n' },
+      'README.md',
+      'README.md has an Installation section',
+    ),
+  ],
+);
