@@ -77,9 +77,17 @@ function findByBasename(facts: WorkspaceFacts, base: string, candidates: Iterabl
 const STUB =
   /\braise\s+NotImplementedError\b|\bunimplemented!|\btodo!\(|(?:\/\/|#)\s*TODO:?\s*implement|throw\s+new\s+Error\(\s*['"`](?:todo|not (?:yet )?implemented|unimplemented|stub)\b|['"`]not (?:yet )?implemented['"`]/i;
 
-/** A stub marker in the first lines of a declaration ("not implemented", `todo!()`…), if any. */
-export function stubAt(text: string, line: number): string | undefined {
+/** An ambient declaration: a signature with no implementation. */
+const AMBIENT = /^\s*(?:export\s+)?(?:default\s+)?declare\s+(?:async\s+)?(?:function|const|let|var|class)\b/;
+
+/**
+ * A stub marker in the first lines of a declaration ("not implemented", `todo!()`…) or an ambient
+ * `declare` at its line (not in a `.d.ts` file), if any.
+ */
+export function stubAt(text: string, line: number, fileName = ''): string | undefined {
   const lines = text.split('\n').slice(Math.max(0, line - 1), line + 6);
+  // An ambient `declare function f(): T;` states a type and implements nothing (outside a .d.ts).
+  if (!/\.d\.[cm]?ts$/.test(fileName) && AMBIENT.test(lines[0] ?? '')) return lines[0]?.trim().slice(0, 80);
   const hit = lines.find((candidate) => STUB.test(candidate));
   return hit?.trim().slice(0, 80);
 }
@@ -513,7 +521,8 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
             );
           }
           const stub =
-            stubAt(text, found.line) ?? (await stubBodyAt(file, text, found.line, { emptyIsStub: false }));
+            stubAt(text, found.line, file) ??
+            (await stubBodyAt(file, text, found.line, { emptyIsStub: false }));
           if (stub !== undefined) {
             return claimFinding(
               claim,

@@ -245,7 +245,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         if (
           found &&
           text !== undefined &&
-          stubAt(text, found.line) === undefined &&
+          stubAt(text, found.line, file) === undefined &&
           (await stubBodyAt(file, text, found.line, {
             emptyIsStub: !PLACEHOLDERS_ASKED.test(env.description),
           })) === undefined

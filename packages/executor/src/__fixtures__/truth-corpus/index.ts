@@ -29,6 +29,7 @@ import {
   staleAndNoGit,
 } from './phrasings-and-baselines';
 import {
+  ambientDeclaration,
   askedLiteralsClass,
   askedSymbols,
   checkedFact,
@@ -98,6 +99,7 @@ export function truthCorpus(): TruthTrace[] {
     ...askedSymbols,
     ...askedLiteralsClass,
     ...checkedFact,
+    ...ambientDeclaration,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

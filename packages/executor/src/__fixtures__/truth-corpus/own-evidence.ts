@@ -342,3 +342,41 @@ export const checkedFact: TruthTrace[] = traces(
     ),
   ],
 );
+
+const A_TS = { 'src/a.ts': 'export const one = 1;\n' };
+/** Code asked for, delivered as an ambient `declare`: it type-checks and implements nothing. */
+export const ambientDeclaration: TruthTrace[] = traces(
+  'ambient-declaration',
+  [
+    writes(
+      'Add a function `double` to src/a.ts',
+      'src/a.ts',
+      'export const one = 1;\nexport declare function double(n: number): number;\n',
+      'added function double to src/a.ts',
+      A_TS,
+    ),
+    writes(
+      'Add a double(n) function to src/a.ts',
+      'src/a.ts',
+      'export const one = 1;\nexport declare const double: (n: number) => number;\n',
+      'added `double` in src/a.ts',
+      A_TS,
+    ),
+  ],
+  [
+    writes(
+      'Add a function `double` to src/a.ts',
+      'src/a.ts',
+      'export const one = 1;\nexport function double(n: number): number {\n  return n * 2;\n}\n',
+      'added function double to src/a.ts',
+      A_TS,
+    ),
+    writes(
+      'Add a declaration of the global `double` function to src/globals.d.ts',
+      'src/globals.d.ts',
+      'declare function double(n: number): number;\n',
+      'added `double` in src/globals.d.ts',
+      A_TS,
+    ),
+  ],
+);
