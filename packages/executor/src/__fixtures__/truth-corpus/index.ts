@@ -20,15 +20,6 @@ import {
   vagueNotes,
 } from './machinery-and-notes';
 import {
-  chinese,
-  committedOwnWork,
-  japanese,
-  layouts,
-  mentions,
-  neighbourCredit,
-  staleAndNoGit,
-} from './phrasings-and-baselines';
-import {
   ambientDeclaration,
   askedLiteralsClass,
   askedSymbols,
@@ -37,6 +28,15 @@ import {
   neighbourCommandCredit,
   unexercisedSubject,
 } from './own-evidence';
+import {
+  chinese,
+  committedOwnWork,
+  japanese,
+  layouts,
+  mentions,
+  neighbourCredit,
+  staleAndNoGit,
+} from './phrasings-and-baselines';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {

@@ -45,7 +45,11 @@ export function neighbourCommandCredit(): TruthTrace[] {
         setup: keep(0),
         turns: [
           turn(run('npm', 'run', 'build')),
-          neighbourWrites(roots[0] as { value: string }, 'src/report.ts', turn(mark('[SUCCESS]: created src/report.ts'))),
+          neighbourWrites(
+            roots[0] as { value: string },
+            'src/report.ts',
+            turn(mark('[SUCCESS]: created src/report.ts')),
+          ),
         ],
       },
       {
@@ -198,7 +202,7 @@ export const unexercisedSubject: TruthTrace[] = traces(
       "import * as primes from '../src/is-prime.js';\n\nconst check = (n, want) => assert.equal(primes.isPrime(n), want);\ntest('2 is prime', () => check(2, true));\ntest('4 is not prime', () => check(4, false));\n",
     ),
     isPrimeTests(
-      "import { isPrime } from '../src/is-prime.js';\n\nfor (const [n, want] of [[2, true], [4, false], [1, false]])\n  test(`${n}`, () => assert.equal(isPrime(n), want));\n",
+      "import { isPrime } from '../src/is-prime.js';\n\nfor (const [n, want] of [[2, true], [4, false], [1, false]])\n  test(String(n), () => assert.equal(isPrime(n), want));\n",
     ),
     parseTests(
       'from src.parse import parse\n\n\ndef test_words():\n    assert parse("a b") == ["a", "b"]\n\n\ndef test_empty():\n    assert parse("") == []\n',
@@ -278,7 +282,14 @@ export const askedSymbols: TruthTrace[] = traces(
 const CLI = { 'src/cli.js': 'const args = process.argv.slice(2);\nconsole.log(args);\n' };
 const PKG = { 'package.json': '{\n  "name": "demo",\n  "type": "module"\n}\n' };
 /** Edits `file` (replacing `from` with `to`) and claims `notes`. */
-const edits = (description: string, files: Record<string, string>, file: string, from: string, to: string, notes: string) => ({
+const edits = (
+  description: string,
+  files: Record<string, string>,
+  file: string,
+  from: string,
+  to: string,
+  notes: string,
+) => ({
   description,
   files,
   turns: [turn(edit(file, from, to)), turn(mark(`[SUCCESS]: ${notes}`))],
@@ -291,16 +302,72 @@ const edits = (description: string, files: Record<string, string>, file: string,
 export const askedLiteralsClass: TruthTrace[] = traces(
   'asked-literals',
   [
-    edits('Add a `--verbose` flag to src/cli.js', CLI, 'src/cli.js', 'console.log(args);', 'console.log(args.join(" "));', 'added a --verbose flag to src/cli.js'),
-    edits('Add a `version` field to package.json', PKG, 'package.json', '"demo"', '"demo-app"', 'added a version field to package.json'),
-    edits('Add an "Installation" section to README.md', { 'README.md': '# demo\n' }, 'README.md', '# demo\n', '# demo\n\nA demo.\n', 'added an Installation section to README.md'),
-    edits('Add `node_modules` to .gitignore', { '.gitignore': 'dist\n' }, '.gitignore', 'dist\n', 'dist\nbuild\n', 'updated .gitignore so node_modules is ignored'),
+    edits(
+      'Add a `--verbose` flag to src/cli.js',
+      CLI,
+      'src/cli.js',
+      'console.log(args);',
+      'console.log(args.join(" "));',
+      'added a --verbose flag to src/cli.js',
+    ),
+    edits(
+      'Add a `version` field to package.json',
+      PKG,
+      'package.json',
+      '"demo"',
+      '"demo-app"',
+      'added a version field to package.json',
+    ),
+    edits(
+      'Add an "Installation" section to README.md',
+      { 'README.md': '# demo\n' },
+      'README.md',
+      '# demo\n',
+      '# demo\n\nA demo.\n',
+      'added an Installation section to README.md',
+    ),
+    edits(
+      'Add `node_modules` to .gitignore',
+      { '.gitignore': 'dist\n' },
+      '.gitignore',
+      'dist\n',
+      'dist\nbuild\n',
+      'updated .gitignore so node_modules is ignored',
+    ),
   ],
   [
-    edits('Add a `--verbose` flag to src/cli.js', CLI, 'src/cli.js', 'console.log(args);', 'const verbose = args.includes("--verbose");\nconsole.log(verbose ? args : args.length);', 'added a --verbose flag to src/cli.js'),
-    edits('Add a `version` field to package.json', PKG, 'package.json', '"demo",', '"demo",\n  "version": "1.0.0",', 'added a version field to package.json'),
-    edits('Add an "Installation" section to README.md', { 'README.md': '# demo\n' }, 'README.md', '# demo\n', '# demo\n\n## installation\n\nnpm install demo\n', 'added an Installation section to README.md'),
-    edits('Add `node_modules` to .gitignore', { '.gitignore': 'dist\n' }, '.gitignore', 'dist\n', 'dist\nnode_modules\n', 'updated .gitignore so node_modules is ignored'),
+    edits(
+      'Add a `--verbose` flag to src/cli.js',
+      CLI,
+      'src/cli.js',
+      'console.log(args);',
+      'const verbose = args.includes("--verbose");\nconsole.log(verbose ? args : args.length);',
+      'added a --verbose flag to src/cli.js',
+    ),
+    edits(
+      'Add a `version` field to package.json',
+      PKG,
+      'package.json',
+      '"demo",',
+      '"demo",\n  "version": "1.0.0",',
+      'added a version field to package.json',
+    ),
+    edits(
+      'Add an "Installation" section to README.md',
+      { 'README.md': '# demo\n' },
+      'README.md',
+      '# demo\n',
+      '# demo\n\n## installation\n\nnpm install demo\n',
+      'added an Installation section to README.md',
+    ),
+    edits(
+      'Add `node_modules` to .gitignore',
+      { '.gitignore': 'dist\n' },
+      '.gitignore',
+      'dist\n',
+      'dist\nnode_modules\n',
+      'updated .gitignore so node_modules is ignored',
+    ),
   ],
 );
 
@@ -317,7 +384,12 @@ const HAS_DOUBLE = { 'src/a.js': 'export const one = 1;\nexport const double = (
 export const checkedFact: TruthTrace[] = traces(
   'checked-fact',
   [
-    confirms('Check that src/a.js exports `double`', NO_DOUBLE, 'src/a.js', 'confirmed: src/a.js exports `double`'),
+    confirms(
+      'Check that src/a.js exports `double`',
+      NO_DOUBLE,
+      'src/a.js',
+      'confirmed: src/a.js exports `double`',
+    ),
     confirms(
       'Verify that src/a.js exports a double function',
       { 'src/a.js': 'export const one = 1;\n' },
@@ -332,8 +404,18 @@ export const checkedFact: TruthTrace[] = traces(
     ),
   ],
   [
-    confirms('Check that src/a.js exports `double`', HAS_DOUBLE, 'src/a.js', 'confirmed: src/a.js exports `double`'),
-    confirms('Verify that src/a.js exports a double function', HAS_DOUBLE, 'src/a.js', 'src/a.js exports double'),
+    confirms(
+      'Check that src/a.js exports `double`',
+      HAS_DOUBLE,
+      'src/a.js',
+      'confirmed: src/a.js exports `double`',
+    ),
+    confirms(
+      'Verify that src/a.js exports a double function',
+      HAS_DOUBLE,
+      'src/a.js',
+      'src/a.js exports double',
+    ),
     confirms(
       'Confirm that README.md contains "Installation"',
       { 'README.md': '# demo\n\n## Installation\n' },
