@@ -32,6 +32,7 @@ describe('containsLiteral', () => {
   it('compares without whitespace and quote style, prose without case, a flag by its name', () => {
     expect(containsLiteral('{\n  "type": "module"\n}', { text: '"type":"module"', code: true })).toBe(true);
     expect(containsLiteral("const type = 'module'", { text: '"type": "module"', code: true })).toBe(false);
+    expect(containsLiteral('{ "strict": true }', { text: 'strict: true', code: true })).toBe(true);
     expect(containsLiteral('## installation\n', { text: 'Installation', code: false })).toBe(true);
     expect(containsLiteral('## installation\n', { text: 'Installation', code: true })).toBe(false);
     expect(containsLiteral("program.option('verbose')", { text: '--verbose', code: true })).toBe(true);

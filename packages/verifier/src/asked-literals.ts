@@ -4,7 +4,7 @@ import { findPaths } from './find-paths';
  * Text a description asks a step to put into files, quoted: "Add a `--verbose` flag to
  * src/cli.js", "Add a `version` field to package.json", "Add an \"Installation\" section to
  * README.md", "Rename `foo` to `bar`". After the step, some file it changed must contain each
- * (compared without whitespace or quote style; quoted prose case-insensitively) — a step that
+ * (compared without whitespace or quotes; quoted prose case-insensitively) — a step that
  * edited the file around it and claimed the addition did not do what was asked.
  */
 
@@ -61,7 +61,7 @@ export function askedLiterals(
   return [...found.values()];
 }
 
-const squash = (text: string) => text.replace(/\s+/g, '').replace(/["'`]/g, "'");
+const squash = (text: string) => text.replace(/[\s"'`]+/g, '');
 
 /** Whether `text` (a file's content) contains the literal, as {@link askedLiterals} compares. */
 export function containsLiteral(text: string, literal: AskedLiteral): boolean {
