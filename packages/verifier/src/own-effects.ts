@@ -13,7 +13,10 @@ export interface EffectWindow {
   callId: string;
   /** Epoch ms: when the call started. */
   from: number;
-  /** Epoch ms: when its result came back (`Infinity` while it has none). */
+  /**
+   * Epoch ms: when its result came back; without one, when the step's next call started
+   * (`Infinity` when none did).
+   */
   to: number;
 }
 
@@ -25,6 +28,9 @@ export function effectWindows(ledger: LedgerAnalysis): EffectWindow[] {
   const commands = new Set(
     ledger.commands.filter((entry) => entry.ran && !entry.run.exploratory).map((entry) => entry.index),
   );
+  // A call without a result (the run was cut off, the step resumed) ran at most until the step's
+  // next call started: a file changed later is not its work.
+  const starts = ledger.calls.map((evidence) => evidence.call.calledAt);
   return ledger.calls
     .filter(
       (evidence) =>
@@ -33,7 +39,10 @@ export function effectWindows(ledger: LedgerAnalysis): EffectWindow[] {
     .map((evidence) => ({
       callId: evidence.call.callId,
       from: evidence.call.calledAt,
-      to: evidence.call.respondedAt ?? Number.POSITIVE_INFINITY,
+      to:
+        evidence.call.respondedAt ??
+        starts.find((start) => start > evidence.call.calledAt) ??
+        Number.POSITIVE_INFINITY,
     }));
 }
 
