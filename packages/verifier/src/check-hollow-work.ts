@@ -25,6 +25,15 @@ export interface HollowWorkEnvironment {
 /** Lines of a pytest `conftest.py` (or plugin) that rewrite results or switch tests off. */
 const RIGGED_HARNESS =
   /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol)\b|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+/** A test case switched off where it is declared (`test.skip(`, `xit(`, `{ skip: true }`, `{ todo }`). */
+const SKIPPED_CASE =
+  /\b(?:test|it|specify)\.(?:skip|todo)\b|(?<![\w.])x(?:it|test|specify)\s*\(|[,(]\s*\{[^}]*\b(?:skip|todo)\s*:\s*(?!false\b)/;
+/** A group of tests switched off (`describe.skip(`, `xdescribe(`, `suite.skip(`). */
+const SKIPPED_GROUP = /\b(?:describe|suite|context)\.skip\s*\(|(?<![\w.])xdescribe\s*\(/;
+/** A Python decorator that skips or expects failure (`@pytest.mark.skip`, `@unittest.skip`). */
+const SKIP_DECORATOR =
+  /^\s*@(?:pytest\.mark\.(?:skip|skipif|xfail)|unittest\.(?:skip|expectedFailure)|skip)\b/m;
+
 function finding(status: Finding['status'], message: string, evidence?: Finding['evidence']): Finding {
   return { check: 'hollow', priority: 'P1', status, message, ...(evidence ? { evidence } : {}) };
 }
@@ -42,6 +51,8 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
  *
+ * - **Tests that never run**: every test case the step added is skipped, todo, in a skipped group
+ *   (`test.skip`, `xit`, `{ skip: true }`, `describe.skip`, `@pytest.mark.skip`), unless asked.
  * - **Unexercised subject**: asked for tests of a named function ("Add tests for isPrime"), the
  *   tests the step wrote never use it beyond an import (they assert on a stand-in or constants).
  *
@@ -65,6 +76,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const stubbedFiles: string[] = [];
   const hollowFiles: string[] = [];
   const testFiles: { file: string; text: string; added: boolean }[] = [];
+  const addedCases: { where: string; skipped: boolean }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
     const after = facts.read(file);
@@ -100,6 +112,18 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         if (test.hollow !== undefined && !oldBodies.has(test.body))
           hollowTests.push(`${file}:${test.line} ${test.name.slice(0, 40)} (${test.hollow})`);
       testFiles.push({ file, text: after, added: cases.some((test) => !oldBodies.has(test.body)) });
+      // Cases the step added that the runner will not run: skipped, todo, in a skipped group.
+      const lines = after.split('\n');
+      const groupSkipped = SKIPPED_GROUP.test(after) && !(before !== undefined && SKIPPED_GROUP.test(before));
+      for (const test of cases) {
+        if (oldBodies.has(test.body)) continue;
+        const at = lines[test.line - 1] ?? '';
+        const above = lines.slice(Math.max(0, test.line - 4), test.line - 1).join('\n');
+        addedCases.push({
+          where: `${file}:${test.line} ${test.name.slice(0, 40)}`,
+          skipped: groupSkipped || SKIPPED_CASE.test(at) || SKIP_DECORATOR.test(above),
+        });
+      }
       continue;
     }
     if (askedPlaceholders || !env.expectations.outcomes.has('write')) continue;
@@ -116,6 +140,23 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           .join(', ')}`,
       );
   }
+  // Every test case the step added is switched off (unless skipped or todo tests were asked for).
+  if (
+    addedCases.length > 0 &&
+    addedCases.every((test) => test.skipped) &&
+    !PLACEHOLDERS_ASKED.test(env.description) &&
+    !/\b(?:skip|skipped|disabled?|pending|xfail)\b/i.test(env.description)
+  )
+    findings.push(
+      finding(
+        'fail',
+        `The tests this step added never run — skipped, todo or in a skipped group: ${addedCases
+          .slice(0, 3)
+          .map((test) => test.where)
+          .join('; ')}${addedCases.length > 3 ? ` and ${addedCases.length - 3} more` : ''}.`,
+        { file: addedCases[0]?.where.split(':')[0] ?? '' },
+      ),
+    );
   // Tests asked for a named function that never use it (only import it, test a stand-in).
   const unexercised = testFiles.some((test) => test.added)
     ? testSubjects(env.description).filter((subject) => {

@@ -26,6 +26,7 @@ import {
   checkedFact,
   emptyCommit,
   neighbourCommandCredit,
+  testsNeverRun,
   unexercisedSubject,
 } from './own-evidence';
 import {
@@ -100,6 +101,7 @@ export function truthCorpus(): TruthTrace[] {
     ...askedLiteralsClass,
     ...checkedFact,
     ...ambientDeclaration,
+    ...testsNeverRun,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
