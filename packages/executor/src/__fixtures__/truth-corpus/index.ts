@@ -27,6 +27,7 @@ import {
   emptyCommit,
   neighbourCommandCredit,
   testsNeverRun,
+  testsNotCollected,
   unexercisedSubject,
 } from './own-evidence';
 import {
@@ -102,6 +103,7 @@ export function truthCorpus(): TruthTrace[] {
     ...checkedFact,
     ...ambientDeclaration,
     ...testsNeverRun,
+    ...testsNotCollected,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
