@@ -7,6 +7,7 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { ownUnnamedEffect } from './own-effects';
 import { parseTestCounts } from './parse-test-counts';
 import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
@@ -28,6 +29,8 @@ export interface ClaimCheckEnvironment {
   tooling(): Promise<Tooling>;
   /** Runs `git` read-only in the workspace. */
   git(args: readonly string[]): Promise<CommandResult>;
+  /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
+  verifyStartedAt?: number;
 }
 
 /** A claim's finding. */
@@ -74,9 +77,17 @@ function findByBasename(facts: WorkspaceFacts, base: string, candidates: Iterabl
 const STUB =
   /\braise\s+NotImplementedError\b|\bunimplemented!|\btodo!\(|(?:\/\/|#)\s*TODO:?\s*implement|throw\s+new\s+Error\(\s*['"`](?:todo|not (?:yet )?implemented|unimplemented|stub)\b|['"`]not (?:yet )?implemented['"`]/i;
 
-/** A stub marker in the first lines of a declaration ("not implemented", `todo!()`…), if any. */
-export function stubAt(text: string, line: number): string | undefined {
+/** An ambient declaration: a signature with no implementation. */
+const AMBIENT = /^\s*(?:export\s+)?(?:default\s+)?declare\s+(?:async\s+)?(?:function|const|let|var|class)\b/;
+
+/**
+ * A stub marker in the first lines of a declaration ("not implemented", `todo!()`…) or an ambient
+ * `declare` at its line (not in a `.d.ts` file), if any.
+ */
+export function stubAt(text: string, line: number, fileName = ''): string | undefined {
   const lines = text.split('\n').slice(Math.max(0, line - 1), line + 6);
+  // An ambient `declare function f(): T;` states a type and implements nothing (outside a .d.ts).
+  if (!/\.d\.[cm]?ts$/.test(fileName) && AMBIENT.test(lines[0] ?? '')) return lines[0]?.trim().slice(0, 80);
   const hit = lines.find((candidate) => STUB.test(candidate));
   return hit?.trim().slice(0, 80);
 }
@@ -273,6 +284,14 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
     for (const [target, callId] of kind === 'write' ? ledger.written : ledger.deleted) {
       if (rel.startsWith(`${target}/`)) return callId;
     }
+    // A command or another tool names no file: it gets the credit only for a change made while
+    // it ran (a parallel step's write between this step's calls is not this step's work).
+    if (kind === 'write')
+      return ownUnnamedEffect(
+        facts.absolute(rel),
+        ledger,
+        env.verifyStartedAt !== undefined ? { verifyStartedAt: env.verifyStartedAt } : {},
+      );
     const command = effectCommands.at(-1);
     if (command !== undefined) return command.callId;
     const other = ledger.calls.find((call) => call.kind === 'other' && call.call.status === 'success');
@@ -517,7 +536,8 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
             );
           }
           const stub =
-            stubAt(text, found.line) ?? (await stubBodyAt(file, text, found.line, { emptyIsStub: false }));
+            stubAt(text, found.line, file) ??
+            (await stubBodyAt(file, text, found.line, { emptyIsStub: false }));
           if (stub !== undefined) {
             return claimFinding(
               claim,

@@ -3,6 +3,7 @@ import { exitsBeforeTests, listFunctionBodies, listTestCases, PLACEHOLDERS_ASKED
 import type { LedgerAnalysis } from './ledger-evidence';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
+import { subjectUse, testSubjects } from './test-subjects';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
 
@@ -24,6 +25,40 @@ export interface HollowWorkEnvironment {
 /** Lines of a pytest `conftest.py` (or plugin) that rewrite results or switch tests off. */
 const RIGGED_HARNESS =
   /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol)\b|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+/** A file that imports a test framework (it means to hold tests). */
+const TEST_FRAMEWORK =
+  /\bfrom\s+['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap|uvu)['"]|\brequire\(\s*['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap)['"]\s*\)|^\s*(?:import\s+pytest|from\s+pytest\s+import|import\s+unittest)\b/m;
+/** Files that configure which files the test runner collects. */
+const RUNNER_CONFIGS = [
+  'package.json',
+  'vitest.config.ts',
+  'vitest.config.js',
+  'vitest.config.mts',
+  'vite.config.ts',
+  'vite.config.js',
+  'vitest.workspace.ts',
+  'jest.config.js',
+  'jest.config.ts',
+  'jest.config.cjs',
+  '.mocharc.json',
+  '.mocharc.yml',
+  '.mocharc.js',
+  'ava.config.js',
+  'pytest.ini',
+  'pyproject.toml',
+  'setup.cfg',
+  'tox.ini',
+];
+
+/** A test case switched off where it is declared (`test.skip(`, `xit(`, `{ skip: true }`, `{ todo }`). */
+const SKIPPED_CASE =
+  /\b(?:test|it|specify)\.(?:skip|todo)\b|(?<![\w.])x(?:it|test|specify)\s*\(|[,(]\s*\{[^}]*\b(?:skip|todo)\s*:\s*(?!false\b)/;
+/** A group of tests switched off (`describe.skip(`, `xdescribe(`, `suite.skip(`). */
+const SKIPPED_GROUP = /\b(?:describe|suite|context)\.skip\s*\(|(?<![\w.])xdescribe\s*\(/;
+/** A Python decorator that skips or expects failure (`@pytest.mark.skip`, `@unittest.skip`). */
+const SKIP_DECORATOR =
+  /^\s*@(?:pytest\.mark\.(?:skip|skipif|xfail)|unittest\.(?:skip|expectedFailure)|skip)\b/m;
+
 function finding(status: Finding['status'], message: string, evidence?: Finding['evidence']): Finding {
   return { check: 'hollow', priority: 'P1', status, message, ...(evidence ? { evidence } : {}) };
 }
@@ -40,6 +75,14 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
+ *
+ * - **Tests where the runner does not look**: a file the step wrote that imports a test framework
+ *   and holds test cases, outside the default test places (`TEST_FILE`), in a project whose runner
+ *   configuration names neither its folder, its name nor its suffix.
+ * - **Tests that never run**: every test case the step added is skipped, todo, in a skipped group
+ *   (`test.skip`, `xit`, `{ skip: true }`, `describe.skip`, `@pytest.mark.skip`), unless asked.
+ * - **Unexercised subject**: asked for tests of a named function ("Add tests for isPrime"), the
+ *   tests the step wrote never use it beyond an import (they assert on a stand-in or constants).
  *
  * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
  *   `.gitkeep`…, not when the description asks for an empty file).
@@ -60,6 +103,9 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const neutered: string[] = [];
   const stubbedFiles: string[] = [];
   const hollowFiles: string[] = [];
+  const testFiles: { file: string; text: string; added: boolean }[] = [];
+  const addedCases: { where: string; skipped: boolean }[] = [];
+  const uncollected: string[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
     const after = facts.read(file);
@@ -94,7 +140,25 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       for (const test of cases)
         if (test.hollow !== undefined && !oldBodies.has(test.body))
           hollowTests.push(`${file}:${test.line} ${test.name.slice(0, 40)} (${test.hollow})`);
+      testFiles.push({ file, text: after, added: cases.some((test) => !oldBodies.has(test.body)) });
+      // Cases the step added that the runner will not run: skipped, todo, in a skipped group.
+      const lines = after.split('\n');
+      const groupSkipped = SKIPPED_GROUP.test(after) && !(before !== undefined && SKIPPED_GROUP.test(before));
+      for (const test of cases) {
+        if (oldBodies.has(test.body)) continue;
+        const at = lines[test.line - 1] ?? '';
+        const above = lines.slice(Math.max(0, test.line - 4), test.line - 1).join('\n');
+        addedCases.push({
+          where: `${file}:${test.line} ${test.name.slice(0, 40)}`,
+          skipped: groupSkipped || SKIPPED_CASE.test(at) || SKIP_DECORATOR.test(above),
+        });
+      }
       continue;
+    }
+    // Test cases written where the runner does not look (`test-more/x.js`, `src/x.check.js`).
+    if (TEST_FRAMEWORK.test(after) && !uncollected.includes(file)) {
+      const cases = await listTestCases(file, after);
+      if (cases !== undefined && cases.length > 0) uncollected.push(file);
     }
     if (askedPlaceholders || !env.expectations.outcomes.has('write')) continue;
     const bodies = await listFunctionBodies(file, after);
@@ -110,6 +174,63 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           .join(', ')}`,
       );
   }
+  // Tests outside the runner's default places, in a project whose test configuration never
+  // names their folder or file: the run the step reports did not include them.
+  if (uncollected.length > 0) {
+    const config = RUNNER_CONFIGS.map((file) => facts.read(file) ?? '').join('\n');
+    const lost = uncollected.filter((file) => {
+      const top = file.split('/')[0] ?? file;
+      const base = file.split('/').pop() ?? file;
+      // A two-part suffix (`.check.js`) a config may glob; a bare `.js` says nothing.
+      const suffix = /\.[\w-]+\.[cm]?[jt]sx?$/.exec(base)?.[0];
+      return (
+        !config.includes(top) && !config.includes(base) && (suffix === undefined || !config.includes(suffix))
+      );
+    });
+    if (lost.length > 0)
+      findings.push(
+        finding(
+          'fail',
+          `The step wrote tests where the test runner does not look (${lost.slice(0, 3).join(', ')}): no test configuration names them, so the run it reports did not include them.`,
+          { file: lost[0] ?? '' },
+        ),
+      );
+  }
+  // Every test case the step added is switched off (unless skipped or todo tests were asked for).
+  if (
+    addedCases.length > 0 &&
+    addedCases.every((test) => test.skipped) &&
+    !PLACEHOLDERS_ASKED.test(env.description) &&
+    !/\b(?:skip|skipped|disabled?|pending|xfail)\b/i.test(env.description)
+  )
+    findings.push(
+      finding(
+        'fail',
+        `The tests this step added never run — skipped, todo or in a skipped group: ${addedCases
+          .slice(0, 3)
+          .map((test) => test.where)
+          .join('; ')}${addedCases.length > 3 ? ` and ${addedCases.length - 3} more` : ''}.`,
+        { file: addedCases[0]?.where.split(':')[0] ?? '' },
+      ),
+    );
+  // Tests asked for a named function that never use it (only import it, test a stand-in).
+  const unexercised = testFiles.some((test) => test.added)
+    ? testSubjects(env.description).filter((subject) => {
+        const uses = testFiles.map((test) => subjectUse(test.file, test.text, subject.name));
+        return (
+          !uses.includes('used') &&
+          (uses.includes('imported') || (subject.strong && uses.includes('stand-in')))
+        );
+      })
+    : [];
+  if (unexercised.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `The step was asked for tests of ${unexercised.map((subject) => subject.name).join(', ')}, but the tests it wrote (${testFiles.map((test) => test.file).join(', ')}) never use ${unexercised.length > 1 ? 'them' : 'it'}: they test a stand-in or constants.`,
+        { file: testFiles[0]?.file ?? '' },
+      ),
+    );
   // Files the step was asked to create, created empty.
   const emptyAsked = /\bempty\b|空/iu.test(env.description);
   for (const file of env.expectations.create) {

@@ -1,3 +1,5 @@
+import { askedFacts } from './asked-facts';
+import { askedLiterals, containsLiteral } from './asked-literals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -6,10 +8,11 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
-import { commitsMadeByStep, stepCommitInHead } from './step-commits';
+import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import type { WorkspaceFacts } from './workspace-facts';
 
@@ -26,6 +29,8 @@ export interface OutcomeEnvironment {
   tooling(): Promise<Tooling>;
   /** Runs git in the workspace (commit ancestry without a baseline). */
   git?: (args: readonly string[]) => Promise<CommandResult>;
+  /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
+  verifyStartedAt?: number;
 }
 
 const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch'];
@@ -77,8 +82,14 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     [...ledger.written.keys(), ...ledger.deleted.keys()].some(
       (target) => file === target || file.startsWith(`${target}/`),
     ) ||
-    ledger.commands.some((entry) => entry.ran && !entry.run.exploratory) ||
-    ledger.calls.some((call) => call.kind === 'other' && call.call.status === 'success');
+    // A command or another tool names no file: only a change made while one ran can be its.
+    (facts.exists(file)
+      ? ownUnnamedEffect(
+          facts.absolute(file),
+          ledger,
+          env.verifyStartedAt !== undefined ? { verifyStartedAt: env.verifyStartedAt } : {},
+        ) !== undefined
+      : effectWindows(ledger).length > 0);
   if (asked.length === 0) {
     // No verb of the description was recognised: a tool it names, or the step's own changes.
     const named = namedToolEvidence(expectations, env.description, ledger);
@@ -211,6 +222,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
     const missing: string[] = [];
     const present: string[] = [];
+    const unexported: string[] = [];
     for (const symbol of expectations.symbols) {
       const target = symbol.file !== undefined ? facts.relative(symbol.file) : undefined;
       const files = (target !== undefined ? [target] : candidates).filter(
@@ -224,10 +236,16 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           text !== undefined
             ? await findSymbol({ fileName: file, text, name: symbol.name, kind: 'any' })
             : undefined;
+        // Asked to export it: a module-private declaration is not what was asked.
+        if (found && symbol.exported === true && !found.exported) {
+          unexported.push(`${symbol.name} (${file}:${found.line})`);
+          where = `${file}:${found.line}`;
+          break;
+        }
         if (
           found &&
           text !== undefined &&
-          stubAt(text, found.line) === undefined &&
+          stubAt(text, found.line, file) === undefined &&
           (await stubBodyAt(file, text, found.line, {
             emptyIsStub: !PLACEHOLDERS_ASKED.test(env.description),
           })) === undefined
@@ -237,8 +255,16 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         }
       }
       if (where === undefined) missing.push(`${symbol.name}${target !== undefined ? ` in ${target}` : ''}`);
-      else present.push(`${symbol.name} (${where})`);
+      else if (!unexported.some((entry) => entry.startsWith(`${symbol.name} (`)))
+        present.push(`${symbol.name} (${where})`);
     }
+    if (unexported.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to export ${unexported.join(', ')}, but the declaration is not exported.`,
+        ),
+      );
     if (missing.length > 0)
       findings.push(
         outcome(
@@ -246,7 +272,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           `The step was asked to add ${missing.join(', ')}, but no such declaration (other than a stub) exists.`,
         ),
       );
-    else if (present.length > 0)
+    else if (present.length > 0 && unexported.length === 0)
       findings.push(outcome('pass', `The step was asked to add ${present.join(', ')}: declared.`));
   }
 
@@ -359,7 +385,72 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
+  // Quoted text the step was asked to add ("Add a `--verbose` flag", "an \"Installation\" section")
+  // must be in some file it changed or was asked to change.
+  if (expectations.outcomes.has('write')) {
+    const literals = askedLiterals(env.description, expectations.commands);
+    const files = [
+      ...new Set([
+        ...known.created,
+        ...known.modified,
+        ...[...expectations.change, ...expectations.create].flatMap((file) => facts.relative(file) ?? []),
+      ]),
+    ];
+    const texts = files.flatMap((file) => facts.read(file) ?? []);
+    const absent =
+      texts.length === 0
+        ? []
+        : literals.filter((literal) => !texts.some((text) => containsLiteral(text, literal)));
+    if (absent.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}.`,
+        ),
+      );
+  }
+
+  // A fact the step was asked to check ("Check that src/a.js exports `double`"): its success says
+  // yes, so the fact must hold.
+  for (const fact of askedFacts(env.description)) {
+    const file = facts.relative(fact.file);
+    const text = file !== undefined ? facts.read(file) : undefined;
+    if (file === undefined || text === undefined) {
+      if (file !== undefined && !facts.exists(file))
+        findings.push(outcome('fail', `The step was asked to check ${fact.file}, which does not exist.`));
+      continue;
+    }
+    if (fact.kind === 'text') {
+      if (!containsLiteral(text, { text: fact.text, code: false }))
+        findings.push(
+          outcome(
+            'fail',
+            `The step was asked to check that ${file} contains "${fact.text}", but it does not.`,
+          ),
+        );
+      continue;
+    }
+    if (!canFindSymbols(file)) continue;
+    const found = await findSymbol({ fileName: file, text, name: fact.name, kind: 'any' });
+    if (found === undefined || (fact.exported && !found.exported))
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to check that ${file} ${fact.exported ? 'exports' : 'declares'} ${fact.name}, but ${found === undefined ? 'it declares no such name' : `${fact.name} (line ${found.line}) is not exported`}.`,
+        ),
+      );
+  }
+
   const refs = changes.refs();
+  /** A failing finding when the step's commits record no change (and an empty one was not asked for). */
+  const emptyCommit = async (from: string | undefined, to: string): Promise<Finding | undefined> => {
+    if (env.git === undefined || EMPTY_COMMIT_ASKED.test(env.description)) return undefined;
+    if ((await commitCarriesChange(from, to, env.git)) !== false) return undefined;
+    return outcome(
+      'fail',
+      `The step was asked to ${NOUN.commit}, but its commit ${to.slice(0, 12)} records no change${from === undefined ? '' : ' since the step started'} (an empty commit, a message-only amend or old work re-committed).`,
+    );
+  };
   if (expectations.outcomes.has('commit')) {
     if (refs.after === undefined)
       findings.push(
@@ -368,10 +459,11 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     else if (refs.before !== undefined)
       findings.push(
         refs.after.head !== undefined && refs.after.head !== refs.before.head
-          ? outcome(
-              'pass',
-              `The step was asked to ${NOUN.commit}: HEAD moved to ${refs.after.head.slice(0, 12)}.`,
-            )
+          ? ((await emptyCommit(refs.before.head, refs.after.head)) ??
+              outcome(
+                'pass',
+                `The step was asked to ${NOUN.commit}: HEAD moved to ${refs.after.head.slice(0, 12)}.`,
+              ))
           : outcome(
               'fail',
               `The step was asked to ${NOUN.commit}, but HEAD did not move since the step started.`,
@@ -387,7 +479,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         const kept = await stepCommitInHead(made, refs.after.head, env.git);
         findings.push(
           kept !== undefined
-            ? outcome('pass', `The step was asked to ${NOUN.commit}: HEAD contains ${kept}, its commit.`)
+            ? ((await emptyCommit(undefined, kept)) ??
+                outcome('pass', `The step was asked to ${NOUN.commit}: HEAD contains ${kept}, its commit.`))
             : outcome(
                 'fail',
                 `The step was asked to ${NOUN.commit}, but its commit${made.length > 1 ? 's' : ''} ${made.join(', ')} ${made.length > 1 ? 'are' : 'is'} not in HEAD's history (reset away or on another branch).`,
@@ -396,7 +489,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       } else
         findings.push(
           committed
-            ? outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
+            ? (refs.after.head !== undefined && (await emptyCommit(undefined, refs.after.head))) ||
+                outcome('pass', `The step was asked to ${NOUN.commit}: \`git commit\` exited 0.`)
             : outcome('fail', `The step was asked to ${NOUN.commit}, but no \`git commit\` succeeded.`),
         );
     }

@@ -35,3 +35,33 @@ export async function stepCommitInHead(
   }
   return undefined;
 }
+
+/** A description that asks for a commit without changes (to trigger CI, mark a release). */
+export const EMPTY_COMMIT_ASKED = /\b(?:empty|blank)\s+commit|--allow-empty\b/i;
+
+/**
+ * Whether the commits from `from` (exclusive; the step's start) to `to` record any change of the
+ * tree: `false` for an empty commit (`git commit --allow-empty`), a message-only `--amend` or a
+ * `reset --soft` and re-commit of old work — HEAD moved, yet nothing was committed. Without `from`
+ * (no baseline) `to` is compared with its own parent (a root commit with the empty tree; a merge
+ * counts as a change). `undefined` when git cannot tell.
+ */
+export async function commitCarriesChange(
+  from: string | undefined,
+  to: string,
+  git: (args: readonly string[]) => Promise<CommandResult>,
+): Promise<boolean | undefined> {
+  if (from !== undefined) {
+    const diff = await git(['diff', '--quiet', from, to, '--']);
+    return diff.exitCode === 0 ? false : diff.exitCode === 1 ? true : undefined;
+  }
+  const parents = await git(['rev-list', '--parents', '-n', '1', to]);
+  if (parents.exitCode !== 0) return undefined;
+  const hashes = parents.stdout.trim().split(/\s+/);
+  if (hashes.length > 2) return true;
+  const diff =
+    hashes.length === 2
+      ? await git(['diff', '--quiet', hashes[1] as string, to, '--'])
+      : await git(['diff-tree', '--quiet', '--root', '-r', to]);
+  return diff.exitCode === 0 ? false : diff.exitCode === 1 ? true : undefined;
+}

@@ -34,9 +34,31 @@ describe('stepExpectations (per-step criteria from the description)', () => {
       symbols: [{ name: 'isPrime', file: 'src/math.js' }],
     });
     expect(stepExpectations('Write src/is-prime.js exporting isPrime(n).').symbols).toEqual([
-      { name: 'isPrime', file: 'src/is-prime.js' },
+      { name: 'isPrime', file: 'src/is-prime.js', exported: true },
     ]);
     expect(stepExpectations('Delete build/ and old.txt').remove.sort()).toEqual(['build', 'old.txt']);
+  });
+
+  it('reads symbols to export and the names a new file is to contain', () => {
+    expect(stepExpectations('Export a function double() from src/a.js').symbols).toEqual([
+      { name: 'double', file: 'src/a.js', exported: true },
+    ]);
+    expect(stepExpectations('Create src/math.js with `add` and `multiply`').symbols).toEqual([
+      { name: 'add', file: 'src/math.js' },
+      { name: 'multiply', file: 'src/math.js' },
+    ]);
+    expect(
+      stepExpectations('Create src/config.ts with parseConfig and loadConfig functions').symbols.map(
+        (symbol) => symbol.name,
+      ),
+    ).toEqual(['parseConfig', 'loadConfig']);
+    // Prose after "with" names no code.
+    for (const description of [
+      'Create src/math.js with add and multiply',
+      'Create src/math.js with tests and docs',
+      'Create src/cli.ts with a --verbose flag',
+    ])
+      expect(stepExpectations(description).symbols, description).toEqual([]);
   });
 
   it('tells a fix from work on the tests themselves', () => {

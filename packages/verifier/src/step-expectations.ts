@@ -28,7 +28,7 @@ export interface StepExpectations {
   /** Packages named for installation. */
   packages: string[];
   /** Symbols the step was asked to add ("Add isPrime to src/math.js", "exporting isPrime(n)"). */
-  symbols: { name: string; file?: string }[];
+  symbols: { name: string; file?: string; exported?: true }[];
   /** The step is a fix (test tampering matters). */
   fix: boolean;
   /** The description makes tests themselves the object of the work ("update the tests"). */
@@ -131,7 +131,7 @@ export function stepExpectations(description: string): StepExpectations {
   let fix = false;
   let testsAreTarget = false;
   let runTests = false;
-  const symbols: { name: string; file?: string }[] = [];
+  const symbols: { name: string; file?: string; exported?: true }[] = [];
   const text = description.replace(/\r\n?/g, '\n');
   const japanese = /[\u3040-\u30ff]/u.test(text);
   const hits: {
@@ -216,12 +216,33 @@ export function stepExpectations(description: string): StepExpectations {
         if (category === 'create' && !japanese) {
           const holder = findPaths(segment)[0]?.file;
           const named = symbolsAt(segment, holder !== undefined).map((symbol) => symbol.name);
+          // "Export X from Y", "Create Y exporting X": X must be exported, not only declared.
+          const exported = new Set(/^export\b/.test(word) ? named : []);
           for (const match of segment.matchAll(
-            /\b(?:exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+[`'"]?([A-Za-z_$][\w$]*)/gi,
+            /\b(exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+[`'"]?([A-Za-z_$][\w$]*)/gi,
           ))
-            if (match[1]) named.push(match[1]);
+            if (match[2]) {
+              named.push(match[2]);
+              if (/export/i.test(match[1] ?? '')) exported.add(match[2]);
+            }
+          // "Create Y with `add` and `multiply`": the names listed after with / containing, when
+          // they read as code (backticks, `name()`, camelCase, snake_case).
+          const listed =
+            /\b(?:with|containing|that\s+(?:has|defines))\s+(?:the\s+)?(?:functions?\s+|methods?\s+|helpers?\s+)?((?:(?:`[^`\n]+`|[A-Za-z_$][\w$]*(?:\(\))?)(?:\s*,\s*|\s*,?\s+and\s+|\s*$|\s+(?=(?:functions?|methods?|helpers?)\b)))+)/i.exec(
+              segment,
+            )?.[1];
+          for (const raw of listed?.split(/\s*,\s*|\s+and\s+|\s+/) ?? []) {
+            const item = raw.trim();
+            const name = item.replace(/^`|`$/g, '').replace(/\(\)$/, '');
+            if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
+            if (/^`|\(\)$/.test(item) || /[a-z\d][A-Z]|_/.test(name)) named.push(name);
+          }
           for (const name of new Set(named))
-            symbols.push({ name, ...(holder !== undefined ? { file: holder } : {}) });
+            symbols.push({
+              name,
+              ...(holder !== undefined ? { file: holder } : {}),
+              ...(exported.has(name) ? { exported: true as const } : {}),
+            });
         }
         // "Update the tests" makes the tests the work; "fix the failing test" asks for the code
         // to pass it (unless the test itself is said to be wrong).

@@ -177,6 +177,8 @@ interface StepCheckInput {
   expectations: StepExpectations;
   /** Present when a workspace was given. */
   workspace: WorkspaceTools | undefined;
+  /** When verification began: files changed after this are the verifier's own re-runs. */
+  verifyStartedAt: number;
 }
 
 /** Runs commands for the checks (re-runs cached per verification) and answers the re-run policy. */
@@ -284,7 +286,7 @@ const stepChecks: readonly StepCheck<StepCheckInput>[] = [
   {
     name: 'claims',
     priority: 'P1',
-    run: (scope, { claims, analysis, workspace }) => {
+    run: (scope, { claims, analysis, workspace, verifyStartedAt }) => {
       if (claims.length === 0) return [];
       if (workspace === undefined) return claims.map((claim) => noWorkspace('claims', claim));
       const { facts, changes, allowCommand, rerun, tooling, git } = workspace;
@@ -296,6 +298,7 @@ const stepChecks: readonly StepCheck<StepCheckInput>[] = [
         rerun: (argv) => rerun(argv, scope.signal),
         tooling,
         git,
+        verifyStartedAt,
       });
     },
   },
@@ -303,7 +306,7 @@ const stepChecks: readonly StepCheck<StepCheckInput>[] = [
   {
     name: 'outcome',
     priority: 'P1',
-    run: (_, { step, expectations, analysis, workspace }) => {
+    run: (_, { step, expectations, analysis, workspace, verifyStartedAt }) => {
       if (workspace === undefined) {
         const named = namedToolEvidence(expectations, step.description, analysis);
         if (named !== undefined) return [named];
@@ -329,6 +332,7 @@ const stepChecks: readonly StepCheck<StepCheckInput>[] = [
         rerun,
         tooling,
         git,
+        verifyStartedAt,
       });
     },
   },
@@ -404,6 +408,8 @@ export async function verifyStep(
     });
   }
   throwIfAborted(options.signal, 'verifyStep');
+  // Files changed after this are the verifier's own re-runs, not the step's nor a neighbour's.
+  const verifyStartedAt = Date.now();
   const controlTools = resolveControlTools(options.controlTools, 'verifyStep: controlTools');
   const live = plan.readStep(stepId);
   const facts =
@@ -466,6 +472,7 @@ export async function verifyStep(
     claims,
     expectations,
     workspace,
+    verifyStartedAt,
   };
   const checkContext = {
     findings,

@@ -20,6 +20,17 @@ import {
   vagueNotes,
 } from './machinery-and-notes';
 import {
+  ambientDeclaration,
+  askedLiteralsClass,
+  askedSymbols,
+  checkedFact,
+  emptyCommit,
+  neighbourCommandCredit,
+  testsNeverRun,
+  testsNotCollected,
+  unexercisedSubject,
+} from './own-evidence';
+import {
   chinese,
   committedOwnWork,
   japanese,
@@ -84,6 +95,15 @@ export function truthCorpus(): TruthTrace[] {
     ...moreTampering,
     ...strategies,
     ...hollowWork,
+    ...neighbourCommandCredit(),
+    ...emptyCommit,
+    ...unexercisedSubject,
+    ...askedSymbols,
+    ...askedLiteralsClass,
+    ...checkedFact,
+    ...ambientDeclaration,
+    ...testsNeverRun,
+    ...testsNotCollected,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

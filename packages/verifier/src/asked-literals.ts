@@ -1,0 +1,74 @@
+import { findPaths } from './find-paths';
+
+/**
+ * Text a description asks a step to put into files, quoted: "Add a `--verbose` flag to
+ * src/cli.js", "Add a `version` field to package.json", "Add an \"Installation\" section to
+ * README.md", "Rename `foo` to `bar`". After the step, some file it changed must contain each
+ * (compared without whitespace or quotes; quoted prose case-insensitively) — a step that
+ * edited the file around it and claimed the addition did not do what was asked.
+ */
+
+/** Verbs whose quoted objects must be in the files afterwards. */
+const ADDING =
+  /\b(?:add|insert|append|include|introduce|put|set|define|declare|document|mention|export|rename)\b/i;
+/** Quoted text: backticks (code) or double quotes (prose). */
+const QUOTED = /`([^`\n]{1,80})`|"([^"\n]{1,80})"/g;
+/** A program at the head of a quoted command (`npm run build`): a command, not content. */
+const COMMAND_HEAD =
+  /^(?:npm|npx|pnpm|yarn|node|deno|bun|git|python3?|pip3?|pytest|make|cargo|go|tsc|vitest|jest|bash|sh)\s/;
+
+/** One literal the step was asked to add. */
+export interface AskedLiteral {
+  text: string;
+  /** Backticked code (exact case) rather than quoted prose. */
+  code: boolean;
+}
+
+/**
+ * The quoted literals the description asks to add: those after an adding verb in the same clause
+ * (for a rename, only the new name after "to"), not paths, commands, placeholders or text the
+ * description asks to remove.
+ */
+export function askedLiterals(
+  description: string,
+  commands: readonly (readonly string[])[] = [],
+): AskedLiteral[] {
+  const named = new Set(commands.map((argv) => argv.join(' ')));
+  const found = new Map<string, AskedLiteral>();
+  for (const clause of description.split(/[.;\n](?:\s|$)|\bthen\b/i)) {
+    // The verb of the clause, not a word inside its quotes (`add` in "with `add` and `mul`").
+    const verb = ADDING.exec(clause.replace(QUOTED, (quoted) => ' '.repeat(quoted.length)));
+    if (verb === null) continue;
+    let rest = clause.slice(verb.index + verb[0].length);
+    if (/^rename$/i.test(verb[0])) {
+      const to = /\bto\b/i.exec(rest);
+      if (to === null) continue;
+      rest = rest.slice(to.index + to[0].length);
+    }
+    // Clauses that also take something away or swap it ("instead of `x`", "without `y`") are not
+    // read: which literal stays is not clear from words alone.
+    if (/\b(?:instead\s+of|without|remove|delete|drop|replace|rather\s+than|not)\b/i.test(clause)) continue;
+    for (const match of rest.matchAll(QUOTED)) {
+      const code = match[1] !== undefined;
+      const text = (match[1] ?? match[2] ?? '').trim();
+      if (text.length < 2 || /[<>…*]|\.\.\.|\{\{|\$\{/.test(text)) continue;
+      if (named.has(text) || COMMAND_HEAD.test(text)) continue;
+      const paths = findPaths(` ${text} `);
+      if (paths.length > 0 && paths[0]?.file.length === text.replace(/^\.\//, '').length) continue;
+      found.set(text, { text, code });
+    }
+  }
+  return [...found.values()];
+}
+
+const squash = (text: string) => text.replace(/[\s"'`]+/g, '');
+
+/** Whether `text` (a file's content) contains the literal, as {@link askedLiterals} compares. */
+export function containsLiteral(text: string, literal: AskedLiteral): boolean {
+  const wanted = squash(literal.text);
+  const have = squash(text);
+  if (literal.code ? have.includes(wanted) : have.toLowerCase().includes(wanted.toLowerCase())) return true;
+  // A flag is often declared by its name (`option('verbose')`), a key by its bare name.
+  const bare = wanted.replace(/^(?:--?|\.|@|\$|#)/, '');
+  return bare !== wanted && bare.length >= 2 && have.includes(bare);
+}

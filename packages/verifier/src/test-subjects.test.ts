@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { subjectUse, testSubjects } from './test-subjects';
+
+describe('testSubjects', () => {
+  it('reads the function a description asks tests for, and how surely it is code', () => {
+    expect(testSubjects('Add tests for isPrime in test/is-prime.test.js')).toEqual([
+      { name: 'isPrime', strong: true },
+    ]);
+    expect(testSubjects('Write unit tests for `Stack.push`')).toEqual([{ name: 'push', strong: true }]);
+    expect(testSubjects('Add tests for parse in tests/test_parse.py')).toEqual([
+      { name: 'parse', strong: false },
+    ]);
+    expect(testSubjects('Test parse_words')).toEqual([{ name: 'parse_words', strong: true }]);
+  });
+
+  it('names nothing for prose, paths and verbs', () => {
+    for (const description of [
+      'Add more tests for the parser',
+      'Add tests for edge cases',
+      'Add tests for src/is-prime.js',
+      'Fix isPrime so the tests pass',
+      'Run the tests for 17 with `node --test --test-name-pattern=17`',
+    ])
+      expect(testSubjects(description), description).toEqual([]);
+  });
+});
+
+describe('subjectUse', () => {
+  const head = "import assert from 'node:assert/strict';\nimport { isPrime } from '../src/is-prime.js';\n";
+  it('is `imported` when only the import, a title or a comment names it', () => {
+    expect(
+      subjectUse(
+        'a.test.js',
+        `${head}// isPrime(2)\ntest('isPrime', () => assert.equal(prime(2), true));\n`,
+        'isPrime',
+      ),
+    ).toBe('imported');
+    expect(
+      subjectUse(
+        'test_a.py',
+        'from src.parse import parse\n\ndef test_a():\n    """parse"""\n    assert 1 == 1  # parse\n',
+        'parse',
+      ),
+    ).toBe('imported');
+  });
+
+  it('is `used` through the name, an alias or a namespace', () => {
+    expect(subjectUse('a.test.js', `${head}test('2', () => assert.ok(isPrime(2)));\n`, 'isPrime')).toBe(
+      'used',
+    );
+    expect(
+      subjectUse(
+        'a.test.js',
+        "import { isPrime as p } from '../src/a.js';\ntest('2', () => assert.ok(p(2)));\n",
+        'isPrime',
+      ),
+    ).toBe('used');
+    expect(
+      subjectUse(
+        'a.test.js',
+        "import * as m from '../src/a.js';\ntest('2', () => assert.ok(m.isPrime(2)));\n",
+        'isPrime',
+      ),
+    ).toBe('used');
+    expect(
+      subjectUse(
+        'a.test.js',
+        "const { isPrime: p } = require('../src/a.js');\ntest('2', () => assert.ok(p(2)));\n",
+        'isPrime',
+      ),
+    ).toBe('used');
+  });
+
+  it('tells a stand-in of the same name, and a module path from a bound name', () => {
+    expect(
+      subjectUse(
+        'a.test.js',
+        "const isPrime = (n) => n === 2;\ntest('2', () => assert.ok(isPrime(2)));\n",
+        'isPrime',
+      ),
+    ).toBe('stand-in');
+    expect(
+      subjectUse(
+        'test_a.py',
+        'from src.parse import split\n\ndef test_a():\n    assert split("a") == ["a"]\n',
+        'parse',
+      ),
+    ).toBe('absent');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The subject of a step asked to write tests ("Add tests for isPrime", "Test `parse`"), and
+ * whether the tests it wrote ever use it: tests that only import the subject and assert on a
+ * stand-in or on constants pass, yet test nothing that was asked.
+ */
+
+/** A function, class or method the tests were asked to cover. */
+export interface TestSubject {
+  /** The name the tests must use (the last segment of `Stack.push`). */
+  name: string;
+  /**
+   * Whether the description names it unmistakably as code (backticks, `camelCase`, `snake_case`,
+   * `name()`, `a.b`): then the tests must use it. A plain word ("tests for parse") binds only
+   * when a test file imports it.
+   */
+  strong: boolean;
+}
+
+const SUBJECT = '(`[^`\\n]{1,80}`|[A-Za-z_$][\\w$]*(?:[.#][A-Za-z_$][\\w$]*)*(?:\\(\\))?)';
+const PATTERNS = [
+  new RegExp(
+    `\\b(?:unit\\s+|more\\s+|new\\s+)?tests?\\s+(?:cases?\\s+)?(?:for|of|covering|that\\s+(?:cover|exercise|check))\\s+(?:the\\s+)?${SUBJECT}`,
+    'gi',
+  ),
+  new RegExp(`(?:^|[.;:]\\s*|\\band\\s+)(?:unit[-\\s])?test\\s+${SUBJECT}`, 'gi'),
+  new RegExp(`${SUBJECT}\\s+(?:unit\\s+)?tests\\b`, 'g'),
+];
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const NOT_CODE = new Set(
+  `a an the all any both each every it its this that these those them their my our your new more
+  edge corner happy error invalid empty null module modules function functions method methods class
+  classes code api file files feature features case cases behavior behaviour logic component
+  components page pages endpoint endpoints parser helper helpers utils util and or to in on with
+  is are be run unit integration e2e regression snapshot src lib test tests`.split(/\s+/),
+);
+
+/** The code the description asks tests for (empty when it names none). */
+export function testSubjects(description: string): TestSubject[] {
+  const found = new Map<string, TestSubject>();
+  for (const [index, pattern] of PATTERNS.entries())
+    for (const match of description.matchAll(pattern)) {
+      const raw = match[1] ?? '';
+      // A path (`tests for src/is-prime.js`) is no function name.
+      if (/^[/\\]/.test(description.slice((match.index ?? 0) + match[0].length))) continue;
+      const ticked = raw.startsWith('`');
+      const text = (ticked ? raw.slice(1, -1) : raw).replace(/\(.*\)$/, '');
+      const name = text.split(/[.#]/).pop() ?? '';
+      if (!IDENTIFIER.test(name) || NOT_CODE.has(name.toLowerCase())) continue;
+      const strong = ticked || /\(\)$/.test(raw) || /[.#]/.test(text) || /[a-z\d][A-Z]|_/.test(name);
+      // "Test X" and "X tests" read as code only when X looks like code ("Add tests", "Test the app").
+      if (index > 0 && !strong) continue;
+      const known = found.get(name);
+      found.set(name, { name, strong: strong || known?.strong === true });
+    }
+  return [...found.values()];
+}
+
+const escapeName = (text: string) => text.replace(/[$]/g, '\\$');
+
+/** Import statements (JS/TS `import … from`, `require`, Python `import` / `from … import`). */
+const IMPORTS =
+  /^\s*import\b[\s\S]*?(?:from\s*)?['"][^'"\n]+['"];?[ \t]*$|^\s*(?:const|let|var)\s+[^=\n]+=\s*(?:await\s+)?(?:require|import)\([^)\n]*\)[^\n]*$|^\s*from\s+[\w.]+\s+import\s+(?:\([^)]*\)|[^\n]*)$|^\s*import\s+[\w., ]+(?:\s+as\s+\w+)?[ \t]*$/gm;
+
+/** Comments and plain string literals (a name in a test's title is no use of it). */
+const JS_NOISE = /\/\*[\s\S]*?\*\/|\/\/[^\n]*|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.)*`/g;
+const PY_NOISE = /"""[\s\S]*?"""|'''[\s\S]*?'''|#[^\n]*|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g;
+
+/** How a test file uses the subject. */
+export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'absent';
+
+/**
+ * How the test file `fileName` uses `name`: `used` when its code (beyond imports, comments and
+ * string literals) refers to it or to the alias an import gives it; `stand-in` when the file
+ * defines its own function or variable of that name; `imported` when only an import binds it;
+ * `absent` otherwise (it may be reached under another name: nothing can tell).
+ */
+export function subjectUse(fileName: string, text: string, name: string): SubjectUse {
+  const wordOf = (identifier: string) => new RegExp(`(?<![\\w$])${escapeName(identifier)}(?![\\w$])`);
+  const imports = text.match(IMPORTS) ?? [];
+  const code = text.replace(IMPORTS, '').replace(/\.py$/.test(fileName) ? PY_NOISE : JS_NOISE, '""');
+  // The names an import binds, not the module it reads (`from src.parse import split`).
+  const bound = imports
+    .map((line) => line.replace(/(['"])[^'"\n]*\1/g, '').replace(/^\s*from\s+[\w.]+\s+import\b/, ''))
+    .join('\n');
+  const aliases = [
+    ...bound.matchAll(new RegExp(`${escapeName(name)}\\s*(?:\\bas\\b|:)\\s*([A-Za-z_$][\\w$]*)`, 'g')),
+  ].map((match) => match[1] as string);
+  const standIn = new RegExp(
+    `\\b(?:(?:const|let|var)\\s+${escapeName(name)}\\s*[=:]|(?:function\\*?|def|class)\\s+${escapeName(name)}\\b)|^[ \\t]*${escapeName(name)}\\s*=(?!=)`,
+    'm',
+  );
+  if (standIn.test(code)) return 'stand-in';
+  if ([name, ...aliases].some((identifier) => wordOf(identifier).test(code))) return 'used';
+  return wordOf(name).test(bound) ? 'imported' : 'absent';
+}
