@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CortexOptions } from '@closedloop/cortex';
+import { type CortexOptions, createCortex } from '@closedloop/cortex';
 import { aggregatorSystemPrompt, plannerSystemPrompt } from '@closedloop/cortex/internal';
 import type { GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
@@ -161,4 +162,40 @@ export function scenarioCortex(spec: RunSpec): Omit<CortexOptions, 'store' | 'st
     concurrency: settings.runConcurrency,
     replanWindowMs: 0,
   };
+}
+
+/**
+ * A worker's warm-up (`createStepWorker({ warmUp })`): one scenario run of a few steps on a
+ * scratch workspace, in this process, with no journal (`store: false`), each step going through
+ * `cortex.runStep` as on a worker — the executor, tools and verifier a step uses get compiled by
+ * the JIT before the worker takes its first real step. It touches no Redis and no run.
+ */
+export async function warmUpScenario(steps = 6): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), 'closedloop-warm-up-'));
+  try {
+    seedEffects(workspace, steps);
+    const spec: RunSpec = {
+      request: 'Warm up.',
+      workspace,
+      settings: { steps, shape: 'wide', turnMs: 0, runConcurrency: 1 },
+    };
+    const stepCortex = createCortex({ ...scenarioCortex(spec), store: false });
+    const result = await createCortex({
+      ...scenarioCortex(spec),
+      store: false,
+      stepRunner: async (task) => {
+        const { outcome, events } = await stepCortex.runStep({
+          runId: task.runId,
+          request: task.request,
+          stepId: task.stepId,
+          plan: task.snapshot(),
+        });
+        task.adopt(events);
+        return outcome;
+      },
+    }).run(spec.request);
+    if (result.stopReason !== 'completed') throw new Error(`warm-up run stopped: ${result.stopReason}`);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }
