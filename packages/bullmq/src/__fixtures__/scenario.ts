@@ -18,7 +18,15 @@ export interface ScenarioSettings {
   turnMs: number;
   /** Steps of the run at once (the cortex's `concurrency`). */
   runConcurrency: number;
+  /**
+   * The step whose effect is a command instead of an edit: `node <commandScript> <stepId>`, a
+   * script the test puts in the workspace (it may take its time, to be interrupted).
+   */
+  commandStep?: string;
 }
+
+/** The script a `commandStep` runs, relative to the workspace. */
+export const commandScript = 'effect-command.mjs';
 
 export function scenarioSettings(settings: RunSpec['settings']): ScenarioSettings {
   return {
@@ -26,6 +34,7 @@ export function scenarioSettings(settings: RunSpec['settings']): ScenarioSetting
     shape: (settings.shape as ScenarioSettings['shape']) ?? 'wide',
     turnMs: Number(settings.turnMs ?? 0),
     runConcurrency: Number(settings.runConcurrency ?? 64),
+    ...(typeof settings.commandStep === 'string' ? { commandStep: settings.commandStep } : {}),
   };
 }
 
@@ -92,11 +101,17 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
     const prompt = system(request);
     if (prompt.startsWith(plannerSystemPrompt)) return { text: JSON.stringify(planFor(settings)) };
     if (prompt.startsWith(aggregatorSystemPrompt)) return { text: `All ${settings.steps} steps done.` };
+    // The tool-call guard's self-verification of a destructive call (the command step's).
+    if (request.messages.some((message) => message.role === 'user' && /Answer YES or NO/.test(message.content)))
+      return { text: 'YES: the step asks for this command.' };
     const stepId = stepOf(request);
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
     const path = `out/${stepId}.txt`;
     if (turn === 0)
       return { toolCalls: [{ name: 'write_file', arguments: { path, content: `${stepId}\n` } }] };
+    if (turn === 1 && stepId === settings.commandStep) {
+      return { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', commandScript, stepId] } }] };
+    }
     if (turn === 1) {
       return {
         toolCalls: [
