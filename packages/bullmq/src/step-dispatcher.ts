@@ -1,5 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import type { StepRunOutcome, StepTask, StepTaskRunner } from '@closedloop/cortex';
-import { type Job, Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { checkPrefix, redisKeys } from './redis-keys';
@@ -87,7 +88,9 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
       const eventsClient = connectRedis(connection, `${prefix}:dispatcher-events`);
       const queue = new Queue(name, { connection: client, prefix });
       const events = new QueueEvents(name, { connection: eventsClient, prefix });
+      // Every step waited for listens on both (see `finishOf`).
       events.setMaxListeners(0);
+      queue.setMaxListeners(0);
       entry = {
         queue,
         events,
@@ -99,8 +102,50 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     return entry;
   };
 
-  /** Adds the job, or finds the one a predecessor added (a failed one is tried again). */
-  async function enqueue(queue: Queue, jobId: string, data: StepJobData): Promise<Job> {
+  /**
+   * Resolves with the job's result once it completes, rejects once it fails for good (or the
+   * queue closes). Listening starts at once, so call it before the job is added: no completion
+   * can then go unseen, and only a job that was already finished needs a look at its state.
+   */
+  function finishOf(queue: Queue, events: QueueEvents, jobId: string) {
+    let settle: { resolve: (value: unknown) => void; reject: (error: Error) => void } | undefined;
+    const promise = new Promise<unknown>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    const onCompleted = (args: { returnvalue: unknown }) => settle!.resolve(args.returnvalue);
+    const onFailed = (args: { failedReason?: string } | string) =>
+      settle!.reject(
+        new Error((typeof args === 'string' ? args : args.failedReason) || `step job ${jobId} failed`),
+      );
+    const onClosing = () => settle!.reject(new Error(`The queue of step job ${jobId} closed.`));
+    // Per-job events (`completed:<id>`, what `job.waitUntilFinished` listens to) are untyped.
+    const eventsEmitter = events as unknown as EventEmitter;
+    const queueEmitter = queue as unknown as EventEmitter;
+    eventsEmitter.on(`completed:${jobId}`, onCompleted);
+    eventsEmitter.on(`failed:${jobId}`, onFailed);
+    queueEmitter.on('closing', onClosing);
+    return {
+      promise,
+      resolve: (value: unknown) => settle!.resolve(value),
+      reject: (error: Error) => settle!.reject(error),
+      stop() {
+        eventsEmitter.off(`completed:${jobId}`, onCompleted);
+        eventsEmitter.off(`failed:${jobId}`, onFailed);
+        queueEmitter.off('closing', onClosing);
+      },
+    };
+  }
+
+  /**
+   * Adds the job, or finds the one a predecessor added: a finished one hands back its result, a
+   * failed one is tried again (only a resumed run dispatches an execution twice).
+   */
+  async function enqueue(
+    queue: Queue,
+    jobId: string,
+    data: StepJobData,
+    finish: ReturnType<typeof finishOf>,
+  ): Promise<void> {
     const job = await queue.add('step', data, {
       jobId,
       attempts,
@@ -108,11 +153,16 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
       removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
       removeOnFail: { age: Math.ceil(retentionMs / 1000) },
     });
-    if ((await queue.getJobState(jobId)) === 'failed') {
-      // Only a resumed run dispatches an execution twice: give the failed job another go.
+    // One look at its state covers what the listeners cannot have seen: an earlier finish.
+    const state = await queue.getJobState(jobId);
+    if (state === 'failed') {
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    } else if (state === 'completed') {
+      const finished = await queue.getJob(jobId);
+      finish.resolve(finished?.returnvalue);
+    } else if (state === 'unknown') {
+      finish.reject(new Error(`Step job ${jobId} is gone (removed before it finished).`));
     }
-    return job;
   }
 
   async function stop(queue: Queue, jobId: string): Promise<void> {
@@ -139,25 +189,24 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
       plan: task.snapshot(),
       spec,
     };
-    const job = await enqueue(queue, jobId, data);
+    const finish = finishOf(queue, events, jobId);
+    finish.promise.catch(() => {});
     let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => {
-        void stop(queue, jobId).catch(() => {});
-        reject(abortReason(signal));
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
-    aborted.catch(() => {});
     let result: StepJobResult;
     try {
-      result = parseJob(
-        stepResultSchema,
-        await Promise.race([job.waitUntilFinished(events), aborted]),
-        jobId,
-      );
+      await enqueue(queue, jobId, data, finish);
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => {
+          void stop(queue, jobId).catch(() => {});
+          reject(abortReason(signal));
+        };
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      });
+      aborted.catch(() => {});
+      result = parseJob(stepResultSchema, await Promise.race([finish.promise, aborted]), jobId);
     } finally {
+      finish.stop();
       if (onAbort) signal.removeEventListener('abort', onAbort);
     }
     // The step's events: what attempts that died journaled, then the finishing attempt's (which

@@ -54,6 +54,15 @@ export interface StepWorkerOptions {
   retentionMs?: number;
   /** A name for this worker in Redis `CLIENT LIST` and job records. Default `<host>:<pid>`. */
   name?: string;
+  /**
+   * Runs once before the worker takes its first step (`ready()` resolves after it): prepare what
+   * steps need so the first real ones do not pay for it — load the modules they load lazily
+   * (a verifier's parsers), or run a step of your own, with a scripted model and no journal, on a
+   * scratch workspace, so the JIT has compiled the executor and verifier. It runs before the
+   * worker takes any job and is given none: nothing it does reaches a run or its journal. When it
+   * throws, `ready()` rejects and the worker takes no step.
+   */
+  warmUp?: () => void | Promise<void>;
   onEvent?: (event: StepWorkerEvent) => void;
 }
 
@@ -130,6 +139,9 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       code: 'invalid-options',
       message: 'A worker with shared: false needs at least one group to take steps from.',
     });
+  }
+  if (options.warmUp !== undefined && typeof options.warmUp !== 'function') {
+    throw new ScaleOutError({ code: 'invalid-options', message: 'warmUp must be a function.' });
   }
   const client = connectRedis(connection, `${prefix}:worker`);
   const transcripts = createStepTranscripts({ client, keys, retentionMs });
@@ -246,6 +258,8 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       {
         connection: queueClient,
         ...settings.bullmq,
+        // Started once the warm-up is over (see `started` below).
+        autorun: false,
         removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
         removeOnFail: { age: Math.ceil(retentionMs / 1000) },
       },
@@ -259,12 +273,31 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
     return worker;
   });
 
+  let closing = false;
+  // The warm-up runs before any worker takes a job; the workers start only if it succeeded.
+  const started = (async () => {
+    await options.warmUp?.();
+    if (closing) return;
+    for (const worker of workers) {
+      worker.run().catch((error: unknown) =>
+        options.onEvent?.({
+          type: 'worker-error',
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+    }
+  })();
+  started.catch(() => {});
+
   return {
     async ready() {
+      await started;
       await subscribed;
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
     },
     async close() {
+      closing = true;
+      await started.catch(() => {});
       await Promise.all(workers.map((worker) => worker.close()));
       for (const queueClient of queueClients) await closeRedis(queueClient);
       await closeRedis(subscriber);

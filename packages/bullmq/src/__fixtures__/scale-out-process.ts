@@ -5,7 +5,7 @@
  */
 import { createCoordinator } from '../coordinator';
 import { createStepWorker } from '../step-worker';
-import { scenarioCortex } from './scenario';
+import { scenarioCortex, warmUpScenario } from './scenario';
 
 const [role, url, prefix, concurrencyText = '4', lockText = '2000'] = process.argv.slice(2);
 if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
@@ -25,7 +25,8 @@ const common = {
   name: `${role}-${process.pid}`,
   onEvent: print,
 };
-const running = role === 'worker' ? createStepWorker(common) : createCoordinator(common);
+const running =
+  role === 'worker' ? createStepWorker({ ...common, warmUp: () => warmUpScenario() }) : createCoordinator(common);
 await running.ready();
 print({ type: 'ready', role });
 process.on('SIGTERM', () => {

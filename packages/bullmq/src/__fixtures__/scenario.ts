@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CortexOptions } from '@closedloop/cortex';
+import { type CortexOptions, createCortex } from '@closedloop/cortex';
 import { aggregatorSystemPrompt, plannerSystemPrompt } from '@closedloop/cortex/internal';
 import type { GenerateRequest } from '@closedloop/model';
 import { ScriptedModel, type ScriptedResponse } from '@closedloop/model/testing';
@@ -17,7 +18,15 @@ export interface ScenarioSettings {
   turnMs: number;
   /** Steps of the run at once (the cortex's `concurrency`). */
   runConcurrency: number;
+  /**
+   * The step whose effect is a command instead of an edit: `node <commandScript> <stepId>`, a
+   * script the test puts in the workspace (it may take its time, to be interrupted).
+   */
+  commandStep?: string;
 }
+
+/** The script a `commandStep` runs, relative to the workspace. */
+export const commandScript = 'effect-command.mjs';
 
 export function scenarioSettings(settings: RunSpec['settings']): ScenarioSettings {
   return {
@@ -25,6 +34,7 @@ export function scenarioSettings(settings: RunSpec['settings']): ScenarioSetting
     shape: (settings.shape as ScenarioSettings['shape']) ?? 'wide',
     turnMs: Number(settings.turnMs ?? 0),
     runConcurrency: Number(settings.runConcurrency ?? 64),
+    ...(typeof settings.commandStep === 'string' ? { commandStep: settings.commandStep } : {}),
   };
 }
 
@@ -91,11 +101,17 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
     const prompt = system(request);
     if (prompt.startsWith(plannerSystemPrompt)) return { text: JSON.stringify(planFor(settings)) };
     if (prompt.startsWith(aggregatorSystemPrompt)) return { text: `All ${settings.steps} steps done.` };
+    // The tool-call guard's self-verification of a destructive call (the command step's).
+    if (request.messages.some((message) => message.role === 'user' && /Answer YES or NO/.test(message.content)))
+      return { text: 'YES: the step asks for this command.' };
     const stepId = stepOf(request);
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
     const path = `out/${stepId}.txt`;
     if (turn === 0)
       return { toolCalls: [{ name: 'write_file', arguments: { path, content: `${stepId}\n` } }] };
+    if (turn === 1 && stepId === settings.commandStep) {
+      return { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', commandScript, stepId] } }] };
+    }
     if (turn === 1) {
       return {
         toolCalls: [
@@ -161,4 +177,40 @@ export function scenarioCortex(spec: RunSpec): Omit<CortexOptions, 'store' | 'st
     concurrency: settings.runConcurrency,
     replanWindowMs: 0,
   };
+}
+
+/**
+ * A worker's warm-up (`createStepWorker({ warmUp })`): one scenario run of a few steps on a
+ * scratch workspace, in this process, with no journal (`store: false`), each step going through
+ * `cortex.runStep` as on a worker — the executor, tools and verifier a step uses get compiled by
+ * the JIT before the worker takes its first real step. It touches no Redis and no run.
+ */
+export async function warmUpScenario(steps = 6): Promise<void> {
+  const workspace = mkdtempSync(join(tmpdir(), 'closedloop-warm-up-'));
+  try {
+    seedEffects(workspace, steps);
+    const spec: RunSpec = {
+      request: 'Warm up.',
+      workspace,
+      settings: { steps, shape: 'wide', turnMs: 0, runConcurrency: 1 },
+    };
+    const stepCortex = createCortex({ ...scenarioCortex(spec), store: false });
+    const result = await createCortex({
+      ...scenarioCortex(spec),
+      store: false,
+      stepRunner: async (task) => {
+        const { outcome, events } = await stepCortex.runStep({
+          runId: task.runId,
+          request: task.request,
+          stepId: task.stepId,
+          plan: task.snapshot(),
+        });
+        task.adopt(events);
+        return outcome;
+      },
+    }).run(spec.request);
+    if (result.stopReason !== 'completed') throw new Error(`warm-up run stopped: ${result.stopReason}`);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }
