@@ -26,7 +26,9 @@ const common = {
   onEvent: print,
 };
 const running =
-  role === 'worker' ? createStepWorker({ ...common, warmUp: () => warmUpScenario() }) : createCoordinator(common);
+  role === 'worker'
+    ? createStepWorker({ ...common, warmUp: () => warmUpScenario() })
+    : createCoordinator(common);
 await running.ready();
 print({ type: 'ready', role });
 process.on('SIGTERM', () => {
