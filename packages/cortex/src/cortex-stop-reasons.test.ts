@@ -401,14 +401,17 @@ describe('stop reasons', () => {
       {
         plans: [plan([{ id: 'a' }, { id: 'b', dependsOn: ['a'] }, { id: 'c', dependsOn: ['b'] }])],
         steps: { '*': (turn: number) => writeStep('x.txt', 'x')[turn]! },
-        latencyMs: 40,
+        // Six step turns of 250 ms: the whole run would take ≥ 1.5 s.
+        latencyMs: (request) => (JSON.stringify(request.messages).includes('# Your step') ? 250 : 0),
       },
       { planning: 'always', deadlines: { runMs: 150 } },
     );
     const t0 = performance.now();
     const result = await cortex.run('Do a, b, then c');
     expect(result.stopReason).toBe('deadline');
-    expect(performance.now() - t0).toBeLessThan(400);
+    // Stopped at the deadline, not after the run (the bound leaves room for a loaded machine).
+    expect(performance.now() - t0).toBeLessThan(1_200);
+    expect(result.report.steps.filter((step) => step.status === 'completed')).toHaveLength(0);
     expect(result.answer).toContain('Run stopped: deadline');
   });
 
