@@ -207,12 +207,24 @@ export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
 function unverifiedWhy(verification: NonNullable<ReadonlyStep['verification']>): {
   unverifiedReason?: string;
 } {
-  const findings = verification.findings.map((finding) => ({ ...finding }));
+  const reason = stepUnverifiedReason(verification);
+  return reason === undefined ? {} : { unverifiedReason: reason };
+}
+
+/**
+ * Why a step's verification left it unverified — the `unverifiedReason` of its summary and
+ * report — or `undefined` when it did not. Reads the findings in place (nothing is copied), so
+ * the end of a run can ask it of every step without building their summaries.
+ */
+export function stepUnverifiedReason(
+  verification: NonNullable<ReadonlyStep['verification']>,
+): string | undefined {
+  const findings = verification.findings;
   const own = unverifiedReason(findings);
-  if (own !== undefined) return { unverifiedReason: own };
-  if (!verification.unverified) return {};
+  if (own !== undefined) return own;
+  if (!verification.unverified) return undefined;
   const marks = findings.filter((finding) => finding.check === 'confidence' && finding.status !== 'pass');
-  return { unverifiedReason: marks.map((finding) => finding.message).join('; ') || 'marked unverified' };
+  return marks.map((finding) => finding.message).join('; ') || 'marked unverified';
 }
 
 /** The summary of a step (ledger counts, verdict, findings, notes, output). */

@@ -23,7 +23,7 @@ import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
 import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { RunLease } from './run-lease';
-import { buildRunReport, type RunResult, summarizeStep } from './run-result';
+import { buildRunReport, type RunResult, stepUnverifiedReason, summarizeStep } from './run-result';
 import { runStep } from './run-step';
 import { type StepRunOutcome, scheduleSteps } from './schedule-steps';
 import type { PlanningMode, SessionConfig } from './session-config';
@@ -394,10 +394,11 @@ export class RunSession {
           verification !== undefined && (verification.unverified || verification.verdict === 'unverified')
         );
       })
-      .map((id) => {
-        const summary = summarizeStep(plan.readStep(id));
-        return { stepId: id, reason: summary.unverifiedReason ?? 'unverified' };
-      });
+      .map((id) => ({
+        stepId: id,
+        // The reason alone: a whole summary per step (findings copied) would be thrown away.
+        reason: stepUnverifiedReason(plan.readStep(id).verification!) ?? 'unverified',
+      }));
     const unverified = unverifiedSteps.length;
     const failing = findings.filter((finding) => finding.status === 'fail');
     const errorSignature =
