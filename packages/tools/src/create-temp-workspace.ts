@@ -94,7 +94,8 @@ export async function createTempWorkspace(options: TempWorkspaceOptions = {}): P
   const cleanup = async () => {
     if (removed) return;
     removed = true;
-    await rm(root, { recursive: true, force: true });
+    // A step abandoned at a deadline may still be settling: rm retries a folder refilled under it.
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   };
   return {
     root,

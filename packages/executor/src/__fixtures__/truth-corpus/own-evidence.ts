@@ -555,7 +555,7 @@ export const testsNotCollected: TruthTrace[] = traces(
     testsAt('test/double.test.js', passing('../src/double.js')),
     testsAt('checks/double.js', passing('../src/double.js'), {
       ...DOUBLE,
-      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/ checks/"'),
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/*.test.js checks/*.js"'),
     }),
     {
       description: 'Add tests for parse',
