@@ -18,10 +18,10 @@ export interface ResourceLimits {
    */
   maxProcesses?: number;
   /**
-   * Memory of the command: of all its processes together in a cgroup (`memory.max`, no swap),
-   * and of each process (`RLIMIT_DATA`, which leaves address space a runtime only reserves — V8's
-   * heap cage, WebAssembly guards — alone). Default the smaller of 8 GiB and half the machine's
-   * memory.
+   * Memory of the command: of all its processes together in a cgroup (`memory.max`, no swap);
+   * without a cgroup's memory controller, of each process (`RLIMIT_DATA`, which counts writable
+   * memory a runtime maps but does not use: Node 24 needs ~550 MiB of it to start). Default the
+   * smaller of 8 GiB and half the machine's memory.
    */
   maxMemoryBytes?: number;
   /** CPU time of each process, in seconds (`RLIMIT_CPU`). Default 900. */
@@ -60,6 +60,12 @@ export function resolveResourceLimits(
 /** A cgroup made for one command: its `cgroup.procs` files, one per hierarchy. */
 export interface LimitGroup {
   procs: string[];
+  /**
+   * The group bounds the memory of all the command's processes together: then no per-process
+   * `RLIMIT_DATA` is set (it counts memory a runtime only maps — Node 24 does not start below
+   * ~550 MiB of it — so it would refuse programs the group would let run).
+   */
+  boundsMemory: boolean;
   /** Kills what is left in the group and removes it. */
   release(): Promise<void>;
 }
@@ -74,6 +80,9 @@ interface Hierarchy {
 }
 
 let hierarchies: Promise<Hierarchy[]> | undefined;
+
+/** The cgroup files that bound a group's memory (v2, v1). */
+const memoryLimitFiles = new Set(['memory.max', 'memory.limit_in_bytes']);
 
 /** The cgroup hierarchies (v2, or v1 `pids` and `memory`) whose own cgroup we may make children in. */
 function findHierarchies(): Promise<Hierarchy[]> {
@@ -170,6 +179,7 @@ async function killAndRemove(folder: string): Promise<void> {
  */
 export async function createLimitGroup(limits: Required<ResourceLimits>): Promise<LimitGroup | undefined> {
   const made: string[] = [];
+  let boundsMemory = false;
   for (const hierarchy of await findHierarchies()) {
     const folder = path.join(hierarchy.base, `closedloop-${process.pid}-${randomUUID().slice(0, 8)}`);
     try {
@@ -179,13 +189,21 @@ export async function createLimitGroup(limits: Required<ResourceLimits>): Promis
     }
     try {
       await access(path.join(folder, hierarchy.probe));
+      let memory = false;
       for (const [name, value] of Object.entries(hierarchy.settings(limits))) {
-        // memsw / swap files exist only with swap accounting on.
-        await writeFile(path.join(folder, name), value).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
+        // memsw / swap files exist only with swap accounting on; memory.max only where the
+        // memory controller is enabled for our children.
+        const written = await writeFile(path.join(folder, name), value).then(
+          () => true,
+          (error: NodeJS.ErrnoException) => {
+            if (error.code !== 'ENOENT') throw error;
+            return false;
+          },
+        );
+        if (written && memoryLimitFiles.has(name)) memory = true;
       }
       made.push(folder);
+      if (memory) boundsMemory = true;
     } catch {
       await rmdir(folder).catch(() => {});
     }
@@ -193,6 +211,7 @@ export async function createLimitGroup(limits: Required<ResourceLimits>): Promis
   if (made.length === 0) return undefined;
   return {
     procs: made.map((folder) => path.join(folder, 'cgroup.procs')),
+    boundsMemory,
     release: async () => {
       await Promise.all(made.map(killAndRemove));
     },
@@ -222,8 +241,8 @@ export async function processLimitPrefix(limits: Required<ResourceLimits>): Prom
 }
 
 /**
- * The prefix every limited command starts with: a shell sets `RLIMIT_DATA`, `RLIMIT_CPU` and
- * `RLIMIT_FSIZE` (its `ulimit` builtin: no program to start), writes its own pid to each
+ * The prefix every limited command starts with: a shell sets `RLIMIT_CPU`, `RLIMIT_FSIZE` and —
+ * unless the group bounds memory — `RLIMIT_DATA` (its `ulimit` builtin: no program to start), writes its own pid to each
  * `cgroup.procs` of `group`, and then becomes the command (`exec`), so no process of the command
  * is ever outside the group or its limits.
  */
@@ -235,7 +254,7 @@ export function limitPrefix(limits: Required<ResourceLimits>, group: LimitGroup 
   return [
     '/bin/sh',
     '-c',
-    `ulimit -d ${dataKiB} && ulimit -t ${limits.maxCpuSeconds} && ulimit -f ${fileBlocks} || exit 126; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"`,
+    `${group?.boundsMemory ? '' : `ulimit -d ${dataKiB} && `}ulimit -t ${limits.maxCpuSeconds} && ulimit -f ${fileBlocks} || exit 126; n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"`,
     'closedloop-limits',
     String(procs.length),
     ...procs,
