@@ -1,5 +1,5 @@
 import { askedFacts } from './asked-facts';
-import { askedLiterals, containsLiteral } from './asked-literals';
+import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -396,16 +396,17 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ...[...expectations.change, ...expectations.create].flatMap((file) => facts.relative(file) ?? []),
       ]),
     ];
-    const texts = files.flatMap((file) => facts.read(file) ?? []);
-    const absent =
-      texts.length === 0
-        ? []
-        : literals.filter((literal) => !texts.some((text) => containsLiteral(text, literal)));
+    const texts = files.flatMap((file) => {
+      const text = facts.read(file);
+      return text === undefined ? [] : [{ file, text }];
+    });
+    const asked = [...expectations.change, ...expectations.create];
+    const absent = await literalsAbsent(env.description, literals, texts, asked);
     if (absent.length > 0)
       findings.push(
         outcome(
           'fail',
-          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}.`,
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => literal.code) ? ' in code (comments do not count)' : ''}.`,
         ),
       );
   }

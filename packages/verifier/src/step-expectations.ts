@@ -195,6 +195,11 @@ export function stepExpectations(description: string): StepExpectations {
     switch (category) {
       case 'create':
       case 'modify': {
+        // "Create an empty commit", "make a blank commit": a commit with no file written.
+        if (/^\s*(?:an?\s+|the\s+|one\s+)?(?:new\s+)?(?:empty|blank)\s+commit\b/i.test(segment)) {
+          outcomes.add('commit');
+          break;
+        }
         outcomes.add('write');
         const objectEnd = japanese
           ? -1

@@ -13,6 +13,7 @@ import {
   type Stats,
 } from 'node:fs';
 import path from 'node:path';
+import { isLineEntryFile } from './line-entries';
 
 /** What a snapshot keeps of one file. */
 export interface FileState {
@@ -388,7 +389,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
       const wantText =
         TEST_FILE.test(childRel) ||
         childRel === 'package.json' ||
-        (SOURCE_FILE.test(childRel) && stats.size <= MAX_SOURCE_TEXT_BYTES);
+        ((SOURCE_FILE.test(childRel) || isLineEntryFile(childRel)) && stats.size <= MAX_SOURCE_TEXT_BYTES);
       const state = hashFile(absolute, childRel, stats, maxHashBytes, wantText, previous, racyBefore);
       if (state.keep !== undefined) next.set(childRel, state.keep);
       files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });

@@ -1,5 +1,6 @@
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { hollowWork } from './hollow-work';
+import { literalInComment, plainAsks } from './in-code';
 import {
   failedCommand,
   noParser,
@@ -104,6 +105,8 @@ export function truthCorpus(): TruthTrace[] {
     ...ambientDeclaration,
     ...testsNeverRun,
     ...testsNotCollected,
+    ...literalInComment,
+    ...plainAsks,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
