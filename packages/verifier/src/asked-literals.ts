@@ -82,8 +82,8 @@ const COMMENT_LITERAL = /^(?:\/\/|\/\*|#|@|<!--|eslint|prettier|biome|ts-)/i;
 /** Prose files: docs, not code. */
 const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
 
-/** A file's text with its comments blanked (for a parsed language), else as it is. */
-async function codeOnly(file: string, text: string): Promise<string> {
+/** A file's text with each comment blanked to a space (its line breaks kept) for a parsed language, else as it is. */
+export async function codeOnly(file: string, text: string): Promise<string> {
   const source = await parseSource(file, text).catch(() => undefined);
   if (source === undefined) return text;
   let out = '';
@@ -91,7 +91,7 @@ async function codeOnly(file: string, text: string): Promise<string> {
   source.tree.iterate({
     enter: (node) => {
       if (!/Comment$/.test(node.name)) return undefined;
-      out += `${text.slice(at, node.from)} `;
+      out += `${text.slice(at, node.from)} ${text.slice(node.from, node.to).replace(/[^\n]/g, '')}`;
       at = node.to;
       return false;
     },

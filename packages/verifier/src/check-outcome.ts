@@ -1,8 +1,10 @@
 import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
+import { askedRemovals, removalProblem } from './asked-removals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
+import { layoutAsked, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
@@ -217,6 +219,31 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
+  // Content asked for, only whitespace moved in every file the step changed.
+  if (expectations.outcomes.has('write') && !layoutAsked(env.description) && known.created.length === 0) {
+    const touched = known.modified.filter(own);
+    const pairs = await Promise.all(
+      touched.map(async (file) => ({
+        file,
+        before: await changes.textBefore(file),
+        after: facts.read(file),
+      })),
+    );
+    if (
+      touched.length > 0 &&
+      known.deleted.length === 0 &&
+      pairs.every(
+        ({ before, after }) => before !== undefined && after !== undefined && whitespaceOnly(before, after),
+      )
+    )
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
+        ),
+      );
+  }
+
   // Symbols the description asked for must be declared (and not as stubs).
   if (expectations.outcomes.has('write') && expectations.symbols.length > 0) {
     const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
@@ -406,9 +433,24 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       findings.push(
         outcome(
           'fail',
-          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => literal.code) ? ' in code (comments do not count)' : ''}.`,
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => texts.some(({ text }) => containsLiteral(text, literal))) ? ' where code reads it (comments and unasked docs do not count)' : ''}.`,
         ),
       );
+  }
+
+  // Code asked to be removed by name ("Remove the `legacyAuth` function"): gone from the code,
+  // not commented out or renamed.
+  for (const removal of askedRemovals(env.description)) {
+    const targets =
+      removal.files.length > 0 ? removal.files.flatMap((file) => facts.relative(file) ?? []) : known.modified;
+    for (const file of targets) {
+      const after = facts.read(file);
+      const before = after === undefined ? undefined : await changes.textBefore(file);
+      if (after === undefined || before === undefined) continue;
+      const problem = await removalProblem(file, removal.name, before, after);
+      if (problem !== undefined)
+        findings.push(outcome('fail', `The step was asked to remove \`${removal.name}\`, but ${problem}.`));
+    }
   }
 
   // A fact the step was asked to check ("Check that src/a.js exports `double`"): its success says

@@ -1,6 +1,6 @@
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { hollowWork } from './hollow-work';
-import { literalInComment, plainAsks } from './in-code';
+import { literalInComment, plainAsks, removalKept, whitespaceOnlyChange } from './in-code';
 import {
   failedCommand,
   noParser,
@@ -107,6 +107,8 @@ export function truthCorpus(): TruthTrace[] {
     ...testsNotCollected,
     ...literalInComment,
     ...plainAsks,
+    ...removalKept,
+    ...whitespaceOnlyChange,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
