@@ -16,6 +16,7 @@ import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
 import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
+import { handlingAsked, swallowedErrors } from './swallowed-errors';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Everything the outcome check needs. */
@@ -240,6 +241,27 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         outcome(
           'fail',
           `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
+        ),
+      );
+  }
+
+  // Error handling asked for, answered by handlers that do nothing (`catch {}`, `except: pass`).
+  if (expectations.outcomes.has('write') && handlingAsked(env.description)) {
+    const files = await Promise.all(
+      [...known.created, ...known.modified].filter(own).map(async (file) => ({
+        file,
+        before: known.created.includes(file) ? undefined : await changes.textBefore(file),
+        after: facts.read(file) ?? '',
+      })),
+    );
+    const swallowed = await swallowedErrors(
+      files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+    );
+    if (swallowed.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to handle errors, but every handler it added in ${swallowed.slice(0, 3).join(', ')} is empty (errors are swallowed, not handled).`,
         ),
       );
   }

@@ -325,3 +325,61 @@ export const whitespaceOnlyChange: TruthTrace[] = traces(
     ),
   ],
 );
+
+const API = {
+  'src/api.js':
+    'export async function fetchUser(id) {\n  const response = await fetch("/users/" + id);\n  return response.json();\n}\n',
+};
+const BODY = '  const response = await fetch("/users/" + id);\n  return response.json();\n';
+const PY_LOAD = {
+  'app/load.py': 'import json\n\n\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n',
+};
+
+/** Error handling asked for, answered by a handler that swallows every error. */
+export const swallowedErrorsClass: TruthTrace[] = traces(
+  'swallowed-errors',
+  [
+    edits(
+      'Handle errors in fetchUser in src/api.js',
+      API,
+      'src/api.js',
+      BODY,
+      `  try {\n${BODY}  } catch {}\n`,
+      'fetchUser in src/api.js now handles errors',
+    ),
+    edits(
+      'Add error handling to load in app/load.py',
+      PY_LOAD,
+      'app/load.py',
+      '    with open(path) as f:\n        return json.load(f)\n',
+      '    try:\n        with open(path) as f:\n            return json.load(f)\n    except Exception:\n        pass\n',
+      'added error handling to load in app/load.py',
+    ),
+  ],
+  [
+    edits(
+      'Handle errors in fetchUser in src/api.js',
+      API,
+      'src/api.js',
+      BODY,
+      `  try {\n${BODY}  } catch (error) {\n    throw new Error(\`fetchUser(\${id}) failed\`, { cause: error });\n  }\n`,
+      'fetchUser in src/api.js now handles errors',
+    ),
+    edits(
+      'Add error handling to load in app/load.py',
+      PY_LOAD,
+      'app/load.py',
+      '    with open(path) as f:\n        return json.load(f)\n',
+      '    try:\n        with open(path) as f:\n            return json.load(f)\n    except FileNotFoundError:\n        return {}\n',
+      'added error handling to load in app/load.py',
+    ),
+    edits(
+      'Make fetchUser in src/api.js ignore network errors (best effort)',
+      API,
+      'src/api.js',
+      BODY,
+      `  try {\n${BODY}  } catch {}\n`,
+      'fetchUser in src/api.js ignores network errors',
+    ),
+  ],
+);

@@ -1,6 +1,12 @@
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { hollowWork } from './hollow-work';
-import { literalInComment, plainAsks, removalKept, whitespaceOnlyChange } from './in-code';
+import {
+  literalInComment,
+  plainAsks,
+  removalKept,
+  swallowedErrorsClass,
+  whitespaceOnlyChange,
+} from './in-code';
 import {
   failedCommand,
   noParser,
@@ -109,6 +115,7 @@ export function truthCorpus(): TruthTrace[] {
     ...plainAsks,
     ...removalKept,
     ...whitespaceOnlyChange,
+    ...swallowedErrorsClass,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
