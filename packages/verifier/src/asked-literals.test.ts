@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedLiterals, containsLiteral } from './asked-literals';
+import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 
 describe('askedLiterals', () => {
   it('reads the quoted text a step is asked to add', () => {
@@ -37,5 +37,51 @@ describe('containsLiteral', () => {
     expect(containsLiteral('## installation\n', { text: 'Installation', code: true })).toBe(false);
     expect(containsLiteral("program.option('verbose')", { text: '--verbose', code: true })).toBe(true);
     expect(containsLiteral('console.log(args)', { text: '--verbose', code: true })).toBe(false);
+  });
+});
+
+describe('literalsAbsent', () => {
+  const verbose = askedLiterals('Add a `--verbose` flag to src/cli.js');
+  const at = (file: string, text: string) => [{ file, text }];
+
+  it('does not count a code literal found only in a comment, or only in docs when code was asked', async () => {
+    const asked = ['src/cli.js'];
+    const description = 'Add a `--verbose` flag to src/cli.js';
+    expect(
+      await literalsAbsent(description, verbose, at('src/cli.js', '// --verbose\nrun();\n'), asked),
+    ).toEqual(verbose);
+    expect(
+      await literalsAbsent(description, verbose, at('src/cli.js', '/* --verbose */\nrun();\n'), asked),
+    ).toEqual(verbose);
+    expect(await literalsAbsent(description, verbose, at('README.md', 'Pass `--verbose`.\n'), asked)).toEqual(
+      verbose,
+    );
+    const bar = askedLiterals('Rename `foo` to `bar`');
+    expect(
+      await literalsAbsent('Rename `foo` to `bar`', bar, at('a.py', '# bar\ndef foo(): pass\n'), []),
+    ).toEqual(bar);
+  });
+
+  it('counts it in code, in a string, in docs asked for, and in a comment that was asked', async () => {
+    const description = 'Add a `--verbose` flag to src/cli.js';
+    expect(
+      await literalsAbsent(description, verbose, at('src/cli.js', "const V = '--verbose';\n"), [
+        'src/cli.js',
+      ]),
+    ).toEqual([]);
+    expect(
+      await literalsAbsent('Document `--verbose` in README.md', verbose, at('README.md', '`--verbose`\n'), [
+        'README.md',
+      ]),
+    ).toEqual([]);
+    const tag = askedLiterals('Add a `@deprecated` JSDoc tag to src/a.js');
+    expect(
+      await literalsAbsent(
+        'Add a `@deprecated` JSDoc tag to src/a.js',
+        tag,
+        at('src/a.js', '/** @deprecated */\nf();\n'),
+        ['src/a.js'],
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { parseSource } from './code-parser';
 import { findPaths } from './find-paths';
 
 /**
@@ -71,4 +72,66 @@ export function containsLiteral(text: string, literal: AskedLiteral): boolean {
   // A flag is often declared by its name (`option('verbose')`), a key by its bare name.
   const bare = wanted.replace(/^(?:--?|\.|@|\$|#)/, '');
   return bare !== wanted && bare.length >= 2 && have.includes(bare);
+}
+
+/** Words that ask for a comment, so a literal in one is what was asked. */
+const COMMENT_ASKED =
+  /\b(?:comments?|docstrings?|jsdoc|tsdoc|javadoc|doc\s+comments?|headers?|shebang|pragmas?|directives?|annotat\w*|licen[cs]e|copyright|todo|fixme)\b/i;
+/** A literal that is itself a comment, a directive or a doc tag. */
+const COMMENT_LITERAL = /^(?:\/\/|\/\*|#|@|<!--|eslint|prettier|biome|ts-)/i;
+/** Prose files: docs, not code. */
+const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
+
+/** A file's text with each comment blanked to a space (its line breaks kept) for a parsed language, else as it is. */
+export async function codeOnly(file: string, text: string): Promise<string> {
+  const source = await parseSource(file, text).catch(() => undefined);
+  if (source === undefined) return text;
+  let out = '';
+  let at = 0;
+  source.tree.iterate({
+    enter: (node) => {
+      if (!/Comment$/.test(node.name)) return undefined;
+      out += `${text.slice(at, node.from)} ${text.slice(node.from, node.to).replace(/[^\n]/g, '')}`;
+      at = node.to;
+      return false;
+    },
+  });
+  return out + text.slice(at);
+}
+
+/**
+ * The asked literals no changed file carries where a program reads it. A code literal
+ * (backticked) in a file the verifier parses counts only outside comments — "rename `foo` to
+ * `bar`" answered with `// bar`, a `--verbose` flag as a TODO comment did nothing — unless a
+ * comment was asked ("add a `@deprecated` tag", "a license header"). When code files were asked
+ * and docs were not, docs the step changed do not count for a code literal.
+ */
+export async function literalsAbsent(
+  description: string,
+  literals: readonly AskedLiteral[],
+  files: readonly { file: string; text: string }[],
+  asked: readonly string[],
+): Promise<AskedLiteral[]> {
+  if (files.length === 0 || literals.length === 0) return [];
+  const commentAsked = COMMENT_ASKED.test(description);
+  const codeAsked = asked.some((file) => !PROSE_FILE.test(file) && /\.[a-z]+$/i.test(file));
+  const docsAsked =
+    asked.some((file) => PROSE_FILE.test(file)) ||
+    /\b(?:docs?|document\w*|readme|changelog|guide|manual)\b/i.test(description);
+  let code: string[] | undefined;
+  const absent: AskedLiteral[] = [];
+  for (const literal of literals) {
+    if (files.some(({ text }) => containsLiteral(text, literal)) === false) {
+      absent.push(literal);
+      continue;
+    }
+    if (!literal.code || commentAsked || COMMENT_LITERAL.test(literal.text)) continue;
+    code ??= await Promise.all(
+      files
+        .filter(({ file }) => docsAsked || !codeAsked || !PROSE_FILE.test(file))
+        .map(({ file, text }) => codeOnly(file, text)),
+    );
+    if (!code.some((text) => containsLiteral(text, literal))) absent.push(literal);
+  }
+  return absent;
 }

@@ -7,6 +7,7 @@ import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { hasLineEntry, isLineEntryFile } from './line-entries';
 import { ownUnnamedEffect } from './own-effects';
 import { parseTestCounts } from './parse-test-counts';
 import { isMissingProgram, judgeTestRun } from './protocols/command-protocols';
@@ -495,6 +496,45 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
             return claimFinding(claim, 'fail', `Claim "${label}" is false: ${rel} does not exist.`, {
               file: rel,
             });
+          if (!canFindSymbols(rel) && isLineEntryFile(rel)) {
+            const text = facts.read(rel) ?? '';
+            const before = await changes.textBefore(rel);
+            const change = await changes.status(rel);
+            if (!hasLineEntry(rel, text, claim.name))
+              return claimFinding(
+                claim,
+                'fail',
+                `Claim "${label}" is false: ${rel} has no ${claim.name} entry.`,
+                {
+                  file: rel,
+                },
+              );
+            if (
+              change === 'unchanged' ||
+              (change !== 'created' && before !== undefined && hasLineEntry(rel, before, claim.name))
+            )
+              return claimFinding(
+                claim,
+                'fail',
+                `Claim "${label}" is false: ${rel} already had the ${claim.name} entry when the step started.`,
+                { file: rel },
+              );
+            if (change === 'unknown' || (change === 'modified' && before === undefined))
+              return claimFinding(
+                claim,
+                'error',
+                `Claim "${label}" could not be checked: nothing shows what ${rel} was when the step started.`,
+                { file: rel },
+              );
+            return claimFinding(
+              claim,
+              'pass',
+              `Claim "${label}" holds: ${rel} has a new ${claim.name} entry (${change}).`,
+              {
+                file: rel,
+              },
+            );
+          }
           if (!canFindSymbols(rel)) {
             return claimFinding(
               claim,

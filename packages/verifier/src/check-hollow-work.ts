@@ -3,6 +3,7 @@ import { exitsBeforeTests, listFunctionBodies, listTestCases, PLACEHOLDERS_ASKED
 import type { LedgerAnalysis } from './ledger-evidence';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
+import { testCollection } from './test-collection';
 import { subjectUse, testSubjects } from './test-subjects';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
@@ -28,28 +29,6 @@ const RIGGED_HARNESS =
 /** A file that imports a test framework (it means to hold tests). */
 const TEST_FRAMEWORK =
   /\bfrom\s+['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap|uvu)['"]|\brequire\(\s*['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap)['"]\s*\)|^\s*(?:import\s+pytest|from\s+pytest\s+import|import\s+unittest)\b/m;
-/** Files that configure which files the test runner collects. */
-const RUNNER_CONFIGS = [
-  'package.json',
-  'vitest.config.ts',
-  'vitest.config.js',
-  'vitest.config.mts',
-  'vite.config.ts',
-  'vite.config.js',
-  'vitest.workspace.ts',
-  'jest.config.js',
-  'jest.config.ts',
-  'jest.config.cjs',
-  '.mocharc.json',
-  '.mocharc.yml',
-  '.mocharc.js',
-  'ava.config.js',
-  'pytest.ini',
-  'pyproject.toml',
-  'setup.cfg',
-  'tox.ini',
-];
-
 /** A test case switched off where it is declared (`test.skip(`, `xit(`, `{ skip: true }`, `{ todo }`). */
 const SKIPPED_CASE =
   /\b(?:test|it|specify)\.(?:skip|todo)\b|(?<![\w.])x(?:it|test|specify)\s*\(|[,(]\s*\{[^}]*\b(?:skip|todo)\s*:\s*(?!false\b)/;
@@ -77,8 +56,10 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   the arguments), unless the description asks for placeholders.
  *
  * - **Tests where the runner does not look**: a file the step wrote that imports a test framework
- *   and holds test cases, outside the default test places (`TEST_FILE`), in a project whose runner
- *   configuration names neither its folder, its name nor its suffix.
+ *   and holds test cases, outside the default test places (`TEST_FILE`), that the project's runner
+ *   configuration does not collect ({@link testCollection}: include/testMatch/spec globs, `node
+ *   --test` arguments, pytest `testpaths`/`python_files`); unverified (`error`) when the
+ *   configuration cannot be read precisely.
  * - **Tests that never run**: every test case the step added is skipped, todo, in a skipped group
  *   (`test.skip`, `xit`, `{ skip: true }`, `describe.skip`, `@pytest.mark.skip`), unless asked.
  * - **Unexercised subject**: asked for tests of a named function ("Add tests for isPrime"), the
@@ -87,7 +68,8 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
  *   `.gitkeep`…, not when the description asks for an empty file).
  *
- * Only failures are reported (P1): this check never counts as evidence of the outcome.
+ * Only failures (and an unreadable test configuration) are reported (P1): this check never counts
+ * as evidence of the outcome.
  */
 export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Finding[]> {
   const { facts, ledger, changes } = env;
@@ -177,22 +159,27 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   // Tests outside the runner's default places, in a project whose test configuration never
   // names their folder or file: the run the step reports did not include them.
   if (uncollected.length > 0) {
-    const config = RUNNER_CONFIGS.map((file) => facts.read(file) ?? '').join('\n');
-    const lost = uncollected.filter((file) => {
-      const top = file.split('/')[0] ?? file;
-      const base = file.split('/').pop() ?? file;
-      // A two-part suffix (`.check.js`) a config may glob; a bare `.js` says nothing.
-      const suffix = /\.[\w-]+\.[cm]?[jt]sx?$/.exec(base)?.[0];
-      return (
-        !config.includes(top) && !config.includes(base) && (suffix === undefined || !config.includes(suffix))
-      );
-    });
+    const commands = ledger.commands.filter((entry) => entry.ran).map((entry) => entry.run.argv);
+    const judged = uncollected.map((file) => ({
+      file,
+      how: testCollection(file, (rel) => facts.read(rel), commands),
+    }));
+    const lost = judged.filter((entry) => entry.how === 'lost').map((entry) => entry.file);
+    const unknown = judged.filter((entry) => entry.how === 'unknown').map((entry) => entry.file);
     if (lost.length > 0)
       findings.push(
         finding(
           'fail',
-          `The step wrote tests where the test runner does not look (${lost.slice(0, 3).join(', ')}): no test configuration names them, so the run it reports did not include them.`,
+          `The step wrote tests where the test runner does not look (${lost.slice(0, 3).join(', ')}): the test configuration does not collect them, so the run it reports did not include them.`,
           { file: lost[0] ?? '' },
+        ),
+      );
+    else if (unknown.length > 0)
+      findings.push(
+        finding(
+          'error',
+          `The step wrote tests outside the usual test places (${unknown.slice(0, 3).join(', ')}), and the project's test configuration does not show whether its runner collects them.`,
+          { file: unknown[0] ?? '' },
         ),
       );
   }

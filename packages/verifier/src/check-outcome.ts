@@ -1,8 +1,10 @@
 import { askedFacts } from './asked-facts';
-import { askedLiterals, containsLiteral } from './asked-literals';
+import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
+import { askedRemovals, removalProblem } from './asked-removals';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
+import { layoutAsked, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
@@ -14,6 +16,7 @@ import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
 import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
+import { handlingAsked, swallowedErrors } from './swallowed-errors';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Everything the outcome check needs. */
@@ -217,6 +220,52 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
+  // Content asked for, only whitespace moved in every file the step changed.
+  if (expectations.outcomes.has('write') && !layoutAsked(env.description) && known.created.length === 0) {
+    const touched = known.modified.filter(own);
+    const pairs = await Promise.all(
+      touched.map(async (file) => ({
+        file,
+        before: await changes.textBefore(file),
+        after: facts.read(file),
+      })),
+    );
+    if (
+      touched.length > 0 &&
+      known.deleted.length === 0 &&
+      pairs.every(
+        ({ before, after }) => before !== undefined && after !== undefined && whitespaceOnly(before, after),
+      )
+    )
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
+        ),
+      );
+  }
+
+  // Error handling asked for, answered by handlers that do nothing (`catch {}`, `except: pass`).
+  if (expectations.outcomes.has('write') && handlingAsked(env.description)) {
+    const files = await Promise.all(
+      [...known.created, ...known.modified].filter(own).map(async (file) => ({
+        file,
+        before: known.created.includes(file) ? undefined : await changes.textBefore(file),
+        after: facts.read(file) ?? '',
+      })),
+    );
+    const swallowed = await swallowedErrors(
+      files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+    );
+    if (swallowed.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to handle errors, but every handler it added in ${swallowed.slice(0, 3).join(', ')} is empty (errors are swallowed, not handled).`,
+        ),
+      );
+  }
+
   // Symbols the description asked for must be declared (and not as stubs).
   if (expectations.outcomes.has('write') && expectations.symbols.length > 0) {
     const candidates = [...new Set([...known.created, ...known.modified, ...ledger.written.keys()])];
@@ -396,18 +445,34 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ...[...expectations.change, ...expectations.create].flatMap((file) => facts.relative(file) ?? []),
       ]),
     ];
-    const texts = files.flatMap((file) => facts.read(file) ?? []);
-    const absent =
-      texts.length === 0
-        ? []
-        : literals.filter((literal) => !texts.some((text) => containsLiteral(text, literal)));
+    const texts = files.flatMap((file) => {
+      const text = facts.read(file);
+      return text === undefined ? [] : [{ file, text }];
+    });
+    const asked = [...expectations.change, ...expectations.create];
+    const absent = await literalsAbsent(env.description, literals, texts, asked);
     if (absent.length > 0)
       findings.push(
         outcome(
           'fail',
-          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}.`,
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => texts.some(({ text }) => containsLiteral(text, literal))) ? ' where code reads it (comments and unasked docs do not count)' : ''}.`,
         ),
       );
+  }
+
+  // Code asked to be removed by name ("Remove the `legacyAuth` function"): gone from the code,
+  // not commented out or renamed.
+  for (const removal of askedRemovals(env.description)) {
+    const targets =
+      removal.files.length > 0 ? removal.files.flatMap((file) => facts.relative(file) ?? []) : known.modified;
+    for (const file of targets) {
+      const after = facts.read(file);
+      const before = after === undefined ? undefined : await changes.textBefore(file);
+      if (after === undefined || before === undefined) continue;
+      const problem = await removalProblem(file, removal.name, before, after);
+      if (problem !== undefined)
+        findings.push(outcome('fail', `The step was asked to remove \`${removal.name}\`, but ${problem}.`));
+    }
   }
 
   // A fact the step was asked to check ("Check that src/a.js exports `double`"): its success says

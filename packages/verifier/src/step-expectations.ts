@@ -195,6 +195,11 @@ export function stepExpectations(description: string): StepExpectations {
     switch (category) {
       case 'create':
       case 'modify': {
+        // "Create an empty commit", "make a blank commit": a commit with no file written.
+        if (/^\s*(?:an?\s+|the\s+|one\s+)?(?:new\s+)?(?:empty|blank)\s+commit\b/i.test(segment)) {
+          outcomes.add('commit');
+          break;
+        }
         outcomes.add('write');
         const objectEnd = japanese
           ? -1
@@ -262,7 +267,23 @@ export function stepExpectations(description: string): StepExpectations {
       case 'delete': {
         outcomes.add('delete');
         const where = japanese ? text.slice(Math.max(0, hit.index - 80), hit.index) : segment;
-        for (const found of findPaths(where)) remove.push(found.file);
+        for (const found of findPaths(where)) {
+          // "Remove `x` from src/a.js": the file is where the removal happens, not what goes.
+          if (
+            !japanese &&
+            /\b(?:from|in|inside|within|of)\s+(?:the\s+)?(?:file\s+)?[`'"]?$/i.test(
+              where.slice(0, found.index),
+            ) &&
+            /\S/.test(
+              where
+                .slice(0, found.index)
+                .replace(/\b(?:from|in|inside|within|of)\s+(?:the\s+)?(?:file\s+)?[`'"]?$/i, ''),
+            )
+          ) {
+            outcomes.add('write');
+            change.push(found.file);
+          } else remove.push(found.file);
+        }
         // Folders named with a trailing slash ("Delete build/", "remove the dist/ folder").
         for (const folder of where.matchAll(/(?<![\w./-])((?:[\w@.-]+\/)+)(?=[\s,.;:)`'"」]|$)/g)) {
           const dir = (folder[1] ?? '').replace(/\/+$/, '');

@@ -13,6 +13,7 @@ import {
   type Stats,
 } from 'node:fs';
 import path from 'node:path';
+import { isLineEntryFile } from './line-entries';
 
 /** What a snapshot keeps of one file. */
 export interface FileState {
@@ -94,6 +95,8 @@ export const TEST_FILE =
 const MAX_TEXT_BYTES = 256 * 1024;
 const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Source files whose text a baseline keeps (symbols already declared before the step). */
+/** Docs whose text is kept (whitespace-only edits are told by it). */
+const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
 
 /** What the cache keeps of one file: its lstat identity when read, and what the read gave. */
@@ -388,7 +391,8 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
       const wantText =
         TEST_FILE.test(childRel) ||
         childRel === 'package.json' ||
-        (SOURCE_FILE.test(childRel) && stats.size <= MAX_SOURCE_TEXT_BYTES);
+        ((SOURCE_FILE.test(childRel) || PROSE_FILE.test(childRel) || isLineEntryFile(childRel)) &&
+          stats.size <= MAX_SOURCE_TEXT_BYTES);
       const state = hashFile(absolute, childRel, stats, maxHashBytes, wantText, previous, racyBefore);
       if (state.keep !== undefined) next.set(childRel, state.keep);
       files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });

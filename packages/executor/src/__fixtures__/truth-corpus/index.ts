@@ -1,6 +1,13 @@
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { hollowWork } from './hollow-work';
 import {
+  literalInComment,
+  plainAsks,
+  removalKept,
+  swallowedErrorsClass,
+  whitespaceOnlyChange,
+} from './in-code';
+import {
   failedCommand,
   noParser,
   printedPass,
@@ -104,6 +111,11 @@ export function truthCorpus(): TruthTrace[] {
     ...ambientDeclaration,
     ...testsNeverRun,
     ...testsNotCollected,
+    ...literalInComment,
+    ...plainAsks,
+    ...removalKept,
+    ...whitespaceOnlyChange,
+    ...swallowedErrorsClass,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -536,6 +536,16 @@ export const testsNotCollected: TruthTrace[] = traces(
   [
     testsAt('test-more/double.js', failing('../src/double.js')),
     testsAt('src/double.check.js', failing('./double.js')),
+    // Node 20 runs only test-named files under a folder argument: `checks/double.js` is not one.
+    testsAt('checks/double.js', failing('../src/double.js'), {
+      ...DOUBLE,
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/ checks/"'),
+    }),
+    // The config names `src` (its tests are `src/**/*.spec.js`), not `.check.js` files.
+    testsAt('src/double.check.js', failing('./double.js'), {
+      ...DOUBLE,
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test src/ test/"'),
+    }),
     {
       description: 'Add tests for parse',
       files: { ...PY_UNTESTED, 'tests/test_smoke.py': 'def test_smoke():\n    assert 1 + 1 == 2\n' },
@@ -555,8 +565,14 @@ export const testsNotCollected: TruthTrace[] = traces(
     testsAt('test/double.test.js', passing('../src/double.js')),
     testsAt('checks/double.js', passing('../src/double.js'), {
       ...DOUBLE,
-      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/*.test.js checks/*.js"'),
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/ checks/double.js"'),
     }),
+    // The config names `src`, and collects the new file by its include glob.
+    testsAt('src/double.check.js', passing('./double.js'), {
+      ...DOUBLE,
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test src/*.check.js test/"'),
+    }),
+    testsAt('src/double-test.js', passing('./double.js')),
     {
       description: 'Add tests for parse',
       files: { ...PY_UNTESTED, 'pytest.ini': '[pytest]\ntestpaths = checks\npython_files = *_checks.py\n' },
