@@ -102,7 +102,9 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
     if (prompt.startsWith(plannerSystemPrompt)) return { text: JSON.stringify(planFor(settings)) };
     if (prompt.startsWith(aggregatorSystemPrompt)) return { text: `All ${settings.steps} steps done.` };
     // The tool-call guard's self-verification of a destructive call (the command step's).
-    if (request.messages.some((message) => message.role === 'user' && /Answer YES or NO/.test(message.content)))
+    if (
+      request.messages.some((message) => message.role === 'user' && /Answer YES or NO/.test(message.content))
+    )
       return { text: 'YES: the step asks for this command.' };
     const stepId = stepOf(request);
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
