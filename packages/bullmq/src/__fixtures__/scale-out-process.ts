@@ -16,7 +16,7 @@ if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
   process.exit(2);
 }
 const quiet = quietText === 'quiet';
-const print = (event: { type: string }) => {
+const print = (event: { type: string; [key: string]: unknown }) => {
   if (quiet && (event.type === 'step-taken' || event.type === 'step-done')) return;
   process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
 };
