@@ -99,7 +99,15 @@ try {
     const processes: ScaleOutProcess[] = await Promise.all([
       startProcess({ role: 'coordinator', url: redis.url, prefix, concurrency: 1, lockMs: 30_000 }),
       ...Array.from({ length: workers }, () =>
-        startProcess({ role: 'worker', url: redis.url, prefix, concurrency: perWorker, lockMs: 30_000 }),
+        // Quiet: per-step stdout lines are the bench's own cost, not the engine's (t₁ prints none).
+        startProcess({
+          role: 'worker',
+          url: redis.url,
+          prefix,
+          concurrency: perWorker,
+          lockMs: 30_000,
+          quiet: true,
+        }),
       ),
     ]);
     const pids = [...processes.map((child) => child.child.pid), redis.process.pid];

@@ -102,6 +102,46 @@ describe('RunBus', () => {
     ]);
   });
 
+  it('lazy events start no commit of their own: they wait for the next commit and go with it, in order', async () => {
+    const memory = createMemoryRunStore();
+    const groups: string[][] = [];
+    const store: RunStore = {
+      ...memory,
+      append: async (runId, records) => {
+        groups.push(records.map((record) => (record.event as { stepId: string }).stepId));
+        await memory.append(runId, records);
+      },
+    };
+    const bus = new RunBus({
+      runId: 'run-x',
+      store,
+      clock: Date.now,
+      commitDelayMs: 1,
+      lazy: (event) => (event as { stepId?: string }).stepId?.startsWith('lazy') === true,
+    });
+    bus.emit(started('lazy-1'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The timer did not commit it, and nothing was written after it either.
+    expect(groups).toEqual([]);
+    bus.emit(started('a'));
+    bus.emit(started('lazy-2'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // An event that is not lazy starts the timer's commit: the lazy ones staged go with it.
+    expect(groups).toEqual([['lazy-1', 'a', 'lazy-2']]);
+    bus.emit(started('lazy-3'));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(groups).toHaveLength(1);
+    // A flush writes them: a clean end loses none.
+    await bus.flush();
+    expect(groups).toEqual([['lazy-1', 'a', 'lazy-2'], ['lazy-3']]);
+    expect((await memory.read('run-x')).map((event) => (event as { stepId: string }).stepId)).toEqual([
+      'lazy-1',
+      'a',
+      'lazy-2',
+      'lazy-3',
+    ]);
+  });
+
   it('keeps the first store failure, stops journaling, reports it once and goes on; a throwing listener is ignored', async () => {
     let calls = 0;
     const failures: unknown[] = [];

@@ -92,6 +92,10 @@ export class RunBus {
   #durableSeq: number;
   #inFlight: Promise<void> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Events that start no commit by themselves (see the `lazy` option). */
+  readonly #lazy: ((event: RunEvent) => boolean) | undefined;
+  /** Something staged asks for a commit of its own (an event that is not lazy). */
+  #due = false;
 
   constructor(options: {
     runId: string;
@@ -105,6 +109,13 @@ export class RunBus {
     commitDelayMs?: number;
     /** Applied to every event before anything else sees it. */
     redactor?: Redactor | undefined;
+    /**
+     * Events that start no commit of their own: staged, they wait for the next commit that
+     * something else starts (a `flush()`, or the timer of an event that is not lazy) and are
+     * written with it, in order. Only for events nothing recovers from (an announcement such as
+     * `model-call-started`): a clean end flushes them, a crash may lose them. Default: none.
+     */
+    lazy?: (event: RunEvent) => boolean;
   }) {
     this.runId = options.runId;
     this.#redactor = options.redactor;
@@ -116,6 +127,7 @@ export class RunBus {
     this.#onStoreError = options.onStoreError;
     this.#commitDelayMs = options.commitDelayMs ?? defaultCommitDelayMs;
     if (options.onEvent) this.#listeners.add(options.onEvent);
+    this.#lazy = options.lazy;
   }
 
   /** Adds a live listener; returns the unsubscribe function. */
@@ -244,6 +256,7 @@ export class RunBus {
     if (this.storeError !== undefined) return;
     this.storeError = reason;
     this.#staged = [];
+    this.#due = false;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
   }
@@ -253,10 +266,13 @@ export class RunBus {
       this.history.push(event);
       if (this.#store && this.storeError === undefined) {
         this.#staged.push(journalRecord(this.#nextSeq++, event));
-        this.#timer ??= setTimeout(() => {
-          this.#timer = undefined;
-          if (this.#inFlight === undefined) this.#commit();
-        }, this.#commitDelayMs);
+        if (this.#lazy === undefined || !this.#lazy(event)) {
+          this.#due = true;
+          this.#timer ??= setTimeout(() => {
+            this.#timer = undefined;
+            if (this.#inFlight === undefined) this.#commit();
+          }, this.#commitDelayMs);
+        }
       }
     }
     for (const listener of this.#listeners) {
@@ -275,6 +291,7 @@ export class RunBus {
     const group = this.#staged;
     if (group.length === 0 || this.storeError !== undefined) return;
     this.#staged = [];
+    this.#due = false;
     const durable = group.at(-1)!.seq + 1;
     const fail = (error: unknown) => {
       if (this.storeError !== undefined) return;
@@ -292,7 +309,7 @@ export class RunBus {
       () => {
         this.#durableSeq = durable;
         this.#inFlight = undefined;
-        if (this.#staged.length > 0 && this.#timer === undefined) this.#commit();
+        if (this.#due && this.#timer === undefined) this.#commit();
       },
       (error: unknown) => {
         this.#inFlight = undefined;

@@ -31,7 +31,9 @@ export interface RemoteStepInput {
    * the previous one resolved — so a journal may batch or pipeline one group's writes (one round
    * trip per group), but must write them in the order it received them. The step waits for a
    * group where it needs its journal on record (before a tool runs, before a human is asked, and
-   * at the end). When it throws or rejects, the step is aborted and `runStep` rejects: a step
+   * at the end). A `model-call-started` starts no group of its own: it is handed over with the
+   * step's next group (the end flushes it; a crash may lose it, which nothing recovers from).
+   * When it throws or rejects, the step is aborted and `runStep` rejects: a step
    * never goes on acting without its journal.
    */
   journal?: (event: RunEvent) => void | Promise<void>;
@@ -137,6 +139,9 @@ export async function runRemoteStep(
     runId,
     clock: config.clock,
     onEvent: config.onEvent,
+    // A model call's announcement waits for the step's next commit instead of a write of its
+    // own: nothing recovers from it (a model call is made again after a crash either way).
+    lazy: (event) => event.type === 'model-call-started',
     store:
       journal === undefined
         ? undefined

@@ -70,8 +70,10 @@ describe('closedloop coordinator / worker / demo --store (scale-out on Redis)', 
   it('runs the offline scenario through a coordinator process and a worker process, and reports it from Redis', async () => {
     const store = redis.url;
     const coordinator = start(['coordinator', '--store', store], /driving runs/);
-    const worker = start(['worker', '--store', store, '--concurrency', '2'], /running steps/);
+    const worker = start(['worker', '--store', store, '--concurrency', '2', '--warm-up'], /running steps/);
     await Promise.all([coordinator.started, worker.started]);
+    // The warm-up (the offline demo on a scratch workspace, given no Redis) ran before any step.
+    expect(worker.output()).toMatch(/warmed up \(offline demo completed in \d+ ms\)\n[\s\S]*running steps/);
 
     const workspace = join(mkdtempSync(join(tmpdir(), 'closedloop-scale-out-cli-')), 'ws');
     const run = capture();

@@ -1,10 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CortexFactory, RunSpec } from '@closedloop/bullmq';
+import { createCortex } from '@closedloop/cortex';
 import type { ChatModel } from '@closedloop/model';
 import { workspaceTools } from '@closedloop/tools';
 import { DemoError } from '../demo-error';
 import type { RunMode } from '../runner/demo-runner';
 import { type ModelSelection, providerNames, resolveModel } from '../runner/select-model';
-import { createIsPrimeScenarioModel } from '../scenario/is-prime-scenario';
+import { createIsPrimeScenarioModel, isPrimeTask } from '../scenario/is-prime-scenario';
 
 /** What a run carries to every coordinator and worker besides its task and workspace (never a key). */
 export interface ScaleOutSettings {
@@ -79,4 +83,42 @@ export function scaleOutCortex(env: NodeJS.ProcessEnv = process.env): CortexFact
       ...(settings.budgetTokens !== undefined ? { budget: { maxTokens: settings.budgetTokens } } : {}),
     };
   };
+}
+
+/**
+ * A `closedloop worker`'s warm-up (`createStepWorker({ warmUp })`): the offline isPrime demo, its
+ * model answering at once, on a scratch workspace in the temp directory (deleted after), with no
+ * journal (`store: false`) and no approval handler (every request denied) — each step through
+ * `cortex.runStep` as on a worker, so the executor, tools and verifier a step uses are loaded and
+ * compiled before the first real step. It reaches no Redis, no run and no shared workspace.
+ * Resolves with how the demo run stopped.
+ */
+export async function warmUpWorker(): Promise<string> {
+  const workspace = mkdtempSync(join(tmpdir(), 'closedloop-warm-up-'));
+  try {
+    const spec = scaleOutRunSpec({
+      task: isPrimeTask,
+      workspace,
+      settings: { demo: true, mode: 'auto', concurrency: 4, maxIterations: 3 },
+    });
+    const options = await scaleOutCortex({ CLOSEDLOOP_DEMO_LATENCY_MS: '0' })(spec, { runId: 'warm-up' });
+    const stepCortex = createCortex({ ...options, store: false });
+    const result = await createCortex({
+      ...options,
+      store: false,
+      stepRunner: async (task) => {
+        const { outcome, events } = await stepCortex.runStep({
+          runId: task.runId,
+          request: task.request,
+          stepId: task.stepId,
+          plan: task.snapshot(),
+        });
+        task.adopt(events);
+        return outcome;
+      },
+    }).run(spec.request);
+    return result.stopReason;
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
 }

@@ -1,20 +1,25 @@
 /**
  * A real coordinator or step worker process for the multi-process tests and the benchmarks:
- * `node --import tsx --conditions=@closedloop/source scale-out-process.ts <worker|coordinator> <redisUrl> <prefix> [concurrency] [lockMs]`.
- * Prints one JSON line per event on stdout ("ready" first).
+ * `node --import tsx --conditions=@closedloop/source scale-out-process.ts <worker|coordinator> <redisUrl> <prefix> [concurrency] [lockMs] [quiet]`.
+ * Prints one JSON line per event on stdout ("ready" first); with `quiet`, a worker leaves out its
+ * per-step lines (`step-taken`, `step-done`), as a benchmark that does not read them asks.
  */
 import { createCoordinator } from '../coordinator';
 import { createStepWorker } from '../step-worker';
 import { scenarioCortex, warmUpScenario } from './scenario';
 
-const [role, url, prefix, concurrencyText = '4', lockText = '2000'] = process.argv.slice(2);
+const [role, url, prefix, concurrencyText = '4', lockText = '2000', quietText] = process.argv.slice(2);
 if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
   console.error(
     'usage: scale-out-process.ts <worker|coordinator> <redisUrl> <prefix> [concurrency] [lockMs]',
   );
   process.exit(2);
 }
-const print = (event: object) => process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
+const quiet = quietText === 'quiet';
+const print = (event: { type: string; [key: string]: unknown }) => {
+  if (quiet && (event.type === 'step-taken' || event.type === 'step-done')) return;
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
+};
 const common = {
   connection: url,
   prefix,

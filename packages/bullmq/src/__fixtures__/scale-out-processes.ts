@@ -30,6 +30,8 @@ export async function startProcess(options: {
   prefix: string;
   concurrency?: number;
   lockMs?: number;
+  /** Leave out a worker's per-step lines (`step-taken`, `step-done`): a benchmark that reads none. */
+  quiet?: boolean;
 }): Promise<ScaleOutProcess> {
   const child = spawn(
     process.execPath,
@@ -47,6 +49,7 @@ export async function startProcess(options: {
       options.prefix,
       String(options.concurrency ?? 4),
       String(options.lockMs ?? 2000),
+      ...(options.quiet ? ['quiet'] : []),
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -31,12 +31,13 @@ function describeCoordinatorEvent(event: CoordinatorEvent): string {
 
 /** What the scale-out commands need once they run: loaded on use, so `--help` stays fast. */
 async function loadScaleOut() {
-  const [{ createCoordinator, createStepWorker }, { scaleOutCortex }, { reachStore }] = await Promise.all([
-    import('@closedloop/bullmq'),
-    import('../../scale-out/scale-out-cortex'),
-    import('../../scale-out/scale-out-runner'),
-  ]);
-  return { createCoordinator, createStepWorker, scaleOutCortex, reachStore };
+  const [{ createCoordinator, createStepWorker }, { scaleOutCortex, warmUpWorker }, { reachStore }] =
+    await Promise.all([
+      import('@closedloop/bullmq'),
+      import('../../scale-out/scale-out-cortex'),
+      import('../../scale-out/scale-out-runner'),
+    ]);
+  return { createCoordinator, createStepWorker, scaleOutCortex, warmUpWorker, reachStore };
 }
 
 /** Resolves on SIGINT or SIGTERM (a scale-out process runs until it is stopped). */
@@ -67,20 +68,46 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .option('--groups-only', 'only the --group queues, not the shared one', false);
+    .option('--groups-only', 'only the --group queues, not the shared one', false)
+    .option(
+      '--warm-up',
+      'before taking steps, run the offline demo once on a scratch workspace (no Redis, no run) so the first steps are not slowed by loading and compiling the engine',
+      false,
+    );
   usageAfterError(command);
   action(
     command,
     context,
-    async (flags: { store: string; concurrency: number; group: string[]; groupsOnly: boolean }) => {
+    async (flags: {
+      store: string;
+      concurrency: number;
+      group: string[];
+      groupsOnly: boolean;
+      warmUp: boolean;
+    }) => {
       const { io } = context;
-      const { createStepWorker, scaleOutCortex, reachStore } = await loadScaleOut();
+      const { createStepWorker, scaleOutCortex, warmUpWorker, reachStore } = await loadScaleOut();
+      // A failed warm-up only costs the first steps their speed: say so, and take steps anyway.
+      const warmUp = async () => {
+        const started = performance.now();
+        try {
+          const stopReason = await warmUpWorker();
+          io.stdout.write(
+            `worker: warmed up (offline demo ${stopReason} in ${Math.round(performance.now() - started)} ms)\n`,
+          );
+        } catch (error) {
+          io.stderr.write(
+            `worker: warm-up failed, taking steps anyway: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
+        }
+      };
       const worker = createStepWorker({
         connection: await reachStore(flags.store),
         cortex: scaleOutCortex(io.env),
         concurrency: flags.concurrency,
         groups: flags.group,
         shared: !flags.groupsOnly,
+        ...(flags.warmUp ? { warmUp } : {}),
         onEvent: (event) => io.stdout.write(`worker: ${describeWorkerEvent(event)}\n`),
       });
       await worker.ready();
