@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redactor } from '@closedloop/model';
@@ -301,7 +301,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       if (status.sandboxed) {
         const probe = await probeSandbox(sandbox.bubblewrap);
         const bwrap = probe.available ? probe.executable : sandbox.bubblewrap;
-        const wrapper = await bubblewrapArguments({
+        const layout = {
           root: realRoot,
           cwd: checked.cwd,
           network: sandbox.network,
@@ -313,21 +313,25 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           ...(limits && probe.available && probe.tmpfsSize
             ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
             : {}),
-        });
+        };
         // Inside the sandbox (its own user namespace when not root) RLIMIT_NPROC counts the
         // command's processes alone.
         const inner = limits ? await processLimitPrefix(limits) : [];
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {
-          result = await start([bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args], {
-            ...processOptions,
-            env: { ...env, TMPDIR: '/tmp' },
-            // The pid namespace dies with the command: nothing to look for outside it, only its end
-            // to wait for.
-            reapDetached: false,
-            infoFd: true,
-          });
+          for (let attempt = 1; ; attempt++) {
+            const wrapper = await bubblewrapArguments(layout);
+            result = await start([bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args], {
+              ...processOptions,
+              env: { ...env, TMPDIR: '/tmp' },
+              // The pid namespace dies with the command: nothing to look for outside it, only its end
+              // to wait for.
+              reapDetached: false,
+              infoFd: true,
+            });
+            if (attempt >= 3 || !(await socketVanished(result, wrapper))) break;
+          }
         } finally {
           refused = await restoreGitDirectories();
         }
@@ -360,4 +364,29 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     run,
     sandboxStatus,
   };
+}
+
+/**
+ * True when bubblewrap could not start the command because a host socket it was covering vanished
+ * between listing and mounting (its folder removed: the mount point cannot be made). The command
+ * never ran, so it is started again with a fresh list. Only bubblewrap's own one-line error for a
+ * path it was given to cover, gone now, counts.
+ */
+async function socketVanished(result: ProcessRunResult, wrapper: readonly string[]): Promise<boolean> {
+  if (result.exitCode === 0 || result.stdout !== '') return false;
+  const target = /^bwrap: Can't (?:mkdir parents for|create file at) (\/[^\n]*): [^\n]*\n?$/.exec(
+    result.stderr,
+  )?.[1];
+  if (target === undefined) return false;
+  const covered = wrapper.some(
+    (arg, index) =>
+      arg === target && wrapper[index - 1] === '/dev/null' && wrapper[index - 2] === '--ro-bind',
+  );
+  return (
+    covered &&
+    (await lstat(target).then(
+      () => false,
+      () => true,
+    ))
+  );
 }

@@ -565,12 +565,12 @@ export const testsNotCollected: TruthTrace[] = traces(
     testsAt('test/double.test.js', passing('../src/double.js')),
     testsAt('checks/double.js', passing('../src/double.js'), {
       ...DOUBLE,
-      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/ checks/double.js"'),
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test test/*.test.js checks/double.js"'),
     }),
     // The config names `src`, and collects the new file by its include glob.
     testsAt('src/double.check.js', passing('./double.js'), {
       ...DOUBLE,
-      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test src/*.check.js test/"'),
+      'package.json': PACKAGE_JSON.replace('"node --test"', '"node --test src/*.check.js test/*.test.js"'),
     }),
     testsAt('src/double-test.js', passing('./double.js')),
     {
