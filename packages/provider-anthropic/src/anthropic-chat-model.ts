@@ -1,9 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { APIError } from '@anthropic-ai/sdk';
 import type {
+  ContentBlock,
   Message,
   MessageCreateParamsNonStreaming,
   MessageCreateParamsStreaming,
+  RawContentBlockDelta,
   RawMessageStreamEvent,
 } from '@anthropic-ai/sdk/resources/messages';
 import {
@@ -27,6 +29,7 @@ import {
 import { mapAnthropicError } from './map-anthropic-error';
 import {
   type AnthropicUsageFields,
+  addAnthropicUsage,
   mapAnthropicStopReason,
   mapAnthropicUsage,
   mergeAnthropicUsage,
@@ -59,6 +62,54 @@ const cutOffStopReasons: ReadonlySet<string> = new Set([
   'refusal',
 ]);
 
+/**
+ * How many times a turn the server paused (`stop_reason: "pause_turn"`, a long server-tool loop
+ * such as web search) is continued before the call fails.
+ */
+export const maxPauseTurnContinuations = 5;
+
+type RequestBody = MessageCreateParamsNonStreaming | MessageCreateParamsStreaming;
+
+/**
+ * The request that continues a paused turn, as Anthropic's docs say: the same request with the
+ * assistant content so far appended verbatim (server tool calls and their results included), and
+ * the container of a container tool (code execution) when one was used.
+ */
+function continuePausedTurn<Body extends RequestBody>(
+  original: Body,
+  content: readonly unknown[],
+  container: unknown,
+): Body {
+  const messages = [...original.messages];
+  const last = messages.at(-1);
+  if (last?.role === 'assistant') {
+    // A prefilled assistant turn: the paused content continues it.
+    const prefix = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+    messages[messages.length - 1] = { role: 'assistant', content: [...prefix, ...content] as never };
+  } else {
+    messages.push({ role: 'assistant', content: [...content] as never });
+  }
+  const body: Body = { ...original, messages };
+  const containerId = (container as { id?: unknown } | null | undefined)?.id;
+  if (typeof containerId === 'string' && containerId !== '')
+    (body as { container?: string }).container = containerId;
+  return body;
+}
+
+/** The error for a turn the server kept pausing. */
+function pausedTooOften(provider: string, requestId: string | undefined, text: string): ModelError {
+  return new ModelError({
+    code: 'invalid-response',
+    message: `${provider}: the server paused the turn (stop_reason "pause_turn") ${
+      maxPauseTurnContinuations + 1
+    } times in a row; the answer is incomplete and was not returned${requestId ? ` (request ${requestId})` : ''}. Narrow the task or limit server tool uses (max_uses).`,
+    isRetryable: false,
+    provider,
+    rawOutput: text,
+    ...(requestId ? { requestId } : {}),
+  });
+}
+
 /** A body that is Anthropic's error shape (`{ type: 'error', error: { type, message } }`). */
 function isErrorBody(body: unknown): body is { type: 'error'; error: unknown } {
   return (
@@ -67,6 +118,49 @@ function isErrorBody(body: unknown): body is { type: 'error'; error: unknown } {
     (body as { type?: unknown }).type === 'error' &&
     typeof (body as { error?: unknown }).error === 'object'
   );
+}
+
+/** The text blocks' text of some content. */
+function textOf(content: readonly ContentBlock[]): string {
+  let text = '';
+  for (const block of content) if (block.type === 'text') text += block.text;
+  return text;
+}
+
+/** A streamed tool input's JSON (`{}` when none arrived or it does not parse). */
+function parseInput(json: string): unknown {
+  if (json.trim() === '') return {};
+  try {
+    return JSON.parse(json);
+  } catch {
+    return {};
+  }
+}
+
+/** Applies a streamed delta to the content block as sent (the SDK's own accumulation rules). */
+function applyDelta(
+  block: Record<string, unknown>,
+  delta: RawContentBlockDelta,
+  inputJson: Map<number, string>,
+  index: number,
+): void {
+  switch (delta.type) {
+    case 'text_delta':
+      block.text = `${(block.text as string | undefined) ?? ''}${delta.text}`;
+      break;
+    case 'thinking_delta':
+      block.thinking = `${(block.thinking as string | undefined) ?? ''}${delta.thinking}`;
+      break;
+    case 'signature_delta':
+      block.signature = delta.signature;
+      break;
+    case 'citations_delta':
+      block.citations = [...((block.citations as unknown[] | null | undefined) ?? []), delta.citation];
+      break;
+    case 'input_json_delta':
+      inputJson.set(index, (inputJson.get(index) ?? '') + delta.partial_json);
+      break;
+  }
 }
 
 function structuredText(input: unknown, tool: ResponseTool): string {
@@ -181,17 +275,33 @@ export class AnthropicChatModel implements ChatModel {
     let requestId: string | undefined;
     let responseTool: ResponseTool | undefined;
     const warnings: string[] = [];
+    // Content and usage of the responses that paused the turn (`pause_turn`), oldest first.
+    const paused: ContentBlock[] = [];
+    let pausedUsage: AnthropicUsageFields | undefined;
     try {
       const built = this.#build(request, false, warnings);
       responseTool = built.responseTool;
-      const { data, request_id, response } = await this.#config
-        .client()
-        .messages.create(built.body as MessageCreateParamsNonStreaming, { signal })
-        .withResponse();
-      message = data;
-      requestId = request_id ?? undefined;
-      // A 200 whose body is an error (gateways, proxies): classified by its type, like an error event.
-      if (isErrorBody(message)) throw new APIError(undefined, message, undefined, response.headers);
+      const original = built.body as MessageCreateParamsNonStreaming;
+      let body = original;
+      let container: unknown;
+      for (let continuation = 0; ; continuation++) {
+        const { data, request_id, response } = await this.#config
+          .client()
+          .messages.create(body, { signal })
+          .withResponse();
+        message = data;
+        requestId = request_id ?? undefined;
+        // A 200 whose body is an error (gateways, proxies): classified by its type, like an error event.
+        if (isErrorBody(message)) throw new APIError(undefined, message, undefined, response.headers);
+        if (message?.stop_reason !== 'pause_turn' || !Array.isArray(message.content)) break;
+        paused.push(...message.content);
+        pausedUsage = addAnthropicUsage(pausedUsage, message.usage);
+        if (continuation === maxPauseTurnContinuations) {
+          throw pausedTooOften(this.provider, requestId, textOf(paused));
+        }
+        container = message.container ?? container;
+        body = continuePausedTurn(original, paused, container);
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -203,6 +313,13 @@ export class AnthropicChatModel implements ChatModel {
         rawOutput: JSON.stringify(message),
         ...(requestId ? { requestId } : {}),
       });
+    }
+    if (paused.length > 0) {
+      message = {
+        ...message,
+        content: [...paused, ...message.content],
+        usage: addAnthropicUsage(pausedUsage, message.usage) as Message['usage'],
+      };
     }
     let text = '';
     let answered = false;
@@ -256,40 +373,49 @@ export class AnthropicChatModel implements ChatModel {
     });
   }
 
+  /** Opens a stream (a JSON body instead of an event stream is its error, or an invalid response). */
+  async #openStream(
+    body: MessageCreateParamsStreaming,
+    signal: AbortSignal | undefined,
+  ): Promise<{ stream: AsyncIterable<RawMessageStreamEvent>; requestId: string | undefined }> {
+    const { data, request_id, response } = await this.#config
+      .client()
+      .messages.create(body, { signal })
+      .withResponse();
+    const requestId = request_id ?? undefined;
+    if ((response.headers.get('content-type') ?? '').includes('json')) {
+      // A JSON body instead of an event stream: the SDK would read no events from it.
+      const parsed: unknown = JSON.parse(await response.text());
+      if (isErrorBody(parsed)) throw new APIError(undefined, parsed, undefined, response.headers);
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the server answered a streaming request with a JSON body, not an event stream${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
+        provider: this.provider,
+        rawOutput: JSON.stringify(parsed),
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    return { stream: data, requestId };
+  }
+
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
     let stream: AsyncIterable<RawMessageStreamEvent>;
     let requestId: string | undefined;
     let responseTool: ResponseTool | undefined;
+    let original: MessageCreateParamsStreaming;
     const warnings: string[] = [];
     try {
       const built = this.#build(request, true, warnings);
       responseTool = built.responseTool;
-      const { data, request_id, response } = await this.#config
-        .client()
-        .messages.create(built.body as MessageCreateParamsStreaming, { signal })
-        .withResponse();
-      stream = data;
-      requestId = request_id ?? undefined;
-      if ((response.headers.get('content-type') ?? '').includes('json')) {
-        // A JSON body instead of an event stream: the SDK would read no events from it.
-        const body: unknown = JSON.parse(await response.text());
-        if (isErrorBody(body)) throw new APIError(undefined, body, undefined, response.headers);
-        throw new ModelError({
-          code: 'invalid-response',
-          message: `${this.provider}: the server answered a streaming request with a JSON body, not an event stream${
-            requestId ? ` (request ${requestId})` : ''
-          }`,
-          provider: this.provider,
-          rawOutput: JSON.stringify(body),
-          ...(requestId ? { requestId } : {}),
-        });
-      }
+      original = built.body as MessageCreateParamsStreaming;
+      ({ stream, requestId } = await this.#openStream(original, signal));
     } catch (error) {
       throw this.#error(error, signal);
     }
 
-    const blocks = new Map<number, StreamBlock>();
     const reasoning: ReasoningPart[] = [];
     const toolCalls: ToolCall[] = [];
     let text = '';
@@ -299,11 +425,13 @@ export class AnthropicChatModel implements ChatModel {
     let rawStopReason: string | null | undefined;
     let id: string | undefined;
     let model: string | undefined;
-    let stopped = false;
+    // The content and summed usage of the responses that paused the turn (`pause_turn`).
+    const paused: unknown[] = [];
+    let pausedUsage: AnthropicUsageFields | undefined;
+    let container: unknown;
     // The last finished tool call is held until another block starts or the stop reason is known:
     // a tool_use block that `max_tokens` cut off is closed like a complete one.
     let held: ToolCall | undefined;
-    let lastBlock: StreamBlock | undefined;
     const release = (): StreamPart | undefined => {
       if (!held) return undefined;
       const toolCall = held;
@@ -311,140 +439,177 @@ export class AnthropicChatModel implements ChatModel {
       toolCalls.push(toolCall);
       return { type: 'tool-call', toolCall };
     };
-    try {
-      for await (const event of stream) {
-        switch (event.type) {
-          case 'message_start':
-            id = event.message.id;
-            model = event.message.model;
-            usage = mergeAnthropicUsage(undefined, event.message.usage);
-            break;
-          case 'content_block_start': {
-            const released = release();
-            if (released) yield released;
-            const block = event.content_block;
-            if (block.type === 'text') {
-              blocks.set(event.index, { kind: 'text' });
-              if (block.text !== '') {
-                text += block.text;
-                yield { type: 'text-delta', delta: block.text };
-              }
-            } else if (block.type === 'thinking') {
-              const part: ReasoningPart = { text: block.thinking, signature: block.signature };
-              reasoning.push(part);
-              blocks.set(event.index, { kind: 'reasoning', part });
-              if (block.thinking !== '') yield { type: 'reasoning-delta', delta: block.thinking };
-            } else if (block.type === 'redacted_thinking') {
-              reasoning.push({ text: '', signature: block.data, redacted: true });
-              blocks.set(event.index, { kind: 'other' });
-            } else if (block.type === 'tool_use') {
-              if (responseTool && block.name === responseTool.name) {
-                blocks.set(event.index, { kind: 'response', raw: '' });
+    for (let continuation = 0; ; continuation++) {
+      // Per response: block indexes start at 0 again in a continued turn.
+      const blocks = new Map<number, StreamBlock>();
+      // The content blocks as sent (kept to continue a paused turn verbatim).
+      const content: Array<Record<string, unknown>> = [];
+      const inputJson = new Map<number, string>();
+      let lastBlock: StreamBlock | undefined;
+      let stopped = false;
+      usage = undefined;
+      try {
+        for await (const event of stream) {
+          switch (event.type) {
+            case 'message_start':
+              id ??= event.message.id;
+              model ??= event.message.model;
+              container = event.message.container ?? container;
+              usage = mergeAnthropicUsage(undefined, event.message.usage);
+              break;
+            case 'content_block_start': {
+              const released = release();
+              if (released) yield released;
+              const block = event.content_block;
+              content[event.index] = { ...block };
+              if (block.type === 'text') {
+                blocks.set(event.index, { kind: 'text' });
+                if (block.text !== '') {
+                  text += block.text;
+                  yield { type: 'text-delta', delta: block.text };
+                }
+              } else if (block.type === 'thinking') {
+                const part: ReasoningPart = { text: block.thinking, signature: block.signature };
+                reasoning.push(part);
+                blocks.set(event.index, { kind: 'reasoning', part });
+                if (block.thinking !== '') yield { type: 'reasoning-delta', delta: block.thinking };
+              } else if (block.type === 'redacted_thinking') {
+                reasoning.push({ text: '', signature: block.data, redacted: true });
+                blocks.set(event.index, { kind: 'other' });
+              } else if (block.type === 'tool_use') {
+                if (responseTool && block.name === responseTool.name) {
+                  blocks.set(event.index, { kind: 'response', raw: '' });
+                } else {
+                  const ordinal = toolOrdinal++;
+                  blocks.set(event.index, { kind: 'tool', ordinal, id: block.id, name: block.name, raw: '' });
+                  yield {
+                    type: 'tool-call-delta',
+                    index: ordinal,
+                    id: block.id,
+                    name: block.name,
+                    argumentsDelta: '',
+                  };
+                }
               } else {
-                const ordinal = toolOrdinal++;
-                blocks.set(event.index, { kind: 'tool', ordinal, id: block.id, name: block.name, raw: '' });
-                yield {
-                  type: 'tool-call-delta',
-                  index: ordinal,
-                  id: block.id,
-                  name: block.name,
-                  argumentsDelta: '',
-                };
+                blocks.set(event.index, { kind: 'other' });
               }
-            } else {
-              blocks.set(event.index, { kind: 'other' });
+              lastBlock = blocks.get(event.index);
+              break;
             }
-            lastBlock = blocks.get(event.index);
-            break;
-          }
-          case 'content_block_delta': {
-            const block = blocks.get(event.index);
-            const delta = event.delta;
-            if (!block) break;
-            if (delta.type === 'text_delta' && block.kind === 'text') {
-              text += delta.text;
-              yield { type: 'text-delta', delta: delta.text };
-            } else if (delta.type === 'thinking_delta' && block.kind === 'reasoning') {
-              block.part.text += delta.thinking;
-              yield { type: 'reasoning-delta', delta: delta.thinking };
-            } else if (delta.type === 'signature_delta' && block.kind === 'reasoning') {
-              block.part.signature = (block.part.signature ?? '') + delta.signature;
-            } else if (delta.type === 'input_json_delta') {
-              if (block.kind === 'tool') {
-                block.raw += delta.partial_json;
-                if (delta.partial_json !== '') {
-                  yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: delta.partial_json };
-                }
-              } else if (block.kind === 'response') {
-                block.raw += delta.partial_json;
-                if (!responseTool?.wrapped && delta.partial_json !== '') {
-                  text += delta.partial_json;
-                  yield { type: 'text-delta', delta: delta.partial_json };
+            case 'content_block_delta': {
+              const delta = event.delta;
+              const sent = content[event.index];
+              if (sent) applyDelta(sent, delta, inputJson, event.index);
+              const block = blocks.get(event.index);
+              if (!block) break;
+              if (delta.type === 'text_delta' && block.kind === 'text') {
+                text += delta.text;
+                yield { type: 'text-delta', delta: delta.text };
+              } else if (delta.type === 'thinking_delta' && block.kind === 'reasoning') {
+                block.part.text += delta.thinking;
+                yield { type: 'reasoning-delta', delta: delta.thinking };
+              } else if (delta.type === 'signature_delta' && block.kind === 'reasoning') {
+                block.part.signature = (block.part.signature ?? '') + delta.signature;
+              } else if (delta.type === 'input_json_delta') {
+                if (block.kind === 'tool') {
+                  block.raw += delta.partial_json;
+                  if (delta.partial_json !== '') {
+                    yield {
+                      type: 'tool-call-delta',
+                      index: block.ordinal,
+                      argumentsDelta: delta.partial_json,
+                    };
+                  }
+                } else if (block.kind === 'response') {
+                  block.raw += delta.partial_json;
+                  if (!responseTool?.wrapped && delta.partial_json !== '') {
+                    text += delta.partial_json;
+                    yield { type: 'text-delta', delta: delta.partial_json };
+                  }
                 }
               }
+              break;
             }
-            break;
-          }
-          case 'content_block_stop': {
-            const block = blocks.get(event.index);
-            if (block?.kind === 'tool') {
-              held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
-              block.closed = true;
-            } else if (block?.kind === 'response' && responseTool) {
-              answered = true;
-              if (responseTool.wrapped || block.raw.trim() === '') {
-                const json = structuredText(
-                  block.raw.trim() === '' ? {} : JSON.parse(block.raw),
-                  responseTool,
+            case 'content_block_stop': {
+              const json = inputJson.get(event.index);
+              const sent = content[event.index];
+              if (json !== undefined && sent) sent.input = parseInput(json);
+              const block = blocks.get(event.index);
+              if (block?.kind === 'tool') {
+                held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
+                block.closed = true;
+              } else if (block?.kind === 'response' && responseTool) {
+                answered = true;
+                if (responseTool.wrapped || block.raw.trim() === '') {
+                  const json = structuredText(
+                    block.raw.trim() === '' ? {} : JSON.parse(block.raw),
+                    responseTool,
+                  );
+                  text += json;
+                  yield { type: 'text-delta', delta: json };
+                }
+              }
+              break;
+            }
+            case 'message_delta': {
+              rawStopReason = event.delta.stop_reason ?? rawStopReason;
+              container = event.delta.container ?? container;
+              usage = mergeAnthropicUsage(usage, event.usage);
+              if (lastBlock?.kind === 'tool' && rawStopReason && cutOffStopReasons.has(rawStopReason)) {
+                throw this.#truncated(
+                  { id: lastBlock.id, name: lastBlock.name, rawArguments: lastBlock.raw },
+                  rawStopReason,
+                  requestId,
                 );
-                text += json;
-                yield { type: 'text-delta', delta: json };
               }
+              const released = release();
+              if (released) yield released;
+              break;
             }
-            break;
+            case 'message_stop':
+              stopped = true;
+              break;
           }
-          case 'message_delta': {
-            rawStopReason = event.delta.stop_reason ?? rawStopReason;
-            usage = mergeAnthropicUsage(usage, event.usage);
-            if (lastBlock?.kind === 'tool' && rawStopReason && cutOffStopReasons.has(rawStopReason)) {
-              throw this.#truncated(
-                { id: lastBlock.id, name: lastBlock.name, rawArguments: lastBlock.raw },
-                rawStopReason,
-                requestId,
-              );
-            }
-            const released = release();
-            if (released) yield released;
-            break;
-          }
-          case 'message_stop':
-            stopped = true;
-            break;
         }
+      } catch (error) {
+        throw this.#error(error, signal);
       }
-    } catch (error) {
-      throw this.#error(error, signal);
+      // The SDK ends iteration quietly when the request is aborted mid-stream.
+      if (signal?.aborted) throw this.#error(signal.reason, signal);
+      const unfinished = [...blocks.values()].find((block) => block.kind === 'tool' && !block.closed);
+      if (stopped && unfinished?.kind === 'tool') {
+        throw this.#truncated(
+          { id: unfinished.id, name: unfinished.name, rawArguments: unfinished.raw },
+          rawStopReason ?? 'none',
+          requestId,
+        );
+      }
+      if (!stopped) {
+        throw new ModelError({
+          code: 'network',
+          message: `${this.provider}: the stream ended before message_stop (connection closed early after ${text.length} characters)${
+            requestId ? ` (request ${requestId})` : ''
+          }`,
+          provider: this.provider,
+          ...(requestId ? { requestId } : {}),
+        });
+      }
+      if (rawStopReason !== 'pause_turn') break;
+      // The server paused a long turn (a server tool loop): continue it with what it sent so far.
+      paused.push(...content.filter((block) => block !== undefined));
+      pausedUsage = addAnthropicUsage(pausedUsage, usage);
+      if (continuation === maxPauseTurnContinuations) throw pausedTooOften(this.provider, requestId, text);
+      rawStopReason = undefined;
+      try {
+        ({ stream, requestId } = await this.#openStream(
+          continuePausedTurn(original, paused, container),
+          signal,
+        ));
+      } catch (error) {
+        throw this.#error(error, signal);
+      }
     }
-    // The SDK ends iteration quietly when the request is aborted mid-stream.
-    if (signal?.aborted) throw this.#error(signal.reason, signal);
-    const unfinished = [...blocks.values()].find((block) => block.kind === 'tool' && !block.closed);
-    if (stopped && unfinished?.kind === 'tool') {
-      throw this.#truncated(
-        { id: unfinished.id, name: unfinished.name, rawArguments: unfinished.raw },
-        rawStopReason ?? 'none',
-        requestId,
-      );
-    }
-    if (!stopped) {
-      throw new ModelError({
-        code: 'network',
-        message: `${this.provider}: the stream ended before message_stop (connection closed early after ${text.length} characters)${
-          requestId ? ` (request ${requestId})` : ''
-        }`,
-        provider: this.provider,
-        ...(requestId ? { requestId } : {}),
-      });
-    }
+    if (pausedUsage) usage = addAnthropicUsage(pausedUsage, usage);
     const released = release();
     if (released) yield released;
     yield {

@@ -3,7 +3,8 @@ import type { FinishReason, Usage } from '@closedloop/model';
 /**
  * Maps an Anthropic `stop_reason`: `end_turn`/`stop_sequence` → stop, `tool_use` → tool-calls,
  * `max_tokens` and `model_context_window_exceeded` → length, `refusal` → refusal, `pause_turn` →
- * other; anything else (or none) → unknown, with the raw value kept in `rawFinishReason`.
+ * other (the model continues a paused turn itself, so no result carries it); anything else (or
+ * none) → unknown, with the raw value kept in `rawFinishReason`.
  */
 export function mapAnthropicStopReason(raw: string | null | undefined): FinishReason {
   switch (raw) {
@@ -62,4 +63,29 @@ export function mergeAnthropicUsage(
     if (value !== null && value !== undefined) (merged as Record<string, unknown>)[key] = value;
   }
   return merged;
+}
+
+/**
+ * Sums the usage of several requests (the responses of a turn continued after `pause_turn`: each
+ * request is billed on its own).
+ */
+export function addAnthropicUsage(
+  total: AnthropicUsageFields | null | undefined,
+  more: AnthropicUsageFields | null | undefined,
+): AnthropicUsageFields {
+  if (!total) return { ...more };
+  const sum = (a: number | null | undefined, b: number | null | undefined): number | null | undefined =>
+    typeof a === 'number' || typeof b === 'number' ? (a ?? 0) + (b ?? 0) : (b ?? a);
+  const summed: AnthropicUsageFields = {
+    input_tokens: sum(total.input_tokens, more?.input_tokens),
+    output_tokens: sum(total.output_tokens, more?.output_tokens),
+    cache_creation_input_tokens: sum(total.cache_creation_input_tokens, more?.cache_creation_input_tokens),
+    cache_read_input_tokens: sum(total.cache_read_input_tokens, more?.cache_read_input_tokens),
+  };
+  const thinking = sum(
+    total.output_tokens_details?.thinking_tokens,
+    more?.output_tokens_details?.thinking_tokens,
+  );
+  if (typeof thinking === 'number') summed.output_tokens_details = { thinking_tokens: thinking };
+  return summed;
 }
