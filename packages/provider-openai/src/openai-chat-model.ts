@@ -24,6 +24,7 @@ import { buildOpenAIRequest, type OpenAIChatSettings } from './build-openai-requ
 import { mapOpenAIError } from './map-openai-error';
 import { genericCompatibleProfile, type OpenAICompatibleProfile } from './openai-compatible-profiles';
 import {
+  canonicalFinishReason,
   compatReasoning,
   confidenceFromLogprobs,
   errorPayload,
@@ -35,6 +36,7 @@ import {
   splitContent,
 } from './parse-openai-response';
 import { splitThinkTags, ThinkTagSplitter } from './think-tag-splitter';
+import { streamEndedWithDone } from './without-empty-events';
 
 /** What a provider hands each of its models. */
 export interface OpenAIChatModelConfig {
@@ -89,11 +91,17 @@ function argumentText(value: unknown): string {
   return '';
 }
 
-/** Finish reasons that cut an answer off wherever it was (a tool call's arguments included). */
-const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'model_length', 'content_filter']);
+/**
+ * Finish reasons (canonical, see `canonicalFinishReason`) that cut an answer off wherever it was
+ * (a tool call's arguments included).
+ */
+const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'content_filter']);
 
-/** Finish reasons that say the answer is tool calls. */
-const toolCallFinishReasons: ReadonlySet<string> = new Set(['tool_calls', 'tool_call', 'function_call']);
+/**
+ * Finish reasons of an answer the server gave up on without an error object: `error` (OpenRouter,
+ * Mistral), `abort` (vLLM: the request was aborted server-side, e.g. preempted or shut down).
+ */
+const failedFinishReasons: ReadonlySet<string> = new Set(['error', 'abort']);
 
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
@@ -209,7 +217,11 @@ export class OpenAIChatModel implements ChatModel {
         rawArguments: argumentText(message.function_call.arguments),
       });
     }
-    this.#checkFinish(choice.finish_reason, calls, requestId, splitContent(message.content).text);
+    const answerText = splitContent(message.content).text;
+    if (!canonicalFinishReason(choice.finish_reason)) {
+      this.#checkWithoutFinishReason(calls, requestId, answerText + (message.refusal ?? ''));
+    }
+    this.#checkFinish(choice.finish_reason, calls, requestId, answerText);
     const ids = uniqueIds(calls);
     const toolCalls = calls.map((call, index) => toToolCall(call, ids[index] as string));
     const refusal =
@@ -230,6 +242,8 @@ export class OpenAIChatModel implements ChatModel {
       text: text !== '' ? text : (refusal ?? ''),
       toolCalls,
       rawFinishReason: choice.finish_reason,
+      // A whole body without a finish_reason (some gateways): the answer is all there.
+      impliedFinishReason: 'stop',
       refused: refusal !== undefined,
       usage: findUsage(completion),
       logprobs: choice.logprobs?.content,
@@ -281,6 +295,43 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /**
+   * Throws for an answer that ended cleanly (a whole body, or a stream's `[DONE]`) but without a
+   * finish_reason — vLLM-MLX, Gemini proxies and some gateways send none on a natural stop, and
+   * report `length` when they cut — yet cannot be whole: a tool call with partial arguments, or
+   * nothing at all. Both are the server's fault and retryable.
+   */
+  #checkWithoutFinishReason(
+    calls: readonly PendingToolCall[],
+    requestId: string | undefined,
+    text: string,
+  ): void {
+    const cut = calls.find(
+      (call) => call.rawArguments.trim() !== '' && !isCompleteToolArguments(call.rawArguments),
+    );
+    const where = requestId ? ` (request ${requestId})` : '';
+    if (cut) {
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the answer ended without a finish_reason inside tool call ${JSON.stringify(cut.name)}${
+          cut.id ? ` (${cut.id})` : ''
+        } after ${cut.rawArguments.length} characters of arguments that are not complete JSON; the call is incomplete and was not returned, so nothing ran${where}`,
+        isRetryable: true,
+        provider: this.provider,
+        rawOutput: cut.rawArguments,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (calls.length === 0 && text === '') {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the server ended the answer without a finish_reason and without any text or tool call${where}`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+  }
+
+  /**
    * Throws for an answer that must not be returned: `finish_reason: "error"` (the server gave up
    * mid-answer without an error object), or a cut-off (`length`, `content_filter`) inside a tool
    * call's arguments.
@@ -291,17 +342,18 @@ export class OpenAIChatModel implements ChatModel {
     requestId: string | undefined,
     text: string,
   ): void {
-    if (rawFinishReason === 'error') {
+    const reason = canonicalFinishReason(rawFinishReason);
+    if (reason && failedFinishReasons.has(reason)) {
       throw new ModelError({
         code: 'network',
-        message: `${this.provider}: the server ended the answer with finish_reason "error" and no error details${
+        message: `${this.provider}: the server ended the answer with finish_reason "${rawFinishReason}" and no error details${
           requestId ? ` (request ${requestId})` : ''
         }; the answer is incomplete`,
         provider: this.provider,
         ...(requestId ? { requestId } : {}),
       });
     }
-    if (rawFinishReason === 'insufficient_system_resource') {
+    if (reason === 'insufficient_system_resource') {
       // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
       throw new ModelError({
         code: 'overloaded',
@@ -312,7 +364,7 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
-    if (calls.length === 0 && rawFinishReason && toolCallFinishReasons.has(rawFinishReason)) {
+    if (calls.length === 0 && reason === 'tool_calls') {
       // vLLM without a tool parser (or whose parser failed) says "tool_calls" and sends none: the
       // call the model meant is in the text, if anywhere. Not an answer, and nothing to run.
       throw this.#invalid(
@@ -321,13 +373,13 @@ export class OpenAIChatModel implements ChatModel {
         text,
       );
     }
-    if (!rawFinishReason || !cutOffFinishReasons.has(rawFinishReason)) return;
+    if (!reason || !cutOffFinishReasons.has(reason)) return;
     const cut = calls.find((call) => !isCompleteToolArguments(call.rawArguments));
     if (cut) {
       throw truncatedToolCallError({
         provider: this.provider,
         call: cut,
-        rawFinishReason,
+        rawFinishReason: rawFinishReason as string,
         requestId,
       });
     }
@@ -337,6 +389,8 @@ export class OpenAIChatModel implements ChatModel {
     text: string;
     toolCalls: ToolCall[];
     rawFinishReason: string | null | undefined;
+    /** The finish reason mapped when the server sent none (it ended the answer cleanly). */
+    impliedFinishReason?: string;
     refused: boolean;
     usage: CompletionUsage | null | undefined;
     logprobs: ReadonlyArray<ChatCompletionTokenLogprob> | null | undefined;
@@ -351,10 +405,13 @@ export class OpenAIChatModel implements ChatModel {
     const result: GenerateResult = {
       text: parts.text,
       toolCalls: parts.toolCalls,
-      finishReason: mapOpenAIFinishReason(parts.rawFinishReason, {
-        hasToolCalls: parts.toolCalls.length > 0,
-        refused: parts.refused,
-      }),
+      finishReason: mapOpenAIFinishReason(
+        canonicalFinishReason(parts.rawFinishReason) ?? parts.impliedFinishReason,
+        {
+          hasToolCalls: parts.toolCalls.length > 0,
+          refused: parts.refused,
+        },
+      ),
       usage: mapOpenAIUsage(parts.usage),
     };
     if (parts.rawFinishReason) result.rawFinishReason = parts.rawFinishReason;
@@ -380,6 +437,9 @@ export class OpenAIChatModel implements ChatModel {
     const { signal } = options;
     let stream: AsyncIterable<ChatCompletionChunk> | Iterable<ChatCompletionChunk>;
     let requestId: string | undefined;
+    let httpResponse: Response;
+    // A whole JSON body read as one chunk: it ended cleanly whatever its finish_reason.
+    let wholeBody = false;
     const warnings: string[] = [];
     try {
       const body = this.#body(request, true, warnings) as ChatCompletionCreateParamsStreaming;
@@ -388,8 +448,10 @@ export class OpenAIChatModel implements ChatModel {
         .chat.completions.create(body, { signal })
         .withResponse();
       stream = data;
+      httpResponse = response;
       requestId = request_id ?? undefined;
       if ((response.headers.get('content-type') ?? '').includes('json')) {
+        wholeBody = true;
         // A JSON body instead of an event stream (the SDK would read no events from it): an error
         // object is thrown like one in a stream; a whole completion (a server that ignores
         // `stream: true`) is read as a single chunk.
@@ -509,14 +571,19 @@ export class OpenAIChatModel implements ChatModel {
       yield { type: 'text-delta', delta: held.text };
     }
     if (!rawFinishReason) {
-      throw new ModelError({
-        code: 'network',
-        message: `${this.provider}: the stream ended before a finish_reason (connection closed early after ${text.length} characters)${
-          requestId ? ` (request ${requestId})` : ''
-        }`,
-        provider: this.provider,
-        ...(requestId ? { requestId } : {}),
-      });
+      // `[DONE]` without a finish_reason is a server that ended the answer without saying why
+      // (vLLM-MLX, Gemini proxies, some gateways); without `[DONE]` the connection closed early.
+      if (!wholeBody && streamEndedWithDone(httpResponse) !== true) {
+        throw new ModelError({
+          code: 'network',
+          message: `${this.provider}: the stream ended before a finish_reason (connection closed early after ${text.length} characters)${
+            requestId ? ` (request ${requestId})` : ''
+          }`,
+          provider: this.provider,
+          ...(requestId ? { requestId } : {}),
+        });
+      }
+      this.#checkWithoutFinishReason(calls, requestId, text + refusal);
     }
     this.#checkFinish(rawFinishReason, calls, requestId, text);
     const ids = uniqueIds(calls);
@@ -538,6 +605,7 @@ export class OpenAIChatModel implements ChatModel {
         text,
         toolCalls,
         rawFinishReason,
+        impliedFinishReason: 'stop',
         refused: refusal !== '',
         usage,
         logprobs,

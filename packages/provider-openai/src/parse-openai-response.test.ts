@@ -12,6 +12,15 @@ describe('mapOpenAIFinishReason', () => {
     ['content_filter', {}, 'content-filter'],
     ['brand_new_reason', {}, 'unknown'],
     [null, {}, 'unknown'],
+    [null, { hasToolCalls: true }, 'tool-calls'],
+    ['', {}, 'unknown'],
+    ['eos_token', {}, 'stop'],
+    ['end_turn', { hasToolCalls: true }, 'tool-calls'],
+    ['STOP', {}, 'stop'],
+    ['MAX_TOKENS', {}, 'length'],
+    ['max_tokens', {}, 'length'],
+    ['tool_use', {}, 'tool-calls'],
+    ['SAFETY', {}, 'content-filter'],
   ] as const)('%s %o → %s', (raw, options, expected) => {
     expect(mapOpenAIFinishReason(raw, options)).toBe(expected);
   });

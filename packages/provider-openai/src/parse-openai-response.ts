@@ -3,29 +3,66 @@ import type { ChatCompletionTokenLogprob } from 'openai/resources/chat/completio
 import type { CompletionUsage } from 'openai/resources/completions';
 
 /**
- * Maps an OpenAI `finish_reason`. A response that carries tool calls is `tool-calls` even when
- * OpenAI says `stop` (it does when `tool_choice` forces a function); a refusal is `refusal`.
- * Anything unrecognised is `unknown` (the raw value stays in `rawFinishReason`).
+ * Finish reasons compatible servers and gateways send, by the OpenAI reason they mean (keys lower
+ * case): TGI's `eos_token`, Anthropic/Bedrock reasons passed through by gateways (`end_turn`,
+ * `stop_sequence`, `max_tokens`, `tool_use`), Mistral's `model_length`, Gemini's upper-case
+ * reasons (`STOP`, `MAX_TOKENS`, `SAFETY`), the deprecated `function_call`.
+ */
+const finishReasonAliases: Readonly<Record<string, string>> = {
+  eos: 'stop',
+  eos_token: 'stop',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  length: 'length',
+  max_tokens: 'length',
+  model_length: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  tool_call: 'tool_calls',
+  function_call: 'tool_calls',
+  safety: 'content_filter',
+  recitation: 'content_filter',
+  prohibited_content: 'content_filter',
+  blocklist: 'content_filter',
+  spii: 'content_filter',
+};
+
+/**
+ * The OpenAI finish reason a server's `finish_reason` means (`stop`, `length`, `tool_calls`,
+ * `content_filter`, or the value itself lower-cased when it has no alias); `undefined` for none
+ * (`null`, `""`: Ollama and SGLang send `""` on chunks that do not finish).
+ */
+export function canonicalFinishReason(raw: string | null | undefined): string | undefined {
+  if (typeof raw !== 'string' || raw === '') return undefined;
+  const lower = raw.toLowerCase();
+  return finishReasonAliases[lower] ?? lower;
+}
+
+/**
+ * Maps an OpenAI `finish_reason` (and the aliases compatible servers send, see
+ * {@link canonicalFinishReason}). A response that carries tool calls is `tool-calls` even when
+ * OpenAI says `stop` (it does when `tool_choice` forces a function) or sends no reason; a refusal
+ * is `refusal`. Anything unrecognised is `unknown` (the raw value stays in `rawFinishReason`).
  */
 export function mapOpenAIFinishReason(
   raw: string | null | undefined,
   options: { hasToolCalls?: boolean; refused?: boolean } = {},
 ): FinishReason {
-  switch (raw) {
+  const reason = canonicalFinishReason(raw);
+  switch (reason) {
     case 'stop':
       if (options.hasToolCalls) return 'tool-calls';
       return options.refused ? 'refusal' : 'stop';
     case 'tool_calls':
-    case 'tool_call':
-    case 'function_call':
       return 'tool-calls';
     case 'length':
-    case 'model_length':
       return 'length';
     case 'error':
       return 'error';
     case 'content_filter':
       return 'content-filter';
+    case undefined:
+      return options.hasToolCalls ? 'tool-calls' : 'unknown';
     default:
       return 'unknown';
   }

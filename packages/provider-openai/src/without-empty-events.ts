@@ -4,13 +4,31 @@ const blankLine = /\r?\n\r?\n/;
 const dataLine = /(?:^|\n)data:/;
 const eventLine = /(?:^|\n)event:/;
 
+const doneLine = /(?:^|\n)data: ?\[DONE\]/;
+
+/** Streams read through {@link withoutEmptyEvents}, and whether their `data: [DONE]` arrived. */
+const ended = new WeakMap<Response, { done: boolean }>();
+
+/**
+ * Whether the event stream of `response` has delivered its `data: [DONE]` terminator so far:
+ * `true`/`false` for a stream read through {@link withoutEmptyEvents}, `undefined` for any other
+ * response (not watched). Tells a server that ended its answer from a connection that closed.
+ */
+export function streamEndedWithDone(response: Response): boolean | undefined {
+  return ended.get(response)?.done;
+}
+
 /**
  * Drops the events of an event stream that have an `event:` name but no `data:` line — what the
  * SSE specification says a client does with an empty data buffer. The SDK instead parses their
  * empty data as JSON and fails the whole stream, so a gateway's data-less keep-alive
  * (`event: ping`) or an event whose name and data are split by a blank line killed the answer.
+ * Notes in `state` when the `data: [DONE]` terminator passes.
  */
-function dropEmptyEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+function dropEmptyEvents(
+  body: ReadableStream<Uint8Array>,
+  state: { done: boolean },
+): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let pending = '';
@@ -23,14 +41,19 @@ function dropEmptyEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8
           const end = match.index + match[0].length;
           const block = pending.slice(0, end);
           pending = pending.slice(end);
-          if (dataLine.test(block) || !eventLine.test(block)) out += block;
+          if (dataLine.test(block) || !eventLine.test(block)) {
+            out += block;
+            if (!state.done && block.includes('[DONE]') && doneLine.test(block)) state.done = true;
+          }
         }
         if (out !== '') controller.enqueue(encoder.encode(out));
       },
       flush(controller) {
         pending += decoder.decode();
-        if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending)))
+        if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending))) {
+          if (doneLine.test(pending)) state.done = true;
           controller.enqueue(encoder.encode(pending));
+        }
       },
     }),
   );
@@ -41,17 +64,20 @@ function dropEmptyEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8
  * separated from its `data:` by a blank line) are dropped from event streams before the SDK
  * reads them, as the SSE specification says, instead of failing the stream with "Unexpected end
  * of JSON input". Every other event, and every response that is not an event stream, passes
- * through unchanged.
+ * through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
  */
 export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
       return response;
-    return new Response(dropEmptyEvents(response.body), {
+    const state = { done: false };
+    const filtered = new Response(dropEmptyEvents(response.body, state), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
     });
+    ended.set(filtered, state);
+    return filtered;
   };
 }
