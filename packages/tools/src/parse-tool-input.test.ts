@@ -22,10 +22,20 @@ describe('parseToolInput', () => {
     expect(parseToolInput(object, { a: 'one' }).success).toBe(false);
   });
 
-  it('parses a JSON string only when the string itself is not valid input', () => {
+  it('validates JSON text as its value first, as the string only when that fails', () => {
     expect(parseToolInput(object, '{"a":2}')).toMatchObject({ success: true, data: { a: 2, b: 'x' } });
     expect(parseToolInput(z.string(), '{"a":2}')).toMatchObject({ success: true, data: '{"a":2}' });
+    expect(parseToolInput(z.unknown(), '{"a":2}')).toMatchObject({ success: true, data: { a: 2 } });
     expect(parseToolInput(object, '{"a":').success).toBe(false);
+  });
+
+  it('never hands malformed argument text to a tool, even one whose schema takes a string', () => {
+    for (const schema of [z.unknown(), z.any(), z.string(), z.union([object, z.string()])]) {
+      const result = parseToolInput(schema as z.ZodType<unknown>, '{"path":"notes/plan.md","content":"# Pl');
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.message).toMatch(/^The arguments are not valid JSON \(/);
+    }
+    expect(parseToolInput(object, '<function=read_file{"path": "README.md"}</function>').success).toBe(false);
   });
 
   it('treats missing arguments as {}', () => {

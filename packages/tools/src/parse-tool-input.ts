@@ -1,10 +1,10 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -27,19 +27,39 @@ export function normalizeToolArguments(rawArgs: unknown): unknown {
 
 /**
  * Validates a tool call's arguments against a tool's input schema, the way the registry does:
- * no arguments are `{}`; a string is tried as given first (a tool may take a string) and, when
- * that fails and it holds JSON, as the parsed JSON. Returns zod's `safeParse` result.
+ * no arguments are `{}`; a string is argument text (adapters pass the raw text on when it is not
+ * valid JSON): JSON text is validated as the value it holds first and, only when that fails, as
+ * the string itself (a tool that takes a string); text that is not JSON — a model's malformed or
+ * truncated arguments — fails with a "not valid JSON" issue and is never handed to the tool as
+ * a string, even when the schema would take one (`z.any()`, `z.string()`, a union with a string).
+ * Returns zod's `safeParse` result.
  *
  * @example
  * parseToolInput(z.object({ a: z.number() }), '{"a":1}'); // { success: true, data: { a: 1 } }
+ * parseToolInput(z.unknown(), '{"a":');                    // { success: false, error: … not valid JSON … }
  */
 export function parseToolInput<Input>(
   schema: z.ZodType<Input>,
   rawArgs: unknown,
 ): z.ZodSafeParseResult<Input> {
   const args = rawArgs === undefined || rawArgs === null || rawArgs === '' ? {} : rawArgs;
-  const first = schema.safeParse(args);
-  if (first.success || typeof args !== 'string') return first;
+  if (typeof args !== 'string') return schema.safeParse(args);
   const parsed = parseJson(args);
-  return parsed.ok ? schema.safeParse(parsed.value) : first;
+  if (!parsed.ok) {
+    return {
+      success: false,
+      error: new z.ZodError([
+        {
+          code: 'custom',
+          path: [],
+          input: args,
+          message: `The arguments are not valid JSON (${parsed.reason}); send one complete JSON object that matches the tool's input schema.`,
+        },
+      ]),
+    } as z.ZodSafeParseResult<Input>;
+  }
+  const first = schema.safeParse(parsed.value);
+  if (first.success) return first;
+  const asText = schema.safeParse(args);
+  return asText.success ? asText : first;
 }
