@@ -103,6 +103,52 @@ const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'content_fil
  */
 const failedFinishReasons: ReadonlySet<string> = new Set(['error', 'abort']);
 
+/**
+ * The chunk's choice 0: with `n` > 1 (or a server that answers with several choices anyway) the
+ * chunks of other choices carry `index` 1, 2, … in `choices[0]` and must not be mixed in.
+ */
+function firstChoice(
+  choices: ChatCompletionChunk['choices'] | null | undefined,
+): ChatCompletionChunk.Choice | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  const first = choices[0];
+  if (first === undefined || typeof first.index !== 'number' || first.index === 0) return first;
+  return choices.find((choice) => choice.index === 0);
+}
+
+/** Whether text could be one whole JSON object or JSON string (cheap, before parsing it). */
+function mayBeWholeJson(text: string): boolean {
+  const trimmed = text.trim();
+  const first = trimmed[0];
+  const last = trimmed[trimmed.length - 1];
+  return (first === '{' && last === '}') || (first === '"' && last === '"' && trimmed.length > 1);
+}
+
+/** A complete JSON text's value, a JSON string holding JSON unwrapped once; `undefined` if not JSON. */
+function wholeJson(text: string): { value: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'string' && mayBeWholeJson(value)) return wholeJson(value) ?? { value };
+    return { value };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a streamed argument delta restates arguments that are already complete: `same` (the
+ * whole arguments again, possibly re-serialised or double-encoded), `different` (other complete
+ * arguments), `no` (an ordinary delta). Parses only when both texts look like whole JSON.
+ */
+function restatedArguments(existing: string, incoming: string): 'no' | 'same' | 'different' {
+  if (existing === '' || incoming === '' || !mayBeWholeJson(incoming) || !mayBeWholeJson(existing))
+    return 'no';
+  const before = wholeJson(existing);
+  const after = before && wholeJson(incoming);
+  if (!before || !after) return 'no';
+  return JSON.stringify(before.value) === JSON.stringify(after.value) ? 'same' : 'different';
+}
+
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
   const seen = new Set<string>();
@@ -484,7 +530,7 @@ export class OpenAIChatModel implements ChatModel {
         id ??= nonEmpty(chunk.id);
         model ??= nonEmpty(chunk.model);
         usage = findUsage(chunk) ?? usage;
-        const choice = chunk.choices?.[0];
+        const choice = firstChoice(chunk.choices);
         if (!choice) continue;
         if (choice.finish_reason) rawFinishReason = choice.finish_reason;
         if (choice.logprobs?.content) logprobs.push(...choice.logprobs.content);
@@ -530,25 +576,49 @@ export class OpenAIChatModel implements ChatModel {
         for (const [position, callDelta] of (delta.tool_calls ?? []).entries()) {
           const wireIndex = typeof callDelta.index === 'number' ? callDelta.index : position;
           const callId = nonEmpty(callDelta.id);
+          const name = nonEmpty(callDelta.function?.name);
+          let argumentsDelta = argumentText(callDelta.function?.arguments);
           let slot = slots.get(wireIndex);
+          if (slot === undefined && callId !== undefined) {
+            // LocalAI sends one call again at further indexes, with its id: the same call.
+            const known = calls.findIndex((call) => call.id === callId);
+            if (known !== -1) {
+              slot = known;
+              slots.set(wireIndex, slot);
+            }
+          }
           const existing = slot === undefined ? undefined : calls[slot];
-          // A new id on a used index is a new call (Ollama-style streams put every call at index 0).
+          const restated = existing ? restatedArguments(existing.rawArguments, argumentsDelta) : 'no';
+          // A new id on a used index is a new call (Ollama-style streams put every call at index 0),
+          // and so is a named chunk with other whole arguments after a complete call (the same
+          // without ids).
           if (
             existing === undefined ||
-            (callId !== undefined && existing.id !== undefined && existing.id !== callId)
+            (callId !== undefined && existing.id !== undefined && existing.id !== callId) ||
+            (restated === 'different' && name !== undefined && callId === undefined)
           ) {
             slot = calls.length;
             slots.set(wireIndex, slot);
             calls.push({ id: undefined, name: '', rawArguments: '' });
+          } else if (restated === 'same') {
+            // LiteLLM, GLM parsers and some proxies send a call's whole arguments again at the
+            // end: appending them would double the JSON.
+            argumentsDelta = '';
+          } else if (restated === 'different') {
+            throw this.#invalid(
+              `tool call ${JSON.stringify(existing.name)} got two different complete argument texts (${JSON.stringify(
+                existing.rawArguments,
+              )}, then ${JSON.stringify(argumentsDelta)}); which one the model meant is unknown`,
+              requestId,
+              existing.rawArguments + argumentsDelta,
+            );
           }
           const call = calls[slot as number] as PendingToolCall;
           if (callId) call.id ??= callId;
           const extraContent = extraContentOf(callDelta);
           if (extraContent) call.extraContent = { ...call.extraContent, ...extraContent };
           // Some servers repeat the name on every chunk: keep the first.
-          const name = nonEmpty(callDelta.function?.name);
           if (name && call.name === '') call.name = name;
-          const argumentsDelta = argumentText(callDelta.function?.arguments);
           call.rawArguments += argumentsDelta;
           const part: StreamPart = { type: 'tool-call-delta', index: slot as number, argumentsDelta };
           if (callId) part.id = callId;
