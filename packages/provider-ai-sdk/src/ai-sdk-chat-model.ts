@@ -93,6 +93,39 @@ export function mapAISDKUsage(usage: unknown): Usage {
 }
 
 /**
+ * Raw finish reasons compatible servers and gateways send that the AI SDK files under `other`, by
+ * what they mean (keys lower case): TGI's `eos_token`, Anthropic/Bedrock reasons passed through
+ * (`end_turn`, `stop_sequence`, `max_tokens`, `tool_use`), Mistral's `model_length`, Gemini-style
+ * safety reasons.
+ */
+const rawFinishAliases: Readonly<Record<string, string>> = {
+  eos: 'stop',
+  eos_token: 'stop',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_length: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool-calls',
+  safety: 'content-filter',
+  recitation: 'content-filter',
+  prohibited_content: 'content-filter',
+  blocklist: 'content-filter',
+  spii: 'content-filter',
+};
+
+/**
+ * The unified finish reason (v3/v4 `{ unified, raw }` or a v2 string), with a raw reason the AI
+ * SDK could only call `other` read by what it means (see `rawFinishAliases`).
+ */
+function unifiedReason(reason: unknown): unknown {
+  const unified = isRecord(reason) ? reason.unified : reason;
+  if ((unified === 'other' || unified === 'unknown') && isRecord(reason) && typeof reason.raw === 'string')
+    return rawFinishAliases[reason.raw.toLowerCase()] ?? unified;
+  return unified;
+}
+
+/**
  * An AI SDK finish reason (v3 `{ unified, raw }` or v2 string) as closedloop's: the unified value,
  * except that AI SDK's catch-all `other` is `unknown` (an unrecognised provider reason) and a
  * response with tool calls is `tool-calls`.
@@ -101,7 +134,7 @@ export function mapAISDKFinishReason(
   reason: unknown,
   hasToolCalls: boolean,
 ): { finishReason: FinishReason; rawFinishReason: string | undefined } {
-  const unified = isRecord(reason) ? reason.unified : reason;
+  const unified = unifiedReason(reason);
   const raw = isRecord(reason) && typeof reason.raw === 'string' ? reason.raw : undefined;
   let finishReason: FinishReason;
   switch (unified) {
@@ -162,7 +195,7 @@ function metadataData(metadata: unknown): Record<string, unknown> | undefined {
 
 /** Unified finish reasons that cut the answer off wherever it was (a tool call's input included). */
 function isCutOff(reason: unknown): boolean {
-  const unified = isRecord(reason) ? reason.unified : reason;
+  const unified = unifiedReason(reason);
   return unified === 'length' || unified === 'content-filter';
 }
 
@@ -281,7 +314,29 @@ export class AISDKChatModel implements ChatModel {
    * `insufficient_system_resource` finish is an interrupted answer: a retryable `overloaded`.
    */
   #checkToolFinish(reason: unknown, toolCalls: number, text: string, requestId: string | undefined): void {
-    const unified = isRecord(reason) ? reason.unified : reason;
+    const unified = unifiedReason(reason);
+    const raw = rawReason(reason);
+    const where = requestId ? ` (request ${requestId})` : '';
+    if (/^(malformed_function_call|unexpected_tool_call)$/i.test(raw)) {
+      // Gemini could not turn the model's output into a function call: sampling again may work.
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the model wrote a tool call the provider could not read (finish reason "${raw}")${where}; the answer has no usable call`,
+        isRetryable: true,
+        provider: this.provider,
+        rawOutput: text,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (unified === 'error' || raw === 'error' || raw === 'abort') {
+      // The provider gave up mid-answer without an error object (`finish_reason: "error"`, vLLM's `abort`).
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the provider ended the answer with finish reason "${raw}" and no error details${where}; the answer is incomplete`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
     if (rawReason(reason) === 'insufficient_system_resource') {
       // DeepSeek: "the request is interrupted due to insufficient resource of the inference system".
       throw new ModelError({
@@ -616,8 +671,8 @@ export class AISDKChatModel implements ChatModel {
         requestId,
       });
     }
-    for (const toolCall of held) yield { type: 'tool-call', toolCall };
     this.#checkToolFinish(reason, toolCalls.length, text, requestId);
+    for (const toolCall of held) yield { type: 'tool-call', toolCall };
     yield {
       type: 'finish',
       result: this.#result({

@@ -1,0 +1,113 @@
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
+import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromAISDK } from './ai-sdk-chat-model';
+
+// Finish reasons the AI SDK files under `other` or `error`, from real servers and gateways,
+// through the AI SDK's own HTTP clients and the bridge, over loopback HTTP.
+const quirks = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const gemini = fixtureReplies(new URL('./__fixtures__/gemini/', import.meta.url));
+const ask = {
+  messages: [{ role: 'user' as const, content: 'Write the plan.' }],
+  tools: ['read_file', 'write_file'].map((name) => ({
+    name,
+    description: `The ${name} tool.`,
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+  })),
+};
+
+let server: LoopbackServer;
+beforeAll(async () => {
+  server = await startLoopbackServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const compatible = () =>
+  fromAISDK(
+    createOpenAICompatible({
+      name: 'loopback',
+      baseURL: `${server.url}/v1`,
+      apiKey: 'sk-loopback-000000',
+      includeUsage: true,
+    })('gateway-model'),
+    { name: 'gateway' },
+  );
+
+async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
+  const parts: StreamPart[] = [];
+  try {
+    for await (const part of stream) parts.push(part);
+  } catch (error) {
+    return { parts, error };
+  }
+  return { parts };
+}
+
+function finished(parts: StreamPart[]): GenerateResult {
+  const last = parts.at(-1);
+  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
+  return last.result;
+}
+
+describe('raw finish reasons the AI SDK calls "other"', () => {
+  it("a gateway's Anthropic end_turn is stop", async () => {
+    server.script(quirks.sse('bedrock-gateway-end-turn-stream'));
+    const result = finished((await collect(compatible().doStream(ask))).parts);
+    expect(result.text).toBe('Hello there.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.rawFinishReason).toBe('end_turn');
+  });
+
+  it("a gateway's max_tokens inside a tool call is the truncated-call error, not a call with half arguments", async () => {
+    server.script(quirks.sse('bedrock-gateway-max-tokens-mid-tool-call-stream'));
+    const { parts, error } = await collect(compatible().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(false);
+    expect((error as ModelError).message).toMatch(
+      /finish reason "max_tokens"\) inside tool call "write_file"/,
+    );
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it("vLLM's abort is a retryable error, not a half answer", async () => {
+    server.script(quirks.sse('vllm-abort-stream'));
+    const { parts, error } = await collect(compatible().doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/finish reason "abort"/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('an "error" finish', () => {
+  it('finish_reason "error" without an error object is a retryable error, not a finished answer', async () => {
+    server.script(quirks.sse('finish-reason-error-stream'));
+    const { parts, error } = await collect(compatible().doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it("Gemini's MALFORMED_FUNCTION_CALL is a retryable invalid-response, not an empty answer", async () => {
+    server.script(gemini.json('malformed-function-call'));
+    const model = fromAISDK(
+      createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test-google-key' })(
+        'gemini-2.5-flash',
+      ),
+    );
+    const error = await model.doGenerate(ask).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).requestId).toBe('req_gemini_malformed');
+    expect((error as ModelError).message).toMatch(/finish reason "MALFORMED_FUNCTION_CALL"/);
+  });
+});
