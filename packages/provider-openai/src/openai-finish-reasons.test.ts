@@ -142,3 +142,23 @@ describe("finish reasons other than OpenAI's", () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe('the end of a stream in other shapes', () => {
+  it('usage in a trailing chunk with choices: null is the usage', async () => {
+    server.script(sse('usage-chunk-choices-null-stream'));
+    const { parts, error } = await collect(model('gateway').doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finished(parts);
+    expect(result.text).toBe('Done.');
+    expect(result.usage).toEqual({ inputTokens: 31, outputTokens: 3, totalTokens: 34 });
+  });
+
+  it("OpenRouter's mid-stream error chunk (after keep-alive comments) is a retryable error, not the half answer", async () => {
+    server.script(sse('openrouter-mid-stream-error-stream'));
+    const { parts, error } = await collect(model('openrouter').doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/Provider disconnected unexpectedly/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
