@@ -47,7 +47,16 @@ export interface AnthropicChatModelConfig {
 type StreamBlock =
   | { kind: 'text' }
   | { kind: 'reasoning'; part: ReasoningPart }
-  | { kind: 'tool'; ordinal: number; id: string; name: string; raw: string; closed?: boolean }
+  | {
+      kind: 'tool';
+      ordinal: number;
+      id: string;
+      name: string;
+      raw: string;
+      /** The input a proxy sent whole in `content_block_start` (Anthropic sends `{}` there). */
+      initial: string;
+      closed?: boolean;
+    }
   | { kind: 'response'; raw: string }
   | { kind: 'other' };
 
@@ -481,7 +490,19 @@ export class AnthropicChatModel implements ChatModel {
                   blocks.set(event.index, { kind: 'response', raw: '' });
                 } else {
                   const ordinal = toolOrdinal++;
-                  blocks.set(event.index, { kind: 'tool', ordinal, id: block.id, name: block.name, raw: '' });
+                  const input: unknown = block.input;
+                  const initial =
+                    typeof input === 'object' && input !== null && Object.keys(input).length > 0
+                      ? JSON.stringify(input)
+                      : '';
+                  blocks.set(event.index, {
+                    kind: 'tool',
+                    ordinal,
+                    id: block.id,
+                    name: block.name,
+                    raw: '',
+                    initial,
+                  });
                   yield {
                     type: 'tool-call-delta',
                     index: ordinal,
@@ -536,6 +557,12 @@ export class AnthropicChatModel implements ChatModel {
               if (json !== undefined && sent) sent.input = parseInput(json);
               const block = blocks.get(event.index);
               if (block?.kind === 'tool') {
+                if (block.raw === '' && block.initial !== '') {
+                  // Proxies that translate other APIs into Anthropic's send the whole input in
+                  // content_block_start and no input_json_delta: that input is the arguments.
+                  block.raw = block.initial;
+                  yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: block.raw };
+                }
                 held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
                 block.closed = true;
               } else if (block?.kind === 'response' && responseTool) {
