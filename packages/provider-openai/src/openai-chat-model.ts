@@ -118,10 +118,19 @@ function firstChoice(
 
 /** Whether text could be one whole JSON object or JSON string (cheap, before parsing it). */
 function mayBeWholeJson(text: string): boolean {
-  const trimmed = text.trim();
-  const first = trimmed[0];
-  const last = trimmed[trimmed.length - 1];
-  return (first === '{' && last === '}') || (first === '"' && last === '"' && trimmed.length > 1);
+  // Scans from both ends rather than trimming: long arguments are checked once per delta.
+  let start = 0;
+  let end = text.length - 1;
+  while (start <= end && isJsonSpace(text.charCodeAt(start))) start++;
+  while (end > start && isJsonSpace(text.charCodeAt(end))) end--;
+  const first = text[start];
+  const last = text[end];
+  return end > start && ((first === '{' && last === '}') || (first === '"' && last === '"'));
+}
+
+/** JSON's insignificant whitespace: space, tab, line feed, carriage return. */
+function isJsonSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }
 
 /** A complete JSON text's value, a JSON string holding JSON unwrapped once; `undefined` if not JSON. */
