@@ -162,3 +162,36 @@ describe('the end of a stream in other shapes', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe('a 200 whose JSON body is an error string, not a completion', () => {
+  it("LM Studio's answer to a path it does not serve (a wrong baseURL) is a non-retryable bad-request, streamed or not", async () => {
+    server.script([...json('lmstudio-unexpected-endpoint-200'), ...json('lmstudio-unexpected-endpoint-200')]);
+    const generated = await model('lmstudio')
+      .doGenerate(ask)
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    const streamed = (await collect(model('lmstudio').doStream(ask))).error;
+    for (const error of [generated, streamed]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect((error as ModelError).code).toBe('bad-request');
+      expect((error as ModelError).isRetryable).toBe(false);
+      expect((error as ModelError).message).toMatch(
+        /Unexpected endpoint or method\. \(POST \/chat\/completions\)/,
+      );
+    }
+  });
+
+  it('any other error string is that error (retryable), not "the response has no choices"', async () => {
+    server.script(json('error-string-200'));
+    const error = await model('lmstudio')
+      .doGenerate(ask)
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect((error as ModelError).message).toMatch(/Model unloaded/);
+    expect((error as ModelError).isRetryable).toBe(true);
+  });
+});

@@ -218,7 +218,8 @@ export function reasoningParts(text: string | undefined, field?: string): Reason
 
 /**
  * The error a chunk or a 200 response body carries instead of a completion: `{ error: {…} }`
- * (a non-streamed 200 with an error body; in streams the SDK throws these itself),
+ * (a non-streamed 200 with an error body; in streams the SDK throws these itself), `{ error: '…' }`
+ * or `{ detail: '…' }` without `choices` (LM Studio's 200 for a path it does not serve is a 404),
  * `{ object: 'error', … }` (vLLM, some gateways), or a body with no `choices` but an error
  * `message` and `code`/`type`. `undefined` for a completion.
  */
@@ -229,11 +230,25 @@ export function errorPayload(chunk: unknown): Record<string, unknown> | undefine
     return record.error as Record<string, unknown>;
   }
   if (record.object === 'error') return record;
+  if (record.choices === undefined) {
+    // `{ "error": "…" }` (LM Studio, Ollama-style servers) or FastAPI's `{ "detail": "…" }` with 200.
+    const text = nonEmptyString(record.error) ?? nonEmptyString(record.detail);
+    if (text !== undefined) {
+      // LM Studio answers a path it does not serve with 200 and this text: a wrong baseURL, a 404.
+      return /^Unexpected endpoint or method/i.test(text)
+        ? { message: text, code: 404, type: 'not_found_error' }
+        : { message: text };
+    }
+  }
   return record.choices === undefined &&
     typeof record.message === 'string' &&
     (record.code !== undefined || record.type !== undefined)
     ? record
     : undefined;
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 type Detail = Record<string, unknown>;
