@@ -102,6 +102,18 @@ describe('every call at index 0 without ids, each sent whole', () => {
   });
 });
 
+describe('parallel calls without an index, one per chunk (Gemini)', () => {
+  it('are two calls with their own ids, not one call with both argument texts', async () => {
+    server.script(sse('gemini-parallel-calls-without-index-stream'));
+    const result = finished((await collect(model('gemini').doStream(ask))).parts);
+    expect(result.toolCalls.map((call) => [call.id, call.arguments])).toEqual([
+      ['function-call-4711aa', { path: 'README.md' }],
+      ['function-call-4711bb', { path: 'package.json' }],
+    ]);
+    expect(result.usage.totalTokens).toBe(83);
+  });
+});
+
 describe('several choices in one stream (n > 1)', () => {
   it('the answer is choice 0 alone, not the choices interleaved', async () => {
     server.script(sse('n2-interleaved-choices-stream'));
