@@ -348,6 +348,18 @@ export class AISDKChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    if (unified === 'stop' && toolCalls === 0 && text === '') {
+      // Gemini's known empty answer: `finishReason: STOP` and a candidate without parts (or only
+      // thoughts), usually zero output tokens. Nothing to return; sampling again gives an answer.
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the model finished (finish reason "${raw}") without any text or tool call${where}; an empty answer`,
+        isRetryable: true,
+        provider: this.provider,
+        rawOutput: '',
+        ...(requestId ? { requestId } : {}),
+      });
+    }
     if (unified !== 'tool-calls' || toolCalls > 0) return;
     throw new ModelError({
       code: 'invalid-response',

@@ -111,3 +111,22 @@ describe('an "error" finish', () => {
     expect((error as ModelError).message).toMatch(/finish reason "MALFORMED_FUNCTION_CALL"/);
   });
 });
+
+describe("Gemini's empty answer (finishReason STOP, a candidate without parts)", () => {
+  it('is a retryable invalid-response, not an empty text finished "stop"', async () => {
+    server.script(gemini.json('empty-stop'));
+    const model = fromAISDK(
+      createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test-google-key' })(
+        'gemini-2.5-flash-lite',
+      ),
+    );
+    const error = await model.doGenerate(ask).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/finish reason "STOP"\) without any text or tool call/);
+  });
+});
