@@ -348,9 +348,11 @@ export class AISDKChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
-    if (unified === 'stop' && toolCalls === 0 && text === '') {
-      // Gemini's known empty answer: `finishReason: STOP` and a candidate without parts (or only
-      // thoughts), usually zero output tokens. Nothing to return; sampling again gives an answer.
+    if (raw === 'STOP' && unified === 'stop' && toolCalls === 0 && text === '') {
+      // Gemini's (and Vertex's) known empty answer: `finishReason: STOP` and a candidate without
+      // parts (or only thoughts), usually zero output tokens. Nothing to return; sampling again
+      // gives an answer. (Other providers' empty answers are left to the caller: Claude's empty
+      // end_turn after a tool result repeats on a retry.)
       throw new ModelError({
         code: 'invalid-response',
         message: `${this.provider}: the model finished (finish reason "${raw}") without any text or tool call${where}; an empty answer`,
