@@ -513,9 +513,27 @@ export class AISDKChatModel implements ChatModel {
         provider: this.provider,
       });
     }
-    const requestId = requestIdOf(isRecord(outer.response) ? outer.response.headers : undefined);
+    const headers = isRecord(outer.response) ? outer.response.headers : undefined;
+    const requestId = requestIdOf(headers);
+    const contentType = isRecord(headers)
+      ? Object.entries(headers).find(([key]) => key.toLowerCase() === 'content-type')?.[1]
+      : undefined;
     const reader = stream.getReader();
     let text = '';
+    // Not a cut connection: the server answered with one JSON body (an error such as LM Studio's
+    // 200 for a wrong path, or a whole response) that the AI SDK reads no events from.
+    const jsonBody = (): ModelError | undefined =>
+      typeof contentType === 'string' && contentType.includes('json') && text === ''
+        ? new ModelError({
+            code: 'invalid-response',
+            message: `${this.provider}: the server answered a streaming request with a JSON body (${contentType}), not an event stream${
+              requestId ? ` (request ${requestId})` : ''
+            }; check the baseURL, or call generate without streaming to see the body`,
+            isRetryable: false,
+            provider: this.provider,
+            ...(requestId ? { requestId } : {}),
+          })
+        : undefined;
     const reasoning: ReasoningPart[] = [];
     const reasoningById = new Map<string, ReasoningPart>();
     const inputs = new Map<
@@ -645,7 +663,7 @@ export class AISDKChatModel implements ChatModel {
             break;
           case 'error':
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
-            if (isCutStream(part.error)) throw this.#cut(text, requestId);
+            if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
             throw this.#error(part.error, signal);
         }
       }
@@ -667,7 +685,7 @@ export class AISDKChatModel implements ChatModel {
       isInterrupted(reason) ||
       ((unified === 'other' || unified === 'unknown') && (raw === undefined || raw === 'unknown'))
     ) {
-      throw this.#cut(text, requestId);
+      throw jsonBody() ?? this.#cut(text, requestId);
     }
     // A tool input that never became a call (the provider dropped it at the cut), or a held call
     // with unparsable input in an answer that was cut off: never returned, never dropped silently.

@@ -130,3 +130,40 @@ describe("Gemini's empty answer (finishReason STOP, a candidate without parts)",
     expect((error as ModelError).message).toMatch(/finish reason "STOP"\) without any text or tool call/);
   });
 });
+
+describe('a 200 whose JSON body is an error, not a response', () => {
+  it("LM Studio's answer to a path it does not serve is a non-retryable error naming it, streamed or not", async () => {
+    server.script([
+      ...quirks.json('lmstudio-unexpected-endpoint-200'),
+      ...quirks.json('lmstudio-unexpected-endpoint-200'),
+    ]);
+    const generated = await compatible()
+      .doGenerate(ask)
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect((generated as ModelError).code).toBe('bad-request');
+    expect((generated as ModelError).isRetryable).toBe(false);
+    expect((generated as ModelError).message).toMatch(
+      /Unexpected endpoint or method\. \(POST \/chat\/completions\)/,
+    );
+    const { parts, error } = await collect(compatible().doStream(ask));
+    expect(parts).toEqual([]);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(false);
+    expect((error as ModelError).message).toMatch(/answered a streaming request with a JSON body/);
+  });
+
+  it('another error string is that error, retryable', async () => {
+    server.script(quirks.json('error-string-200'));
+    const error = await compatible()
+      .doGenerate(ask)
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    expect((error as ModelError).message).toMatch(/with an error body: Model unloaded/);
+    expect((error as ModelError).isRetryable).toBe(true);
+  });
+});

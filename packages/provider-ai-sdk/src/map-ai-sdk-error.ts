@@ -34,6 +34,21 @@ function innerError(body: unknown): Json {
   return body;
 }
 
+/**
+ * The error a 2xx body holds instead of a response — `{ error: '…' }`, `{ error: { message } }`,
+ * `{ detail: '…' }` without `choices`/`candidates`/`content` — else `undefined`.
+ */
+function errorInBody(
+  body: unknown,
+): { message: string; type: string | undefined; code: string | number | undefined } | undefined {
+  if (!isRecord(body) || 'choices' in body || 'candidates' in body || 'content' in body) return undefined;
+  const inner = isRecord(body.error) ? body.error : undefined;
+  const message = text(body.error) ?? text(inner?.message) ?? text(body.detail);
+  if (message === undefined) return undefined;
+  const code = typeof inner?.code === 'number' ? inner.code : text(inner?.code);
+  return { message, type: text(inner?.type), code };
+}
+
 function header(headers: unknown, name: string): string | undefined {
   if (!isRecord(headers)) return undefined;
   for (const [key, value] of Object.entries(headers)) {
@@ -98,6 +113,25 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
           code: underlying.code,
           message: redact(
             `${provider}: the connection closed while the response was being read (${underlying.message})`,
+          ),
+          status,
+          ...(requestId ? { requestId } : {}),
+          provider,
+          cause,
+        });
+      }
+      const failure = errorInBody(parseJson(fields.responseBody));
+      if (failure) {
+        // A 2xx whose body is an error, not a response (LM Studio, gateways): that error.
+        const endpoint = /^Unexpected endpoint or method/i.test(failure.message);
+        return new ModelError({
+          code: endpoint
+            ? 'bad-request'
+            : classifyHttpError({ type: failure.type, code: failure.code, message: failure.message }),
+          message: redact(
+            `${provider}: HTTP ${status} with an error body: ${failure.message}${
+              endpoint ? ' (the server does not serve this path: check the baseURL)' : ''
+            }${requestId ? ` (request ${requestId})` : ''}`,
           ),
           status,
           ...(requestId ? { requestId } : {}),
