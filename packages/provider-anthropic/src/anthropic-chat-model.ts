@@ -75,7 +75,7 @@ const cutOffStopReasons: ReadonlySet<string> = new Set([
  * How many times a turn the server paused (`stop_reason: "pause_turn"`, a long server-tool loop
  * such as web search) is continued before the call fails.
  */
-export const maxPauseTurnContinuations = 5;
+const maxPauseTurnContinuations = 5;
 
 type RequestBody = MessageCreateParamsNonStreaming | MessageCreateParamsStreaming;
 
