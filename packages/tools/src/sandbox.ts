@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -346,11 +346,12 @@ const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
 
 /**
  * The paths of the unix sockets bound in the file system by processes of this network namespace
- * (`/proc/net/unix`: the machine's services, the user's agents and desktop) that a sandboxed
- * command would still see: outside the folders it gets empty, or inside the folders it gets
- * read-write (the workspace under `/tmp`, say). A read-only mount does not stop `connect()`.
+ * (`/proc/net/unix`: the machine's services, the user's agents and desktop), and of the named
+ * pipes processes hold open, that a sandboxed command would still see: outside the folders it
+ * gets empty, or inside the folders it gets read-write (the workspace under `/tmp`, say). A
+ * read-only mount stops neither `connect()` nor opening a FIFO for writing.
  */
-async function visibleSockets(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
+async function visibleEndpoints(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
   const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
   const out = new Set<string>();
   for (const line of table.split('\n').slice(1)) {
@@ -368,6 +369,65 @@ async function visibleSockets(visible: readonly string[], hidden: readonly strin
   for (const socket of out) {
     const stats = await lstat(socket).catch(() => undefined);
     if (stats?.isSocket()) found.push(socket);
+  }
+  for (const fifo of heldFifos()) {
+    const hiddenAlready =
+      REPLACED_FOLDERS.some((folder) => isInside(folder, fifo)) &&
+      !visible.some((folder) => isInside(folder, fifo));
+    if (!hiddenAlready && !hidden.some((folder) => isInside(folder, fifo))) found.push(fifo);
+    if (found.length >= 2000) break;
+  }
+  return found;
+}
+
+/** How many open files of other processes {@link heldFifos} looks at, at most. */
+const MAX_SCANNED_FILES = 100_000;
+
+/**
+ * The named pipes (FIFOs) that processes of the machine hold open now (`/proc/<pid>/fd`: a service
+ * reading commands from one, or writing to one). A read-only mount does not stop opening a FIFO
+ * for writing: a command could feed a service running outside the sandbox. Only the processes
+ * this user may look into are seen (root: all); those are also the only FIFOs it could open.
+ * Synchronous: hundreds of tiny reads cost less without the thread pool (~10 ms for 800 files).
+ */
+function heldFifos(): string[] {
+  const paths = new Set<string>();
+  let scanned = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const pid of pids) {
+    if (scanned > MAX_SCANNED_FILES) break;
+    if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      if (++scanned > MAX_SCANNED_FILES) break;
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      // Anonymous pipes, sockets and the like read `pipe:[…]`; devices and /proc are not FIFOs.
+      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/'))
+        paths.add(target);
+    }
+  }
+  const found: string[] = [];
+  for (const target of paths) {
+    try {
+      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
+    } catch {
+      // gone, or not ours to see
+    }
   }
   return found;
 }
@@ -565,14 +625,15 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       }
     }
   }
-  // Sockets of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder, the workspace
-  // itself): `/dev/null` is mounted over each, so `connect()` is refused.
+  // Sockets and named pipes of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder,
+  // the workspace itself): `/dev/null` is mounted over each (binds are `nodev`), so `connect()` and
+  // `open()` are refused.
   const linked = await linkedTempPackagesOnce;
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  for (const socket of await visibleSockets([layout.root, ...layout.writable, ...linked], hiddenTargets))
-    args.push('--ro-bind', '/dev/null', socket);
+  for (const endpoint of await visibleEndpoints([layout.root, ...layout.writable, ...linked], hiddenTargets))
+    args.push('--ro-bind', '/dev/null', endpoint);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');

@@ -1,0 +1,147 @@
+/**
+ * Attacks on the sandbox by a hostile command: reaching the host through special files (named
+ * pipes, devices), and the runner's own edge cases (a host socket that vanishes while the sandbox
+ * is set up).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandRunner } from './create-command-runner';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { probeSandbox } from './sandbox';
+
+const probe = await probeSandbox();
+const hasSandbox = probe.available;
+
+let ws: TempWorkspace;
+/** A folder of the host outside `/tmp` and `/run` (which the sandbox replaces by empty ones). */
+let host: string;
+beforeEach(async () => {
+  ws = await createTempWorkspace({ files: {} });
+  host = await mkdtemp(path.join(homedir(), '.closedloop-attack-'));
+});
+afterEach(async () => {
+  await ws.cleanup();
+  await rm(host, { recursive: true, force: true });
+});
+
+describe.runIf(hasSandbox)('special files of the host', () => {
+  it('cannot write or read a named pipe (FIFO) a host process holds open, outside the workspace or in it', async () => {
+    const fifos = [path.join(host, 'control.fifo'), path.join(ws.root, 'service.fifo')];
+    // A host service reading commands from its FIFOs (opened read-write: it never sees an end).
+    const readers = fifos.map((fifo) => {
+      execFileSync('mkfifo', [fifo]);
+      return spawn(
+        'sh',
+        ['-c', 'exec 3<>"$0"; while read -r line <&3; do echo "$line" >> "$0.log"; done', fifo],
+        {
+          stdio: 'ignore',
+        },
+      );
+    });
+    try {
+      // The readers hold their FIFO open before the command starts.
+      for (const fifo of fifos) {
+        for (let wait = 0; wait < 100; wait++) {
+          const held = execFileSync('sh', [
+            '-c',
+            `ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c -- ${JSON.stringify(fifo)} || true`,
+          ])
+            .toString()
+            .trim();
+          if (held !== '0') break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      await ws.write(
+        'inject.cjs',
+        `const fs = require('node:fs');
+for (const fifo of ${JSON.stringify(fifos)}) {
+  try { const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'rm -rf /\\n'); fs.closeSync(fd); console.log(fifo, 'written'); }
+  catch (error) { console.log(fifo, error.code); }
+}`,
+      );
+      const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'inject.cjs',
+      ]);
+      for (const fifo of fifos) expect(sandboxed.stdout).not.toContain(`${fifo} written`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const fifo of fifos) expect(await readFile(`${fifo}.log`, 'utf8').catch(() => '')).toBe('');
+      // Unsandboxed, the same command reaches both services: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'inject.cjs']);
+      for (const fifo of fifos) expect(off.stdout).toContain(`${fifo} written`);
+    } finally {
+      for (const reader of readers) reader.kill('SIGKILL');
+    }
+  });
+
+  it('cannot open a device node planted in the workspace or found outside /dev (binds are nodev)', async () => {
+    // Root may make device nodes: one for the host's memory would be the whole machine.
+    if (process.getuid?.() !== 0) return;
+    const nodes = [path.join(ws.root, 'zero'), path.join(host, 'zero')];
+    for (const node of nodes) execFileSync('mknod', [node, 'c', '1', '5']);
+    await ws.write(
+      'device.cjs',
+      `const fs = require('node:fs');
+for (const node of ${JSON.stringify(nodes)}) {
+  try { fs.readSync(fs.openSync(node, 'r'), Buffer.alloc(4)); console.log(node, 'opened'); } catch (error) { console.log(node, error.code); }
+}
+try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5']); console.log('made'); } catch { console.log('mknod refused'); }`,
+    );
+    const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+      'node',
+      'device.cjs',
+    ]);
+    expect(sandboxed.stdout).toBe(`${nodes[0]} EACCES\n${nodes[1]} EACCES\nmknod refused\n`);
+    const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'device.cjs']);
+    expect(off.stdout).toContain(`${nodes[0]} opened`);
+  });
+});
+
+describe.runIf(hasSandbox)('a host socket that vanishes between listing and mounting', () => {
+  it('starts the command again with a fresh list (deterministic: the socket goes right before bubblewrap runs)', async () => {
+    const folder = path.join(host, 'service');
+    const socket = path.join(folder, 'service.sock');
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(folder));
+    const service = createNetServer((connection) => connection.end('reached\n'));
+    await new Promise<void>((resolve) => service.listen(socket, resolve));
+    // bubblewrap, but the first time it is asked to cover the socket, the socket's folder is
+    // removed just before: exactly the race of a service shutting down.
+    const calls = path.join(host, 'calls.log');
+    const wrapper = path.join(host, 'bwrap-racing');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh
+for arg in "$@"; do
+  if [ "$arg" = ${JSON.stringify(socket)} ]; then
+    echo covering >> ${JSON.stringify(calls)}
+    rm -rf ${JSON.stringify(folder)}
+  fi
+done
+exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
+`,
+    );
+    await chmod(wrapper, 0o755);
+    try {
+      await ws.write('hello.cjs', "console.log('ran');\n");
+      const runner = createCommandRunner({
+        root: ws.root,
+        sandbox: { mode: 'required', bubblewrap: wrapper },
+      });
+      const result = await runner.run(['node', 'hello.cjs']);
+      expect({ exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        exitCode: 0,
+        stdout: 'ran\n',
+        stderr: '',
+      });
+      // The first start covered the socket and failed; the second did not need to.
+      expect(await readFile(calls, 'utf8')).toBe('covering\n');
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
+  });
+});
