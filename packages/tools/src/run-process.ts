@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -44,6 +44,12 @@ export interface RunProcessOptions {
    * tree is still running when the result is returned.
    */
   infoFd?: boolean;
+  /**
+   * With `infoFd`: the process started is `unshare --pid --fork` in front of bubblewrap, so the
+   * pid namespace to wait for is the one whose init is its child, and the pid bubblewrap reports
+   * counts in that namespace (meaningless here).
+   */
+  outerNamespace?: boolean;
   /** Called with the process id once the process started (it leads its own process group). */
   onSpawn?: (pid: number) => void;
 }
@@ -173,6 +179,15 @@ export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'
   return killed;
 }
 
+/** The children list of a task (`/proc/<pid>/task/<tid>/children`), empty when unreadable. */
+function readChildren(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Resolves once `pid` no longer exists (or is a zombie), or after `maxMs`. */
 async function waitGone(pid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
@@ -256,7 +271,13 @@ export function runProcess(
       stream?.on('data', (chunk: Buffer) => {
         info += chunk.toString('utf8');
         const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
-        if (pid !== undefined) innerPid = Number(pid);
+        if (pid === undefined || innerPid !== undefined) return;
+        if (!options.outerNamespace) innerPid = Number(pid);
+        else {
+          // bubblewrap runs, so `unshare` has forked the namespace's init: its only child.
+          const init = /^\d+/.exec(readChildren(`/proc/${child.pid}/task/${child.pid}/children`))?.[0];
+          if (init !== undefined) innerPid = Number(init);
+        }
       });
       stream?.on('error', () => {});
     }

@@ -3,14 +3,17 @@
  * pipes, devices), and the runner's own edge cases (a host socket that vanishes while the sandbox
  * is set up).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { hasPidMaxPerNamespace } from './resource-limits';
 import { probeSandbox } from './sandbox';
 
 const probe = await probeSandbox();
@@ -145,3 +148,111 @@ exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
     }
   });
 });
+
+/** Forks (children sleep) until refused; prints how many it made. */
+const forker = `
+import os, sys, time
+made = 0
+try:
+    for _ in range(400):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        made += 1
+except OSError as error:
+    print("refused", made, error.errno)
+    sys.exit(0)
+print("made", made)
+`;
+
+const isRoot = process.getuid?.() === 0;
+const hasPython = (() => {
+  try {
+    execFileSync('python3', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Runs a command through a runner that cannot make a cgroup (see `__fixtures__/run-command.ts`). */
+function runWithoutCgroup(
+  argv: string[],
+  env: Record<string, string> = {},
+): { exitCode: number; stdout: string; stderr: string; sandboxed: boolean; timedOut: boolean } {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // The runner in a mount namespace of its own where /sys/fs/cgroup is an empty folder: it cannot
+  // make a cgroup, as in a container that does not delegate one.
+  const child = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
+      'no-cgroup',
+      process.execPath,
+      '--import',
+      'tsx',
+      '--conditions=@closedloop/source',
+      path.join(here, '__fixtures__', 'run-command.ts'),
+    ],
+    {
+      cwd: path.join(here, '..'),
+      env: { ...process.env, ROOT: ws.root, ARGV: JSON.stringify(argv), ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout);
+}
+
+/** How many processes run `file` (by their command line). */
+function running(file: string): number {
+  let count = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(file)) count++;
+    } catch {
+      // gone
+    }
+  }
+  return count;
+}
+
+describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
+  'root without a usable cgroup (the kernel exempts root from RLIMIT_NPROC)',
+  () => {
+    it('still bounds the processes of a sandboxed command, and none outlives it', async () => {
+      await ws.write('forker.py', forker);
+      const result = runWithoutCgroup(['python3', 'forker.py'], {
+        LIMITS: JSON.stringify({ maxProcesses: 32 }),
+      });
+      expect(result.sandboxed).toBe(true);
+      // Refused with EAGAIN well before the 400 forks, at the kernel's smallest pid_max.
+      expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
+      expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
+      expect(running(path.join(ws.root, 'forker.py'))).toBe(0);
+    }, 90_000);
+
+    it('runs an ordinary command normally, and kills it at its timeout', async () => {
+      await ws.write('hello.py', 'print("hello")\n');
+      expect(runWithoutCgroup(['python3', 'hello.py'])).toMatchObject({
+        exitCode: 0,
+        stdout: 'hello\n',
+        stderr: '',
+      });
+      await ws.write('sleeper.py', 'import os, time\nos.fork()\ntime.sleep(60)\n');
+      const started = Date.now();
+      const slept = runWithoutCgroup(['python3', 'sleeper.py'], { TIMEOUT_MS: '1000' });
+      expect(slept.timedOut).toBe(true);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(running('sleeper.py')).toBe(0);
+    }, 90_000);
+  },
+);
