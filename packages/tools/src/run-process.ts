@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { constants, readFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -188,6 +188,57 @@ function readChildren(file: string): string {
   }
 }
 
+/** The highest descriptor {@link coveredStdio} covers (a stdio array entry each). */
+const MAX_COVERED_DESCRIPTOR = 4096;
+
+/**
+ * The descriptors (above stdio) this process holds without close-on-exec: every child would
+ * inherit them. Node.js opens its own with close-on-exec, but one this process inherited (from
+ * whatever started it) or a native module opened stays open across `exec` — a folder outside the
+ * workspace, a socket to a daemon — and a descriptor reaches past every mount of a sandbox
+ * (`/proc/self/fd/N/…`). Linux only (`/proc/self/fdinfo`).
+ */
+export function inheritableDescriptors(): number[] {
+  if (process.platform !== 'linux') return [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fdinfo');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${name}`, 'utf8'))?.[1];
+      // O_CLOEXEC (octal 02000000) is shown in the flags.
+      if (flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) === 0) out.push(fd);
+    } catch {
+      // closed meanwhile (the descriptor readdir used)
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The stdio of a child: its first entries, then `/dev/null` (`nullFd`) over every inheritable
+ * descriptor of this process, so none reaches the child.
+ */
+function coveredStdio(
+  first: readonly ('ignore' | 'pipe')[],
+  inheritable: readonly number[],
+  nullFd: number,
+): ('ignore' | 'pipe' | number)[] {
+  const stdio: ('ignore' | 'pipe' | number)[] = [...first];
+  for (const fd of inheritable) {
+    if (fd < first.length || fd > MAX_COVERED_DESCRIPTOR) continue;
+    while (stdio.length < fd) stdio.push('ignore');
+    stdio[fd] = nullFd;
+  }
+  return stdio;
+}
+
 /** Resolves once `pid` no longer exists (or is a zombie), or after `maxMs`. */
 async function waitGone(pid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
@@ -224,19 +275,28 @@ export function runProcess(
       reject(options.signal.reason ?? new Error('aborted'));
       return;
     }
-    const child = spawn(executable, [...args], {
-      cwd: options.cwd,
-      env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
-      stdio: [
-        options.stdin === undefined ? 'ignore' : 'pipe',
-        'pipe',
-        'pipe',
-        ...(options.infoFd ? (['pipe'] as const) : []),
-      ],
-      detached: true,
-      windowsHide: true,
-      shell: false,
-    });
+    const first: ('ignore' | 'pipe')[] = [
+      options.stdin === undefined ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(options.infoFd ? (['pipe'] as const) : []),
+    ];
+    // Descriptors this process would pass on: each gets `/dev/null` in the child instead.
+    const inheritable = inheritableDescriptors();
+    const nullFd = inheritable.length > 0 ? openSync('/dev/null', 'r') : undefined;
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(executable, [...args], {
+        cwd: options.cwd,
+        env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
+        stdio: nullFd === undefined ? first : coveredStdio(first, inheritable, nullFd),
+        detached: true,
+        windowsHide: true,
+        shell: false,
+      });
+    } finally {
+      if (nullFd !== undefined) closeSync(nullFd);
+    }
     if (child.pid !== undefined) {
       try {
         options.onSpawn?.(child.pid);

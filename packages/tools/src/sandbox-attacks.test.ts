@@ -256,3 +256,58 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
     }, 90_000);
   },
 );
+
+describe('file descriptors the runner inherited', () => {
+  /**
+   * The runner's own process holds a descriptor without close-on-exec (as a parent that started
+   * the agent may leave one): a folder outside the workspace, read-write.
+   */
+  const runHoldingFolder = (sandbox: 'required' | 'off') => {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const child = spawnSync(
+      'bash',
+      [
+        '-c',
+        // Node marks the lowest inherited descriptors close-on-exec at start, not the others.
+        'exec 40<"$0"; exec "$@"',
+        host,
+        process.execPath,
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        path.join(here, '__fixtures__', 'run-command.ts'),
+      ],
+      {
+        cwd: path.join(here, '..'),
+        env: {
+          ...process.env,
+          ROOT: ws.root,
+          ARGV: JSON.stringify(['node', 'through-fd.cjs']),
+          SANDBOX: sandbox,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    return JSON.parse(child.stdout) as { stdout: string; stderr: string };
+  };
+
+  it.each(hasSandbox ? (['required', 'off'] as const) : (['off'] as const))(
+    'never reach a command (sandbox %s): a folder outside stays out of reach',
+    async (sandbox) => {
+      await ws.write(
+        'through-fd.cjs',
+        `const fs = require('node:fs');
+try { fs.writeFileSync('/proc/self/fd/40/pwned', 'x'); console.log('written'); } catch (error) { console.log(error.code); }
+let open = []; for (const fd of fs.readdirSync('/proc/self/fd')) { try { open.push(fs.readlinkSync('/proc/self/fd/' + fd)); } catch {} }
+console.log(open.filter((target) => target.includes(${JSON.stringify(path.basename(host))})).length);`,
+      );
+      const result = runHoldingFolder(sandbox);
+      expect(result.stdout, result.stderr).not.toContain('written');
+      expect(result.stdout.trim().split('\n').at(-1)).toBe('0');
+      expect(await readFile(path.join(host, 'pwned'), 'utf8').catch(() => 'absent')).toBe('absent');
+    },
+    60_000,
+  );
+});
