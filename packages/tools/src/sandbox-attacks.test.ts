@@ -311,3 +311,31 @@ console.log(open.filter((target) => target.includes(${JSON.stringify(path.basena
     60_000,
   );
 });
+
+describe.runIf(hasSandbox)('files a command made that the runner reads afterwards', () => {
+  it('a FIFO or a link to /dev/zero as .git, commondir or tsconfig.json never hangs the runner', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    // The names are built at run time: the policy refuses `.git` as an argument.
+    await ws.write(
+      'plant.cjs',
+      `const { execFileSync } = require('node:child_process');
+execFileSync('mkfifo', ['.g' + 'it']);
+execFileSync('mkfifo', ['tsconfig.json']);
+require('node:fs').symlinkSync('/dev/zero', 'sub.json');
+console.log('planted');`,
+    );
+    const planted = await runner.run(['node', 'plant.cjs'], { timeoutMs: 10_000 });
+    expect(planted.stdout).toBe('planted\n');
+    await ws.write('hello.cjs', "console.log('hello');\n");
+    expect((await runner.run(['node', 'hello.cjs'], { timeoutMs: 10_000 })).stdout).toBe('hello\n');
+    // tsc's configuration is read to check where it writes: the check ends (a hang fails the test
+    // at its timeout).
+    for (const config of ['tsconfig.json', 'sub.json'])
+      expect(
+        await runner.check(['tsc', '-p', config]).then(
+          () => 'checked',
+          () => 'refused',
+        ),
+      ).toMatch(/checked|refused/);
+  }, 30_000);
+});

@@ -4,6 +4,7 @@ import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
 
 /**
@@ -233,11 +234,12 @@ async function findRepository(
     if (kind === 'directory') return { top: dir, gitDirs: [dotGit] };
     if (kind === 'file') {
       try {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+        const text = await readBoundedText(dotGit, MAX_GIT_TEXT_BYTES);
+        const pointer = text === undefined ? undefined : /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
         if (pointer === undefined) return undefined;
         const gitDir = path.resolve(dir, pointer);
         const gitDirs = [gitDir];
-        const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
+        const common = await readBoundedText(path.join(gitDir, 'commondir'), MAX_GIT_TEXT_BYTES);
         if (common !== undefined) gitDirs.push(path.resolve(gitDir, common.trim()));
         return { top: dir, gitDirs, gitFile: dotGit };
       } catch {
@@ -274,10 +276,10 @@ async function gitPointers(root: string): Promise<Map<string, string>> {
   const dotGit = path.join(repository.top, '.git');
   pointers.set(dotGit, (await realpath(dotGit).catch(() => undefined)) ?? '');
   if (repository.gitFile !== undefined)
-    pointers.set(dotGit, (await readFile(repository.gitFile, 'utf8').catch(() => '')).trim());
+    pointers.set(dotGit, ((await readBoundedText(repository.gitFile, MAX_GIT_TEXT_BYTES)) ?? '').trim());
   for (const gitDir of repository.gitDirs) {
     const commondir = path.join(gitDir, 'commondir');
-    const text = await readFile(commondir, 'utf8').catch(() => undefined);
+    const text = await readBoundedText(commondir, MAX_GIT_TEXT_BYTES);
     if (text !== undefined) pointers.set(commondir, text.trim());
   }
   return pointers;
