@@ -59,6 +59,9 @@ describe.runIf(hasSandbox)('special files of the host', () => {
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
+      // The list of open files is reused for a second (see `OPEN_FILES_TTL_MS`): one taken by an
+      // earlier command would not know these readers yet.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       await ws.write(
         'inject.cjs',
         `const fs = require('node:fs');
@@ -79,6 +82,45 @@ for (const fifo of ${JSON.stringify(fifos)}) {
       for (const fifo of fifos) expect(off.stdout).toContain(`${fifo} written`);
     } finally {
       for (const reader of readers) reader.kill('SIGKILL');
+    }
+  });
+
+  it('cannot reach a host process waiting in open() on a FIFO (`cat fifo`, `read < fifo`)', async () => {
+    const fifo = path.join(host, 'waiting.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('sh', ['-c', 'cat "$0" > "$0.log"', fifo], { stdio: 'ignore' });
+    try {
+      // Until a thread waits for a writer on the FIFO (`wait_for_partner`).
+      for (let wait = 0; wait < 200; wait++) {
+        const waiting = readdirSync('/proc').some((pid) => {
+          try {
+            return (
+              readFileSync(`/proc/${pid}/wchan`, 'utf8') === 'wait_for_partner' &&
+              readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('cat\0')
+            );
+          } catch {
+            return false;
+          }
+        });
+        if (waiting) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await ws.write(
+        'feed.cjs',
+        `const fs = require('node:fs');
+try { const fd = fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'payload\\n'); fs.closeSync(fd); console.log('written'); }
+catch (error) { console.log(error.code); }`,
+      );
+      const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'feed.cjs',
+      ]);
+      expect(sandboxed.stdout).not.toContain('written');
+      // Unsandboxed, the same command reaches the reader: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'feed.cjs']);
+      expect(off.stdout).toBe('written\n');
+    } finally {
+      reader.kill('SIGKILL');
     }
   });
 

@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -382,25 +391,123 @@ async function visibleEndpoints(visible: readonly string[], hidden: readonly str
   return found;
 }
 
+/** `open` (path in the first argument) and `openat`/`openat2` (in the second) per architecture. */
+const OPEN_SYSCALLS: Readonly<Record<string, { open?: number; openat: number[] }>> = {
+  x64: { open: 2, openat: [257, 437] },
+  arm64: { openat: [56, 437] },
+};
+
+/**
+ * The paths of the FIFOs that processes of the machine are waiting in `open()` to be the other end
+ * of (`wait_for_partner`: a `while read line < fifo` loop, `cat fifo`): held by nobody yet, they
+ * are not in `/proc/<pid>/fd`, and a command that opened one for writing would reach the reader at
+ * once. The path is read where the process passed it (`/proc/<pid>/syscall`, `/proc/<pid>/mem`);
+ * only the main thread of each process is looked at (one read each: a thread of a larger program
+ * waiting so is not seen), and only processes this user may trace (root: all).
+ */
+function fifosWaitedFor(pids: readonly string[]): string[] {
+  const calls = OPEN_SYSCALLS[process.arch];
+  if (calls === undefined) return [];
+  const out: string[] = [];
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/wchan`, 'utf8') !== 'wait_for_partner') continue;
+      const [number, ...args] = readFileSync(`/proc/${pid}/syscall`, 'utf8').trim().split(' ');
+      const call = Number(number);
+      const at = calls.openat.includes(call);
+      if (!at && call !== calls.open) continue;
+      const pointer = args[at ? 1 : 0];
+      if (pointer === undefined) continue;
+      const name = readCString(pid, BigInt(pointer));
+      if (name === undefined || name === '') continue;
+      let base: string;
+      if (path.isAbsolute(name)) base = '/';
+      else {
+        // The directory descriptor, as a signed 32-bit number (AT_FDCWD is -100).
+        const dirfd = at ? Number(BigInt.asIntN(32, BigInt(args[0] ?? '0'))) : -100;
+        base = readlinkSync(dirfd === -100 ? `/proc/${pid}/cwd` : `/proc/${pid}/fd/${dirfd}`);
+      }
+      out.push(path.resolve(base, name));
+    } catch {
+      // gone, or not ours to trace
+    }
+    if (out.length >= 1000) return out;
+  }
+  return out;
+}
+
+/** The NUL-terminated string at `address` in the memory of process `pid` (at most 4 KiB). */
+function readCString(pid: string, address: bigint): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+    // Up to the end of the page, then the next one: the string may end before an unmapped page.
+    const firstPage = 4096 - Number(address % 4096n);
+    const buffer = Buffer.alloc(4096);
+    let length = readSync(fd, buffer, 0, firstPage, address);
+    if (!buffer.subarray(0, length).includes(0) && length === firstPage) {
+      try {
+        length += readSync(fd, buffer, length, 4096 - length, address + BigInt(length));
+      } catch {
+        // the next page is not mapped
+      }
+    }
+    const end = buffer.subarray(0, length).indexOf(0);
+    return end < 0 ? undefined : buffer.subarray(0, end).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** How many open files of other processes {@link heldFifos} looks at, at most. */
 const MAX_SCANNED_FILES = 100_000;
 
 /**
  * The named pipes (FIFOs) that processes of the machine hold open now (`/proc/<pid>/fd`: a service
- * reading commands from one, or writing to one). A read-only mount does not stop opening a FIFO
+ * reading commands from one, or writing to one), or wait in `open()` for (see {@link fifosWaitedFor}). A read-only mount does not stop opening a FIFO
  * for writing: a command could feed a service running outside the sandbox. Only the processes
  * this user may look into are seen (root: all); those are also the only FIFOs it could open.
  * Synchronous: hundreds of tiny reads cost less without the thread pool (~10 ms for 800 files).
  */
 function heldFifos(): string[] {
-  const paths = new Set<string>();
-  let scanned = 0;
   let pids: string[];
   try {
     pids = readdirSync('/proc');
   } catch {
     return [];
   }
+  const now = Date.now();
+  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS)
+    openFiles = { at: now, paths: openFilePaths(pids) };
+  const paths = new Set([...openFiles.paths, ...fifosWaitedFor(pids)]);
+  const found: string[] = [];
+  for (const target of paths) {
+    try {
+      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
+    } catch {
+      // gone, or not ours to see
+    }
+  }
+  return found;
+}
+
+/**
+ * How long the list of files processes hold open is reused (one `readlink` per open file of the
+ * machine: ~10 ms for 1 000 files on an idle machine, ten times that under load; the verifier runs
+ * commands in bursts). A FIFO first held within that time is no different from one held after the
+ * command started: out of reach of a mount made before.
+ */
+const OPEN_FILES_TTL_MS = 1000;
+
+let openFiles: { at: number; paths: string[] } | undefined;
+
+/** The absolute paths (outside `/dev` and `/proc`) of the files processes of the machine hold open. */
+function openFilePaths(pids: readonly string[]): string[] {
+  const paths = new Set<string>();
+  let scanned = 0;
   for (const pid of pids) {
     if (scanned > MAX_SCANNED_FILES) break;
     if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue;
@@ -423,15 +530,7 @@ function heldFifos(): string[] {
         paths.add(target);
     }
   }
-  const found: string[] = [];
-  for (const target of paths) {
-    try {
-      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
-    } catch {
-      // gone, or not ours to see
-    }
-  }
-  return found;
+  return [...paths];
 }
 
 /** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
