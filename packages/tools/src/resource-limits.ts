@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -272,14 +273,19 @@ export function hasPidMaxPerNamespace(release = os.release()): boolean {
  * whose `pid_max` a shell sets before it becomes bubblewrap. Every process and thread of the
  * command needs a pid in that namespace too, so it can never hold more than `maxProcesses` of them
  * (at least ~300: the kernel's smallest `pid_max`), and the command cannot change it: its own
- * `/proc` is the sandbox's inner namespace's. Empty when not root, on kernels before 6.14 and
- * without `unshare`.
+ * `/proc` is the sandbox's inner namespace's. Empty when not root, on kernels before 6.14, without
+ * `unshare`, and where it cannot set `pid_max` (a container's read-only `/proc/sys`).
  */
 export async function pidNamespacePrefix(limits: Required<ResourceLimits>): Promise<string[]> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0 || !hasPidMaxPerNamespace()) return [];
-  unsharePath ??= findExecutable('unshare', {
-    pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin`,
-  });
+  unsharePath ??= (async () => {
+    const found = await findExecutable('unshare', {
+      pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin`,
+    });
+    // Once: a container may forbid the namespace or mount `/proc/sys` read-only; then commands run
+    // as before rather than not at all.
+    return found !== undefined && (await pidMaxSettable(found)) ? found : undefined;
+  })();
   const unshare = await unsharePath;
   if (unshare === undefined) return [];
   const pidMax = Math.max(MIN_PID_MAX, limits.maxProcesses + SANDBOX_PROCESSES);
@@ -293,6 +299,25 @@ export async function pidNamespacePrefix(limits: Required<ResourceLimits>): Prom
     `echo ${pidMax} > /proc/sys/kernel/pid_max && [ "$(cat /proc/sys/kernel/pid_max)" = ${pidMax} ] || exit 126; exec "$@"`,
     'closedloop-pids',
   ];
+}
+
+/** Whether `unshare` can make a pid namespace here and set its `pid_max`. */
+function pidMaxSettable(unshare: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      unshare,
+      [
+        '--pid',
+        '--fork',
+        '--kill-child',
+        '/bin/sh',
+        '-c',
+        'echo 4096 > /proc/sys/kernel/pid_max && [ "$(cat /proc/sys/kernel/pid_max)" = 4096 ]',
+      ],
+      { timeout: 10_000, env: { PATH: '/usr/bin:/bin' } },
+      (error) => resolve(error === null),
+    );
+  });
 }
 
 /**

@@ -222,6 +222,8 @@ const hasPython = (() => {
 function runWithoutCgroup(
   argv: string[],
   env: Record<string, string> = {},
+  /** More shell commands run (as root, in the mount namespace) before the runner starts. */
+  setup = '',
 ): { exitCode: number; stdout: string; stderr: string; sandboxed: boolean; timedOut: boolean } {
   const here = path.dirname(fileURLToPath(import.meta.url));
   // The runner in a mount namespace of its own where /sys/fs/cgroup is an empty folder: it cannot
@@ -234,7 +236,7 @@ function runWithoutCgroup(
       'private',
       'sh',
       '-c',
-      'mount -t tmpfs none /sys/fs/cgroup && exec "$@"',
+      `mount -t tmpfs none /sys/fs/cgroup && ${setup || 'true'} && exec "$@"`,
       'no-cgroup',
       process.execPath,
       '--import',
@@ -295,6 +297,16 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
       expect(slept.timedOut).toBe(true);
       expect(Date.now() - started).toBeLessThan(20_000);
       expect(running('sleeper.py')).toBe(0);
+    }, 90_000);
+
+    it('runs commands as before where pid_max cannot be set (a read-only /proc/sys)', async () => {
+      await ws.write('hello.py', 'print("hello")\n');
+      const result = runWithoutCgroup(
+        ['python3', 'hello.py'],
+        {},
+        'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys',
+      );
+      expect(result).toMatchObject({ exitCode: 0, stdout: 'hello\n', stderr: '', sandboxed: true });
     }, 90_000);
   },
 );
