@@ -105,6 +105,8 @@ for (const fifo of ${JSON.stringify(fifos)}) {
         if (waiting) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      // The list is reused for a second (see `OPEN_FILES_TTL_MS`).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       await ws.write(
         'feed.cjs',
         `const fs = require('node:fs');

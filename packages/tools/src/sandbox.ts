@@ -506,8 +506,8 @@ function heldFifos(): string[] {
   }
   const now = Date.now();
   if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS)
-    openFiles = { at: now, paths: openFilePaths(pids) };
-  const paths = new Set([...openFiles.paths, ...fifosWaitedFor(pids)]);
+    openFiles = { at: now, paths: [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])] };
+  const paths = openFiles.paths;
   const found: string[] = [];
   for (const target of paths) {
     try {
@@ -520,10 +520,10 @@ function heldFifos(): string[] {
 }
 
 /**
- * How long the list of files processes hold open is reused (one `readlink` per open file of the
- * machine: ~10 ms for 1 000 files on an idle machine, ten times that under load; the verifier runs
- * commands in bursts). A FIFO first held within that time is no different from one held after the
- * command started: out of reach of a mount made before.
+ * How long the list of files processes hold open or wait for is reused (one `readlink` per open
+ * file of the machine: ~10 ms for 1 000 files on an idle machine, ten times that under load; the
+ * verifier runs commands in bursts). A FIFO first held within that time is no different from one
+ * held after the command started: out of reach of a mount made before.
  */
 const OPEN_FILES_TTL_MS = 1000;
 
