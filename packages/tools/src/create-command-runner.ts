@@ -16,6 +16,7 @@ import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import {
   createLimitGroup,
   limitPrefix,
+  pidNamespacePrefix,
   processLimitPrefix,
   type ResourceLimits,
   resolveResourceLimits,
@@ -317,19 +318,26 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         // Inside the sandbox (its own user namespace when not root) RLIMIT_NPROC counts the
         // command's processes alone.
         const inner = limits ? await processLimitPrefix(limits) : [];
+        // Root is exempt from RLIMIT_NPROC: without a cgroup bounding its processes, a pid
+        // namespace of its own with a small `pid_max` does.
+        const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {
           for (let attempt = 1; ; attempt++) {
             const wrapper = await bubblewrapArguments(layout);
-            result = await start([bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args], {
-              ...processOptions,
-              env: { ...env, TMPDIR: '/tmp' },
-              // The pid namespace dies with the command: nothing to look for outside it, only its end
-              // to wait for.
-              reapDetached: false,
-              infoFd: true,
-            });
+            result = await start(
+              [...outer, bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args],
+              {
+                ...processOptions,
+                env: { ...env, TMPDIR: '/tmp' },
+                // The pid namespace dies with the command: nothing to look for outside it, only its
+                // end to wait for.
+                reapDetached: false,
+                infoFd: true,
+                ...(outer.length > 0 ? { outerNamespace: true } : {}),
+              },
+            );
             if (attempt >= 3 || !(await socketVanished(result, wrapper))) break;
           }
         } finally {

@@ -1,5 +1,9 @@
-import { lstat, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { MAX_GIT_TEXT_BYTES, readBounded, readBoundedText } from './read-bounded';
+
+/** The most a git index is read (to find its gitlinks). */
+const MAX_INDEX_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Keys a nested repository's configuration may hold: what `git init`, `git clone` and
@@ -97,7 +101,8 @@ async function nestedGitDir(folder: string): Promise<string | undefined> {
   const stats = await lstat(dotGit).catch(() => undefined);
   if (stats?.isDirectory()) return dotGit;
   if (stats?.isFile()) {
-    const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(dotGit, 'utf8').catch(() => ''))?.[1]?.trim();
+    const text = (await readBoundedText(dotGit, MAX_GIT_TEXT_BYTES)) ?? '';
+    const pointer = /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
     return pointer === undefined ? undefined : path.resolve(folder, pointer);
   }
   return undefined;
@@ -133,8 +138,8 @@ export async function refuseSubmoduleConfigs(options: {
   const key = `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
   let cached = gitlinkCache.get(indexFile);
   if (cached?.key !== key) {
-    const index = await readFile(indexFile).catch(() => undefined);
-    const config = await readFile(path.join(options.gitDir, 'config'), 'utf8').catch(() => '');
+    const index = await readBounded(indexFile, MAX_INDEX_BYTES);
+    const config = (await readBoundedText(path.join(options.gitDir, 'config'), MAX_GIT_TEXT_BYTES)) ?? '';
     const hashBytes = /objectformat\s*=\s*sha256/i.test(config) ? 32 : 20;
     let gitlinks: string[] = [];
     try {
@@ -180,8 +185,15 @@ export async function refuseGitDirectory(
   const refused: string[] = [];
   for (const name of options.files ?? ['config', 'config.worktree']) {
     const file = path.join(gitDir, name);
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
+    const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
+    if (text === undefined) {
+      // Not there: nothing to refuse. There but not a small regular file (a FIFO, a link to a
+      // device, a huge file hiding a key): git may still read it, so it goes.
+      if ((await lstat(file).catch(() => undefined)) === undefined) continue;
+      await moveAside(file);
+      refused.push(`${path.relative(base, file)} (not a readable configuration file)`);
+      continue;
+    }
     const unsafe = unsafeConfigKeys(text);
     if (unsafe.length === 0) continue;
     await moveAside(file);

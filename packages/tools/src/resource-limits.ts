@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -66,6 +67,8 @@ export interface LimitGroup {
    * ~550 MiB of it — so it would refuse programs the group would let run).
    */
   boundsMemory: boolean;
+  /** The group bounds the number of the command's processes (`pids.max`). */
+  boundsProcesses: boolean;
   /** Kills what is left in the group and removes it. */
   release(): Promise<void>;
 }
@@ -180,6 +183,7 @@ async function killAndRemove(folder: string): Promise<void> {
 export async function createLimitGroup(limits: Required<ResourceLimits>): Promise<LimitGroup | undefined> {
   const made: string[] = [];
   let boundsMemory = false;
+  let boundsProcesses = false;
   for (const hierarchy of await findHierarchies()) {
     const folder = path.join(hierarchy.base, `closedloop-${process.pid}-${randomUUID().slice(0, 8)}`);
     try {
@@ -190,6 +194,7 @@ export async function createLimitGroup(limits: Required<ResourceLimits>): Promis
     try {
       await access(path.join(folder, hierarchy.probe));
       let memory = false;
+      let processes = false;
       for (const [name, value] of Object.entries(hierarchy.settings(limits))) {
         // memsw / swap files exist only with swap accounting on; memory.max only where the
         // memory controller is enabled for our children.
@@ -201,9 +206,11 @@ export async function createLimitGroup(limits: Required<ResourceLimits>): Promis
           },
         );
         if (written && memoryLimitFiles.has(name)) memory = true;
+        if (written && name === 'pids.max') processes = true;
       }
       made.push(folder);
       if (memory) boundsMemory = true;
+      if (processes) boundsProcesses = true;
     } catch {
       await rmdir(folder).catch(() => {});
     }
@@ -212,6 +219,7 @@ export async function createLimitGroup(limits: Required<ResourceLimits>): Promis
   return {
     procs: made.map((folder) => path.join(folder, 'cgroup.procs')),
     boundsMemory,
+    boundsProcesses,
     release: async () => {
       await Promise.all(made.map(killAndRemove));
     },
@@ -238,6 +246,78 @@ export async function processLimitPrefix(limits: Required<ResourceLimits>): Prom
   if (process.getuid?.() === 0) return [];
   const prlimit = await findPrlimit();
   return prlimit === undefined ? [] : [prlimit, `--nproc=${limits.maxProcesses}`, '--'];
+}
+
+let unsharePath: Promise<string | undefined> | undefined;
+
+/** Processes a sandbox adds to the command's own in the pid namespace: bubblewrap and its init. */
+const SANDBOX_PROCESSES = 3;
+
+/** The smallest `pid_max` the kernel takes (`RESERVED_PIDS + 1`). */
+const MIN_PID_MAX = 301;
+
+/**
+ * Whether the kernel keeps `pid_max` per pid namespace (Linux 6.14): written in a new namespace,
+ * it bounds that namespace alone. On an older kernel it is global — writing it would bound the
+ * whole machine — so it is never written there.
+ */
+export function hasPidMaxPerNamespace(release = os.release()): boolean {
+  const [major, minor] = (/^(\d+)\.(\d+)/.exec(release) ?? []).slice(1).map(Number);
+  if (major === undefined || minor === undefined) return false;
+  return major > 6 || (major === 6 && minor >= 14);
+}
+
+/**
+ * The prefix that bounds a sandboxed command's processes for root when no cgroup does (the kernel
+ * exempts root from `RLIMIT_NPROC`): util-linux's `unshare` starts a pid namespace of its own
+ * whose `pid_max` a shell sets before it becomes bubblewrap. Every process and thread of the
+ * command needs a pid in that namespace too, so it can never hold more than `maxProcesses` of them
+ * (at least ~300: the kernel's smallest `pid_max`), and the command cannot change it: its own
+ * `/proc` is the sandbox's inner namespace's. Empty when not root, on kernels before 6.14, without
+ * `unshare`, and where it cannot set `pid_max` (a container's read-only `/proc/sys`).
+ */
+export async function pidNamespacePrefix(limits: Required<ResourceLimits>): Promise<string[]> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0 || !hasPidMaxPerNamespace()) return [];
+  unsharePath ??= (async () => {
+    const found = await findExecutable('unshare', {
+      pathVariable: `${process.env.PATH ?? ''}${path.delimiter}/usr/bin:/bin`,
+    });
+    // Once: a container may forbid the namespace or mount `/proc/sys` read-only; then commands run
+    // as before rather than not at all.
+    return found !== undefined && (await pidMaxSettable(found)) ? found : undefined;
+  })();
+  const unshare = await unsharePath;
+  if (unshare === undefined) return [];
+  const pidMax = Math.max(MIN_PID_MAX, limits.maxProcesses + SANDBOX_PROCESSES);
+  return [
+    unshare,
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '/bin/sh',
+    '-c',
+    `echo ${pidMax} > /proc/sys/kernel/pid_max && [ "$(cat /proc/sys/kernel/pid_max)" = ${pidMax} ] || exit 126; exec "$@"`,
+    'closedloop-pids',
+  ];
+}
+
+/** Whether `unshare` can make a pid namespace here and set its `pid_max`. */
+function pidMaxSettable(unshare: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(
+      unshare,
+      [
+        '--pid',
+        '--fork',
+        '--kill-child',
+        '/bin/sh',
+        '-c',
+        'echo 4096 > /proc/sys/kernel/pid_max && [ "$(cat /proc/sys/kernel/pid_max)" = 4096 ]',
+      ],
+      { timeout: 10_000, env: { PATH: '/usr/bin:/bin' } },
+      (error) => resolve(error === null),
+    );
+  });
 }
 
 /**

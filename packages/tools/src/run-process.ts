@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -44,6 +44,12 @@ export interface RunProcessOptions {
    * tree is still running when the result is returned.
    */
   infoFd?: boolean;
+  /**
+   * With `infoFd`: the process started is `unshare --pid --fork` in front of bubblewrap, so the
+   * pid namespace to wait for is the one whose init is its child, and the pid bubblewrap reports
+   * counts in that namespace (meaningless here).
+   */
+  outerNamespace?: boolean;
   /** Called with the process id once the process started (it leads its own process group). */
   onSpawn?: (pid: number) => void;
 }
@@ -173,6 +179,66 @@ export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'
   return killed;
 }
 
+/** The children list of a task (`/proc/<pid>/task/<tid>/children`), empty when unreadable. */
+function readChildren(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The highest descriptor {@link coveredStdio} covers (a stdio array entry each). */
+const MAX_COVERED_DESCRIPTOR = 4096;
+
+/**
+ * The descriptors (above stdio) this process holds without close-on-exec: every child would
+ * inherit them. Node.js opens its own with close-on-exec, but one this process inherited (from
+ * whatever started it) or a native module opened stays open across `exec` — a folder outside the
+ * workspace, a socket to a daemon — and a descriptor reaches past every mount of a sandbox
+ * (`/proc/self/fd/N/…`). Linux only (`/proc/self/fdinfo`).
+ */
+export function inheritableDescriptors(): number[] {
+  if (process.platform !== 'linux') return [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fdinfo');
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd < 3) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${name}`, 'utf8'))?.[1];
+      // O_CLOEXEC (octal 02000000) is shown in the flags.
+      if (flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) === 0) out.push(fd);
+    } catch {
+      // closed meanwhile (the descriptor readdir used)
+    }
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/**
+ * The stdio of a child: its first entries, then `/dev/null` (`nullFd`) over every inheritable
+ * descriptor of this process, so none reaches the child.
+ */
+function coveredStdio(
+  first: readonly ('ignore' | 'pipe')[],
+  inheritable: readonly number[],
+  nullFd: number,
+): ('ignore' | 'pipe' | number)[] {
+  const stdio: ('ignore' | 'pipe' | number)[] = [...first];
+  for (const fd of inheritable) {
+    if (fd < first.length || fd > MAX_COVERED_DESCRIPTOR) continue;
+    while (stdio.length < fd) stdio.push('ignore');
+    stdio[fd] = nullFd;
+  }
+  return stdio;
+}
+
 /** Resolves once `pid` no longer exists (or is a zombie), or after `maxMs`. */
 async function waitGone(pid: number, maxMs: number): Promise<void> {
   const deadline = Date.now() + maxMs;
@@ -209,19 +275,28 @@ export function runProcess(
       reject(options.signal.reason ?? new Error('aborted'));
       return;
     }
-    const child = spawn(executable, [...args], {
-      cwd: options.cwd,
-      env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
-      stdio: [
-        options.stdin === undefined ? 'ignore' : 'pipe',
-        'pipe',
-        'pipe',
-        ...(options.infoFd ? (['pipe'] as const) : []),
-      ],
-      detached: true,
-      windowsHide: true,
-      shell: false,
-    });
+    const first: ('ignore' | 'pipe')[] = [
+      options.stdin === undefined ? 'ignore' : 'pipe',
+      'pipe',
+      'pipe',
+      ...(options.infoFd ? (['pipe'] as const) : []),
+    ];
+    // Descriptors this process would pass on: each gets `/dev/null` in the child instead.
+    const inheritable = inheritableDescriptors();
+    const nullFd = inheritable.length > 0 ? openSync('/dev/null', 'r') : undefined;
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(executable, [...args], {
+        cwd: options.cwd,
+        env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
+        stdio: nullFd === undefined ? first : coveredStdio(first, inheritable, nullFd),
+        detached: true,
+        windowsHide: true,
+        shell: false,
+      });
+    } finally {
+      if (nullFd !== undefined) closeSync(nullFd);
+    }
     if (child.pid !== undefined) {
       try {
         options.onSpawn?.(child.pid);
@@ -256,7 +331,13 @@ export function runProcess(
       stream?.on('data', (chunk: Buffer) => {
         info += chunk.toString('utf8');
         const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
-        if (pid !== undefined) innerPid = Number(pid);
+        if (pid === undefined || innerPid !== undefined) return;
+        if (!options.outerNamespace) innerPid = Number(pid);
+        else {
+          // bubblewrap runs, so `unshare` has forked the namespace's init: its only child.
+          const init = /^\d+/.exec(readChildren(`/proc/${child.pid}/task/${child.pid}/children`))?.[0];
+          if (init !== undefined) innerPid = Number(init);
+        }
       });
       stream?.on('error', () => {});
     }

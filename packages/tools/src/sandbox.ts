@@ -1,9 +1,19 @@
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
 
 /**
@@ -63,6 +73,7 @@ export const defaultHiddenPaths: readonly string[] = [
   '~/.pypirc',
   '~/.netrc',
   '~/.git-credentials',
+  '~/.config/git/credentials',
   '~/.vault-token',
   '~/.cargo/credentials',
   '~/.cargo/credentials.toml',
@@ -84,6 +95,30 @@ export const defaultHiddenPaths: readonly string[] = [
   '~/.cache/huggingface/token',
   '~/.config/op',
   '~/.local/share/keyrings',
+  '~/.config/rclone',
+  '~/.pulumi',
+  '~/.wrangler',
+  '~/.config/.wrangler',
+  '~/.config/netlify',
+  '~/.local/share/com.vercel.cli',
+  '~/.terraformrc',
+  '~/.databrickscfg',
+  '~/.config/ngrok',
+  // Coding assistants' sign-ins (an agent's own key among them).
+  '~/.claude',
+  '~/.claude.json',
+  '~/.codex',
+  '~/.gemini',
+  '~/.config/github-copilot',
+  // Shells' startup files, where tokens are often exported (`export OPENAI_API_KEY=…`).
+  '~/.bashrc',
+  '~/.bash_profile',
+  '~/.bash_login',
+  '~/.profile',
+  '~/.zshrc',
+  '~/.zshenv',
+  '~/.zprofile',
+  '~/.config/fish',
   // Browsers' profiles (cookies, saved passwords) and shells' histories (secrets typed in them).
   '~/.mozilla',
   '~/.config/google-chrome',
@@ -233,11 +268,12 @@ async function findRepository(
     if (kind === 'directory') return { top: dir, gitDirs: [dotGit] };
     if (kind === 'file') {
       try {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+        const text = await readBoundedText(dotGit, MAX_GIT_TEXT_BYTES);
+        const pointer = text === undefined ? undefined : /^gitdir:\s*(.+)$/m.exec(text)?.[1]?.trim();
         if (pointer === undefined) return undefined;
         const gitDir = path.resolve(dir, pointer);
         const gitDirs = [gitDir];
-        const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => undefined);
+        const common = await readBoundedText(path.join(gitDir, 'commondir'), MAX_GIT_TEXT_BYTES);
         if (common !== undefined) gitDirs.push(path.resolve(gitDir, common.trim()));
         return { top: dir, gitDirs, gitFile: dotGit };
       } catch {
@@ -274,10 +310,10 @@ async function gitPointers(root: string): Promise<Map<string, string>> {
   const dotGit = path.join(repository.top, '.git');
   pointers.set(dotGit, (await realpath(dotGit).catch(() => undefined)) ?? '');
   if (repository.gitFile !== undefined)
-    pointers.set(dotGit, (await readFile(repository.gitFile, 'utf8').catch(() => '')).trim());
+    pointers.set(dotGit, ((await readBoundedText(repository.gitFile, MAX_GIT_TEXT_BYTES)) ?? '').trim());
   for (const gitDir of repository.gitDirs) {
     const commondir = path.join(gitDir, 'commondir');
-    const text = await readFile(commondir, 'utf8').catch(() => undefined);
+    const text = await readBoundedText(commondir, MAX_GIT_TEXT_BYTES);
     if (text !== undefined) pointers.set(commondir, text.trim());
   }
   return pointers;
@@ -346,11 +382,12 @@ const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
 
 /**
  * The paths of the unix sockets bound in the file system by processes of this network namespace
- * (`/proc/net/unix`: the machine's services, the user's agents and desktop) that a sandboxed
- * command would still see: outside the folders it gets empty, or inside the folders it gets
- * read-write (the workspace under `/tmp`, say). A read-only mount does not stop `connect()`.
+ * (`/proc/net/unix`: the machine's services, the user's agents and desktop), and of the named
+ * pipes processes hold open, that a sandboxed command would still see: outside the folders it
+ * gets empty, or inside the folders it gets read-write (the workspace under `/tmp`, say). A
+ * read-only mount stops neither `connect()` nor opening a FIFO for writing.
  */
-async function visibleSockets(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
+async function visibleEndpoints(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
   const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
   const out = new Set<string>();
   for (const line of table.split('\n').slice(1)) {
@@ -369,7 +406,156 @@ async function visibleSockets(visible: readonly string[], hidden: readonly strin
     const stats = await lstat(socket).catch(() => undefined);
     if (stats?.isSocket()) found.push(socket);
   }
+  for (const fifo of heldFifos()) {
+    const hiddenAlready =
+      REPLACED_FOLDERS.some((folder) => isInside(folder, fifo)) &&
+      !visible.some((folder) => isInside(folder, fifo));
+    if (!hiddenAlready && !hidden.some((folder) => isInside(folder, fifo))) found.push(fifo);
+    if (found.length >= 2000) break;
+  }
   return found;
+}
+
+/** `open` (path in the first argument) and `openat`/`openat2` (in the second) per architecture. */
+const OPEN_SYSCALLS: Readonly<Record<string, { open?: number; openat: number[] }>> = {
+  x64: { open: 2, openat: [257, 437] },
+  arm64: { openat: [56, 437] },
+};
+
+/**
+ * The paths of the FIFOs that processes of the machine are waiting in `open()` to be the other end
+ * of (`wait_for_partner`: a `while read line < fifo` loop, `cat fifo`): held by nobody yet, they
+ * are not in `/proc/<pid>/fd`, and a command that opened one for writing would reach the reader at
+ * once. The path is read where the process passed it (`/proc/<pid>/syscall`, `/proc/<pid>/mem`);
+ * only the main thread of each process is looked at (one read each: a thread of a larger program
+ * waiting so is not seen), and only processes this user may trace (root: all).
+ */
+function fifosWaitedFor(pids: readonly string[]): string[] {
+  const calls = OPEN_SYSCALLS[process.arch];
+  if (calls === undefined) return [];
+  const out: string[] = [];
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/wchan`, 'utf8') !== 'wait_for_partner') continue;
+      const [number, ...args] = readFileSync(`/proc/${pid}/syscall`, 'utf8').trim().split(' ');
+      const call = Number(number);
+      const at = calls.openat.includes(call);
+      if (!at && call !== calls.open) continue;
+      const pointer = args[at ? 1 : 0];
+      if (pointer === undefined) continue;
+      const name = readCString(pid, BigInt(pointer));
+      if (name === undefined || name === '') continue;
+      let base: string;
+      if (path.isAbsolute(name)) base = '/';
+      else {
+        // The directory descriptor, as a signed 32-bit number (AT_FDCWD is -100).
+        const dirfd = at ? Number(BigInt.asIntN(32, BigInt(args[0] ?? '0'))) : -100;
+        base = readlinkSync(dirfd === -100 ? `/proc/${pid}/cwd` : `/proc/${pid}/fd/${dirfd}`);
+      }
+      out.push(path.resolve(base, name));
+    } catch {
+      // gone, or not ours to trace
+    }
+    if (out.length >= 1000) return out;
+  }
+  return out;
+}
+
+/** The NUL-terminated string at `address` in the memory of process `pid` (at most 4 KiB). */
+function readCString(pid: string, address: bigint): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+    // Up to the end of the page, then the next one: the string may end before an unmapped page.
+    const firstPage = 4096 - Number(address % 4096n);
+    const buffer = Buffer.alloc(4096);
+    let length = readSync(fd, buffer, 0, firstPage, address);
+    if (!buffer.subarray(0, length).includes(0) && length === firstPage) {
+      try {
+        length += readSync(fd, buffer, length, 4096 - length, address + BigInt(length));
+      } catch {
+        // the next page is not mapped
+      }
+    }
+    const end = buffer.subarray(0, length).indexOf(0);
+    return end < 0 ? undefined : buffer.subarray(0, end).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** How many open files of other processes {@link heldFifos} looks at, at most. */
+const MAX_SCANNED_FILES = 100_000;
+
+/**
+ * The named pipes (FIFOs) that processes of the machine hold open now (`/proc/<pid>/fd`: a service
+ * reading commands from one, or writing to one), or wait in `open()` for (see {@link fifosWaitedFor}). A read-only mount does not stop opening a FIFO
+ * for writing: a command could feed a service running outside the sandbox. Only the processes
+ * this user may look into are seen (root: all); those are also the only FIFOs it could open.
+ * Synchronous: hundreds of tiny reads cost less without the thread pool (~10 ms for 800 files).
+ */
+function heldFifos(): string[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const now = Date.now();
+  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS)
+    openFiles = { at: now, paths: [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])] };
+  const paths = openFiles.paths;
+  const found: string[] = [];
+  for (const target of paths) {
+    try {
+      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
+    } catch {
+      // gone, or not ours to see
+    }
+  }
+  return found;
+}
+
+/**
+ * How long the list of files processes hold open or wait for is reused (one `readlink` per open
+ * file of the machine: ~10 ms for 1 000 files on an idle machine, ten times that under load; the
+ * verifier runs commands in bursts). A FIFO first held within that time is no different from one
+ * held after the command started: out of reach of a mount made before.
+ */
+const OPEN_FILES_TTL_MS = 1000;
+
+let openFiles: { at: number; paths: string[] } | undefined;
+
+/** The absolute paths (outside `/dev` and `/proc`) of the files processes of the machine hold open. */
+function openFilePaths(pids: readonly string[]): string[] {
+  const paths = new Set<string>();
+  let scanned = 0;
+  for (const pid of pids) {
+    if (scanned > MAX_SCANNED_FILES) break;
+    if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      if (++scanned > MAX_SCANNED_FILES) break;
+      let target: string;
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      // Anonymous pipes, sockets and the like read `pipe:[…]`; devices and /proc are not FIFOs.
+      if (target.startsWith('/') && !target.startsWith('/dev/') && !target.startsWith('/proc/'))
+        paths.add(target);
+    }
+  }
+  return [...paths];
 }
 
 /** Read-only binds over the writable kernel interfaces of a fresh `/proc`. */
@@ -565,14 +751,15 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       }
     }
   }
-  // Sockets of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder, the workspace
-  // itself): `/dev/null` is mounted over each, so `connect()` is refused.
+  // Sockets and named pipes of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder,
+  // the workspace itself): `/dev/null` is mounted over each (binds are `nodev`), so `connect()` and
+  // `open()` are refused.
   const linked = await linkedTempPackagesOnce;
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  for (const socket of await visibleSockets([layout.root, ...layout.writable, ...linked], hiddenTargets))
-    args.push('--ro-bind', '/dev/null', socket);
+  for (const endpoint of await visibleEndpoints([layout.root, ...layout.writable, ...linked], hiddenTargets))
+    args.push('--ro-bind', '/dev/null', endpoint);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');

@@ -1,5 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readBoundedText } from './read-bounded';
+
+/** The most a TypeScript configuration is read. */
+const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** Compiler options that name where `tsc` writes. */
 const outputOptions = ['outDir', 'outFile', 'out', 'declarationDir', 'tsBuildInfoFile'] as const;
@@ -84,7 +88,9 @@ async function checkConfig(file: string, visit: Visit, depth: number): Promise<s
   if (!isInside(visit.root, file)) return `the TypeScript configuration ${file} is outside the workspace`;
   let config: Record<string, unknown>;
   try {
-    const parsed = parseJsonc(await readFile(file, 'utf8'));
+    const text = await readBoundedText(file, MAX_CONFIG_BYTES);
+    if (text === undefined) throw new Error('not a regular file of at most 16 MiB');
+    const parsed = parseJsonc(text);
     config = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch (error) {
     return `the TypeScript configuration ${path.relative(visit.root, file)} cannot be read to check where it writes (${(error as Error).message})`;

@@ -1,11 +1,13 @@
-import { spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { diffSnapshots, readGitRefs, snapshotWorkspace } from './workspace-snapshot';
 
 const workspace = useTempWorkspaces({ git: true });
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 describe('snapshotWorkspace / diffSnapshots', () => {
   it('sees created, modified, deleted and moved files against the baseline — commits, ignored files and all', async () => {
@@ -67,6 +69,33 @@ describe('snapshotWorkspace / diffSnapshots', () => {
     const refs = readGitRefs(ws.root);
     expect(refs?.head).toBe((await ws.git('rev-parse', 'HEAD')).trim());
     expect(refs?.refs.get('refs/heads/main')).toBe(refs?.head);
+  });
+
+  it('never blocks on, or reads without end, a ref a command made a FIFO or a link to /dev/zero', async () => {
+    const ws = await workspace({ 'a.txt': 'a' });
+    const head = (await ws.git('rev-parse', 'HEAD')).trim();
+    execFileSync('mkfifo', [
+      path.join(ws.root, '.git/refs/heads/fifo'),
+      path.join(ws.root, '.git/packed-refs'),
+    ]);
+    await symlink('/dev/zero', path.join(ws.root, '.git/refs/tags/zero'));
+    // In a child process: a blocked read would hang this one for good.
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        '--input-type=module',
+        '-e',
+        `import { readGitRefs } from ${JSON.stringify(path.join(here, 'workspace-snapshot.ts'))};
+const refs = readGitRefs(${JSON.stringify(ws.root)});
+console.log(JSON.stringify({ head: refs?.head, refs: [...(refs?.refs.keys() ?? [])] }));`,
+      ],
+      { cwd: path.join(here, '..'), encoding: 'utf8', timeout: 20_000, maxBuffer: 1024 * 1024 },
+    );
+    expect(child.signal, child.stderr).toBeNull();
+    expect(JSON.parse(child.stdout)).toEqual({ head, refs: ['refs/heads/main'] });
   });
 
   it('never reads through a test file swapped for a link to a file outside the workspace', async () => {

@@ -263,7 +263,7 @@ function findGitDir(root: string): string | undefined {
     if (stats?.isDirectory()) return dotGit;
     if (stats?.isFile()) {
       try {
-        const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+        const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
         if (pointer) return path.resolve(dir, pointer);
       } catch {
         return undefined;
@@ -275,11 +275,26 @@ function findGitDir(root: string): string | undefined {
   }
 }
 
+/** The most {@link readText} reads of one git file (a large `packed-refs` fits). */
+const MAX_GIT_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A git file's text, or undefined: only a regular file, opened without following a last link and
+ * without blocking, up to {@link MAX_GIT_FILE_BYTES}. A command writes the git directory: a ref
+ * that is a FIFO would block this process for good, and one linked to `/dev/zero` would fill its
+ * memory.
+ */
 function readText(file: string): string | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(file, 'utf8');
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_GIT_FILE_BYTES) return undefined;
+    return readFileSync(fd, 'utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -1,0 +1,397 @@
+/**
+ * Attacks on the sandbox by a hostile command: reaching the host through special files (named
+ * pipes, devices), and the runner's own edge cases (a host socket that vanishes while the sandbox
+ * is set up).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandRunner } from './create-command-runner';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { hasPidMaxPerNamespace } from './resource-limits';
+import { probeSandbox } from './sandbox';
+
+const probe = await probeSandbox();
+const hasSandbox = probe.available;
+
+let ws: TempWorkspace;
+/** A folder of the host outside `/tmp` and `/run` (which the sandbox replaces by empty ones). */
+let host: string;
+beforeEach(async () => {
+  ws = await createTempWorkspace({ files: {} });
+  host = await mkdtemp(path.join(homedir(), '.closedloop-attack-'));
+});
+afterEach(async () => {
+  await ws.cleanup();
+  await rm(host, { recursive: true, force: true });
+});
+
+describe.runIf(hasSandbox)('special files of the host', () => {
+  it('cannot write or read a named pipe (FIFO) a host process holds open, outside the workspace or in it', async () => {
+    const fifos = [path.join(host, 'control.fifo'), path.join(ws.root, 'service.fifo')];
+    // A host service reading commands from its FIFOs (opened read-write: it never sees an end).
+    const readers = fifos.map((fifo) => {
+      execFileSync('mkfifo', [fifo]);
+      return spawn(
+        'sh',
+        ['-c', 'exec 3<>"$0"; while read -r line <&3; do echo "$line" >> "$0.log"; done', fifo],
+        {
+          stdio: 'ignore',
+        },
+      );
+    });
+    try {
+      // The readers hold their FIFO open before the command starts.
+      for (const fifo of fifos) {
+        for (let wait = 0; wait < 100; wait++) {
+          const held = execFileSync('sh', [
+            '-c',
+            `ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c -- ${JSON.stringify(fifo)} || true`,
+          ])
+            .toString()
+            .trim();
+          if (held !== '0') break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      // The list of open files is reused for a second (see `OPEN_FILES_TTL_MS`): one taken by an
+      // earlier command would not know these readers yet.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await ws.write(
+        'inject.cjs',
+        `const fs = require('node:fs');
+for (const fifo of ${JSON.stringify(fifos)}) {
+  try { const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'rm -rf /\\n'); fs.closeSync(fd); console.log(fifo, 'written'); }
+  catch (error) { console.log(fifo, error.code); }
+}`,
+      );
+      const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'inject.cjs',
+      ]);
+      for (const fifo of fifos) expect(sandboxed.stdout).not.toContain(`${fifo} written`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const fifo of fifos) expect(await readFile(`${fifo}.log`, 'utf8').catch(() => '')).toBe('');
+      // Unsandboxed, the same command reaches both services: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'inject.cjs']);
+      for (const fifo of fifos) expect(off.stdout).toContain(`${fifo} written`);
+    } finally {
+      for (const reader of readers) reader.kill('SIGKILL');
+    }
+  });
+
+  it('cannot reach a host process waiting in open() on a FIFO (`cat fifo`, `read < fifo`)', async () => {
+    const fifo = path.join(host, 'waiting.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('sh', ['-c', 'cat "$0" > "$0.log"', fifo], { stdio: 'ignore' });
+    try {
+      // Until a thread waits for a writer on the FIFO (`wait_for_partner`).
+      for (let wait = 0; wait < 200; wait++) {
+        const waiting = readdirSync('/proc').some((pid) => {
+          try {
+            return (
+              readFileSync(`/proc/${pid}/wchan`, 'utf8') === 'wait_for_partner' &&
+              readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('cat\0')
+            );
+          } catch {
+            return false;
+          }
+        });
+        if (waiting) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The list is reused for a second (see `OPEN_FILES_TTL_MS`).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await ws.write(
+        'feed.cjs',
+        `const fs = require('node:fs');
+try { const fd = fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'payload\\n'); fs.closeSync(fd); console.log('written'); }
+catch (error) { console.log(error.code); }`,
+      );
+      const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'feed.cjs',
+      ]);
+      expect(sandboxed.stdout).not.toContain('written');
+      // Unsandboxed, the same command reaches the reader: the test can fail.
+      const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'feed.cjs']);
+      expect(off.stdout).toBe('written\n');
+    } finally {
+      reader.kill('SIGKILL');
+    }
+  });
+
+  it('cannot open a device node planted in the workspace or found outside /dev (binds are nodev)', async () => {
+    // Root may make device nodes: one for the host's memory would be the whole machine.
+    if (process.getuid?.() !== 0) return;
+    const nodes = [path.join(ws.root, 'zero'), path.join(host, 'zero')];
+    for (const node of nodes) execFileSync('mknod', [node, 'c', '1', '5']);
+    await ws.write(
+      'device.cjs',
+      `const fs = require('node:fs');
+for (const node of ${JSON.stringify(nodes)}) {
+  try { fs.readSync(fs.openSync(node, 'r'), Buffer.alloc(4)); console.log(node, 'opened'); } catch (error) { console.log(node, error.code); }
+}
+try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5']); console.log('made'); } catch { console.log('mknod refused'); }`,
+    );
+    const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+      'node',
+      'device.cjs',
+    ]);
+    expect(sandboxed.stdout).toBe(`${nodes[0]} EACCES\n${nodes[1]} EACCES\nmknod refused\n`);
+    const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'device.cjs']);
+    expect(off.stdout).toContain(`${nodes[0]} opened`);
+  });
+});
+
+describe.runIf(hasSandbox)('a host socket that vanishes between listing and mounting', () => {
+  it('starts the command again with a fresh list (deterministic: the socket goes right before bubblewrap runs)', async () => {
+    const folder = path.join(host, 'service');
+    const socket = path.join(folder, 'service.sock');
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(folder));
+    const service = createNetServer((connection) => connection.end('reached\n'));
+    await new Promise<void>((resolve) => service.listen(socket, resolve));
+    // bubblewrap, but the first time it is asked to cover the socket, the socket's folder is
+    // removed just before: exactly the race of a service shutting down.
+    const calls = path.join(host, 'calls.log');
+    const wrapper = path.join(host, 'bwrap-racing');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh
+for arg in "$@"; do
+  if [ "$arg" = ${JSON.stringify(socket)} ]; then
+    echo covering >> ${JSON.stringify(calls)}
+    rm -rf ${JSON.stringify(folder)}
+  fi
+done
+exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
+`,
+    );
+    await chmod(wrapper, 0o755);
+    try {
+      await ws.write('hello.cjs', "console.log('ran');\n");
+      const runner = createCommandRunner({
+        root: ws.root,
+        sandbox: { mode: 'required', bubblewrap: wrapper },
+      });
+      const result = await runner.run(['node', 'hello.cjs']);
+      expect({ exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        exitCode: 0,
+        stdout: 'ran\n',
+        stderr: '',
+      });
+      // The first start covered the socket and failed; the second did not need to.
+      expect(await readFile(calls, 'utf8')).toBe('covering\n');
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
+  });
+});
+
+/** Forks (children sleep) until refused; prints how many it made. */
+const forker = `
+import os, sys, time
+made = 0
+try:
+    for _ in range(400):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        made += 1
+except OSError as error:
+    print("refused", made, error.errno)
+    sys.exit(0)
+print("made", made)
+`;
+
+const isRoot = process.getuid?.() === 0;
+const hasPython = (() => {
+  try {
+    execFileSync('python3', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Runs a command through a runner that cannot make a cgroup (see `__fixtures__/run-command.ts`). */
+function runWithoutCgroup(
+  argv: string[],
+  env: Record<string, string> = {},
+  /** More shell commands run (as root, in the mount namespace) before the runner starts. */
+  setup = '',
+): { exitCode: number; stdout: string; stderr: string; sandboxed: boolean; timedOut: boolean } {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // The runner in a mount namespace of its own where /sys/fs/cgroup is an empty folder: it cannot
+  // make a cgroup, as in a container that does not delegate one.
+  const child = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      `mount -t tmpfs none /sys/fs/cgroup && ${setup || 'true'} && exec "$@"`,
+      'no-cgroup',
+      process.execPath,
+      '--import',
+      'tsx',
+      '--conditions=@closedloop/source',
+      path.join(here, '__fixtures__', 'run-command.ts'),
+    ],
+    {
+      cwd: path.join(here, '..'),
+      env: { ...process.env, ROOT: ws.root, ARGV: JSON.stringify(argv), ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout);
+}
+
+/** How many processes run `file` (by their command line). */
+function running(file: string): number {
+  let count = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(file)) count++;
+    } catch {
+      // gone
+    }
+  }
+  return count;
+}
+
+describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
+  'root without a usable cgroup (the kernel exempts root from RLIMIT_NPROC)',
+  () => {
+    it('still bounds the processes of a sandboxed command, and none outlives it', async () => {
+      await ws.write('forker.py', forker);
+      const result = runWithoutCgroup(['python3', 'forker.py'], {
+        LIMITS: JSON.stringify({ maxProcesses: 32 }),
+      });
+      expect(result.sandboxed).toBe(true);
+      // Refused with EAGAIN well before the 400 forks, at the kernel's smallest pid_max.
+      expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
+      expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
+      expect(running(path.join(ws.root, 'forker.py'))).toBe(0);
+    }, 90_000);
+
+    it('runs an ordinary command normally, and kills it at its timeout', async () => {
+      await ws.write('hello.py', 'print("hello")\n');
+      expect(runWithoutCgroup(['python3', 'hello.py'])).toMatchObject({
+        exitCode: 0,
+        stdout: 'hello\n',
+        stderr: '',
+      });
+      await ws.write('sleeper.py', 'import os, time\nos.fork()\ntime.sleep(60)\n');
+      const started = Date.now();
+      const slept = runWithoutCgroup(['python3', 'sleeper.py'], { TIMEOUT_MS: '1000' });
+      expect(slept.timedOut).toBe(true);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(running('sleeper.py')).toBe(0);
+    }, 90_000);
+
+    it('runs commands as before where pid_max cannot be set (a read-only /proc/sys)', async () => {
+      await ws.write('hello.py', 'print("hello")\n');
+      const result = runWithoutCgroup(
+        ['python3', 'hello.py'],
+        {},
+        'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys',
+      );
+      expect(result).toMatchObject({ exitCode: 0, stdout: 'hello\n', stderr: '', sandboxed: true });
+    }, 90_000);
+  },
+);
+
+describe('file descriptors the runner inherited', () => {
+  /**
+   * The runner's own process holds a descriptor without close-on-exec (as a parent that started
+   * the agent may leave one): a folder outside the workspace, read-write.
+   */
+  const runHoldingFolder = (sandbox: 'required' | 'off') => {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const child = spawnSync(
+      'bash',
+      [
+        '-c',
+        // Node marks the lowest inherited descriptors close-on-exec at start, not the others.
+        'exec 40<"$0"; exec "$@"',
+        host,
+        process.execPath,
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        path.join(here, '__fixtures__', 'run-command.ts'),
+      ],
+      {
+        cwd: path.join(here, '..'),
+        env: {
+          ...process.env,
+          ROOT: ws.root,
+          ARGV: JSON.stringify(['node', 'through-fd.cjs']),
+          SANDBOX: sandbox,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    return JSON.parse(child.stdout) as { stdout: string; stderr: string };
+  };
+
+  it.each(hasSandbox ? (['required', 'off'] as const) : (['off'] as const))(
+    'never reach a command (sandbox %s): a folder outside stays out of reach',
+    async (sandbox) => {
+      await ws.write(
+        'through-fd.cjs',
+        `const fs = require('node:fs');
+try { fs.writeFileSync('/proc/self/fd/40/pwned', 'x'); console.log('written'); } catch (error) { console.log(error.code); }
+let open = []; for (const fd of fs.readdirSync('/proc/self/fd')) { try { open.push(fs.readlinkSync('/proc/self/fd/' + fd)); } catch {} }
+console.log(open.filter((target) => target.includes(${JSON.stringify(path.basename(host))})).length);`,
+      );
+      const result = runHoldingFolder(sandbox);
+      expect(result.stdout, result.stderr).not.toContain('written');
+      expect(result.stdout.trim().split('\n').at(-1)).toBe('0');
+      expect(await readFile(path.join(host, 'pwned'), 'utf8').catch(() => 'absent')).toBe('absent');
+    },
+    60_000,
+  );
+});
+
+describe.runIf(hasSandbox)('files a command made that the runner reads afterwards', () => {
+  it('a FIFO or a link to /dev/zero as .git, commondir or tsconfig.json never hangs the runner', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    // The names are built at run time: the policy refuses `.git` as an argument.
+    await ws.write(
+      'plant.cjs',
+      `const { execFileSync } = require('node:child_process');
+execFileSync('mkfifo', ['.g' + 'it']);
+execFileSync('mkfifo', ['tsconfig.json']);
+require('node:fs').symlinkSync('/dev/zero', 'sub.json');
+console.log('planted');`,
+    );
+    const planted = await runner.run(['node', 'plant.cjs'], { timeoutMs: 10_000 });
+    expect(planted.stdout).toBe('planted\n');
+    await ws.write('hello.cjs', "console.log('hello');\n");
+    expect((await runner.run(['node', 'hello.cjs'], { timeoutMs: 10_000 })).stdout).toBe('hello\n');
+    // tsc's configuration is read to check where it writes: the check ends (a hang fails the test
+    // at its timeout).
+    for (const config of ['tsconfig.json', 'sub.json'])
+      expect(
+        await runner.check(['tsc', '-p', config]).then(
+          () => 'checked',
+          () => 'refused',
+        ),
+      ).toMatch(/checked|refused/);
+  }, 30_000);
+});
