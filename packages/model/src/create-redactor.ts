@@ -462,6 +462,26 @@ export const redactorShortcuts = { enabled: true };
 const shortestShape = 6;
 
 /**
+ * No text shorter than this made only of word characters (`[A-Za-z0-9_-]`: an id, a type, a
+ * status — `call_7`, `tool-call-started`) is changed by a shape pattern or an assignment rule.
+ * Every rule but the token shapes needs another character: white space (key blocks, `bearer …`),
+ * `:` or `=` (headers, assignments, `://`), `<` (tags), `.` (JWTs, `SG.…`, `ya29.…`). The shortest
+ * token shape is `xoxa-` + 10 characters (15); `sk-…` is 19, `AKIA…` 20, `ghp_…` 24. A known value
+ * is skipped separately: it needs a text at least `index.shortest` long.
+ */
+const shortestWord = 15;
+
+/** True when `text` holds only `[A-Za-z0-9_-]`. */
+function isWord(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45))
+      return false;
+  }
+  return true;
+}
+
+/**
  * Lower-case needles of which every secret name (see {@link isSecretName}) contains one once its
  * `-`, `_` and `.` are removed: each secret part and each secret word (without `_`) contains one.
  */
@@ -990,6 +1010,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const shortcuts = redactorShortcuts.enabled;
     if (shortcuts) {
       if (text.length < shortestShape && text.length < index.shortest) return text;
+      if (text.length < shortestWord && text.length < index.shortest && isWord(text)) return text;
       if (memoIndex !== index) {
         young = new Map();
         old = new Map();
