@@ -1,5 +1,6 @@
 import type { ExecutorEvent } from '@closedloop/executor';
 import type { Redactor } from '@closedloop/model';
+import { redactsToItselfWith } from '@closedloop/model/provider';
 import type { PlanEvent } from '@closedloop/plan';
 import type { JournalRecord } from './journal-format';
 import { type CortexEvent, isJournaled, type RunEvent } from './run-events';
@@ -58,7 +59,8 @@ const defaultCommitDelayMs = 10;
  * but streaming deltas) with their seq (the position in the run).
  *
  * Each event is redacted once, into one object that the history, every listener and the journal
- * share (listeners must treat it as read-only). A journaled event is serialized once, as it is
+ * share (listeners must treat it as read-only). An event without a secret is not deep-copied: its
+ * stamped object is a shallow copy whose nested objects are the emitter's (as with no redactor). A journaled event is serialized once, as it is
  * emitted, before any listener sees it: the store writes that text, and the journal holds the
  * event as it was emitted whatever a listener does to the object.
  *
@@ -157,11 +159,18 @@ export class RunBus {
    * The one place events enter: nothing past it holds a secret the redactor knows. The event
    * gets `runId` (and `at` for a cortex or executor event) after its own fields, redacted, exactly
    * as redacting `{ ...event, runId, at }` would give; the redactor's copy (a new object, the input
-   * untouched) is stamped in place rather than copied once more.
+   * untouched) is stamped in place rather than copied once more, and an event the redactor would
+   * not change (nearly all) is only copied shallowly.
    */
   #stamp(event: CortexEventInput | PlanEvent, at: number | undefined): RunEvent {
     const redactor = this.#redactor;
     if (redactor !== undefined) {
+      // Nearly every event holds no secret: then a shallow copy stamped with the redacted run id
+      // is what redacting would give, without copying every nested object.
+      if (redactsToItselfWith(redactor, event)) {
+        const runId = redactor.redact(this.runId);
+        return (at === undefined ? { ...event, runId } : { ...event, runId, at }) as RunEvent;
+      }
       const copy = redactor.redactValue(event) as Record<string, unknown>;
       if (copy !== event && typeof copy === 'object' && copy !== null) {
         copy.runId = redactor.redact(this.runId);

@@ -462,6 +462,26 @@ export const redactorShortcuts = { enabled: true };
 const shortestShape = 6;
 
 /**
+ * No text shorter than this made only of word characters (`[A-Za-z0-9_-]`: an id, a type, a
+ * status — `call_7`, `tool-call-started`) is changed by a shape pattern or an assignment rule.
+ * Every rule but the token shapes needs another character: white space (key blocks, `bearer …`),
+ * `:` or `=` (headers, assignments, `://`), `<` (tags), `.` (JWTs, `SG.…`, `ya29.…`). The shortest
+ * token shape is `xoxa-` + 10 characters (15); `sk-…` is 19, `AKIA…` 20, `ghp_…` 24. A known value
+ * is skipped separately: it needs a text at least `index.shortest` long.
+ */
+const shortestWord = 15;
+
+/** True when `text` holds only `[A-Za-z0-9_-]`. */
+function isWord(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45))
+      return false;
+  }
+  return true;
+}
+
+/**
  * Lower-case needles of which every secret name (see {@link isSecretName}) contains one once its
  * `-`, `_` and `.` are removed: each secret part and each secret word (without `_`) contains one.
  */
@@ -845,6 +865,65 @@ function redactDeep(
   return out;
 }
 
+/** How many values {@link redactsToItself} looks at before it gives up (and the caller copies). */
+const unchangedVisitLimit = 4096;
+
+/**
+ * True when {@link redactDeep} would return a copy equal to `value` field for field: every string
+ * it reaches redacts to itself, no secret-named field is replaced, no `Error` is rebuilt, nothing
+ * is nested deeper than 256 levels, and no object holds symbol-keyed fields (which the copy would
+ * drop) or has a `null` prototype (its copy is a plain object). `budget.left` bounds the values looked at (a value shared many times, or a cycle, runs it
+ * out: false, and the caller makes the copy, which handles both).
+ */
+function redactsToItself(
+  value: unknown,
+  redact: (text: string) => string,
+  depth: number,
+  budget: { left: number },
+  secretMarker: string,
+): boolean {
+  if (typeof value === 'string') return redact(value) === value;
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > 256 || --budget.left < 0) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++)
+      if (!redactsToItself(value[i], redact, depth + 1, budget, secretMarker)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  // The copy of an object without prototype is a plain object: not the same shape.
+  if (prototype === null) return false;
+  if (prototype !== Object.prototype) return !(value instanceof Error);
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === 'string') {
+      if (redactField(key, redact(field), secretMarker) !== field) return false;
+    } else if (!redactsToItself(field, redact, depth + 1, budget, secretMarker)) return false;
+  }
+  return true;
+}
+
+/** The hidden method of a redactor made by {@link createRedactor} behind {@link redactsToItselfWith}. */
+const sameKey = Symbol.for('closedloop.model.redacts-to-itself');
+
+/**
+ * True when `redactor` is one made by {@link createRedactor} and `redactor.redactValue(value)`
+ * would return a copy equal to `value` field for field (no secret anywhere in it), so a caller
+ * that needs no copy can use `value` itself. False for any other redactor (it cannot tell), and
+ * for values whose copy would differ in shape: symbol-keyed fields (the copy drops them), objects
+ * without prototype (copied as plain objects), `Error` instances (rebuilt with a redacted message), values nested deeper than 256 levels, and values
+ * too large or shared too often to check cheaply (4,096 objects; a cycle runs that out too).
+ *
+ * @internal The run bus of `@closedloop/cortex` uses it to stamp secret-free events without a deep copy.
+ */
+export function redactsToItselfWith(redactor: Redactor, value: unknown): boolean {
+  const same = (redactor as { [sameKey]?: (value: unknown) => boolean })[sameKey];
+  return typeof same === 'function' && same(value) === true;
+}
+
 /** A generation of the memo of one redactor holds at most this many texts, … */
 const memoEntryLimit = 4096;
 /** … of at most this many characters together (texts and their redacted forms), … */
@@ -931,6 +1010,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const shortcuts = redactorShortcuts.enabled;
     if (shortcuts) {
       if (text.length < shortestShape && text.length < index.shortest) return text;
+      if (text.length < shortestWord && text.length < index.shortest && isWord(text)) return text;
       if (memoIndex !== index) {
         young = new Map();
         old = new Map();
@@ -954,7 +1034,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const copies = new Copies();
   let copiesInUse = false;
   const secretMarker = placeholder ?? marker;
-  return {
+  const redactor: Redactor & { [sameKey]: (value: unknown) => boolean } = {
     redact,
     redactValue<T>(value: T): T {
       // One table per redactor, reused call after call; a fresh one if a call is under way (a
@@ -968,6 +1048,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         copiesInUse = false;
       }
     },
+    [sameKey](value: unknown): boolean {
+      return redactsToItself(value, redact, 0, { left: unchangedVisitLimit }, secretMarker);
+    },
     get knownSecretCount() {
       if (!useRegistered) return own.size;
       let count = own.size;
@@ -975,4 +1058,5 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       return count;
     },
   };
+  return redactor;
 }

@@ -14,6 +14,7 @@ export {
   type ProviderOptionsToCheck,
 } from './check-provider-options';
 export { contentPartSource } from './content-parts';
+export { redactsToItselfWith } from './create-redactor';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export {
   type ErrorClass,

@@ -132,6 +132,35 @@ describe('the redactor shortcuts', () => {
     );
   });
 
+  it('change nothing on word-only texts (ids, types): the shortest token shape is 15 characters', () => {
+    const redactor = createRedactor({ env: {}, registered: false });
+    expect(redactor.redact('xoxa-0123456789')).toBe('[REDACTED]');
+    expect(redactor.redact('xoxa-012345678')).toBe('xoxa-012345678');
+    const word = fc.string({
+      unit: fc.constantFrom(...'abcpwxoAKIAsk-_0123456789PWxoxbghp'),
+      minLength: 1,
+      maxLength: 16,
+    });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          word,
+          fc
+            .constantFrom('xoxa-', 'xoxb-', 'sk-', 'ghp_', 'AKIA', 'hf_')
+            .chain((prefix) => word.map((rest) => `${prefix}${rest}`)),
+        ),
+        fc.array(fc.string({ unit: fc.constantFrom(...'abc-_01'), minLength: 4, maxLength: 14 }), {
+          maxLength: 2,
+        }),
+        (text, secrets) => {
+          const fast = createRedactor({ env: {}, secrets, registered: false, minLength: 4 });
+          expect(fast.redact(text)).toBe(fullPath(text, {}, secrets));
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
   it('never skip a short text that a rule changes (the shortest is six characters)', () => {
     const redactor = createRedactor({ env: {}, registered: false });
     expect(redactor.redact('pw=abc')).toBe('pw=[REDACTED]');
