@@ -2,6 +2,7 @@ import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
+import { addsRetry, retryAsked } from './asked-retries';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -108,6 +109,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (swallowed !== undefined) return [swallowed];
     const generated = await generatedFinding(env, mine);
     if (generated !== undefined) return [generated];
+    const once = await retryFinding(env, { created, modified }, own);
+    if (once !== undefined) return [once];
     return [
       outcome(
         'pass',
@@ -259,6 +262,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       [...known.created, ...known.modified, ...known.deleted].filter(own),
     );
     if (generated !== undefined) findings.push(generated);
+  }
+
+  // A retry asked for, answered by code that still makes one attempt.
+  if (expectations.outcomes.has('write')) {
+    const once = await retryFinding(env, known, own);
+    if (once !== undefined) findings.push(once);
   }
 
   // Type or lint errors asked to be fixed, silenced instead (`@ts-ignore`, `eslint-disable`, `# noqa`).
@@ -685,6 +694,35 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
   }
   return findings;
+}
+
+/** A failing finding when a retry was asked and the step's code changes add no retry machinery. */
+async function retryFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  if (!retryAsked(env.description)) return undefined;
+  const files = await Promise.all(
+    [...known.created, ...known.modified]
+      .filter((file) => own(file) && env.ledger.written.has(file))
+      .map(async (file) => ({
+        file,
+        before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+        after: env.facts.read(file) ?? '',
+      })),
+  );
+  const added = await addsRetry(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+  );
+  if (added !== false) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to retry, but its changes to ${files
+      .map((entry) => entry.file)
+      .slice(0, 3)
+      .join(', ')} add no loop, retry helper or decorator: the operation still runs once.`,
+  );
 }
 
 /** A failing finding when the step added suppression directives to files it changed. */
