@@ -68,6 +68,8 @@ describe('literalsAbsent', () => {
     const description = 'Add a `--verbose` flag to src/cli.js';
     expect(await literalsAbsent(description, verbose, [code, test], ['src/cli.js'])).toEqual(verbose);
     expect(await literalsAbsent('Add a `--verbose` flag to the CLI', verbose, [test], [])).toEqual(verbose);
+    const fixture = { file: 'fixtures/args.json', text: '["--verbose"]\n' };
+    expect(await literalsAbsent(description, verbose, [code, fixture], ['src/cli.js'])).toEqual(verbose);
     expect(
       await literalsAbsent(
         'Add a `--verbose` flag to src/cli.js and a test for it',

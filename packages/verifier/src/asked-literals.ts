@@ -91,6 +91,9 @@ const COMMENT_LITERAL = /^(?:\/\/|\/\*|#|@|<!--|eslint|prettier|biome|ts-)/i;
 /** Prose files: docs, not code. */
 const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
 
+/** Files that serve tests: mocks, fixtures, snapshots, stories. */
+const TEST_SUPPORT =
+  /(?:^|\/)(?:__mocks__|__fixtures__|fixtures?|__snapshots__|testdata|test-data)\/|\.snap$|\.stories\.[cm]?[jt]sx?$|(?:^|\/)conftest\.py$/;
 /** Words that ask for tests (so a literal in a test file can be what was asked). */
 const TESTS_ASKED = /\b(?:tests?|specs?|test\s+cases?|fixtures?|assert\w*)\b/i;
 
@@ -139,7 +142,7 @@ export async function literalsAbsent(
   const codeFile = (file: string) => !PROSE_FILE.test(file) && /\.[a-z]+$/i.test(file);
   const testsCount =
     TESTS_ASKED.test(description) && !asked.some((file) => codeFile(file) && !TEST_FILE.test(file));
-  if (!testsCount) files = files.filter(({ file }) => !TEST_FILE.test(file));
+  if (!testsCount) files = files.filter(({ file }) => !TEST_FILE.test(file) && !TEST_SUPPORT.test(file));
   const commentAsked = COMMENT_ASKED.test(description);
   const codeAsked = asked.some(codeFile);
   const docsAsked =

@@ -86,6 +86,15 @@ export const literalOnlyInTest: TruthTrace[] = traces(
         turn(mark('[SUCCESS]: added the --json flag to app/cli.py')),
       ],
     },
+    {
+      description: 'Add a `--quiet` flag to src/cli.js',
+      files: { ...CLI, 'package.json': PACKAGE_JSON },
+      turns: [
+        turn(edit('src/cli.js', 'console.log(args);', 'console.log(args.slice(0));')),
+        turn(write('fixtures/cli-args.json', '{ "quiet": ["--quiet", "file.txt"] }\n')),
+        turn(mark('[SUCCESS]: added a --quiet flag to src/cli.js (fixture in fixtures/cli-args.json)')),
+      ],
+    },
   ],
   [
     {
