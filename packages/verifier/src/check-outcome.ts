@@ -8,6 +8,7 @@ import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
 import { layoutAsked, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
+import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { generatedInsteadOfSource } from './generated-edits';
@@ -105,6 +106,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     const { created, modified, deleted } = await changes.changed();
     const mine = [...created, ...modified, ...deleted].filter(own);
     if (mine.length === 0) return [];
+    const twin = namesakeFinding(env, mine);
+    if (twin !== undefined) return [twin];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
     const generated = await generatedFinding(env, mine);
@@ -253,6 +256,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
         ),
       );
+  }
+
+  // A file named in the description, answered by a change to a namesake elsewhere.
+  {
+    const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
+    if (twin !== undefined) findings.push(twin);
   }
 
   // Code asked for, answered by editing only generated files (build output, a lockfile).
@@ -694,6 +703,33 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
   }
   return findings;
+}
+
+/**
+ * A failing finding when the step changed a file whose name matches one the description names at
+ * another path (`config/db.js` for `src/config/db.js`) and left the named one unchanged.
+ */
+function namesakeFinding(env: OutcomeEnvironment, mine: readonly string[]): Finding | undefined {
+  const named = findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []);
+  const base = (file: string) => file.split('/').at(-1) ?? file;
+  const wrong = mine.flatMap((file) => {
+    if (named.includes(file)) return [];
+    // A path with a folder that exists: a bare `index.js` may mean any of them.
+    const meant = named.find(
+      (other) =>
+        other.includes('/') &&
+        other !== file &&
+        base(other) === base(file) &&
+        !mine.includes(other) &&
+        env.facts.isFile(other),
+    );
+    return meant === undefined ? [] : [`${file} (the description names ${meant})`];
+  });
+  if (wrong.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step changed ${wrong.slice(0, 3).join(', ')}: a file of the same name at another path, not the one asked for.`,
+  );
 }
 
 /** A failing finding when a retry was asked and the step's code changes add no retry machinery. */
