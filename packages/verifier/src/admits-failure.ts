@@ -8,7 +8,7 @@ const EN_ADMISSION =
 
 /** Words that make the surrounding clause a description of a bug or behaviour, not an admission. */
 const EN_DESCRIPTIVE =
-  /\b(?:where|when|whenever|that|which|if|in\s+case|so\s+that|instead\s+of|rather\s+than|unless|who|whose|bug|issue|error\s+(?:when|where)|problem|case|cases|previously|used\s+to|would|regression|fixe?[sd]?|fixing|handle[sd]?|handling|prevent(?:s|ed)?|avoid(?:s|ed)?|no\s+longer|now\s+(?:works|returns|handles)|instead|crash(?:ed|es)?\s+(?:when|if)|message|exception|throws?|reports?|returns?|shows?|displays?|logs?|warns?|caught|catch(?:es)?|retry|retries|fallback|gracefully|detects?|validates?)\b/i;
+  /\b(?:where|when|whenever|that|which|if|in\s+case|so\s+that|instead\s+of|rather\s+than|unless|who|whose|bug|issue|error\s+(?:when|where)|problem|case|cases|previously|used\s+to|would|regression|fixe?[sd]?|fixing|resolv(?:e|es|ed|ing)|address(?:es|ed)?|clear(?:s|ed)?|silenc(?:e|es|ed)|suppress(?:es|ed)?|eliminat(?:e|es|ed)|remov(?:e|es|ed)|handle[sd]?|handling|prevent(?:s|ed)?|avoid(?:s|ed)?|no\s+longer|now\s+(?:works|returns|handles)|instead|crash(?:ed|es)?\s+(?:when|if)|message|exception|throws?|reports?|returns?|shows?|displays?|logs?|warns?|caught|catch(?:es)?|retry|retries|fallback|gracefully|detects?|validates?)\b/i;
 
 const ZH_ADMISSION =
   /无法|無法|未能|没能|沒能|没有完成|沒有完成|未完成|没有成功|沒有成功|未通过|未通過|没有通过|沒有通過|尚未|还没有|還沒有|还未|還未|失败了|失敗了|执行失败|執行失敗|测试失败|測試失敗|跳过了|跳過了|超时|超時|做不到|不能完成/u;

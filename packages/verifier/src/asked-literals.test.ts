@@ -62,6 +62,35 @@ describe('literalsAbsent', () => {
     ).toEqual(bar);
   });
 
+  it('does not count a literal found only in a test file unless only tests were asked', async () => {
+    const test = { file: 'test/cli.test.js', text: "run(['--verbose']);\n" };
+    const code = { file: 'src/cli.js', text: 'console.log(process.argv);\n' };
+    const description = 'Add a `--verbose` flag to src/cli.js';
+    expect(await literalsAbsent(description, verbose, [code, test], ['src/cli.js'])).toEqual(verbose);
+    expect(await literalsAbsent('Add a `--verbose` flag to the CLI', verbose, [test], [])).toEqual(verbose);
+    const fixture = { file: 'fixtures/args.json', text: '["--verbose"]\n' };
+    expect(await literalsAbsent(description, verbose, [code, fixture], ['src/cli.js'])).toEqual(verbose);
+    expect(
+      await literalsAbsent(
+        'Add a `--verbose` flag to src/cli.js and a test for it',
+        verbose,
+        [code, test],
+        ['src/cli.js'],
+      ),
+    ).toEqual(verbose);
+    expect(
+      await literalsAbsent('Add a test for the `--verbose` flag', verbose, [test], ['test/cli.test.js']),
+    ).toEqual([]);
+    expect(
+      await literalsAbsent(
+        description,
+        verbose,
+        [{ ...code, text: "const V = '--verbose';\n" }, test],
+        ['src/cli.js'],
+      ),
+    ).toEqual([]);
+  });
+
   it('counts it in code, in a string, in docs asked for, and in a comment that was asked', async () => {
     const description = 'Add a `--verbose` flag to src/cli.js';
     expect(

@@ -1,5 +1,6 @@
 import { parseSource } from './code-parser';
 import { findPaths } from './find-paths';
+import { TEST_FILE } from './workspace-snapshot';
 
 /**
  * Text a description asks a step to put into files, quoted: "Add a `--verbose` flag to
@@ -23,6 +24,8 @@ export interface AskedLiteral {
   text: string;
   /** Backticked code (exact case) rather than quoted prose. */
   code: boolean;
+  /** A parameter or argument by name ("a `limit` parameter"): an identifier in code, not only in a string. */
+  identifier?: true;
 }
 
 /**
@@ -56,7 +59,13 @@ export function askedLiterals(
       if (named.has(text) || COMMAND_HEAD.test(text)) continue;
       const paths = findPaths(` ${text} `);
       if (paths.length > 0 && paths[0]?.file.length === text.replace(/^\.\//, '').length) continue;
-      found.set(text, { text, code });
+      const parameter =
+        code &&
+        /^[A-Za-z_$][\w$]*$/.test(text) &&
+        /^\s*(?:parameters?|params?|arguments?|args?)\b/i.test(
+          rest.slice((match.index ?? 0) + match[0].length),
+        );
+      found.set(text, { text, code, ...(parameter ? { identifier: true as const } : {}) });
     }
   }
   return [...found.values()];
@@ -82,6 +91,12 @@ const COMMENT_LITERAL = /^(?:\/\/|\/\*|#|@|<!--|eslint|prettier|biome|ts-)/i;
 /** Prose files: docs, not code. */
 const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
 
+/** Files that serve tests: mocks, fixtures, snapshots, stories. */
+const TEST_SUPPORT =
+  /(?:^|\/)(?:__mocks__|__fixtures__|fixtures?|__snapshots__|testdata|test-data)\/|\.snap$|\.stories\.[cm]?[jt]sx?$|(?:^|\/)conftest\.py$/;
+/** Words that ask for tests (so a literal in a test file can be what was asked). */
+const TESTS_ASKED = /\b(?:tests?|specs?|test\s+cases?|fixtures?|assert\w*)\b/i;
+
 /** A file's text with each comment blanked to a space (its line breaks kept) for a parsed language, else as it is. */
 export async function codeOnly(file: string, text: string): Promise<string> {
   const source = await parseSource(file, text).catch(() => undefined);
@@ -99,22 +114,37 @@ export async function codeOnly(file: string, text: string): Promise<string> {
   return out + text.slice(at);
 }
 
+/** A file's code (comments blanked, see {@link codeOnly}) with its string literals blanked too. */
+export async function codeWithoutStrings(file: string, text: string): Promise<string> {
+  const code = await codeOnly(file, text);
+  return code.replace(/(["'`])(?:\\.|(?!\1)[^\\\n])*\1/g, (quoted) => quoted.replace(/[^\n]/g, ' '));
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
  * The asked literals no changed file carries where a program reads it. A code literal
  * (backticked) in a file the verifier parses counts only outside comments — "rename `foo` to
  * `bar`" answered with `// bar`, a `--verbose` flag as a TODO comment did nothing — unless a
  * comment was asked ("add a `@deprecated` tag", "a license header"). When code files were asked
- * and docs were not, docs the step changed do not count for a code literal.
+ * and docs were not, docs the step changed do not count for a code literal. A literal only in
+ * test files — a `'--verbose'` string in a test, a test that names `MAX_RETRIES` — is not in the
+ * code unless tests were asked for and no other code file was.
  */
 export async function literalsAbsent(
   description: string,
   literals: readonly AskedLiteral[],
-  files: readonly { file: string; text: string }[],
+  changed: readonly { file: string; text: string }[],
   asked: readonly string[],
 ): Promise<AskedLiteral[]> {
+  let files = changed;
   if (files.length === 0 || literals.length === 0) return [];
+  const codeFile = (file: string) => !PROSE_FILE.test(file) && /\.[a-z]+$/i.test(file);
+  const testsCount =
+    TESTS_ASKED.test(description) && !asked.some((file) => codeFile(file) && !TEST_FILE.test(file));
+  if (!testsCount) files = files.filter(({ file }) => !TEST_FILE.test(file) && !TEST_SUPPORT.test(file));
   const commentAsked = COMMENT_ASKED.test(description);
-  const codeAsked = asked.some((file) => !PROSE_FILE.test(file) && /\.[a-z]+$/i.test(file));
+  const codeAsked = asked.some(codeFile);
   const docsAsked =
     asked.some((file) => PROSE_FILE.test(file)) ||
     /\b(?:docs?|document\w*|readme|changelog|guide|manual)\b/i.test(description);
@@ -123,6 +153,16 @@ export async function literalsAbsent(
   for (const literal of literals) {
     if (files.some(({ text }) => containsLiteral(text, literal)) === false) {
       absent.push(literal);
+      continue;
+    }
+    if (literal.identifier) {
+      const word = new RegExp(`(?<![\\w$])${escapeRegExp(literal.text)}(?![\\w$])`);
+      const bare = await Promise.all(
+        files
+          .filter(({ file }) => !PROSE_FILE.test(file))
+          .map(({ file, text }) => codeWithoutStrings(file, text)),
+      );
+      if (!bare.some((text) => word.test(text))) absent.push(literal);
       continue;
     }
     if (!literal.code || commentAsked || COMMENT_LITERAL.test(literal.text)) continue;

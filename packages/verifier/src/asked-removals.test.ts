@@ -49,4 +49,18 @@ describe('removalProblem', () => {
     ).toBeUndefined();
     expect(await removalProblem('a.js', 'other', BEFORE, BEFORE)).toBeUndefined();
   });
+
+  it('reads every occurrence asked (a folder, uses only) and members like `console.log`', async () => {
+    expect(askedRemovals('Remove all `console.log` calls from src/')).toEqual([
+      { name: 'console.log', files: [], everywhere: true, folder: 'src' },
+    ]);
+    expect(askedRemovals('Remove every use of the deprecated `oldApi` helper')).toEqual([
+      { name: 'oldApi', files: [], everywhere: true, usesOnly: true },
+    ]);
+    const before = 'export const oldApi = () => 1;\nexport const a = () => oldApi();\n';
+    const after = 'export const oldApi = () => 1;\nexport const a = () => 1;\n';
+    expect(await removalProblem('a.js', 'oldApi', before, after, { usesOnly: true })).toBeUndefined();
+    expect(await removalProblem('a.js', 'oldApi', before, after)).toMatch(/still has/);
+    expect(await removalProblem('a.js', 'oldApi', before, before, { usesOnly: true })).toMatch(/still has/);
+  });
 });

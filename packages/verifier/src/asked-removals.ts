@@ -10,12 +10,21 @@ import { findPaths } from './find-paths';
 
 const REMOVING = /\b(?:remove|delete|drop|strip|eliminate|get\s+rid\s+of)\b/i;
 const QUOTED = /`([^`\n]{1,80})`/g;
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/** A name, or a member (`console.log`). */
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?$/;
+/** Words that ask for every occurrence, not the one in a file the step happened to change. */
+const EVERY = /\b(?:all|every|each|any|everywhere|across|throughout|codebase|whole|entire)\b/i;
 
 /** One name the step was asked to remove, with the files named for it (none: any it changed). */
 export interface AskedRemoval {
   name: string;
   files: string[];
+  /** Every occurrence was asked for ("Remove all `console.log` calls from src/"). */
+  everywhere?: true;
+  /** The folder the removal is asked in ("from src/"), when named. */
+  folder?: string;
+  /** Only its uses were asked to go ("every use of `oldApi`", "calls to `x`"): its declaration may stay. */
+  usesOnly?: true;
 }
 
 /** The backticked identifiers a description asks to remove (not paths, not swaps). */
@@ -30,10 +39,24 @@ export function askedRemovals(description: string): AskedRemoval[] {
     const rest = clause.slice(verb.index + verb[0].length);
     const files = findPaths(rest).map((path) => path.file);
     for (const match of rest.matchAll(QUOTED)) {
+      const usesOnly =
+        /\b(?:uses?|usages?|calls?|references?|invocations?|imports?)\s+(?:of|to)\s+(?:the\s+)?(?:\w+\s+)?$/i.test(
+          rest.slice(0, match.index ?? 0),
+        );
       const name = (match[1] ?? '').replace(/\(\)$/, '').trim();
       if (!IDENTIFIER.test(name) || name.length < 3) continue;
       if (files.some((file) => file === name || file.endsWith(`/${name}`))) continue;
-      found.set(name, { name, files });
+      const folder =
+        /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?`?((?:[\w@.-]+\/)+)(?=[\s,;:)`'"]|$)/i.exec(
+          rest,
+        )?.[1];
+      found.set(name, {
+        name,
+        files,
+        ...(EVERY.test(clause) ? { everywhere: true as const } : {}),
+        ...(folder !== undefined ? { folder: folder.replace(/\/+$/, '') } : {}),
+        ...(usesOnly ? { usesOnly: true as const } : {}),
+      });
     }
   }
   return [...found.values()];
@@ -57,8 +80,18 @@ export async function removalProblem(
   name: string,
   before: string,
   after: string,
+  options: { usesOnly?: boolean } = {},
 ): Promise<string | undefined> {
-  const [codeBefore, codeAfter] = await Promise.all([codeOnly(file, before), codeOnly(file, after)]);
+  // Asked to remove its uses only: the lines declaring it may stay.
+  const declaration = new RegExp(
+    `^\\s*(?:export\\s+)?(?:default\\s+)?(?:async\\s+)?(?:function\\*?|def|class|const|let|var|fn|func)\\s+${escapeRegExp(name)}(?![\\w$])`,
+  );
+  const uses = (code: string) =>
+    options.usesOnly ? code.replace(/^.*$/gm, (line) => (declaration.test(line) ? '' : line)) : code;
+  const [codeBefore, codeAfter] = await Promise.all([
+    codeOnly(file, before).then(uses),
+    codeOnly(file, after).then(uses),
+  ]);
   if (!word(name).test(codeBefore)) return undefined;
   if (word(name).test(codeAfter)) return `${file} still has \`${name}\` in its code`;
   // Comments: the text that is not code.

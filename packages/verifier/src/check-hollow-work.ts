@@ -214,7 +214,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     findings.push(
       finding(
         'fail',
-        `The step was asked for tests of ${unexercised.map((subject) => subject.name).join(', ')}, but the tests it wrote (${testFiles.map((test) => test.file).join(', ')}) never use ${unexercised.length > 1 ? 'them' : 'it'}: they test a stand-in or constants.`,
+        `The step was asked for tests of ${unexercised.map((subject) => subject.name).join(', ')}, but the tests it wrote (${testFiles.map((test) => test.file).join(', ')}) never use ${unexercised.length > 1 ? 'them' : 'it'}: they test a stand-in or constants, or only look at its type, arity or existence.`,
         { file: testFiles[0]?.file ?? '' },
       ),
     );

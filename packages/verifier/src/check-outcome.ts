@@ -1,13 +1,17 @@
 import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
+import { askedRename, oldNameLine, renameReaches } from './asked-renames';
+import { addsRetry, retryAsked } from './asked-retries';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
 import { layoutAsked, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
+import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
+import { generatedInsteadOfSource } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
@@ -16,7 +20,8 @@ import { type CommandResult, commandProblem } from './run-command';
 import type { StepChanges } from './step-changes';
 import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
-import { handlingAsked, swallowedErrors } from './swallowed-errors';
+import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
+import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Everything the outcome check needs. */
@@ -101,6 +106,14 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     const { created, modified, deleted } = await changes.changed();
     const mine = [...created, ...modified, ...deleted].filter(own);
     if (mine.length === 0) return [];
+    const twin = namesakeFinding(env, mine);
+    if (twin !== undefined) return [twin];
+    const swallowed = await swallowedFinding(env, { created, modified }, own);
+    if (swallowed !== undefined) return [swallowed];
+    const generated = await generatedFinding(env, mine);
+    if (generated !== undefined) return [generated];
+    const once = await retryFinding(env, { created, modified }, own);
+    if (once !== undefined) return [once];
     return [
       outcome(
         'pass',
@@ -245,25 +258,38 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       );
   }
 
-  // Error handling asked for, answered by handlers that do nothing (`catch {}`, `except: pass`).
-  if (expectations.outcomes.has('write') && handlingAsked(env.description)) {
-    const files = await Promise.all(
-      [...known.created, ...known.modified].filter(own).map(async (file) => ({
-        file,
-        before: known.created.includes(file) ? undefined : await changes.textBefore(file),
-        after: facts.read(file) ?? '',
-      })),
+  // A file named in the description, answered by a change to a namesake elsewhere.
+  {
+    const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
+    if (twin !== undefined) findings.push(twin);
+  }
+
+  // Code asked for, answered by editing only generated files (build output, a lockfile).
+  if (expectations.outcomes.has('write')) {
+    const generated = await generatedFinding(
+      env,
+      [...known.created, ...known.modified, ...known.deleted].filter(own),
     );
-    const swallowed = await swallowedErrors(
-      files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
-    );
-    if (swallowed.length > 0)
-      findings.push(
-        outcome(
-          'fail',
-          `The step was asked to handle errors, but every handler it added in ${swallowed.slice(0, 3).join(', ')} is empty (errors are swallowed, not handled).`,
-        ),
-      );
+    if (generated !== undefined) findings.push(generated);
+  }
+
+  // A retry asked for, answered by code that still makes one attempt.
+  if (expectations.outcomes.has('write')) {
+    const once = await retryFinding(env, known, own);
+    if (once !== undefined) findings.push(once);
+  }
+
+  // Type or lint errors asked to be fixed, silenced instead (`@ts-ignore`, `eslint-disable`, `# noqa`).
+  if (expectations.outcomes.has('write') && fixingDiagnosticsAsked(env.description)) {
+    const silenced = await suppressionFinding(env, known, own);
+    if (silenced !== undefined) findings.push(silenced);
+  }
+
+  // Error handling asked for, answered by handlers that do nothing (`catch {}`, `except: pass`)
+  // or only log and carry on.
+  if (expectations.outcomes.has('write')) {
+    const swallowed = await swallowedFinding(env, known, own);
+    if (swallowed !== undefined) findings.push(swallowed);
   }
 
   // Symbols the description asked for must be declared (and not as stubs).
@@ -455,7 +481,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       findings.push(
         outcome(
           'fail',
-          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => texts.some(({ text }) => containsLiteral(text, literal))) ? ' where code reads it (comments and unasked docs do not count)' : ''}.`,
+          `The step was asked to add ${absent.map((literal) => (literal.code ? `\`${literal.text}\`` : `"${literal.text}"`)).join(', ')}, but no file it changed (${files.slice(0, 5).join(', ')}) contains ${absent.length > 1 ? 'them' : 'it'}${absent.some((literal) => texts.some(({ text }) => containsLiteral(text, literal))) ? ' where code reads it (comments, test files and unasked docs do not count)' : ''}.`,
         ),
       );
   }
@@ -463,16 +489,74 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   // Code asked to be removed by name ("Remove the `legacyAuth` function"): gone from the code,
   // not commented out or renamed.
   for (const removal of askedRemovals(env.description)) {
+    // "Remove all `console.log` calls (from src/)": every code file that has it, not only the
+    // ones the step changed.
+    const everywhere =
+      removal.files.length === 0 && removal.everywhere === true && env.git !== undefined
+        ? await env
+            .git(['grep', '-l', '-F', '-e', removal.name])
+            .then((result) =>
+              result.exitCode === 0
+                ? result.stdout
+                    .split('\n')
+                    .filter(
+                      (file) =>
+                        file !== '' &&
+                        renameReaches(file) &&
+                        (removal.folder === undefined || file.startsWith(`${removal.folder}/`)),
+                    )
+                : [],
+            )
+        : [];
     const targets =
-      removal.files.length > 0 ? removal.files.flatMap((file) => facts.relative(file) ?? []) : known.modified;
+      removal.files.length > 0
+        ? removal.files.flatMap((file) => facts.relative(file) ?? [])
+        : [...new Set([...known.modified, ...everywhere])];
     for (const file of targets) {
       const after = facts.read(file);
       const before = after === undefined ? undefined : await changes.textBefore(file);
       if (after === undefined || before === undefined) continue;
-      const problem = await removalProblem(file, removal.name, before, after);
+      const problem = await removalProblem(file, removal.name, before, after, {
+        usesOnly: removal.usesOnly === true,
+      });
       if (problem !== undefined)
         findings.push(outcome('fail', `The step was asked to remove \`${removal.name}\`, but ${problem}.`));
     }
+  }
+
+  // A rename asked for ("Rename `fetchUser` to `getUser` across the codebase"): the old name must
+  // be gone from the code it reaches, not renamed in one file of many.
+  const rename = expectations.outcomes.has('write') ? askedRename(env.description) : undefined;
+  if (rename !== undefined) {
+    const scope =
+      rename.files.length > 0
+        ? rename.files.flatMap((file) => facts.relative(file) ?? [])
+        : [
+            ...new Set([
+              ...known.created,
+              ...known.modified,
+              ...(env.git === undefined
+                ? []
+                : await env
+                    .git(['grep', '-l', '-w', '-F', '-e', rename.from])
+                    .then((result) =>
+                      result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
+                    )),
+            ]),
+          ];
+    const left: string[] = [];
+    for (const file of scope.filter(renameReaches)) {
+      const text = facts.read(file);
+      const line = text === undefined ? undefined : await oldNameLine(file, text, rename.from);
+      if (line !== undefined) left.push(`${file}:${line}`);
+    }
+    if (left.length > 0)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to rename \`${rename.from}\` to \`${rename.to}\`${rename.files.length > 0 ? ` in ${rename.files.join(', ')}` : ''}, but the old name is still code in ${left.slice(0, 5).join(', ')}${left.length > 5 ? ` and ${left.length - 5} more` : ''}.`,
+        ),
+      );
   }
 
   // A fact the step was asked to check ("Check that src/a.js exports `double`"): its success says
@@ -619,6 +703,148 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
   }
   return findings;
+}
+
+/**
+ * A failing finding when the step changed a file whose name matches one the description names at
+ * another path (`config/db.js` for `src/config/db.js`) and left the named one unchanged.
+ */
+function namesakeFinding(env: OutcomeEnvironment, mine: readonly string[]): Finding | undefined {
+  const named = findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []);
+  const base = (file: string) => file.split('/').at(-1) ?? file;
+  const wrong = mine.flatMap((file) => {
+    if (named.includes(file)) return [];
+    // A path with a folder that exists: a bare `index.js` may mean any of them.
+    const meant = named.find(
+      (other) =>
+        other.includes('/') &&
+        other !== file &&
+        base(other) === base(file) &&
+        !mine.includes(other) &&
+        env.facts.isFile(other),
+    );
+    return meant === undefined ? [] : [`${file} (the description names ${meant})`];
+  });
+  if (wrong.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step changed ${wrong.slice(0, 3).join(', ')}: a file of the same name at another path, not the one asked for.`,
+  );
+}
+
+/** A failing finding when a retry was asked and the step's code changes add no retry machinery. */
+async function retryFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  if (!retryAsked(env.description)) return undefined;
+  const files = await Promise.all(
+    [...known.created, ...known.modified]
+      .filter((file) => own(file) && env.ledger.written.has(file))
+      .map(async (file) => ({
+        file,
+        before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+        after: env.facts.read(file) ?? '',
+      })),
+  );
+  const added = await addsRetry(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+  );
+  if (added !== false) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to retry, but its changes to ${files
+      .map((entry) => entry.file)
+      .slice(0, 3)
+      .join(', ')} add no loop, retry helper or decorator: the operation still runs once.`,
+  );
+}
+
+/** A failing finding when the step added suppression directives to files it changed. */
+async function suppressionFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => ({
+      file,
+      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+      after: env.facts.read(file) ?? '',
+    })),
+  );
+  const added = addedSuppressions(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+  );
+  if (added.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to fix errors, but it silenced them: it added ${added
+      .slice(0, 3)
+      .map((entry) => `${entry.added} suppression directive(s) to ${entry.file}`)
+      .join(
+        ', ',
+      )} (\`@ts-ignore\`, \`eslint-disable\`, \`# noqa\`, …), so the checker no longer reports what was not fixed.`,
+  );
+}
+
+/**
+ * A failing finding when every file the step changed is generated (build output with its source
+ * in the workspace, a lockfile, a file marked generated), written by its own file tools, and the
+ * description did not ask for those files.
+ */
+async function generatedFinding(
+  env: OutcomeEnvironment,
+  mine: readonly string[],
+): Promise<Finding | undefined> {
+  if (mine.length === 0 || !mine.every((file) => env.ledger.written.has(file))) return undefined;
+  const tracked =
+    env.git === undefined
+      ? []
+      : await env
+          .git(['ls-files', '--cached', '--others', '--exclude-standard'])
+          .then((result) =>
+            result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
+          );
+  const found = generatedInsteadOfSource(
+    env.description,
+    mine.map((file) => ({ file, text: env.facts.read(file) })),
+    tracked,
+  );
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step edited only generated files — ${found.slice(0, 3).join(', ')} — not the source they are built from: the next build or install overwrites the change.`,
+  );
+}
+
+/**
+ * A failing finding when error handling was asked for and every handler the step added swallows
+ * the error: empty, or (unless logging was asked) only logging and carrying on.
+ */
+async function swallowedFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  if (!handlingAsked(env.description)) return undefined;
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => ({
+      file,
+      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+      after: env.facts.read(file) ?? '',
+    })),
+  );
+  const swallowed = await swallowedErrors(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+    { logIsHandling: loggingAsked(env.description) },
+  );
+  if (swallowed.files.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to handle errors, but every handler it added in ${swallowed.files.slice(0, 3).join(', ')} ${swallowed.logged ? 'only logs the error (or is empty) and carries on' : 'is empty'}: errors are swallowed, not handled.`,
+  );
 }
 
 const GENERIC_TOOL_WORDS = new Set([

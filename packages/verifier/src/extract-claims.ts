@@ -243,6 +243,13 @@ const STOP_NAMES = new Set(
   ),
 );
 
+/**
+ * Nouns naming a part of a declaration, not a declaration: a parameter, an option. (Entries, keys
+ * and fields stay: in a line file or a manifest they are what the claim names.)
+ */
+const PART_NOUN =
+  /^\s*(?:parameters?|params?|arguments?|args?|options?|props?|attributes?|query\s+param\w*)\b/i;
+
 const SYMBOL_HEAD = new RegExp(
   `^\\s*[:：]?\\s*(?:了\\s*)?(?:(?:a|an|the|new|one|public|private|exported|small|simple|pure|async)\\s+|(?:一个|一個|新的|新)\\s*)*(?:(?<kind1>${KIND_PATTERN})(?![A-Za-z])\\s*)?(?<quote>[\`'"「]?)(?<name>[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)?)(?<call>\\([^)]{0,60}\\))?\\k<quote>(?![\\w./])\\s*(?:(?<kind2>${KIND_PATTERN})(?![A-Za-z]))?`,
   'iu',
@@ -260,6 +267,13 @@ function symbolAt(segment: string, hasFile: boolean): { name: string; kind: Symb
   const groups = head?.groups;
   const name = groups?.name;
   if (!head || !groups || !name || STOP_NAMES.has(name.toLowerCase())) return undefined;
+  // "Add a `limit` parameter", "a `timeout` option": a part of something, not a declaration.
+  if (
+    groups.kind1 === undefined &&
+    groups.kind2 === undefined &&
+    PART_NOUN.test(segment.slice(head[0].length))
+  )
+    return undefined;
   if (findPaths(`${name} `).length > 0 || /^[\w-]+\.[A-Za-z]+$/.test(name)) return undefined;
   const kindWord = (groups.kind1 ?? groups.kind2)?.toLowerCase();
   const marked = kindWord !== undefined || groups.quote !== '' || groups.call !== undefined;

@@ -30,6 +30,13 @@ const PATH_TOKEN =
 export function isFileToken(token: string): boolean {
   const file = token.replace(/^\.\//, '');
   if (NOT_FILES.has(file.toLowerCase())) return false;
+  // A member of a well-known object is code, not a file: `console.log`, `process.exit`.
+  if (
+    /^(?:console|logger|process|window|document|Math|JSON|Object|Array|Promise|sys|os)\.[A-Za-z_]\w*$/.test(
+      file,
+    )
+  )
+    return false;
   const base = file.split('/').pop() ?? file;
   if (KNOWN_BARE_FILES.has(base)) return true;
   if (/^\d+(\.\d+)+$/.test(file)) return false;

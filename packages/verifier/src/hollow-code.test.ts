@@ -65,7 +65,7 @@ describe('listTestCases: test cases that cannot fail', () => {
 describe('stubs', () => {
   it('reads stub bodies from the tree: constant returns, empty bodies, pass, NotImplemented throws', async () => {
     const js =
-      "export function a(n) { return false; }\nexport const b = (x) => null;\nfunction c(x) {}\nfunction d(x) { throw new NotImplementedError('d'); }\nfunction e() { return '1.0'; }\nfunction f(x) { return x * 2; }\nfunction g(x) { throw new Error(x); }\nconst h = (s) => s;\nfunction i(a, b) { return a; }\nfunction j(a) { return a.trim(); }\nconst k = (retries = 3) => retries;\n";
+      "export function a(n) { return false; }\nexport const b = (x) => null;\nfunction c(x) {}\nfunction d(x) { throw new NotImplementedError('d'); }\nfunction e() { return '1.0'; }\nfunction f(x) { return x * 2; }\nfunction g(x) { throw new Error(x); }\nconst h = (s) => s;\nfunction i(a, b) { return a; }\nfunction j(a) { return a.trim(); }\nconst k = (retries = 3) => retries;\nfunction l(id) { return { id }; }\nconst m = (x) => ({ x, ok: true });\nfunction n(id) { return { id: 1 }; }\n";
     const stubs = (await listFunctionBodies('a.js', js))?.map((fn) => [fn.name, fn.stub !== undefined]);
     expect(stubs).toEqual([
       ['a', true],
@@ -79,6 +79,9 @@ describe('stubs', () => {
       ['i', true],
       ['j', false],
       ['k', false],
+      ['l', false],
+      ['m', false],
+      ['n', true],
     ]);
     const py =
       'def a(x):\n    ...\n\ndef b(x):\n    """doc"""\n    pass\n\ndef c(x):\n    return None\n\ndef d(x):\n    return x + 1\n\nclass S:\n    @abstractmethod\n    def area(self):\n        pass\n';

@@ -44,6 +44,14 @@ function statements(node: SyntaxNode | null | undefined): SyntaxNode[] {
 
 /** An expression that reads no variable, calls nothing and has no `this`: a constant. */
 function isConstant(source: SourceTree, node: SyntaxNode): boolean {
+  // `{ id }` (shorthand) reads the variable `id`.
+  const shorthand = [node, ...descendants(node, 'Property')].some(
+    (inner) =>
+      inner.name === 'Property' &&
+      childrenOf(inner).length === 1 &&
+      childrenOf(inner)[0]?.name === 'PropertyDefinition',
+  );
+  if (shorthand) return false;
   const reads = [node, ...descendants(node, 'VariableName', 'this', 'super', 'ThisExpression')].filter(
     (inner) => ['VariableName', 'this', 'super', 'ThisExpression'].includes(inner.name),
   );

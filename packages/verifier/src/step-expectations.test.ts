@@ -37,6 +37,19 @@ describe('stepExpectations (per-step criteria from the description)', () => {
       { name: 'isPrime', file: 'src/is-prime.js', exported: true },
     ]);
     expect(stepExpectations('Delete build/ and old.txt').remove.sort()).toEqual(['build', 'old.txt']);
+    // Code named for removal is taken out of files, not a file to delete.
+    expect(stepExpectations('Remove all `console.log` calls from src/')).toMatchObject({ remove: [] });
+    expect([...stepExpectations('Remove all `console.log` calls from src/').outcomes]).toEqual(['write']);
+    expect([...stepExpectations('Remove every use of the deprecated `oldApi` helper').outcomes]).toEqual([
+      'write',
+    ]);
+    expect(stepExpectations('Delete build/ and `old.txt`').remove.sort()).toEqual(['build', 'old.txt']);
+    // A parameter, an option or a key is part of a declaration, not one the symbol check can find.
+    expect(stepExpectations('Add a `limit` parameter to listUsers in src/api.js').symbols).toEqual([]);
+    expect(stepExpectations('Add a `timeout` option to src/http.ts').symbols).toEqual([]);
+    expect(stepExpectations('Add a `parse` function to src/a.js').symbols).toEqual([
+      { name: 'parse', file: 'src/a.js' },
+    ]);
   });
 
   it('reads symbols to export and the names a new file is to contain', () => {

@@ -109,6 +109,12 @@ function categoryOf(
   return undefined;
 }
 
+/** Nouns that make a backticked name code to remove ("`console.log` calls", "the `x` helper"). */
+const CODE_NOUN_AFTER =
+  /^\s*(?:calls?|uses?|usages?|references?|statements?|imports?|invocations?|functions?|helpers?|methods?|class(?:es)?|variables?|constants?|fields?|comments?|flags?|options?|parameters?|arguments?|props?|decorators?|annotations?|exports?|types?|interfaces?|hooks?|handlers?|checks?|routes?|endpoints?|blocks?)\b/i;
+const CODE_NOUN_BEFORE =
+  /\b(?:calls?|uses?|usages?|references?|instances?|occurrences?|invocations?|imports?|mentions?)\s+(?:of|to)\s+(?:the\s+)?(?:deprecated\s+|old\s+|legacy\s+|unused\s+)?$/i;
+
 /**
  * Reads what a step was asked to do from its description: the verb mapping of the goal criteria
  * (create/write/add/implement → write; fix/update/refactor → write; delete/remove → delete;
@@ -265,8 +271,22 @@ export function stepExpectations(description: string): StepExpectations {
         break;
       }
       case 'delete': {
-        outcomes.add('delete');
-        const where = japanese ? text.slice(Math.max(0, hit.index - 80), hit.index) : segment;
+        // Code named in backticks ("all `console.log` calls", "every use of the `oldApi`
+        // helper") is taken out of files: a change, not a file to delete.
+        const raw = japanese ? text.slice(Math.max(0, hit.index - 80), hit.index) : segment;
+        let codeRemoval = false;
+        const where = japanese
+          ? raw
+          : raw.replace(/`([^`\n]+)`/g, (quoted, _inner: string, offset: number) => {
+              if (
+                !CODE_NOUN_AFTER.test(raw.slice(offset + quoted.length)) &&
+                !CODE_NOUN_BEFORE.test(raw.slice(0, offset))
+              )
+                return quoted;
+              codeRemoval = true;
+              return ' '.repeat(quoted.length);
+            });
+        const removedBefore = remove.length;
         for (const found of findPaths(where)) {
           // "Remove `x` from src/a.js": the file is where the removal happens, not what goes.
           if (
@@ -284,12 +304,22 @@ export function stepExpectations(description: string): StepExpectations {
             change.push(found.file);
           } else remove.push(found.file);
         }
-        // Folders named with a trailing slash ("Delete build/", "remove the dist/ folder").
+        // Folders named with a trailing slash ("Delete build/", "remove the dist/ folder"), not
+        // where code is taken from ("… calls from src/").
         for (const folder of where.matchAll(/(?<![\w./-])((?:[\w@.-]+\/)+)(?=[\s,.;:)`'"」]|$)/g)) {
+          if (
+            codeRemoval &&
+            /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?$/i.test(
+              where.slice(0, folder.index ?? 0),
+            )
+          )
+            continue;
           const dir = (folder[1] ?? '').replace(/\/+$/, '');
           if (dir !== '' && !remove.some((file) => file === dir || file.startsWith(`${dir}/`)))
             remove.push(dir);
         }
+        if (codeRemoval) outcomes.add('write');
+        if (!codeRemoval || remove.length > removedBefore) outcomes.add('delete');
         if (TEST_WORDS.test(segment)) testsAreTarget = true;
         break;
       }

@@ -87,4 +87,34 @@ describe('subjectUse', () => {
       ),
     ).toBe('absent');
   });
+
+  it('reads looking at the subject (its type, arity, existence) as no use of it', () => {
+    const head = "import assert from 'node:assert/strict';\nimport { isPrime } from '../src/is-prime.js';\n";
+    for (const body of [
+      "test('exists', () => assert.equal(typeof isPrime, 'function'));\ntest('arity', () => assert.equal(isPrime.length, 1));\n",
+      "test('defined', () => { expect(isPrime).toBeDefined(); assert.ok(isPrime); });\n",
+    ])
+      expect(subjectUse('a.test.js', `${head}${body}`, 'isPrime')).toBe('imported');
+    expect(
+      subjectUse(
+        'a.test.js',
+        `${head}test('arity', () => assert.equal(isPrime.length, 1));\ntest('2', () => assert.ok(isPrime(2)));\n`,
+        'isPrime',
+      ),
+    ).toBe('used');
+    expect(
+      subjectUse(
+        'test_a.py',
+        'from src.parse import parse\n\n\ndef test_callable():\n    assert callable(parse)\n',
+        'parse',
+      ),
+    ).toBe('imported');
+    expect(
+      subjectUse(
+        'test_a.py',
+        'from src.parse import parse\n\n\ndef test_list():\n    assert isinstance(parse("a"), list)\n',
+        'parse',
+      ),
+    ).toBe('used');
+  });
 });

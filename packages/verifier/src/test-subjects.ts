@@ -65,6 +65,23 @@ const IMPORTS =
 const JS_NOISE = /\/\*[\s\S]*?\*\/|\/\/[^\n]*|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.)*`/g;
 const PY_NOISE = /"""[\s\S]*?"""|'''[\s\S]*?'''|#[^\n]*|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g;
 
+/** Uses of `name` that only look at it: its type, arity, name or existence, never its behaviour. */
+function metadataUse(name: string): RegExp {
+  const id = escapeName(name);
+  return new RegExp(
+    [
+      `\\btypeof\\s+${id}(?![\\w$])`,
+      `(?<![\\w$.])${id}\\.(?:length|name|prototype|constructor|__name__|__doc__|__module__)\\b`,
+      `(?<![\\w$.])${id}\\s+instanceof\\b`,
+      `\\b(?:callable|inspect\\.signature|inspect\\.isfunction|hasattr|type|isinstance)\\(\\s*${id}\\s*[,)]`,
+      `\\bexpect\\(\\s*${id}\\s*\\)\\s*\\.(?:not\\.)?(?:toBeDefined|toBeTruthy|toBeInstanceOf|toBeTypeOf|toHaveLength)\\b`,
+      `\\bassert(?:\\.ok)?\\(\\s*${id}\\s*\\)`,
+      `\\bassert\\s+${id}\\s*$`,
+    ].join('|'),
+    'gm',
+  );
+}
+
 /** How a test file uses the subject. */
 export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'absent';
 
@@ -90,6 +107,13 @@ export function subjectUse(fileName: string, text: string, name: string): Subjec
     'm',
   );
   if (standIn.test(code)) return 'stand-in';
-  if ([name, ...aliases].some((identifier) => wordOf(identifier).test(code))) return 'used';
+  // Looking at the subject is not using it: `typeof isPrime`, `isPrime.length`, `callable(parse)`,
+  // `expect(isPrime).toBeDefined()` pass for any function of that name.
+  const looked = [name, ...aliases].reduce(
+    (rest, identifier) => rest.replace(metadataUse(identifier), ' '),
+    code,
+  );
+  if ([name, ...aliases].some((identifier) => wordOf(identifier).test(looked))) return 'used';
+  if ([name, ...aliases].some((identifier) => wordOf(identifier).test(code))) return 'imported';
   return wordOf(name).test(bound) ? 'imported' : 'absent';
 }

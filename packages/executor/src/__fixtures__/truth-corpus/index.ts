@@ -1,3 +1,4 @@
+import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { hollowWork } from './hollow-work';
 import {
@@ -116,6 +117,7 @@ export function truthCorpus(): TruthTrace[] {
     ...removalKept,
     ...whitespaceOnlyChange,
     ...swallowedErrorsClass,
+    ...askedWork,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
