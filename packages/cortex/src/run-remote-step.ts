@@ -122,7 +122,7 @@ export async function runRemoteStep(
   if (!Array.isArray(history))
     throw invalid("runStep: history must be an array of the step's journaled events.");
   try {
-    applyStepHistory(plan, stepId, history);
+    applyStepHistory(plan, stepId, history, config.clock);
   } catch (error) {
     throw invalid(
       `runStep got a history that does not apply: ${errorMessage(error)}`,

@@ -5,7 +5,9 @@
  * per-step lines (`step-taken`, `step-done`), as a benchmark that does not read them asks.
  */
 import { createCoordinator } from '../coordinator';
+import type { RunSpec } from '../step-jobs';
 import { createStepWorker } from '../step-worker';
+import { type Freeze, freezeCortex } from './freeze-points';
 import { scenarioCortex, warmUpScenario } from './scenario';
 
 const [role, url, prefix, concurrencyText = '4', lockText = '2000', quietText] = process.argv.slice(2);
@@ -18,12 +20,23 @@ if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
 const quiet = quietText === 'quiet';
 const print = (event: { type: string; [key: string]: unknown }) => {
   if (quiet && (event.type === 'step-taken' || event.type === 'step-done')) return;
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, at: Date.now(), ...event })}\n`);
 };
+const freeze =
+  process.env.CLOSEDLOOP_FREEZE === undefined
+    ? undefined
+    : (JSON.parse(process.env.CLOSEDLOOP_FREEZE) as Freeze);
+const cortex =
+  freeze === undefined
+    ? scenarioCortex
+    : (spec: RunSpec) =>
+        freezeCortex(scenarioCortex(spec), freeze, (point) =>
+          print({ type: 'frozen', stepId: freeze.stepId, point }),
+        );
 const common = {
   connection: url,
   prefix,
-  cortex: scenarioCortex,
+  cortex,
   concurrency: Number(concurrencyText),
   lockDurationMs: Number(lockText),
   stalledIntervalMs: Math.max(250, Math.floor(Number(lockText) / 2)),
