@@ -1,4 +1,4 @@
-import { rmSync, statSync, utimesSync } from 'node:fs';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCortex, type RunEvent, type StepTask } from '@closedloop/cortex';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -93,15 +93,17 @@ describe('a step continued from the history of a killed attempt (cortex.runStep 
     );
   });
 
-  it('a file whose times show no change during any attempt of the step is still not its effect', async () => {
+  it("a file none of the step's attempts changed is still not its effect, whatever its times say", async () => {
     const spec = scenarioSpec(settings, 'closedloop-history-');
     workspaces.push(spec.workspace!);
     const plan = await dispatchSnapshot(spec);
     const history = await killedAttempt(spec, plan);
-    // The effect file last changed before the step's first call: no attempt of the step changed it.
+    const edit = history.find((event) => event.type === 'tool-call-started' && event.tool === 'edit_file')!;
+    // The effect file holds again what it held before the step's edit (the journal's dispatch
+    // snapshot says what that was), though its times fall inside the killed attempt's edit.
+    writeFileSync(join(spec.workspace!, effectFile('step-1')), '# step-1\n');
     touchAt(spec.workspace!, 'out/step-1.txt', history[0]!.at + 1);
-    touchAt(spec.workspace!, effectFile('step-1'), history[0]!.at - 2000);
-    expect(statSync(join(spec.workspace!, effectFile('step-1'))).mtimeMs).toBeLessThan(history[0]!.at);
+    touchAt(spec.workspace!, effectFile('step-1'), edit.at + 1);
 
     const { outcome, events } = await createCortex({ ...scenarioCortex(spec), store: false }).runStep({
       runId: 'run-1',

@@ -17,6 +17,13 @@ if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
   );
   process.exit(2);
 }
+// CLOSEDLOOP_CLOCK_SKEW_MS=<ms>: this process's clock runs that far ahead (negative: behind) of
+// the machine's — a worker or coordinator on a machine whose clock disagrees (file times stay the kernel's).
+const skewMs = Number(process.env.CLOSEDLOOP_CLOCK_SKEW_MS ?? 0);
+if (skewMs !== 0) {
+  const realNow = Date.now.bind(Date);
+  Date.now = () => realNow() + skewMs;
+}
 const quiet = quietText === 'quiet';
 const print = (event: { type: string; [key: string]: unknown }) => {
   if (quiet && (event.type === 'step-taken' || event.type === 'step-done')) return;
