@@ -16,6 +16,11 @@ export type ScaleOutErrorCode =
   | 'step-fenced'
   /** A step job was cancelled (its run stopped). */
   | 'step-cancelled'
+  /**
+   * A worker's workspace for a run is not the one the run's earlier steps acted on (another
+   * folder, a stale copy): it refuses the step instead of acting on the wrong files.
+   */
+  | 'workspace-mismatch'
   /** A run was cancelled while it waited for a coordinator: it never started and has no result. */
   | 'run-cancelled'
   /**

@@ -33,11 +33,15 @@ const freeze =
   process.env.CLOSEDLOOP_FREEZE === undefined
     ? undefined
     : (JSON.parse(process.env.CLOSEDLOOP_FREEZE) as Freeze);
+// CLOSEDLOOP_WORKSPACE=<dir>: this process's cortex acts on <dir> instead of the run's workspace
+// (a worker whose factory maps the run to another folder: another mount of it, or a copy).
+const workspace = process.env.CLOSEDLOOP_WORKSPACE;
+const baseCortex = (spec: RunSpec) => scenarioCortex(workspace === undefined ? spec : { ...spec, workspace });
 const cortex =
   freeze === undefined
-    ? scenarioCortex
+    ? baseCortex
     : (spec: RunSpec) =>
-        freezeCortex(scenarioCortex(spec), freeze, (point) =>
+        freezeCortex(baseCortex(spec), freeze, (point) =>
           print({ type: 'frozen', stepId: freeze.stepId, point }),
         );
 const common = {
