@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Cortex, type CortexOptions, createCortex, type RunEvent } from '@closedloop/cortex';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
@@ -118,7 +118,7 @@ const workspaceIdFile = join('.closedloop', 'workspace-id');
 
 /**
  * The identity of the folder `root`: the id in its `.closedloop/workspace-id` (created when
- * missing; two workers creating it at once agree: the first write wins, the other reads it) and
+ * missing; two workers creating it at once agree: the first link wins, the other reads it) and
  * that file's inode. The same files reached by another path (a mount point, a link, the same
  * network share on another machine) have the same identity; another folder has another — a copy
  * too, even one that copied the id (its file has another inode).
@@ -130,10 +130,16 @@ function workspaceIdentity(root: string): string {
     id = readFileSync(file, 'utf8').trim();
   } catch {
     mkdirSync(join(root, '.closedloop'), { recursive: true });
+    // Written whole under a name of its own, then linked into place (link never replaces): a
+    // worker on another process or machine sees no file or the whole id, never a half-written one.
+    const draft = `${file}.${randomUUID()}`;
+    writeFileSync(draft, `${randomUUID()}\n`);
     try {
-      writeFileSync(file, `${randomUUID()}\n`, { flag: 'wx' });
+      linkSync(draft, file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(draft, { force: true });
     }
     id = readFileSync(file, 'utf8').trim();
   }
