@@ -26,6 +26,8 @@ export function redisKeys(prefix: string) {
     events: (runId: string) => `${prefix}:run:${runId}:events`,
     /** A run's metadata (JSON). */
     meta: (runId: string) => `${prefix}:run:${runId}:meta`,
+    /** The identity of the workspace a run's steps act on (`.closedloop/workspace-id` of the first worker's). */
+    workspace: (runId: string) => `${prefix}:run:${runId}:workspace`,
     /** A run's lease: its one live owner (JSON holder), expiring unless renewed. */
     lease: (runId: string) => `${prefix}:run:${runId}:lease`,
     /** Stream of one step job's journaled events, every attempt's, each entry tagged with its attempt. */

@@ -16,6 +16,9 @@ import {
   stepQueueName,
 } from './step-jobs';
 
+/** How often `result()` checks that the run job still exists while it waits. */
+const lostCheckMs = 1000;
+
 /** Options of {@link createRunClient}. */
 export interface RunClientOptions {
   connection: RedisConnection;
@@ -36,7 +39,12 @@ export interface RunClient {
   submit(spec: RunSpecInput, options?: { runId?: string }): Promise<{ runId: string }>;
   /** The spec a run was submitted with (its workspace, settings), while its run job is kept. */
   spec(runId: string): Promise<RunSpec | undefined>;
-  /** The run's result once a coordinator finishes it (rejects when its job failed for good). */
+  /**
+   * The run's result once a coordinator finishes it. Rejects when its job failed for good,
+   * `ScaleOutError('run-cancelled')` when it was cancelled before it started, and
+   * `ScaleOutError('run-lost')` when its job vanished from Redis while waited for (Redis lost its
+   * data): it never waits for a result that can no longer come.
+   */
   result(runId: string): Promise<RunResult>;
   /** Asks the coordinator driving the run to stop it (`cancelled`; `resume` continues it). */
   cancel(runId: string): Promise<void>;
@@ -139,9 +147,37 @@ export function createRunClient(options: RunClientOptions): RunClient {
         };
         queueEvents.on('removed', onRemoved);
       });
+      // Redis that lost its data (restarted without persistence, flushed) loses the job with it:
+      // no completion can come any more. Seen twice in a row, so a cancel's `removed` comes first.
+      const lostError = () =>
+        new ScaleOutError({
+          code: 'run-lost',
+          message: `The run job of "${runId}" vanished from Redis while its result was awaited (Redis lost its data: restarted without persistence, flushed, or evicting keys). The run has no result.`,
+          details: { runId },
+        });
+      let poll: ReturnType<typeof setInterval> | undefined;
+      const lost = new Promise<never>((_, reject) => {
+        let missing = 0;
+        poll = setInterval(() => {
+          queue.getJobState(job.id!).then(
+            (state) => {
+              missing = state === 'unknown' ? missing + 1 : 0;
+              if (missing >= 2) reject(lostError());
+            },
+            () => {},
+          );
+        }, lostCheckMs);
+      });
+      const finished = job.waitUntilFinished(queueEvents).catch((error: unknown) => {
+        // BullMQ's own words for a job whose keys are gone.
+        if (error instanceof Error && error.message.startsWith('Missing key for job')) throw lostError();
+        throw error;
+      });
+      lost.catch(() => {});
       try {
-        return (await Promise.race([job.waitUntilFinished(queueEvents), removed])) as RunResult;
+        return (await Promise.race([finished, removed, lost])) as RunResult;
       } finally {
+        clearInterval(poll);
         if (onRemoved) queueEvents.off('removed', onRemoved);
       }
     },

@@ -16,8 +16,18 @@ export type ScaleOutErrorCode =
   | 'step-fenced'
   /** A step job was cancelled (its run stopped). */
   | 'step-cancelled'
+  /**
+   * A worker's workspace for a run is not the one the run's earlier steps acted on (another
+   * folder, a stale copy): it refuses the step instead of acting on the wrong files.
+   */
+  | 'workspace-mismatch'
   /** A run was cancelled while it waited for a coordinator: it never started and has no result. */
-  | 'run-cancelled';
+  | 'run-cancelled'
+  /**
+   * A run's job vanished from Redis while its result was awaited (Redis lost its data: restarted
+   * without persistence, flushed, or evicting keys): the run has no result.
+   */
+  | 'run-lost';
 
 /**
  * The error class of `@closedloop/bullmq` (the Redis run store throws cortex's `CortexError`, as

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Cortex, type CortexOptions, createCortex, type RunEvent } from '@closedloop/cortex';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -110,6 +113,39 @@ function transcriptJournal(
   };
 }
 
+/** Where a workspace keeps its identity (a random id, created by the first worker that needs it). */
+const workspaceIdFile = join('.closedloop', 'workspace-id');
+
+/**
+ * The identity of the folder `root`: the id in its `.closedloop/workspace-id` (created when
+ * missing; two workers creating it at once agree: the first link wins, the other reads it) and
+ * that file's inode. The same files reached by another path (a mount point, a link, the same
+ * network share on another machine) have the same identity; another folder has another — a copy
+ * too, even one that copied the id (its file has another inode).
+ */
+function workspaceIdentity(root: string): string {
+  const file = join(root, workspaceIdFile);
+  let id: string;
+  try {
+    id = readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(join(root, '.closedloop'), { recursive: true });
+    // Written whole under a name of its own, then linked into place (link never replaces): a
+    // worker on another process or machine sees no file or the whole id, never a half-written one.
+    const draft = `${file}.${randomUUID()}`;
+    writeFileSync(draft, `${randomUUID()}\n`);
+    try {
+      linkSync(draft, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+    id = readFileSync(file, 'utf8').trim();
+  }
+  return `${id}@${statSync(file).ino}`;
+}
+
 /**
  * A `closedloop worker`: takes step jobs from the BullMQ step queue (any number of workers, on
  * any machine that reaches Redis and the runs' workspaces) and runs each with
@@ -146,14 +182,40 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
   const client = connectRedis(connection, `${prefix}:worker`);
   const transcripts = createStepTranscripts({ client, keys, retentionMs });
   const running = new Map<string, AbortController>();
-  const cortexes = new Map<string, Promise<Cortex>>();
+  const cortexes = new Map<string, Promise<{ cortex: Cortex; workspace: string | undefined }>>();
 
-  const cortexFor = (data: StepJobData): Promise<Cortex> => {
+  /**
+   * Refuses (for good) a step whose workspace is not the one the run's steps act on: the first
+   * worker to run a step of the run records its workspace's identity in Redis; every later step,
+   * on any worker, must find the same identity in its own workspace.
+   */
+  const checkWorkspace = async (data: StepJobData, workspace: string | undefined): Promise<void> => {
+    if (workspace === undefined) return;
+    const mine = workspaceIdentity(workspace);
+    const key = keys.workspace(data.runId);
+    // One round trip: record this workspace unless one is recorded, then read what is.
+    const replies = await client.pipeline().set(key, mine, 'PX', retentionMs, 'NX').get(key).exec();
+    const failed = replies?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
+    const recorded = (replies?.[1]?.[1] as string | null | undefined) ?? null;
+    if (recorded !== null && recorded !== mine) {
+      const error = new ScaleOutError({
+        code: 'workspace-mismatch',
+        message: `Worker ${name} refuses step ${data.stepId} of run ${data.runId}: its workspace ${workspace} is not the folder the run's steps act on (workspace id ${mine}, the run's is ${recorded}: another folder or a copy). Point this worker's cortex factory at the run's workspace.`,
+        details: { runId: data.runId, stepId: data.stepId, workspace },
+      });
+      // Not retried: no attempt on this worker can act on the right files.
+      throw new UnrecoverableError(`${error.code}: ${error.message}`);
+    }
+  };
+
+  const cortexFor = (data: StepJobData): Promise<{ cortex: Cortex; workspace: string | undefined }> => {
     let cortex = cortexes.get(data.runId);
     if (cortex === undefined) {
-      cortex = Promise.resolve(options.cortex(data.spec, { runId: data.runId })).then((cortexOptions) =>
-        createCortex({ ...cortexOptions, store: false }),
-      );
+      cortex = Promise.resolve(options.cortex(data.spec, { runId: data.runId })).then((cortexOptions) => ({
+        cortex: createCortex({ ...cortexOptions, store: false }),
+        workspace: cortexOptions.workspace,
+      }));
       cortex.catch(() => cortexes.delete(data.runId));
       cortexes.set(data.runId, cortex);
       // A worker serves many runs over its life: keep the cortexes of the latest few.
@@ -197,8 +259,9 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
     try {
       // Fences off any earlier attempt; what they journaled is the step's history: the step
       // continues from it (durable replay), so a killed worker's effects are not repeated.
+      const { cortex, workspace } = await cortexFor(data);
+      await checkWorkspace(data, workspace);
       const history = (await transcripts.claim(jobId, attempt)).map((entry) => entry.event);
-      const cortex = await cortexFor(data);
       const journal = transcriptJournal(transcripts, jobId, attempt);
       const { outcome, modelUnavailable } = await cortex.runStep({
         runId: data.runId,

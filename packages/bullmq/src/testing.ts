@@ -19,6 +19,16 @@ export interface StartRedisServerOptions {
   binary?: string;
   /** How long to wait for "Ready to accept connections". Default 10 000 ms. */
   timeoutMs?: number;
+  /**
+   * The port. Default: a free one. Give the port of a server that died to start its replacement
+   * where clients reconnect (a Redis restart).
+   */
+  port?: number;
+  /**
+   * Persist to an append-only file in this folder (`appendfsync always`): a server restarted on
+   * the same folder finds every acknowledged write again. Default: no persistence.
+   */
+  persistDir?: string;
 }
 
 function freePort(): Promise<number> {
@@ -33,7 +43,12 @@ function freePort(): Promise<number> {
   });
 }
 
-function launch(binary: string, port: number, timeoutMs: number): Promise<RedisServer> {
+function launch(
+  binary: string,
+  port: number,
+  timeoutMs: number,
+  persistDir: string | undefined,
+): Promise<RedisServer> {
   const child = spawn(
     binary,
     [
@@ -43,8 +58,9 @@ function launch(binary: string, port: number, timeoutMs: number): Promise<RedisS
       '127.0.0.1',
       '--save',
       '',
-      '--appendonly',
-      'no',
+      ...(persistDir === undefined
+        ? ['--appendonly', 'no']
+        : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', persistDir]),
       '--daemonize',
       'no',
       '--loglevel',
@@ -90,8 +106,8 @@ function launch(binary: string, port: number, timeoutMs: number): Promise<RedisS
 }
 
 /**
- * Starts a private `redis-server` for tests: a free loopback port, no persistence (no RDB, no
- * AOF), stopped by `stop()`. Needs Redis installed (Debian: `apt-get install redis-server`).
+ * Starts a private `redis-server` for tests: a free loopback port (or `port`), no persistence
+ * (no RDB, no AOF; or an AOF in `persistDir`), stopped by `stop()`. Needs Redis installed (Debian: `apt-get install redis-server`).
  *
  * @example
  * const redis = await startRedisServer();
@@ -108,7 +124,7 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
   // Another process may take the port between probing and binding: try a few.
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      return await launch(binary, await freePort(), timeoutMs);
+      return await launch(binary, options.port ?? (await freePort()), timeoutMs, options.persistDir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new Error(

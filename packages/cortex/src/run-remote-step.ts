@@ -2,7 +2,7 @@ import type { DispatchedCall } from '@closedloop/executor';
 import { Plan, type StepId } from '@closedloop/plan';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
-import { snapshotBeforeDispatch } from './dispatch-snapshot';
+import { type DispatchSnapshot, resolveWorkspacePath, snapshotBeforeDispatch } from './dispatch-snapshot';
 import { errorMessage } from './error-message';
 import { identifyProcess } from './leftover-processes';
 import { createModelMeter } from './meter-model';
@@ -85,6 +85,30 @@ function journalStore(journal: (event: RunEvent) => void | Promise<void>): RunSt
 }
 
 /**
+ * What each file held before the step's calls first touched it (absolute path → sha256, `null`:
+ * missing), from the dispatch snapshots its earlier attempts journaled: the verifier judges those
+ * files by content, so the killed attempt's effects count whatever the clock of the machine it
+ * ran on said, and a file none of them changed still does not.
+ */
+function priorFileStates(
+  history: readonly RunEvent[],
+  stepId: StepId,
+  workspace: string,
+): Map<string, string | null> {
+  const states = new Map<string, string | null>();
+  for (const event of history) {
+    if (event.type !== 'tool-call-dispatched' || event.stepId !== stepId) continue;
+    const before = event.before as DispatchSnapshot | undefined;
+    if (before?.kind !== 'file') continue;
+    const absolute = resolveWorkspacePath(workspace, before.path);
+    if (absolute === undefined || states.has(absolute)) continue;
+    if (before.state.type === 'file') states.set(absolute, before.state.sha256);
+    else if (before.state.type === 'missing') states.set(absolute, null);
+  }
+  return states;
+}
+
+/**
  * Runs one step of a run coordinated elsewhere, with this cortex's model, tools, workspace and
  * verifier: the same `runStep` (executor, then verifier) on a plan restored from the
  * coordinator's snapshot. Its plan changes and events go to `journal` as they happen and come
@@ -122,7 +146,7 @@ export async function runRemoteStep(
   if (!Array.isArray(history))
     throw invalid("runStep: history must be an array of the step's journaled events.");
   try {
-    applyStepHistory(plan, stepId, history);
+    applyStepHistory(plan, stepId, history, config.clock);
   } catch (error) {
     throw invalid(
       `runStep got a history that does not apply: ${errorMessage(error)}`,
@@ -188,6 +212,9 @@ export async function runRemoteStep(
           approvals,
           request,
           emit: (event) => bus.emit(event),
+          ...(history.length > 0 && config.workspace !== undefined
+            ? { priorStates: priorFileStates(history, stepId, config.workspace) }
+            : {}),
           onModelUnavailable: (error) => {
             modelUnavailable = modelUnavailableReason(error);
           },

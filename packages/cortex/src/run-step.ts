@@ -31,6 +31,12 @@ export interface RunStepContext {
   onModelUnavailable: (error: ModelError) => void;
   /** A journaled run's durability hooks for the step (commit points, snapshots, its replay on resume). */
   journal?: (stepId: StepId) => StepJournal | undefined;
+  /**
+   * A step continued from an earlier attempt's journal: what files held before its calls first
+   * touched them (absolute path → sha256, `null`: missing), from the journaled dispatch snapshots.
+   * Verified without a baseline, those files are judged by content, not by file times.
+   */
+  priorStates?: ReadonlyMap<string, string | null>;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -114,6 +120,9 @@ function verify(
   return verifyStep(context.plan, stepId, {
     ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
     ...(baseline !== undefined ? { baseline } : {}),
+    ...(baseline === undefined && context.priorStates !== undefined
+      ? { priorStates: context.priorStates }
+      : {}),
     execution: {
       stopReason: execution.stopReason,
       ...(execution.error ? { error: { code: execution.error.code, message: execution.error.message } } : {}),

@@ -191,12 +191,30 @@ function applyPlanEvent(plan: Plan, stepId: StepId, event: RunEvent): void {
 
 /**
  * Applies the plan events of what earlier runs of a step journaled (a worker that died mid-step)
- * to a plan restored from its snapshot, so the step can continue from them. Throws
- * `CortexError('invalid-step-task')` for an event of another step or of a kind a step does not produce.
+ * to a plan restored from its snapshot, so the step can continue from them. Each event is applied
+ * under its own `at` (`clock` is the plan's): a recovered ledger entry keeps the window its call
+ * really ran in, and the step's start — its first call — stays the first attempt's, so the
+ * verifier judges file times against every attempt of the step, not only the continuation's.
+ * Throws `CortexError('invalid-step-task')` for an event of another step or of a kind a step does
+ * not produce.
  */
-export function applyStepHistory(plan: Plan, stepId: StepId, events: readonly RunEvent[]): void {
+export function applyStepHistory(
+  plan: Plan,
+  stepId: StepId,
+  events: readonly RunEvent[],
+  clock: PinnableClock,
+): void {
   checkStepEvents(stepId, events);
-  for (const event of events) if (isPlanEvent(event)) applyPlanEvent(plan, stepId, event);
+  for (const event of events) {
+    if (!isPlanEvent(event)) continue;
+    const at = (event as { at?: unknown }).at;
+    if (typeof at !== 'number' || !Number.isFinite(at)) {
+      refuse(`A history event (${event.type}) has no time ("at"): its ledger window is unknown.`, {
+        type: event.type,
+      });
+    }
+    clock.pin(at, () => applyPlanEvent(plan, stepId, event));
+  }
 }
 
 /**

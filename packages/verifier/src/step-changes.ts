@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import type { CommandRunner } from '@closedloop/tools';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { runCommand } from './run-command';
@@ -51,6 +52,14 @@ export interface StepChangesOptions {
   baseline?: WorkspaceSnapshot;
   /** When the step started (epoch ms, wall clock), for the mtime basis. */
   startedAt?: number;
+  /**
+   * Without a baseline: what files held before this step's own calls first touched them (path,
+   * absolute or workspace-relative → sha256 of the content, `null` when it did not exist), e.g.
+   * from a journal's dispatch snapshots. A file named here changed during the step exactly when
+   * its content differs now — no clock involved, so a step continued on another machine from an
+   * earlier attempt is judged the same whatever the machines' clocks say.
+   */
+  priorStates?: ReadonlyMap<string, string | null>;
   /** The process runner for git (share `run_command`'s). Default: default policy, `sandbox: 'auto'`. */
   runner?: CommandRunner;
 }
@@ -105,12 +114,27 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
     );
     return (await trackedFiles).has(file);
   };
+  const priorStates = new Map<string, string | null>();
+  for (const [file, sha256] of options.priorStates ?? []) {
+    const rel = facts.relative(file);
+    if (rel !== undefined && !priorStates.has(rel)) priorStates.set(rel, sha256);
+  }
   const status = async (file: string): Promise<PathChange> => {
     let stats: ReturnType<typeof statSync> | undefined;
     try {
       stats = statSync(facts.absolute(file));
     } catch {
       stats = undefined;
+    }
+    // Its content before this step's calls is known: compare contents, not clocks.
+    const prior = priorStates.get(file);
+    if (prior !== undefined && (stats === undefined || stats.isFile())) {
+      if (stats === undefined) return prior === null ? 'unchanged' : 'deleted';
+      if (prior === null) return 'created';
+      const now = createHash('sha256')
+        .update(readFileSync(facts.absolute(file)))
+        .digest('hex');
+      return now === prior ? 'unchanged' : 'modified';
     }
     const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
     const gitKind = changes?.get(file)?.kind;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { utimesSync } from 'node:fs';
 import path from 'node:path';
 import { createTempWorkspace } from '@closedloop/tools/testing';
@@ -571,6 +572,56 @@ describe('verifyStep', { timeout: 30_000 }, () => {
       const report = await bump(true);
       expect(failing(report.findings)).toEqual([]);
       expect(report.findings).toContainEqual(expect.objectContaining({ check: 'outcome', status: 'pass' }));
+    });
+
+    describe('priorStates (what files held before the step, from a journal): judged by content, not by clocks', () => {
+      const edited = async (priorText: string | undefined) => {
+        const ws = await createTempWorkspace({ files: { 'notes.txt': 'new\n' }, git: false });
+        // Written by an attempt on a machine whose clock ran ahead: older than the step's first call.
+        const minuteAgo = new Date(Date.now() - 60_000);
+        utimesSync(path.join(ws.root, 'notes.txt'), minuteAgo, minuteAgo);
+        const plan = planWithStep({
+          description: 'Update notes.txt.',
+          ledger: [
+            {
+              tool: 'edit_file',
+              args: { path: 'notes.txt', old_string: 'old', new_string: 'new' },
+              status: 'success',
+              result: '{"path":"notes.txt","replacements":1}',
+            },
+          ],
+          notes: '[SUCCESS]: updated notes.txt',
+          claims: { filesWritten: ['notes.txt'] },
+        });
+        const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+        try {
+          return await verifyStep(plan, 's1', {
+            workspace: ws.root,
+            ...(priorText !== undefined
+              ? { priorStates: new Map([[path.join(ws.root, 'notes.txt'), sha(priorText)]]) }
+              : {}),
+          });
+        } finally {
+          await ws.cleanup();
+        }
+      };
+      const claim = (report: Awaited<ReturnType<typeof edited>>) =>
+        report.findings.find(
+          (finding) => finding.check === 'claims' && finding.message.includes('notes.txt'),
+        );
+
+      it('a file whose content differs from before the step counts, whatever its times say', async () => {
+        expect(claim(await edited('old\n'))).toMatchObject({ status: 'pass' });
+        // File times alone would not have shown it.
+        expect(claim(await edited(undefined))).toMatchObject({ status: 'fail' });
+      });
+
+      it('a file that holds what it held before the step does not count', async () => {
+        expect(claim(await edited('new\n'))).toMatchObject({
+          status: 'fail',
+          message: expect.stringContaining('did not change since the step started'),
+        });
+      });
     });
 
     it('still fails a step whose command changed nothing', async () => {

@@ -44,6 +44,13 @@ export interface VerifyStepOptions {
    * `in_progress` event) are used, else git, else the ledger.
    */
   baseline?: WorkspaceSnapshot;
+  /**
+   * Without a baseline: the content files had before this step's own calls first touched them
+   * (path → sha256, `null`: did not exist), e.g. from the journal's dispatch snapshots of a step
+   * continued after a crash. Such a file changed during the step exactly when its content differs
+   * now; other files are judged by file times, git or the ledger.
+   */
+  priorStates?: ReadonlyMap<string, string | null>;
   /** How the executor's loop ended: a model error, abort or exhausted limit fails the step. */
   execution?: ExecutionEnd;
   /** Agent-profile tool contracts (`{ profiles: { name: ToolContract[] | { tools, order } } }`), zod-validated. */
@@ -460,6 +467,7 @@ export async function verifyStep(
       ledger: analysis,
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(startedAt !== undefined ? { startedAt } : {}),
+      ...(options.priorStates ? { priorStates: options.priorStates } : {}),
     });
     workspace = workspaceTools(options, step, facts, changes);
   }

@@ -5,7 +5,9 @@
  * per-step lines (`step-taken`, `step-done`), as a benchmark that does not read them asks.
  */
 import { createCoordinator } from '../coordinator';
+import type { RunSpec } from '../step-jobs';
 import { createStepWorker } from '../step-worker';
+import { type Freeze, freezeCortex } from './freeze-points';
 import { scenarioCortex, warmUpScenario } from './scenario';
 
 const [role, url, prefix, concurrencyText = '4', lockText = '2000', quietText] = process.argv.slice(2);
@@ -15,15 +17,37 @@ if ((role !== 'worker' && role !== 'coordinator') || !url || !prefix) {
   );
   process.exit(2);
 }
+// CLOSEDLOOP_CLOCK_SKEW_MS=<ms>: this process's clock runs that far ahead (negative: behind) of
+// the machine's — a worker or coordinator on a machine whose clock disagrees (file times stay the kernel's).
+const skewMs = Number(process.env.CLOSEDLOOP_CLOCK_SKEW_MS ?? 0);
+if (skewMs !== 0) {
+  const realNow = Date.now.bind(Date);
+  Date.now = () => realNow() + skewMs;
+}
 const quiet = quietText === 'quiet';
 const print = (event: { type: string; [key: string]: unknown }) => {
   if (quiet && (event.type === 'step-taken' || event.type === 'step-done')) return;
-  process.stdout.write(`${JSON.stringify({ pid: process.pid, ...event })}\n`);
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, at: Date.now(), ...event })}\n`);
 };
+const freeze =
+  process.env.CLOSEDLOOP_FREEZE === undefined
+    ? undefined
+    : (JSON.parse(process.env.CLOSEDLOOP_FREEZE) as Freeze);
+// CLOSEDLOOP_WORKSPACE=<dir>: this process's cortex acts on <dir> instead of the run's workspace
+// (a worker whose factory maps the run to another folder: another mount of it, or a copy).
+const workspace = process.env.CLOSEDLOOP_WORKSPACE;
+const baseCortex = (spec: RunSpec) => scenarioCortex(workspace === undefined ? spec : { ...spec, workspace });
+const cortex =
+  freeze === undefined
+    ? baseCortex
+    : (spec: RunSpec) =>
+        freezeCortex(baseCortex(spec), freeze, (point) =>
+          print({ type: 'frozen', stepId: freeze.stepId, point }),
+        );
 const common = {
   connection: url,
   prefix,
-  cortex: scenarioCortex,
+  cortex,
   concurrency: Number(concurrencyText),
   lockDurationMs: Number(lockText),
   stalledIntervalMs: Math.max(250, Math.floor(Number(lockText) / 2)),

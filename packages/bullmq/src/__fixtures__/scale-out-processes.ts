@@ -32,6 +32,8 @@ export async function startProcess(options: {
   lockMs?: number;
   /** Leave out a worker's per-step lines (`step-taken`, `step-done`): a benchmark that reads none. */
   quiet?: boolean;
+  /** Extra environment of the process (e.g. `CLOSEDLOOP_FREEZE`, see `freeze-points.ts`). */
+  env?: Record<string, string>;
 }): Promise<ScaleOutProcess> {
   const child = spawn(
     process.execPath,
@@ -51,7 +53,11 @@ export async function startProcess(options: {
       String(options.lockMs ?? 2000),
       ...(options.quiet ? ['quiet'] : []),
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    },
   );
   const events: ProcessEvent[] = [];
   const waiters = new Set<{
