@@ -1,7 +1,8 @@
 import { createRunId, type RunResult } from '@closedloop/cortex';
 import { assertRunId } from '@closedloop/cortex/store';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { runJobId } from './coordinator';
+import { listenToQueue, type QueueListener } from './queue-events';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { checkPrefix, redisKeys } from './redis-keys';
 import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
@@ -74,7 +75,7 @@ export function createRunClient(options: RunClientOptions): RunClient {
   const store = createRedisRunStore({ connection, prefix });
   const queue = new Queue(runQueueName, { connection: client, prefix });
   const steps = new Queue(stepQueueName(), { connection: client, prefix });
-  let events: QueueEvents | undefined;
+  let events: QueueListener | undefined;
 
   const jobOf = async (runId: string) => {
     assertRunId(runId);
@@ -127,11 +128,9 @@ export function createRunClient(options: RunClientOptions): RunClient {
           message: `No run job for "${runId}".`,
           details: { runId },
         });
-      if (!events) {
-        events = new QueueEvents(runQueueName, { connection: eventsClient, prefix });
-        events.setMaxListeners(0);
-      }
-      const queueEvents = events;
+      events ??= listenToQueue(runQueueName, eventsClient, prefix);
+      await events.ready;
+      const queueEvents = events.events;
       // A run cancelled while it waited for a coordinator is removed: it never has a result.
       let onRemoved: ((event: { jobId: string }) => void) | undefined;
       const removed = new Promise<never>((_, reject) => {
@@ -155,14 +154,21 @@ export function createRunClient(options: RunClientOptions): RunClient {
           message: `The run job of "${runId}" vanished from Redis while its result was awaited (Redis lost its data: restarted without persistence, flushed, or evicting keys). The run has no result.`,
           details: { runId },
         });
+      // Also a look at the job every second: one that vanished (twice in a row) is lost, and one
+      // that finished without its event reaching this reader still settles the wait.
       let poll: ReturnType<typeof setInterval> | undefined;
-      const lost = new Promise<never>((_, reject) => {
+      const lost = new Promise<unknown>((resolve, reject) => {
         let missing = 0;
         poll = setInterval(() => {
           queue.getJobState(job.id!).then(
-            (state) => {
+            async (state) => {
               missing = state === 'unknown' ? missing + 1 : 0;
               if (missing >= 2) reject(lostError());
+              if (state !== 'completed' && state !== 'failed') return;
+              const finished = await Job.fromId(queue, job.id!);
+              if (finished === undefined) return;
+              if (state === 'completed') resolve(finished.returnvalue);
+              else reject(new Error(finished.failedReason || `The run job of "${runId}" failed.`));
             },
             () => {},
           );
@@ -214,7 +220,7 @@ export function createRunClient(options: RunClientOptions): RunClient {
       return { coordinators, workers };
     },
     async close() {
-      await events?.close();
+      await events?.events.close();
       await queue.close();
       await steps.close();
       await store.close();

@@ -1,7 +1,8 @@
 import type { EventEmitter } from 'node:events';
 import type { StepRunOutcome, StepTask, StepTaskRunner } from '@closedloop/cortex';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue, type QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { listenToQueue } from './queue-events';
 import { checkConnection, closeRedis, connectRedis, type RedisConnection } from './redis-connection';
 import { checkPrefix, redisKeys } from './redis-keys';
 import { ScaleOutError } from './scale-out-error';
@@ -87,15 +88,14 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     if (entry === undefined) {
       const eventsClient = connectRedis(connection, `${prefix}:dispatcher-events`);
       const queue = new Queue(name, { connection: client, prefix });
-      const events = new QueueEvents(name, { connection: eventsClient, prefix });
+      const { events, ready } = listenToQueue(name, eventsClient, prefix);
       // Every step waited for listens on both (see `finishOf`).
-      events.setMaxListeners(0);
       queue.setMaxListeners(0);
       entry = {
         queue,
         events,
         eventsClient,
-        ready: Promise.all([queue.waitUntilReady(), events.waitUntilReady()]),
+        ready: Promise.all([queue.waitUntilReady(), ready]),
       };
       queues.set(name, entry);
     }
