@@ -202,6 +202,15 @@ export async function runRemoteStep(
           });
     let replay = recovered?.replays.get(stepId);
     const stopped = recovered?.stopped.get(stepId);
+    const storeFailed = () =>
+      new CortexError({
+        code: 'store-failed',
+        message: `The journal of step "${stepId}" failed: ${errorMessage(bus.storeError)}`,
+        details: { runId, stepId },
+        cause: bus.storeError,
+      });
+    // A journal that failed stops the step (its abort): whatever the step then threw, the failure
+    // it reports is the journal's.
     const outcome: StepRunOutcome =
       stopped ??
       (await runStep(
@@ -241,16 +250,11 @@ export async function runRemoteStep(
         },
         stepId,
         controller.signal,
-      ));
+      ).catch((error: unknown) => {
+        throw bus.storeError !== undefined ? storeFailed() : error;
+      }));
     await bus.flush();
-    if (bus.storeError !== undefined) {
-      throw new CortexError({
-        code: 'store-failed',
-        message: `The journal of step "${stepId}" failed: ${errorMessage(bus.storeError)}`,
-        details: { runId, stepId },
-        cause: bus.storeError,
-      });
-    }
+    if (bus.storeError !== undefined) throw storeFailed();
     return { outcome, events: bus.history, ...(modelUnavailable !== undefined ? { modelUnavailable } : {}) };
   } finally {
     unsubscribe();
