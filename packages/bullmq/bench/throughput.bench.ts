@@ -30,6 +30,7 @@ import { createCortex, type RunEvent } from '@closedloop/cortex';
 import { scenarioSpec } from '../src/__fixtures__/final-state';
 import { type ScaleOutProcess, startProcess } from '../src/__fixtures__/scale-out-processes';
 import { scenarioCortex } from '../src/__fixtures__/scenario';
+import { closeRedis, connectRedis } from '../src/redis-connection';
 import { createRunClient } from '../src/run-client';
 import type { RunSpec } from '../src/step-jobs';
 import { startRedisServer } from '../src/testing';
@@ -40,6 +41,20 @@ const steps = Number(stepsText);
 const stepMs = Number(stepMsText);
 const perWorker = Number(perWorkerText);
 const workerCounts = workersText.split(',').map(Number);
+
+/** Redis commands served so far, by command (`INFO commandstats`). */
+async function redisCommands(url: string): Promise<Map<string, number>> {
+  const admin = connectRedis(url, 'bench-admin');
+  try {
+    const info = await admin.info('commandstats');
+    const calls = new Map<string, number>();
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+      calls.set(match[1]!, Number(match[2]));
+    return calls;
+  } finally {
+    await closeRedis(admin);
+  }
+}
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 function cpuSeconds(pid: number | undefined): number {
@@ -114,9 +129,11 @@ try {
     const client = createRunClient({ connection: redis.url, prefix });
     const spec = specFor(steps, 2 * perWorker * workers);
     const cpuBefore = pids.map(cpuSeconds);
+    const commandsBefore = await redisCommands(redis.url);
     const { runId } = await client.submit(spec);
     const result = await client.result(runId);
     const cpuEach = pids.map((pid, index) => cpuSeconds(pid) - cpuBefore[index]!);
+    const commandsAfter = await redisCommands(redis.url);
     const { makespan, completed } = makespanOf(await client.store.read(runId));
     // The machine is shared: t₁ is measured right before and right after, and averaged.
     const after = await stepTimeInProcess();
@@ -135,6 +152,13 @@ try {
       `${pass ? 'PASS' : 'FAIL'}  ${workers} worker process${workers > 1 ? 'es' : ''} × ${perWorker}: makespan ${makespan} ms; ideal ${Math.round(ideal)} ms (${waves} × t₁ ${baseline.stepTime.toFixed(1)} ms: ${before.stepTime.toFixed(1)} before, ${after.stepTime.toFixed(1)} after) → ratio ${ratio.toFixed(3)} (target ≤ 1.2); nominal ideal ${waves * stepMs} ms → ${(makespan / (waves * stepMs)).toFixed(3)}; ${completed}/${steps} steps completed (${result.stopReason}); CPU per step: in-process ${baseline.cpuPerStep.toFixed(2)} ms, scaled out ${perStep(sum(cpuEach))} ms (coordinator ${perStep(cpuEach[0]!)}, workers ${perStep(sum(cpuEach.slice(1, -1)))}, redis ${perStep(cpuEach.at(-1)!)})`,
     );
     console.log(rows.at(-1));
+    const commands = [...commandsAfter]
+      .map(([name, calls]) => [name, (calls - (commandsBefore.get(name) ?? 0)) / steps] as const)
+      .filter(([, perStep]) => perStep > 0)
+      .sort((a, b) => b[1] - a[1]);
+    console.log(
+      `  Redis commands per step: ${commands.reduce((total, [, perStep]) => total + perStep, 0).toFixed(1)} (${commands.map(([name, perStep]) => `${name} ${perStep.toFixed(2)}`).join(', ')})`,
+    );
     await client.close();
     await Promise.all(processes.map((child) => child.stop()));
     rmSync(spec.workspace!, { recursive: true, force: true });

@@ -102,7 +102,8 @@ export function createCoordinator(options: CoordinatorOptions): Coordinator {
       const cortex = createCortex({
         ...(await options.cortex(spec, { runId })),
         store,
-        stepRunner: dispatcher.runnerFor(spec),
+        // A run started here (nothing of it in the store) has no step jobs queued before.
+        stepRunner: dispatcher.runnerFor(spec, { fresh: !resumed }),
         ...(options.onRunEvent ? { onEvent: options.onRunEvent } : {}),
       });
       const result = resumed

@@ -34,8 +34,14 @@ export interface StepDispatcherOptions {
 
 /** Hands ready steps to the BullMQ step queue and adopts what workers journaled. */
 export interface StepDispatcher {
-  /** The `stepRunner` (a `createCortex` option) of one run: its steps become jobs carrying `spec`. */
-  runnerFor(spec: RunSpec): StepTaskRunner;
+  /**
+   * The `stepRunner` (a `createCortex` option) of one run: its steps become jobs carrying `spec`.
+   * `fresh`: the run is being started (`cortex.run`, which writes the run's metadata before any
+   * step runs), not resumed, so no earlier process can have queued one of its steps: a dispatched
+   * step's job is then new, and its state is not looked up after it is added (one Redis round
+   * trip less per step). Leave it out (or false) for a run that is resumed or taken over.
+   */
+  runnerFor(spec: RunSpec, options?: { fresh?: boolean }): StepTaskRunner;
   /** Closes the queues and connections (steps still waited for reject). */
   close(): Promise<void>;
 }
@@ -145,6 +151,7 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     jobId: string,
     data: StepJobData,
     finish: ReturnType<typeof finishOf>,
+    fresh: boolean,
   ): Promise<void> {
     const job = await queue.add('step', data, {
       jobId,
@@ -153,6 +160,8 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
       removeOnComplete: { age: Math.ceil(retentionMs / 1000) },
       removeOnFail: { age: Math.ceil(retentionMs / 1000) },
     });
+    // A fresh run's job is new: the listeners, attached before it was added, see how it ends.
+    if (fresh) return;
     // One look at its state covers what the listeners cannot have seen: an earlier finish.
     const state = await queue.getJobState(jobId);
     if (state === 'failed') {
@@ -173,7 +182,7 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     await client.publish(keys.cancelSteps, jobId);
   }
 
-  async function dispatch(task: StepTask, spec: RunSpec): Promise<StepRunOutcome> {
+  async function dispatch(task: StepTask, spec: RunSpec, fresh: boolean): Promise<StepRunOutcome> {
     if (closed)
       throw new ScaleOutError({ code: 'invalid-options', message: 'The step dispatcher is closed.' });
     const { signal } = task;
@@ -194,7 +203,7 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     let onAbort: (() => void) | undefined;
     let result: StepJobResult;
     try {
-      await enqueue(queue, jobId, data, finish);
+      await enqueue(queue, jobId, data, finish, fresh);
       const aborted = new Promise<never>((_, reject) => {
         onAbort = () => {
           void stop(queue, jobId).catch(() => {});
@@ -228,8 +237,9 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
   }
 
   return {
-    runnerFor(spec) {
-      return (task) => dispatch(task, spec);
+    runnerFor(spec, runnerOptions) {
+      const fresh = runnerOptions?.fresh === true;
+      return (task) => dispatch(task, spec, fresh);
     },
     async close() {
       closed = true;

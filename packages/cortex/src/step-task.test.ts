@@ -349,6 +349,90 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     expect(received.slice(dispatched + 1).some((entry) => entry.fileThen)).toBe(true);
   });
 
+  it("a file write's result rides with the next commit; a worker that dies before it is on record: the write is settled from the workspace, not run again", async () => {
+    const coordinatorSide = await world();
+    let snapshot: PlanSnapshot | undefined;
+    const coordinator = createCortex({
+      ...coordinatorSide.options(scenario()),
+      stepRunner: async (task) => {
+        snapshot ??= task.snapshot();
+        return task.runHere();
+      },
+    });
+    await coordinator.run('write four files');
+    const fresh = {
+      ...snapshot!,
+      steps: snapshot!.steps.map((entry) => ({ ...entry, status: 'in_progress' as const, ledger: [] })),
+    };
+    const stepId = fresh.steps[0]!.id;
+    const remote = await world();
+    // The groups the journal got, in order (a group is handed over synchronously).
+    const groups: RunEvent[][] = [];
+    let groupOpen = false;
+    const first = await createCortex(remote.options(scenario())).runStep({
+      runId: 'run-1',
+      request: 'write four files',
+      stepId,
+      plan: fresh,
+      journal: (event) => {
+        if (!groupOpen) {
+          groups.push([]);
+          groupOpen = true;
+          queueMicrotask(() => {
+            groupOpen = false;
+          });
+        }
+        groups.at(-1)!.push(JSON.parse(JSON.stringify(event)));
+        return new Promise<void>((resolve) => setTimeout(resolve, 5));
+      },
+    });
+    expect(first.outcome.status).toBe('completed');
+    // The write's result was not written on its own: it went with the model's next answer.
+    const dispatch = groups
+      .flat()
+      .find((event) => event.type === 'tool-call-dispatched' && event.tool === 'write_file');
+    const writeCall = dispatch?.type === 'tool-call-dispatched' ? dispatch.callId : undefined;
+    expect(writeCall).toBeDefined();
+    const finishedIn = groups.findIndex((group) =>
+      group.some((event) => event.type === 'tool-call-finished' && event.callId === writeCall),
+    );
+    expect(finishedIn).toBeGreaterThan(0);
+    expect(groups[finishedIn]!.some((event) => event.type === 'model-call-finished')).toBe(true);
+    // The worker dies just before that group is on record: the write ran (the file is there),
+    // its result is lost. Another worker continues the step from what is on record.
+    const history = groups.slice(0, finishedIn).flat();
+    expect(
+      history.some((event) => event.type === 'tool-call-dispatched' && event.tool === 'write_file'),
+    ).toBe(true);
+    const target = join(remote.ws.root, `${stepId}.txt`);
+    expect(existsSync(target)).toBe(true);
+    const writes: unknown[] = [];
+    const tools = workspaceTools({ root: remote.ws.root }).map((tool) =>
+      tool.name === 'write_file'
+        ? {
+            ...tool,
+            execute: (input: unknown, context: unknown) => {
+              writes.push(input);
+              return (tool.execute as (input: unknown, context: unknown) => unknown)(input, context);
+            },
+          }
+        : tool,
+    );
+    const second = await createCortex({ ...remote.options(scenario()), tools } as CortexOptions).runStep({
+      runId: 'run-1',
+      request: 'write four files',
+      stepId,
+      plan: fresh,
+      history,
+      journal: () => {},
+    });
+    expect(second.outcome.status).toBe('completed');
+    expect(writes).toEqual([]);
+    expect(second.events.filter((event) => event.type === 'tool-call-reconciled')).toEqual([
+      expect.objectContaining({ tool: 'write_file', outcome: 'applied' }),
+    ]);
+  });
+
   it('a journal that fails stops the step and rejects', async () => {
     const remote = await world();
     const worker = createCortex(remote.options(scenario()));
