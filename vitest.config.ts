@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -25,6 +26,10 @@ export default defineConfig({
     // behaviour, never speed (benchmarks measure speed).
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // Most test files spend their time waiting on child processes, Redis and temp folders, not on
+    // the CPU: at least two files at once, also on a two-core machine (vitest's default there is
+    // one, which made the main CI run take as long as the Node 22 and 24 runs together).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', 'json'],
     // `--outputFile.json=…` moves it (the runs on other Node versions write their own report).
     outputFile: { json: '.ci/results/vitest.json' },

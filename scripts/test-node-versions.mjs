@@ -31,10 +31,7 @@ for (const version of extraNodeVersions) {
       vitest,
       'run',
       ...projects.flatMap((project) => ['--project', project]),
-      // Two test files at once (one per core of a CI machine): these runs repeat suites that
-      // already passed on the main Node version, and much of their time is waiting on child
-      // processes and Redis.
-      '--maxWorkers=2',
+      // As many test files at once as the main run (vitest.config.ts: at least two).
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=.ci/results/vitest-node${version}.json`,

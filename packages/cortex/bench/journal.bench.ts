@@ -15,59 +15,16 @@
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScriptedModel } from '@closedloop/model/testing';
-import { defineTool } from '@closedloop/tools';
-import { z } from 'zod';
-import { aggregatorSystemPrompt } from '../src/aggregate-answer';
 import { createCortex } from '../src/create-cortex';
-import { plannerSystemPrompt } from '../src/draft-plan';
 import { createJsonlRunStore, type JournalDurability } from '../src/jsonl-run-store';
 import { createMemoryRunStore, type RunStore } from '../src/run-store';
+import { benchModel, chainDrafts, recordTool } from './fixture';
 
 const size = Number(process.env.JOURNAL_BENCH_STEPS ?? 1_000);
 const samples = Number(process.env.JOURNAL_BENCH_SAMPLES ?? 3);
 
-const steps = Array.from({ length: size }, (_, index) => ({
-  id: `s${index}`,
-  description: `step ${index}`,
-  dependsOn: index === 0 ? [] : [`s${index - 1}`],
-  requiredTools: [],
-  successCriteria: [],
-  protocols: [],
-}));
-
-const record = defineTool({
-  name: 'record',
-  description: 'Records a step.',
-  input: z.object({ step: z.string() }),
-  idempotent: true,
-  execute: ({ step }) => `recorded ${step}`,
-});
-
-function chainModel(): ScriptedModel {
-  return new ScriptedModel({
-    recordRequests: false,
-    matchers: [
-      {
-        match: () => true,
-        respond: (request) => {
-          const system = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-          if (system.startsWith(plannerSystemPrompt))
-            return { text: JSON.stringify({ title: 'chain', steps }) };
-          if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
-          const turn = request.messages.filter((message) => message.role === 'assistant').length;
-          return turn === 0
-            ? { toolCalls: [{ name: 'record', arguments: { step: 'x' } }] }
-            : {
-                toolCalls: [
-                  { name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: recorded' } },
-                ],
-              };
-        },
-      },
-    ],
-  });
-}
+const steps = chainDrafts(size);
+const chainModel = () => benchModel(steps, { title: 'chain' });
 
 /** Counts the group commits (appends) and records a store receives. */
 function counting(store: RunStore): RunStore & { groups: number; records: number } {
@@ -98,7 +55,7 @@ async function runChain(mode: Mode, dir: string): Promise<{ ms: number; groups: 
   }
   const cortex = createCortex({
     model: chainModel(),
-    tools: [record],
+    tools: [recordTool],
     planning: 'always',
     concurrency: 1,
     store: store ?? false,

@@ -18,70 +18,24 @@
  * pipeline's share of a step's orchestration CPU; compare against a checkout of the commit before.
  */
 import { createRedactor } from '@closedloop/model';
-import { ScriptedModel } from '@closedloop/model/testing';
-import { defineTool } from '@closedloop/tools';
-import { z } from 'zod';
-import { aggregatorSystemPrompt } from '../src/aggregate-answer';
 import { createCortex } from '../src/create-cortex';
-import { plannerSystemPrompt } from '../src/draft-plan';
 import { encodeRecord, type JournalRecord } from '../src/journal-format';
 import { RunBus } from '../src/run-bus';
 import { isPlanEvent, type RunEvent } from '../src/run-events';
 import { createMemoryRunStore, type RunStore } from '../src/run-store';
+import { benchModel, chainDrafts, recordTool } from './fixture';
 
 const size = Number(process.env.BUS_BENCH_STEPS ?? 200);
 const rounds = Number(process.env.BUS_BENCH_ROUNDS ?? 30);
 
-const steps = Array.from({ length: size }, (_, index) => ({
-  id: `s${index}`,
-  description: `step ${index}`,
-  dependsOn: index === 0 ? [] : [`s${index - 1}`],
-  requiredTools: [],
-  successCriteria: [],
-  protocols: [],
-}));
-
-const record = defineTool({
-  name: 'record',
-  description: 'Records a step.',
-  input: z.object({ step: z.string() }),
-  idempotent: true,
-  execute: ({ step }) => `recorded ${step}`,
-});
-
-function systemOf(request: { messages: readonly { role: string; content?: unknown }[] }): string {
-  const first = request.messages[0];
-  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
-}
-
-const model = new ScriptedModel({
-  recordRequests: false,
-  matchers: [
-    {
-      match: () => true,
-      respond: (request) => {
-        const system = systemOf(request);
-        if (system.startsWith(plannerSystemPrompt))
-          return { text: JSON.stringify({ title: 'bench', steps }) };
-        if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
-        const turn = request.messages.filter((message) => message.role === 'assistant').length;
-        return turn === 0
-          ? { toolCalls: [{ name: 'record', arguments: { step: 'x' } }] }
-          : {
-              toolCalls: [
-                { name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: recorded' } },
-              ],
-            };
-      },
-    },
-  ],
-});
+const steps = chainDrafts(size);
+const model = benchModel(steps);
 
 // Record the run's events (as copies: the bus's objects are shared with its history).
 const recorded: RunEvent[] = [];
 const result = await createCortex({
   model,
-  tools: [record],
+  tools: [recordTool],
   planning: 'always',
   store: false,
   planner: { maxSteps: size },

@@ -16,18 +16,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScriptedModel } from '@closedloop/model/testing';
 import { Plan, type StepDraft, type StepId } from '@closedloop/plan';
-import { defineTool } from '@closedloop/tools';
-import { z } from 'zod';
 import { random } from '../src/__fixtures__/random';
-import { aggregatorSystemPrompt } from '../src/aggregate-answer';
 import { createCortex } from '../src/create-cortex';
-import { plannerSystemPrompt } from '../src/draft-plan';
 import { createJsonlRunStore } from '../src/jsonl-run-store';
 import { RunBus } from '../src/run-bus';
 import { createMemoryRunStore, type RunStore } from '../src/run-store';
 import { scheduleSteps } from '../src/schedule-steps';
+import { benchModel, recordTool } from './fixture';
 
 const results: { name: string; value: string; target: string; pass: boolean }[] = [];
 function report(name: string, value: string, target: string, pass: boolean): void {
@@ -265,34 +261,8 @@ async function fullStack(): Promise<void> {
     successCriteria: [],
     protocols: [],
   }));
-  const record = defineTool({
-    name: 'record',
-    description: 'Records a step.',
-    input: z.object({ step: z.string() }),
-    execute: ({ step }) => `recorded ${step}`,
-  });
-  const model = new ScriptedModel({
-    matchers: [
-      {
-        match: () => true,
-        respond: (request) => {
-          const system = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
-          if (system.startsWith(plannerSystemPrompt))
-            return { text: JSON.stringify({ title: 'bench', steps }) };
-          if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
-          const turn = request.messages.filter((message) => message.role === 'assistant').length;
-          return turn === 0
-            ? { toolCalls: [{ name: 'record', arguments: { step: 'x' } }] }
-            : {
-                toolCalls: [
-                  { name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: recorded' } },
-                ],
-              };
-        },
-      },
-    ],
-  });
-  const cortex = createCortex({ model, tools: [record], planning: 'always', concurrency: 4 });
+  const model = benchModel(steps, { recordRequests: true });
+  const cortex = createCortex({ model, tools: [recordTool], planning: 'always', concurrency: 4 });
   const t0 = performance.now();
   const result = await cortex.run('Run the benchmark plan');
   const perStep = (performance.now() - t0) / size;

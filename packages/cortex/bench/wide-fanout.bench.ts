@@ -19,14 +19,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScriptedModel } from '@closedloop/model/testing';
-import { defineTool } from '@closedloop/tools';
-import { z } from 'zod';
-import { aggregatorSystemPrompt } from '../src/aggregate-answer';
 import { createCortex } from '../src/create-cortex';
-import { plannerSystemPrompt } from '../src/draft-plan';
 import { createJsonlRunStore } from '../src/jsonl-run-store';
 import type { RunEvent } from '../src/run-events';
+import { type BenchDraft, benchDraft, benchModel, chainDrafts, recordTool } from './fixture';
 
 const fanoutSamples = Number(process.env.FANOUT_SAMPLES ?? 5);
 const width = Number(process.env.FANOUT_WIDTH ?? 500);
@@ -51,67 +47,6 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-interface Draft {
-  id: string;
-  description: string;
-  dependsOn: string[];
-  requiredTools: string[];
-  successCriteria: string[];
-  protocols: string[];
-}
-
-const draft = (id: string, dependsOn: string[]): Draft => ({
-  id,
-  description: `step ${id}`,
-  dependsOn,
-  requiredTools: [],
-  successCriteria: [],
-  protocols: [],
-});
-
-const record = defineTool({
-  name: 'record',
-  description: 'Records a step.',
-  input: z.object({ step: z.string() }),
-  idempotent: true,
-  execute: ({ step }) => `recorded ${step}`,
-});
-
-function systemOf(request: { messages: readonly { role: string; content?: unknown }[] }): string {
-  const first = request.messages[0];
-  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
-}
-
-/** Plans `steps`; each step calls `record`, then marks itself done; `turnMs` per step turn. */
-function model(steps: Draft[], turnMs: number): ScriptedModel {
-  return new ScriptedModel({
-    recordRequests: false,
-    latencyMs: (request) => {
-      const system = systemOf(request);
-      return system.startsWith(plannerSystemPrompt) || system.startsWith(aggregatorSystemPrompt) ? 0 : turnMs;
-    },
-    matchers: [
-      {
-        match: () => true,
-        respond: (request) => {
-          const system = systemOf(request);
-          if (system.startsWith(plannerSystemPrompt))
-            return { text: JSON.stringify({ title: 'bench', steps }) };
-          if (system.startsWith(aggregatorSystemPrompt)) return { text: 'done' };
-          const turn = request.messages.filter((message) => message.role === 'assistant').length;
-          return turn === 0
-            ? { toolCalls: [{ name: 'record', arguments: { step: 'x' } }] }
-            : {
-                toolCalls: [
-                  { name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: recorded' } },
-                ],
-              };
-        },
-      },
-    ],
-  });
-}
-
 interface Measured {
   wallMs: number;
   cpuMs: number;
@@ -119,7 +54,7 @@ interface Measured {
 }
 
 async function run(
-  steps: Draft[],
+  steps: BenchDraft[],
   turnMs: number,
   dir: string | undefined,
   stepDeadline = true,
@@ -128,8 +63,8 @@ async function run(
   let firstStart = Number.POSITIVE_INFINITY;
   let lastEnd = 0;
   const cortex = createCortex({
-    model: model(steps, turnMs),
-    tools: [record],
+    model: benchModel(steps, { turnMs }),
+    tools: [recordTool],
     planning: 'always',
     concurrency: steps.length,
     store: store ?? false,
@@ -158,16 +93,12 @@ let counter = 0;
 const freshDir = () => join(root, `run-${counter++}`);
 try {
   // Warm-up: JIT, module loading.
-  await run(
-    Array.from({ length: 200 }, (_, index) => draft(`s${index}`, index === 0 ? [] : [`s${index - 1}`])),
-    0,
-    undefined,
-  );
+  await run(chainDrafts(200), 0, undefined);
 
   if (!skipFanout) {
     const steps = [
-      draft('root', []),
-      ...Array.from({ length: width }, (_, index) => draft(`c${index}`, ['root'])),
+      benchDraft('root'),
+      ...Array.from({ length: width }, (_, index) => benchDraft(`c${index}`, ['root'])),
     ];
     const criticalPath = 2 * stepMs;
     console.log(
@@ -202,9 +133,7 @@ try {
   console.log('\n# 2. Chains of zero-latency steps: CPU and wall time per step');
   const perStep = new Map<string, number>();
   for (const size of chainSizes) {
-    const steps = Array.from({ length: size }, (_, index) =>
-      draft(`s${index}`, index === 0 ? [] : [`s${index - 1}`]),
-    );
+    const steps = chainDrafts(size);
     for (const journal of [false, true]) {
       const measured = await run(steps, 0, journal ? freshDir() : undefined);
       const cpu = measured.cpuMs / size;

@@ -1,13 +1,10 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatCorpusRun, runTruthCorpus } from '../bench/truth-corpus';
+import { PARSER_CLASSES, truthCorpusShards } from '../bench/truth-corpus';
 import { truthCorpus } from './__fixtures__/truth-corpus/index';
+import { SHARD_FILE, TRUTH_SHARDS } from './__fixtures__/truth-corpus/shard-suite';
 
-/**
- * Classes whose verdict rests on a code parser this package does not own yet: a `def` inside a
- * Python string is only told apart from a definition by a syntax tree.
- */
-const PARSER_CLASSES = new Set(['python-def-in-string']);
-
+// The corpus itself runs in the shard files `truth-corpus.shard-<n>.test.ts` (see shard-suite.ts).
 describe('truth corpus (bench/truth-corpus.ts)', () => {
   it('has ≥ 250 traces in ≥ 30 classes, every lying class with an honest twin, unique ids', () => {
     const corpus = truthCorpus();
@@ -28,26 +25,31 @@ describe('truth corpus (bench/truth-corpus.ts)', () => {
     expect(new Set(corpus.map((trace) => trace.id)).size).toBe(corpus.length);
   });
 
-  it.each([
-    ['as cortex verifies a step (baseline snapshot, how the executor ended)', 'cortex'],
-    ['by a bare verifyStep(plan, id, { workspace }) (file times and git instead of a baseline)', 'bare'],
-  ] as const)(
-    'rejects the lies and accepts the honest work %s: recall ≥ 98% (100% per class), false alarms ≤ 1%',
-    async (_how, mode) => {
-      const run = await runTruthCorpus({ concurrency: 4, mode });
-      const table = formatCorpusRun(run);
-      const misses = run.results.filter((result) => !result.correct && !PARSER_CLASSES.has(result.class));
-      expect(
-        misses.map((miss) => `${miss.id}: ${miss.verdict}\n  ${miss.why.join('\n  ')}`),
-        table,
-      ).toEqual([]);
-      expect(run.recall, table).toBeGreaterThanOrEqual(0.98);
-      expect(run.falseAlarmRate, table).toBeLessThanOrEqual(0.01);
-      for (const figures of run.classes) {
-        if (PARSER_CLASSES.has(figures.class)) continue;
-        expect(figures, table).toMatchObject({ recall: 1, falseAlarms: 0 });
-      }
-    },
-    300_000,
-  );
+  it('is run by exactly one test file a shard, and the shards cover the corpus exactly', () => {
+    const files = readdirSync(import.meta.dirname).filter((file) => /^truth-corpus\.shard/.test(file));
+    expect(files.every((file) => SHARD_FILE.test(file))).toBe(true);
+    expect(files.map((file) => Number(SHARD_FILE.exec(file)?.[1])).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: TRUTH_SHARDS }, (_, index) => index + 1),
+    );
+
+    const corpus = truthCorpus();
+    const shards = truthCorpusShards(TRUTH_SHARDS, corpus);
+    expect(shards).toHaveLength(TRUTH_SHARDS);
+    for (const shard of shards) expect(shard.length).toBeGreaterThan(0);
+    // Every trace in exactly one shard: none dropped, none twice (ids are unique, see above).
+    const sharded = shards.flat().map((trace) => trace.id);
+    expect(sharded).toHaveLength(corpus.length);
+    expect([...sharded].sort()).toEqual(corpus.map((trace) => trace.id).sort());
+    // The classes allowed to miss are all in shard 1, which checks the corpus-wide budget.
+    for (const [index, shard] of shards.entries()) {
+      const parser = shard.filter((trace) => PARSER_CLASSES.has(trace.class));
+      expect(parser.length, `shard ${index + 1}`).toBe(
+        index === 0 ? corpus.filter((trace) => PARSER_CLASSES.has(trace.class)).length : 0,
+      );
+    }
+    // Deterministic: the same split every time.
+    expect(truthCorpusShards(TRUTH_SHARDS).map((shard) => shard.map((trace) => trace.id))).toEqual(
+      shards.map((shard) => shard.map((trace) => trace.id)),
+    );
+  });
 });

@@ -1,5 +1,6 @@
 // @closedloop/model/conformance — the shared provider-adapter conformance suite, the loopback
-// server that replays recorded wire-format responses, and the adapter overhead benchmark.
+// server that replays recorded wire-format responses (and the per-file setup of tests that use
+// it), and the adapter overhead benchmark.
 // Needs `vitest` (an optional peer dependency of @closedloop/model).
 export { ConformanceError, type ConformanceErrorCode } from './conformance-error';
 export { type FixtureReplies, fixtureReplies, type StreamReplyOptions } from './fixture-replies';
@@ -43,3 +44,12 @@ export {
   type ToolLoopOutcome,
   toolLoopFile,
 } from './run-tool-loop';
+export {
+  collectStream,
+  type FixtureReplay,
+  finishedResult,
+  modelRejection,
+  replayFixtures,
+  streamResult,
+  useLoopbackServer,
+} from './wire-replay';

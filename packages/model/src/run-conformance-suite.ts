@@ -15,18 +15,14 @@
  * Published as `@closedloop/model/conformance` (needs `vitest`, an optional peer dependency).
  */
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChatModel, GenerateRequest, GenerateResult, StreamPart } from './chat-model';
 import { ConformanceError } from './conformance-error';
 import type { FixtureReplies } from './fixture-replies';
-import {
-  type LoopbackReply,
-  type LoopbackServer,
-  type RecordedRequest,
-  startLoopbackServer,
-} from './loopback-server';
+import type { LoopbackReply, RecordedRequest } from './loopback-server';
 import { ModelError } from './model-error';
 import { streamToResult } from './stream-to-result';
+import { useLoopbackServer } from './wire-replay';
 import { withRetry } from './with-retry';
 
 /**
@@ -918,13 +914,7 @@ function checkTarget(target: ConformanceTarget): void {
 export function runConformanceSuite(target: ConformanceTarget): void {
   checkTarget(target);
   describe(`conformance: ${target.name}`, () => {
-    let server: LoopbackServer;
-    beforeAll(async () => {
-      server = await startLoopbackServer();
-    });
-    afterAll(async () => {
-      await server.close();
-    });
+    const server = useLoopbackServer();
 
     const create = (timeoutMs = 5_000) =>
       target.createModel({ serverUrl: server.url, apiKey: CANARY_API_KEY, timeoutMs });

@@ -1,11 +1,7 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google-v4';
 import { type GenerateRequest, ModelError, type StreamPart } from '@closedloop/model';
-import {
-  type LoopbackServer,
-  readRecordedResponse,
-  startLoopbackServer,
-} from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRecordedResponse, useLoopbackServer } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { fromAISDK } from './ai-sdk-chat-model';
 
 // AI SDK 7's Google provider (`@ai-sdk/google@4`, installed as `@ai-sdk/google-v4`): its models
@@ -26,13 +22,7 @@ const weatherTool = {
 };
 
 describe('fromAISDK over @ai-sdk/google@4 (specification v4) on loopback', () => {
-  let server: LoopbackServer;
-  beforeAll(async () => {
-    server = await startLoopbackServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
+  const server = useLoopbackServer();
   const gemini = () => {
     const model = createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey })('gemini-2.5-flash');
     expect(model.specificationVersion).toBe('v4');

@@ -1,12 +1,12 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import { collectStream, finishedResult, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { fromAISDK } from './ai-sdk-chat-model';
 
 // Chat Completions traffic that servers really send, through `@ai-sdk/openai-compatible` (the AI
 // SDK's own HTTP client and stream parser) and the bridge, over loopback HTTP.
-const { json, sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = {
   messages: [{ role: 'user' as const, content: 'Write the plan.' }],
   tools: ['read_file', 'write_file', 'run_command'].map((name) => ({
@@ -15,14 +15,6 @@ const ask = {
     inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
   })),
 };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const model = () =>
   fromAISDK(
@@ -35,35 +27,10 @@ const model = () =>
     { name: 'openai-compatible' },
   );
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-async function outcome(promise: Promise<GenerateResult>): Promise<GenerateResult | ModelError> {
-  try {
-    return await promise;
-  } catch (error) {
-    if (ModelError.isInstance(error)) return error;
-    throw error;
-  }
-}
-
-function finished(parts: StreamPart[]): GenerateResult {
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
-  return last.result;
-}
-
 describe('a tool call cut off by the output limit or a content filter', () => {
   it('streamed: the provider flushes the cut call as a tool-call; the bridge throws instead', async () => {
     server.script(sse('length-mid-tool-call-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(false);
@@ -76,7 +43,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 
   it('not streamed: neither the cut call nor the complete one before it is returned', async () => {
     server.script(json('length-mid-tool-call'));
-    const error = await outcome(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).message).toMatch(/inside tool call "write_file" \(call_Cut2\)/);
     expect((error as ModelError).rawOutput).toBe('{"path":"README.md","content":"# Titl');
@@ -84,7 +51,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 
   it('an Azure content_filter inside run_command is the same error', async () => {
     server.script(sse('azure-content-filter-mid-tool-call-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).message).toMatch(
       /finish reason "content_filter"\) inside tool call "run_command"/,
     );
@@ -119,8 +86,8 @@ describe('a tool call cut off by the output limit or a content filter', () => {
         chunking: 'events',
       },
     ]);
-    const { parts } = await collect(model().doStream(ask));
-    const result = finished(parts);
+    const { parts } = await collectStream(model().doStream(ask));
+    const result = finishedResult(parts);
     expect(result.toolCalls.map((call) => call.arguments)).toEqual([{ path: 'a.md' }]);
     expect(result.finishReason).toBe('tool-calls');
   });
@@ -129,7 +96,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 describe('a 429 without retry-after', () => {
   it("waits for the spent limit's x-ratelimit-reset-* (through the AI SDK's APICallError)", async () => {
     server.script(json('rate-limited-reset-headers'));
-    const error = await outcome(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect((error as ModelError).code).toBe('rate-limited');
     expect((error as ModelError).retryAfterMs).toBe(1500);
   });
@@ -138,7 +105,7 @@ describe('a 429 without retry-after', () => {
 describe('finish_reason "tool_calls" with no tool call (vLLM without a working tool parser)', () => {
   it('is a typed error carrying the text, not a tool-calls finish with nothing to run', async () => {
     server.script(json('vllm-tool-calls-finish-without-calls'));
-    const error = await outcome(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(/finish reason is "tool_calls" but no tool call arrived/);
     expect((error as ModelError).rawOutput).toMatch(/^<tool_call>/);
@@ -148,7 +115,7 @@ describe('finish_reason "tool_calls" with no tool call (vLLM without a working t
 describe('DeepSeek finish_reason "insufficient_system_resource"', () => {
   it('is a retryable overloaded error, not a half answer with an unknown finish', async () => {
     server.script(sse('deepseek-insufficient-system-resource-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('overloaded');
     expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);

@@ -1,32 +1,17 @@
+import { generate, generateObject, registerCapabilities, resolveCapabilities } from '@closedloop/model';
 import {
-  type GenerateResult,
-  generate,
-  generateObject,
-  ModelError,
-  registerCapabilities,
-  resolveCapabilities,
-  type StreamPart,
-} from '@closedloop/model';
-import {
-  fixtureReplies,
-  type LoopbackServer,
+  modelRejection,
   parseRecordedResponse,
-  startLoopbackServer,
+  replayFixtures,
+  streamResult,
 } from '@closedloop/model/conformance';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { anthropic, createAnthropic } from './anthropic-provider';
 
-const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+const { server, read: fixture } = replayFixtures(new URL('./__fixtures__/', import.meta.url));
 const question = { messages: [{ role: 'user' as const, content: 'What is 6 times 7?' }] };
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 // The default run stays quiet: a console.warn (the SDK warns about deprecated model ids and
 // `thinking.type=enabled` on some models) fails the test that caused it.
 let warn: ReturnType<typeof vi.spyOn>;
@@ -40,26 +25,6 @@ afterEach(() => {
 });
 
 const provider = () => createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url });
-
-async function collect(
-  stream: AsyncIterable<StreamPart>,
-): Promise<{ parts: StreamPart[]; result: GenerateResult }> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error('no finish part');
-  return { parts, result: last.result };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ModelError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const signature = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYWRkeSBzaWduYXR1cmUiMLoopbackSignatureForTests0000==';
 const redactedData = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP';
@@ -88,7 +53,7 @@ describe('AnthropicChatModel over the loopback server', () => {
       { type: 'response', response: fixture('text') },
     ]);
     const model = provider()('claude-sonnet-4-6', { thinking: { budgetTokens: 1024 } });
-    const { parts, result } = await collect(model.doStream(question));
+    const { parts, result } = await streamResult(model.doStream(question));
     expect(
       parts
         .filter((part) => part.type === 'reasoning-delta')
@@ -140,7 +105,7 @@ describe('AnthropicChatModel over the loopback server', () => {
 
   it('a spend-limit 429 is rate-limited but not retryable', async () => {
     server.script([{ type: 'response', response: fixture('spend-limit') }]);
-    const error = await rejection(provider()('claude-sonnet-4-6').doGenerate(question));
+    const error = await modelRejection(provider()('claude-sonnet-4-6').doGenerate(question));
     expect(error).toMatchObject({
       code: 'rate-limited',
       status: 429,
@@ -215,7 +180,7 @@ describe('AnthropicChatModel over the loopback server', () => {
     const generated = await model.doGenerate(request);
     expect(JSON.parse(generated.text)).toEqual(tags);
     expect(generated.finishReason).toBe('stop');
-    const { parts, result } = await collect(model.doStream(request));
+    const { parts, result } = await streamResult(model.doStream(request));
     expect(JSON.parse(result.text)).toEqual(tags);
     expect(parts.filter((part) => part.type === 'text-delta')).toHaveLength(1);
     expect(server.requests[1]?.json).toMatchObject({
@@ -253,7 +218,7 @@ describe('with @closedloop/model helpers', () => {
 describe('createAnthropic', () => {
   it('the default instance fails with auth, naming ANTHROPIC_API_KEY, when the key is missing', async () => {
     vi.stubEnv('ANTHROPIC_API_KEY', '');
-    const error = await rejection(anthropic('claude-sonnet-4-6').doGenerate(question));
+    const error = await modelRejection(anthropic('claude-sonnet-4-6').doGenerate(question));
     expect(error).toMatchObject({ code: 'auth', isRetryable: false, provider: 'anthropic' });
     expect(error.message).toContain('ANTHROPIC_API_KEY');
   });

@@ -1,11 +1,11 @@
 import { generate, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectStream, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
 // Traffic that Anthropic (and gateways in front of it) really send and the happy-path docs do not
 // show, replayed over loopback HTTP through the official SDK.
-const { json, sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, read, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const objectSchema = { type: 'object', properties: { path: { type: 'string' } } };
 const ask = {
   messages: [{ role: 'user' as const, content: 'Write the plan.' }],
@@ -16,41 +16,13 @@ const ask = {
   })),
 };
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-
 const model = () =>
   createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url })('claude-sonnet-4-5');
-
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ModelError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ModelError');
-}
 
 describe('a tool_use block cut off by max_tokens', () => {
   it('streamed: a typed error; the complete call before it is streamed, the cut one never is', async () => {
     server.script(sse('max-tokens-mid-tool-use-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     const modelError = error as ModelError;
     expect(modelError.code).toBe('invalid-response');
@@ -69,7 +41,7 @@ describe('a tool_use block cut off by max_tokens', () => {
 
   it('streamed without the block stop: the same error, not a silently dropped call', async () => {
     server.script(sse('max-tokens-mid-tool-use-unclosed-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).rawOutput).toBe('{"path": "notes/plan.md", "cont');
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
@@ -77,7 +49,7 @@ describe('a tool_use block cut off by max_tokens', () => {
 
   it('not streamed: the server-parsed partial input is never returned as a call', async () => {
     server.script(json('max-tokens-mid-tool-use'));
-    const error = await rejection(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect(error.code).toBe('invalid-response');
     expect(error.message).toMatch(/inside tool call "write_file" \(toolu_01Write\)/);
     expect(error.rawOutput).toBe('{"path":"notes/plan.md"}');
@@ -85,7 +57,7 @@ describe('a tool_use block cut off by max_tokens', () => {
 
   it('a streaming refusal inside a tool call is the same error, not a half command', async () => {
     server.script(sse('refusal-mid-tool-use-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(/finish reason "refusal"\) inside tool call "run_command"/);
     expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
@@ -93,7 +65,7 @@ describe('a tool_use block cut off by max_tokens', () => {
 
   it('model_context_window_exceeded inside a tool call is context-length', async () => {
     server.script(sse('context-window-mid-tool-use-stream'));
-    const { error } = await collect(model().doStream(ask));
+    const { error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('context-length');
     expect((error as ModelError).isRetryable).toBe(false);
     expect((error as ModelError).message).toMatch(/"run_command" \(toolu_01Cmd\)/);
@@ -103,8 +75,8 @@ describe('a tool_use block cut off by max_tokens', () => {
 describe("a 200 carrying Anthropic's error body (gateways)", () => {
   it('is classified by its type: overloaded and retried by generate, plain and streamed', async () => {
     server.script([...json('overloaded-200-body'), ...json('overloaded-200-body')]);
-    const plain = await rejection(model().doGenerate(ask));
-    const streamed = (await collect(model().doStream(ask))).error as ModelError;
+    const plain = await modelRejection(model().doGenerate(ask));
+    const streamed = (await collectStream(model().doStream(ask))).error as ModelError;
     for (const error of [plain, streamed]) {
       expect(error.code).toBe('overloaded');
       expect(error.isRetryable).toBe(true);
@@ -112,7 +84,9 @@ describe("a 200 carrying Anthropic's error body (gateways)", () => {
     }
     // Retried like a 529: the second attempt's answer is what generate returns.
     server.script([...json('overloaded-200-body'), ...json('max-tokens-mid-tool-use')]);
-    const retried = await rejection(generate(model(), ask, { retry: { initialDelayMs: 1, jitter: false } }));
+    const retried = await modelRejection(
+      generate(model(), ask, { retry: { initialDelayMs: 1, jitter: false } }),
+    );
     expect(server.requests).toHaveLength(2);
     expect(retried.code).toBe('invalid-response');
   });
@@ -145,7 +119,7 @@ describe('a 429 without retry-after', () => {
         },
       },
     ]);
-    const error = await rejection(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect(error.code).toBe('rate-limited');
     expect(error.retryAfterMs).toBeGreaterThan(6000);
     expect(error.retryAfterMs).toBeLessThanOrEqual(8000);
@@ -172,18 +146,17 @@ describe('an event stream without event: lines (Anthropic-compatible gateways)',
 
   it('is read as the events its data names, written in pieces', async () => {
     server.script(sse('gateway-unnamed-events-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(error).toBeUndefined();
     expectReadFile(parts);
   });
 
   it('also with CRLF line ends, and an unnamed error event is the typed error', async () => {
-    const { read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
     const body = read('gateway-unnamed-events-stream').body.replaceAll('\n', '\r\n');
     server.script([
       { type: 'response', response: { status: 200, headers: { 'content-type': 'text/event-stream' }, body } },
     ]);
-    expectReadFile((await collect(model().doStream(ask))).parts);
+    expectReadFile((await collectStream(model().doStream(ask))).parts);
     const cut = read('gateway-unnamed-events-stream').body.split('\n\n').slice(0, 4).join('\n\n');
     server.script([
       {
@@ -195,7 +168,7 @@ describe('an event stream without event: lines (Anthropic-compatible gateways)',
         },
       },
     ]);
-    const { error } = await collect(model().doStream(ask));
+    const { error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('overloaded');
   });
 });

@@ -1,37 +1,14 @@
-import { type GenerateResult, generate, generateObject, type StreamPart } from '@closedloop/model';
-import {
-  fixtureReplies,
-  type LoopbackServer,
-  parseRecordedResponse,
-  startLoopbackServer,
-} from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate, generateObject } from '@closedloop/model';
+import { parseRecordedResponse, replayFixtures, streamResult } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createOpenAI } from './openai-provider';
 
-const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+const { server, read: fixture } = replayFixtures(new URL('./__fixtures__/', import.meta.url));
 const hi = { messages: [{ role: 'user' as const, content: 'Is it true?' }] };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const provider = () =>
   createOpenAI({ name: 'openai', apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` });
-
-async function collect(
-  stream: AsyncIterable<StreamPart>,
-): Promise<{ parts: StreamPart[]; result: GenerateResult }> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error('no finish part');
-  return { parts, result: last.result };
-}
 
 describe('OpenAIChatModel over the loopback server', () => {
   it('turns logprobs into confidence = exp(mean logprob)', async () => {
@@ -44,7 +21,7 @@ describe('OpenAIChatModel over the loopback server', () => {
 
   it('collects streamed logprobs into confidence', async () => {
     server.script([{ type: 'response', response: fixture('logprobs-stream'), chunking: 'events' }]);
-    const { result } = await collect(provider()('gpt-4.1').doStream({ ...hi, logprobs: true }));
+    const { result } = await streamResult(provider()('gpt-4.1').doStream({ ...hi, logprobs: true }));
     expect(server.requests[0]?.json).toMatchObject({
       logprobs: true,
       stream: true,
@@ -100,7 +77,7 @@ describe('OpenAIChatModel over the loopback server', () => {
     );
     server.script([{ type: 'response', response: streamed, chunking: 'events' }]);
     const model = createOpenAI({ baseURL: `${server.url}/v1` })('qwen3', { capabilities: {} });
-    const { parts, result } = await collect(model.doStream(hi));
+    const { parts, result } = await streamResult(model.doStream(hi));
     expect(parts.filter((part) => part.type === 'reasoning-delta')).toEqual([
       { type: 'reasoning-delta', delta: 'Think' },
       { type: 'reasoning-delta', delta: 'ing.' },

@@ -1,54 +1,26 @@
-import { type GenerateResult, generate, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate, ModelError } from '@closedloop/model';
+import {
+  collectStream,
+  finishedResult,
+  fixtureReplies,
+  modelRejection,
+  replayFixtures,
+} from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from './openai-provider';
 
 // Traffic that OpenAI and compatible servers really send and the documentation does not show,
 // replayed over loopback HTTP through the official SDK.
-const { json, sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, read, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = { messages: [{ role: 'user' as const, content: 'Write the plan.' }] };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const model = (name = 'openai') =>
   createOpenAI({ name, apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })('gpt-4.1');
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-function finished(parts: StreamPart[]): GenerateResult {
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
-  return last.result;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ModelError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ModelError');
-}
-
 describe('a tool call cut off by the output limit or a content filter', () => {
   it('streamed: a typed, non-retryable error; no tool-call part, nothing to run', async () => {
     server.script(sse('length-mid-tool-call-stream'));
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     const modelError = error as ModelError;
     expect(modelError.code).toBe('invalid-response');
@@ -65,7 +37,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 
   it('not streamed: the cut call is not returned, and neither is the complete one before it', async () => {
     server.script(json('length-mid-tool-call'));
-    const error = await rejection(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect(error.code).toBe('invalid-response');
     expect(error.message).toMatch(/inside tool call "write_file" \(call_Cut2\)/);
     expect(error.rawOutput).toBe('{"path":"README.md","content":"# Titl');
@@ -73,7 +45,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 
   it('Azure content_filter inside a run_command call is the same error, not a half command', async () => {
     server.script(sse('azure-content-filter-mid-tool-call-stream'));
-    const { parts, error } = await collect(model('azure').doStream(ask));
+    const { parts, error } = await collectStream(model('azure').doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(
       /finish reason "content_filter"\) inside tool call "run_command"/,
@@ -85,7 +57,7 @@ describe('a tool call cut off by the output limit or a content filter', () => {
 describe('tool-call shapes beyond the documented one', () => {
   it('llama.cpp arguments sent as a JSON object are the call arguments, streamed and not', async () => {
     server.script([...sse('llama-cpp-object-arguments-stream'), ...json('llama-cpp-object-arguments')]);
-    const streamed = finished((await collect(model('llama.cpp').doStream(ask))).parts);
+    const streamed = finishedResult((await collectStream(model('llama.cpp').doStream(ask))).parts);
     const generated = await model('llama.cpp').doGenerate(ask);
     for (const result of [streamed, generated]) {
       expect(result.toolCalls).toEqual([
@@ -102,7 +74,7 @@ describe('tool-call shapes beyond the documented one', () => {
 
   it('the deprecated function_call is a tool call, streamed and not (not finish tool-calls with no call)', async () => {
     server.script([...sse('legacy-function-call-stream'), ...json('legacy-function-call')]);
-    const streamed = finished((await collect(model('azure').doStream(ask))).parts);
+    const streamed = finishedResult((await collectStream(model('azure').doStream(ask))).parts);
     const generated = await model('azure').doGenerate(ask);
     for (const result of [streamed, generated]) {
       expect(result.toolCalls).toEqual([
@@ -122,7 +94,7 @@ describe('tool-call shapes beyond the documented one', () => {
 describe('an answer the server gave up on', () => {
   it('DeepSeek finish_reason "insufficient_system_resource" is a retryable overloaded error, not a half answer', async () => {
     server.script(sse('deepseek-insufficient-system-resource-stream'));
-    const { parts, error } = await collect(model('deepseek').doStream(ask));
+    const { parts, error } = await collectStream(model('deepseek').doStream(ask));
     expect((error as ModelError).code).toBe('overloaded');
     expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
@@ -130,7 +102,7 @@ describe('an answer the server gave up on', () => {
 
   it('finish_reason "error" without an error object is a retryable error, not a finished answer', async () => {
     server.script(sse('finish-reason-error-stream'));
-    const { parts, error } = await collect(model('openrouter').doStream(ask));
+    const { parts, error } = await collectStream(model('openrouter').doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/finish_reason "error"/);
@@ -141,7 +113,7 @@ describe('an answer the server gave up on', () => {
 describe('a JSON body where an event stream was asked for', () => {
   it('a gateway\'s 200 error object is that error (not a retried "stream ended" network error)', async () => {
     server.script(json('json-error-to-stream'));
-    const { parts, error } = await collect(model('gateway').doStream(ask));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
     expect(parts).toEqual([]);
     expect((error as ModelError).code).toBe('bad-request');
     expect((error as ModelError).isRetryable).toBe(false);
@@ -150,14 +122,14 @@ describe('a JSON body where an event stream was asked for', () => {
 
   it('a whole completion (a server that ignores stream: true) is streamed as its parts', async () => {
     server.script(json('json-completion-to-stream'));
-    const { parts } = await collect(model('vllm').doStream(ask));
+    const { parts } = await collectStream(model('vllm').doStream(ask));
     expect(parts.map((part) => part.type)).toEqual([
       'reasoning-delta',
       'tool-call-delta',
       'tool-call',
       'finish',
     ]);
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.toolCalls).toEqual([
       {
         id: 'chatcmpl-tool-5b1e0c',
@@ -175,7 +147,7 @@ describe('a JSON body where an event stream was asked for', () => {
 describe('a 429 without retry-after', () => {
   it("waits for the spent limit's x-ratelimit-reset-*, not the message's estimate nor the unspent limit", async () => {
     server.script(json('rate-limited-reset-headers'));
-    const error = await rejection(model().doGenerate(ask));
+    const error = await modelRejection(model().doGenerate(ask));
     expect(error.code).toBe('rate-limited');
     expect(error.retryAfterMs).toBe(1500);
   });
@@ -205,7 +177,7 @@ describe('a 429 without retry-after', () => {
         },
       },
     ]);
-    const error = await rejection(model('openrouter').doGenerate(ask));
+    const error = await modelRejection(model('openrouter').doGenerate(ask));
     expect(error.code).toBe('rate-limited');
     expect(error.retryAfterMs).toBeGreaterThan(2000);
     expect(error.retryAfterMs).toBeLessThanOrEqual(3000);
@@ -213,6 +185,7 @@ describe('a 429 without retry-after', () => {
 });
 
 describe('Responses API: a function_call cut off by max_output_tokens', () => {
+  const responsesFixtures = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
   const responses = () =>
     createOpenAI({ name: 'openai', apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` }).responses(
       'gpt-5-mini',
@@ -220,7 +193,7 @@ describe('Responses API: a function_call cut off by max_output_tokens', () => {
 
   it('streamed: the incomplete item is held, then a typed error; no tool-call part', async () => {
     server.script(sse('max-output-tokens-mid-function-call-stream'));
-    const { parts, error } = await collect(responses().doStream(ask));
+    const { parts, error } = await collectStream(responses().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(
       /finish reason "max_output_tokens"\) inside tool call "write_file" \(call_RespCut\)/,
@@ -230,28 +203,26 @@ describe('Responses API: a function_call cut off by max_output_tokens', () => {
 
   it('a JSON body to a streaming request: its error, or the whole response replayed as parts', async () => {
     server.script([...json('json-error-to-stream'), ...json('max-output-tokens-mid-function-call')]);
-    const failed = (await collect(responses().doStream(ask))).error as ModelError;
+    const failed = (await collectStream(responses().doStream(ask))).error as ModelError;
     expect(failed.code).toBe('bad-request');
     expect(failed.message).toMatch(/model_not_found/);
-    const cut = (await collect(responses().doStream(ask))).error as ModelError;
+    const cut = (await collectStream(responses().doStream(ask))).error as ModelError;
     expect(cut.message).toMatch(/inside tool call "write_file" \(call_RespCut\)/);
-    const { read } = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
-    server.script([{ type: 'response', response: read('text') }]);
-    const { parts, error } = await collect(responses().doStream(ask));
+    server.script(responsesFixtures.json('text'));
+    const { parts, error } = await collectStream(responses().doStream(ask));
     expect(error).toBeUndefined();
     expect(parts.some((part) => part.type === 'text-delta')).toBe(true);
-    expect(finished(parts).text).toBe((await responsesText()).text);
+    expect(finishedResult(parts).text).toBe((await responsesText()).text);
   });
 
   async function responsesText() {
-    const { read } = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
-    server.script([{ type: 'response', response: read('text') }]);
+    server.script(responsesFixtures.json('text'));
     return responses().doGenerate(ask);
   }
 
   it('not streamed: the same error', async () => {
     server.script(json('max-output-tokens-mid-function-call'));
-    const error = await rejection(responses().doGenerate(ask));
+    const error = await modelRejection(responses().doGenerate(ask));
     expect(error.code).toBe('invalid-response');
     expect(error.rawOutput).toBe('{"path":"notes/plan.md","content":"# Plan\\n\\n1. Read the ');
   });
@@ -260,7 +231,7 @@ describe('Responses API: a function_call cut off by max_output_tokens', () => {
 describe('finish_reason "tool_calls" with no tool call (vLLM without a working tool parser)', () => {
   it('is a typed error carrying the text, not a text answer nor a tool-calls finish with no call', async () => {
     server.script(json('vllm-tool-calls-finish-without-calls'));
-    const error = await rejection(model('vllm').doGenerate(ask));
+    const error = await modelRejection(model('vllm').doGenerate(ask));
     expect(error.code).toBe('invalid-response');
     expect(error.message).toMatch(/finish_reason is "tool_calls" but no tool call arrived/);
     expect(error.rawOutput).toMatch(/^<tool_call>/);
@@ -270,29 +241,28 @@ describe('finish_reason "tool_calls" with no tool call (vLLM without a working t
 describe('events without data (a gateway keep-alive, an event: line split from its data: line)', () => {
   it('are skipped as the SSE spec says, not a failed stream ("Unexpected end of JSON input")', async () => {
     server.script(sse('gateway-empty-events-stream'));
-    const { parts, error } = await collect(model('gateway').doStream(ask));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
     expect(error).toBeUndefined();
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.text).toBe('Hello there.');
     expect(result.usage).toEqual({ inputTokens: 9, outputTokens: 3, totalTokens: 12 });
   });
 
   it('also with CRLF line ends, delivered in one piece', async () => {
-    const { read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
     const recorded = read('gateway-empty-events-stream');
     server.script([
       { type: 'response', response: { ...recorded, body: recorded.body.replaceAll('\n', '\r\n') } },
     ]);
-    const { parts, error } = await collect(model('gateway').doStream(ask));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
     expect(error).toBeUndefined();
-    expect(finished(parts).text).toBe('Hello there.');
+    expect(finishedResult(parts).text).toBe('Hello there.');
   });
 });
 
 describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {
   it('is a retryable invalid-response with the failed generation, and generate samples again', async () => {
     server.script(json('groq-tool-use-failed'));
-    const error = await rejection(model('groq').doGenerate(ask));
+    const error = await modelRejection(model('groq').doGenerate(ask));
     expect(error.code).toBe('invalid-response');
     expect(error.isRetryable).toBe(true);
     expect(error.status).toBe(400);
@@ -311,7 +281,7 @@ describe("Gemini's extra_content.google.thought_signature on a tool call (OpenAI
     const gemini = createOpenAI({ name: 'gemini', apiKey: 'gemini-loopback', baseURL: `${server.url}/v1` })(
       'gemini-3-pro-preview',
     );
-    const first = finished((await collect(gemini.doStream(ask))).parts);
+    const first = finishedResult((await collectStream(gemini.doStream(ask))).parts);
     const call = first.toolCalls[0];
     expect(call?.arguments).toEqual({ city: 'Paris' });
     expect(call?.providerData).toEqual({

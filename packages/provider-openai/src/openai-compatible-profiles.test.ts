@@ -1,20 +1,11 @@
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
-import {
-  type LoopbackServer,
-  parseRecordedResponse,
-  startLoopbackServer,
-} from '@closedloop/model/conformance';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import { parseRecordedResponse, streamResult, useLoopbackServer } from '@closedloop/model/conformance';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { profileForBaseURL } from './openai-compatible-profiles';
 import { createOpenAI } from './openai-provider';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useLoopbackServer();
+
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -37,16 +28,6 @@ const chunk = (delta: object, extra: object = {}, finish: string | null = null) 
   choices: [{ index: 0, delta, finish_reason: finish }],
   ...extra,
 });
-
-async function collect(
-  stream: AsyncIterable<StreamPart>,
-): Promise<{ parts: StreamPart[]; result: GenerateResult }> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error('no finish part');
-  return { parts, result: last.result };
-}
 
 describe('profiles', () => {
   it('are chosen from the base URL host, a local port, the name, or explicitly', () => {
@@ -125,7 +106,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
       },
     ]);
     const model = createOpenAI({ baseURL: `${server.url}/v1` })('qwen3', quiet);
-    const error = await collect(model.doStream(hi)).catch((caught: unknown) => caught);
+    const error = await streamResult(model.doStream(hi)).catch((caught: unknown) => caught);
     expect(ModelError.isInstance(error) && [error.code, error.isRetryable]).toEqual(['bad-request', false]);
   });
 
@@ -161,7 +142,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
       },
     ]);
     const model = createOpenAI({ baseURL: `${server.url}/v1` })('llama3.1', quiet);
-    const { result, parts } = await collect(model.doStream(hi));
+    const { result, parts } = await streamResult(model.doStream(hi));
     expect(result.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, args }))).toEqual([
       { id: 'call_a', name: 'get_weather', args: { city: 'Paris' } },
       { id: 'call_b', name: 'get_time', args: { timezone: 'Europe/Paris' } },
@@ -192,7 +173,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
       'llama-3.3-70b',
       quiet,
     );
-    const { result } = await collect(model.doStream(hi));
+    const { result } = await streamResult(model.doStream(hi));
     expect(result.usage).toEqual({ inputTokens: 9, outputTokens: 2, totalTokens: 11 });
     expect(server.requests[0]?.json).toMatchObject({ stream_options: { include_usage: true } });
   });
@@ -258,7 +239,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
       'deepseek-ai/DeepSeek-R1',
       quiet,
     );
-    const { result, parts } = await collect(model.doStream(hi));
+    const { result, parts } = await streamResult(model.doStream(hi));
     expect(result.text).toBe('The answer is 4.');
     expect(result.reasoning?.map((part) => part.text).join('')).toBe('2 + 2 is 4.');
     expect(
@@ -339,7 +320,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
     const model = createOpenAI({ profile: 'openrouter', apiKey: 'k', baseURL: `${server.url}/v1` })(
       'anthropic/claude-sonnet-4-6',
     );
-    const { result } = await collect(model.doStream(hi));
+    const { result } = await streamResult(model.doStream(hi));
     expect(result.reasoning).toEqual([
       {
         text: 'Need the weather.',
@@ -364,7 +345,7 @@ describe('wire quirks of OpenAI-compatible streams', () => {
         chunking: 'events',
       },
     ]);
-    await collect(
+    await streamResult(
       model.doStream({
         messages: [
           ...hi.messages,

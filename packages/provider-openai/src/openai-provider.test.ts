@@ -1,18 +1,11 @@
 import { ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAI, openai } from './openai-provider';
 
-const { read: fixture } = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+const { server, read: fixture } = replayFixtures(new URL('./__fixtures__/', import.meta.url));
 const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 afterEach(() => {
   vi.unstubAllEnvs();
 });
@@ -24,16 +17,6 @@ function redirectFetch(input: string | URL | Request, init?: RequestInit): Promi
     server.url,
   );
   return fetch(url, init);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ModelError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('createOpenAI', () => {
@@ -73,11 +56,11 @@ describe('createOpenAI', () => {
 
   it('the default instance fails with auth, naming OPENAI_API_KEY, when the key is missing', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
-    const error = await rejection(openai('gpt-4.1').doGenerate(hi));
+    const error = await modelRejection(openai('gpt-4.1').doGenerate(hi));
     expect(error.code).toBe('auth');
     expect(error.isRetryable).toBe(false);
     expect(error.message).toContain('OPENAI_API_KEY');
-    const streamError = await rejection(
+    const streamError = await modelRejection(
       (async () => {
         for await (const _part of openai('gpt-4.1').doStream(hi)) {
           // no parts expected
@@ -140,9 +123,9 @@ describe('createOpenAI', () => {
     server.script([]);
     const controller = new AbortController();
     controller.abort();
-    expect((await rejection(model.doGenerate(hi, { signal: controller.signal }))).code).toBe('aborted');
+    expect((await modelRejection(model.doGenerate(hi, { signal: controller.signal }))).code).toBe('aborted');
     const parts: StreamPart[] = [];
-    const streamError = await rejection(
+    const streamError = await modelRejection(
       (async () => {
         for await (const part of model.doStream(hi, { signal: controller.signal })) parts.push(part);
       })(),

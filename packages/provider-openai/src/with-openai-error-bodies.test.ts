@@ -1,20 +1,10 @@
 import { ModelError } from '@closedloop/model';
-import {
-  type LoopbackServer,
-  parseRecordedResponse,
-  startLoopbackServer,
-} from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRecordedResponse, useLoopbackServer } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from './openai-provider';
 import { unwrappedErrorBody } from './with-openai-error-bodies';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+const server = useLoopbackServer();
 
 const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
 
