@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startCoordinator, startFrozenWorker, useFailoverWorld } from './__fixtures__/failover-world';
 import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
-import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
-import { scenarioCortex } from './__fixtures__/scenario';
-import { createCoordinator } from './coordinator';
+import { startProcess } from './__fixtures__/scale-out-processes';
 import { createRunClient } from './run-client';
-import { type RedisServer, startRedisServer } from './testing';
 
-let redis: RedisServer;
-const processes: ScaleOutProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  for (const close of closers.reverse()) await close();
-  await redis.stop();
-});
+const world = useFailoverWorld();
+const { processes, closers } = world;
 
 const lockMs = 1500;
 const settings = { steps: 3, shape: 'chain', turnMs: 0 };
@@ -32,28 +21,16 @@ describe('coordinator and workers whose clocks disagree (real processes, real Re
     'a worker %i ms off killed after its edit, taken over by one %i ms off: the run completes as if nothing happened',
     async (killedSkew, survivorSkew) => {
       const prefix = `t-${randomUUID().slice(0, 8)}`;
-      const coordinator = createCoordinator({
-        connection: redis.url,
+      await startCoordinator(world, prefix, lockMs);
+      const frozen = await startFrozenWorker(world, {
         prefix,
-        cortex: scenarioCortex,
-        lockDurationMs: lockMs,
-      });
-      closers.push(() => coordinator.close());
-      await coordinator.ready();
-      const frozen = await startProcess({
-        role: 'worker',
-        url: redis.url,
-        prefix,
-        concurrency: 1,
         lockMs,
-        env: {
-          CLOSEDLOOP_FREEZE: JSON.stringify({ stepId: 'step-2', point: 'after-effect' }),
-          CLOSEDLOOP_CLOCK_SKEW_MS: String(killedSkew),
-        },
+        stepId: 'step-2',
+        point: 'after-effect',
+        env: { CLOSEDLOOP_CLOCK_SKEW_MS: String(killedSkew) },
       });
-      processes.push(frozen);
       const runSpec = scenarioSpec(settings, 'closedloop-clocks-');
-      const runs = createRunClient({ connection: redis.url, prefix });
+      const runs = createRunClient({ connection: world.redis.url, prefix });
       closers.push(() => runs.close());
       try {
         const { runId } = await runs.submit(runSpec);
@@ -62,7 +39,7 @@ describe('coordinator and workers whose clocks disagree (real processes, real Re
         processes.push(
           await startProcess({
             role: 'worker',
-            url: redis.url,
+            url: world.redis.url,
             prefix,
             concurrency: 1,
             lockMs,

@@ -2,29 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '@closedloop/cortex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startCoordinator, startFrozenWorker, useFailoverWorld } from './__fixtures__/failover-world';
 import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
 import type { FreezePoint } from './__fixtures__/freeze-points';
-import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
-import { effectFile, scenarioCortex } from './__fixtures__/scenario';
-import { createCoordinator } from './coordinator';
+import { startProcess } from './__fixtures__/scale-out-processes';
+import { effectFile } from './__fixtures__/scenario';
 import { closeRedis, connectRedis } from './redis-connection';
 import { redisKeys } from './redis-keys';
 import { createRunClient } from './run-client';
 import { createStepTranscripts } from './step-transcripts';
-import { type RedisServer, startRedisServer } from './testing';
 
-let redis: RedisServer;
-const processes: ScaleOutProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  for (const close of closers.reverse()) await close();
-  await redis.stop();
-});
+const world = useFailoverWorld();
+const { processes, closers } = world;
 
 const lockMs = 1500;
 const settings = { steps: 3, shape: 'chain', turnMs: 0 };
@@ -54,27 +44,12 @@ describe('a worker SIGKILLed at each point of a step effect (real processes, rea
     'killed %s: the step is taken over, its effect applies once, and the run completes as if nothing happened',
     async (point) => {
       const prefix = `t-${randomUUID().slice(0, 8)}`;
-      const coordinator = createCoordinator({
-        connection: redis.url,
-        prefix,
-        cortex: scenarioCortex,
-        lockDurationMs: lockMs,
-      });
-      closers.push(() => coordinator.close());
-      await coordinator.ready();
+      await startCoordinator(world, prefix, lockMs);
       // Alone at first, so it takes the victim step; it stops dead at `point` inside the step's edit.
-      const frozen = await startProcess({
-        role: 'worker',
-        url: redis.url,
-        prefix,
-        concurrency: 1,
-        lockMs,
-        env: { CLOSEDLOOP_FREEZE: JSON.stringify({ stepId: victimStep, point }) },
-      });
-      processes.push(frozen);
+      const frozen = await startFrozenWorker(world, { prefix, lockMs, stepId: victimStep, point });
       const runSpec = scenarioSpec(settings, 'closedloop-freeze-');
       const workspace = runSpec.workspace!;
-      const runs = createRunClient({ connection: redis.url, prefix });
+      const runs = createRunClient({ connection: world.redis.url, prefix });
       closers.push(() => runs.close());
       try {
         const { runId } = await runs.submit(runSpec);
@@ -85,7 +60,7 @@ describe('a worker SIGKILLed at each point of a step effect (real processes, rea
         await frozen.waitFor((event) => event.type === 'frozen' && event.point === point, 30_000);
         if (point === 'after-journal') {
           // Killed only once the edit's result is on record in the step's transcript.
-          const client = connectRedis(redis.url, 'test-transcripts');
+          const client = connectRedis(world.redis.url, 'test-transcripts');
           try {
             const transcripts = createStepTranscripts({
               client,
@@ -112,7 +87,7 @@ describe('a worker SIGKILLed at each point of a step effect (real processes, rea
         await frozen.kill();
         const survivor = await startProcess({
           role: 'worker',
-          url: redis.url,
+          url: world.redis.url,
           prefix,
           concurrency: 1,
           lockMs,

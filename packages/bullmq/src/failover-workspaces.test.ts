@@ -2,25 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startCoordinator, startFrozenWorker, useFailoverWorld } from './__fixtures__/failover-world';
 import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
-import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
-import { countEffects, scenarioCortex } from './__fixtures__/scenario';
-import { createCoordinator } from './coordinator';
+import { startProcess } from './__fixtures__/scale-out-processes';
+import { countEffects } from './__fixtures__/scenario';
 import { createRunClient } from './run-client';
-import { type RedisServer, startRedisServer } from './testing';
 
-let redis: RedisServer;
-const processes: ScaleOutProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  for (const close of closers.reverse()) await close();
-  await redis.stop();
-});
+const world = useFailoverWorld();
+const { processes, closers } = world;
 
 const lockMs = 1500;
 const settings = { steps: 3, shape: 'chain', turnMs: 0 };
@@ -31,23 +21,8 @@ const settings = { steps: 3, shape: 'chain', turnMs: 0 };
  */
 async function takenOverElsewhere(elsewhere: (workspace: string, scratch: string) => string) {
   const prefix = `t-${randomUUID().slice(0, 8)}`;
-  const coordinator = createCoordinator({
-    connection: redis.url,
-    prefix,
-    cortex: scenarioCortex,
-    lockDurationMs: lockMs,
-  });
-  closers.push(() => coordinator.close());
-  await coordinator.ready();
-  const frozen = await startProcess({
-    role: 'worker',
-    url: redis.url,
-    prefix,
-    concurrency: 1,
-    lockMs,
-    env: { CLOSEDLOOP_FREEZE: JSON.stringify({ stepId: 'step-2', point: 'after-effect' }) },
-  });
-  processes.push(frozen);
+  await startCoordinator(world, prefix, lockMs);
+  const frozen = await startFrozenWorker(world, { prefix, lockMs, stepId: 'step-2', point: 'after-effect' });
   const runSpec = scenarioSpec(settings, 'closedloop-workspaces-');
   const workspace = runSpec.workspace!;
   const scratch = mkdtempSync(join(tmpdir(), 'closedloop-elsewhere-'));
@@ -55,7 +30,7 @@ async function takenOverElsewhere(elsewhere: (workspace: string, scratch: string
     rmSync(workspace, { recursive: true, force: true });
     rmSync(scratch, { recursive: true, force: true });
   });
-  const runs = createRunClient({ connection: redis.url, prefix });
+  const runs = createRunClient({ connection: world.redis.url, prefix });
   closers.push(() => runs.close());
   const { runId } = await runs.submit(runSpec);
   await frozen.waitFor((event) => event.type === 'frozen', 60_000);
@@ -63,7 +38,7 @@ async function takenOverElsewhere(elsewhere: (workspace: string, scratch: string
   await frozen.kill();
   const survivor = await startProcess({
     role: 'worker',
-    url: redis.url,
+    url: world.redis.url,
     prefix,
     concurrency: 1,
     lockMs,

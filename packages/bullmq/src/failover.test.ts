@@ -1,37 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { startCoordinator, useFailoverWorld } from './__fixtures__/failover-world';
 import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
-import { type ScaleOutProcess, startProcess } from './__fixtures__/scale-out-processes';
+import { startProcess } from './__fixtures__/scale-out-processes';
 import { commandScript, effectFile, effectLine, scenarioCortex } from './__fixtures__/scenario';
-import { createCoordinator } from './coordinator';
 import { createRunClient, type RunClient } from './run-client';
 import { createStepWorker } from './step-worker';
-import { type RedisServer, startRedisServer } from './testing';
 
-let redis: RedisServer;
-const processes: ScaleOutProcess[] = [];
-const closers: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  for (const close of closers.reverse()) await close();
-  await redis.stop();
-});
+const world = useFailoverWorld();
+const { processes, closers } = world;
 
 const lockMs = 1500;
 
 async function start(role: 'worker' | 'coordinator', prefix: string, concurrency = 2) {
-  const child = await startProcess({ role, url: redis.url, prefix, concurrency, lockMs });
+  const child = await startProcess({ role, url: world.redis.url, prefix, concurrency, lockMs });
   processes.push(child);
   return child;
 }
 
 function client(prefix: string): RunClient {
-  const created = createRunClient({ connection: redis.url, prefix });
+  const created = createRunClient({ connection: world.redis.url, prefix });
   closers.push(() => created.close());
   return created;
 }
@@ -40,14 +30,7 @@ describe('failover between real processes (SIGKILL)', () => {
   it('a worker killed mid-step: another worker takes the step over and the run completes as if nothing happened', async () => {
     const prefix = `t-${randomUUID().slice(0, 8)}`;
     const workers = await Promise.all([start('worker', prefix, 1), start('worker', prefix, 1)]);
-    const coordinator = createCoordinator({
-      connection: redis.url,
-      prefix,
-      cortex: scenarioCortex,
-      lockDurationMs: lockMs,
-    });
-    closers.push(() => coordinator.close());
-    await coordinator.ready();
+    await startCoordinator(world, prefix, lockMs);
     const settings = { steps: 5, shape: 'chain', turnMs: 400 };
     const runSpec = scenarioSpec(settings, 'closedloop-failover-');
     const runs = client(prefix);
@@ -72,7 +55,7 @@ describe('failover between real processes (SIGKILL)', () => {
   it('the coordinator killed mid-run: another coordinator resumes the run from Redis and no step runs twice', async () => {
     const prefix = `t-${randomUUID().slice(0, 8)}`;
     const worker = createStepWorker({
-      connection: redis.url,
+      connection: world.redis.url,
       prefix,
       cortex: scenarioCortex,
       concurrency: 2,
