@@ -166,19 +166,3 @@ export function snapshotBeforeDispatch(options: {
   if (tool.idempotent) return undefined;
   return { kind: 'workspace', ...workspaceFingerprint(workspace) };
 }
-
-/**
- * True when `before` (what {@link snapshotBeforeDispatch} took) lets a resume settle the call
- * from the workspace alone: a file call's snapshot (`reconcileUncertainCall` compares the file
- * with the state before and the one the call was to produce — applied, not applied, or
- * conflicting; it never applies a call twice and never records one the file does not show).
- * Such a call's result need not be committed before the model's answer to it is used.
- */
-export function settledBySnapshot(before: unknown): boolean {
-  return (
-    typeof before === 'object' &&
-    before !== null &&
-    (before as { kind?: unknown }).kind === 'file' &&
-    typeof (before as { path?: unknown }).path === 'string'
-  );
-}

@@ -2,12 +2,7 @@ import type { DispatchedCall } from '@closedloop/executor';
 import { Plan, type StepId } from '@closedloop/plan';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
-import {
-  type DispatchSnapshot,
-  resolveWorkspacePath,
-  settledBySnapshot,
-  snapshotBeforeDispatch,
-} from './dispatch-snapshot';
+import { type DispatchSnapshot, resolveWorkspacePath, snapshotBeforeDispatch } from './dispatch-snapshot';
 import { errorMessage } from './error-message';
 import { identifyProcess } from './leftover-processes';
 import { createModelMeter } from './meter-model';
@@ -169,12 +164,8 @@ export async function runRemoteStep(
     clock: config.clock,
     onEvent: config.onEvent,
     // A model call's announcement waits for the step's next commit instead of a write of its
-    // own: nothing recovers from it (a model call is made again after a crash either way). So
-    // does a tool's result: one a resume could not get back (a command's output) is committed by
-    // the executor before the model's answer to it is used, and any other is settled on resume
-    // without it (an idempotent call runs again; a file call is judged from its dispatch
-    // snapshot, `settledByEvidence`) — it rides with the next tool's dispatch or the step's end.
-    lazy: (event) => event.type === 'model-call-started' || event.type === 'tool-call-finished',
+    // own: nothing recovers from it (a model call is made again after a crash either way).
+    lazy: (event) => event.type === 'model-call-started',
     store:
       journal === undefined
         ? undefined
@@ -248,7 +239,6 @@ export async function runRemoteStep(
                         tool: call.tool,
                         input: call.input,
                       }),
-                    settledByEvidence: (_call: DispatchedCall, before: unknown) => settledBySnapshot(before),
                     identifyProcess,
                     ...(replay !== undefined ? { replay } : {}),
                   };

@@ -10,7 +10,7 @@ import {
   type FindingLike,
   type TerminationDecision,
 } from './decide-termination';
-import { settledBySnapshot, snapshotBeforeDispatch } from './dispatch-snapshot';
+import { snapshotBeforeDispatch } from './dispatch-snapshot';
 import { directPlan, draftPlan } from './draft-plan';
 import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
@@ -475,7 +475,6 @@ export class RunSession {
     return {
       commit: () => this.bus.flush(),
       snapshot: (call) => snapshotBeforeDispatch({ workspace, tool: call.tool, input: call.input }),
-      settledByEvidence: (_call, before) => settledBySnapshot(before),
       identifyProcess,
       ...(replay !== undefined ? { replay } : {}),
     };

@@ -47,7 +47,7 @@ import {
   resolveOptionalMs,
   resolvePositiveInteger,
 } from './resolve-execute-options';
-import { type DispatchedCall, type StepJournal, StepReplayer } from './step-journal';
+import { type StepJournal, StepReplayer } from './step-journal';
 import type { AskHumanRequest, GuardDecision, ToolCallGuard } from './tool-call-guard';
 
 /** Why a step's loop ended. */
@@ -168,8 +168,6 @@ interface PendingCall {
   call: ToolCall;
   ledgerId: string;
   outcome?: CallOutcome;
-  /** Its dispatch evidence settles it on resume (`StepJournal.settledByEvidence`): no commit of its own. */
-  evidenced?: boolean;
 }
 
 const neverAborted = new AbortController().signal;
@@ -599,8 +597,7 @@ class StepRun {
     // A result a resume could not get back (a command's output) is committed before the model's
     // answer to it is used; an idempotent tool is simply run again if its result is lost.
     const tool = this.registry.get(pending.call.name);
-    // A call whose dispatch evidence settles it on resume rides with the next commit instead.
-    if (tool !== undefined && !tool.idempotent && !pending.evidenced) this.uncommittedResults = true;
+    if (tool !== undefined && !tool.idempotent) this.uncommittedResults = true;
     this.plan.recordToolResult(
       this.stepId,
       outcome.ok
@@ -883,22 +880,16 @@ class StepRun {
    */
   private async dispatch(item: PendingCall, checked: ValidToolCall): Promise<CallOutcome | undefined> {
     const journal = this.journal!;
-    const dispatched: DispatchedCall = {
-      stepId: this.stepId,
-      callId: item.ledgerId,
-      tool: checked.tool,
-      input: checked.input,
-    };
     let before: unknown;
     try {
-      before = await journal.snapshot?.(dispatched);
+      before = await journal.snapshot?.({
+        stepId: this.stepId,
+        callId: item.ledgerId,
+        tool: checked.tool,
+        input: checked.input,
+      });
     } catch {
       before = undefined;
-    }
-    try {
-      item.evidenced = before !== undefined && journal.settledByEvidence?.(dispatched, before) === true;
-    } catch {
-      item.evidenced = false;
     }
     this.emit({
       type: 'tool-call-dispatched',

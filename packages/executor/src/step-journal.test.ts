@@ -133,63 +133,6 @@ describe('executeStep with a journal: durable replay', () => {
     ]);
   });
 
-  it('the result of a call its dispatch evidence settles rides with the next dispatch; other non-idempotent results do not', async () => {
-    const run = async (settles: (input: unknown) => boolean) => {
-      const { plan, stepId } = inProgressPlan();
-      const order: string[] = [];
-      let staged = 0;
-      plan.subscribe(() => staged++);
-      const effect = defineTool({
-        name: 'echo',
-        description: 'Echo (not idempotent).',
-        input: z.object({ text: z.string() }),
-        idempotent: false,
-        execute: ({ text }) => {
-          order.push(`run ${text}`);
-          return text;
-        },
-      });
-      const journal: StepJournal = {
-        commit: async () => {
-          const group = staged;
-          staged = 0;
-          await sleep(1);
-          order.push(`commit ${group}`);
-        },
-        snapshot: ({ input }) => ({ input }),
-        settledByEvidence: (call, before) => {
-          // It is asked with the call and the evidence its snapshot gave.
-          expect(before).toEqual({ input: call.input });
-          return settles(call.input);
-        },
-      };
-      const result = await executeStep(plan, stepId, {
-        model: new ScriptedModel({ turns: script() }),
-        tools: [effect],
-        journal,
-        onEvent: () => staged++,
-      });
-      expect(result.stopReason).toBe('marked');
-      expect(plan.readStep(stepId).ledger.map((call) => call.status)).toEqual([
-        'success',
-        'success',
-        'success',
-      ]);
-      return order;
-    };
-    // Settled by evidence: no commit of its own while the model answers; the result goes with
-    // the next dispatch's commit (a's result with b's dispatch: 1 + 4 events).
-    expect(await run(() => true)).toEqual(['commit 4', 'run a', 'commit 5', 'run b']);
-    // Only b is: a's result is committed before the model's answer to it is used.
-    expect(await run((input) => (input as { text: string }).text === 'b')).toEqual([
-      'commit 4',
-      'run a',
-      'commit 1',
-      'commit 4',
-      'run b',
-    ]);
-  });
-
   it('the result of an idempotent tool is committed with the next dispatch: one commit per tool call', async () => {
     const { plan, stepId } = inProgressPlan();
     const commits: number[] = [];

@@ -60,17 +60,6 @@ export interface StepJournal {
   commit(): Promise<void>;
   snapshot?(call: DispatchedCall): unknown | Promise<unknown>;
   /**
-   * True when a resume can tell from `before` (what `snapshot` returned for the call) and the
-   * workspace alone whether the call took effect — a file write or edit whose intended content
-   * is known. The result of such a call is not committed before the model's answer to it is used:
-   * it rides with the step's next commit (the next tool's dispatch, or the end). A crash in
-   * between leaves the call without a recorded result, and the resume settles it from that
-   * evidence: it is recorded as done only when the workspace shows its effect, and run again only
-   * when the workspace shows none — never applied twice. Default: every result of a
-   * non-idempotent tool is committed before its answer is used.
-   */
-  settledByEvidence?(call: DispatchedCall, before: unknown): boolean;
-  /**
    * Evidence that tells a process a tool started from a later one with the same pid (host,
    * start time), journaled in `tool-call-process-started` (committed at once).
    */
