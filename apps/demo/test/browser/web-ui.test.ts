@@ -234,7 +234,9 @@ describe('closedloop web UI: the offline demo run', () => {
       await shoot(page, '08-cancelled-resume-desktop');
 
       await page.click('#resume');
-      await page.waitForSelector('.page[data-phase="executing"], .page[data-phase="thinking"]');
+      // The resumed run holds the input while it runs (the phase the page showed before the
+      // cancel may still be on it for a moment, so the input itself is what is waited for).
+      await page.waitForSelector('#task:disabled', { timeout: 10_000 });
       expect(await page.isDisabled('#task')).toBe(true);
       await waitForIdle(page);
       expect(await page.textContent('.msg--answer .stop')).toBe('completed');
