@@ -11,7 +11,7 @@ import type { Tooling } from './detect-tooling';
 import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
-import { generatedInsteadOfSource } from './generated-edits';
+import { generatedInsteadOfSource, generatedKind } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
@@ -799,19 +799,20 @@ async function generatedFinding(
   mine: readonly string[],
 ): Promise<Finding | undefined> {
   if (mine.length === 0 || !mine.every((file) => env.ledger.written.has(file))) return undefined;
+  const changed = mine.map((file) => ({ file, text: env.facts.read(file) }));
+  const kinds = changed.map(({ file, text }) => generatedKind(file, text));
+  // Most steps change ordinary files: the workspace's file list (one git command) is read only
+  // when every changed file is generated and one is build output, whose source it looks for.
+  if (kinds.includes(undefined)) return undefined;
   const tracked =
-    env.git === undefined
+    env.git === undefined || !kinds.includes('build output')
       ? []
       : await env
           .git(['ls-files', '--cached', '--others', '--exclude-standard'])
           .then((result) =>
             result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
           );
-  const found = generatedInsteadOfSource(
-    env.description,
-    mine.map((file) => ({ file, text: env.facts.read(file) })),
-    tracked,
-  );
+  const found = generatedInsteadOfSource(env.description, changed, tracked);
   if (found.length === 0) return undefined;
   return outcome(
     'fail',
