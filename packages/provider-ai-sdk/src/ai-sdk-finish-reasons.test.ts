@@ -1,13 +1,20 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import {
+  collectStream,
+  finishedResult,
+  fixtureReplies,
+  modelRejection,
+  replayFixtures,
+} from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { fromAISDK } from './ai-sdk-chat-model';
 
 // Finish reasons the AI SDK files under `other` or `error`, from real servers and gateways,
 // through the AI SDK's own HTTP clients and the bridge, over loopback HTTP.
-const quirks = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const quirks = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server } = quirks;
 const gemini = fixtureReplies(new URL('./__fixtures__/gemini/', import.meta.url));
 const ask = {
   messages: [{ role: 'user' as const, content: 'Write the plan.' }],
@@ -17,14 +24,6 @@ const ask = {
     inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
   })),
 };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const compatible = () =>
   fromAISDK(
@@ -37,26 +36,10 @@ const compatible = () =>
     { name: 'gateway' },
   );
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-function finished(parts: StreamPart[]): GenerateResult {
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
-  return last.result;
-}
-
 describe('raw finish reasons the AI SDK calls "other"', () => {
   it("a gateway's Anthropic end_turn is stop", async () => {
     server.script(quirks.sse('bedrock-gateway-end-turn-stream'));
-    const result = finished((await collect(compatible().doStream(ask))).parts);
+    const result = finishedResult((await collectStream(compatible().doStream(ask))).parts);
     expect(result.text).toBe('Hello there.');
     expect(result.finishReason).toBe('stop');
     expect(result.rawFinishReason).toBe('end_turn');
@@ -64,7 +47,7 @@ describe('raw finish reasons the AI SDK calls "other"', () => {
 
   it("a gateway's max_tokens inside a tool call is the truncated-call error, not a call with half arguments", async () => {
     server.script(quirks.sse('bedrock-gateway-max-tokens-mid-tool-call-stream'));
-    const { parts, error } = await collect(compatible().doStream(ask));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(false);
@@ -76,7 +59,7 @@ describe('raw finish reasons the AI SDK calls "other"', () => {
 
   it("vLLM's abort is a retryable error, not a half answer", async () => {
     server.script(quirks.sse('vllm-abort-stream'));
-    const { parts, error } = await collect(compatible().doStream(ask));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/finish reason "abort"/);
@@ -87,7 +70,7 @@ describe('raw finish reasons the AI SDK calls "other"', () => {
 describe('an "error" finish', () => {
   it('finish_reason "error" without an error object is a retryable error, not a finished answer', async () => {
     server.script(quirks.sse('finish-reason-error-stream'));
-    const { parts, error } = await collect(compatible().doStream(ask));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
@@ -100,10 +83,7 @@ describe('an "error" finish', () => {
         'gemini-2.5-flash',
       ),
     );
-    const error = await model.doGenerate(ask).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
+    const error = await modelRejection(model.doGenerate(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(true);
@@ -120,10 +100,7 @@ describe("Gemini's empty answer (finishReason STOP, a candidate without parts)",
         'gemini-2.5-flash-lite',
       ),
     );
-    const error = await model.doGenerate(ask).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
+    const error = await modelRejection(model.doGenerate(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(true);
@@ -137,18 +114,13 @@ describe('a 200 whose JSON body is an error, not a response', () => {
       ...quirks.json('lmstudio-unexpected-endpoint-200'),
       ...quirks.json('lmstudio-unexpected-endpoint-200'),
     ]);
-    const generated = await compatible()
-      .doGenerate(ask)
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
+    const generated = await modelRejection(compatible().doGenerate(ask));
     expect((generated as ModelError).code).toBe('bad-request');
     expect((generated as ModelError).isRetryable).toBe(false);
     expect((generated as ModelError).message).toMatch(
       /Unexpected endpoint or method\. \(POST \/chat\/completions\)/,
     );
-    const { parts, error } = await collect(compatible().doStream(ask));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
     expect(parts).toEqual([]);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(false);
@@ -157,12 +129,7 @@ describe('a 200 whose JSON body is an error, not a response', () => {
 
   it('another error string is that error, retryable', async () => {
     server.script(quirks.json('error-string-200'));
-    const error = await compatible()
-      .doGenerate(ask)
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
+    const error = await modelRejection(compatible().doGenerate(ask));
     expect((error as ModelError).message).toMatch(/with an error body: Model unloaded/);
     expect((error as ModelError).isRetryable).toBe(true);
   });

@@ -1,46 +1,22 @@
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import { collectStream, finishedResult, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from './openai-provider';
 
 // How compatible servers and gateways really end an answer (or fail to say how), replayed over
 // loopback HTTP through the official SDK.
-const { json, sse, read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, sse, read } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = { messages: [{ role: 'user' as const, content: 'Write the plan.' }] };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const model = (name: string) =>
   createOpenAI({ name, apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })('local-model');
 
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-function finished(parts: StreamPart[]): GenerateResult {
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
-  return last.result;
-}
-
 describe('a stream that ends with [DONE] but no finish_reason', () => {
   it('text (vLLM-MLX on a natural stop): the whole answer, finish "stop", usage kept', async () => {
     server.script(sse('vllm-mlx-done-without-finish-reason-stream'));
-    const { parts, error } = await collect(model('vllm').doStream(ask));
+    const { parts, error } = await collectStream(model('vllm').doStream(ask));
     expect(error).toBeUndefined();
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.text).toBe('The plan has three steps.');
     expect(result.finishReason).toBe('stop');
     expect(result.rawFinishReason).toBeUndefined();
@@ -52,7 +28,7 @@ describe('a stream that ends with [DONE] but no finish_reason', () => {
     server.script([
       { type: 'response', response: { ...recorded, body: recorded.body.replace('data: [DONE]\n', '') } },
     ]);
-    const { parts, error } = await collect(model('vllm').doStream(ask));
+    const { parts, error } = await collectStream(model('vllm').doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/connection closed early/);
@@ -61,9 +37,9 @@ describe('a stream that ends with [DONE] but no finish_reason', () => {
 
   it('a complete tool call (a Gemini proxy) is that call, finish "tool-calls"', async () => {
     server.script(sse('proxy-tool-call-done-without-finish-reason-stream'));
-    const { parts, error } = await collect(model('gemini-proxy').doStream(ask));
+    const { parts, error } = await collectStream(model('gemini-proxy').doStream(ask));
     expect(error).toBeUndefined();
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.toolCalls).toEqual([
       {
         id: 'call_a1b2c3',
@@ -78,7 +54,7 @@ describe('a stream that ends with [DONE] but no finish_reason', () => {
 
   it('a tool call with partial arguments is a retryable typed error; no tool-call part', async () => {
     server.script(sse('proxy-cut-tool-call-done-without-finish-reason-stream'));
-    const { parts, error } = await collect(model('gemini-proxy').doStream(ask));
+    const { parts, error } = await collectStream(model('gemini-proxy').doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(true);
@@ -96,7 +72,7 @@ describe('a stream that ends with [DONE] but no finish_reason', () => {
       .split('\n\n')
       .filter((event) => !event.includes('"content":"The plan"') && !event.includes('three steps'));
     server.script([{ type: 'response', response: { ...recorded, body: lines.join('\n\n') } }]);
-    const { error } = await collect(model('vllm').doStream(ask));
+    const { error } = await collectStream(model('vllm').doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).message).toMatch(
       /without a finish_reason and without any text or tool call/,
@@ -107,7 +83,7 @@ describe('a stream that ends with [DONE] but no finish_reason', () => {
 describe("finish reasons other than OpenAI's", () => {
   it("a gateway's Anthropic end_turn is stop", async () => {
     server.script(sse('bedrock-gateway-end-turn-stream'));
-    const result = finished((await collect(model('bedrock-gateway').doStream(ask))).parts);
+    const result = finishedResult((await collectStream(model('bedrock-gateway').doStream(ask))).parts);
     expect(result.text).toBe('Hello there.');
     expect(result.finishReason).toBe('stop');
     expect(result.rawFinishReason).toBe('end_turn');
@@ -116,7 +92,7 @@ describe("finish reasons other than OpenAI's", () => {
 
   it("a gateway's max_tokens inside a tool call is the truncated-call error, not a call with half arguments", async () => {
     server.script(sse('bedrock-gateway-max-tokens-mid-tool-call-stream'));
-    const { parts, error } = await collect(model('bedrock-gateway').doStream(ask));
+    const { parts, error } = await collectStream(model('bedrock-gateway').doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(false);
     expect((error as ModelError).message).toMatch(
@@ -135,7 +111,7 @@ describe("finish reasons other than OpenAI's", () => {
 
   it("vLLM's abort (the server dropped the request) is a retryable error, not a half answer", async () => {
     server.script(sse('vllm-abort-stream'));
-    const { parts, error } = await collect(model('vllm').doStream(ask));
+    const { parts, error } = await collectStream(model('vllm').doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/finish_reason "abort"/);
@@ -146,16 +122,16 @@ describe("finish reasons other than OpenAI's", () => {
 describe('the end of a stream in other shapes', () => {
   it('usage in a trailing chunk with choices: null is the usage', async () => {
     server.script(sse('usage-chunk-choices-null-stream'));
-    const { parts, error } = await collect(model('gateway').doStream(ask));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
     expect(error).toBeUndefined();
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.text).toBe('Done.');
     expect(result.usage).toEqual({ inputTokens: 31, outputTokens: 3, totalTokens: 34 });
   });
 
   it("OpenRouter's mid-stream error chunk (after keep-alive comments) is a retryable error, not the half answer", async () => {
     server.script(sse('openrouter-mid-stream-error-stream'));
-    const { parts, error } = await collect(model('openrouter').doStream(ask));
+    const { parts, error } = await collectStream(model('openrouter').doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/Provider disconnected unexpectedly/);
@@ -166,13 +142,8 @@ describe('the end of a stream in other shapes', () => {
 describe('a 200 whose JSON body is an error string, not a completion', () => {
   it("LM Studio's answer to a path it does not serve (a wrong baseURL) is a non-retryable bad-request, streamed or not", async () => {
     server.script([...json('lmstudio-unexpected-endpoint-200'), ...json('lmstudio-unexpected-endpoint-200')]);
-    const generated = await model('lmstudio')
-      .doGenerate(ask)
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-    const streamed = (await collect(model('lmstudio').doStream(ask))).error;
+    const generated = await modelRejection(model('lmstudio').doGenerate(ask));
+    const streamed = (await collectStream(model('lmstudio').doStream(ask))).error;
     for (const error of [generated, streamed]) {
       expect(ModelError.isInstance(error)).toBe(true);
       expect((error as ModelError).code).toBe('bad-request');
@@ -185,12 +156,7 @@ describe('a 200 whose JSON body is an error string, not a completion', () => {
 
   it('any other error string is that error (retryable), not "the response has no choices"', async () => {
     server.script(json('error-string-200'));
-    const error = await model('lmstudio')
-      .doGenerate(ask)
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
+    const error = await modelRejection(model('lmstudio').doGenerate(ask));
     expect((error as ModelError).message).toMatch(/Model unloaded/);
     expect((error as ModelError).isRetryable).toBe(true);
   });

@@ -1,39 +1,15 @@
-import { type GenerateResult, ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError, type StreamPart } from '@closedloop/model';
+import { collectStream, finishedResult, replayFixtures } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createOpenAI } from './openai-provider';
 
 // Streamed tool calls and choices in the shapes compatible servers and gateways really send,
 // replayed over loopback HTTP through the official SDK.
-const { sse, read } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, sse, read } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = { messages: [{ role: 'user' as const, content: 'Do it.' }] };
-
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 const model = (name: string) =>
   createOpenAI({ name, apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })('local-model');
-
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
-
-function finished(parts: StreamPart[]): GenerateResult {
-  const last = parts.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(parts)}`);
-  return last.result;
-}
 
 const argumentDeltas = (parts: StreamPart[]) =>
   parts.flatMap((part) => (part.type === 'tool-call-delta' ? [part.argumentsDelta] : [])).join('');
@@ -41,9 +17,9 @@ const argumentDeltas = (parts: StreamPart[]) =>
 describe('a tool call whose arguments are sent again whole', () => {
   it('LiteLLM (id on every chunk, a double-encoded summary chunk): one call, arguments once', async () => {
     server.script(sse('litellm-restated-arguments-stream'));
-    const { parts, error } = await collect(model('litellm').doStream(ask));
+    const { parts, error } = await collectStream(model('litellm').doStream(ask));
     expect(error).toBeUndefined();
-    const result = finished(parts);
+    const result = finishedResult(parts);
     expect(result.toolCalls).toEqual([
       {
         id: 'call_Lt7Wq2',
@@ -60,7 +36,7 @@ describe('a tool call whose arguments are sent again whole', () => {
 
   it('LocalAI (the same call, same id, at a second index): one call, not the command twice', async () => {
     server.script(sse('localai-same-call-at-two-indexes-stream'));
-    const result = finished((await collect(model('localai').doStream(ask))).parts);
+    const result = finishedResult((await collectStream(model('localai').doStream(ask))).parts);
     expect(result.toolCalls).toEqual([
       {
         id: 'LipwoT0puK4tQY6nxW39FNRyvQ6Hrh8p',
@@ -83,7 +59,7 @@ describe('a tool call whose arguments are sent again whole', () => {
     const body = events.join('\n\n');
     expect(body).not.toBe(recorded.body);
     server.script([{ type: 'response', response: { ...recorded, body } }]);
-    const { parts, error } = await collect(model('litellm').doStream(ask));
+    const { parts, error } = await collectStream(model('litellm').doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(/two different complete argument texts/);
@@ -94,7 +70,7 @@ describe('a tool call whose arguments are sent again whole', () => {
 describe('every call at index 0 without ids, each sent whole', () => {
   it('is one call per named chunk, not their arguments glued into one', async () => {
     server.script(sse('index-zero-calls-without-ids-stream'));
-    const result = finished((await collect(model('ollama').doStream(ask))).parts);
+    const result = finishedResult((await collectStream(model('ollama').doStream(ask))).parts);
     expect(result.toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
       ['call_0', 'file_write', { filePath: 'hello.py', content: 'print("hello")' }],
       ['call_1', 'file_write', { filePath: 'world.py', content: 'print("world")' }],
@@ -105,7 +81,7 @@ describe('every call at index 0 without ids, each sent whole', () => {
 describe('parallel calls without an index, one per chunk (Gemini)', () => {
   it('are two calls with their own ids, not one call with both argument texts', async () => {
     server.script(sse('gemini-parallel-calls-without-index-stream'));
-    const result = finished((await collect(model('gemini').doStream(ask))).parts);
+    const result = finishedResult((await collectStream(model('gemini').doStream(ask))).parts);
     expect(result.toolCalls.map((call) => [call.id, call.arguments])).toEqual([
       ['function-call-4711aa', { path: 'README.md' }],
       ['function-call-4711bb', { path: 'package.json' }],
@@ -117,8 +93,8 @@ describe('parallel calls without an index, one per chunk (Gemini)', () => {
 describe('several choices in one stream (n > 1)', () => {
   it('the answer is choice 0 alone, not the choices interleaved', async () => {
     server.script(sse('n2-interleaved-choices-stream'));
-    const { parts } = await collect(model('openai').doStream(ask));
-    const result = finished(parts);
+    const { parts } = await collectStream(model('openai').doStream(ask));
+    const result = finishedResult(parts);
     expect(result.text).toBe('Plan A: fix the test.');
     expect(result.finishReason).toBe('stop');
     expect(result.usage.totalTokens).toBe(21);
