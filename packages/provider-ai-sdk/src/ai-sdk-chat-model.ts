@@ -178,15 +178,55 @@ function requestIdOf(headers: unknown): string | undefined {
   return undefined;
 }
 
-/** An error part saying the stream ended early (no finish reason, socket terminated). */
-function isCutStream(error: unknown): boolean {
-  const message =
-    error instanceof Error
+function errorMessage(error: unknown): string {
+  return error instanceof Error
+    ? error.message
+    : isRecord(error) && typeof error.message === 'string'
       ? error.message
-      : isRecord(error) && typeof error.message === 'string'
-        ? error.message
-        : '';
-  return /ended without a finish reason|stream ended|terminated|other side closed/i.test(message);
+      : '';
+}
+
+/** An error part saying the stream ended early (socket terminated). */
+function isCutStream(error: unknown): boolean {
+  return /stream ended|terminated|other side closed/i.test(errorMessage(error));
+}
+
+/**
+ * The error part `@ai-sdk/openai-compatible` (and providers built on it) adds when the event
+ * stream was read to its end without a `finish_reason`: the body ended cleanly (a socket cut is a
+ * transport error instead), after `[DONE]` or not — the AI SDK's parser drops `[DONE]`, so the
+ * bridge cannot tell. vLLM-MLX, Gemini proxies and some gateways end every answer this way; the
+ * bridge takes such an answer when the server reported usage (sent once generation ended).
+ */
+function isEndedWithoutFinishReason(error: unknown): boolean {
+  return /ended without a finish reason/i.test(errorMessage(error));
+}
+
+/** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
+function sameJson(a: string, b: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The tool calls of an OpenAI-style raw chunk (`choices[0].delta.tool_calls`) that carry an id:
+ * `[index, id]` pairs. Empty for any other raw chunk.
+ */
+function wireToolCallIds(chunk: unknown): Array<[number, string]> {
+  if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return [];
+  const choice: unknown = chunk.choices[0];
+  const delta = isRecord(choice) ? choice.delta : undefined;
+  const calls = isRecord(delta) ? delta.tool_calls : undefined;
+  if (!Array.isArray(calls)) return [];
+  const found: Array<[number, string]> = [];
+  for (const [position, call] of calls.entries()) {
+    if (!isRecord(call) || typeof call.id !== 'string' || call.id.trim() === '') continue;
+    found.push([typeof call.index === 'number' ? call.index : position, call.id]);
+  }
+  return found;
 }
 
 function metadataData(metadata: unknown): Record<string, unknown> | undefined {
@@ -306,6 +346,67 @@ export class AISDKChatModel implements ChatModel {
       provider: this.provider,
       ...(requestId ? { requestId } : {}),
     });
+  }
+
+  /**
+   * A tool call sent again at another index with the same wire id (LocalAI): the same call when
+   * its arguments are the same text or the same JSON, dropped; other arguments are a typed error,
+   * since which of the two the model meant is unknown.
+   */
+  #checkRepeat(copy: ToolCall, original: string, requestId: string | undefined): void {
+    if (copy.rawArguments === original || sameJson(copy.rawArguments, original)) return;
+    const where = requestId ? ` (request ${requestId})` : '';
+    throw new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: tool call ${JSON.stringify(copy.name)} was sent again at another index with the same id and two different complete argument texts (${JSON.stringify(
+        original,
+      )}, then ${JSON.stringify(copy.rawArguments)}); which one the model meant is unknown${where}`,
+      provider: this.provider,
+      rawOutput: original + copy.rawArguments,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /**
+   * Throws for a stream read to its end without a finish reason (see
+   * `isEndedWithoutFinishReason`) that cannot be a whole answer: a tool call with partial
+   * arguments (a retryable `invalid-response`, nothing returned), or nothing at all (a retryable
+   * `network` error). Text, or complete tool calls, are the answer.
+   */
+  #checkWithoutFinishReason(
+    inputs: Iterable<{ raw: string; id: string; name: string; called?: boolean }>,
+    held: readonly ToolCall[],
+    text: string,
+    requestId: string | undefined,
+  ): void {
+    const where = requestId ? ` (request ${requestId})` : '';
+    let any = false;
+    let cut: { id: string | undefined; name: string; rawArguments: string } | undefined = held[0];
+    for (const input of inputs) {
+      any = true;
+      if (!input.called && input.raw.trim() !== '' && !isCompleteToolArguments(input.raw))
+        cut ??= { id: input.id, name: input.name, rawArguments: input.raw };
+    }
+    if (cut) {
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the answer ended without a finish reason inside tool call ${JSON.stringify(cut.name)}${
+          cut.id ? ` (${cut.id})` : ''
+        } after ${cut.rawArguments.length} characters of arguments that are not complete JSON; the call is incomplete and was not returned, so nothing ran${where}`,
+        isRetryable: true,
+        provider: this.provider,
+        rawOutput: cut.rawArguments,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
+    if (!any && text === '') {
+      throw new ModelError({
+        code: 'network',
+        message: `${this.provider}: the server ended the answer without a finish reason and without any text or tool call${where}`,
+        provider: this.provider,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
   }
 
   /**
@@ -542,6 +643,19 @@ export class AISDKChatModel implements ChatModel {
     >();
     const held: ToolCall[] = [];
     const toolCalls: ToolCall[] = [];
+    // LocalAI streams one call again at a further index with the same id; the AI SDK gives the
+    // copy a new id. Raw chunks carry the wire ids: the first index of each, a copy announced by
+    // a raw chunk and not yet started, and the copies (bridge id → the original's id, their text).
+    const wireIndexes = new Map<string, number>();
+    let repeatOf: string | undefined;
+    const repeats = new Map<string, { of: string; raw: string }>();
+    const startRepeat = (partId: string): boolean => {
+      if (repeatOf === undefined || inputs.has(partId) || !inputs.has(repeatOf)) return false;
+      repeats.set(partId, { of: repeatOf, raw: '' });
+      repeatOf = undefined;
+      return true;
+    };
+    let endedWithoutFinishReason = false;
     let finish: Json | undefined;
     let id: unknown;
     let modelId: unknown;
@@ -585,6 +699,11 @@ export class AISDKChatModel implements ChatModel {
               const chunk = part.rawValue;
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
+              for (const [index, wireId] of wireToolCallIds(chunk)) {
+                const first = wireIndexes.get(wireId);
+                if (first === undefined) wireIndexes.set(wireId, index);
+                else if (first !== index) repeatOf = wireId;
+              }
             }
             break;
           case 'text-delta':
@@ -607,7 +726,7 @@ export class AISDKChatModel implements ChatModel {
             break;
           }
           case 'tool-input-start': {
-            if (part.providerExecuted === true) break;
+            if (part.providerExecuted === true || startRepeat(String(part.id))) break;
             const input = { ordinal: inputs.size, raw: '', id: String(part.id), name: String(part.toolName) };
             inputs.set(String(part.id), input);
             yield {
@@ -620,6 +739,8 @@ export class AISDKChatModel implements ChatModel {
             break;
           }
           case 'tool-input-delta': {
+            const repeat = repeats.get(String(part.id));
+            if (repeat && typeof part.delta === 'string') repeat.raw += part.delta;
             const input = inputs.get(String(part.id));
             if (input && typeof part.delta === 'string' && part.delta !== '') {
               input.raw += part.delta;
@@ -630,6 +751,14 @@ export class AISDKChatModel implements ChatModel {
           case 'tool-call': {
             if (part.providerExecuted === true) break;
             const toolCall = toolCallOf(part);
+            if (repeats.has(toolCall.id) || startRepeat(toolCall.id)) {
+              this.#checkRepeat(
+                toolCall,
+                inputs.get(repeats.get(toolCall.id)?.of ?? '')?.raw ?? '',
+                requestId,
+              );
+              break;
+            }
             let input = inputs.get(toolCall.id);
             if (!input) {
               input = { ordinal: inputs.size, raw: '', id: toolCall.id, name: toolCall.name };
@@ -662,6 +791,10 @@ export class AISDKChatModel implements ChatModel {
             finish = part;
             break;
           case 'error':
+            if (isEndedWithoutFinishReason(part.error)) {
+              endedWithoutFinishReason = true;
+              break;
+            }
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
             throw this.#error(part.error, signal);
@@ -675,7 +808,16 @@ export class AISDKChatModel implements ChatModel {
       if (!completed) await reader.cancel().catch(() => {});
     }
     if (signal?.aborted) throw this.#error(signal.reason, signal);
-    const reason = finish?.finishReason;
+    if (endedWithoutFinishReason) {
+      const json = jsonBody();
+      if (json) throw json;
+      this.#checkWithoutFinishReason(inputs.values(), held, text, requestId);
+      // The bridge cannot see `[DONE]`; a usage report, which servers send once generation has
+      // ended, is its evidence. Without one, a body that just ended is a cut stream.
+      if (mapAISDKUsage(finish?.usage).outputTokens <= 0) throw this.#cut(text, requestId);
+    }
+    // An answer read to its end without a finish reason is whole (checked above): a natural stop.
+    const reason = endedWithoutFinishReason ? { unified: 'stop', raw: undefined } : finish?.finishReason;
     const unified = isRecord(reason) ? reason.unified : reason;
     const raw = isRecord(reason) ? reason.raw : reason;
     // A stream that ended without the provider's finish reason was cut off (the AI SDK still
@@ -705,20 +847,19 @@ export class AISDKChatModel implements ChatModel {
     }
     this.#checkToolFinish(reason, toolCalls.length, text, requestId);
     for (const toolCall of held) yield { type: 'tool-call', toolCall };
-    yield {
-      type: 'finish',
-      result: this.#result({
-        text,
-        reasoning: reasoning.filter((part) => part.text !== '' || part.providerData !== undefined),
-        toolCalls,
-        finishReason: reason,
-        usage: finish.usage,
-        id,
-        modelId,
-        requestId,
-        warnings,
-      }),
-    };
+    const result = this.#result({
+      text,
+      reasoning: reasoning.filter((part) => part.text !== '' || part.providerData !== undefined),
+      toolCalls,
+      finishReason: reason,
+      usage: finish.usage,
+      id,
+      modelId,
+      requestId,
+      warnings,
+    });
+    if (endedWithoutFinishReason) delete result.rawFinishReason;
+    yield { type: 'finish', result };
   }
 }
 

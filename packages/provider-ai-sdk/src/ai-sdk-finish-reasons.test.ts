@@ -134,3 +134,85 @@ describe('a 200 whose JSON body is an error, not a response', () => {
     expect((error as ModelError).isRetryable).toBe(true);
   });
 });
+
+describe('a stream read to its end without a finish_reason ([DONE], which the AI SDK drops)', () => {
+  it('text (vLLM-MLX on a natural stop): the whole answer, finish "stop", usage kept', async () => {
+    server.script(quirks.sse('vllm-mlx-done-without-finish-reason-stream'));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('The plan has three steps.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.rawFinishReason).toBeUndefined();
+    expect(result.usage).toMatchObject({ inputTokens: 21, outputTokens: 7, totalTokens: 28 });
+  });
+
+  it('the same stream cut (socket closed) before [DONE] is still a retryable network error', async () => {
+    const recorded = quirks.read('vllm-mlx-done-without-finish-reason-stream');
+    server.script([
+      {
+        type: 'response',
+        response: { ...recorded, body: recorded.body.replace('data: [DONE]\n', '') },
+        chunking: 'events',
+        after: 'destroy',
+      },
+    ]);
+    const { parts, error } = await collectStream(compatible().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('a body that just ends before the usage report (the AI SDK cannot see [DONE]) is a cut, not an answer', async () => {
+    const recorded = quirks.read('vllm-mlx-done-without-finish-reason-stream');
+    server.script(quirks.sse('vllm-mlx-done-without-finish-reason-stream', { limitEvents: 3 }));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
+    expect(recorded.body).toContain('"usage"');
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/connection closed early after 25 characters/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('a complete tool call (a Gemini proxy) is that call, finish "tool-calls"', async () => {
+    server.script(quirks.sse('proxy-tool-call-done-without-finish-reason-stream'));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
+      ['call_a1b2c3', 'read_file', { path: 'README.md' }],
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage.totalTokens).toBe(100);
+  });
+
+  it('a tool call with partial arguments is a retryable typed error; no tool-call part', async () => {
+    server.script(quirks.sse('proxy-cut-tool-call-done-without-finish-reason-stream'));
+    const { parts, error } = await collectStream(compatible().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).requestId).toBe('req_proxy_cut');
+    expect((error as ModelError).message).toMatch(
+      /without a finish reason inside tool call "write_file" \(call_d4e5f6\)/,
+    );
+    expect((error as ModelError).rawOutput).toBe('{"path":"notes/plan.md","content":"# Pl');
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it('nothing at all before [DONE] is a retryable error, not an empty answer', async () => {
+    const recorded = quirks.read('vllm-mlx-done-without-finish-reason-stream');
+    const body = recorded.body
+      .split('\n\n')
+      .filter((event) => !event.includes('"content":"The plan"') && !event.includes('three steps'))
+      .join('\n\n');
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { error } = await collectStream(compatible().doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(
+      /without a finish reason and without any text or tool call/,
+    );
+  });
+});

@@ -6,7 +6,7 @@ import { fromAISDK } from './ai-sdk-chat-model';
 
 // Chat Completions traffic that servers really send, through `@ai-sdk/openai-compatible` (the AI
 // SDK's own HTTP client and stream parser) and the bridge, over loopback HTTP.
-const { server, json, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, read, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = {
   messages: [{ role: 'user' as const, content: 'Write the plan.' }],
   tools: ['read_file', 'write_file', 'run_command'].map((name) => ({
@@ -119,5 +119,52 @@ describe('DeepSeek finish_reason "insufficient_system_resource"', () => {
     expect((error as ModelError).code).toBe('overloaded');
     expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('one tool call sent again at a second index with the same id (LocalAI)', () => {
+  it('is one call, not the command twice (the AI SDK gives the copy a new id)', async () => {
+    server.script(sse('localai-same-call-at-two-indexes-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.toolCalls.map((call) => [call.id, call.name, call.rawArguments])).toEqual([
+      ['LipwoT0puK4tQY6nxW39FNRyvQ6Hrh8p', 'exec', '{"cmd":"uname -a"}'],
+    ]);
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+    expect(new Set(parts.flatMap((part) => (part.type === 'tool-call-delta' ? [part.index] : [])))).toEqual(
+      new Set([0]),
+    );
+    expect(result.reasoning?.[0]?.text).toBe('Okay, the user wants a command.');
+    expect(result.usage.totalTokens).toBe(181);
+  });
+
+  it('the copy with other arguments is a typed error, not two calls', async () => {
+    const recorded = read('localai-same-call-at-two-indexes-stream');
+    const events = recorded.body.split('\n\n');
+    events[4] = (events[4] as string).replace('uname -a', 'rm -rf build');
+    server.script([{ type: 'response', response: { ...recorded, body: events.join('\n\n') } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(
+      /sent again at another index .* two different complete argument texts/,
+    );
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('two calls of the same tool with their own ids stay two calls', async () => {
+    const recorded = read('localai-same-call-at-two-indexes-stream');
+    const events = recorded.body.split('\n\n');
+    events[4] = (events[4] as string).replace(
+      '"index":1,"id":"LipwoT0puK4tQY6nxW39FNRyvQ6Hrh8p"',
+      '"index":1,"id":"call_second"',
+    );
+    server.script([{ type: 'response', response: { ...recorded, body: events.join('\n\n') } }]);
+    const result = finishedResult((await collectStream(model().doStream(ask))).parts);
+    expect(result.toolCalls.map((call) => call.id)).toEqual([
+      'LipwoT0puK4tQY6nxW39FNRyvQ6Hrh8p',
+      'call_second',
+    ]);
   });
 });
