@@ -148,6 +148,8 @@ export function mapAISDKFinishReason(
     default:
       finishReason = 'unknown';
   }
+  // `@ai-sdk/openai-compatible` files a streamed `refusal` ending in `stop` under content-filter.
+  if (finishReason === 'content-filter' && raw === 'stop') finishReason = 'refusal';
   if (hasToolCalls && (finishReason === 'stop' || finishReason === 'unknown')) finishReason = 'tool-calls';
   return { finishReason, rawFinishReason: raw ?? (typeof unified === 'string' ? unified : undefined) };
 }
@@ -200,6 +202,47 @@ function isCutStream(error: unknown): boolean {
  */
 function isEndedWithoutFinishReason(error: unknown): boolean {
   return /ended without a finish reason/i.test(errorMessage(error));
+}
+
+/**
+ * The tool calls of a chunk the AI SDK rejected only because their `function.arguments` is a
+ * JSON object, not a string (llama.cpp and Ollama builds send whole calls this way): each call with
+ * its id, name and arguments as text. `undefined` for any other rejected chunk.
+ */
+function objectArgumentCalls(
+  error: unknown,
+): Array<{ id: string; name: string; rawArguments: string }> | undefined {
+  const chunk = isRecord(error) ? error.value : undefined;
+  if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return undefined;
+  const choice: unknown = chunk.choices[0];
+  const delta = isRecord(choice) ? choice.delta : undefined;
+  const calls = isRecord(delta) ? delta.tool_calls : undefined;
+  if (!Array.isArray(calls) || calls.length === 0) return undefined;
+  const found: Array<{ id: string; name: string; rawArguments: string }> = [];
+  let objects = false;
+  for (const call of calls) {
+    const fn = isRecord(call) ? call.function : undefined;
+    if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string' || fn.name === '') return undefined;
+    const args = fn.arguments;
+    if (isRecord(args) && !Array.isArray(args)) objects = true;
+    else if (typeof args !== 'string' || !isCompleteToolArguments(args)) return undefined;
+    found.push({
+      id: typeof call.id === 'string' ? call.id : '',
+      name: fn.name,
+      rawArguments: typeof args === 'string' ? args : JSON.stringify(args),
+    });
+  }
+  return objects ? found : undefined;
+}
+
+/** Groq's usage, sent in `x_groq.usage` of the last chunk, as AI SDK v2 usage; else `undefined`. */
+function groqUsage(chunk: Json): Json | undefined {
+  const usage = isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined;
+  if (!isRecord(usage)) return undefined;
+  const inputTokens = count(usage.prompt_tokens);
+  const outputTokens = count(usage.completion_tokens);
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  return { inputTokens, outputTokens, totalTokens: count(usage.total_tokens) ?? inputTokens + outputTokens };
 }
 
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
@@ -656,6 +699,8 @@ export class AISDKChatModel implements ChatModel {
       return true;
     };
     let endedWithoutFinishReason = false;
+    // Usage the AI SDK does not read (Groq's `x_groq.usage`), from raw chunks.
+    let rawUsage: Json | undefined;
     let finish: Json | undefined;
     let id: unknown;
     let modelId: unknown;
@@ -699,6 +744,7 @@ export class AISDKChatModel implements ChatModel {
               const chunk = part.rawValue;
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
+              rawUsage = groqUsage(chunk) ?? rawUsage;
               for (const [index, wireId] of wireToolCallIds(chunk)) {
                 const first = wireIndexes.get(wireId);
                 if (first === undefined) wireIndexes.set(wireId, index);
@@ -790,14 +836,43 @@ export class AISDKChatModel implements ChatModel {
           case 'finish':
             finish = part;
             break;
-          case 'error':
+          case 'error': {
             if (isEndedWithoutFinishReason(part.error)) {
               endedWithoutFinishReason = true;
+              break;
+            }
+            // A chunk of whole calls with object arguments: the AI SDK rejects it, the calls are whole.
+            const objectCalls = objectArgumentCalls(part.error);
+            if (objectCalls) {
+              for (const call of objectCalls) {
+                const toolCall = parseToolCall({
+                  ...call,
+                  id: call.id !== '' ? call.id : `call_${inputs.size}`,
+                });
+                const input = {
+                  ordinal: inputs.size,
+                  raw: toolCall.rawArguments,
+                  id: toolCall.id,
+                  name: toolCall.name,
+                  called: true,
+                };
+                inputs.set(toolCall.id, input);
+                yield {
+                  type: 'tool-call-delta',
+                  index: input.ordinal,
+                  id: toolCall.id,
+                  name: toolCall.name,
+                  argumentsDelta: toolCall.rawArguments,
+                };
+                toolCalls.push(toolCall);
+                yield { type: 'tool-call', toolCall };
+              }
               break;
             }
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
             throw this.#error(part.error, signal);
+          }
         }
       }
       completed = true;
@@ -808,13 +883,14 @@ export class AISDKChatModel implements ChatModel {
       if (!completed) await reader.cancel().catch(() => {});
     }
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
     if (endedWithoutFinishReason) {
       const json = jsonBody();
       if (json) throw json;
       this.#checkWithoutFinishReason(inputs.values(), held, text, requestId);
       // The bridge cannot see `[DONE]`; a usage report, which servers send once generation has
       // ended, is its evidence. Without one, a body that just ended is a cut stream.
-      if (mapAISDKUsage(finish?.usage).outputTokens <= 0) throw this.#cut(text, requestId);
+      if (mapAISDKUsage(usage).outputTokens <= 0) throw this.#cut(text, requestId);
     }
     // An answer read to its end without a finish reason is whole (checked above): a natural stop.
     const reason = endedWithoutFinishReason ? { unified: 'stop', raw: undefined } : finish?.finishReason;
@@ -852,7 +928,7 @@ export class AISDKChatModel implements ChatModel {
       reasoning: reasoning.filter((part) => part.text !== '' || part.providerData !== undefined),
       toolCalls,
       finishReason: reason,
-      usage: finish.usage,
+      usage,
       id,
       modelId,
       requestId,

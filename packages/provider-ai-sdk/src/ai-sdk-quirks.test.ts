@@ -168,3 +168,47 @@ describe('one tool call sent again at a second index with the same id (LocalAI)'
     ]);
   });
 });
+
+describe('usage and endings @ai-sdk/openai-compatible does not read', () => {
+  it("Groq's usage in x_groq.usage is the usage, not zeros", async () => {
+    server.script(sse('groq-x-groq-usage-stream'));
+    const result = finishedResult((await collectStream(model().doStream(ask))).parts);
+    expect(result.text).toBe('Three steps.');
+    expect(result.usage).toEqual({ inputTokens: 44, outputTokens: 4, totalTokens: 48 });
+  });
+
+  it('a streamed refusal is finish "refusal" with its text, not a content filter', async () => {
+    server.script(sse('refusal-stream'));
+    const result = finishedResult((await collectStream(model().doStream(ask))).parts);
+    expect(result.text).toBe("I'm sorry, I can't help with that.");
+    expect(result.finishReason).toBe('refusal');
+  });
+});
+
+describe('a tool call whose arguments are a JSON object, not a string (llama.cpp, Ollama)', () => {
+  it('is that call, though the AI SDK rejects the chunk', async () => {
+    server.script(sse('llama-cpp-object-arguments-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_llama0',
+        name: 'get_weather',
+        arguments: { city: 'Paris' },
+        rawArguments: '{"city":"Paris"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage.totalTokens).toBe(138);
+  });
+
+  it('any other chunk the AI SDK rejects still fails the stream', async () => {
+    const recorded = read('llama-cpp-object-arguments-stream');
+    const body = recorded.body.replace('"arguments":{"city":"Paris"}', '"arguments":42');
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect(parts.some((part) => part.type === 'finish' || part.type === 'tool-call')).toBe(false);
+  });
+});
