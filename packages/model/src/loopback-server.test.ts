@@ -115,6 +115,25 @@ describe('startLoopbackServer', () => {
     expect(await (await fetch(server.url)).text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\n');
   });
 
+  it('keeps a CRLF body byte for byte, event by event too', async () => {
+    const body = 'data: {"n":1}\r\n\r\ndata: [DONE]\r\n\r\n';
+    const crlf = parseRecordedResponse(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${body}`);
+    expect(crlf.body).toBe(body);
+    server.script([{ type: 'response', response: crlf, chunking: 'events' }]);
+    expect(await (await fetch(server.url)).text()).toBe(body);
+  });
+
+  it('bytes: writes each event in two parts cut inside its first multi-byte character', async () => {
+    const body = 'data: {"t":"caf\u00e9"}\n\ndata: {"t":"\u{1F600}"}\n\ndata: [DONE]\n\n';
+    server.script([{ type: 'response', response: { ...sseResponse, body }, chunking: 'bytes' }]);
+    const response = await fetch(server.url);
+    const reads: Uint8Array[] = [];
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) reads.push(chunk);
+    expect(Buffer.concat(reads).toString('utf8')).toBe(body);
+    // Two writes per event (TCP may still join them): the client gets every byte in order.
+    expect(reads.length).toBeGreaterThan(0);
+  });
+
   it('resets connections, before a byte or mid-stream', async () => {
     server.script([
       { type: 'reset' },

@@ -39,9 +39,10 @@ export type LoopbackReply =
       /**
        * How the body is written. `whole`: one write. `events`: one write per SSE event (split on
        * blank lines), each event itself split in two writes mid-line to exercise the SDK's SSE
-       * line decoder.
+       * line decoder. `bytes`: like `events`, but each event is cut inside its first multi-byte
+       * UTF-8 character (a character split across network reads), in the middle if it has none.
        */
-      chunking?: 'whole' | 'events';
+      chunking?: 'whole' | 'events' | 'bytes';
       /**
        * What happens after the last event: `end` (default) ends the response normally, `hold`
        * keeps the connection open (for abort tests), `destroy` resets the socket.
@@ -88,11 +89,11 @@ function invalidFixture(message: string, cause?: unknown): ConformanceError {
  * parseRecordedResponse('HTTP/1.1 429 Too Many Requests\nretry-after: 1\n\n{"error":{}}')
  */
 export function parseRecordedResponse(text: string): RecordedResponse {
-  const normalized = text.replace(/\r\n/g, '\n');
-  const split = normalized.indexOf('\n\n');
-  const head = split === -1 ? normalized : normalized.slice(0, split);
-  const body = split === -1 ? '' : normalized.slice(split + 2);
-  const [statusLine = '', ...headerLines] = head.split('\n');
+  const split = /\r?\n\r?\n/.exec(text);
+  const head = split ? text.slice(0, split.index) : text;
+  // The body stays byte for byte (a server's CRLF line endings included).
+  const body = split ? text.slice(split.index + split[0].length) : '';
+  const [statusLine = '', ...headerLines] = head.split(/\r?\n/);
   const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
   if (!match?.[1]) {
     throw invalidFixture(
@@ -130,10 +131,20 @@ export function readRecordedResponse(path: string | URL): RecordedResponse {
 }
 
 function splitEvents(body: string): string[] {
+  const newline = body.includes('\r\n') ? '\r\n' : '\n';
   return body
-    .split(/\n\n+/)
+    .split(/(?:\r?\n){2,}/)
     .filter((event) => event.trim() !== '')
-    .map((event) => `${event}\n\n`);
+    .map((event) => `${event}${newline}${newline}`);
+}
+
+/**
+ * Where to cut an event in two: inside its first multi-byte UTF-8 character when it has one (the
+ * client must not decode the halves on their own), else in the middle.
+ */
+function byteSplit(bytes: Buffer): number {
+  const continuation = bytes.findIndex((byte) => (byte & 0xc0) === 0x80);
+  return continuation > 0 ? continuation : Math.floor(bytes.length / 2);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -182,10 +193,18 @@ async function writeReply(
     res.flushHeaders();
     for (const event of events) {
       if (res.destroyed) return;
-      const middle = Math.floor(event.length / 2);
-      res.write(event.slice(0, middle));
-      await tick();
-      res.write(event.slice(middle));
+      if (chunking === 'bytes') {
+        const bytes = Buffer.from(event);
+        const cut = byteSplit(bytes);
+        res.write(bytes.subarray(0, cut));
+        await tick();
+        res.write(bytes.subarray(cut));
+      } else {
+        const middle = Math.floor(event.length / 2);
+        res.write(event.slice(0, middle));
+        await tick();
+        res.write(event.slice(middle));
+      }
       await tick();
     }
   }

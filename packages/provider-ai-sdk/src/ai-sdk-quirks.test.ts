@@ -212,3 +212,18 @@ describe('a tool call whose arguments are a JSON object, not a string (llama.cpp
     expect(parts.some((part) => part.type === 'finish' || part.type === 'tool-call')).toBe(false);
   });
 });
+
+describe('CRLF line endings and UTF-8 characters split across network reads', () => {
+  it('are the same text and one call, its arguments from many small deltas', async () => {
+    server.script(sse('crlf-multibyte-stream', { chunking: 'bytes' }));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Café ☕ — 日本語の計画 😀');
+    expect(result.toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
+      ['call_crlf1', 'write_file', { path: 'notes/計画.md', content: '# Plan ☕\n1. Café — déjà vu 😀\n' }],
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage).toMatchObject({ inputTokens: 40, outputTokens: 31, totalTokens: 71 });
+  });
+});

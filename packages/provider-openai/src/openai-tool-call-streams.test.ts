@@ -100,3 +100,26 @@ describe('several choices in one stream (n > 1)', () => {
     expect(result.usage.totalTokens).toBe(21);
   });
 });
+
+describe('CRLF line endings and UTF-8 characters split across network reads', () => {
+  it('are the same text and one call, its arguments from many small deltas', async () => {
+    const recorded = read('crlf-multibyte-stream');
+    expect(recorded.body).toContain('\r\n\r\n');
+    server.script(sse('crlf-multibyte-stream', { chunking: 'bytes' }));
+    const { parts, error } = await collectStream(model('llama.cpp').doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Café ☕ — 日本語の計画 😀');
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_crlf1',
+        name: 'write_file',
+        arguments: { path: 'notes/計画.md', content: '# Plan ☕\n1. Café — déjà vu 😀\n' },
+        rawArguments: '{"path": "notes/計画.md", "content": "# Plan ☕\\n1. Café — déjà vu 😀\\n"}',
+      },
+    ]);
+    expect(argumentDeltas(parts)).toBe(result.toolCalls[0]?.rawArguments);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage).toEqual({ inputTokens: 40, outputTokens: 31, totalTokens: 71 });
+  });
+});
