@@ -604,6 +604,9 @@ export class AnthropicChatModel implements ChatModel {
       // The SDK ends iteration quietly when the request is aborted mid-stream.
       if (signal?.aborted) throw this.#error(signal.reason, signal);
       const unfinished = [...blocks.values()].find((block) => block.kind === 'tool' && !block.closed);
+      // A stream that ended cleanly after the message_delta with the stop reason, every block
+      // closed, lacks only the message_stop frame (some proxies drop it): the answer is whole.
+      if (!stopped && rawStopReason && !unfinished) stopped = true;
       if (stopped && unfinished?.kind === 'tool') {
         throw this.#truncated(
           { id: unfinished.id, name: unfinished.name, rawArguments: unfinished.raw },

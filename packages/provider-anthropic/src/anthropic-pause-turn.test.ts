@@ -1,11 +1,11 @@
-import { ModelError, type StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import { collectStream, replayFixtures } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
 // `stop_reason: "pause_turn"`: the server paused a long server-tool turn (web search) and the
 // client must send the assistant content back to continue it. Replayed through the official SDK.
-const { json, sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, json, sse } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = {
   messages: [{ role: 'user' as const, content: 'Which Node.js line is LTS now?' }],
   providerOptions: {
@@ -13,26 +13,8 @@ const ask = {
   },
 };
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-
 const model = () =>
   createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url })('claude-sonnet-4-5');
-
-async function collect(stream: AsyncIterable<StreamPart>): Promise<{ parts: StreamPart[]; error?: unknown }> {
-  const parts: StreamPart[] = [];
-  try {
-    for await (const part of stream) parts.push(part);
-  } catch (error) {
-    return { parts, error };
-  }
-  return { parts };
-}
 
 type SentMessage = { role: string; content: unknown };
 const sent = (index: number) =>
@@ -81,7 +63,7 @@ describe('a turn the server paused (pause_turn)', () => {
 
   it('streamed: the continuation streams on; the second request carries the streamed blocks rebuilt', async () => {
     server.script([...sse('pause-turn-web-search-stream'), ...sse('pause-turn-continued-stream')]);
-    const { parts, error } = await collect(model().doStream(ask));
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(error).toBeUndefined();
     expect(server.requests).toHaveLength(2);
     expect(sentMessages(1)).toEqual([...sentMessages(0), { role: 'assistant', content: pausedContent }]);
@@ -116,7 +98,7 @@ describe('a turn the server paused (pause_turn)', () => {
     expect(last.content).toHaveLength(5 * pausedContent.length);
 
     server.script(Array.from({ length: 6 }, () => sse('pause-turn-web-search-stream')).flat());
-    const streamed = await collect(model().doStream(ask));
+    const streamed = await collectStream(model().doStream(ask));
     expect((streamed.error as ModelError).code).toBe('invalid-response');
     expect(streamed.parts.some((part) => part.type === 'finish')).toBe(false);
   });

@@ -1,10 +1,10 @@
-import type { GenerateResult, StreamPart } from '@closedloop/model';
-import { fixtureReplies, type LoopbackServer, startLoopbackServer } from '@closedloop/model/conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelError } from '@closedloop/model';
+import { collectStream, finishedResult, replayFixtures, streamResult } from '@closedloop/model/conformance';
+import { describe, expect, it } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
 // Anthropic-format streams from proxies that translate other APIs, replayed through the SDK.
-const { sse } = fixtureReplies(new URL('./__fixtures__/quirks/', import.meta.url));
+const { server, sse, read } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 const ask = {
   messages: [{ role: 'user' as const, content: 'Read the README.' }],
   tools: [
@@ -16,34 +16,13 @@ const ask = {
   ],
 };
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-
-async function parts(stream: AsyncIterable<StreamPart>): Promise<StreamPart[]> {
-  const collected: StreamPart[] = [];
-  for await (const part of stream) collected.push(part);
-  return collected;
-}
-
-function finished(collected: StreamPart[]): GenerateResult {
-  const last = collected.at(-1);
-  if (last?.type !== 'finish') throw new Error(`no finish part: ${JSON.stringify(collected)}`);
-  return last.result;
-}
-
 describe('a tool_use input sent whole in content_block_start, with no input_json_delta', () => {
   it('is the call arguments (not {}), and the deltas add up to them', async () => {
     server.script(sse('proxy-input-in-block-start-stream'));
     const model = createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url })(
       'claude-sonnet-4-5',
     );
-    const collected = await parts(model.doStream(ask));
-    const result = finished(collected);
+    const { parts: collected, result } = await streamResult(model.doStream(ask));
     expect(result.toolCalls).toEqual([
       {
         id: 'toolu_proxy_9f8e',
@@ -57,5 +36,53 @@ describe('a tool_use input sent whole in content_block_start, with no input_json
     ).toBe('{"path":"README.md"}');
     expect(result.finishReason).toBe('tool-calls');
     expect(result.usage).toMatchObject({ inputTokens: 318, outputTokens: 21 });
+  });
+});
+
+const model = () =>
+  createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url })('claude-sonnet-4-5');
+
+describe('a stream that ends after the message_delta with the stop reason, without message_stop (a proxy)', () => {
+  it('is the whole answer: the text, the call, the stop reason and usage', async () => {
+    server.script(sse('proxy-missing-message-stop-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe("I'll read the README first.");
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'toolu_01NoStopRead',
+        name: 'read_file',
+        arguments: { path: 'README.md' },
+        rawArguments: '{"path": "README.md"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.rawFinishReason).toBe('tool_use');
+    expect(result.usage).toMatchObject({ inputTokens: 412, outputTokens: 48 });
+  });
+
+  it('the same stream ended before its message_delta is still a retryable network error', async () => {
+    const recorded = read('proxy-missing-message-stop-stream');
+    const body = recorded.body.slice(0, recorded.body.indexOf('event: message_delta'));
+    server.script([{ type: 'response', response: { ...recorded, body }, chunking: 'events' }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+
+  it('a tool_use block left open at the end is not a call (a retryable network error)', async () => {
+    const recorded = read('proxy-missing-message-stop-stream');
+    const body = recorded.body.replace(
+      /event: content_block_stop\ndata: \{"type":"content_block_stop","index":1\}\n\n/,
+      '',
+    );
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
