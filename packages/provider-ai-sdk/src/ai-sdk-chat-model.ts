@@ -235,6 +235,31 @@ function objectArgumentCalls(
   return objects ? found : undefined;
 }
 
+/**
+ * The text and tool calls of a stream chunk in a completion's shape — `choices[0].message`
+ * instead of `delta` — which `@ai-sdk/openai-compatible` reads as an empty chunk; `undefined` for
+ * a chunk with a `delta`.
+ */
+function wholeMessage(
+  chunk: Json,
+): { text: string; calls: Array<{ id: string; name: string; rawArguments: string }> } | undefined {
+  const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (!isRecord(choice) || choice.delta != null || !isRecord(choice.message)) return undefined;
+  const message = choice.message;
+  const calls: Array<{ id: string; name: string; rawArguments: string }> = [];
+  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+    const fn = isRecord(call) ? call.function : undefined;
+    if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string') continue;
+    const args = fn.arguments;
+    calls.push({
+      id: typeof call.id === 'string' ? call.id : '',
+      name: fn.name,
+      rawArguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+    });
+  }
+  return { text: typeof message.content === 'string' ? message.content : '', calls };
+}
+
 /** Groq's usage, sent in `x_groq.usage` of the last chunk, as AI SDK v2 usage; else `undefined`. */
 function groqUsage(chunk: Json): Json | undefined {
   const usage = isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined;
@@ -723,6 +748,29 @@ export class AISDKChatModel implements ChatModel {
           },
         };
     };
+    // A whole tool call the AI SDK did not stream (it rejected or ignored its chunk): its parts.
+    function* wholeCall(call: { id: string; name: string; rawArguments: string }): Generator<StreamPart> {
+      const toolCall = parseToolCall({ ...call, id: call.id !== '' ? call.id : `call_${inputs.size}` });
+      const input = {
+        ordinal: inputs.size,
+        raw: toolCall.rawArguments,
+        id: toolCall.id,
+        name: toolCall.name,
+        called: true,
+      };
+      inputs.set(toolCall.id, input);
+      yield {
+        type: 'tool-call-delta',
+        index: input.ordinal,
+        id: toolCall.id,
+        name: toolCall.name,
+        argumentsDelta: toolCall.rawArguments,
+      };
+      toolCalls.push(toolCall);
+      if (isCompleteToolArguments(toolCall.rawArguments) || toolCall.rawArguments.trim() === '')
+        yield { type: 'tool-call', toolCall };
+      else held.push(toolCall);
+    }
     let completed = false;
     try {
       while (true) {
@@ -745,6 +793,16 @@ export class AISDKChatModel implements ChatModel {
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
               rawUsage = groqUsage(chunk) ?? rawUsage;
+              // A chunk in a completion's shape (`message`, not `delta`), which the AI SDK reads
+              // as empty: its text and tool calls.
+              const whole = wholeMessage(chunk);
+              if (whole) {
+                if (whole.text !== '') {
+                  text += whole.text;
+                  yield { type: 'text-delta', delta: whole.text };
+                }
+                for (const call of whole.calls) yield* wholeCall(call);
+              }
               for (const [index, wireId] of wireToolCallIds(chunk)) {
                 const first = wireIndexes.get(wireId);
                 if (first === undefined) wireIndexes.set(wireId, index);
@@ -844,29 +902,7 @@ export class AISDKChatModel implements ChatModel {
             // A chunk of whole calls with object arguments: the AI SDK rejects it, the calls are whole.
             const objectCalls = objectArgumentCalls(part.error);
             if (objectCalls) {
-              for (const call of objectCalls) {
-                const toolCall = parseToolCall({
-                  ...call,
-                  id: call.id !== '' ? call.id : `call_${inputs.size}`,
-                });
-                const input = {
-                  ordinal: inputs.size,
-                  raw: toolCall.rawArguments,
-                  id: toolCall.id,
-                  name: toolCall.name,
-                  called: true,
-                };
-                inputs.set(toolCall.id, input);
-                yield {
-                  type: 'tool-call-delta',
-                  index: input.ordinal,
-                  id: toolCall.id,
-                  name: toolCall.name,
-                  argumentsDelta: toolCall.rawArguments,
-                };
-                toolCalls.push(toolCall);
-                yield { type: 'tool-call', toolCall };
-              }
+              for (const call of objectCalls) yield* wholeCall(call);
               break;
             }
             // The AI SDK reports a stream that ended early as an error part: a cut connection.

@@ -227,3 +227,36 @@ describe('CRLF line endings and UTF-8 characters split across network reads', ()
     expect(result.usage).toMatchObject({ inputTokens: 40, outputTokens: 31, totalTokens: 71 });
   });
 });
+
+describe("a stream of one chunk in a completion's shape (message, not delta)", () => {
+  it('is its text and its tool call, not an empty answer (the AI SDK reads the chunk as empty)', async () => {
+    server.script(sse('gateway-whole-message-chunk-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Reading the README first.');
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_whole1',
+        name: 'read_file',
+        arguments: { path: 'README.md' },
+        rawArguments: '{"path":"README.md"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage).toMatchObject({ inputTokens: 88, outputTokens: 24, totalTokens: 112 });
+  });
+
+  it('with a cut-off finish, its call with partial arguments is the truncated-call error', async () => {
+    const recorded = read('gateway-whole-message-chunk-stream');
+    const body = recorded.body
+      .replace('{\\"path\\":\\"README.md\\"}', '{\\"path\\":\\"READ')
+      .replace('"finish_reason":"tool_calls"', '"finish_reason":"length"');
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(/finish reason "length"\) inside tool call "read_file"/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});

@@ -116,6 +116,18 @@ function firstChoice(
   return choices.find((choice) => choice.index === 0);
 }
 
+/**
+ * A whole `message` (a completion's shape) as the delta it stands for, its tool calls indexed:
+ * servers that answer a streaming request with one non-stream-shaped chunk, or a JSON body.
+ */
+function messageAsDelta(message: ChatCompletion.Choice['message']): ChatCompletionChunk.Choice.Delta {
+  const { tool_calls: toolCalls, ...rest } = message;
+  return {
+    ...rest,
+    ...(toolCalls ? { tool_calls: toolCalls.map((call, index) => ({ ...call, index })) } : {}),
+  } as ChatCompletionChunk.Choice.Delta;
+}
+
 /** Whether text could be one whole JSON object or JSON string (cheap, before parsing it). */
 function mayBeWholeJson(text: string): boolean {
   // Scans from both ends rather than trimming: long arguments are checked once per delta.
@@ -331,17 +343,13 @@ export class OpenAIChatModel implements ChatModel {
         JSON.stringify(body),
       );
     }
-    const { tool_calls: toolCalls, ...message } = choice.message;
     return {
       ...(completion as object),
       object: 'chat.completion.chunk',
       choices: [
         {
           index: 0,
-          delta: {
-            ...message,
-            ...(toolCalls ? { tool_calls: toolCalls.map((call, index) => ({ ...call, index })) } : {}),
-          } as ChatCompletionChunk.Choice.Delta,
+          delta: messageAsDelta(choice.message),
           finish_reason: choice.finish_reason,
           logprobs: choice.logprobs ?? null,
         },
@@ -543,7 +551,11 @@ export class OpenAIChatModel implements ChatModel {
         if (!choice) continue;
         if (choice.finish_reason) rawFinishReason = choice.finish_reason;
         if (choice.logprobs?.content) logprobs.push(...choice.logprobs.content);
-        const delta = choice.delta;
+        // A chunk in a completion's shape (`message`, not `delta`; some gateways send the whole
+        // answer as one such chunk) is the delta it stands for, not an empty one.
+        const whole = (choice as { message?: ChatCompletion.Choice['message'] | null }).message;
+        const delta =
+          choice.delta ?? (whole && typeof whole === 'object' ? messageAsDelta(whole) : undefined);
         if (!delta) continue;
         mergeReasoningDetails(
           reasoningDetails,

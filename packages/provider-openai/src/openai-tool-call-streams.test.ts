@@ -123,3 +123,23 @@ describe('CRLF line endings and UTF-8 characters split across network reads', ()
     expect(result.usage).toEqual({ inputTokens: 40, outputTokens: 31, totalTokens: 71 });
   });
 });
+
+describe("a stream of one chunk in a completion's shape (message, not delta)", () => {
+  it('is its text and its tool call, not an empty answer', async () => {
+    server.script(sse('gateway-whole-message-chunk-stream'));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Reading the README first.');
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_whole1',
+        name: 'read_file',
+        arguments: { path: 'README.md' },
+        rawArguments: '{"path":"README.md"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.usage).toEqual({ inputTokens: 88, outputTokens: 24, totalTokens: 112 });
+  });
+});
