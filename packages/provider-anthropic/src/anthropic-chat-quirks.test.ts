@@ -1,5 +1,5 @@
 import { generate, ModelError, type StreamPart } from '@closedloop/model';
-import { collectStream, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import { collectStream, fixtureReplies, modelRejection, replayFixtures } from '@closedloop/model/conformance';
 import { describe, expect, it } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
@@ -170,5 +170,78 @@ describe('an event stream without event: lines (Anthropic-compatible gateways)',
     ]);
     const { error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('overloaded');
+  });
+});
+
+describe('tool-call ids from other providers in the history', () => {
+  it("are sent valid and unique (Kimi's functions.x:0, call_0 every turn, an empty id); each result follows its call", async () => {
+    const answer = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+    server.script(answer.json('text'));
+    const call = (id: string, path: string) => ({
+      id,
+      name: 'read_file',
+      arguments: { path },
+      rawArguments: JSON.stringify({ path }),
+    });
+    const history = [
+      { role: 'user' as const, content: 'Read both files.' },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [call('functions.read_file:0', 'a.md'), call('functions.read_file:1', 'b.md')],
+      },
+      { role: 'tool' as const, toolCallId: 'functions.read_file:1', content: 'B' },
+      { role: 'tool' as const, toolCallId: 'functions.read_file:0', content: 'A' },
+      { role: 'assistant' as const, content: '', toolCalls: [call('call_0', 'c.md')] },
+      { role: 'tool' as const, toolCallId: 'call_0', content: 'C' },
+      { role: 'assistant' as const, content: '', toolCalls: [call('call_0', 'd.md'), call('', 'e.md')] },
+      { role: 'tool' as const, toolCallId: 'call_0', content: 'D' },
+      { role: 'tool' as const, toolCallId: '', content: 'E' },
+      { role: 'user' as const, content: 'Summarise.' },
+    ];
+    await model().doGenerate({ ...ask, messages: history });
+    const sent = server.requests[0]?.json as {
+      messages: Array<{ role: string; content: Array<Record<string, unknown>> | string }>;
+    };
+    const blocks = sent.messages.flatMap((message) =>
+      Array.isArray(message.content) ? message.content : [],
+    );
+    const uses = blocks.filter((block) => block.type === 'tool_use');
+    const ids = uses.map((block) => block.id as string);
+    expect(ids).toEqual(['functions_read_file_0', 'functions_read_file_1', 'call_0', 'call_0_2', 'toolu_4']);
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    // Every result names the id its own call was sent with.
+    const pathOf = new Map(uses.map((block) => [block.id, (block.input as { path: string }).path]));
+    const results = blocks
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => [pathOf.get(block.tool_use_id), block.content]);
+    expect(results).toEqual([
+      ['b.md', 'B'],
+      ['a.md', 'A'],
+      ['c.md', 'C'],
+      ['d.md', 'D'],
+      ['e.md', 'E'],
+    ]);
+  });
+
+  it("Anthropic's own ids pass unchanged", async () => {
+    const answer = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
+    server.script(answer.json('text'));
+    await model().doGenerate({
+      ...ask,
+      messages: [
+        { role: 'user', content: 'Read it.' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', arguments: {}, rawArguments: '{}' },
+          ],
+        },
+        { role: 'tool', toolCallId: 'toolu_01A09q90qw90lq917835lq9', content: 'text' },
+      ],
+    });
+    expect(server.requests[0]?.body).toContain('"tool_use_id":"toolu_01A09q90qw90lq917835lq9"');
+    expect(server.requests[0]?.body).toContain('"id":"toolu_01A09q90qw90lq917835lq9"');
   });
 });

@@ -133,6 +133,42 @@ function toolInput(call: ToolCall): Record<string, unknown> {
   return {};
 }
 
+const validToolUseId = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Tool-call ids as the Messages API takes them: `tool_use` ids must match `^[a-zA-Z0-9_-]+$` and
+ * be unique in the request. History from other providers breaks both — Kimi's
+ * `functions.read_file:0`, empty ids, llama.cpp and Ollama restarting at `call_0` every turn — and
+ * Anthropic rejects the whole request. Ids that are valid and new pass unchanged (Anthropic's own
+ * always do); others are rewritten, and each tool result follows its call's new id.
+ */
+function toolUseIds() {
+  const used = new Set<string>();
+  // The latest assistant turn's calls: original id → the ids sent for it, in order.
+  let turn = new Map<string, string[]>();
+  return {
+    startTurn() {
+      turn = new Map();
+    },
+    call(id: string): string {
+      const base = validToolUseId.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || `toolu_${used.size}`;
+      let sent = base;
+      for (let n = 2; used.has(sent); n++) sent = `${base}_${n}`;
+      used.add(sent);
+      const sentIds = turn.get(id);
+      if (sentIds) sentIds.push(sent);
+      else turn.set(id, [sent]);
+      return sent;
+    },
+    result(id: string): string {
+      const sentIds = turn.get(id);
+      if (!sentIds)
+        return validToolUseId.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu_unknown';
+      return (sentIds.length > 1 ? sentIds.shift() : sentIds[0]) as string;
+    },
+  };
+}
+
 function badRequest(provider: string, message: string): ModelError {
   return new ModelError({ code: 'bad-request', message: `${provider}: ${message}`, provider });
 }
@@ -152,6 +188,7 @@ export function toAnthropicMessages(
   const out: MessageParam[] = [];
   let results: ToolResultBlockParam[] = [];
   let texts: Array<TextBlockParam | ImageBlockParam | DocumentBlockParam> = [];
+  const ids = toolUseIds();
 
   const flushUser = () => {
     if (results.length === 0 && texts.length === 0) return;
@@ -177,13 +214,14 @@ export function toAnthropicMessages(
       case 'tool':
         results.push({
           type: 'tool_result',
-          tool_use_id: message.toolCallId,
+          tool_use_id: ids.result(message.toolCallId),
           content: message.content,
           ...(message.isError ? { is_error: true } : {}),
         });
         return;
       case 'assistant': {
         flushUser();
+        ids.startTurn();
         const blocks: ContentBlockParam[] = [];
         for (const part of message.reasoning ?? []) {
           if (part.redacted) {
@@ -195,7 +233,7 @@ export function toAnthropicMessages(
         }
         if (message.content !== '') blocks.push({ type: 'text', text: message.content });
         for (const call of message.toolCalls ?? []) {
-          blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
+          blocks.push({ type: 'tool_use', id: ids.call(call.id), name: call.name, input: toolInput(call) });
         }
         if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
         return;
