@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenAICompatible as createOpenAICompatibleV4 } from '@ai-sdk/openai-compatible-v4';
 import { ModelError } from '@closedloop/model';
 import { collectStream, finishedResult, modelRejection, replayFixtures } from '@closedloop/model/conformance';
 import { describe, expect, it } from 'vitest';
@@ -257,6 +258,50 @@ describe("a stream of one chunk in a completion's shape (message, not delta)", (
     const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(/finish reason "length"\) inside tool call "read_file"/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, specification v4)', () => {
+  const v4 = () =>
+    fromAISDK(
+      createOpenAICompatibleV4({
+        name: 'loopback',
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-loopback-000000',
+        includeUsage: true,
+      })('gpt-4.1'),
+      { name: 'openai-compatible' },
+    );
+
+  it.each([
+    ['vllm-mlx-done-without-finish-reason-stream', 'The plan has three steps.', [], 'stop'],
+    ['localai-same-call-at-two-indexes-stream', '', ['exec {"cmd":"uname -a"}'], 'tool-calls'],
+    ['llama-cpp-object-arguments-stream', '', ['get_weather {"city":"Paris"}'], 'tool-calls'],
+    [
+      'gateway-whole-message-chunk-stream',
+      'Reading the README first.',
+      ['read_file {"path":"README.md"}'],
+      'tool-calls',
+    ],
+    ['groq-x-groq-usage-stream', 'Three steps.', [], 'stop'],
+    ['refusal-stream', "I'm sorry, I can't help with that.", [], 'refusal'],
+  ])('%s: text %j, calls %j, finish %s', async (fixture, text, calls, finishReason) => {
+    server.script(sse(fixture));
+    const { parts, error } = await collectStream(v4().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe(text);
+    expect(result.toolCalls.map((call) => `${call.name} ${call.rawArguments}`)).toEqual(calls);
+    expect(result.finishReason).toBe(finishReason);
+    expect(result.usage.totalTokens).toBeGreaterThan(0);
+  });
+
+  it('a tool call with partial arguments and no finish reason is a retryable invalid-response', async () => {
+    server.script(sse('proxy-cut-tool-call-done-without-finish-reason-stream'));
+    const { parts, error } = await collectStream(v4().doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
