@@ -161,3 +161,21 @@ describe('a 200 whose JSON body is an error string, not a completion', () => {
     expect((error as ModelError).isRetryable).toBe(true);
   });
 });
+
+describe('usage and refusals in the shapes some servers send', () => {
+  it("Groq's usage in x_groq.usage of the last chunk is the usage", async () => {
+    server.script(sse('groq-x-groq-usage-stream'));
+    const result = finishedResult((await collectStream(model('groq').doStream(ask))).parts);
+    expect(result.text).toBe('Three steps.');
+    expect(result.usage).toEqual({ inputTokens: 44, outputTokens: 4, totalTokens: 48 });
+    expect(result.response?.requestId).toBe('req_01jz8qv3groqloop');
+  });
+
+  it('streamed refusal deltas are the text, finish "refusal"', async () => {
+    server.script(sse('refusal-stream'));
+    const result = finishedResult((await collectStream(model('openai').doStream(ask))).parts);
+    expect(result.text).toBe("I'm sorry, I can't help with that.");
+    expect(result.finishReason).toBe('refusal');
+    expect(result.usage.totalTokens).toBe(24);
+  });
+});
