@@ -86,3 +86,15 @@ describe('a stream that ends after the message_delta with the stop reason, witho
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
+
+describe('CRLF line endings and UTF-8 characters split across network reads', () => {
+  it('are the same text, stop reason and usage', async () => {
+    expect(read('crlf-multibyte-stream').body).toContain('\r\n\r\n');
+    server.script(sse('crlf-multibyte-stream', { chunking: 'bytes' }));
+    const { result } = await streamResult(model().doStream(ask));
+    expect(result.text).toBe('Café ☕ — 日本語 😀 déjà vu.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage).toMatchObject({ inputTokens: 12, outputTokens: 7 });
+    expect(result.response?.requestId).toBe('req_crlf_utf8');
+  });
+});
