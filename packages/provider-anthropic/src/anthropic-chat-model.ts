@@ -471,17 +471,20 @@ export class AnthropicChatModel implements ChatModel {
               if (released) yield released;
               const block = event.content_block;
               content[event.index] = { ...block };
+              // Proxies that translate other APIs may leave out the block's empty `text`/`thinking`.
               if (block.type === 'text') {
                 blocks.set(event.index, { kind: 'text' });
-                if (block.text !== '') {
-                  text += block.text;
-                  yield { type: 'text-delta', delta: block.text };
+                const initial = block.text ?? '';
+                if (initial !== '') {
+                  text += initial;
+                  yield { type: 'text-delta', delta: initial };
                 }
               } else if (block.type === 'thinking') {
-                const part: ReasoningPart = { text: block.thinking, signature: block.signature };
+                const initial = block.thinking ?? '';
+                const part: ReasoningPart = { text: initial, signature: block.signature };
                 reasoning.push(part);
                 blocks.set(event.index, { kind: 'reasoning', part });
-                if (block.thinking !== '') yield { type: 'reasoning-delta', delta: block.thinking };
+                if (initial !== '') yield { type: 'reasoning-delta', delta: initial };
               } else if (block.type === 'redacted_thinking') {
                 reasoning.push({ text: '', signature: block.data, redacted: true });
                 blocks.set(event.index, { kind: 'other' });

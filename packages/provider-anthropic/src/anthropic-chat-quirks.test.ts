@@ -190,13 +190,13 @@ describe('tool-call ids from other providers in the history', () => {
         content: '',
         toolCalls: [call('functions.read_file:0', 'a.md'), call('functions.read_file:1', 'b.md')],
       },
-      { role: 'tool' as const, toolCallId: 'functions.read_file:1', content: 'B' },
-      { role: 'tool' as const, toolCallId: 'functions.read_file:0', content: 'A' },
+      { role: 'tool' as const, toolCallId: 'functions.read_file:1', toolName: 'read_file', content: 'B' },
+      { role: 'tool' as const, toolCallId: 'functions.read_file:0', toolName: 'read_file', content: 'A' },
       { role: 'assistant' as const, content: '', toolCalls: [call('call_0', 'c.md')] },
-      { role: 'tool' as const, toolCallId: 'call_0', content: 'C' },
+      { role: 'tool' as const, toolCallId: 'call_0', toolName: 'read_file', content: 'C' },
       { role: 'assistant' as const, content: '', toolCalls: [call('call_0', 'd.md'), call('', 'e.md')] },
-      { role: 'tool' as const, toolCallId: 'call_0', content: 'D' },
-      { role: 'tool' as const, toolCallId: '', content: 'E' },
+      { role: 'tool' as const, toolCallId: 'call_0', toolName: 'read_file', content: 'D' },
+      { role: 'tool' as const, toolCallId: '', toolName: 'read_file', content: 'E' },
       { role: 'user' as const, content: 'Summarise.' },
     ];
     await model().doGenerate({ ...ask, messages: history });
@@ -238,7 +238,7 @@ describe('tool-call ids from other providers in the history', () => {
             { id: 'toolu_01A09q90qw90lq917835lq9', name: 'read_file', arguments: {}, rawArguments: '{}' },
           ],
         },
-        { role: 'tool', toolCallId: 'toolu_01A09q90qw90lq917835lq9', content: 'text' },
+        { role: 'tool', toolCallId: 'toolu_01A09q90qw90lq917835lq9', toolName: 'read_file', content: 'text' },
       ],
     });
     expect(server.requests[0]?.body).toContain('"tool_use_id":"toolu_01A09q90qw90lq917835lq9"');

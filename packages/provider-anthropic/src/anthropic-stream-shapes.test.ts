@@ -98,3 +98,14 @@ describe('CRLF line endings and UTF-8 characters split across network reads', ()
     expect(result.response?.requestId).toBe('req_crlf_utf8');
   });
 });
+
+describe('a text or thinking block started without its empty text (a proxy translating another API)', () => {
+  it('is the streamed text, not "undefined" before it', async () => {
+    server.script(sse('proxy-block-start-without-text-stream'));
+    const { parts, result } = await streamResult(model().doStream(ask));
+    expect(result.text).toBe('The build passes.');
+    expect(result.reasoning?.map((part) => part.text)).toEqual(['Short answer.']);
+    expect(parts.every((part) => !('delta' in part) || !String(part.delta).includes('undefined'))).toBe(true);
+    expect(result.finishReason).toBe('stop');
+  });
+});
