@@ -205,37 +205,6 @@ function isEndedWithoutFinishReason(error: unknown): boolean {
 }
 
 /**
- * The tool calls of a chunk the AI SDK rejected only because their `function.arguments` is a
- * JSON object, not a string (llama.cpp and Ollama builds send whole calls this way): each call with
- * its id, name and arguments as text. `undefined` for any other rejected chunk.
- */
-function objectArgumentCalls(
-  error: unknown,
-): Array<{ id: string; name: string; rawArguments: string }> | undefined {
-  const chunk = isRecord(error) ? error.value : undefined;
-  if (!isRecord(chunk) || !Array.isArray(chunk.choices)) return undefined;
-  const choice: unknown = chunk.choices[0];
-  const delta = isRecord(choice) ? choice.delta : undefined;
-  const calls = isRecord(delta) ? delta.tool_calls : undefined;
-  if (!Array.isArray(calls) || calls.length === 0) return undefined;
-  const found: Array<{ id: string; name: string; rawArguments: string }> = [];
-  let objects = false;
-  for (const call of calls) {
-    const fn = isRecord(call) ? call.function : undefined;
-    if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string' || fn.name === '') return undefined;
-    const args = fn.arguments;
-    if (isRecord(args) && !Array.isArray(args)) objects = true;
-    else if (typeof args !== 'string' || !isCompleteToolArguments(args)) return undefined;
-    found.push({
-      id: typeof call.id === 'string' ? call.id : '',
-      name: fn.name,
-      rawArguments: typeof args === 'string' ? args : JSON.stringify(args),
-    });
-  }
-  return objects ? found : undefined;
-}
-
-/**
  * The text and tool calls of a stream chunk in a completion's shape — `choices[0].message`
  * instead of `delta` — which `@ai-sdk/openai-compatible` reads as an empty chunk; `undefined` for
  * a chunk with a `delta`.
@@ -260,14 +229,46 @@ function wholeMessage(
   return { text: typeof message.content === 'string' ? message.content : '', calls };
 }
 
-/** Groq's usage, sent in `x_groq.usage` of the last chunk, as AI SDK v2 usage; else `undefined`. */
-function groqUsage(chunk: Json): Json | undefined {
-  const usage = isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined;
+/**
+ * An OpenAI-style chunk the AI SDK rejected (its schema is stricter than the servers: MiniMax's
+ * `role: ""`, llama.cpp's object `arguments`, an `error: null` on every chunk) and skipped: the
+ * raw chunk, when it has `choices` and no error object; `undefined` otherwise.
+ */
+function rejectedChunk(raw: Json | undefined): Json | undefined {
+  if (!raw || !Array.isArray(raw.choices) || (raw.error !== undefined && raw.error !== null))
+    return undefined;
+  return raw;
+}
+
+/** Chat Completions usage (`prompt_tokens`, `completion_tokens`) as AI SDK v2 usage. */
+function chatUsage(usage: unknown): Json | undefined {
   if (!isRecord(usage)) return undefined;
   const inputTokens = count(usage.prompt_tokens);
   const outputTokens = count(usage.completion_tokens);
   if (inputTokens === undefined || outputTokens === undefined) return undefined;
   return { inputTokens, outputTokens, totalTokens: count(usage.total_tokens) ?? inputTokens + outputTokens };
+}
+
+/** A Chat Completions `finish_reason` as the AI SDK's unified reason. */
+function unifiedChatFinish(raw: string): string {
+  switch (raw) {
+    case 'stop':
+      return 'stop';
+    case 'length':
+      return 'length';
+    case 'content_filter':
+      return 'content-filter';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    default:
+      return 'other';
+  }
+}
+
+/** Groq's usage, sent in `x_groq.usage` of the last chunk, as AI SDK v2 usage; else `undefined`. */
+function groqUsage(chunk: Json): Json | undefined {
+  return chatUsage(isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined);
 }
 
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
@@ -414,6 +415,51 @@ export class AISDKChatModel implements ChatModel {
       provider: this.provider,
       ...(requestId ? { requestId } : {}),
     });
+  }
+
+  /**
+   * The parts of a chunk the AI SDK rejected: its text and reasoning deltas; its tool-call
+   * fragments are gathered in `calls` by wire index (returned whole after the stream).
+   */
+  *#readRejected(
+    chunk: Json,
+    calls: Map<number, { id: string; name: string; rawArguments: string }>,
+    reasoningFor: (partId: string) => ReasoningPart,
+  ): Generator<StreamPart> {
+    const choice: unknown = (chunk.choices as unknown[])[0];
+    if (!isRecord(choice)) return;
+    // (A chunk in a completion's shape is read from its raw form already: `wholeMessage`.)
+    const delta = choice.delta;
+    if (!isRecord(delta)) return;
+    const thought = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : delta.reasoning;
+    if (typeof thought === 'string' && thought !== '') {
+      reasoningFor('reasoning-0').text += thought;
+      yield { type: 'reasoning-delta', delta: thought };
+    }
+    if (typeof delta.content === 'string' && delta.content !== '')
+      yield { type: 'text-delta', delta: delta.content };
+    for (const [position, call] of (Array.isArray(delta.tool_calls) ? delta.tool_calls : []).entries()) {
+      if (!isRecord(call)) continue;
+      const index = typeof call.index === 'number' ? call.index : position;
+      let pending = calls.get(index);
+      if (!pending) {
+        pending = { id: '', name: '', rawArguments: '' };
+        calls.set(index, pending);
+      }
+      const fn = isRecord(call.function) ? call.function : {};
+      if (typeof call.id === 'string' && call.id !== '' && pending.id === '') pending.id = call.id;
+      if (typeof fn.name === 'string' && fn.name !== '' && pending.name === '') pending.name = fn.name;
+      if (typeof fn.arguments === 'string') pending.rawArguments += fn.arguments;
+      else if (isRecord(fn.arguments) && !Array.isArray(fn.arguments))
+        pending.rawArguments = JSON.stringify(fn.arguments);
+      else if (fn.arguments != null)
+        throw new ModelError({
+          code: 'invalid-response',
+          message: `${this.provider}: tool call ${JSON.stringify(pending.name)} has arguments that are neither JSON text nor an object: ${JSON.stringify(fn.arguments)}`,
+          provider: this.provider,
+          rawOutput: JSON.stringify(chunk),
+        });
+    }
   }
 
   /**
@@ -724,8 +770,13 @@ export class AISDKChatModel implements ChatModel {
       return true;
     };
     let endedWithoutFinishReason = false;
-    // Usage the AI SDK does not read (Groq's `x_groq.usage`), from raw chunks.
+    // Usage the AI SDK does not read (Groq's `x_groq.usage`, rejected chunks), from raw chunks.
     let rawUsage: Json | undefined;
+    // The last raw chunk (an error part right after it is about it), and what the chunks the AI
+    // SDK rejected carried: tool calls by wire index, and a finish reason.
+    let lastRaw: Json | undefined;
+    const rejectedCalls = new Map<number, { id: string; name: string; rawArguments: string }>();
+    let rejectedFinish: string | undefined;
     let finish: Json | undefined;
     let id: unknown;
     let modelId: unknown;
@@ -788,6 +839,7 @@ export class AISDKChatModel implements ChatModel {
             if (typeof part.modelId === 'string' && part.modelId !== '') modelId ??= part.modelId;
             break;
           case 'raw':
+            lastRaw = isRecord(part.rawValue) ? part.rawValue : undefined;
             if (isRecord(part.rawValue)) {
               const chunk = part.rawValue;
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
@@ -899,10 +951,18 @@ export class AISDKChatModel implements ChatModel {
               endedWithoutFinishReason = true;
               break;
             }
-            // A chunk of whole calls with object arguments: the AI SDK rejects it, the calls are whole.
-            const objectCalls = objectArgumentCalls(part.error);
-            if (objectCalls) {
-              for (const call of objectCalls) yield* wholeCall(call);
+            // A chunk the AI SDK's schema rejected: read from its raw form, not a failed answer.
+            const rejected = rejectedChunk(lastRaw);
+            if (rejected) {
+              lastRaw = undefined;
+              for (const delta of this.#readRejected(rejected, rejectedCalls, reasoningFor)) {
+                if (delta.type === 'text-delta') text += delta.delta;
+                yield delta;
+              }
+              const choice: unknown = (rejected.choices as unknown[])[0];
+              if (isRecord(choice) && typeof choice.finish_reason === 'string' && choice.finish_reason !== '')
+                rejectedFinish = choice.finish_reason;
+              rawUsage = chatUsage(rejected.usage) ?? rawUsage;
               break;
             }
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
@@ -919,8 +979,9 @@ export class AISDKChatModel implements ChatModel {
       if (!completed) await reader.cancel().catch(() => {});
     }
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    for (const call of rejectedCalls.values()) yield* wholeCall(call);
     const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
-    if (endedWithoutFinishReason) {
+    if (endedWithoutFinishReason && !rejectedFinish) {
       const json = jsonBody();
       if (json) throw json;
       this.#checkWithoutFinishReason(inputs.values(), held, text, requestId);
@@ -929,7 +990,19 @@ export class AISDKChatModel implements ChatModel {
       if (mapAISDKUsage(usage).outputTokens <= 0) throw this.#cut(text, requestId);
     }
     // An answer read to its end without a finish reason is whole (checked above): a natural stop.
-    const reason = endedWithoutFinishReason ? { unified: 'stop', raw: undefined } : finish?.finishReason;
+    // The finish reason of a chunk the AI SDK rejected, when the AI SDK has none of its own (its
+    // `error` for the rejection, or none at all).
+    const sdkReason = finish?.finishReason;
+    const useRejected =
+      rejectedFinish !== undefined &&
+      finish !== undefined &&
+      (endedWithoutFinishReason ||
+        (unifiedReason(sdkReason) === 'error' && !(isRecord(sdkReason) && sdkReason.raw)));
+    const reason = useRejected
+      ? { unified: unifiedChatFinish(rejectedFinish as string), raw: rejectedFinish }
+      : endedWithoutFinishReason
+        ? { unified: 'stop', raw: undefined }
+        : sdkReason;
     const unified = isRecord(reason) ? reason.unified : reason;
     const raw = isRecord(reason) ? reason.raw : reason;
     // A stream that ended without the provider's finish reason was cut off (the AI SDK still
@@ -970,7 +1043,7 @@ export class AISDKChatModel implements ChatModel {
       requestId,
       warnings,
     });
-    if (endedWithoutFinishReason) delete result.rawFinishReason;
+    if (endedWithoutFinishReason && !rejectedFinish) delete result.rawFinishReason;
     yield { type: 'finish', result };
   }
 }

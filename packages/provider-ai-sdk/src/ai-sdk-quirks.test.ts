@@ -286,6 +286,7 @@ describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, s
     ],
     ['groq-x-groq-usage-stream', 'Three steps.', [], 'stop'],
     ['refusal-stream', "I'm sorry, I can't help with that.", [], 'refusal'],
+    ['minimax-empty-role-stream', 'Running the tests.', ['run_command {"cmd": "pnpm test"}'], 'tool-calls'],
   ])('%s: text %j, calls %j, finish %s', async (fixture, text, calls, finishReason) => {
     server.script(sse(fixture));
     const { parts, error } = await collectStream(v4().doStream(ask));
@@ -302,6 +303,51 @@ describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, s
     const { parts, error } = await collectStream(v4().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('chunks the AI SDK schema rejects, read from their raw form', () => {
+  it('MiniMax\'s role "" on every delta: the reasoning, text and tool call, not a failed stream', async () => {
+    server.script(sse('minimax-empty-role-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.reasoning?.map((part) => part.text)).toEqual(['The user wants the tests run.']);
+    expect(result.text).toBe('Running the tests.');
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_function_8kq2m1x7',
+        name: 'run_command',
+        arguments: { cmd: 'pnpm test' },
+        rawArguments: '{"cmd": "pnpm test"}',
+      },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+    expect(result.rawFinishReason).toBe('tool_calls');
+    expect(result.usage).toMatchObject({ inputTokens: 233, outputTokens: 41, totalTokens: 274 });
+  });
+
+  it('a rejected chunk cut off by the output limit inside its call is the truncated-call error', async () => {
+    const recorded = read('minimax-empty-role-stream');
+    const body = recorded.body
+      .replace(
+        '{"index":0,"type":"function","function":{"arguments":" test\\"}"}}',
+        '{"index":0,"type":"function","function":{"arguments":" te"}}',
+      )
+      .replace('"finish_reason":"tool_calls"', '"finish_reason":"length"');
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(/finish reason "length"\) inside tool call "run_command"/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it('a rejected chunk that is cut, with no finish reason anywhere, is still a cut', async () => {
+    server.script(sse('minimax-empty-role-stream', { limitEvents: 4, after: 'destroy' }));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect((error as ModelError).code).toBe('network');
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });

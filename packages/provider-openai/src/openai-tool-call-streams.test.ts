@@ -143,3 +143,16 @@ describe("a stream of one chunk in a completion's shape (message, not delta)", (
     expect(result.usage).toEqual({ inputTokens: 88, outputTokens: 24, totalTokens: 112 });
   });
 });
+
+describe('MiniMax: role "" on every delta', () => {
+  it('is the reasoning, the text and the call', async () => {
+    server.script(sse('minimax-empty-role-stream'));
+    const result = finishedResult((await collectStream(model('minimax').doStream(ask))).parts);
+    expect(result.reasoning?.[0]?.text).toBe('The user wants the tests run.');
+    expect(result.text).toBe('Running the tests.');
+    expect(result.toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
+      ['call_function_8kq2m1x7', 'run_command', { cmd: 'pnpm test' }],
+    ]);
+    expect(result.usage.totalTokens).toBe(274);
+  });
+});
