@@ -20,6 +20,8 @@ describe('runBenchmark', () => {
     expect(rows.map((row) => row.workload.split('.')[0])).toEqual([
       '1',
       '1b',
+      '1c',
+      '1d',
       '2',
       '3',
       '3b',
@@ -40,6 +42,11 @@ describe('runBenchmark', () => {
     for (const row of rows.filter((row) => row.unit === '×')) {
       expect(row.closedloop, row.workload).toBeGreaterThan(0.95);
       expect(row.anchor, row.workload).toBeGreaterThan(0.95);
+    }
+    // CPU per step: a chain step through createCortex takes some CPU on both sides.
+    for (const row of rows.filter((row) => row.workload.startsWith('1c') || row.workload.startsWith('1d'))) {
+      expect(row.closedloop, row.workload).toBeGreaterThan(0);
+      expect(row.anchor, row.workload).toBeGreaterThan(0);
     }
     const fanOut = rows.find((row) => row.workload.startsWith('3.'))!;
     expect(fanOut.closedloop).toBeGreaterThanOrEqual(20);
