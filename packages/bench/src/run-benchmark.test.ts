@@ -4,6 +4,7 @@ import { type BenchmarkSizes, formatTable, runBenchmark } from './run-benchmark'
 /** Every workload at a tiny size, one sample: catches a side that breaks, not a slow one. */
 const tiny: BenchmarkSizes = {
   chainSteps: 5,
+  longChainSteps: 20,
   wideSteps: 5,
   fanOutWidth: 5,
   fanOutMs: 20,
@@ -22,6 +23,7 @@ describe('runBenchmark', () => {
       '1b',
       '1c',
       '1d',
+      '1e',
       '2',
       '3',
       '3b',
@@ -44,7 +46,7 @@ describe('runBenchmark', () => {
       expect(row.anchor, row.workload).toBeGreaterThan(0.95);
     }
     // CPU per step: a chain step through createCortex takes some CPU on both sides.
-    for (const row of rows.filter((row) => row.workload.startsWith('1c') || row.workload.startsWith('1d'))) {
+    for (const row of rows.filter((row) => /^1[cde]\./.test(row.workload))) {
       expect(row.closedloop, row.workload).toBeGreaterThan(0);
       expect(row.anchor, row.workload).toBeGreaterThan(0);
     }

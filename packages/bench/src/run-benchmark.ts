@@ -17,6 +17,8 @@ import {
 export interface BenchmarkSizes {
   /** Steps of the chain (workload 1). */
   chainSteps: number;
+  /** Steps of the long chain whose CPU per step is compared with the chain's (workload 1e). */
+  longChainSteps: number;
   /** Parallel no-op steps (workload 2). */
   wideSteps: number;
   /** Children of the fan-out (workload 3) and how long each sleeps. */
@@ -36,6 +38,7 @@ export interface BenchmarkSizes {
 /** The issue's sizes: `pnpm --filter @closedloop/bench bench`. */
 export const fullSizes: BenchmarkSizes = {
   chainSteps: 1_000,
+  longChainSteps: 10_000,
   wideSteps: 500,
   fanOutWidth: 500,
   fanOutMs: 150,
@@ -49,6 +52,7 @@ export const fullSizes: BenchmarkSizes = {
 /** A run of well under a minute (`--quick`): smaller sizes, one sample (three of the fan-out). */
 export const quickSizes: BenchmarkSizes = {
   chainSteps: 200,
+  longChainSteps: 2_000,
   wideSteps: 100,
   fanOutWidth: 100,
   fanOutMs: 150,
@@ -65,8 +69,11 @@ export interface BenchmarkRow {
   unit: string;
   closedloop: number;
   anchor: number;
-  /** Which framework the anchor figure comes from. */
-  anchorName: 'LangGraph' | 'AI SDK';
+  /**
+   * Which framework the anchor figure comes from (`closedloop`: closedloop itself at another size,
+   * row 1e).
+   */
+  anchorName: 'LangGraph' | 'AI SDK' | 'closedloop';
   /** Every sample of each side, in run order. */
   samples: { closedloop: number[]; anchor: number[] };
 }
@@ -197,6 +204,31 @@ export async function runBenchmark(
     rows.push(row);
     onRow(row);
   }
+  // Growth: closedloop's CPU per step on a chain `longChainSteps` long against the chain of row 1
+  // (the anchor column), interleaved; a ratio near 1 is linear growth. LangGraph has no figure
+  // here: its cost per step grows with the graph (see README), 10,000 nodes would take minutes.
+  const longChain = chainDag(sizes.longChainSteps);
+  const cpuPerStep =
+    (steps: readonly DagStep[]): Sample =>
+    async () => {
+      const before = process.cpuUsage();
+      await runClosedloopDag({ steps, concurrency: 1, journal: 'memory' });
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / steps.length;
+    };
+  rows.push(
+    await sideBySide(
+      {
+        workload: `1e. chain of ${longChain.length}: CPU per step, in memory (anchor: closedloop, ${chain.length} steps)`,
+        unit: 'ms',
+        anchorName: 'closedloop',
+      },
+      samples,
+      cpuPerStep(longChain),
+      cpuPerStep(chain),
+      onRow,
+    ),
+  );
 
   const wide = Array.from({ length: sizes.wideSteps }, (_, index) => ({
     id: `w${index}`,
