@@ -4,6 +4,7 @@ import { type BenchmarkSizes, formatTable, runBenchmark } from './run-benchmark'
 /** Every workload at a tiny size, one sample: catches a side that breaks, not a slow one. */
 const tiny: BenchmarkSizes = {
   chainSteps: 5,
+  longChainSteps: 20,
   wideSteps: 5,
   fanOutWidth: 5,
   fanOutMs: 20,
@@ -20,6 +21,9 @@ describe('runBenchmark', () => {
     expect(rows.map((row) => row.workload.split('.')[0])).toEqual([
       '1',
       '1b',
+      '1c',
+      '1d',
+      '1e',
       '2',
       '3',
       '3b',
@@ -40,6 +44,11 @@ describe('runBenchmark', () => {
     for (const row of rows.filter((row) => row.unit === '×')) {
       expect(row.closedloop, row.workload).toBeGreaterThan(0.95);
       expect(row.anchor, row.workload).toBeGreaterThan(0.95);
+    }
+    // CPU per step: a chain step through createCortex takes some CPU on both sides.
+    for (const row of rows.filter((row) => /^1[cde]\./.test(row.workload))) {
+      expect(row.closedloop, row.workload).toBeGreaterThan(0);
+      expect(row.anchor, row.workload).toBeGreaterThan(0);
     }
     const fanOut = rows.find((row) => row.workload.startsWith('3.'))!;
     expect(fanOut.closedloop).toBeGreaterThanOrEqual(20);

@@ -17,6 +17,8 @@ import {
 export interface BenchmarkSizes {
   /** Steps of the chain (workload 1). */
   chainSteps: number;
+  /** Steps of the long chain whose CPU per step is compared with the chain's (workload 1e). */
+  longChainSteps: number;
   /** Parallel no-op steps (workload 2). */
   wideSteps: number;
   /** Children of the fan-out (workload 3) and how long each sleeps. */
@@ -36,6 +38,7 @@ export interface BenchmarkSizes {
 /** The issue's sizes: `pnpm --filter @closedloop/bench bench`. */
 export const fullSizes: BenchmarkSizes = {
   chainSteps: 1_000,
+  longChainSteps: 10_000,
   wideSteps: 500,
   fanOutWidth: 500,
   fanOutMs: 150,
@@ -49,6 +52,7 @@ export const fullSizes: BenchmarkSizes = {
 /** A run of well under a minute (`--quick`): smaller sizes, one sample (three of the fan-out). */
 export const quickSizes: BenchmarkSizes = {
   chainSteps: 200,
+  longChainSteps: 2_000,
   wideSteps: 100,
   fanOutWidth: 100,
   fanOutMs: 150,
@@ -65,8 +69,11 @@ export interface BenchmarkRow {
   unit: string;
   closedloop: number;
   anchor: number;
-  /** Which framework the anchor figure comes from. */
-  anchorName: 'LangGraph' | 'AI SDK';
+  /**
+   * Which framework the anchor figure comes from (`closedloop`: closedloop itself at another size,
+   * row 1e).
+   */
+  anchorName: 'LangGraph' | 'AI SDK' | 'closedloop';
   /** Every sample of each side, in run order. */
   samples: { closedloop: number[]; anchor: number[] };
 }
@@ -104,6 +111,42 @@ async function sideBySide(
 
 const perStepMs = (steps: readonly DagStep[]) => (run: TimedRun) => run.makespan / steps.length;
 
+/**
+ * CPU time per step of each run of a workload, both sides: `closedloop(steps, sample)` and
+ * `anchor(steps, sample)` wrap a sample so it also records the CPU time (user + system, every
+ * thread of the process: GC helpers and the thread pool's fsyncs included) it took, ÷ steps;
+ * `row(label)` is the table row of the recorded samples, the warm-up runs (the first of each side)
+ * left out.
+ */
+function cpuSamples() {
+  const taken = { closedloop: [] as number[], anchor: [] as number[] };
+  const wrap =
+    (into: number[]) =>
+    (steps: readonly DagStep[], sample: Sample): Sample =>
+    async () => {
+      const before = process.cpuUsage();
+      const figure = await sample();
+      const used = process.cpuUsage(before);
+      into.push((used.user + used.system) / 1000 / steps.length);
+      return figure;
+    };
+  return {
+    closedloop: wrap(taken.closedloop),
+    anchor: wrap(taken.anchor),
+    row(workload: string): BenchmarkRow {
+      const recorded = { closedloop: taken.closedloop.slice(1), anchor: taken.anchor.slice(1) };
+      return {
+        workload,
+        unit: 'ms',
+        anchorName: 'LangGraph',
+        closedloop: median(recorded.closedloop),
+        anchor: median(recorded.anchor),
+        samples: recorded,
+      };
+    },
+  };
+}
+
 /** A successor's start minus its dependency's end, ms (workload 5). */
 function successorLatency(run: TimedRun): number {
   const end = run.ends.get('fast');
@@ -126,27 +169,63 @@ export async function runBenchmark(
   const graph = 'LangGraph' as const;
 
   const chain = chainDag(sizes.chainSteps);
-  rows.push(
-    await sideBySide(
-      { workload: `1. chain of ${chain.length} no-op steps, per step`, unit: 'ms', anchorName: graph },
-      samples,
-      async () =>
-        perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'memory' })),
-      async () => perStepMs(chain)(await runLangGraphDag({ steps: chain })),
-      onRow,
+  // Rows 1 and 1b also measure the CPU time of every run (1c, 1d): the issue's per-step budget is
+  // CPU, and on a shared machine CPU time swings less with the load than wall time does.
+  const memoryCpu = cpuSamples();
+  const fsyncCpu = cpuSamples();
+  const chainRow = await sideBySide(
+    { workload: `1. chain of ${chain.length} no-op steps, per step`, unit: 'ms', anchorName: graph },
+    samples,
+    memoryCpu.closedloop(chain, async () =>
+      perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'memory' })),
     ),
+    memoryCpu.anchor(chain, async () => perStepMs(chain)(await runLangGraphDag({ steps: chain }))),
+    onRow,
   );
+  rows.push(chainRow);
+  const journaledRow = await sideBySide(
+    {
+      workload: `1b. same chain, closedloop with the fsynced JSONL journal`,
+      unit: 'ms',
+      anchorName: graph,
+    },
+    samples,
+    fsyncCpu.closedloop(chain, async () =>
+      perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'jsonl-fsync' })),
+    ),
+    fsyncCpu.anchor(chain, async () => perStepMs(chain)(await runLangGraphDag({ steps: chain }))),
+    onRow,
+  );
+  rows.push(journaledRow);
+  for (const row of [
+    memoryCpu.row(`1c. chain of ${chain.length}: CPU per step (process.cpuUsage), in memory`),
+    fsyncCpu.row('1d. same chain: CPU per step, closedloop with the fsynced JSONL journal'),
+  ]) {
+    rows.push(row);
+    onRow(row);
+  }
+  // Growth: closedloop's CPU per step on a chain `longChainSteps` long against the chain of row 1
+  // (the anchor column), interleaved; a ratio near 1 is linear growth. LangGraph has no figure
+  // here: its cost per step grows with the graph (see README), 10,000 nodes would take minutes.
+  const longChain = chainDag(sizes.longChainSteps);
+  const cpuPerStep =
+    (steps: readonly DagStep[]): Sample =>
+    async () => {
+      const before = process.cpuUsage();
+      await runClosedloopDag({ steps, concurrency: 1, journal: 'memory' });
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000 / steps.length;
+    };
   rows.push(
     await sideBySide(
       {
-        workload: `1b. same chain, closedloop with the fsynced JSONL journal`,
+        workload: `1e. chain of ${longChain.length}: CPU per step, in memory (anchor: closedloop, ${chain.length} steps)`,
         unit: 'ms',
-        anchorName: graph,
+        anchorName: 'closedloop',
       },
       samples,
-      async () =>
-        perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'jsonl-fsync' })),
-      async () => perStepMs(chain)(await runLangGraphDag({ steps: chain })),
+      cpuPerStep(longChain),
+      cpuPerStep(chain),
       onRow,
     ),
   );
