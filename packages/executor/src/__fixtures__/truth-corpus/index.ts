@@ -1,5 +1,6 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { exampleOnlyAnswer } from './example-only';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -118,6 +119,7 @@ export function truthCorpus(): TruthTrace[] {
     ...whitespaceOnlyChange,
     ...swallowedErrorsClass,
     ...askedWork,
+    ...exampleOnlyAnswer,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
