@@ -48,6 +48,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
+import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
 import {
@@ -120,6 +121,7 @@ export function truthCorpus(): TruthTrace[] {
     ...swallowedErrorsClass,
     ...askedWork,
     ...exampleOnlyAnswer,
+    ...reproductionStillFails,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
