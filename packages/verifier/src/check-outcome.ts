@@ -3,6 +3,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -439,6 +440,18 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
 
   const reproduction = await reproductionOutcome(env);
   if (reproduction !== undefined) findings.push(reproduction);
+
+  // An upgrade asked ("Upgrade `left-pad` to 1.3.0"): the manifest, the lockfile and the installed
+  // copy must all hold the version, not only the manifest.
+  const upgrade = askedUpgrade(env.description);
+  const disagreement = upgrade && upgradeDisagreement(upgrade, (file) => env.facts.read(file));
+  if (upgrade && disagreement)
+    findings.push(
+      outcome(
+        'fail',
+        `The step was asked to move ${upgrade.name} to ${upgrade.version}, but ${disagreement}: an install from the project's records does not get the version asked.`,
+      ),
+    );
 
   if (expectations.outcomes.has('install')) {
     const installs = ledger.commands.filter((entry) =>

@@ -51,6 +51,7 @@ import {
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { upgradeManifestOnly } from './upgrades';
 import {
   customTools,
   moreClaimKinds,
@@ -122,6 +123,7 @@ export function truthCorpus(): TruthTrace[] {
     ...askedWork,
     ...exampleOnlyAnswer,
     ...reproductionStillFails,
+    ...upgradeManifestOnly,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
