@@ -48,6 +48,7 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
+import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
@@ -124,6 +125,7 @@ export function truthCorpus(): TruthTrace[] {
     ...exampleOnlyAnswer,
     ...reproductionStillFails,
     ...upgradeManifestOnly,
+    ...reboundSubject,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
