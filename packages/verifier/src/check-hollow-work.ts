@@ -1,5 +1,12 @@
 import type { Finding } from './finding';
-import { exitsBeforeTests, listFunctionBodies, listTestCases, PLACEHOLDERS_ASKED } from './hollow-code';
+import {
+  exitsBeforeTests,
+  type FunctionBody,
+  listFunctionBodies,
+  listTestCases,
+  PLACEHOLDERS_ASKED,
+  type SpecialCases,
+} from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
@@ -54,6 +61,12 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
+ * - **Example-only answers**: a function the step wrote that answers only the inputs it compares
+ *   with literals (`if (n === 5) return 120`, `case 10: return 55`, `120 if n == 5 else 0`) and
+ *   gives any other input a trivial constant, its argument or nothing — when every such input is
+ *   one the description (or a test the step wrote) mentions, the answers are not only booleans (a
+ *   predicate's rule may be its example: `role === 'admin'`) and the description asks for no
+ *   fallback ("otherwise", "any other", "default").
  *
  * - **Tests where the runner does not look**: a file the step wrote that imports a test framework
  *   and holds test cases, outside the default test places (`TEST_FILE`), that the project's runner
@@ -88,6 +101,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const testFiles: { file: string; text: string; added: boolean }[] = [];
   const addedCases: { where: string; skipped: boolean }[] = [];
   const uncollected: string[] = [];
+  const specialCased: { file: string; fn: FunctionBody; cases: SpecialCases }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
     const after = facts.read(file);
@@ -148,6 +162,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     const old = before !== undefined ? await listFunctionBodies(file, before) : undefined;
     const oldBodies = new Set((old ?? []).map((fn) => `${fn.name}\u0000${fn.body}`));
     const changed = bodies.filter((fn) => !oldBodies.has(`${fn.name}\u0000${fn.body}`));
+    for (const fn of changed) if (fn.specialCases) specialCased.push({ file, fn, cases: fn.specialCases });
     if (changed.length > 0 && changed.every((fn) => fn.stub !== undefined))
       stubbedFiles.push(
         `${file}: ${changed
@@ -247,6 +262,25 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     findings.push(
       finding('fail', `The step switched the test run off instead of passing it: ${neutered.join('; ')}.`),
     );
+  // Functions that answer only the request's examples (`if (n === 5) return 120`) and nothing else.
+  const examples = [env.description, ...testFiles.map((test) => test.text)].join('\n');
+  const onlyExamples = specialCased.filter(({ cases }) =>
+    answersOnlyExamples(cases, env.description, examples),
+  );
+  if (onlyExamples.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `The code this step wrote answers only the example inputs it was given and does not implement the general case: ${onlyExamples
+          .slice(0, 3)
+          .map(
+            ({ file, fn, cases }) =>
+              `\`${fn.name}\` (${file}:${fn.line}) special-cases ${cases.inputs.slice(0, 4).join(', ')} (returning ${cases.outputs.slice(0, 4).join(', ')}) and gives any other input ${cases.otherwise}`,
+          )
+          .join('; ')}.`,
+        { file: onlyExamples[0]?.file ?? '' },
+      ),
+    );
   if (stubbedFiles.length > 0)
     findings.push(
       finding('fail', `The code this step wrote is only stubs: ${stubbedFiles.slice(0, 3).join('; ')}.`, {
@@ -254,4 +288,31 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }),
     );
   return findings;
+}
+
+/** Booleans: a predicate whose rule is the example itself (`isAdmin(role)`: `role === 'admin'`) looks the same. */
+const BOOLEAN = /^(?:true|false|True|False)$/;
+/** The request itself gives a fallback for inputs it does not list ("anything else → 8080"). */
+const FALLBACK_ASKED =
+  /\b(?:otherwise|else|other(?:\s+\w+)?\s+(?:inputs?|values?|cases?|codes?|names?|keys?)|any\s+other|default(?:s|ing)?|fall\s*back|unknown|unsupported|only\s+(?:for|when|if))\b|否则|其他|それ以外/iu;
+
+/** A literal's text as the request would write it: `"racecar"` → `racecar`, `5` → `5`. */
+function literalWords(literal: string): string {
+  return literal.replace(/^(['"`])([\s\S]*)\1$/, '$2');
+}
+
+/**
+ * Whether a special-cased function answers only examples: every literal it tests is one the request
+ * (or a test the step wrote) mentions, its answers are not only booleans, and the request gives no
+ * fallback for the other inputs.
+ */
+function answersOnlyExamples(cases: SpecialCases, description: string, examples: string): boolean {
+  if (cases.outputs.every((output) => BOOLEAN.test(output))) return false;
+  if (FALLBACK_ASKED.test(description)) return false;
+  return cases.inputs.every((input) => {
+    const words = literalWords(input);
+    if (words.trim() === '') return false;
+    const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`(?<![\\w.])${escaped}(?![\\w]|\\.\\d)`).test(examples);
+  });
 }

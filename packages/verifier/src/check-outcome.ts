@@ -3,6 +3,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -436,6 +437,21 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       );
     }
   }
+
+  const reproduction = await reproductionOutcome(env);
+  if (reproduction !== undefined) findings.push(reproduction);
+
+  // An upgrade asked ("Upgrade `left-pad` to 1.3.0"): the manifest, the lockfile and the installed
+  // copy must all hold the version, not only the manifest.
+  const upgrade = askedUpgrade(env.description);
+  const disagreement = upgrade && upgradeDisagreement(upgrade, (file) => env.facts.read(file));
+  if (upgrade && disagreement)
+    findings.push(
+      outcome(
+        'fail',
+        `The step was asked to move ${upgrade.name} to ${upgrade.version}, but ${disagreement}: an install from the project's records does not get the version asked.`,
+      ),
+    );
 
   if (expectations.outcomes.has('install')) {
     const installs = ledger.commands.filter((entry) =>
@@ -921,6 +937,79 @@ function selectsTestsByName(argv: readonly string[]): boolean {
 }
 
 /** A step asked to run the tests: it must have run a test command, and the tests must pass now. */
+/** The description says its named command fails now: the command reproduces the bug to fix. */
+const REPRODUCES =
+  /\b(?:crash(?:es|ed|ing)?|throws?|threw|fails?|failing|failed|errors?\s+(?:out|with)|exits?\s+(?:with\s+)?(?:non-?zero|code\s+[1-9]|[1-9])|broken|breaks|panics?|traceback|exception|hangs?|segfaults?)\b|崩溃|报错|失败|クラッシュ|エラー|失敗/iu;
+
+/**
+ * A fix of a failing command the description names ("Fix the crash: `node src/cli.js` throws"):
+ * the command is the reproduction, and only its exit 0 after the step's last change shows the
+ * fix — run by the step after its change, or re-run now (policy permitting). Still failing: P1
+ * fail; never run after the change and not re-runnable: unverified (`error`). Not judged when the
+ * step was asked to run commands or tests (those outcomes judge the run), nor for descriptions
+ * that do not say the command fails.
+ */
+async function reproductionOutcome(env: OutcomeEnvironment): Promise<Finding | undefined> {
+  const { expectations, ledger } = env;
+  if (!expectations.fix || expectations.outcomes.has('run') || expectations.outcomes.has('test'))
+    return undefined;
+  const argv = expectations.commands[0];
+  if (argv === undefined || !REPRODUCES.test(env.description)) return undefined;
+  const key = commandKey(argv);
+  const label = `\`${argv.join(' ')}\``;
+  const lastChange = Math.max(
+    -1,
+    ...ledger.calls
+      .filter(
+        (call) =>
+          call.call.status === 'success' &&
+          (call.kind === 'write' ||
+            call.kind === 'delete' ||
+            (call.kind === 'command' &&
+              call.command !== undefined &&
+              !call.command.exploratory &&
+              call.command.key !== key)),
+      )
+      .map((call) => call.index),
+  );
+  if (lastChange < 0) return undefined; // no change: other checks judge a fix that did nothing
+  const after = ledger.commands
+    .filter((entry) => entry.ran && entry.run.key === key && entry.index > lastChange)
+    .at(-1);
+  if (after?.run.passed)
+    return outcome(
+      'pass',
+      `The step was asked to fix ${label}, and ran it after its change: it exited 0 (call ${after.callId}).`,
+    );
+  if (after !== undefined)
+    return outcome(
+      'fail',
+      `The step was asked to fix ${label}, but its run after the change ${after.run.exitCode === null ? 'did not finish' : `exited ${after.run.exitCode}`} (call ${after.callId}).`,
+      'P1',
+      {
+        command: argv,
+        exitCode: after.run.exitCode,
+        output: excerpt(after.run.output, 1500),
+        callId: after.callId,
+      },
+    );
+  if (!(await env.allowCommand(argv)))
+    return outcome(
+      'error',
+      `The step was asked to fix ${label}, but never ran it after its change, and the verifier may not run a command only the description names: nothing shows the failure is gone.`,
+    );
+  const result = await env.rerun(argv);
+  const problem = commandProblem(result);
+  if (problem === undefined && result.exitCode === 0)
+    return outcome('pass', `The step was asked to fix ${label}: re-run now, it exits 0.`);
+  return outcome(
+    problem === undefined ? 'fail' : 'error',
+    `The step was asked to fix ${label}, never ran it after its change, and re-run now it ${problem ?? `still exits ${result.exitCode}`}.`,
+    'P1',
+    { command: argv, exitCode: result.exitCode, output: excerpt(result.output, 1500) },
+  );
+}
+
 async function testOutcome(env: OutcomeEnvironment): Promise<Finding | undefined> {
   const { ledger } = env;
   const runs = ledger.commands.filter((entry) => entry.ran && entry.run.test);

@@ -97,6 +97,45 @@ describe('stubs', () => {
     expect(await stubBodyAt('a.js', js, 8)).toMatch(/unchanged/);
     expect(await stubBodyAt('a.js', js, 1)).toMatch(/constant/);
   });
+
+  it('reads special cases: bodies that answer literal inputs and are stubs for any other input', async () => {
+    const js = [
+      'function a(n) {\n  if (n === 5) return 120;\n  return 1;\n}',
+      'const b = (n) => (n === 10 ? 55 : n);',
+      'function c(x) {\n  switch (x) {\n    case 100:\n      return 212;\n    default:\n      return x;\n  }\n}',
+      'function d(a, b) {\n  if (a === 2 && b === 3) {\n    return 5;\n  } else {\n    return 0;\n  }\n}',
+      'function e(n) {\n  if (n === 0) return 1;\n  return n * e(n - 1);\n}',
+      'function f(env) {\n  if (env === "prod") return 443;\n  return 8080;\n}',
+      'function g(n) {\n  if (n === 5) return 120;\n  let p = 1;\n  for (let i = 2; i <= n; i++) p *= i;\n  return p;\n}',
+      'function h(n) {\n  if (n > 5) return 1;\n  return 0;\n}',
+      'function i() {\n  return 1;\n}',
+    ].join('\n');
+    const cases = Object.fromEntries(
+      ((await listFunctionBodies('a.js', js)) ?? []).map((fn) => [fn.name, fn.specialCases]),
+    );
+    expect(cases).toEqual({
+      a: { inputs: ['5'], outputs: ['120'], otherwise: '1' },
+      b: { inputs: ['10'], outputs: ['55'], otherwise: 'the argument unchanged' },
+      c: { inputs: ['100'], outputs: ['212'], otherwise: 'the argument unchanged' },
+      d: { inputs: ['2', '3'], outputs: ['5'], otherwise: '0' },
+      e: undefined,
+      f: undefined,
+      g: undefined,
+      h: undefined,
+      i: undefined,
+    });
+    const py =
+      'def a(text):\n    """doc"""\n    if text == "a b c":\n        return 3\n    return 0\n\ndef b(n):\n    return 4 if n in (2, -2) else None\n\ndef c(x):\n    if x == 0:\n        return 0\n    return 1 if x > 0 else -1\n';
+    expect(
+      Object.fromEntries(
+        ((await listFunctionBodies('a.py', py)) ?? []).map((fn) => [fn.name, fn.specialCases]),
+      ),
+    ).toEqual({
+      a: { inputs: ['"a b c"'], outputs: ['3'], otherwise: '0' },
+      b: { inputs: ['2', '-2'], outputs: ['4'], otherwise: 'None' },
+      c: undefined,
+    });
+  });
 });
 
 describe('exitsBeforeTests', () => {

@@ -15,6 +15,22 @@ export interface FunctionBody {
   body: string;
   /** Why the body is a stub, if it is one. */
   stub: string | undefined;
+  /** Set when the body only answers some literal inputs and is a stub for every other input. */
+  specialCases?: SpecialCases;
+}
+
+/**
+ * A function that answers only the inputs it compares with literals (`if (n === 5) return 120`,
+ * `case 10: return 55`, `120 if n == 5 else 0`) and is a stub for any other input (a trivial
+ * constant, its argument unchanged, nothing).
+ */
+export interface SpecialCases {
+  /** The literals the parameters are compared with (`5`, `"racecar"`). */
+  inputs: string[];
+  /** The constants returned for them (`120`). */
+  outputs: string[];
+  /** What any other input gets: the constant's text, `the argument unchanged`, or `nothing`. */
+  otherwise: string;
 }
 
 /** A test case found in a test file. */
@@ -312,6 +328,231 @@ function returnedStub(
   return undefined;
 }
 
+/** Constants a function that does not compute returns: zero, one, nothing, empty. */
+const TRIVIAL_CONSTANT =
+  /^(?:-?[01](?:\.0)?|null|None|undefined|NaN|''|""|``|\[\]|\{\}|\(\)|false|False|true|True)$/;
+
+/**
+ * The literals a condition compares the parameters with, when it does nothing else: `n === 5`,
+ * `5 == n`, `s in ("a", "b")`, and `||` / `&&` / `or` / `and` of those. Undefined otherwise.
+ */
+function literalTest(
+  source: SourceTree,
+  node: SyntaxNode | undefined,
+  params: string[],
+): string[] | undefined {
+  if (!node) return undefined;
+  if (node.name === 'ParenthesizedExpression') {
+    const inner = statements(node);
+    return inner.length === 1 ? literalTest(source, inner[0], params) : undefined;
+  }
+  if (node.name !== 'BinaryExpression') return undefined;
+  const [left, operator, right, ...extra] = statements(node);
+  if (!left || !operator || !right || extra.length > 0) return undefined;
+  const op = source.textOf(operator);
+  if (['||', '&&', 'or', 'and'].includes(op)) {
+    const a = literalTest(source, left, params);
+    const b = literalTest(source, right, params);
+    return a && b ? [...a, ...b] : undefined;
+  }
+  const isParam = (side: SyntaxNode) => side.name === 'VariableName' && params.includes(source.textOf(side));
+  if (op === '===' || op === '==') {
+    if (isParam(left) && isConstant(source, right)) return [source.textOf(right)];
+    if (isParam(right) && isConstant(source, left)) return [source.textOf(left)];
+    return undefined;
+  }
+  if (
+    op === 'in' &&
+    isParam(left) &&
+    ['TupleExpression', 'ArrayExpression', 'SetExpression'].includes(right.name)
+  ) {
+    const items = statements(right);
+    return items.length > 0 && items.every((item) => isConstant(source, item))
+      ? items.map((item) => source.textOf(item))
+      : undefined;
+  }
+  return undefined;
+}
+
+/** The constant a statement (or a block of one statement) returns, if that is all it does. */
+function constantReturn(source: SourceTree, node: SyntaxNode | undefined): string | undefined {
+  if (!node) return undefined;
+  if (node.name === 'Block' || node.name === 'Body') {
+    const inner = statements(node);
+    return inner.length === 1 ? constantReturn(source, inner[0]) : undefined;
+  }
+  if (node.name !== 'ReturnStatement') return undefined;
+  const value = statements(node).filter((child) => child.name !== 'return');
+  return value.length === 1 && value[0] && isConstant(source, value[0]) ? source.textOf(value[0]) : undefined;
+}
+
+/** What a returned expression gives any input the guards did not catch, if it is a stub's answer. */
+function trivialAnswer(
+  source: SourceTree,
+  value: SyntaxNode | undefined,
+  params: string[],
+): string | undefined {
+  if (value === undefined) return 'nothing';
+  if (value.name === 'VariableName' && params.includes(source.textOf(value))) return 'the argument unchanged';
+  const text = source.textOf(value).replace(/\s+/g, '');
+  return isConstant(source, value) && TRIVIAL_CONSTANT.test(text) ? text : undefined;
+}
+
+/** What the statements left after the guards give any other input, if they only return a stub's answer. */
+function trivialRest(
+  source: SourceTree,
+  rest: SyntaxNode[],
+  params: string[],
+  python: boolean,
+): string | undefined {
+  const doing = rest.filter(
+    (statement) =>
+      statement.name !== 'PassStatement' &&
+      !(statement.name === 'ExpressionStatement' && statements(statement)[0]?.name === 'Ellipsis'),
+  );
+  if (doing.length === 0) return 'nothing';
+  if (doing.length !== 1) return undefined;
+  const only = doing[0] as SyntaxNode;
+  if (only.name === 'ThrowStatement' || only.name === 'RaiseStatement') {
+    const text = source.textOf(only);
+    return STUB_WORDS.test(text) ? `a throw (${text.slice(0, 40)})` : undefined;
+  }
+  if (only.name === 'ReturnStatement') {
+    const value = statements(only).filter((child) => child.name !== 'return');
+    return value.length > 1 ? undefined : conditionalAnswer(source, value[0], params, python);
+  }
+  return undefined;
+}
+
+/**
+ * A returned `cond ? a : b` / `a if cond else b` chain over literal tests: its guards and what
+ * any other input gets. Plain answers pass through {@link trivialAnswer}.
+ */
+function conditionalAnswer(
+  source: SourceTree,
+  value: SyntaxNode | undefined,
+  params: string[],
+  python: boolean,
+  cases?: { inputs: string[]; outputs: string[] },
+): string | undefined {
+  if (value?.name === 'ParenthesizedExpression') {
+    const inner = statements(value);
+    if (inner.length === 1) return conditionalAnswer(source, inner[0], params, python, cases);
+  }
+  if (value?.name !== 'ConditionalExpression') return trivialAnswer(source, value, params);
+  const parts = statements(value).filter((child) => !['LogicOp', 'if', 'else'].includes(child.name));
+  const [condition, answer, other] = python ? [parts[1], parts[0], parts[2]] : parts;
+  const inputs = literalTest(source, condition, params);
+  const output = answer && isConstant(source, answer) ? source.textOf(answer) : undefined;
+  if (!inputs || output === undefined || !cases) return undefined;
+  cases.inputs.push(...inputs);
+  cases.outputs.push(output);
+  return conditionalAnswer(source, other, params, python, cases);
+}
+
+/**
+ * Whether a body only answers literal inputs (guards that compare a parameter with a constant and
+ * return a constant) and is a stub for any other input. See {@link SpecialCases}.
+ */
+function specialCasesOf(
+  source: SourceTree,
+  statementsOfBody: SyntaxNode[],
+  params: string[],
+  python: boolean,
+): SpecialCases | undefined {
+  if (params.length === 0) return undefined;
+  // A docstring first does nothing.
+  const first = statementsOfBody[0];
+  const body =
+    python && first?.name === 'ExpressionStatement' && statements(first)[0]?.name === 'String'
+      ? statementsOfBody.slice(1)
+      : statementsOfBody;
+  const cases = { inputs: [] as string[], outputs: [] as string[] };
+  let rest: SyntaxNode[] = [];
+  let index = 0;
+  for (; index < body.length; index++) {
+    const statement = body[index] as SyntaxNode;
+    if (statement.name === 'IfStatement') {
+      const parts = statements(statement);
+      // [if, cond, branch, (elif, cond, branch)*, (else, branch)?]
+      let at = 0;
+      let ok = true;
+      let elseBranch: SyntaxNode | undefined;
+      while (at < parts.length) {
+        const keyword = parts[at]?.name;
+        if (keyword === 'if' || keyword === 'elif') {
+          const inputs = literalTest(source, parts[at + 1], params);
+          const output = constantReturn(source, parts[at + 2]);
+          if (!inputs || output === undefined) {
+            ok = false;
+            break;
+          }
+          cases.inputs.push(...inputs);
+          cases.outputs.push(output);
+          at += 3;
+        } else if (keyword === 'else') {
+          elseBranch = parts[at + 1];
+          // JS `else if`: the branch is another IfStatement, judged as the rest.
+          at = parts.length;
+        } else {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) return undefined;
+      if (elseBranch) {
+        rest =
+          elseBranch.name === 'Block' || elseBranch.name === 'Body' ? statements(elseBranch) : [elseBranch];
+        index = body.length;
+        break;
+      }
+      continue;
+    }
+    if (statement.name === 'SwitchStatement') {
+      const subject = statements(statement.getChild('ParenthesizedExpression'))[0];
+      if (subject?.name !== 'VariableName' || !params.includes(source.textOf(subject))) return undefined;
+      const arms = statements(statement.getChild('SwitchBody'));
+      let pending: string[] = [];
+      let fallback: SyntaxNode[] | undefined;
+      for (const arm of arms) {
+        if (fallback) {
+          fallback.push(arm);
+          continue;
+        }
+        if (arm.name === 'CaseLabel') {
+          const literal = statements(arm).find((child) => child.name !== 'case');
+          if (!literal || !isConstant(source, literal)) return undefined;
+          pending.push(source.textOf(literal));
+        } else if (arm.name === 'DefaultLabel') {
+          if (pending.length > 0) return undefined;
+          fallback = [];
+        } else {
+          const output = constantReturn(source, arm);
+          if (output === undefined || pending.length === 0) return undefined;
+          cases.inputs.push(...pending);
+          cases.outputs.push(output);
+          pending = [];
+        }
+      }
+      if (pending.length > 0) return undefined;
+      rest = [...(fallback ?? []), ...body.slice(index + 1)];
+      index = body.length;
+      break;
+    }
+    if (statement.name === 'ReturnStatement') {
+      const value = statements(statement).filter((child) => child.name !== 'return');
+      if (value.length !== 1) return undefined;
+      const otherwise = conditionalAnswer(source, value[0], params, python, cases);
+      return otherwise !== undefined && cases.inputs.length > 0 ? { ...cases, otherwise } : undefined;
+    }
+    break;
+  }
+  if (index < body.length) rest = body.slice(index);
+  if (cases.inputs.length === 0) return undefined;
+  const otherwise = trivialRest(source, rest, params, python);
+  return otherwise === undefined ? undefined : { ...cases, otherwise };
+}
+
 function judgeBody(
   source: SourceTree,
   body: SyntaxNode[],
@@ -366,13 +607,16 @@ export async function listFunctionBodies(
         definition.parent?.name === 'DecoratedStatement' ? definition.parent : null,
       );
       const abstract = /@(?:abc\.)?abstract|@overload|@property/.test(decorators);
+      const params = paramNames(source, definition.getChild('ParamList'));
+      const stub = abstract ? undefined : judgeBody(source, statements(body), params, true);
+      const specialCases =
+        abstract || stub !== undefined ? undefined : specialCasesOf(source, statements(body), params, true);
       found.push({
         name: source.textOf(definition.getChild('VariableName')),
         line: source.lineOf(definition),
         body: source.textOf(body),
-        stub: abstract
-          ? undefined
-          : judgeBody(source, statements(body), paramNames(source, definition.getChild('ParamList')), true),
+        stub,
+        ...(specialCases ? { specialCases } : {}),
       });
     }
     return found;
@@ -386,9 +630,24 @@ export async function listFunctionBodies(
           .filter((child) => !['ParamList', 'TypeAnnotation', 'async', 'TypeParamList'].includes(child.name))
           .at(-1);
     let stub: string | undefined;
+    let specialCases: SpecialCases | undefined;
     if (block) stub = judgeBody(source, statements(block), params, false);
     else if (expression) stub = returnedStub(source, expression, params);
-    found.push({ name, line: source.lineOf(at), body: source.textOf(block ?? expression ?? fn), stub });
+    if (stub === undefined && params.length > 0) {
+      if (block) specialCases = specialCasesOf(source, statements(block), params, false);
+      else if (expression) {
+        const cases = { inputs: [] as string[], outputs: [] as string[] };
+        const otherwise = conditionalAnswer(source, expression, params, false, cases);
+        if (otherwise !== undefined && cases.inputs.length > 0) specialCases = { ...cases, otherwise };
+      }
+    }
+    found.push({
+      name,
+      line: source.lineOf(at),
+      body: source.textOf(block ?? expression ?? fn),
+      stub,
+      ...(specialCases ? { specialCases } : {}),
+    });
   };
   for (const node of descendants(
     source.root,

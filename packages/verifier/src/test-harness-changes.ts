@@ -79,6 +79,18 @@ export function harnessProblems(
           .join(', ')}${standIn !== undefined ? ` but \`${standIn}\`, which this step created` : ''}`,
       );
   }
+  if (TEST_FILE.test(file) && before !== undefined) {
+    const rebound = reboundNames(file, before, after);
+    if (rebound.length > 0)
+      problems.push(
+        `rebound what ${file} tests: ${rebound
+          .slice(0, 3)
+          .map(({ name, from }) => `\`${name}\` (imported from \`${from}\`)`)
+          .join(
+            ', ',
+          )} now ${rebound.length > 1 ? 'name definitions' : 'names a definition'} in the test file itself`,
+      );
+  }
   if (RUNNER_CONFIG.test(file)) {
     const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
     const added = after
@@ -88,4 +100,64 @@ export function harnessProblems(
     if (added.length > 0) problems.push(`changed which tests run in ${file} (\`${added[0]?.slice(0, 80)}\`)`);
   }
   return problems;
+}
+
+const JS_BINDINGS = /\bimport\s+(?:([A-Za-z_$][\w$]*)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s*['"]([^'"]+)['"]/g;
+const PY_BINDINGS = /^from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n#]+))/gm;
+
+/** Local names a test file binds to imports (`import { a, b as c } from './x'` → a, c), by name. */
+function importBindings(file: string, text: string): Map<string, string> {
+  const bindings = new Map<string, string>();
+  const python = /\.py$/.test(file);
+  for (const match of text.matchAll(python ? PY_BINDINGS : JS_BINDINGS)) {
+    const from = (python ? match[1] : match[3]) ?? '';
+    // Only the code under test: relative JS modules; Python modules outside the standard test tools.
+    if (!python && !from.startsWith('.')) continue;
+    if (
+      python &&
+      /^(?:pytest|unittest|typing|dataclasses|collections|os|sys|re|json|pathlib)(?:\.|$)/.test(from)
+    )
+      continue;
+    if (!python && match[1]) bindings.set(match[1], from);
+    for (const item of ((python ? (match[2] ?? match[3]) : match[2]) ?? '').split(',')) {
+      const parts = item.trim().split(/\s+as\s+/);
+      const local = (parts[1] ?? parts[0] ?? '').trim().replace(/^type\s+/, '');
+      if (/^[A-Za-z_$][\w$]*$/.test(local)) bindings.set(local, from);
+    }
+  }
+  return bindings;
+}
+
+/** Whether a file defines `name` itself (a function, a class, a variable or an assignment at line start). */
+function definesLocally(file: string, text: string, name: string): boolean {
+  const escaped = name.replace(/\$/g, '\\$');
+  return /\.py$/.test(file)
+    ? new RegExp(
+        `^(?:(?:async\\s+)?def|class)\\s+${escaped}\\b|^${escaped}\\s*(?::[^=\\n]+)?=(?!=)`,
+        'm',
+      ).test(text)
+    : new RegExp(
+        `^\\s*(?:export\\s+)?(?:(?:const|let|var)\\s+${escaped}\\b|(?:async\\s+)?function\\*?\\s+${escaped}\\s*\\(|class\\s+${escaped}\\b)|^\\s*${escaped}\\s*=(?!=)`,
+        'm',
+      ).test(text);
+}
+
+/**
+ * Names a test file used to import from the code under test and now defines itself: the import
+ * renamed away or dropped (`import { isPrime as real }` + `const isPrime = …`) or, in Python,
+ * shadowed by a later `def` / assignment. The tests then exercise the test file's own stand-in.
+ */
+function reboundNames(file: string, before: string, after: string): { name: string; from: string }[] {
+  const was = importBindings(file, before);
+  const now = importBindings(file, after);
+  const python = /\.py$/.test(file);
+  const rebound: { name: string; from: string }[] = [];
+  for (const [name, from] of was) {
+    if (definesLocally(file, before, name) || !definesLocally(file, after, name)) continue;
+    // JS cannot redeclare an import: the binding must be gone. Python may shadow it.
+    if (!python && now.has(name)) continue;
+    if (!new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}\\s*\\(`).test(after)) continue;
+    rebound.push({ name, from });
+  }
+  return rebound;
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   failingChecks as failing,
   planWithStep,
+  type StepTraceInput,
   verifyTrace,
   writeCall as write,
 } from './__fixtures__/step-trace';
@@ -634,5 +635,69 @@ describe('verifyStep', { timeout: 30_000 }, () => {
         }),
       );
     });
+  });
+});
+
+describe('verifyStep: a fix of a failing command the description names', { timeout: 30_000 }, () => {
+  const CLI = 'const [name] = process.argv.slice(2);\nconsole.log(name.toUpperCase());\n';
+  const FIXED = "const [name = 'world'] = process.argv.slice(2);\nconsole.log(name.toUpperCase());\n";
+  const trace = (after: string, ledger: StepTraceInput['ledger'] = []): StepTraceInput => ({
+    id: 't',
+    class: 'reproduction',
+    expected: { verdict: 'success' },
+    step: { description: 'Fix the crash: `node cli.js` throws a TypeError' },
+    workspace: { files: { 'cli.js': CLI }, changes: { write: { 'cli.js': after } } },
+    ledger: [write('cli.js', after), ...ledger],
+    notes: '[SUCCESS]: fixed the crash in cli.js',
+  });
+  const ran = (exitCode: number) => ({
+    tool: 'run_command',
+    args: { argv: ['node', 'cli.js'] },
+    status: 'success' as const,
+    result: `$ node cli.js\n(cwd: ., exit code ${exitCode}, 20 ms)\n--- stdout ---\nWORLD`,
+  });
+
+  it('is unverified when the step never ran the command after its change (the verifier may not run it)', async () => {
+    const report = await verifyTrace(trace(CLI.replace('toUpperCase', 'toLocaleUpperCase')));
+    expect(report.verdict).toBe('unverified');
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'outcome',
+        status: 'error',
+        message: expect.stringMatching(/never ran it/),
+      }),
+    );
+  });
+
+  it('passes on the step running it after the change (exit 0), fails on that run failing', async () => {
+    const fixed = await verifyTrace(trace(FIXED, [ran(0)]));
+    expect(fixed.verdict).toBe('success');
+    expect(fixed.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'outcome',
+        status: 'pass',
+        message: expect.stringMatching(/exited 0/),
+      }),
+    );
+    const broken = await verifyTrace(trace(CLI.replace('toUpperCase', 'toLocaleUpperCase'), [ran(1)]));
+    expect(broken.verdict).not.toMatch(/^success/);
+  });
+
+  it('re-runs it when the policy allows: a fix that does not fix it still exits non-zero', async () => {
+    const report = await verifyTrace(trace(CLI.replace('toUpperCase', 'toLocaleUpperCase')), {
+      allowCommand: (argv) => argv.join(' ') === 'node cli.js',
+    });
+    expect(report.verdict).toBe('retry');
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'outcome',
+        status: 'fail',
+        message: expect.stringMatching(/still exits 1/),
+      }),
+    );
+    const fixed = await verifyTrace(trace(FIXED), {
+      allowCommand: (argv) => argv.join(' ') === 'node cli.js',
+    });
+    expect(fixed.verdict).toBe('success');
   });
 });

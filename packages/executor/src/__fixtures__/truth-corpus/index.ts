@@ -1,5 +1,6 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { exampleOnlyAnswer } from './example-only';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -47,8 +48,11 @@ import {
   neighbourCredit,
   staleAndNoGit,
 } from './phrasings-and-baselines';
+import { reboundSubject } from './rebound-subject';
+import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { upgradeManifestOnly } from './upgrades';
 import {
   customTools,
   moreClaimKinds,
@@ -118,6 +122,10 @@ export function truthCorpus(): TruthTrace[] {
     ...whitespaceOnlyChange,
     ...swallowedErrorsClass,
     ...askedWork,
+    ...exampleOnlyAnswer,
+    ...reproductionStillFails,
+    ...upgradeManifestOnly,
+    ...reboundSubject,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
