@@ -2,9 +2,11 @@ import { edit, mark, PACKAGE_JSON, run, type TruthTrace, traces, turn, write } f
 
 const CLI = {
   'package.json': PACKAGE_JSON,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture file's own template literal
   'src/cli.js': 'const [name] = process.argv.slice(2);\nconsole.log(`Hello, ${name.toUpperCase()}!`);\n',
 };
 const CLI_FIXED =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture file's own template literal
   "const [name = 'world'] = process.argv.slice(2);\nconsole.log(`Hello, ${name.toUpperCase()}!`);\n";
 
 const PY = {
