@@ -144,7 +144,7 @@ describe('snapshotWorkspace cache', () => {
     step({});
   });
 
-  it('lists a directory again whenever an entry is added, removed, renamed or changes type — its restored mtime, a swapped directory or a new virtualenv included', async () => {
+  it('sees every entry added, removed, renamed or retyped in a cached directory — its mtime restored, the directory swapped, or made a virtualenv', async () => {
     const ws = await workspace({
       'src/a.ts': 'export const a = 1;\n',
       'src/b.ts': 'export const b = 1;\n',
@@ -164,7 +164,7 @@ describe('snapshotWorkspace cache', () => {
       before = after;
       return after;
     };
-    // Every listing is old enough to be reused now.
+    // Every file is old enough to be cached now.
     await age();
     step({});
 

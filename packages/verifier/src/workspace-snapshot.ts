@@ -11,6 +11,7 @@ import {
   readFileSync,
   realpathSync,
   type Stats,
+  statfsSync,
 } from 'node:fs';
 import path from 'node:path';
 import { isLineEntryFile } from './line-entries';
@@ -68,7 +69,7 @@ export interface SnapshotOptions {
   /**
    * Reuse the hashes (and texts) of files whose lstat identity — inode, size, mtime and ctime —
    * is unchanged since this root's previous walk, and the listings of directories whose device,
-   * inode, mtime and ctime are unchanged (default `true`). Every file is still lstat-ed: an edit
+   * inode, mtime and ctime are unchanged, on a local filesystem (default `true`). Every file is still lstat-ed: an edit
    * in place does not move its directory's times. `false` reads every directory and hashes every
    * file and leaves the cache as it is; the result is the same either way.
    */
@@ -137,7 +138,8 @@ interface ListedEntry {
  * A directory's entries (directories, regular files and links; other types are never recorded)
  * with the directory's own lstat identity when they were read. Creating, removing or renaming an
  * entry, or replacing one by another type, changes the directory's mtime and ctime: while they,
- * its inode and its device are the ones recorded, the names and types are the ones listed.
+ * its inode and its device are the ones recorded, the names and types are the ones listed. Trusted
+ * only on a local filesystem (see {@link LOCAL_FILESYSTEMS}).
  */
 interface DirectoryListing {
   dev: number;
@@ -169,6 +171,26 @@ const MAX_CACHED_ROOTS = 8;
  * a file is read again next time.
  */
 const RACY_MARGIN_MS = 100;
+
+/**
+ * Filesystems (`statfs` magic numbers) whose directory times a walk trusts to tell that no entry
+ * was added, removed, renamed or retyped: local disks and memory (ext2/3/4, XFS, Btrfs, tmpfs,
+ * overlayfs, ZFS, F2FS). A network or FUSE filesystem can serve a directory's attributes from a
+ * client cache that lags another machine's changes: there, and in any directory mounted from
+ * another device than the root's, every walk reads every directory.
+ */
+const LOCAL_FILESYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010,
+]);
+
+/** The device of `root` when directory times can be trusted on it, else `undefined`. */
+function localDevice(root: string): number | undefined {
+  try {
+    return LOCAL_FILESYSTEMS.has(statfsSync(root).type) ? safeStat(root)?.dev : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * How much the snapshot cache holds: roots and cached file reads across them (for tests and
@@ -299,15 +321,16 @@ function listedEntry(
 }
 
 /**
- * The entries of `dir`: the previous walk's listing when the directory's identity (device, inode,
- * mtime, ctime) is unchanged and that listing was trusted, else read now — reusing the previous
- * entries (and their cached file reads) of the names still there with the same type.
+ * The entries of `dir`: the previous walk's listing when the directory is on `localDev` (see
+ * {@link localDevice}), its identity (device, inode, mtime, ctime) is unchanged and that listing
+ * was trusted, else read now — reusing the previous entries (and their cached file reads) of the
+ * names still there with the same type.
  */
 function listDirectory(
   dir: string,
   rel: string,
   previous: DirectoryListing | undefined,
-  racyBefore: number,
+  times: { racyBefore: number; localDev: number | undefined },
 ): DirectoryListing {
   const stats = safeStat(dir);
   if (stats === undefined || !stats.isDirectory()) {
@@ -322,7 +345,9 @@ function listDirectory(
       entries: [],
     };
   }
+  const local = times.localDev !== undefined && stats.dev === times.localDev;
   if (
+    local &&
     previous?.trusted === true &&
     previous.dev === stats.dev &&
     previous.ino === stats.ino &&
@@ -362,7 +387,7 @@ function listDirectory(
     ino: stats.ino,
     mtimeMs: stats.mtimeMs,
     ctimeMs: stats.ctimeMs,
-    trusted: readable && stats.mtimeMs < racyBefore && stats.ctimeMs < racyBefore,
+    trusted: local && readable && stats.mtimeMs < times.racyBefore && stats.ctimeMs < times.racyBefore,
     readable,
     venvMarker,
     entries,
@@ -495,7 +520,8 @@ export function readGitRefs(root: string): GitRefs | undefined {
  * Fast path (unless `cache: false`): a process-wide cache of the last 8 roots walked keeps each
  * directory's listing with its lstat identity, and each file's hash (and text) with its own; a
  * directory whose device, inode, mtime and ctime are unchanged is not read again (adding,
- * removing, renaming or retyping an entry moves them), a file whose inode, size, mtime and ctime
+ * removing, renaming or retyping an entry moves them; on a local filesystem only: a network
+ * mount's directory times can lag), a file whose inode, size, mtime and ctime
  * are unchanged keeps its hash — every file is still lstat-ed —, only new or changed files are
  * read. A file or directory changed within 100 ms of a walk's start is never cached (a same-tick
  * write could leave identical stats), and each root's cache holds only the directories its last
@@ -526,10 +552,11 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   const previous = useCache ? rootCaches.get(realRoot) : undefined;
   const next = new Map<string, DirectoryListing>();
   const racyBefore = takenAt - RACY_MARGIN_MS;
+  const times = { racyBefore, localDev: useCache ? localDevice(realRoot) : undefined };
 
   const walk = (dir: string, rel: string, depth: number): void => {
     if (truncated) return;
-    const listing = listDirectory(dir, rel, previous?.get(rel), racyBefore);
+    const listing = listDirectory(dir, rel, previous?.get(rel), times);
     if (useCache) next.set(rel, listing);
     // A virtualenv is recorded per package (the root itself is always walked); `pyvenv.cfg` is
     // looked up only where the listing names it (or could not be read).
