@@ -69,9 +69,10 @@ export interface SnapshotOptions {
   /**
    * Reuse the hashes (and texts) of files whose lstat identity — inode, size, mtime and ctime —
    * is unchanged since this root's previous walk, and the listings of directories whose device,
-   * inode, mtime and ctime are unchanged, on a local filesystem (default `true`). Every file is still lstat-ed: an edit
-   * in place does not move its directory's times. `false` reads every directory and hashes every
-   * file and leaves the cache as it is; the result is the same either way.
+   * inode, mtime and ctime are unchanged, on a local filesystem (default `true`). Every file is
+   * still lstat-ed: an edit in place does not move its directory's times. `false` reads every
+   * directory and hashes every file and leaves the cache as it is; the result is the same either
+   * way.
    */
   cache?: boolean;
 }
@@ -311,7 +312,7 @@ function listedEntry(
     name,
     rel: childRel,
     // `dir` is an absolute real path and `name` one component: no normalisation to do.
-    absolute: `${dir}/${name}`,
+    absolute: dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`,
     isDirectory,
     textAlways: !isDirectory && (TEST_FILE.test(childRel) || childRel === 'package.json'),
     textIfSmall:
@@ -521,12 +522,13 @@ export function readGitRefs(root: string): GitRefs | undefined {
  * directory's listing with its lstat identity, and each file's hash (and text) with its own; a
  * directory whose device, inode, mtime and ctime are unchanged is not read again (adding,
  * removing, renaming or retyping an entry moves them; on a local filesystem only: a network
- * mount's directory times can lag), a file whose inode, size, mtime and ctime
- * are unchanged keeps its hash — every file is still lstat-ed —, only new or changed files are
- * read. A file or directory changed within 100 ms of a walk's start is never cached (a same-tick
- * write could leave identical stats), and each root's cache holds only the directories its last
- * walk read. The result is exactly the uncached one. `node_modules` and virtualenvs are recorded per package,
- * VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then `truncated`).
+ * mount's directory times can lag), a file whose inode, size, mtime and ctime are unchanged keeps
+ * its hash — every file is still lstat-ed —, only new or changed files are read. A file or
+ * directory changed within 100 ms of a walk's start is never cached (a same-tick write could
+ * leave identical stats), and each root's cache holds only the directories its last walk read.
+ * The result is exactly the uncached one. `node_modules` and virtualenvs are recorded per
+ * package, VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then
+ * `truncated`).
  *
  * @example
  * const before = snapshotWorkspace(root);
