@@ -1,18 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '@closedloop/cortex';
 import { afterAll, describe, expect, it } from 'vitest';
-import { finalState, scenarioSpec, uninterruptedState } from './__fixtures__/final-state';
-import { countEffects, scenarioCortex } from './__fixtures__/scenario';
-import { createCoordinator } from './coordinator';
+import { type FailoverWorld, startInProcessRun } from './__fixtures__/failover-world';
+import { finalState, uninterruptedState } from './__fixtures__/final-state';
+import { countEffects } from './__fixtures__/scenario';
 import { closeRedis, connectRedis } from './redis-connection';
-import { createRunClient } from './run-client';
-import { createStepWorker } from './step-worker';
 import { type RedisServer, startRedisServer } from './testing';
 
-const closers: Array<() => Promise<void>> = [];
+// Each test starts (and kills) its own redis-server: closing what ran on a killed one may fail.
+const closers: FailoverWorld['closers'] = [];
 afterAll(async () => {
   for (const close of closers.reverse()) await close().catch(() => {});
 });
@@ -30,20 +28,10 @@ async function restart(redis: RedisServer, persistDir: string | undefined): Prom
 async function scenario(persistDir: string | undefined) {
   let redis = await startRedisServer(persistDir ? { persistDir } : {});
   closers.push(() => redis.stop());
-  const prefix = `t-${randomUUID().slice(0, 8)}`;
-  const common = { connection: redis.url, prefix, cortex: scenarioCortex, lockDurationMs: lockMs };
-  const coordinator = createCoordinator(common);
-  const worker = createStepWorker({ ...common, concurrency: 2 });
-  closers.push(
-    () => coordinator.close(),
-    () => worker.close(),
+  const { runs, runId, runSpec } = await startInProcessRun(
+    { closers },
+    { url: redis.url, lockMs, settings, workspacePrefix: 'closedloop-hostile-' },
   );
-  await Promise.all([coordinator.ready(), worker.ready()]);
-  const runs = createRunClient({ connection: redis.url, prefix });
-  closers.push(() => runs.close());
-  const runSpec = scenarioSpec(settings, 'closedloop-hostile-');
-  closers.push(async () => rmSync(runSpec.workspace!, { recursive: true, force: true }));
-  const { runId } = await runs.submit(runSpec);
   const controller = new AbortController();
   for await (const { event } of runs.store.tail(runId, { signal: controller.signal, blockMs: 200 })) {
     if (event.type === 'step-started' && event.stepId === 'step-3') break;
@@ -89,22 +77,12 @@ describe("a worker's Redis connections killed mid-step (CLIENT KILL, again and a
   it('the run completes as if nothing happened, or stops with a typed reason: never a duplicated effect', async () => {
     const redis = await startRedisServer();
     closers.push(() => redis.stop());
-    const prefix = `t-${randomUUID().slice(0, 8)}`;
-    const common = { connection: redis.url, prefix, cortex: scenarioCortex, lockDurationMs: lockMs };
-    const coordinator = createCoordinator(common);
-    const worker = createStepWorker({ ...common, concurrency: 2 });
-    closers.push(
-      () => coordinator.close(),
-      () => worker.close(),
+    const { prefix, runs, runId, runSpec } = await startInProcessRun(
+      { closers },
+      { url: redis.url, lockMs, settings, workspacePrefix: 'closedloop-hostile-' },
     );
-    await Promise.all([coordinator.ready(), worker.ready()]);
-    const runs = createRunClient({ connection: redis.url, prefix });
-    closers.push(() => runs.close());
     const admin = connectRedis(redis.url, 'test-admin');
     closers.push(() => closeRedis(admin));
-    const runSpec = scenarioSpec(settings, 'closedloop-hostile-');
-    closers.push(async () => rmSync(runSpec.workspace!, { recursive: true, force: true }));
-    const { runId } = await runs.submit(runSpec);
     const waited = runs.result(runId).then(
       (result: RunResult) => ({ result }),
       (error: unknown) => ({ error: String(error), code: (error as { code?: string }).code }),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEvent } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLostReplyProxy } from './__fixtures__/lost-reply-proxy';
 import { closeRedis, connectRedis, pingRedis } from './redis-connection';
 import { redisKeys } from './redis-keys';
 import { createStepTranscripts } from './step-transcripts';
@@ -33,7 +34,12 @@ describe('step transcripts', () => {
       retentionMs: 60_000,
     });
     expect(await transcripts.claim('job-1', 'attempt-a')).toEqual([]);
-    await transcripts.append('job-1', 'attempt-a', [event('s1', 'c1'), event('s1', 'c2')]);
+    await transcripts.append({
+      jobId: 'job-1',
+      attempt: 'attempt-a',
+      group: 1,
+      events: [event('s1', 'c1'), event('s1', 'c2')],
+    });
     // Attempt B takes over (attempt A's worker froze past its lock).
     const earlier = await transcripts.claim('job-1', 'attempt-b');
     expect(earlier.map((entry) => [entry.attempt, (entry.event as { callId: string }).callId])).toEqual([
@@ -42,10 +48,21 @@ describe('step transcripts', () => {
     ]);
     // A wakes up: it can no longer journal.
     await expect(
-      transcripts.append('job-1', 'attempt-a', [event('s1', 'c3'), event('s1', 'c4')]),
+      transcripts.append({
+        jobId: 'job-1',
+        attempt: 'attempt-a',
+        group: 2,
+        events: [event('s1', 'c3'), event('s1', 'c4')],
+      }),
     ).rejects.toMatchObject({ code: 'step-fenced' });
-    await transcripts.append('job-1', 'attempt-b', [event('s1', 'c3')]);
-    await transcripts.append('job-1', 'attempt-b', [event('s1', 'c4'), event('s1', 'c5')]);
+    // B's first group is appended although the stream's last entry is A's first group.
+    await transcripts.append({ jobId: 'job-1', attempt: 'attempt-b', group: 1, events: [event('s1', 'c3')] });
+    await transcripts.append({
+      jobId: 'job-1',
+      attempt: 'attempt-b',
+      group: 2,
+      events: [event('s1', 'c4'), event('s1', 'c5')],
+    });
     expect(
       (await transcripts.read('job-1', 'attempt-b')).map((entry) => (entry as { callId: string }).callId),
     ).toEqual(['c3', 'c4', 'c5']);
@@ -54,6 +71,55 @@ describe('step transcripts', () => {
     await transcripts.remove(['job-1']);
     expect(await transcripts.claim('job-1', 'attempt-c')).toEqual([]);
     await closeRedis(client);
+  });
+
+  it('appends a group once: the same group sent twice, or resent by ioredis after its reply was lost, is a no-op', async () => {
+    const keys = redisKeys(`t-${randomUUID().slice(0, 8)}`);
+    const direct = connectRedis(redis.url);
+    const proxy = await startLostReplyProxy(redis.port);
+    const proxied = connectRedis(proxy.url);
+    try {
+      const transcripts = createStepTranscripts({ client: direct, keys, retentionMs: 60_000 });
+      const callIds = async () =>
+        (await transcripts.read('job-2')).map((entry) => (entry as { callId: string }).callId);
+      await transcripts.claim('job-2', 'attempt-a');
+      const first = { jobId: 'job-2', attempt: 'attempt-a', group: 1, events: [event('s1', 'c1')] };
+      expect(await transcripts.append(first)).toBe(1);
+      expect(await transcripts.append(first)).toBe(0);
+      expect(await callIds()).toEqual(['c1']);
+
+      // The real thing: the script runs, its reply is lost with the connection, ioredis
+      // reconnects and sends the same command again.
+      const overProxy = createStepTranscripts({ client: proxied, keys, retentionMs: 60_000 });
+      await proxied.ping();
+      const lost = proxy.loseReplyTo('lost-reply-c2');
+      const second = {
+        jobId: 'job-2',
+        attempt: 'attempt-a',
+        group: 2,
+        events: [event('s1', 'lost-reply-c2'), event('s1', 'c3')],
+      };
+      const appended = overProxy.append(second);
+      await lost;
+      expect(await appended).toBe(0);
+      expect(await callIds()).toEqual(['c1', 'lost-reply-c2', 'c3']);
+
+      // Later groups still go in; an earlier group sent again does not.
+      expect(
+        await transcripts.append({
+          jobId: 'job-2',
+          attempt: 'attempt-a',
+          group: 3,
+          events: [event('s1', 'c4')],
+        }),
+      ).toBe(1);
+      expect(await transcripts.append(first)).toBe(0);
+      expect(await callIds()).toEqual(['c1', 'lost-reply-c2', 'c3', 'c4']);
+    } finally {
+      await closeRedis(proxied);
+      await closeRedis(direct);
+      await proxy.close();
+    }
   });
 
   it('pingRedis fails fast with a typed error when nothing answers', async () => {

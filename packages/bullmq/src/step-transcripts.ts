@@ -10,6 +10,20 @@ export interface TranscriptEntry {
   event: RunEvent;
 }
 
+/** One group of events an attempt appends to a step job's transcript (see {@link StepTranscripts.append}). */
+export interface TranscriptAppend {
+  jobId: string;
+  /** The attempt (BullMQ lock token) appending. */
+  attempt: string;
+  /**
+   * The group's number within the attempt: 1 for its first group, then 2, 3… A group whose
+   * number the attempt's last entry already carries is in the transcript (a command ioredis
+   * resent after a reconnect, its first reply lost): appending it again is a no-op.
+   */
+  group: number;
+  events: readonly RunEvent[];
+}
+
 /** The journals of step jobs: every attempt's events, in order, appended only by the attempt that owns the job. */
 export interface StepTranscripts {
   /**
@@ -18,10 +32,12 @@ export interface StepTranscripts {
    */
   claim(jobId: string, attempt: string): Promise<TranscriptEntry[]>;
   /**
-   * Appends events, in order, in one script call (all or none); rejects with
-   * `ScaleOutError('step-fenced')` once another attempt owns the job.
+   * Appends a group of events, in order, in one script call (all or none), once: a group already
+   * appended (the same attempt and group number) is not appended again. Resolves with the number
+   * of events appended (0 for such a repeat); rejects with `ScaleOutError('step-fenced')` once
+   * another attempt owns the job.
    */
-  append(jobId: string, attempt: string, events: readonly RunEvent[]): Promise<void>;
+  append(group: TranscriptAppend): Promise<number>;
   /** The events one attempt journaled, in order; without `attempt`, every attempt's, in order. */
   read(jobId: string, attempt?: string): Promise<RunEvent[]>;
   /** Deletes the transcripts of these jobs. */
@@ -34,18 +50,34 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return redis.call('XRANGE', KEYS[1], '-', '+')
 `;
 
-// ARGV: the attempt, the retention, then the events' JSON. Checked before anything is written, so
-// a fenced attempt appends nothing; a script runs alone, so no claim falls between two events.
+// ARGV: the attempt, the retention, the group's number, then the events' JSON. Checked before
+// anything is written, so a fenced attempt appends nothing; a script runs alone, so no claim falls
+// between two events. Each entry carries its attempt (a) and group (g): when the stream's last
+// entry is this attempt's with this group number or a later one, the group is in already (a
+// resent command) and nothing is appended — only the owner appends, so its last group is last.
 const appendScript = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return redis.error_reply('FENCED')
 end
-for index = 3, #ARGV do
-  redis.call('XADD', KEYS[1], '*', 'a', ARGV[1], 'e', ARGV[index])
+local group = tonumber(ARGV[3])
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+if last ~= nil then
+  local fields = last[2]
+  local attempt, appended
+  for index = 1, #fields, 2 do
+    if fields[index] == 'a' then attempt = fields[index + 1] end
+    if fields[index] == 'g' then appended = tonumber(fields[index + 1]) end
+  end
+  if attempt == ARGV[1] and appended ~= nil and appended >= group then
+    return 0
+  end
+end
+for index = 4, #ARGV do
+  redis.call('XADD', KEYS[1], '*', 'a', ARGV[1], 'e', ARGV[index], 'g', ARGV[3])
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return #ARGV - 2
+return #ARGV - 3
 `;
 
 type Entry = [id: string, fields: string[]];
@@ -62,13 +94,14 @@ type TranscriptClient = Redis & {
     owner: string,
     attempt: string,
     ttlMs: number,
+    group: number,
     ...json: string[]
   ): Promise<number>;
 };
 
 /**
  * Step transcripts on Redis: one stream per step job (`<prefix>:step:<jobId>:transcript`),
- * entries tagged with their attempt, plus the owning attempt (`…:owner`). Both expire
+ * entries tagged with their attempt and group number, plus the owning attempt (`…:owner`). Both expire
  * `retentionMs` after the last write, like the jobs they belong to.
  */
 export function createStepTranscripts(options: {
@@ -92,14 +125,15 @@ export function createStepTranscripts(options: {
       );
       return entries.map(parse);
     },
-    async append(jobId, attempt, events) {
-      if (events.length === 0) return;
+    async append({ jobId, attempt, group, events }) {
+      if (events.length === 0) return 0;
       try {
-        await client.closedloopJournal(
+        return await client.closedloopJournal(
           keys.transcript(jobId),
           keys.owner(jobId),
           attempt,
           retentionMs,
+          group,
           ...events.map((event) => JSON.stringify(event)),
         );
       } catch (error) {

@@ -83,7 +83,8 @@ export interface StepWorker {
  * one write per group instead of one per event. Each event's promise resolves once its group is
  * in Redis; groups are written in order, each only after the previous one succeeded, and after a
  * failure (fenced, Redis error) nothing more is written: the transcript stays a prefix of the
- * step's events.
+ * step's events. Groups are numbered (1, 2, … per attempt): one that ioredis resends after a
+ * reconnect (its first reply lost) is appended once.
  */
 function transcriptJournal(
   transcripts: StepTranscripts,
@@ -91,16 +92,19 @@ function transcriptJournal(
   attempt: string,
 ): { write: (event: RunEvent) => Promise<void>; written: () => number } {
   let written = 0;
+  let groups = 0;
   let previous: Promise<void> = Promise.resolve();
   let batch: { events: RunEvent[]; done: Promise<void> } | undefined;
   return {
     write(event) {
       if (batch === undefined) {
         const events: RunEvent[] = [];
+        // Numbered, so a group ioredis resends after a reconnect is appended once.
+        const group = ++groups;
         // Sent once the current synchronous run of calls (the group) is over, after the previous group.
         const done = previous.then(async () => {
           batch = undefined;
-          await transcripts.append(jobId, attempt, events);
+          await transcripts.append({ jobId, attempt, group, events });
           written += events.length;
         });
         batch = { events, done };

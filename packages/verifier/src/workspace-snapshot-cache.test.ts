@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   renameSync,
   rmSync,
@@ -141,6 +142,80 @@ describe('snapshotWorkspace cache', () => {
     expect(small.files).toEqual(snapshotWorkspace(ws.root, { cache: false, maxHashBytes: 4 }).files);
     expect(small.files.get('src/a.ts')?.hash).toBeUndefined();
     step({});
+  });
+
+  it('sees every entry added, removed, renamed or retyped in a cached directory — its mtime restored, the directory swapped, or made a virtualenv', async () => {
+    const ws = await workspace({
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 1;\n',
+      'src/deep/c.ts': 'export const c = 1;\n',
+      'other/d.ts': 'export const d = 1;\n',
+      'tools/x.py': 'x = 1\n',
+    });
+    const file = (rel: string) => path.join(ws.root, rel);
+    await age();
+    let before = snapshotChecked(ws.root);
+    const step = (expected: Partial<Record<'created' | 'modified' | 'deleted', string[]>>) => {
+      const after = snapshotChecked(ws.root);
+      const changes = diffSnapshots(before, after);
+      expect([...changes.created].sort()).toEqual(expected.created ?? []);
+      expect([...changes.modified].sort()).toEqual(expected.modified ?? []);
+      expect([...changes.deleted].sort()).toEqual(expected.deleted ?? []);
+      before = after;
+      return after;
+    };
+    // Every file is old enough to be cached now.
+    await age();
+    step({});
+
+    // A file added to a cached folder whose mtime is then put back: its ctime still moved.
+    const srcTimes = timesFile();
+    copyTimes(file('src'), srcTimes);
+    writeFileSync(file('src/new.ts'), 'export const n = 1;\n');
+    copyTimes(srcTimes, file('src'));
+    rmSync(srcTimes);
+    step({ created: ['src/new.ts'] });
+
+    // A rename inside a folder, and a file in a cached folder edited in place (the folder's
+    // times do not move: the file's own stat tells it).
+    await age();
+    step({});
+    renameSync(file('src/b.ts'), file('src/b2.ts'));
+    writeFileSync(file('src/deep/c.ts'), 'export const c = 2;\n');
+    step({ created: ['src/b2.ts'], deleted: ['src/b.ts'], modified: ['src/deep/c.ts'] });
+
+    // A file replaced by a folder of the same name, and back.
+    await age();
+    step({});
+    rmSync(file('src/a.ts'));
+    mkdirSync(file('src/a.ts'));
+    writeFileSync(file('src/a.ts/inner.ts'), 'export const i = 1;\n');
+    step({ created: ['src/a.ts/inner.ts'], deleted: ['src/a.ts'] });
+    await age();
+    step({});
+    rmSync(file('src/a.ts'), { recursive: true });
+    writeFileSync(file('src/a.ts'), 'export const a = 1;\n');
+    step({ created: ['src/a.ts'], deleted: ['src/a.ts/inner.ts'] });
+
+    // A cached folder swapped for another one (a new inode) with the same times.
+    await age();
+    step({});
+    mkdirSync(file('other2'));
+    writeFileSync(file('other2/d.ts'), 'export const d = 2;\n');
+    writeFileSync(file('other2/e.ts'), 'export const e = 1;\n');
+    copyTimes(file('other'), file('other2'));
+    rmSync(file('other'), { recursive: true });
+    renameSync(file('other2'), file('other'));
+    step({ created: ['other/e.ts'], modified: ['other/d.ts'] });
+
+    // A cached folder that becomes a virtualenv is recorded per package from then on.
+    await age();
+    step({});
+    writeFileSync(file('tools/pyvenv.cfg'), 'home = /usr/bin\n');
+    mkdirSync(file('tools/lib/python3.12/site-packages/requests'), { recursive: true });
+    const venv = step({ deleted: ['tools/x.py'] });
+    expect([...venv.packages.keys()]).toEqual(['site-packages/requests']);
+    expect([...venv.files.keys()].some((rel) => rel.startsWith('tools/'))).toBe(false);
   });
 
   it('stays bounded: the last 8 roots, and no more entries than files the last walk saw', async () => {

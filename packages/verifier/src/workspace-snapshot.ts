@@ -11,6 +11,7 @@ import {
   readFileSync,
   realpathSync,
   type Stats,
+  statfsSync,
 } from 'node:fs';
 import path from 'node:path';
 import { isLineEntryFile } from './line-entries';
@@ -67,8 +68,11 @@ export interface SnapshotOptions {
   maxHashBytes?: number;
   /**
    * Reuse the hashes (and texts) of files whose lstat identity — inode, size, mtime and ctime —
-   * is unchanged since this root's previous walk (default `true`). `false` reads and hashes every
-   * file and leaves the cache as it is; the result is the same either way.
+   * is unchanged since this root's previous walk, and the listings of directories whose device,
+   * inode, mtime and ctime are unchanged, on a local filesystem (default `true`). Every file is
+   * still lstat-ed: an edit in place does not move its directory's times. `false` reads every
+   * directory and hashes every file and leaves the cache as it is; the result is the same either
+   * way.
    */
   cache?: boolean;
 }
@@ -108,30 +112,96 @@ interface CacheEntry {
   hash: string | undefined;
   /** Kept only when a walk wanted the text (test files, small sources, `package.json`). */
   text: string | undefined;
+  /** The state a snapshot records for this identity (shared by the snapshots that saw it). */
+  state: FileState;
 }
 
 /**
- * File states per workspace root (real path) → workspace-relative path → entry. Bounded: the
- * last {@link MAX_CACHED_ROOTS} roots walked (least recently walked dropped first), and each
- * root's map is replaced after every walk by the entries of the files that walk saw, so it never
- * holds more entries than the last walk's files (≤ `maxFiles`).
+ * One entry of a directory listing, with what its path alone decides (computed once per name,
+ * not per walk) and the cached read of the file it names.
  */
-const rootCaches = new Map<string, Map<string, CacheEntry>>();
+interface ListedEntry {
+  readonly name: string;
+  /** Workspace-relative posix path. */
+  readonly rel: string;
+  readonly absolute: string;
+  /** A directory (by its directory entry); else a regular file or a link. */
+  readonly isDirectory: boolean;
+  /** Its text is kept whatever its size (test files, the root `package.json`). */
+  readonly textAlways: boolean;
+  /** Its text is kept up to 64 KB (sources, prose, line-entry files). */
+  readonly textIfSmall: boolean;
+  /** The file's last trusted read, reused while its lstat identity is unchanged. */
+  file: CacheEntry | undefined;
+}
+
+/**
+ * A directory's entries (directories, regular files and links; other types are never recorded)
+ * with the directory's own lstat identity when they were read. Creating, removing or renaming an
+ * entry, or replacing one by another type, changes the directory's mtime and ctime: while they,
+ * its inode and its device are the ones recorded, the names and types are the ones listed. Trusted
+ * only on a local filesystem (see {@link LOCAL_FILESYSTEMS}).
+ */
+interface DirectoryListing {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** False when the directory changed within the racy margin of the read: read it again next walk. */
+  trusted: boolean;
+  /** False when it could not be read (then no entries). */
+  readable: boolean;
+  /** An entry named `pyvenv.cfg` is listed (the directory may be a virtualenv). */
+  venvMarker: boolean;
+  entries: ListedEntry[];
+}
+
+/**
+ * Directory listings per workspace root (real path) → workspace-relative directory path →
+ * listing, each entry holding its file's cached read. Bounded: the last {@link MAX_CACHED_ROOTS}
+ * roots walked (least recently walked dropped first), and each root's map is replaced after every
+ * walk by the listings that walk read, so it holds only entries that exist in the directories the
+ * last walk saw.
+ */
+const rootCaches = new Map<string, Map<string, DirectoryListing>>();
 const MAX_CACHED_ROOTS = 8;
 /**
- * A state is cached only when the file's mtime and ctime are this much older than the snapshot's
- * start: file times come from a coarse kernel clock, so a write in the same tick as our read could
- * leave identical stats over different content ("racy git"). Such a file is read again next time.
+ * A state (or a listing) is cached only when the file's (directory's) mtime and ctime are this
+ * much older than the snapshot's start: file times come from a coarse kernel clock, so a write in
+ * the same tick as our read could leave identical stats over different content ("racy git"). Such
+ * a file is read again next time.
  */
 const RACY_MARGIN_MS = 100;
 
 /**
- * How much the snapshot cache holds: roots and file entries across them (for tests and
+ * Filesystems (`statfs` magic numbers) whose directory times a walk trusts to tell that no entry
+ * was added, removed, renamed or retyped: local disks and memory (ext2/3/4, XFS, Btrfs, tmpfs,
+ * overlayfs, ZFS, F2FS). A network or FUSE filesystem can serve a directory's attributes from a
+ * client cache that lags another machine's changes: there, and in any directory mounted from
+ * another device than the root's, every walk reads every directory.
+ */
+const LOCAL_FILESYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010,
+]);
+
+/** The device of `root` when directory times can be trusted on it, else `undefined`. */
+function localDevice(root: string): number | undefined {
+  try {
+    return LOCAL_FILESYSTEMS.has(statfsSync(root).type) ? safeStat(root)?.dev : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How much the snapshot cache holds: roots and cached file reads across them (for tests and
  * diagnostics; not exported from the package).
  */
 export function snapshotCacheSize(): { roots: number; entries: number } {
   let entries = 0;
-  for (const files of rootCaches.values()) entries += files.size;
+  for (const directories of rootCaches.values())
+    for (const listing of directories.values())
+      for (const entry of listing.entries) if (entry.file !== undefined) entries += 1;
   return { roots: rootCaches.size, entries };
 }
 
@@ -162,23 +232,26 @@ function readFileState(
 }
 
 /**
- * The hash (and text, when wanted) of one file: from `previous` when the file's lstat identity
+ * The state (and text, when wanted) of one file: from `cached` when the file's lstat identity
  * (inode, size, mtime and ctime: an agent can restore an mtime, not a ctime) is the one it had
- * when last read and that read was enough for this walk, else read now. Returns the entry to
- * keep for the next walk, or `undefined` when the state is too recent to trust again.
+ * when last read and that read was enough for this walk, else read now. `keep` is the entry to
+ * cache for the next walk, or `undefined` when the state is too recent to trust again.
  */
 function hashFile(
   absolute: string,
-  rel: string,
   stats: Stats,
   maxHashBytes: number,
   wantText: boolean,
-  previous: Map<string, CacheEntry> | undefined,
+  cached: CacheEntry | undefined,
   racyBefore: number,
-): { hash: string | undefined; text: string | undefined; keep: CacheEntry | undefined } {
+): { state: FileState; text: string | undefined; keep: CacheEntry | undefined } {
   // Above the limit nothing is read, whatever an earlier walk with a larger limit cached.
-  if (stats.size > maxHashBytes) return { hash: undefined, text: undefined, keep: undefined };
-  const cached = previous?.get(rel);
+  if (stats.size > maxHashBytes)
+    return {
+      state: { size: stats.size, mtimeMs: stats.mtimeMs, hash: undefined },
+      text: undefined,
+      keep: undefined,
+    };
   if (
     cached !== undefined &&
     cached.ino === stats.ino &&
@@ -188,15 +261,24 @@ function hashFile(
     cached.hash !== undefined &&
     (!wantText || cached.text !== undefined || stats.size > MAX_TEXT_BYTES)
   ) {
-    return { hash: cached.hash, text: wantText ? cached.text : undefined, keep: cached };
+    return { state: cached.state, text: wantText ? cached.text : undefined, keep: cached };
   }
   const { hash, text } = readFileState(absolute, stats, maxHashBytes, wantText);
+  const state: FileState = { size: stats.size, mtimeMs: stats.mtimeMs, hash };
   const trusted = hash !== undefined && stats.mtimeMs < racyBefore && stats.ctimeMs < racyBefore;
   return {
-    hash,
+    state,
     text,
     keep: trusted
-      ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, hash, text }
+      ? {
+          ino: stats.ino,
+          size: stats.size,
+          mtimeMs: stats.mtimeMs,
+          ctimeMs: stats.ctimeMs,
+          hash,
+          text,
+          state,
+        }
       : undefined,
   };
 }
@@ -211,10 +293,106 @@ function safeReaddir(dir: string): Dirent[] {
 
 function safeStat(file: string): Stats | undefined {
   try {
-    return lstatSync(file);
+    return lstatSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
+}
+
+/** The listing of one directory entry: what its path decides, and the cached read carried over. */
+function listedEntry(
+  dir: string,
+  rel: string,
+  name: string,
+  isDirectory: boolean,
+  file: CacheEntry | undefined,
+): ListedEntry {
+  const childRel = rel === '' ? name : `${rel}/${name}`;
+  return {
+    name,
+    rel: childRel,
+    // `dir` is an absolute real path and `name` one component: no normalisation to do.
+    absolute: dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`,
+    isDirectory,
+    textAlways: !isDirectory && (TEST_FILE.test(childRel) || childRel === 'package.json'),
+    textIfSmall:
+      !isDirectory && (SOURCE_FILE.test(childRel) || PROSE_FILE.test(childRel) || isLineEntryFile(childRel)),
+    file,
+  };
+}
+
+/**
+ * The entries of `dir`: the previous walk's listing when the directory is on `localDev` (see
+ * {@link localDevice}), its identity (device, inode, mtime, ctime) is unchanged and that listing
+ * was trusted, else read now — reusing the previous entries (and their cached file reads) of the
+ * names still there with the same type.
+ */
+function listDirectory(
+  dir: string,
+  rel: string,
+  previous: DirectoryListing | undefined,
+  times: { racyBefore: number; localDev: number | undefined },
+): DirectoryListing {
+  const stats = safeStat(dir);
+  if (stats === undefined || !stats.isDirectory()) {
+    return {
+      dev: 0,
+      ino: 0,
+      mtimeMs: 0,
+      ctimeMs: 0,
+      trusted: false,
+      readable: false,
+      venvMarker: false,
+      entries: [],
+    };
+  }
+  const local = times.localDev !== undefined && stats.dev === times.localDev;
+  if (
+    local &&
+    previous?.trusted === true &&
+    previous.dev === stats.dev &&
+    previous.ino === stats.ino &&
+    previous.mtimeMs === stats.mtimeMs &&
+    previous.ctimeMs === stats.ctimeMs
+  )
+    return previous;
+  let dirents: Dirent[];
+  let readable = true;
+  try {
+    dirents = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    dirents = [];
+    readable = false;
+  }
+  let before: Map<string, ListedEntry> | undefined;
+  if (previous !== undefined && previous.entries.length > 0) {
+    before = new Map();
+    for (const entry of previous.entries) before.set(entry.name, entry);
+  }
+  const entries: ListedEntry[] = [];
+  let venvMarker = false;
+  for (const dirent of dirents) {
+    const name = dirent.name;
+    if (name === 'pyvenv.cfg') venvMarker = true;
+    const isDirectory = dirent.isDirectory();
+    if (!isDirectory && !dirent.isFile() && !dirent.isSymbolicLink()) continue;
+    const old = before?.get(name);
+    entries.push(
+      old !== undefined && old.isDirectory === isDirectory
+        ? old
+        : listedEntry(dir, rel, name, isDirectory, old?.file),
+    );
+  }
+  return {
+    dev: stats.dev,
+    ino: stats.ino,
+    mtimeMs: stats.mtimeMs,
+    ctimeMs: stats.ctimeMs,
+    trusted: local && readable && stats.mtimeMs < times.racyBefore && stats.ctimeMs < times.racyBefore,
+    readable,
+    venvMarker,
+    entries,
+  };
 }
 
 /** `node_modules/<name>` and `node_modules/@scope/<name>` → size:mtime of their package.json. */
@@ -341,11 +519,16 @@ export function readGitRefs(root: string): GitRefs | undefined {
 /**
  * Takes a snapshot of a workspace (synchronously: it must be exact at the moment the step starts).
  * Fast path (unless `cache: false`): a process-wide cache of the last 8 roots walked keeps each
- * file's hash (and text) with its lstat identity; a file whose inode, size, mtime and ctime are
- * unchanged keeps its hash, only new or changed files are read. A file written within 100 ms of a
- * walk's start is never cached (a same-tick write could leave identical stats), and each root's
- * cache holds only the files its last walk saw. The result is exactly the uncached one. `node_modules` and virtualenvs are recorded per package,
- * VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then `truncated`).
+ * directory's listing with its lstat identity, and each file's hash (and text) with its own; a
+ * directory whose device, inode, mtime and ctime are unchanged is not read again (adding,
+ * removing, renaming or retyping an entry moves them; on a local filesystem only: a network
+ * mount's directory times can lag), a file whose inode, size, mtime and ctime are unchanged keeps
+ * its hash — every file is still lstat-ed —, only new or changed files are read. A file or
+ * directory changed within 100 ms of a walk's start is never cached (a same-tick write could
+ * leave identical stats), and each root's cache holds only the directories its last walk read.
+ * The result is exactly the uncached one. `node_modules` and virtualenvs are recorded per
+ * package, VCS folders and tool caches are skipped, and the walk stops at `maxFiles` (then
+ * `truncated`).
  *
  * @example
  * const before = snapshotWorkspace(root);
@@ -357,7 +540,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   const takenAt = Date.now();
   let realRoot: string;
   try {
-    realRoot = realpathSync(root);
+    realRoot = realpathSync.native(root);
   } catch {
     realRoot = path.resolve(root);
   }
@@ -369,49 +552,59 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   let truncated = false;
   const useCache = options.cache !== false;
   const previous = useCache ? rootCaches.get(realRoot) : undefined;
-  const next = new Map<string, CacheEntry>();
+  const next = new Map<string, DirectoryListing>();
   const racyBefore = takenAt - RACY_MARGIN_MS;
+  const times = { racyBefore, localDev: useCache ? localDevice(realRoot) : undefined };
 
   const walk = (dir: string, rel: string, depth: number): void => {
-    if (truncated || depth > 40) return;
-    for (const entry of safeReaddir(dir)) {
-      const name = entry.name;
-      const childRel = rel === '' ? name : `${rel}/${name}`;
-      const absolute = path.join(dir, name);
-      if (entry.isDirectory()) {
+    if (truncated) return;
+    const listing = listDirectory(dir, rel, previous?.get(rel), times);
+    if (useCache) next.set(rel, listing);
+    // A virtualenv is recorded per package (the root itself is always walked); `pyvenv.cfg` is
+    // looked up only where the listing names it (or could not be read).
+    if (depth > 0 && (listing.venvMarker || !listing.readable) && existsSync(path.join(dir, 'pyvenv.cfg'))) {
+      snapshotVirtualenv(dir, packages);
+      return;
+    }
+    if (depth > 40) return;
+    for (const entry of listing.entries) {
+      if (entry.isDirectory) {
+        const name = entry.name;
         if (SKIPPED_DIRS.has(name)) continue;
         if (name === 'node_modules') {
-          snapshotNodeModules(absolute, childRel, packages);
+          snapshotNodeModules(entry.absolute, entry.rel, packages);
           continue;
         }
-        if (existsSync(path.join(absolute, 'pyvenv.cfg'))) {
-          snapshotVirtualenv(absolute, packages);
-          continue;
-        }
-        walk(absolute, childRel, depth + 1);
+        walk(entry.absolute, entry.rel, depth + 1);
         if (truncated) return;
         continue;
       }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
       if (files.size >= maxFiles) {
         truncated = true;
         return;
       }
-      const stats = safeStat(absolute);
-      if (stats === undefined) continue;
-      if (stats.isSymbolicLink()) {
-        files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: `link:${stats.size}` });
+      const stats = safeStat(entry.absolute);
+      if (stats === undefined) {
+        if (useCache) entry.file = undefined;
         continue;
       }
-      const wantText =
-        TEST_FILE.test(childRel) ||
-        childRel === 'package.json' ||
-        ((SOURCE_FILE.test(childRel) || PROSE_FILE.test(childRel) || isLineEntryFile(childRel)) &&
-          stats.size <= MAX_SOURCE_TEXT_BYTES);
-      const state = hashFile(absolute, childRel, stats, maxHashBytes, wantText, previous, racyBefore);
-      if (state.keep !== undefined) next.set(childRel, state.keep);
-      files.set(childRel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: state.hash });
-      if (wantText && state.text !== undefined) texts.set(childRel, state.text);
+      if (stats.isSymbolicLink()) {
+        if (useCache) entry.file = undefined;
+        files.set(entry.rel, { size: stats.size, mtimeMs: stats.mtimeMs, hash: `link:${stats.size}` });
+        continue;
+      }
+      const wantText = entry.textAlways || (entry.textIfSmall && stats.size <= MAX_SOURCE_TEXT_BYTES);
+      const state = hashFile(
+        entry.absolute,
+        stats,
+        maxHashBytes,
+        wantText,
+        useCache ? entry.file : undefined,
+        racyBefore,
+      );
+      if (useCache) entry.file = state.keep;
+      files.set(entry.rel, state.state);
+      if (wantText && state.text !== undefined) texts.set(entry.rel, state.text);
     }
   };
   walk(realRoot, '', 0);
@@ -474,7 +667,7 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     const old = before.files.get(file);
     if (old === undefined) {
       if (!before.truncated) created.push(file);
-    } else if (!sameFile(old, state)) modified.push(file);
+    } else if (old !== state && !sameFile(old, state)) modified.push(file);
   }
   for (const file of before.files.keys()) {
     if (!after.files.has(file) && !after.truncated) deleted.push(file);

@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { type Coordinator, createCoordinator } from '../coordinator';
+import { createRunClient, type RunClient } from '../run-client';
+import type { RunSpec } from '../step-jobs';
+import { createStepWorker } from '../step-worker';
 import { type RedisServer, startRedisServer } from '../testing';
+import { scenarioSpec } from './final-state';
 import type { FreezePoint } from './freeze-points';
 import { type ScaleOutProcess, startProcess } from './scale-out-processes';
 import { scenarioCortex } from './scenario';
@@ -78,4 +84,44 @@ export async function startFrozenWorker(
   });
   world.processes.push(frozen);
   return frozen;
+}
+
+/** A scenario run on an in-process coordinator and step worker (see {@link startInProcessRun}). */
+export interface InProcessRun {
+  /** The queues' key prefix (fresh per run). */
+  prefix: string;
+  runs: RunClient;
+  runId: string;
+  runSpec: RunSpec;
+}
+
+/**
+ * A coordinator and a step worker (concurrency 2) of the test scenario in this process, on a
+ * fresh prefix of the redis-server at `url`, both ready; a run client; and a scenario run with
+ * `settings` submitted in a fresh temp workspace. All closed (the workspace removed) after the file.
+ */
+export async function startInProcessRun(
+  world: Pick<FailoverWorld, 'closers'>,
+  options: { url: string; lockMs: number; settings: RunSpec['settings']; workspacePrefix: string },
+): Promise<InProcessRun> {
+  const prefix = `t-${randomUUID().slice(0, 8)}`;
+  const common = {
+    connection: options.url,
+    prefix,
+    cortex: scenarioCortex,
+    lockDurationMs: options.lockMs,
+  };
+  const coordinator = createCoordinator(common);
+  const worker = createStepWorker({ ...common, concurrency: 2 });
+  world.closers.push(
+    () => coordinator.close(),
+    () => worker.close(),
+  );
+  await Promise.all([coordinator.ready(), worker.ready()]);
+  const runs = createRunClient({ connection: options.url, prefix });
+  world.closers.push(() => runs.close());
+  const runSpec = scenarioSpec(options.settings, options.workspacePrefix);
+  world.closers.push(async () => rmSync(runSpec.workspace!, { recursive: true, force: true }));
+  const { runId } = await runs.submit(runSpec);
+  return { prefix, runs, runId, runSpec };
 }
