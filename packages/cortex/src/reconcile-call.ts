@@ -97,8 +97,11 @@ async function reconcileFileCall(
   const intended =
     call.tool === 'write_file' && typeof args.content === 'string' ? args.content : after?.text;
   if (intended !== undefined && absolute !== undefined && now.type === 'file') {
-    const partial = fileContent(workspace, absolute)?.toString('utf8') ?? '';
-    if (intended.startsWith(partial)) {
+    // Compared as bytes: a write cut off at a page boundary can end inside a multibyte
+    // character, which decoded text would turn into U+FFFD and never match.
+    const partial = fileContent(workspace, absolute) ?? Buffer.alloc(0);
+    const target = Buffer.from(intended, 'utf8');
+    if (partial.length <= target.length && target.subarray(0, partial.length).equals(partial)) {
       // Cut off in the middle of writing: the call is finished here with the text it was to
       // produce (run again, a write would now overwrite a file and an edit would find no match).
       const written = await registry.execute(
