@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { random } from './__fixtures__/random';
 import { bundleChild, runNode } from './__fixtures__/spawn-child';
 import { createJsonlRunStore } from './jsonl-run-store';
 import { isRunEventOf } from './run-events';
@@ -23,6 +24,7 @@ function world(name: string) {
   const dir = join(scratch, name);
   const root = join(dir, 'ws');
   mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'log.txt'), '# log\n');
   return { storeDir: join(dir, 'store'), root, runId: `run-${name}` };
 }
 
@@ -41,10 +43,57 @@ describe('kill -9 in the middle of a write_file', () => {
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
       expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
       const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
       expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
         expect.objectContaining({ tool: 'write_file', outcome: 'applied' }),
       ]);
     }, 60_000);
   }
+});
+
+describe('kill -9 during a resume (a resume of a resume)', () => {
+  it('killed once in the run and once in its resume, the second resume ends like an uninterrupted run (12 trials)', async () => {
+    const content = `${'é'.repeat(100)}\n`;
+    const reference = world('reference');
+    const uninterrupted = await runNode(child, {
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+      CONTENT: content,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    const { stopReason, events: total } = JSON.parse(uninterrupted.stdout) as {
+      stopReason: string;
+      events: number;
+    };
+    expect(stopReason).toBe('completed');
+
+    const seed = Number(process.env.CRASH_SEED ?? 20_261_127);
+    const next = random(seed);
+    let resumesKilled = 0;
+    for (let trial = 0; trial < 12; trial++) {
+      const { storeDir, root, runId } = world(`twice-${trial}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const firstKill = 1 + Math.floor(next() * (total - 1));
+      // A resume journals fewer events than a whole run: kill it early in its work.
+      const resumeKill = 1 + Math.floor(next() * 8);
+      const context = `trial ${trial} (seed ${seed}): killed after event ${firstKill}, then resume after event ${resumeKill}`;
+      const first = await runNode(child, { ...env, KILL: `after-event:${firstKill}` });
+      expect(first.signal, `${context}: ${first.stderr}`).toBe('SIGKILL');
+      const resumed = await runNode(child, { ...env, PHASE: 'resume', KILL: `after-event:${resumeKill}` });
+      expect(resumed.signal === 'SIGKILL' || resumed.code === 0, `${context}: ${resumed.stderr}`).toBe(true);
+      if (resumed.signal === 'SIGKILL') resumesKilled++;
+      const last = await runNode(child, { ...env, PHASE: 'resume' });
+      if (resumed.code === 0) {
+        // The first resume finished: a second one has nothing left to do but report.
+        expect(JSON.parse(resumed.stdout).stopReason, context).toBe('completed');
+      }
+      expect(last.code, `${context}: ${last.stderr}`).toBe(0);
+      expect(JSON.parse(last.stdout).stopReason, context).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+    }
+    expect(resumesKilled).toBeGreaterThanOrEqual(6);
+  }, 180_000);
 });

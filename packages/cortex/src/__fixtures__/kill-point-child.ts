@@ -5,14 +5,18 @@
  * - `mid-write:<bytes>`: in the middle of the file write — the first `<bytes>` bytes of it reach
  *   the file, then the process dies, as when the kernel stops a large write at a page boundary on
  *   a fatal signal (so a multibyte character can be cut in two);
+ * - `after-event:<n>`: right after the group commit that holds the n-th event this process
+ *   journals (in either phase: a resume can be killed too);
  * - `none`: not at all.
- * Prints `{ stopReason }` when the run ends.
+ * The step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
+ * the line shows twice). Prints `{ stopReason, events }` when the run ends.
  */
 import { open } from 'node:fs/promises';
 import { workspaceTools } from '@closedloop/tools';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
-import { scenarioModel, writeStep } from './scenario-model';
+import type { RunStore } from '../run-store';
+import { scenarioModel } from './scenario-model';
 
 const env = process.env;
 const root = env.ROOT!;
@@ -35,9 +39,51 @@ if (kill === 'mid-write') {
   };
 }
 
-const store = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
+const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
+let appended = 0;
+const store: RunStore = {
+  read: (runId) => inner.read(runId),
+  list: () => inner.list(),
+  writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
+  readMeta: (runId) => inner.readMeta(runId),
+  acquireLease: (runId, options) => inner.acquireLease(runId, options),
+  async append(runId, records) {
+    await inner.append(runId, records);
+    const before = appended;
+    appended += records.length;
+    if (kill === 'after-event' && before < Number(arg) && appended >= Number(arg)) {
+      process.kill(process.pid, 'SIGKILL');
+    }
+  },
+};
 const cortex = createCortex({
-  model: scenarioModel({ steps: { task: writeStep('notes.txt', content) } }),
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content } }] },
+        {
+          toolCalls: [
+            {
+              name: 'edit_file',
+              arguments: { path: 'log.txt', old_string: '# log\n', new_string: '# log\n- a\n' },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: wrote notes.txt and edited log.txt',
+                claims: { filesWritten: ['notes.txt', 'log.txt'] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  }),
   tools: workspaceTools({ root }),
   workspace: root,
   planning: 'never',
@@ -48,5 +94,5 @@ const result =
   env.PHASE === 'resume'
     ? await cortex.resume(env.RUN_ID!)
     : await cortex.run('Do the task', { runId: env.RUN_ID! });
-await store.close();
-process.stdout.write(JSON.stringify({ stopReason: result.stopReason }));
+await inner.close();
+process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended }));
