@@ -97,3 +97,39 @@ describe('kill -9 during a resume (a resume of a resume)', () => {
     expect(resumesKilled).toBeGreaterThanOrEqual(6);
   }, 180_000);
 });
+
+describe('two processes resume the same crashed run at once', () => {
+  it('one resumes it, the other is refused with run-leased, and no effect runs twice (5 trials)', async () => {
+    const content = 'two resumers\n';
+    let refused = 0;
+    for (let trial = 0; trial < 5; trial++) {
+      const { storeDir, root, runId } = world(`concurrent-${trial}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      // Killed early in the step: work is left to do.
+      const first = await runNode(child, { ...env, KILL: `after-event:${4 + trial}` });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const outcomes = await Promise.all([
+        runNode(child, { ...env, PHASE: 'resume' }),
+        runNode(child, { ...env, PHASE: 'resume' }),
+      ]);
+      const answers = outcomes.map((outcome) => {
+        expect(outcome.code, outcome.stderr).toBe(0);
+        return JSON.parse(outcome.stdout) as { stopReason?: string; error?: string };
+      });
+      const finished = answers.filter((answer) => answer.stopReason !== undefined);
+      // Both may finish only one after the other (the second found the run already done).
+      for (const answer of answers) {
+        if (answer.error === undefined) continue;
+        expect(answer.error, `trial ${trial}`).toBe('run-leased');
+        refused++;
+      }
+      expect(finished.length, `trial ${trial}`).toBeGreaterThanOrEqual(1);
+      for (const answer of finished) expect(answer.stopReason, `trial ${trial}`).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      await expect(createJsonlRunStore({ dir: storeDir }).read(runId)).resolves.toBeDefined();
+    }
+    // They really overlapped: most trials had a refusal.
+    expect(refused).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});

@@ -9,7 +9,7 @@
  *   journals (in either phase: a resume can be killed too);
  * - `none`: not at all.
  * The step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
- * the line shows twice). Prints `{ stopReason, events }` when the run ends.
+ * the line shows twice). Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
  */
 import { open } from 'node:fs/promises';
 import { workspaceTools } from '@closedloop/tools';
@@ -90,9 +90,15 @@ const cortex = createCortex({
   store,
   onUncertain: 'fail',
 });
-const result =
-  env.PHASE === 'resume'
-    ? await cortex.resume(env.RUN_ID!)
-    : await cortex.run('Do the task', { runId: env.RUN_ID! });
-await inner.close();
-process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended }));
+try {
+  const result =
+    env.PHASE === 'resume'
+      ? await cortex.resume(env.RUN_ID!)
+      : await cortex.run('Do the task', { runId: env.RUN_ID! });
+  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended }));
+} catch (error) {
+  // A refusal (a typed CortexError) is an answer too: print its code.
+  process.stdout.write(JSON.stringify({ error: (error as { code?: string }).code ?? String(error) }));
+} finally {
+  await inner.close();
+}
