@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -132,4 +133,54 @@ describe('two processes resume the same crashed run at once', () => {
     // They really overlapped: most trials had a refusal.
     expect(refused).toBeGreaterThanOrEqual(3);
   }, 120_000);
+});
+
+describe('kill -9 between a git commit and its record', () => {
+  /** A repository with one commit and a staged file; the child's step commits it. */
+  function repository(name: string) {
+    const { storeDir, root, runId } = world(name);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+    git('init', '-q');
+    git('config', 'user.email', 'kill@example.com');
+    git('config', 'user.name', 'kill');
+    git('add', 'log.txt');
+    git('commit', '-q', '-m', 'initial');
+    writeFileSync(join(root, 'staged.txt'), 'staged\n');
+    git('add', 'staged.txt');
+    return { git, env: { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: '', WORLD: 'commit' } };
+  }
+
+  it('resume sees the commit (only .git changed): the human is asked to accept it as done, and it is not run again', async () => {
+    const { git, env } = repository('git-commit');
+
+    const first = await runNode(child, { ...env, KILL: 'after-effect' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+    expect(answer.stopReason).toBe('completed');
+    const events = await createJsonlRunStore({ dir: env.STORE_DIR }).read(env.RUN_ID);
+    expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+      expect.objectContaining({ tool: 'commit', outcome: 'accepted' }),
+    ]);
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+  }, 60_000);
+
+  it('killed before the commit ran: the human is asked to run it again, and it commits once', async () => {
+    const { git, env } = repository('git-no-commit');
+    const first = await runNode(child, { ...env, KILL: 'before-effect' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
+    // A read-only git command meanwhile (it may refresh the index) changes no history.
+    git('status', '--porcelain');
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to run it again')]);
+    expect(answer.stopReason).toBe('completed');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+  }, 60_000);
 });

@@ -6,6 +6,7 @@ import {
   type FileState,
   fileContent,
   fileState,
+  gitFingerprint,
   resolveWorkspacePath,
   sameFileState,
   workspaceFingerprint,
@@ -171,7 +172,10 @@ export async function reconcileUncertainCall(options: {
   }
   let changed: boolean | undefined;
   if (snapshot?.kind === 'workspace' && workspace !== undefined) {
-    changed = workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint;
+    // A journal from before `git` was snapshotted has none: only the files are compared then.
+    changed =
+      workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint ||
+      (snapshot.git !== undefined && gitFingerprint(workspace) !== snapshot.git);
   }
   const evidence = `${
     changed === undefined

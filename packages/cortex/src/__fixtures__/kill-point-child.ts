@@ -7,12 +7,18 @@
  *   a fatal signal (so a multibyte character can be cut in two);
  * - `after-event:<n>`: right after the group commit that holds the n-th event this process
  *   journals (in either phase: a resume can be killed too);
+ * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
+ *   recorded (WORLD=commit); `before-effect`: inside it, before its `git commit`;
  * - `none`: not at all.
- * The step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
- * the line shows twice). Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
+ * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
+ * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
+ * `commit` tool (a `git commit`: only `.git` changes); the resume's human approves every question
+ * and the questions are printed as `asked`. Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
  */
+import { execFileSync } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { workspaceTools } from '@closedloop/tools';
+import { defineTool, workspaceTools } from '@closedloop/tools';
+import { z } from 'zod';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
 import type { RunStore } from '../run-store';
@@ -56,7 +62,39 @@ const store: RunStore = {
     }
   },
 };
-const cortex = createCortex({
+const commit = defineTool({
+  name: 'commit',
+  description: 'Commits what is staged (git commit).',
+  input: z.object({ message: z.string() }),
+  destructive: true,
+  execute: ({ message }) => {
+    if (kill === 'before-effect') process.kill(process.pid, 'SIGKILL');
+    execFileSync('git', ['commit', '-q', '-m', message], { cwd: root, stdio: 'ignore' });
+    if (kill === 'after-effect') process.kill(process.pid, 'SIGKILL');
+    return 'committed';
+  },
+});
+const asked: string[] = [];
+const commitWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'commit', arguments: { message: 'record' } }] },
+        {
+          toolCalls: [{ name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: committed' } }],
+        },
+      ],
+    },
+  }),
+  tools: [...workspaceTools({ root }), commit],
+  onUncertain: 'ask' as const,
+  acceptUnverified: 'warn' as const,
+  onApproval: (request: { reason?: string }) => {
+    asked.push(request.reason ?? '');
+    return { approved: true, note: 'approved by the kill-point test' };
+  },
+};
+const filesWorld = {
   model: scenarioModel({
     steps: {
       task: [
@@ -85,17 +123,20 @@ const cortex = createCortex({
     },
   }),
   tools: workspaceTools({ root }),
+  onUncertain: 'fail' as const,
+};
+const cortex = createCortex({
+  ...(env.WORLD === 'commit' ? commitWorld : filesWorld),
   workspace: root,
   planning: 'never',
   store,
-  onUncertain: 'fail',
 });
 try {
   const result =
     env.PHASE === 'resume'
       ? await cortex.resume(env.RUN_ID!)
       : await cortex.run('Do the task', { runId: env.RUN_ID! });
-  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended }));
+  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended, asked }));
 } catch (error) {
   // A refusal (a typed CortexError) is an answer too: print its code.
   process.stdout.write(JSON.stringify({ error: (error as { code?: string }).code ?? String(error) }));
