@@ -184,3 +184,46 @@ describe('kill -9 between a git commit and its record', () => {
     expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
   }, 60_000);
 });
+
+describe('kill -9 during verification and replanning', () => {
+  it('a run whose step fails verification and is redesigned, killed anywhere, resumes to the same end (16 trials)', async () => {
+    const content = 'G\n';
+    const reference = world('replan-reference');
+    const base = { CONTENT: content, WORLD: 'replan' };
+    const uninterrupted = await runNode(child, {
+      ...base,
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    const { stopReason, events: total } = JSON.parse(uninterrupted.stdout) as {
+      stopReason: string;
+      events: number;
+    };
+    expect(stopReason).toBe('completed');
+    const referenceEvents = await createJsonlRunStore({ dir: reference.storeDir }).read(reference.runId);
+    expect(
+      referenceEvents.some((event) => event.type === 'replanned' || event.type.startsWith('replan')),
+    ).toBe(true);
+
+    const seed = Number(process.env.CRASH_SEED ?? 20_261_128);
+    const next = random(seed);
+    const killedAt = new Set<number>();
+    for (let trial = 0; trial < 16; trial++) {
+      const { storeDir, root, runId } = world(`replan-${trial}`);
+      const env = { ...base, STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+      const killAt = 1 + Math.floor(next() * total);
+      const context = `trial ${trial} (seed ${seed}): killed after event ${killAt} of ${total}`;
+      const first = await runNode(child, { ...env, KILL: `after-event:${killAt}` });
+      expect(first.signal === 'SIGKILL' || first.code === 0, `${context}: ${first.stderr}`).toBe(true);
+      if (first.signal === 'SIGKILL') killedAt.add(killAt);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason, context).toBe('completed');
+      expect(readFileSync(join(root, 'ghost.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+    }
+    expect(killedAt.size).toBeGreaterThanOrEqual(10);
+  }, 180_000);
+});

@@ -12,7 +12,9 @@
  * - `none`: not at all.
  * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
  * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
- * `commit` tool (a `git commit`: only `.git` changes); the resume's human approves every question
+ * `commit` tool (a `git commit`: only `.git` changes). WORLD=replan: the step claims ghost.txt without
+ * writing it, fails verification and is redesigned; the new step does the files world's work with
+ * ghost.txt for notes.txt; the resume's human approves every question
  * and the questions are printed as `asked`. Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
  */
 import { execFileSync } from 'node:child_process';
@@ -22,7 +24,7 @@ import { z } from 'zod';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
 import type { RunStore } from '../run-store';
-import { scenarioModel } from './scenario-model';
+import { lyingStep, scenarioModel } from './scenario-model';
 
 const env = process.env;
 const root = env.ROOT!;
@@ -94,6 +96,40 @@ const commitWorld = {
     return { approved: true, note: 'approved by the kill-point test' };
   },
 };
+const replanWorld = {
+  model: scenarioModel({
+    steps: {
+      // Claims ghost.txt without writing it: verification fails it, the replanner redesigns it.
+      task: lyingStep('ghost.txt'),
+      '*': [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'ghost.txt', content } }] },
+        {
+          toolCalls: [
+            {
+              name: 'edit_file',
+              arguments: { path: 'log.txt', old_string: '# log\n', new_string: '# log\n- a\n' },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: wrote ghost.txt and edited log.txt',
+                claims: { filesWritten: ['ghost.txt', 'log.txt'] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+    replans: [{ action: 'redesign', steps: [{ description: 'really write ghost.txt' }], dependencies: {} }],
+  }),
+  tools: workspaceTools({ root }),
+  onUncertain: 'fail' as const,
+};
 const filesWorld = {
   model: scenarioModel({
     steps: {
@@ -126,7 +162,7 @@ const filesWorld = {
   onUncertain: 'fail' as const,
 };
 const cortex = createCortex({
-  ...(env.WORLD === 'commit' ? commitWorld : filesWorld),
+  ...(env.WORLD === 'commit' ? commitWorld : env.WORLD === 'replan' ? replanWorld : filesWorld),
   workspace: root,
   planning: 'never',
   store,
