@@ -227,3 +227,34 @@ describe('kill -9 during verification and replanning', () => {
     expect(killedAt.size).toBeGreaterThanOrEqual(10);
   }, 180_000);
 });
+
+describe('kill -9 in the middle of a journal write (a torn last line)', () => {
+  it('cut inside a multibyte character of any group: resume drops the torn line and ends like an uninterrupted run', async () => {
+    const content = `${'é'.repeat(50)}\n`;
+    let torn = 0;
+    for (let group = 1; group <= 14; group++) {
+      const { storeDir, root, runId } = world(`torn-${group}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const context = `cut in journal group ${group}`;
+      const first = await runNode(child, { ...env, KILL: `torn-journal:${group}` });
+      if (first.code === 0) break;
+      expect(first.signal, `${context}: ${first.stderr}`).toBe('SIGKILL');
+      const store = createJsonlRunStore({ dir: storeDir });
+      const inspection = await store.inspect(runId);
+      if (inspection.problem?.code === 'journal-empty') continue;
+      expect(inspection.problem?.code, context).toBe('journal-truncated');
+      torn++;
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+      const events = await store.read(runId);
+      expect(
+        events.filter((event) => event.type === 'journal-repaired'),
+        context,
+      ).toHaveLength(1);
+    }
+    expect(torn).toBeGreaterThanOrEqual(4);
+  }, 180_000);
+});

@@ -5,6 +5,8 @@
  * - `mid-write:<bytes>`: in the middle of the file write — the first `<bytes>` bytes of it reach
  *   the file, then the process dies, as when the kernel stops a large write at a page boundary on
  *   a fatal signal (so a multibyte character can be cut in two);
+ * - `torn-journal:<n>`: in the middle of the n-th journal group write (inside a multibyte
+ *   character when the group has one): the journal ends in a torn line;
  * - `after-event:<n>`: right after the group commit that holds the n-th event this process
  *   journals (in either phase: a resume can be killed too);
  * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
@@ -18,7 +20,9 @@
  * and the questions are printed as `asked`. Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { createCortex } from '../create-cortex';
@@ -30,6 +34,27 @@ const env = process.env;
 const root = env.ROOT!;
 const content = env.CONTENT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
+
+if (kill === 'torn-journal') {
+  // The n-th journal group write gets part of the way — cut inside a multibyte character when
+  // the group has one — then the process dies: a torn last line, as a kill mid-write(2) leaves.
+  let groups = 0;
+  const writeSync = fs.writeSync;
+  fs.writeSync = ((fd: number, buffer: unknown, ...rest: unknown[]) => {
+    if (
+      Buffer.isBuffer(buffer) &&
+      buffer.subarray(0, 7).toString() === '{"seq":' &&
+      ++groups === Number(arg)
+    ) {
+      const multibyte = buffer.findIndex((byte) => byte >= 0x80);
+      const cut = multibyte === -1 ? Math.floor(buffer.length / 2) : multibyte + 1;
+      writeSync(fd, buffer, 0, cut);
+      process.kill(process.pid, 'SIGKILL');
+    }
+    return (writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
+  }) as typeof fs.writeSync;
+  syncBuiltinESMExports();
+}
 
 if (kill === 'mid-write') {
   const probe = await open(process.execPath, 'r');
@@ -55,6 +80,7 @@ const store: RunStore = {
   writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
   readMeta: (runId) => inner.readMeta(runId),
   acquireLease: (runId, options) => inner.acquireLease(runId, options),
+  repair: (runId) => inner.repair(runId),
   async append(runId, records) {
     await inner.append(runId, records);
     const before = appended;
