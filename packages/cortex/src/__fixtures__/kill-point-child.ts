@@ -31,6 +31,12 @@ import type { RunStore } from '../run-store';
 import { lyingStep, scenarioModel } from './scenario-model';
 
 const env = process.env;
+// CLOCK_OFFSET_MS: this process's wall clock reads that much off (a clock that jumped).
+if (env.CLOCK_OFFSET_MS !== undefined) {
+  const now = Date.now;
+  const offset = Number(env.CLOCK_OFFSET_MS);
+  Date.now = () => now() + offset;
+}
 const root = env.ROOT!;
 const content = env.CONTENT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
