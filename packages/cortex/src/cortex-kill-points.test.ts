@@ -54,7 +54,7 @@ describe('kill -9 in the middle of a write_file', () => {
 });
 
 describe('kill -9 during a resume (a resume of a resume)', () => {
-  it('killed once in the run and once in its resume, the second resume ends like an uninterrupted run (12 trials)', async () => {
+  it('killed once in the run and once in its resume, the second resume ends like an uninterrupted run (8 trials)', async () => {
     const content = `${'é'.repeat(100)}\n`;
     const reference = world('reference');
     const uninterrupted = await runNode(child, {
@@ -73,7 +73,7 @@ describe('kill -9 during a resume (a resume of a resume)', () => {
     const seed = Number(process.env.CRASH_SEED ?? 20_261_127);
     const next = random(seed);
     let resumesKilled = 0;
-    for (let trial = 0; trial < 12; trial++) {
+    for (let trial = 0; trial < 8; trial++) {
       const { storeDir, root, runId } = world(`twice-${trial}`);
       const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
       const firstKill = 1 + Math.floor(next() * (total - 1));
@@ -95,7 +95,7 @@ describe('kill -9 during a resume (a resume of a resume)', () => {
       expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
     }
-    expect(resumesKilled).toBeGreaterThanOrEqual(6);
+    expect(resumesKilled).toBeGreaterThanOrEqual(4);
   }, 180_000);
 });
 
@@ -186,7 +186,7 @@ describe('kill -9 between a git commit and its record', () => {
 });
 
 describe('kill -9 during verification and replanning', () => {
-  it('a run whose step fails verification and is redesigned, killed anywhere, resumes to the same end (16 trials)', async () => {
+  it('a run whose step fails verification and is redesigned, killed anywhere, resumes to the same end (10 trials)', async () => {
     const content = 'G\n';
     const reference = world('replan-reference');
     const base = { CONTENT: content, WORLD: 'replan' };
@@ -203,14 +203,12 @@ describe('kill -9 during verification and replanning', () => {
     };
     expect(stopReason).toBe('completed');
     const referenceEvents = await createJsonlRunStore({ dir: reference.storeDir }).read(reference.runId);
-    expect(
-      referenceEvents.some((event) => event.type === 'replanned' || event.type.startsWith('replan')),
-    ).toBe(true);
+    expect(referenceEvents.some((event) => event.type === 'replan-applied')).toBe(true);
 
     const seed = Number(process.env.CRASH_SEED ?? 20_261_128);
     const next = random(seed);
     const killedAt = new Set<number>();
-    for (let trial = 0; trial < 16; trial++) {
+    for (let trial = 0; trial < 10; trial++) {
       const { storeDir, root, runId } = world(`replan-${trial}`);
       const env = { ...base, STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
       const killAt = 1 + Math.floor(next() * total);
@@ -224,7 +222,7 @@ describe('kill -9 during verification and replanning', () => {
       expect(readFileSync(join(root, 'ghost.txt'), 'utf8'), context).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
     }
-    expect(killedAt.size).toBeGreaterThanOrEqual(10);
+    expect(killedAt.size).toBeGreaterThanOrEqual(7);
   }, 180_000);
 });
 
@@ -260,9 +258,9 @@ describe('kill -9 in the middle of a journal write (a torn last line)', () => {
 });
 
 describe('the wall clock jumps backwards between the crash and the resume', () => {
-  it('resumed with a clock an hour behind, anywhere in the run, it ends like an uninterrupted run (8 trials)', async () => {
+  it('resumed with a clock an hour behind, anywhere in the run, it ends like an uninterrupted run (4 trials)', async () => {
     const content = 'clock\n';
-    for (const killAt of [3, 5, 7, 9, 11, 13, 15, 17]) {
+    for (const killAt of [4, 8, 12, 16]) {
       const { storeDir, root, runId } = world(`clock-${killAt}`);
       const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
       const context = `killed after event ${killAt}`;
