@@ -14,7 +14,7 @@ fs.writeFileSync = ((
   ...rest: unknown[]
 ) => {
   if (typeof data === 'string') {
-    const fd = fs.openSync(path, 'w');
+    const fd = fs.openSync(path as fs.PathLike, 'w');
     fs.writeSync(fd, data.slice(0, Math.floor(data.length / 2)));
     process.kill(process.pid, 'SIGKILL');
   }
