@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnyTool } from '@closedloop/tools';
 import { inspectInside } from '@closedloop/tools/internal';
@@ -18,11 +18,12 @@ export type FileState =
  *   and the state the call is to produce (`after`: its hash; for an edit also its text, up to
  *   256 KB, so an edit cut off mid-write can be completed);
  * - `workspace`: for other non-idempotent tools (commands), a fingerprint of the workspace's
- *   files (path, size, modification time).
+ *   files (path, size, modification time) and, when the workspace is a git repository, of its
+ *   history (`git`: HEAD and refs — a `git commit` changes no file outside `.git`).
  */
 export type DispatchSnapshot =
   | { kind: 'file'; path: string; state: FileState; after?: { sha256: string; text?: string } }
-  | { kind: 'workspace'; fingerprint: string; files: number };
+  | { kind: 'workspace'; fingerprint: string; files: number; git?: string };
 
 /** Edits of files up to this size keep their intended text in the snapshot. */
 const maxEditTextBytes = 256 * 1024;
@@ -119,6 +120,71 @@ export function workspaceFingerprint(workspace: string): { fingerprint: string; 
   return { fingerprint: hash.digest('hex'), files: entries.length };
 }
 
+/** The git directory of a workspace whose root is a repository (`.git` folder or `gitdir:` file). */
+function gitDirOf(workspace: string): string | undefined {
+  const dotGit = join(workspace, '.git');
+  try {
+    const stats = statSync(dotGit);
+    if (stats.isDirectory()) return dotGit;
+    if (!stats.isFile()) return undefined;
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
+    return match ? resolve(workspace, match[1]!) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A fingerprint of the history of the git repository at the workspace's root — what HEAD names
+ * and every ref (loose and packed) — or `undefined` when the root is no repository. A commit, a
+ * tag, a branch, a reset or a stash changes it; `workspaceFingerprint` skips `.git`, so without
+ * it those effects of a command would go unseen. The index is left out: a read-only `git status`
+ * rewrites it (refreshed stat data), which would make a call that never ran look applied.
+ */
+export function gitFingerprint(workspace: string): string | undefined {
+  const gitDir = gitDirOf(workspace);
+  if (gitDir === undefined) return undefined;
+  let commonDir = gitDir;
+  try {
+    commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // not a linked worktree
+  }
+  const hash = createHash('sha256');
+  const read = (path: string): string => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  hash.update(`HEAD\0${read(join(gitDir, 'HEAD'))}\n`);
+  hash.update(`packed-refs\0${read(join(commonDir, 'packed-refs'))}\n`);
+  const refs: string[] = [];
+  const stack = [join(commonDir, 'refs'), ...(gitDir === commonDir ? [] : [join(gitDir, 'refs')])];
+  while (stack.length > 0 && refs.length < maxFingerprintFiles) {
+    const dir = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      try {
+        if (statSync(path).isDirectory()) stack.push(path);
+        else refs.push(`${relative(commonDir, path).split(sep).join('/')}\0${read(path)}`);
+      } catch {
+        // vanished while walking
+      }
+    }
+  }
+  refs.sort();
+  for (const ref of refs) hash.update(`${ref}\n`);
+  return hash.digest('hex');
+}
+
 /**
  * The snapshot journaled before `tool` runs with `input` (see {@link DispatchSnapshot}), or
  * `undefined` when resume needs none (idempotent tools are simply re-run) or there is no
@@ -164,5 +230,6 @@ export function snapshotBeforeDispatch(options: {
     return snapshot;
   }
   if (tool.idempotent) return undefined;
-  return { kind: 'workspace', ...workspaceFingerprint(workspace) };
+  const git = gitFingerprint(workspace);
+  return { kind: 'workspace', ...workspaceFingerprint(workspace), ...(git !== undefined ? { git } : {}) };
 }

@@ -6,6 +6,7 @@ import {
   type FileState,
   fileContent,
   fileState,
+  gitFingerprint,
   resolveWorkspacePath,
   sameFileState,
   workspaceFingerprint,
@@ -97,8 +98,11 @@ async function reconcileFileCall(
   const intended =
     call.tool === 'write_file' && typeof args.content === 'string' ? args.content : after?.text;
   if (intended !== undefined && absolute !== undefined && now.type === 'file') {
-    const partial = fileContent(workspace, absolute)?.toString('utf8') ?? '';
-    if (intended.startsWith(partial)) {
+    // Compared as bytes: a write cut off at a page boundary can end inside a multibyte
+    // character, which decoded text would turn into U+FFFD and never match.
+    const partial = fileContent(workspace, absolute) ?? Buffer.alloc(0);
+    const target = Buffer.from(intended, 'utf8');
+    if (partial.length <= target.length && target.subarray(0, partial.length).equals(partial)) {
       // Cut off in the middle of writing: the call is finished here with the text it was to
       // produce (run again, a write would now overwrite a file and an edit would find no match).
       const written = await registry.execute(
@@ -168,7 +172,10 @@ export async function reconcileUncertainCall(options: {
   }
   let changed: boolean | undefined;
   if (snapshot?.kind === 'workspace' && workspace !== undefined) {
-    changed = workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint;
+    // A journal from before `git` was snapshotted has none: only the files are compared then.
+    changed =
+      workspaceFingerprint(workspace).fingerprint !== snapshot.fingerprint ||
+      (snapshot.git !== undefined && gitFingerprint(workspace) !== snapshot.git);
   }
   const evidence = `${
     changed === undefined

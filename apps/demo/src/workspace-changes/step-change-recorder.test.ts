@@ -172,3 +172,44 @@ for (;;) {
     }
   });
 });
+
+describe('a process killed while it writes a record', () => {
+  it('leaves no torn record: the step reads as not recorded, and its next run is recorded and readable', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=@closedloop/source',
+        join(import.meta.dirname, '..', '__fixtures__', 'record-changes-child.ts'),
+      ],
+      { env: { ...process.env, WS: workspace, DIR: dir }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const signal = await new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    expect(signal, stderr).toBe('SIGKILL');
+    // The record the killed process was writing is not there: no reader fails on half a file.
+    expect(readStepChanges(dir, 's')).toEqual([]);
+    // The step's next run (after a resume) is recorded as run 1 and reads back.
+    const recorder = createStepChangeRecorder({ workspace, dir });
+    recorder.observe(started('s'));
+    writeFileSync(join(workspace, 'again.txt'), 'again\n');
+    recorder.observe(finished('s'));
+    expect(readStepChanges(dir, 's').map((record) => record.files.map((file) => file.path))).toEqual([
+      ['again.txt'],
+    ]);
+  }, 60_000);
+
+  it('skips a torn record left by a version that wrote records in place', () => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 's.1.json'), '{"stepId":"s","run":1,"fil');
+    const recorder = createStepChangeRecorder({ workspace, dir });
+    recorder.observe(started('s'));
+    writeFileSync(join(workspace, 'later.txt'), 'later\n');
+    recorder.observe(finished('s'));
+    expect(readStepChanges(dir, 's').map((record) => record.run)).toEqual([2]);
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import type { RunEvent } from '@closedloop/cortex';
 import { createRedactor, type Redactor } from '@closedloop/model';
@@ -110,7 +110,12 @@ export function createStepChangeRecorder(options: {
     try {
       mkdirSync(options.dir, { recursive: true });
       const clean = redactor ? redactor.redactValue(record) : record;
-      writeFileSync(join(options.dir, fileName(stepId, step.run)), `${JSON.stringify(clean)}\n`);
+      // Written aside and renamed into place: a process killed mid-write leaves a stray temporary
+      // file (not counted, not read), never a torn record that every later read would fail on.
+      const path = join(options.dir, fileName(stepId, step.run));
+      const temporary = `${path}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify(clean)}\n`);
+      renameSync(temporary, path);
     } catch {
       // Recording is best effort: a full disk must not stop the run.
     }
@@ -158,7 +163,10 @@ export function createStepChangeRecorder(options: {
   };
 }
 
-/** Every recorded run of a step, oldest first (`[]` when none was recorded). */
+/**
+ * Every recorded run of a step, oldest first (`[]` when none was recorded). A record that does
+ * not parse (torn by a kill mid-write, by a version that wrote in place) is skipped.
+ */
 export function readStepChanges(dir: string, stepId: string): StepChanges[] {
   const records: StepChanges[] = [];
   for (let run = 1; ; run++) {
@@ -168,6 +176,10 @@ export function readStepChanges(dir: string, stepId: string): StepChanges[] {
     } catch {
       return records;
     }
-    records.push(JSON.parse(text) as StepChanges);
+    try {
+      records.push(JSON.parse(text) as StepChanges);
+    } catch {
+      // torn: skipped
+    }
   }
 }

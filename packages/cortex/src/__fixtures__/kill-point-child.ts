@@ -1,0 +1,213 @@
+/**
+ * Child process of the kill-point tests: runs (or, with PHASE=resume, resumes) a one-step run
+ * whose step writes CONTENT to notes.txt with the real `write_file`, on a JSONL store, and kills
+ * itself with SIGKILL at KILL:
+ * - `mid-write:<bytes>`: in the middle of the file write — the first `<bytes>` bytes of it reach
+ *   the file, then the process dies, as when the kernel stops a large write at a page boundary on
+ *   a fatal signal (so a multibyte character can be cut in two);
+ * - `torn-journal:<n>`: in the middle of the n-th journal group write (inside a multibyte
+ *   character when the group has one): the journal ends in a torn line;
+ * - `after-event:<n>`: right after the group commit that holds the n-th event this process
+ *   journals (in either phase: a resume can be killed too);
+ * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
+ *   recorded (WORLD=commit); `before-effect`: inside it, before its `git commit`;
+ * - `none`: not at all.
+ * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
+ * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
+ * `commit` tool (a `git commit`: only `.git` changes). WORLD=replan: the step claims ghost.txt without
+ * writing it, fails verification and is redesigned; the new step does the files world's work with
+ * ghost.txt for notes.txt; the resume's human approves every question
+ * and the questions are printed as `asked`. Prints `{ stopReason, events }` when the run ends, `{ error: code }` when it is refused.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import { defineTool, workspaceTools } from '@closedloop/tools';
+import { z } from 'zod';
+import { createCortex } from '../create-cortex';
+import { createJsonlRunStore } from '../jsonl-run-store';
+import type { RunStore } from '../run-store';
+import { lyingStep, scenarioModel } from './scenario-model';
+
+const env = process.env;
+// CLOCK_OFFSET_MS: this process's wall clock reads that much off (a clock that jumped).
+if (env.CLOCK_OFFSET_MS !== undefined) {
+  const now = Date.now;
+  const offset = Number(env.CLOCK_OFFSET_MS);
+  Date.now = () => now() + offset;
+}
+const root = env.ROOT!;
+const content = env.CONTENT!;
+const [kill, arg] = (env.KILL ?? 'none').split(':');
+
+if (kill === 'torn-journal') {
+  // The n-th journal group write gets part of the way — cut inside a multibyte character when
+  // the group has one — then the process dies: a torn last line, as a kill mid-write(2) leaves.
+  let groups = 0;
+  const writeSync = fs.writeSync;
+  fs.writeSync = ((fd: number, buffer: unknown, ...rest: unknown[]) => {
+    if (
+      Buffer.isBuffer(buffer) &&
+      buffer.subarray(0, 7).toString() === '{"seq":' &&
+      ++groups === Number(arg)
+    ) {
+      const multibyte = buffer.findIndex((byte) => byte >= 0x80);
+      const cut = multibyte === -1 ? Math.floor(buffer.length / 2) : multibyte + 1;
+      writeSync(fd, buffer, 0, cut);
+      process.kill(process.pid, 'SIGKILL');
+    }
+    return (writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
+  }) as typeof fs.writeSync;
+  syncBuiltinESMExports();
+}
+
+if (kill === 'mid-write') {
+  const probe = await open(process.execPath, 'r');
+  const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+  await probe.close();
+  const write = proto.write;
+  const target = Buffer.from(content, 'utf8');
+  proto.write = async function (this: unknown, buffer: unknown, ...rest: unknown[]) {
+    if (Buffer.isBuffer(buffer) && buffer.equals(target)) {
+      await write.call(this, buffer, 0, Number(arg), 0);
+      process.kill(process.pid, 'SIGKILL');
+      await new Promise(() => {});
+    }
+    return write.call(this, buffer, ...rest);
+  };
+}
+
+const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
+let appended = 0;
+const store: RunStore = {
+  read: (runId) => inner.read(runId),
+  list: () => inner.list(),
+  writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
+  readMeta: (runId) => inner.readMeta(runId),
+  acquireLease: (runId, options) => inner.acquireLease(runId, options),
+  repair: (runId) => inner.repair(runId),
+  async append(runId, records) {
+    await inner.append(runId, records);
+    const before = appended;
+    appended += records.length;
+    if (kill === 'after-event' && before < Number(arg) && appended >= Number(arg)) {
+      process.kill(process.pid, 'SIGKILL');
+    }
+  },
+};
+const commit = defineTool({
+  name: 'commit',
+  description: 'Commits what is staged (git commit).',
+  input: z.object({ message: z.string() }),
+  destructive: true,
+  execute: ({ message }) => {
+    if (kill === 'before-effect') process.kill(process.pid, 'SIGKILL');
+    execFileSync('git', ['commit', '-q', '-m', message], { cwd: root, stdio: 'ignore' });
+    if (kill === 'after-effect') process.kill(process.pid, 'SIGKILL');
+    return 'committed';
+  },
+});
+const asked: string[] = [];
+const commitWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'commit', arguments: { message: 'record' } }] },
+        {
+          toolCalls: [{ name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: committed' } }],
+        },
+      ],
+    },
+  }),
+  tools: [...workspaceTools({ root }), commit],
+  onUncertain: 'ask' as const,
+  acceptUnverified: 'warn' as const,
+  onApproval: (request: { reason?: string }) => {
+    asked.push(request.reason ?? '');
+    return { approved: true, note: 'approved by the kill-point test' };
+  },
+};
+const replanWorld = {
+  model: scenarioModel({
+    steps: {
+      // Claims ghost.txt without writing it: verification fails it, the replanner redesigns it.
+      task: lyingStep('ghost.txt'),
+      '*': [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'ghost.txt', content } }] },
+        {
+          toolCalls: [
+            {
+              name: 'edit_file',
+              arguments: { path: 'log.txt', old_string: '# log\n', new_string: '# log\n- a\n' },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: wrote ghost.txt and edited log.txt',
+                claims: { filesWritten: ['ghost.txt', 'log.txt'] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+    replans: [{ action: 'redesign', steps: [{ description: 'really write ghost.txt' }], dependencies: {} }],
+  }),
+  tools: workspaceTools({ root }),
+  onUncertain: 'fail' as const,
+};
+const filesWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'write_file', arguments: { path: 'notes.txt', content } }] },
+        {
+          toolCalls: [
+            {
+              name: 'edit_file',
+              arguments: { path: 'log.txt', old_string: '# log\n', new_string: '# log\n- a\n' },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: wrote notes.txt and edited log.txt',
+                claims: { filesWritten: ['notes.txt', 'log.txt'] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  }),
+  tools: workspaceTools({ root }),
+  onUncertain: 'fail' as const,
+};
+const cortex = createCortex({
+  ...(env.WORLD === 'commit' ? commitWorld : env.WORLD === 'replan' ? replanWorld : filesWorld),
+  workspace: root,
+  planning: 'never',
+  store,
+});
+try {
+  const result =
+    env.PHASE === 'resume'
+      ? await cortex.resume(env.RUN_ID!)
+      : await cortex.run('Do the task', { runId: env.RUN_ID! });
+  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended, asked }));
+} catch (error) {
+  // A refusal (a typed CortexError) is an answer too: print its code.
+  process.stdout.write(JSON.stringify({ error: (error as { code?: string }).code ?? String(error) }));
+} finally {
+  await inner.close();
+}

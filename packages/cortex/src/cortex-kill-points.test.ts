@@ -1,0 +1,276 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { random } from './__fixtures__/random';
+import { bundleChild, runNode } from './__fixtures__/spawn-child';
+import { createJsonlRunStore } from './jsonl-run-store';
+import { isRunEventOf } from './run-events';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'cortex-kill-points-'));
+let child: string[] = [];
+beforeAll(async () => {
+  child = await bundleChild(join(here, '__fixtures__', 'kill-point-child.ts'), 'kill-point-child');
+}, 60_000);
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  if (child.length === 1) rmSync(child[0]!, { force: true });
+});
+
+/** A fresh run folder: its store, its workspace. */
+function world(name: string) {
+  const dir = join(scratch, name);
+  const root = join(dir, 'ws');
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'log.txt'), '# log\n');
+  return { storeDir: join(dir, 'store'), root, runId: `run-${name}` };
+}
+
+describe('kill -9 in the middle of a write_file', () => {
+  // 3-byte characters: a cut at a page boundary (4096 bytes) falls inside one of them.
+  const content = `${'✓'.repeat(3000)}\n`;
+  for (const cut of [4096, 1, 0]) {
+    it(`cut after ${cut} of ${Buffer.byteLength(content)} bytes: resume completes the write once, as an uninterrupted run`, async () => {
+      const { storeDir, root, runId } = world(`mid-write-${cut}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const first = await runNode(child, { ...env, KILL: `mid-write:${cut}` });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      expect(readFileSync(join(root, 'notes.txt')).length).toBe(cut);
+
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+        expect.objectContaining({ tool: 'write_file', outcome: 'applied' }),
+      ]);
+    }, 60_000);
+  }
+});
+
+describe('kill -9 during a resume (a resume of a resume)', () => {
+  it('killed once in the run and once in its resume, the second resume ends like an uninterrupted run (8 trials)', async () => {
+    const content = `${'é'.repeat(100)}\n`;
+    const reference = world('reference');
+    const uninterrupted = await runNode(child, {
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+      CONTENT: content,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    const { stopReason, events: total } = JSON.parse(uninterrupted.stdout) as {
+      stopReason: string;
+      events: number;
+    };
+    expect(stopReason).toBe('completed');
+
+    const seed = Number(process.env.CRASH_SEED ?? 20_261_127);
+    const next = random(seed);
+    let resumesKilled = 0;
+    for (let trial = 0; trial < 8; trial++) {
+      const { storeDir, root, runId } = world(`twice-${trial}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const firstKill = 1 + Math.floor(next() * (total - 1));
+      // A resume journals fewer events than a whole run: kill it early in its work.
+      const resumeKill = 1 + Math.floor(next() * 8);
+      const context = `trial ${trial} (seed ${seed}): killed after event ${firstKill}, then resume after event ${resumeKill}`;
+      const first = await runNode(child, { ...env, KILL: `after-event:${firstKill}` });
+      expect(first.signal, `${context}: ${first.stderr}`).toBe('SIGKILL');
+      const resumed = await runNode(child, { ...env, PHASE: 'resume', KILL: `after-event:${resumeKill}` });
+      expect(resumed.signal === 'SIGKILL' || resumed.code === 0, `${context}: ${resumed.stderr}`).toBe(true);
+      if (resumed.signal === 'SIGKILL') resumesKilled++;
+      const last = await runNode(child, { ...env, PHASE: 'resume' });
+      if (resumed.code === 0) {
+        // The first resume finished: a second one has nothing left to do but report.
+        expect(JSON.parse(resumed.stdout).stopReason, context).toBe('completed');
+      }
+      expect(last.code, `${context}: ${last.stderr}`).toBe(0);
+      expect(JSON.parse(last.stdout).stopReason, context).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+    }
+    expect(resumesKilled).toBeGreaterThanOrEqual(4);
+  }, 180_000);
+});
+
+describe('two processes resume the same crashed run at once', () => {
+  it('one resumes it, the other is refused with run-leased, and no effect runs twice (5 trials)', async () => {
+    const content = 'two resumers\n';
+    let refused = 0;
+    for (let trial = 0; trial < 5; trial++) {
+      const { storeDir, root, runId } = world(`concurrent-${trial}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      // Killed early in the step: work is left to do.
+      const first = await runNode(child, { ...env, KILL: `after-event:${4 + trial}` });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const outcomes = await Promise.all([
+        runNode(child, { ...env, PHASE: 'resume' }),
+        runNode(child, { ...env, PHASE: 'resume' }),
+      ]);
+      const answers = outcomes.map((outcome) => {
+        expect(outcome.code, outcome.stderr).toBe(0);
+        return JSON.parse(outcome.stdout) as { stopReason?: string; error?: string };
+      });
+      const finished = answers.filter((answer) => answer.stopReason !== undefined);
+      // Both may finish only one after the other (the second found the run already done).
+      for (const answer of answers) {
+        if (answer.error === undefined) continue;
+        expect(answer.error, `trial ${trial}`).toBe('run-leased');
+        refused++;
+      }
+      expect(finished.length, `trial ${trial}`).toBeGreaterThanOrEqual(1);
+      for (const answer of finished) expect(answer.stopReason, `trial ${trial}`).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      await expect(createJsonlRunStore({ dir: storeDir }).read(runId)).resolves.toBeDefined();
+    }
+    // They really overlapped: most trials had a refusal.
+    expect(refused).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});
+
+describe('kill -9 between a git commit and its record', () => {
+  /** A repository with one commit and a staged file; the child's step commits it. */
+  function repository(name: string) {
+    const { storeDir, root, runId } = world(name);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
+    git('init', '-q');
+    git('config', 'user.email', 'kill@example.com');
+    git('config', 'user.name', 'kill');
+    git('add', 'log.txt');
+    git('commit', '-q', '-m', 'initial');
+    writeFileSync(join(root, 'staged.txt'), 'staged\n');
+    git('add', 'staged.txt');
+    return { git, env: { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: '', WORLD: 'commit' } };
+  }
+
+  it('resume sees the commit (only .git changed): the human is asked to accept it as done, and it is not run again', async () => {
+    const { git, env } = repository('git-commit');
+
+    const first = await runNode(child, { ...env, KILL: 'after-effect' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+    expect(answer.stopReason).toBe('completed');
+    const events = await createJsonlRunStore({ dir: env.STORE_DIR }).read(env.RUN_ID);
+    expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+      expect.objectContaining({ tool: 'commit', outcome: 'accepted' }),
+    ]);
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+  }, 60_000);
+
+  it('killed before the commit ran: the human is asked to run it again, and it commits once', async () => {
+    const { git, env } = repository('git-no-commit');
+    const first = await runNode(child, { ...env, KILL: 'before-effect' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
+    // A read-only git command meanwhile (it may refresh the index) changes no history.
+    git('status', '--porcelain');
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to run it again')]);
+    expect(answer.stopReason).toBe('completed');
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('2');
+  }, 60_000);
+});
+
+describe('kill -9 during verification and replanning', () => {
+  it('a run whose step fails verification and is redesigned, killed anywhere, resumes to the same end (10 trials)', async () => {
+    const content = 'G\n';
+    const reference = world('replan-reference');
+    const base = { CONTENT: content, WORLD: 'replan' };
+    const uninterrupted = await runNode(child, {
+      ...base,
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    const { stopReason, events: total } = JSON.parse(uninterrupted.stdout) as {
+      stopReason: string;
+      events: number;
+    };
+    expect(stopReason).toBe('completed');
+    const referenceEvents = await createJsonlRunStore({ dir: reference.storeDir }).read(reference.runId);
+    expect(referenceEvents.some((event) => event.type === 'replan-applied')).toBe(true);
+
+    const seed = Number(process.env.CRASH_SEED ?? 20_261_128);
+    const next = random(seed);
+    const killedAt = new Set<number>();
+    for (let trial = 0; trial < 10; trial++) {
+      const { storeDir, root, runId } = world(`replan-${trial}`);
+      const env = { ...base, STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+      const killAt = 1 + Math.floor(next() * total);
+      const context = `trial ${trial} (seed ${seed}): killed after event ${killAt} of ${total}`;
+      const first = await runNode(child, { ...env, KILL: `after-event:${killAt}` });
+      expect(first.signal === 'SIGKILL' || first.code === 0, `${context}: ${first.stderr}`).toBe(true);
+      if (first.signal === 'SIGKILL') killedAt.add(killAt);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason, context).toBe('completed');
+      expect(readFileSync(join(root, 'ghost.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+    }
+    expect(killedAt.size).toBeGreaterThanOrEqual(7);
+  }, 180_000);
+});
+
+describe('kill -9 in the middle of a journal write (a torn last line)', () => {
+  it('cut inside a multibyte character of any group: resume drops the torn line and ends like an uninterrupted run', async () => {
+    const content = `${'é'.repeat(50)}\n`;
+    let torn = 0;
+    for (let group = 1; group <= 14; group++) {
+      const { storeDir, root, runId } = world(`torn-${group}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const context = `cut in journal group ${group}`;
+      const first = await runNode(child, { ...env, KILL: `torn-journal:${group}` });
+      if (first.code === 0) break;
+      expect(first.signal, `${context}: ${first.stderr}`).toBe('SIGKILL');
+      const store = createJsonlRunStore({ dir: storeDir });
+      const inspection = await store.inspect(runId);
+      if (inspection.problem?.code === 'journal-empty') continue;
+      expect(inspection.problem?.code, context).toBe('journal-truncated');
+      torn++;
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+      const events = await store.read(runId);
+      expect(
+        events.filter((event) => event.type === 'journal-repaired'),
+        context,
+      ).toHaveLength(1);
+    }
+    expect(torn).toBeGreaterThanOrEqual(4);
+  }, 180_000);
+});
+
+describe('the wall clock jumps backwards between the crash and the resume', () => {
+  it('resumed with a clock an hour behind, anywhere in the run, it ends like an uninterrupted run (4 trials)', async () => {
+    const content = 'clock\n';
+    for (const killAt of [4, 8, 12, 16]) {
+      const { storeDir, root, runId } = world(`clock-${killAt}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const context = `killed after event ${killAt}`;
+      const first = await runNode(child, { ...env, KILL: `after-event:${killAt}` });
+      expect(first.signal === 'SIGKILL' || first.code === 0, `${context}: ${first.stderr}`).toBe(true);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume', CLOCK_OFFSET_MS: String(-3_600_000) });
+      expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
+    }
+  }, 120_000);
+});
