@@ -184,6 +184,15 @@ describe('scheduleSteps', () => {
     expect(plan.step('x2').status).toBe('completed');
   });
 
+  /** A promise and the function that settles it (Node 20 has no `Promise.withResolvers`). */
+  function signal(): { promise: Promise<void>; resolve: () => void } {
+    let resolve = (): void => {};
+    const promise = new Promise<void>((settle) => {
+      resolve = settle;
+    });
+    return { promise, resolve };
+  }
+
   it('a failure during a replan forms the next batch; completed steps never re-run', async () => {
     const plan = planOf([
       { id: 'early', description: 'fails first' },
@@ -192,17 +201,26 @@ describe('scheduleSteps', () => {
     ]);
     const batches: StepId[][] = [];
     const runs: StepId[] = [];
+    // 'late' fails only once the first replan is under way, and that replan lasts until it has: no
+    // timing decides which batch a failure joins, however loaded the machine.
+    const replanStarted = signal();
+    const lateFailed = signal();
     await scheduleSteps({
       plan,
       replanWindowMs: 5,
       runStep: async (id) => {
         runs.push(id);
-        await sleep(id === 'late' ? 15 : 1);
+        if (id === 'late') {
+          await replanStarted.promise;
+          lateFailed.resolve();
+        } else await sleep(1);
         return id === 'early' || id === 'late' ? { status: 'failed' } : { status: 'completed' };
       },
       replan: async (failed) => {
         batches.push(failed);
-        await sleep(30);
+        replanStarted.resolve();
+        await lateFailed.promise;
+        await sleep(10);
         plan.replaceSubgraph(failed, { steps: [{ description: `redo ${failed.join('+')}` }] });
       },
     });
