@@ -85,7 +85,16 @@ const store: RunStore = {
   list: () => inner.list(),
   writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
   readMeta: (runId) => inner.readMeta(runId),
-  acquireLease: (runId, options) => inner.acquireLease(runId, options),
+  async acquireLease(runId, options) {
+    const lease = await inner.acquireLease(runId, options);
+    // HOLD_UNTIL: the holder waits for that file before it goes on, so a second resumer started
+    // alongside it surely finds the run leased, however the two processes are scheduled.
+    const hold = env.HOLD_UNTIL;
+    for (let waited = 0; hold !== undefined && !fs.existsSync(hold) && waited < 30_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return lease;
+  },
   repair: (runId) => inner.repair(runId),
   async append(runId, records) {
     await inner.append(runId, records);
