@@ -310,6 +310,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           writable: sandbox.writable,
           readOnly: sandbox.readOnly,
           executable,
+          ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
           // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize
             ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }

@@ -126,6 +126,90 @@ catch (error) { console.log(error.code); }`,
     }
   });
 
+  it('cannot reach a unix socket or a FIFO a host process makes after the command started', async () => {
+    const socket = path.join(host, 'late.sock');
+    const fifo = path.join(host, 'late.fifo');
+    // Waits for both to appear (outside the sandbox, made after it was set up), then reaches them.
+    await ws.write(
+      'late.cjs',
+      `const fs = require('node:fs');
+const net = require('node:net');
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+(async () => {
+  for (let i = 0; i < 100 && !(fs.existsSync(${JSON.stringify(socket)}) && fs.existsSync(${JSON.stringify(fifo)})); i++) await wait(50);
+  console.log('seen', fs.existsSync(${JSON.stringify(socket)}), fs.existsSync(${JSON.stringify(fifo)}));
+  try { const fd = fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'payload\\n'); console.log('fifo written'); } catch (error) { console.log('fifo', error.code); }
+  await new Promise((resolve) => {
+    const client = net.connect(${JSON.stringify(socket)});
+    client.on('data', (data) => { console.log('socket', String(data).trim()); client.destroy(); resolve(); });
+    client.on('error', (error) => { console.log('socket', error.code); resolve(); });
+  });
+})();`,
+    );
+    const attack = async (sandbox: 'required' | 'off') => {
+      const service = createNetServer((connection) => connection.end('reached'));
+      let reader: ReturnType<typeof spawn> | undefined;
+      try {
+        const running = createCommandRunner({ root: ws.root, sandbox }).run(['node', 'late.cjs'], {
+          timeoutMs: 20_000,
+          // Bound and held only once the command runs: no scan made before it can know them.
+          onSpawn: () => {
+            setTimeout(() => {
+              execFileSync('mkfifo', [fifo]);
+              reader = spawn('sh', ['-c', 'exec 3<>"$0"; cat <&3 > "$0.log"', fifo], { stdio: 'ignore' });
+              service.listen(socket);
+            }, 300);
+          },
+        });
+        const result = await running;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return { stdout: result.stdout, log: await readFile(`${fifo}.log`, 'utf8').catch(() => '') };
+      } finally {
+        reader?.kill('SIGKILL');
+        await new Promise((resolve) => service.close(resolve));
+        await rm(fifo, { force: true });
+        await rm(`${fifo}.log`, { force: true });
+      }
+    };
+    const sandboxed = await attack('required');
+    expect(sandboxed.stdout).not.toContain('fifo written');
+    expect(sandboxed.stdout).not.toContain('socket reached');
+    expect(sandboxed.log).toBe('');
+    // Unsandboxed, the same command reaches both: the test can fail.
+    const off = await attack('off');
+    expect(off.stdout).toContain('fifo written');
+    expect(off.stdout).toContain('socket reached');
+  }, 60_000);
+
+  it('still runs programs installed in a hidden folder (PATH, nvm-style `prefix/bin`), with their installation', async () => {
+    // An installation in the home folder: \`bin/greet\` reads \`lib/greeting.txt\` beside it.
+    const prefix = path.join(host, 'tool');
+    await import('node:fs/promises').then(({ mkdir }) =>
+      mkdir(path.join(prefix, 'bin'), { recursive: true }),
+    );
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(path.join(prefix, 'lib')));
+    await writeFile(path.join(prefix, 'lib', 'greeting.txt'), 'hello from the home folder\n');
+    await writeFile(
+      path.join(prefix, 'bin', 'greet'),
+      '#!/bin/sh\ncat "$(dirname "$0")/../lib/greeting.txt"\n',
+    );
+    await chmod(path.join(prefix, 'bin', 'greet'), 0o755);
+    await writeFile(path.join(host, 'secret.txt'), 'not for commands\n');
+    await ws.write(
+      'greet.cjs',
+      `const { execFileSync } = require('node:child_process');
+process.stdout.write(execFileSync('greet', { encoding: 'utf8' }));
+try { require('node:fs').readFileSync(${JSON.stringify(path.join(host, 'secret.txt'))}); console.log('secret read'); } catch (error) { console.log(error.code); }`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: 'required',
+      policy: { env: { PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}` } },
+    });
+    const result = await runner.run(['node', 'greet.cjs']);
+    expect(result.stdout, result.stderr).toBe('hello from the home folder\nENOENT\n');
+  });
+
   it('cannot open a device node planted in the workspace or found outside /dev (binds are nodev)', async () => {
     // Root may make device nodes: one for the host's memory would be the whole machine.
     if (process.getuid?.() !== 0) return;
@@ -143,7 +227,10 @@ try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5'
       'node',
       'device.cjs',
     ]);
-    expect(sandboxed.stdout).toBe(`${nodes[0]} EACCES\n${nodes[1]} EACCES\nmknod refused\n`);
+    // The host's own folder is not even shown (see `hostDataFolders`).
+    const [inWorkspace, outside, made] = sandboxed.stdout.split('\n');
+    expect([inWorkspace, made]).toEqual([`${nodes[0]} EACCES`, 'mknod refused']);
+    expect(outside).toMatch(/ (?:EACCES|ENOENT)$/);
     const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'device.cjs']);
     expect(off.stdout).toContain(`${nodes[0]} opened`);
   });
@@ -151,7 +238,8 @@ try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5'
 
 describe.runIf(hasSandbox)('a host socket that vanishes between listing and mounting', () => {
   it('starts the command again with a fresh list (deterministic: the socket goes right before bubblewrap runs)', async () => {
-    const folder = path.join(host, 'service');
+    // In the workspace: a socket bound there is covered (the host's own folders are not shown at all).
+    const folder = path.join(ws.root, 'service');
     const socket = path.join(folder, 'service.sock');
     await import('node:fs/promises').then(({ mkdir }) => mkdir(folder));
     const service = createNetServer((connection) => connection.end('reached\n'));

@@ -9,7 +9,7 @@ import {
   readSync,
   statSync,
 } from 'node:fs';
-import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
@@ -377,8 +377,51 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
-/** Folders the sandbox replaces by empty ones: sockets there are out of reach already. */
+/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders}: sockets there are out of reach already. */
 const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
+
+/**
+ * The top-level folders of the system the sandbox shows as they are (read-only): installed
+ * programs, their libraries and the system's configuration, which only root writes and where no
+ * service binds a socket or makes a FIFO. Every other top-level folder (`/home`, `/root`, `/var`,
+ * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is replaced by an empty one.
+ */
+export const systemFolders: ReadonlySet<string> = new Set([
+  'bin',
+  'boot',
+  'etc',
+  'gnu',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'nix',
+  'opt',
+  'sbin',
+  'snap',
+  'usr',
+  // Mounted fresh (`/dev`, `/proc`), replaced (`/tmp`, `/run`), or the kernel's (`/sys`).
+  'dev',
+  'proc',
+  'run',
+  'sys',
+  'tmp',
+]);
+
+/**
+ * The top-level folders outside {@link systemFolders}, which the sandbox replaces by empty ones and
+ * shows again only in part (the workspace, its repository, the folders of the programs it runs):
+ * the home folders, `/var` and the like are where users and services bind unix sockets and make
+ * FIFOs. A read-only mount stops neither `connect()` nor opening a FIFO for writing, and one bound
+ * after the command started is in no list made before: only a folder the sandbox does not show
+ * keeps it out of reach. Listed for every command (a readdir of `/`).
+ */
+export async function hostDataFolders(): Promise<string[]> {
+  const entries = await readdir('/', { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isDirectory() && !systemFolders.has(entry.name))
+    .map((entry) => `/${entry.name}`);
+}
 
 /**
  * The paths of the unix sockets bound in the file system by processes of this network namespace
@@ -387,7 +430,11 @@ const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
  * gets empty, or inside the folders it gets read-write (the workspace under `/tmp`, say). A
  * read-only mount stops neither `connect()` nor opening a FIFO for writing.
  */
-async function visibleEndpoints(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
+async function visibleEndpoints(
+  visible: readonly string[],
+  hidden: readonly string[],
+  replaced: readonly string[],
+): Promise<string[]> {
   const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
   const out = new Set<string>();
   for (const line of table.split('\n').slice(1)) {
@@ -396,7 +443,7 @@ async function visibleEndpoints(visible: readonly string[], hidden: readonly str
     const socket = match?.[1];
     if (socket === undefined) continue;
     const hiddenAlready =
-      REPLACED_FOLDERS.some((folder) => isInside(folder, socket)) &&
+      replaced.some((folder) => isInside(folder, socket)) &&
       !visible.some((folder) => isInside(folder, socket));
     if (!hiddenAlready && !hidden.some((folder) => isInside(folder, socket))) out.add(socket);
     if (out.size >= 1000) break;
@@ -408,8 +455,7 @@ async function visibleEndpoints(visible: readonly string[], hidden: readonly str
   }
   for (const fifo of heldFifos()) {
     const hiddenAlready =
-      REPLACED_FOLDERS.some((folder) => isInside(folder, fifo)) &&
-      !visible.some((folder) => isInside(folder, fifo));
+      replaced.some((folder) => isInside(folder, fifo)) && !visible.some((folder) => isInside(folder, fifo));
     if (!hiddenAlready && !hidden.some((folder) => isInside(folder, fifo))) found.push(fifo);
     if (found.length >= 2000) break;
   }
@@ -577,6 +623,11 @@ export interface BubblewrapLayout {
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
   /**
+   * The command's `PATH`: its folders outside the system folders (a Node.js installed by nvm in the
+   * home folder) stay visible, read-only, with their installation (`bin/..`).
+   */
+  searchPath?: string;
+  /**
    * The size of the writable `/tmp`, `/var/tmp` and `/dev/shm` (each) in bytes; the other tmpfs mounts
    * (`/run`, hidden folders) get {@link smallTmpfsBytes}. A tmpfs is memory: unbounded, a command
    * could fill it past any memory limit. Undefined: no `--size` (bubblewrap before 0.8).
@@ -593,32 +644,44 @@ const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
 const LARGE_TMPFS = [...TEMP_FOLDERS, '/dev/shm'];
 
 /**
- * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
- * workspace's `node_modules` entries (and `.bin` links) and the program itself resolve into: the
- * outermost `node_modules` on each real path, so a package's own dependencies resolve too (a
- * program of the trusted PATH outside any `node_modules`: its folder).
+ * The folders outside the workspace, in folders the sandbox replaces (`/tmp`, `/var/tmp`, the home
+ * folders, `/var`…), that stay visible read-only: the `node_modules` folders the workspace's
+ * `node_modules` entries (and `.bin` links) and the program itself resolve into (the outermost
+ * `node_modules` on each real path, so a package's own dependencies resolve too), and the
+ * installation of the program and of each folder of `PATH` (`prefix` of `prefix/bin`, else the
+ * folder itself).
  */
-async function linkedTempPackages(root: string, executable: string | undefined): Promise<string[]> {
+async function linkedHostFolders(
+  root: string,
+  replaced: readonly string[],
+  executable: string | undefined,
+  searchPath: string | undefined,
+): Promise<string[]> {
   const modules = path.join(root, 'node_modules');
   const found = new Set<string>();
-  const consider = async (entry: string, program = false) => {
+  const installation = (folder: string) => (path.basename(folder) === 'bin' ? path.dirname(folder) : folder);
+  const consider = async (entry: string, kind: 'package' | 'program' | 'path-folder' = 'package') => {
     let real: string;
     try {
       real = await realpath(entry);
     } catch {
       return;
     }
-    if (isInside(root, real) || !TEMP_FOLDERS.some((folder) => isInside(folder, real))) return;
+    if (isInside(root, real) || !replaced.some((folder) => isInside(folder, real))) return;
     const parts = real.split(path.sep);
     const index = parts.indexOf('node_modules');
     if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
-    else if (program) found.add(path.dirname(real));
+    else if (kind === 'program') found.add(installation(path.dirname(real)));
+    else if (kind === 'path-folder') found.add(installation(real));
   };
-  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI) shows its folder; one
-  // the workspace links to from its `node_modules/.bin` only its `node_modules`, like any package:
-  // a link to any executable under /tmp would otherwise show that executable's whole folder
-  // (another workspace).
-  if (executable !== undefined) await consider(executable, !isInside(root, executable));
+  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI, or installed in the
+  // home folder) shows its installation; one the workspace links to from its `node_modules/.bin`
+  // only its `node_modules`, like any package: a link to any executable under /tmp would
+  // otherwise show that executable's whole folder (another workspace).
+  if (executable !== undefined)
+    await consider(executable, isInside(root, executable) ? 'package' : 'program');
+  for (const folder of (searchPath ?? '').split(path.delimiter).slice(0, 64))
+    if (path.isAbsolute(folder)) await consider(folder, 'path-folder');
   const list = async (folder: string): Promise<string[]> => {
     try {
       return await readdir(folder);
@@ -627,15 +690,16 @@ async function linkedTempPackages(root: string, executable: string | undefined):
     }
   };
   const names = await list(modules);
-  if (names.length > 2000) return [];
-  for (const name of names) {
-    if (name.startsWith('@')) {
-      for (const scoped of (await list(path.join(modules, name))).slice(0, 500))
-        await consider(path.join(modules, name, scoped));
-    } else await consider(path.join(modules, name));
+  if (names.length <= 2000) {
+    for (const name of names) {
+      if (name.startsWith('@')) {
+        for (const scoped of (await list(path.join(modules, name))).slice(0, 500))
+          await consider(path.join(modules, name, scoped));
+      } else await consider(path.join(modules, name));
+    }
+    for (const bin of (await list(path.join(modules, '.bin'))).slice(0, 2000))
+      await consider(path.join(modules, '.bin', bin));
   }
-  for (const bin of (await list(path.join(modules, '.bin'))).slice(0, 2000))
-    await consider(path.join(modules, '.bin', bin));
   return [...found].filter(
     (folder) => ![...found].some((other) => other !== folder && isInside(other, folder)),
   );
@@ -674,9 +738,23 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
     // runs as root, outside any sandbox. Started by root, a command could write them.
     ...kernelSettingsReadOnly,
-    ...tmpfs('/tmp'),
-    ...tmpfs('/var/tmp'),
   ];
+  // Home folders, `/var`, `/srv`… are replaced by empty ones (see `hostDataFolders`): what the
+  // command needs of them is mounted again below. Their links into `/run` stay (`/var/run`).
+  const dataFolders = await hostDataFolders();
+  for (const folder of dataFolders) {
+    args.push(...tmpfs(folder));
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const entry = path.join(folder, name);
+      const target = await readlink(entry).catch(() => undefined);
+      if (
+        target !== undefined &&
+        (await runFolders()).some((run) => isInside(run, path.resolve(folder, target)))
+      )
+        args.push('--symlink', target, entry);
+    }
+  }
+  args.push(...tmpfs('/tmp'), ...tmpfs('/var/tmp'));
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
   // empty one, like `/tmp`. With the network on, the resolver configuration it may hold stays.
@@ -694,8 +772,9 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   }
   // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
   // checked out under /tmp) stay visible, read-only, under the private /tmp.
-  const linkedTempPackagesOnce = linkedTempPackages(layout.root, layout.executable);
-  for (const folder of await linkedTempPackagesOnce) args.push('--ro-bind', folder, folder);
+  const replaced = [...REPLACED_FOLDERS, ...dataFolders];
+  const linkedOnce = linkedHostFolders(layout.root, replaced, layout.executable, layout.searchPath);
+  for (const folder of await linkedOnce) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
@@ -754,12 +833,17 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   // Sockets and named pipes of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder,
   // the workspace itself): `/dev/null` is mounted over each (binds are `nodev`), so `connect()` and
   // `open()` are refused.
-  const linked = await linkedTempPackagesOnce;
+  const linked = await linkedOnce;
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  for (const endpoint of await visibleEndpoints([layout.root, ...layout.writable, ...linked], hiddenTargets))
+  const shown = [layout.root, ...layout.writable, ...linked];
+  if (repository !== undefined) shown.push(repository.top, ...repository.gitDirs);
+  for (const endpoint of await visibleEndpoints(shown, hiddenTargets, replaced))
     args.push('--ro-bind', '/dev/null', endpoint);
+  // The empty home folders, `/var`… are read-only, as the system they replace was (what is mounted
+  // in them stays as it is: the workspace is writable).
+  for (const folder of dataFolders) args.push('--remount-ro', folder);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');
