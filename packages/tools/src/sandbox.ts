@@ -9,7 +9,7 @@ import {
   readSync,
   statSync,
 } from 'node:fs';
-import { lstat, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
@@ -37,6 +37,13 @@ export interface SandboxOptions {
    * {@link defaultHiddenPaths}. `~/` is the user's home folder.
    */
   hide?: readonly string[];
+  /**
+   * More folders of the host commands may read, on top of {@link defaultShownPaths}: the sandbox
+   * shows no home folder, `/var` or other data folder of the host (see {@link hostDataFolders})
+   * beyond the workspace, its repository, `writable` and the installations of the programs on
+   * `PATH`. `~/` is the user's home folder.
+   */
+  show?: readonly string[];
   /** More folders commands may write, besides the workspace (absolute). */
   writable?: readonly string[];
   /**
@@ -136,6 +143,33 @@ export const defaultHiddenPaths: readonly string[] = [
   '/etc/ssh/ssh_host_rsa_key',
   '/etc/ssh/ssh_host_ecdsa_key',
   '/etc/ssh/ssh_host_ed25519_key',
+];
+
+/**
+ * Toolchains kept in the home folder that sandboxed commands still see, read-only (where they
+ * exist): version managers' installations and the package caches their programs run from
+ * (`rustfmt` is rustup's proxy for a toolchain in `~/.rustup`; corepack's `pnpm` lives in
+ * `~/.cache/node`). Credential stores in them stay hidden ({@link defaultHiddenPaths}).
+ */
+export const defaultShownPaths: readonly string[] = [
+  '~/.rustup',
+  '~/.cargo',
+  '~/.nvm',
+  '~/.volta',
+  '~/.fnm',
+  '~/.local/share/fnm',
+  '~/.bun',
+  '~/.deno',
+  '~/.pyenv',
+  '~/.rbenv',
+  '~/.sdkman',
+  '~/go',
+  '~/.local/bin',
+  '~/.local/lib',
+  '~/.local/share/pnpm',
+  '~/.npm',
+  '~/.cache/node',
+  '~/.cache/ms-playwright',
 ];
 
 /** The outcome of probing bubblewrap. */
@@ -353,8 +387,11 @@ function kindOfNow(target: string): 'file' | 'directory' | undefined {
  */
 async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
   const out: HiddenMount[] = [];
-  for (const entry of [...defaultHiddenPaths, ...extra]) {
+  const seen = new Set<string>();
+  for (const entry of [...defaultHiddenPaths, ...privateSystemFiles(), ...extra]) {
     const target = path.resolve(expandHome(entry));
+    if (seen.has(target)) continue;
+    seen.add(target);
     const kind = kindOfNow(target);
     if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
     else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
@@ -362,7 +399,86 @@ async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
   return out;
 }
 
+/** The folders of the system walked for {@link privateSystemFiles}. */
+const PRIVATE_FILE_FOLDERS = ['/etc'];
+
+/** How many entries {@link privateSystemFiles} looks at, at most (`/etc` has ~1 000-3 000). */
+const MAX_SYSTEM_ENTRIES = 20_000;
+
+/**
+ * The files and folders of `/etc` that others may not read but this user may (`/etc/shadow-`,
+ * `/etc/ssl/private`, a WireGuard key): meant for their owner and group only. A command started by
+ * root is their owner — dropping capabilities does not change that — so they are hidden like
+ * credential stores. (A folder others may not enter is not walked into: what is in it is hidden
+ * with it, or out of reach.) Walked synchronously (~3-10 ms for 1 200 entries), the list reused for a second.
+ */
+function privateSystemFiles(): string[] {
+  const now = Date.now();
+  if (privateFiles !== undefined && now - privateFiles.at < PRIVATE_FILES_TTL_MS) return privateFiles.paths;
+  const out: string[] = [];
+  let seen = 0;
+  const uid = process.getuid?.();
+  const groups = new Set(process.getgroups?.() ?? []);
+  const walk = (folder: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (++seen > MAX_SYSTEM_ENTRIES) return;
+      const target = path.join(folder, name);
+      const stats = lstatSync(target, { throwIfNoEntry: false });
+      if (stats === undefined || stats.isSymbolicLink()) continue;
+      // Others may not read it (a folder: list or enter it), but this user may, as its owner or
+      // by its group (hiding what commands cannot read anyway would only cost mounts).
+      const bits = stats.isDirectory() ? 0o5 : 0o4;
+      const mine =
+        (stats.uid === uid && ((stats.mode >> 6) & bits) !== 0) ||
+        (groups.has(stats.gid) && ((stats.mode >> 3) & bits) !== 0);
+      if ((stats.mode & bits) !== bits && mine) out.push(target);
+      else if (stats.isDirectory() && depth < 16) walk(target, depth + 1);
+    }
+  };
+  for (const folder of PRIVATE_FILE_FOLDERS) walk(folder, 0);
+  privateFiles = { at: now, paths: out };
+  return out;
+}
+
+/**
+ * How long the list of {@link privateSystemFiles} is reused (the walk costs ~10 ms under load; the
+ * verifier runs commands in bursts). Only root and the system's packages write `/etc`, never a
+ * command: a private file made there within that time before a command is the only one missed.
+ */
+const PRIVATE_FILES_TTL_MS = 1000;
+
+let privateFiles: { at: number; paths: string[] } | undefined;
+
 let runFolderList: Promise<string[]> | undefined;
+
+let emptyFolderPath: Promise<string | undefined> | undefined;
+
+/**
+ * An empty folder of this user, read-only (`<tmpdir>/closedloop-empty-<uid>`, made once, kept):
+ * bound over a replaced folder that shows nothing again, cheaper than a tmpfs. Undefined when it
+ * cannot be made, or what is there is not an empty folder of this user's (then a tmpfs is used).
+ */
+function emptyFolder(): Promise<string | undefined> {
+  emptyFolderPath ??= (async () => {
+    const folder = path.join(os.tmpdir(), `closedloop-empty-${process.getuid?.() ?? 'user'}`);
+    await mkdir(folder, { mode: 0o555 }).catch(() => undefined);
+    const stats = await lstat(folder).catch(() => undefined);
+    const entries = await readdir(folder).catch(() => ['unreadable']);
+    return stats?.isDirectory() &&
+      stats.uid === process.getuid?.() &&
+      (stats.mode & 0o222) === 0 &&
+      entries.length === 0
+      ? folder
+      : undefined;
+  })();
+  return emptyFolderPath;
+}
 
 /** `/run` and `/var/run` when they are real folders (`/var/run` is usually a link to `/run`). */
 function runFolders(): Promise<string[]> {
@@ -620,6 +736,8 @@ export interface BubblewrapLayout {
   writable: readonly string[];
   /** Folders inside the workspace mounted read-only (see {@link SandboxOptions.readOnly}). */
   readOnly?: readonly string[];
+  /** Folders of the host shown read-only, on top of {@link defaultShownPaths} (see {@link SandboxOptions.show}). */
+  show?: readonly string[];
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
   /**
@@ -740,18 +858,54 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     ...kernelSettingsReadOnly,
   ];
   // Home folders, `/var`, `/srv`… are replaced by empty ones (see `hostDataFolders`): what the
-  // command needs of them is mounted again below. Their links into `/run` stay (`/var/run`).
+  // command needs of them is mounted again below.
   const dataFolders = await hostDataFolders();
+  const replaced = [...REPLACED_FOLDERS, ...dataFolders];
+  const repository = await findRepository(layout.root);
+  const gitDirs: string[] = [];
+  for (const named of repository?.gitDirs ?? []) {
+    // Only a git directory (by its real path) is made writable: a `.git` file, link or
+    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
+    const gitDir = await bindableGitDir(layout.root, named);
+    if (gitDir !== undefined && !gitDirs.includes(gitDir)) gitDirs.push(gitDir);
+  }
+  // Installed packages the workspace links to from a replaced folder (a pnpm store, a monorepo
+  // checked out under /tmp, a Node.js in the home folder) stay visible, read-only.
+  const linked = await linkedHostFolders(layout.root, replaced, layout.executable, layout.searchPath);
+  const shownFolders: string[] = [];
+  for (const entry of [...defaultShownPaths, ...(layout.show ?? [])]) {
+    const target = path.resolve(expandHome(entry));
+    if (
+      replaced.some((folder) => isInside(folder, target)) &&
+      !linked.some((folder) => isInside(folder, target)) &&
+      (await kindOf(target)) === 'directory'
+    )
+      shownFolders.push(target);
+  }
+  const shown = [layout.root, ...layout.writable, ...linked, ...shownFolders, ...gitDirs];
+  if (repository !== undefined) shown.push(repository.top);
+  const empty = await emptyFolder();
+  const remountReadOnly: string[] = [];
   for (const folder of dataFolders) {
-    args.push(...tmpfs(folder));
-    for (const name of await readdir(folder).catch(() => [] as string[])) {
-      const entry = path.join(folder, name);
+    // Their links into `/run` stay (`/var/run`).
+    const links: string[] = [];
+    for (const link of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      if (!link.isSymbolicLink()) continue;
+      const entry = path.join(folder, link.name);
       const target = await readlink(entry).catch(() => undefined);
       if (
         target !== undefined &&
         (await runFolders()).some((run) => isInside(run, path.resolve(folder, target)))
       )
-        args.push('--symlink', target, entry);
+        links.push('--symlink', target, entry);
+    }
+    const holds = [...shown, ...TEMP_FOLDERS].some((target) => isInside(folder, target));
+    if (empty !== undefined && !holds && links.length === 0) {
+      // Nothing to show in it: an empty read-only folder (a bind costs less than a tmpfs).
+      args.push('--ro-bind', empty, folder);
+    } else {
+      args.push(...tmpfs(folder), ...links);
+      remountReadOnly.push(folder);
     }
   }
   args.push(...tmpfs('/tmp'), ...tmpfs('/var/tmp'));
@@ -764,17 +918,17 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
       args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
   }
-  const hidden = await hiddenMounts(layout.hide);
-  const repository = await findRepository(layout.root);
+  // Credential stores, but not those in a replaced folder that nothing shows again.
+  const hidden = (await hiddenMounts(layout.hide)).filter(
+    (mount) =>
+      !replaced.some((folder) => isInside(folder, mount.target)) ||
+      shown.some((folder) => isInside(folder, mount.target)),
+  );
   if (repository && !isInside(layout.root, repository.top)) {
     // The workspace is part of a larger repository: git must see its work tree (read-only).
     args.push('--ro-bind', repository.top, repository.top);
   }
-  // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
-  // checked out under /tmp) stay visible, read-only, under the private /tmp.
-  const replaced = [...REPLACED_FOLDERS, ...dataFolders];
-  const linkedOnce = linkedHostFolders(layout.root, replaced, layout.executable, layout.searchPath);
-  for (const folder of await linkedOnce) args.push('--ro-bind', folder, folder);
+  for (const folder of [...linked, ...shownFolders]) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
     if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
@@ -792,18 +946,20 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   for (const mount of hidden) {
     // Never hide the workspace itself.
     if (!isInside(mount.target, layout.root))
-      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
+      args.push(
+        ...(mount.args[0] !== '--tmpfs'
+          ? mount.args
+          : empty !== undefined
+            ? ['--ro-bind', empty, mount.target]
+            : tmpfs(mount.target)),
+      );
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
     // user's own git to a directory (and config) the command made.
     args.push('--ro-bind', repository.gitFile, repository.gitFile);
   }
-  for (const named of repository?.gitDirs ?? []) {
-    // Only a git directory (by its real path) is made writable: a `.git` file, link or
-    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
-    const gitDir = await bindableGitDir(layout.root, named);
-    if (gitDir === undefined) continue;
+  for (const gitDir of gitDirs) {
     // The repository's objects, refs and index are writable (commits); its config and hooks are
     // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside. The
     // git directory is a mount point of its own, so it cannot be renamed or removed and replaced
@@ -833,17 +989,14 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   // Sockets and named pipes of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder,
   // the workspace itself): `/dev/null` is mounted over each (binds are `nodev`), so `connect()` and
   // `open()` are refused.
-  const linked = await linkedOnce;
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  const shown = [layout.root, ...layout.writable, ...linked];
-  if (repository !== undefined) shown.push(repository.top, ...repository.gitDirs);
   for (const endpoint of await visibleEndpoints(shown, hiddenTargets, replaced))
     args.push('--ro-bind', '/dev/null', endpoint);
   // The empty home folders, `/var`… are read-only, as the system they replace was (what is mounted
   // in them stays as it is: the workspace is writable).
-  for (const folder of dataFolders) args.push('--remount-ro', folder);
+  for (const folder of remountReadOnly) args.push('--remount-ro', folder);
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');
