@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { readBoundedText } from './read-bounded';
+import { inspectInside } from './inspect-inside';
 
 /** The most a TypeScript configuration is read. */
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
@@ -86,10 +86,15 @@ async function checkConfig(file: string, visit: Visit, depth: number): Promise<s
   if (visit.seen.has(file)) return undefined;
   visit.seen.add(file);
   if (!isInside(visit.root, file)) return `the TypeScript configuration ${file} is outside the workspace`;
+  // Read only inside the workspace: a link a command left there could name any file of the host,
+  // and the parse error (its first characters) would be in the denial the model reads.
+  const entry = inspectInside(visit.root, file, MAX_CONFIG_BYTES);
+  if (entry.type === 'other' && !isInside(await realpath(visit.root), await realpath(file).catch(() => file)))
+    return `the TypeScript configuration ${path.relative(visit.root, file)} links outside the workspace`;
   let config: Record<string, unknown>;
   try {
-    const text = await readBoundedText(file, MAX_CONFIG_BYTES);
-    if (text === undefined) throw new Error('not a regular file of at most 16 MiB');
+    if (entry.type !== 'file') throw new Error('not a regular file of at most 16 MiB');
+    const text = entry.content.toString('utf8');
     const parsed = parseJsonc(text);
     config = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch (error) {
