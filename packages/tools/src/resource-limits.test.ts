@@ -100,7 +100,7 @@ describe.each(processModes)('process limit (sandbox %s)', (sandbox) => {
     let most = 0;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (let probe = 0; probe < 3; probe++) {
-      most = Math.max(most, countRunning(bombFile));
+      most = Math.max(most, await countRunning(bombFile));
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const result = await running;

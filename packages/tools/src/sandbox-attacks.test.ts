@@ -373,7 +373,7 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
       // Refused with EAGAIN well before the 400 forks, at the kernel's smallest pid_max.
       expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
       expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
-      expect(countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
+      expect(await countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
     }, 90_000);
 
     it('runs an ordinary command normally, and kills it at its timeout', async () => {
@@ -392,7 +392,7 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
       });
       expect(slept.timedOut).toBe(true);
       expect(Date.now() - started).toBeLessThan(20_000);
-      expect(countRunning('sleeper.py')).toBe(0);
+      expect(await countRunning('sleeper.py')).toBe(0);
     }, 90_000);
 
     it('runs commands as before where pid_max cannot be set (a read-only /proc/sys)', async () => {
@@ -415,7 +415,7 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
       expect(result.sandboxed).toBe(false);
       expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
       expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
-      expect(countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
+      expect(await countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
       // And an ordinary one runs as before.
       await ws.write('hello.py', 'print("hello")\n');
       expect(

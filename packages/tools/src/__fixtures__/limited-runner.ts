@@ -3,7 +3,7 @@
  * the processes still running a file, and a runner started where it cannot make a cgroup.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,16 +26,17 @@ print("made", made)
 `;
 }
 
-/** How many processes of the machine have `needle` in their command line. */
-export function countRunning(needle: string): number {
+/**
+ * How many processes of the machine have `needle` in their command line. Asynchronous: reading
+ * the command line of a process that is forking waits for it, and a fork bomb would otherwise
+ * hold the event loop (and the runner's timeout) for seconds.
+ */
+export async function countRunning(needle: string): Promise<number> {
   let count = 0;
-  for (const name of readdirSync('/proc')) {
+  for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(needle)) count++;
-    } catch {
-      // gone
-    }
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(needle)) count++;
   }
   return count;
 }
