@@ -15,7 +15,7 @@ import { countRunning, forkerScript, runWithoutCgroup } from './__fixtures__/lim
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { hasPidMaxPerNamespace } from './resource-limits';
-import { probeSandbox } from './sandbox';
+import { bubblewrapArguments, probeSandbox } from './sandbox';
 
 const probe = await probeSandbox();
 const hasSandbox = probe.available;
@@ -209,6 +209,19 @@ try { require('node:fs').readFileSync(${JSON.stringify(path.join(host, 'secret.t
     });
     const result = await runner.run(['node', 'greet.cjs']);
     expect(result.stdout, result.stderr).toBe('hello from the home folder\nENOENT\n');
+  });
+
+  it('never shows a whole home folder for a PATH entry that is one (`~` on PATH)', async () => {
+    const args = await bubblewrapArguments({
+      root: ws.root,
+      cwd: ws.root,
+      network: false,
+      hide: [],
+      writable: [],
+      searchPath: `${homedir()}:${path.join(host, 'bin')}:/usr/bin`,
+    });
+    const shownFolders = args.flatMap((arg, index) => (arg === '--ro-bind' ? [args[index + 1]] : []));
+    expect(shownFolders).not.toContain(homedir());
   });
 
   it('shows the host folders of `sandbox.show` (read-only), and only those', async () => {

@@ -777,7 +777,11 @@ async function linkedHostFolders(
 ): Promise<string[]> {
   const modules = path.join(root, 'node_modules');
   const found = new Set<string>();
-  const installation = (folder: string) => (path.basename(folder) === 'bin' ? path.dirname(folder) : folder);
+  // `prefix` of `prefix/bin`, unless that is a whole replaced folder (`~/bin`: the bin folder alone).
+  const installation = (folder: string) =>
+    path.basename(folder) === 'bin' && !replaced.includes(path.dirname(folder))
+      ? path.dirname(folder)
+      : folder;
   const consider = async (entry: string, kind: 'package' | 'program' | 'path-folder' = 'package') => {
     let real: string;
     try {
@@ -788,9 +792,19 @@ async function linkedHostFolders(
     if (isInside(root, real) || !replaced.some((folder) => isInside(folder, real))) return;
     const parts = real.split(path.sep);
     const index = parts.indexOf('node_modules');
-    if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
-    else if (kind === 'program') found.add(installation(path.dirname(real)));
-    else if (kind === 'path-folder') found.add(installation(real));
+    const folder =
+      index > 0
+        ? parts.slice(0, index + 1).join(path.sep)
+        : kind === 'program'
+          ? installation(path.dirname(real))
+          : kind === 'path-folder'
+            ? installation(real)
+            : undefined;
+    // Never a whole replaced folder (`~/bin` on PATH would show all of `/home` or `/root`) nor one
+    // holding the workspace (a `bin` folder of it on PATH: the workspace is bound on its own).
+    if (folder === undefined || replaced.some((top) => isInside(folder, top)) || isInside(folder, root))
+      return;
+    found.add(folder);
   };
   // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI, or installed in the
   // home folder) shows its installation; one the workspace links to from its `node_modules/.bin`
