@@ -409,8 +409,8 @@ const MAX_SYSTEM_ENTRIES = 20_000;
  * The files and folders of `/etc` that others may not read but this user may (`/etc/shadow-`,
  * `/etc/ssl/private`, a WireGuard key): meant for their owner and group only. A command started by
  * root is their owner — dropping capabilities does not change that — so they are hidden like
- * credential stores. (A folder others may not enter is not walked into: what is in it is hidden
- * with it, or out of reach.) Walked synchronously (~3-10 ms for 1 200 entries), the list reused for a second.
+ * credential stores (a folder hidden is not walked into: what is in it is hidden with it). Walked
+ * synchronously (~3-10 ms for 1 200 entries), the list reused for a second.
  */
 function privateSystemFiles(): string[] {
   const now = Date.now();
