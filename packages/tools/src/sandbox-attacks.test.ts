@@ -396,16 +396,18 @@ describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
         stdout: 'hello\n',
         stderr: '',
       });
-      await ws.write('sleeper.py', 'import os, time\nos.fork()\ntime.sleep(60)\n');
+      // Named for this test process: other test runs on the machine may run a sleeper.py of their own.
+      const sleeper = `sleeper-${process.pid}.py`;
+      await ws.write(sleeper, 'import os, time\nos.fork()\ntime.sleep(60)\n');
       const started = Date.now();
       const slept = runWithoutCgroup({
         root: ws.root,
-        argv: ['python3', 'sleeper.py'],
+        argv: ['python3', sleeper],
         env: { TIMEOUT_MS: '1000' },
       });
       expect(slept.timedOut).toBe(true);
       expect(Date.now() - started).toBeLessThan(20_000);
-      expect(await countRunning('sleeper.py')).toBe(0);
+      expect(await countRunning(sleeper)).toBe(0);
     }, 90_000);
 
     it('runs commands as before where pid_max cannot be set (a read-only /proc/sys)', async () => {
