@@ -425,6 +425,20 @@ describe('checkCommand: denied', () => {
       expect(error?.message).toContain('outside the workspace');
       expect(error?.message).not.toContain('hunter2');
     }
+    // An installed package's config, linked from a store outside (a monorepo package's
+    // node_modules), is still read: its outDir is judged, and a broken one names nothing of it.
+    const store = path.join(base, 'store', 'node_modules', 'cfg');
+    await mkdir(store, { recursive: true });
+    await writeFile(path.join(store, 'tsconfig.json'), '{ "compilerOptions": { "outDir": "/tmp/out" } }');
+    await writeFile(path.join(store, 'broken.json'), 'hunter2-TOPSECRET');
+    await mkdir(path.join(leak, 'node_modules'), { recursive: true });
+    await symlink(store, path.join(leak, 'node_modules', 'cfg'));
+    await writeFile(path.join(leak, 'pkg.json'), '{ "extends": "cfg/tsconfig.json" }');
+    await writeFile(path.join(leak, 'pkg-broken.json'), '{ "extends": "cfg/broken.json" }');
+    expect((await denial(['tsc', '-p', 'leak/pkg.json']))?.message).toContain('sets outDir');
+    const broken = await denial(['tsc', '-p', 'leak/pkg-broken.json']);
+    expect(broken?.message).toContain('cannot be read');
+    expect(broken?.message).not.toContain('hunter2');
   });
 
   it('denies a tsc that would use a tsconfig.json above the workspace', async () => {
