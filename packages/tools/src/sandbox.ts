@@ -7,9 +7,10 @@ import {
   readFileSync,
   readlinkSync,
   readSync,
+  realpathSync,
   statSync,
 } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
@@ -380,6 +381,15 @@ function kindOfNow(target: string): 'file' | 'directory' | undefined {
   }
 }
 
+/** The real path of `target` now, or undefined (synchronous, like {@link kindOfNow}). */
+function realPathNow(target: string): string | undefined {
+  try {
+    return realpathSync.native(target);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
  * Looked up for every command (never cached: a credential file created a moment ago is hidden
@@ -540,18 +550,79 @@ export async function hostDataFolders(): Promise<string[]> {
 }
 
 /**
+ * What identifies the entry at `target` now (device, inode, change times; `-` when there is none),
+ * not following a last link: a folder's changes when an entry is added, removed or renamed in it.
+ */
+function stampOf(target: string): string {
+  try {
+    const stats = lstatSync(target, { throwIfNoEntry: false, bigint: true });
+    return stats === undefined ? '-' : `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  } catch {
+    return '?';
+  }
+}
+
+/** The host's data folders and the links into `/run` each holds (see {@link hostFolders}). */
+interface HostFolders {
+  folders: string[];
+  runLinks: Map<string, string[]>;
+}
+
+/**
+ * How long {@link hostFolders} is reused while `/` is unchanged (only its links into `/run` can be
+ * older: a link missed there only leaves an empty sandbox without it).
+ */
+const HOST_FOLDERS_TTL_MS = 1000;
+
+let hostFolderList: (HostFolders & { at: number; rootStamp: string }) | undefined;
+
+/**
+ * {@link hostDataFolders} and the links each holds into `/run` (`/var/run`, `/var/lock`), listed
+ * again when `/` changed (a folder made, removed or renamed there; one `lstat` per command) or
+ * after {@link HOST_FOLDERS_TTL_MS}.
+ */
+async function hostFolders(): Promise<HostFolders> {
+  const now = Date.now();
+  // Stamped before it is listed: a change while listing is listed again next time.
+  const rootStamp = stampOf('/');
+  if (hostFolderList?.rootStamp === rootStamp && now - hostFolderList.at < HOST_FOLDERS_TTL_MS)
+    return hostFolderList;
+  const folders = await hostDataFolders();
+  const run = await runFolders();
+  const runLinks = new Map<string, string[]>();
+  for (const folder of folders) {
+    const links: string[] = [];
+    for (const link of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      if (!link.isSymbolicLink()) continue;
+      const entry = path.join(folder, link.name);
+      const target = await readlink(entry).catch(() => undefined);
+      if (target !== undefined && run.some((top) => isInside(top, path.resolve(folder, target))))
+        links.push('--symlink', target, entry);
+    }
+    runLinks.set(folder, links);
+  }
+  hostFolderList = { at: now, rootStamp, folders, runLinks };
+  return hostFolderList;
+}
+
+/**
  * The paths of the unix sockets bound in the file system by processes of this network namespace
  * (`/proc/net/unix`: the machine's services, the user's agents and desktop), and of the named
  * pipes processes hold open, that a sandboxed command would still see: outside the folders it
  * gets empty, or inside the folders it gets read-write (the workspace under `/tmp`, say). A
  * read-only mount stops neither `connect()` nor opening a FIFO for writing.
  */
-async function visibleEndpoints(
+function visibleEndpoints(
   visible: readonly string[],
   hidden: readonly string[],
   replaced: readonly string[],
-): Promise<string[]> {
-  const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
+): string[] {
+  let table = '';
+  try {
+    table = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    // no /proc/net/unix: no sockets to see
+  }
   const out = new Set<string>();
   for (const line of table.split('\n').slice(1)) {
     // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line.
@@ -566,7 +637,12 @@ async function visibleEndpoints(
   }
   const found: string[] = [];
   for (const socket of out) {
-    const stats = await lstat(socket).catch(() => undefined);
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(socket, { throwIfNoEntry: false });
+    } catch {
+      continue;
+    }
     if (stats?.isSocket()) found.push(socket);
   }
   for (const fifo of heldFifos()) {
@@ -667,18 +743,24 @@ function heldFifos(): string[] {
     return [];
   }
   const now = Date.now();
-  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS)
-    openFiles = { at: now, paths: [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])] };
-  const paths = openFiles.paths;
-  const found: string[] = [];
-  for (const target of paths) {
-    try {
-      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
-    } catch {
-      // gone, or not ours to see
-    }
+  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS) {
+    // Only the FIFOs among them are kept (a file held open is held as the file it was: one made at
+    // its path since is held by nobody), and looked at again for each command (gone, or still there).
+    const held = [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])];
+    openFiles = { at: now, paths: held.filter(isFifoNow) };
   }
+  const found: string[] = [];
+  for (const target of openFiles.paths) if (isFifoNow(target)) found.push(target);
   return found;
+}
+
+/** Whether `target` is a named pipe now (not following a link). */
+function isFifoNow(target: string): boolean {
+  try {
+    return lstatSync(target, { throwIfNoEntry: false })?.isFIFO() === true;
+  } catch {
+    return false; // not ours to see
+  }
 }
 
 /**
@@ -689,6 +771,7 @@ function heldFifos(): string[] {
  */
 const OPEN_FILES_TTL_MS = 1000;
 
+/** The FIFOs processes held open or waited for when last listed. */
 let openFiles: { at: number; paths: string[] } | undefined;
 
 /** The absolute paths (outside `/dev` and `/proc`) of the files processes of the machine hold open. */
@@ -838,6 +921,71 @@ async function linkedHostFolders(
 }
 
 /**
+ * How long a list of {@link linkedHostFolders} is reused while nothing it was made from changed
+ * (the walk of `node_modules` is one `realpath` per package).
+ */
+const LINKED_FOLDERS_TTL_MS = 1000;
+
+/** The lists of {@link linkedHostFolders} kept (one per workspace, PATH and program). */
+const MAX_LINKED_LISTS = 32;
+
+const linkedFolderLists = new Map<
+  string,
+  { at: number; watched: string[]; stamps: string; folders: string[] }
+>();
+
+/**
+ * {@link linkedHostFolders}, reused for {@link LINKED_FOLDERS_TTL_MS} while the entries it was made
+ * from are unchanged (one `lstat` each, see {@link stampOf}): the workspace's `node_modules`, its
+ * `.bin` and scope folders (a package linked, removed or re-linked changes them), the program and
+ * the folders of `PATH`. A stale list only shows what the workspace linked to a moment before.
+ */
+async function linkedHostFoldersCached(
+  root: string,
+  replaced: readonly string[],
+  executable: string | undefined,
+  searchPath: string | undefined,
+): Promise<string[]> {
+  const key = JSON.stringify([root, replaced, executable ?? null, searchPath ?? null]);
+  const now = Date.now();
+  const kept = linkedFolderLists.get(key);
+  if (kept !== undefined && now - kept.at < LINKED_FOLDERS_TTL_MS && stampsOf(kept.watched) === kept.stamps)
+    return kept.folders;
+  const modules = path.join(root, 'node_modules');
+  let scopes: string[] = [];
+  try {
+    scopes = readdirSync(modules)
+      .filter((name) => name.startsWith('@'))
+      .slice(0, 500)
+      .map((name) => path.join(modules, name));
+  } catch {
+    // no node_modules
+  }
+  const watched = [
+    modules,
+    path.join(modules, '.bin'),
+    ...scopes,
+    ...(executable !== undefined ? [executable] : []),
+    ...(searchPath ?? '')
+      .split(path.delimiter)
+      .slice(0, 64)
+      .filter((folder) => path.isAbsolute(folder)),
+  ];
+  // Stamped before the walk: a change during it is seen next time.
+  const stamps = stampsOf(watched);
+  const folders = await linkedHostFolders(root, replaced, executable, searchPath);
+  linkedFolderLists.delete(key);
+  linkedFolderLists.set(key, { at: now, watched, stamps, folders });
+  if (linkedFolderLists.size > MAX_LINKED_LISTS)
+    linkedFolderLists.delete(linkedFolderLists.keys().next().value as string);
+  return folders;
+}
+
+function stampsOf(targets: readonly string[]): string {
+  return targets.map(stampOf).join('|');
+}
+
+/**
  * The bubblewrap arguments (before `--`) for one command: the whole system read-only, a private
  * `/proc`, `/dev`, `/tmp` and `/var/tmp`, an empty `/run` (no sockets of the machine's services), the
  * sockets bound elsewhere covered, the workspace (and `writable`) read-write, credential
@@ -873,7 +1021,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   ];
   // Home folders, `/var`, `/srv`… are replaced by empty ones (see `hostDataFolders`): what the
   // command needs of them is mounted again below.
-  const dataFolders = await hostDataFolders();
+  const { folders: dataFolders, runLinks } = await hostFolders();
   const replaced = [...REPLACED_FOLDERS, ...dataFolders];
   const repository = await findRepository(layout.root);
   const gitDirs: string[] = [];
@@ -885,14 +1033,14 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   }
   // Installed packages the workspace links to from a replaced folder (a pnpm store, a monorepo
   // checked out under /tmp, a Node.js in the home folder) stay visible, read-only.
-  const linked = await linkedHostFolders(layout.root, replaced, layout.executable, layout.searchPath);
+  const linked = await linkedHostFoldersCached(layout.root, replaced, layout.executable, layout.searchPath);
   const shownFolders: string[] = [];
   for (const entry of [...defaultShownPaths, ...(layout.show ?? [])]) {
     const target = path.resolve(expandHome(entry));
     if (
       replaced.some((folder) => isInside(folder, target)) &&
       !linked.some((folder) => isInside(folder, target)) &&
-      (await kindOf(target)) === 'directory'
+      kindOfNow(target) === 'directory'
     )
       shownFolders.push(target);
   }
@@ -902,17 +1050,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   const remountReadOnly: string[] = [];
   for (const folder of dataFolders) {
     // Their links into `/run` stay (`/var/run`).
-    const links: string[] = [];
-    for (const link of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
-      if (!link.isSymbolicLink()) continue;
-      const entry = path.join(folder, link.name);
-      const target = await readlink(entry).catch(() => undefined);
-      if (
-        target !== undefined &&
-        (await runFolders()).some((run) => isInside(run, path.resolve(folder, target)))
-      )
-        links.push('--symlink', target, entry);
-    }
+    const links = runLinks.get(folder) ?? [];
     const holds = [...shown, ...TEMP_FOLDERS].some((target) => isInside(folder, target));
     if (empty !== undefined && !holds && links.length === 0) {
       // Nothing to show in it: an empty read-only folder (a bind costs less than a tmpfs).
@@ -945,14 +1083,13 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   for (const folder of [...linked, ...shownFolders]) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
-    if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+    if (kindOfNow(folder) === 'directory') args.push('--bind', folder, folder);
   }
   for (const folder of [productStateFolder, ...(layout.readOnly ?? [])]) {
     // Its real path, when that is a folder inside the workspace (the journal may be named through
     // a link; a link out of the workspace is nothing to protect here).
-    const target = await realpath(path.resolve(layout.root, folder)).catch(() => undefined);
-    const stats = target === undefined ? undefined : await lstat(target).catch(() => undefined);
-    if (target !== undefined && stats?.isDirectory() && isInside(layout.root, target))
+    const target = realPathNow(path.resolve(layout.root, folder));
+    if (target !== undefined && kindOfNow(target) === 'directory' && isInside(layout.root, target))
       args.push('--ro-bind', target, target);
   }
   // Credential stores are hidden after every bind: a workspace, a `writable` folder or the
@@ -981,22 +1118,31 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     args.push('--bind', gitDir, gitDir);
     for (const name of gitControlFiles) {
       const target = path.join(gitDir, name);
-      if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
+      if (kindOfNow(target) !== undefined) args.push('--ro-bind', target, target);
       else if (gitControlFolders.has(name)) {
         // Without a hooks folder (`git init --template=`) one could be created, and submodules'
         // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
         // read-only one is mounted (its mount point stays behind, empty, as git would make it).
-        args.push(...tmpfs(target), '--remount-ro', target);
+        args.push(
+          ...(empty !== undefined
+            ? ['--ro-bind', empty, target]
+            : [...tmpfs(target), '--remount-ro', target]),
+        );
       }
     }
     // The linked worktrees' own git directories: where each finds its common directory, and its
     // own configuration.
     const worktrees = path.join(gitDir, 'worktrees');
-    const names = await readdir(worktrees).catch(() => [] as string[]);
+    let names: string[] = [];
+    try {
+      names = readdirSync(worktrees);
+    } catch {
+      // no linked worktrees
+    }
     for (const name of names.slice(0, 200)) {
       for (const file of ['commondir', 'config.worktree', 'gitdir']) {
         const target = path.join(worktrees, name, file);
-        if ((await kindOf(target)) === 'file') args.push('--ro-bind', target, target);
+        if (kindOfNow(target) === 'file') args.push('--ro-bind', target, target);
       }
     }
   }
@@ -1006,7 +1152,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  for (const endpoint of await visibleEndpoints(shown, hiddenTargets, replaced))
+  for (const endpoint of visibleEndpoints(shown, hiddenTargets, replaced))
     args.push('--ro-bind', '/dev/null', endpoint);
   // The empty home folders, `/var`… are read-only, as the system they replace was (what is mounted
   // in them stays as it is: the workspace is writable).
