@@ -562,11 +562,21 @@ function stampOf(target: string): string {
   }
 }
 
-/** The host's data folders and the links into `/run` each holds (see {@link hostFolders}). */
+/** What the sandbox shows of `/` (see {@link hostFolders}). */
 interface HostFolders {
+  /** {@link hostDataFolders}. */
   folders: string[];
+  /** The links each data folder holds into `/run`, as `--symlink` arguments. */
   runLinks: Map<string, string[]>;
+  /**
+   * The arguments that show the rest of `/`, read-only: the {@link systemFolders} (but those mounted
+   * fresh) and the files bound, the links made again (`/bin` → `usr/bin`).
+   */
+  system: string[];
 }
+
+/** The system folders mounted fresh for each command, not bound from the host. */
+const FRESH_FOLDERS: ReadonlySet<string> = new Set(['dev', 'proc', 'run', 'tmp']);
 
 /**
  * How long {@link hostFolders} is reused while `/` is unchanged (only its links into `/run` can be
@@ -587,7 +597,20 @@ async function hostFolders(): Promise<HostFolders> {
   const rootStamp = stampOf('/');
   if (hostFolderList?.rootStamp === rootStamp && now - hostFolderList.at < HOST_FOLDERS_TTL_MS)
     return hostFolderList;
-  const folders = await hostDataFolders();
+  const entries = await readdir('/', { withFileTypes: true }).catch(() => []);
+  const folders: string[] = [];
+  const system: string[] = [];
+  for (const entry of entries) {
+    const target = `/${entry.name}`;
+    if (entry.isSymbolicLink()) {
+      const to = await readlink(target).catch(() => undefined);
+      if (to !== undefined) system.push('--symlink', to, target);
+    } else if (entry.isDirectory()) {
+      if (!systemFolders.has(entry.name)) folders.push(target);
+      else if (!FRESH_FOLDERS.has(entry.name)) system.push('--ro-bind-try', target, target);
+    } else if (entry.isFile()) system.push('--ro-bind-try', target, target);
+    // A socket or a FIFO at `/` is not shown.
+  }
   const run = await runFolders();
   const runLinks = new Map<string, string[]>();
   for (const folder of folders) {
@@ -601,7 +624,7 @@ async function hostFolders(): Promise<HostFolders> {
     }
     runLinks.set(folder, links);
   }
-  hostFolderList = { at: now, rootStamp, folders, runLinks };
+  hostFolderList = { at: now, rootStamp, folders, runLinks, system };
   return hostFolderList;
 }
 
@@ -1002,10 +1025,12 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       : Math.min(layout.tmpfsBytes, smallTmpfsBytes);
     return ['--size', String(size), '--tmpfs', target];
   };
+  // The system folders (and files) of `/`, read-only, on bubblewrap's own empty root: the home
+  // folders, `/var`, `/srv`… are not there (see `hostDataFolders`); what the command needs of them
+  // is mounted again below, its mount point made in the empty root (read-only at the end).
+  const { folders: dataFolders, runLinks, system } = await hostFolders();
   const args = [
-    '--ro-bind',
-    '/',
-    '/',
+    ...system,
     '--dev',
     '/dev',
     // bubblewrap's `/dev` is a tmpfs of its own, unbounded, with `/dev/shm` a folder of it: shared
@@ -1019,9 +1044,6 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // runs as root, outside any sandbox. Started by root, a command could write them.
     ...kernelSettingsReadOnly,
   ];
-  // Home folders, `/var`, `/srv`… are replaced by empty ones (see `hostDataFolders`): what the
-  // command needs of them is mounted again below.
-  const { folders: dataFolders, runLinks } = await hostFolders();
   const replaced = [...REPLACED_FOLDERS, ...dataFolders];
   const repository = await findRepository(layout.root);
   const gitDirs: string[] = [];
@@ -1047,19 +1069,8 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   const shown = [layout.root, ...layout.writable, ...linked, ...shownFolders, ...gitDirs];
   if (repository !== undefined) shown.push(repository.top);
   const empty = await emptyFolder();
-  const remountReadOnly: string[] = [];
-  for (const folder of dataFolders) {
-    // Their links into `/run` stay (`/var/run`).
-    const links = runLinks.get(folder) ?? [];
-    const holds = [...shown, ...TEMP_FOLDERS].some((target) => isInside(folder, target));
-    if (empty !== undefined && !holds && links.length === 0) {
-      // Nothing to show in it: an empty read-only folder (a bind costs less than a tmpfs).
-      args.push('--ro-bind', empty, folder);
-    } else {
-      args.push(...tmpfs(folder), ...links);
-      remountReadOnly.push(folder);
-    }
-  }
+  // The data folders' links into `/run` stay (`/var/run`).
+  for (const folder of dataFolders) args.push(...(runLinks.get(folder) ?? []));
   args.push(...tmpfs('/tmp'), ...tmpfs('/var/tmp'));
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
@@ -1154,9 +1165,9 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     .map((mount) => mount.target);
   for (const endpoint of visibleEndpoints(shown, hiddenTargets, replaced))
     args.push('--ro-bind', '/dev/null', endpoint);
-  // The empty home folders, `/var`… are read-only, as the system they replace was (what is mounted
-  // in them stays as it is: the workspace is writable).
-  for (const folder of remountReadOnly) args.push('--remount-ro', folder);
+  // The root, with the mount points and links made in it, is read-only, as the system it stands for
+  // (what is mounted in it stays as it is: the workspace and `/tmp` are writable).
+  args.push('--remount-ro', '/');
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');
