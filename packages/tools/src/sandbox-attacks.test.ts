@@ -244,6 +244,36 @@ console.log(JSON.stringify({
     expect(JSON.parse(result.stdout)).toEqual({ read: 'shared data', write: 'EROFS', beside: 'ENOENT' });
   });
 
+  it('has a read-only root that holds no folder of the host outside the system but what it shows', async () => {
+    await writeFile(path.join(host, 'secret.txt'), 'not for commands\n');
+    await ws.write(
+      'root.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (error) { return error.code; } };
+console.log(JSON.stringify({
+  root: attempt(() => fs.mkdirSync('/closedloop-attack-${process.pid}')),
+  var: attempt(() => fs.mkdirSync('/var/closedloop-attack-${process.pid}')),
+  home: attempt(() => fs.writeFileSync(${JSON.stringify(path.join(path.dirname(host), `closedloop-attack-${process.pid}`))}, 'x')),
+  host: fs.existsSync(${JSON.stringify(host)}),
+  workspace: attempt(() => fs.writeFileSync('written.txt', 'x')),
+  tmp: attempt(() => fs.writeFileSync('/tmp/written.txt', 'x')),
+}));`,
+    );
+    const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+      'node',
+      'root.cjs',
+    ]);
+    const seen = JSON.parse(result.stdout);
+    expect({ ...seen, home: seen.home === 'ENOENT' ? 'EROFS' : seen.home }).toEqual({
+      root: 'EROFS',
+      var: 'EROFS',
+      home: 'EROFS',
+      host: false,
+      workspace: 'ok',
+      tmp: 'ok',
+    });
+  });
+
   it.runIf(process.getuid?.() === 0)(
     'cannot read the files of /etc that only their owner or group may read (a backup of /etc/shadow, a service password)',
     async () => {

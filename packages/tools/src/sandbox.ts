@@ -503,14 +503,14 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
-/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders}: sockets there are out of reach already. */
+/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders} (left out): sockets there are out of reach already. */
 const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
 
 /**
  * The top-level folders of the system the sandbox shows as they are (read-only): installed
  * programs, their libraries and the system's configuration, which only root writes and where no
  * service binds a socket or makes a FIFO. Every other top-level folder (`/home`, `/root`, `/var`,
- * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is replaced by an empty one.
+ * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is left out.
  */
 export const systemFolders: ReadonlySet<string> = new Set([
   'bin',
@@ -535,18 +535,15 @@ export const systemFolders: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The top-level folders outside {@link systemFolders}, which the sandbox replaces by empty ones and
+ * The top-level folders outside {@link systemFolders}, which the sandbox leaves out of its root and
  * shows again only in part (the workspace, its repository, the folders of the programs it runs):
  * the home folders, `/var` and the like are where users and services bind unix sockets and make
  * FIFOs. A read-only mount stops neither `connect()` nor opening a FIFO for writing, and one bound
  * after the command started is in no list made before: only a folder the sandbox does not show
- * keeps it out of reach. Listed for every command (a readdir of `/`).
+ * keeps it out of reach. Listed again for a command when `/` changed (one `lstat`), or a second after.
  */
 export async function hostDataFolders(): Promise<string[]> {
-  const entries = await readdir('/', { withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isDirectory() && !systemFolders.has(entry.name))
-    .map((entry) => `/${entry.name}`);
+  return [...(await hostFolders()).folders];
 }
 
 /**
