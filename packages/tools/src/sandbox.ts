@@ -503,14 +503,14 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
-/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders} (left out): sockets there are out of reach already. */
+/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders} (shown empty): sockets there are out of reach already. */
 const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
 
 /**
  * The top-level folders of the system the sandbox shows as they are (read-only): installed
  * programs, their libraries and the system's configuration, which only root writes and where no
  * service binds a socket or makes a FIFO. Every other top-level folder (`/home`, `/root`, `/var`,
- * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is left out.
+ * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is shown empty.
  */
 export const systemFolders: ReadonlySet<string> = new Set([
   'bin',
@@ -535,8 +535,8 @@ export const systemFolders: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The top-level folders outside {@link systemFolders}, which the sandbox leaves out of its root and
- * shows again only in part (the workspace, its repository, the folders of the programs it runs):
+ * The top-level folders outside {@link systemFolders}, which the sandbox shows empty (folders made
+ * in its own root) and again only in part (the workspace, its repository, the folders of the programs it runs):
  * the home folders, `/var` and the like are where users and services bind unix sockets and make
  * FIFOs. A read-only mount stops neither `connect()` nor opening a FIFO for writing, and one bound
  * after the command started is in no list made before: only a folder the sandbox does not show
@@ -1023,8 +1023,8 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     return ['--size', String(size), '--tmpfs', target];
   };
   // The system folders (and files) of `/`, read-only, on bubblewrap's own empty root: the home
-  // folders, `/var`, `/srv`… are not there (see `hostDataFolders`); what the command needs of them
-  // is mounted again below, its mount point made in the empty root (read-only at the end).
+  // folders, `/var`, `/srv`… are empty folders made in it (see `hostDataFolders`); what the command
+  // needs of them is mounted again below, its mount point made in the root (read-only at the end).
   const { folders: dataFolders, runLinks, system } = await hostFolders();
   const args = [
     ...system,
@@ -1066,8 +1066,9 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   const shown = [layout.root, ...layout.writable, ...linked, ...shownFolders, ...gitDirs];
   if (repository !== undefined) shown.push(repository.top);
   const empty = await emptyFolder();
-  // The data folders' links into `/run` stay (`/var/run`).
-  for (const folder of dataFolders) args.push(...(runLinks.get(folder) ?? []));
+  // The data folders are there, empty (a folder made in the root: no mount), with their links into
+  // `/run` (`/var/run`).
+  for (const folder of dataFolders) args.push('--dir', folder, ...(runLinks.get(folder) ?? []));
   args.push(...tmpfs('/tmp'), ...tmpfs('/var/tmp'));
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
