@@ -406,6 +406,41 @@ describe('checkCommand: denied', () => {
     expect((await denial(['tsc', '-p', 'ts/broken.json']))?.message).toContain('cannot be read');
   });
 
+  it('never reads a file outside the workspace a tsconfig links to or extends (its text would be in the denial)', async () => {
+    // A host file (outside the workspace) and links to it a command could leave in the workspace.
+    const outside = path.join(base, 'host-secret.txt');
+    await writeFile(outside, 'hunter2-TOPSECRET\n');
+    const leak = path.join(root, 'leak');
+    await mkdir(leak, { recursive: true });
+    await symlink(outside, path.join(leak, 'tsconfig.json'));
+    await symlink(outside, path.join(leak, 'base.json'));
+    await writeFile(path.join(leak, 'app.json'), '{ "extends": "./base.json" }');
+    for (const argv of [
+      ['tsc', '-p', 'leak'],
+      ['tsc', '-p', 'leak/app.json'],
+      ['tsc', '--build', 'leak'],
+    ]) {
+      const error = await denial(argv);
+      expect(error?.code, JSON.stringify(argv)).toBe('command-denied');
+      expect(error?.message).toContain('outside the workspace');
+      expect(error?.message).not.toContain('hunter2');
+    }
+    // An installed package's config, linked from a store outside (a monorepo package's
+    // node_modules), is still read: its outDir is judged, and a broken one names nothing of it.
+    const store = path.join(base, 'store', 'node_modules', 'cfg');
+    await mkdir(store, { recursive: true });
+    await writeFile(path.join(store, 'tsconfig.json'), '{ "compilerOptions": { "outDir": "/tmp/out" } }');
+    await writeFile(path.join(store, 'broken.json'), 'hunter2-TOPSECRET');
+    await mkdir(path.join(leak, 'node_modules'), { recursive: true });
+    await symlink(store, path.join(leak, 'node_modules', 'cfg'));
+    await writeFile(path.join(leak, 'pkg.json'), '{ "extends": "cfg/tsconfig.json" }');
+    await writeFile(path.join(leak, 'pkg-broken.json'), '{ "extends": "cfg/broken.json" }');
+    expect((await denial(['tsc', '-p', 'leak/pkg.json']))?.message).toContain('sets outDir');
+    const broken = await denial(['tsc', '-p', 'leak/pkg-broken.json']);
+    expect(broken?.message).toContain('cannot be read');
+    expect(broken?.message).not.toContain('hunter2');
+  });
+
   it('denies a tsc that would use a tsconfig.json above the workspace', async () => {
     const parent = await realpath(await mkdtemp(path.join(tmpdir(), 'closedloop-tsc-')));
     try {

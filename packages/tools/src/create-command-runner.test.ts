@@ -652,7 +652,8 @@ for (const target of ${JSON.stringify(present)}) {
   it('hides credential stores of the home folder', async () => {
     const runner = createCommandRunner({
       root: ws.root,
-      sandbox: { mode: 'required', hide: [outside.root] },
+      // Shown (the sandbox shows nothing of /tmp but the workspace otherwise), then hidden.
+      sandbox: { mode: 'required', show: [outside.root], hide: [outside.root] },
     });
     const result = await runner.run(['node', 'env.cjs']);
     expect(result.exitCode).toBe(0);

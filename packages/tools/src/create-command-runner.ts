@@ -178,6 +178,7 @@ function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
     hide: [...(options.hide ?? [])],
     writable: (options.writable ?? []).map((folder) => path.resolve(folder)),
     readOnly: [...(options.readOnly ?? [])],
+    show: [...(options.show ?? [])],
     bubblewrap: options.bubblewrap ?? 'bwrap',
   };
 }
@@ -309,7 +310,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           hide: sandbox.hide,
           writable: sandbox.writable,
           readOnly: sandbox.readOnly,
+          show: sandbox.show,
           executable,
+          ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
           // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize
             ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
@@ -347,7 +350,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: moved aside git settings that run programs, which the command left for git outside the sandbox: ${refused.join('; ')}.\n`;
         }
       } else {
-        result = await start([executable, ...args], processOptions);
+        // Root without a cgroup: a pid namespace with a small `pid_max` bounds its processes here
+        // too (against a runaway test suite; root unsandboxed could lift it, as anything else).
+        const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
+        result = await start([...outer, executable, ...args], processOptions);
       }
     } finally {
       await group?.release();

@@ -1,5 +1,6 @@
-import { access, mkdir, readdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countRunning, forkerScript } from './__fixtures__/limited-runner';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createLimitGroup, defaultResourceLimits, resolveResourceLimits } from './resource-limits';
@@ -32,23 +33,6 @@ const processModes = [
 ];
 const modes = hasSandbox ? (['off', 'required'] as const) : (['off'] as const);
 
-/** Forks (children sleep) until refused; prints how many it made. */
-const forker = `
-import os, sys, time
-made = 0
-try:
-    for _ in range(300):
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(30)
-            os._exit(0)
-        made += 1
-except OSError as error:
-    print("refused", made, error.errno)
-    sys.exit(0)
-print("made", made)
-`;
-
 /** The classic: every process forks forever. */
 const forkBomb = `
 import os
@@ -66,7 +50,7 @@ let ws: TempWorkspace;
 beforeEach(async () => {
   ws = await createTempWorkspace({
     files: {
-      'forker.py': forker,
+      'forker.py': forkerScript(300),
       [bombFile]: forkBomb,
       'hog.cjs': [
         "console.log('started');",
@@ -94,17 +78,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await ws.cleanup();
 });
-
-/** How many processes of the machine have `needle` in their command line. */
-async function countRunning(needle: string): Promise<number> {
-  let count = 0;
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.includes(needle)) count++;
-  }
-  return count;
-}
 
 async function leftoverGroups(): Promise<string[]> {
   const names = await readdir('/sys/fs/cgroup/pids').catch(() => [] as string[]);

@@ -268,13 +268,15 @@ export function hasPidMaxPerNamespace(release = os.release()): boolean {
 }
 
 /**
- * The prefix that bounds a sandboxed command's processes for root when no cgroup does (the kernel
- * exempts root from `RLIMIT_NPROC`): util-linux's `unshare` starts a pid namespace of its own
- * whose `pid_max` a shell sets before it becomes bubblewrap. Every process and thread of the
- * command needs a pid in that namespace too, so it can never hold more than `maxProcesses` of them
- * (at least ~300: the kernel's smallest `pid_max`), and the command cannot change it: its own
- * `/proc` is the sandbox's inner namespace's. Empty when not root, on kernels before 6.14, without
- * `unshare`, and where it cannot set `pid_max` (a container's read-only `/proc/sys`).
+ * The prefix that bounds a command's processes for root when no cgroup does (the kernel exempts
+ * root from `RLIMIT_NPROC`), sandboxed or not: util-linux's `unshare` starts a pid namespace of its
+ * own whose `pid_max` a shell sets before it becomes bubblewrap (or the command). Every process
+ * and thread of the command needs a pid in that namespace too, so it can never hold more than
+ * `maxProcesses` of them (at least ~300: the kernel's smallest `pid_max`). A sandboxed command
+ * cannot change it (its own `/proc` is the sandbox's inner namespace's, and it has no
+ * capabilities); an unsandboxed one running as root could, as it could anything (the bound is
+ * against a runaway test suite, not a hostile command). Empty when not root, on kernels before
+ * 6.14, without `unshare`, and where it cannot set `pid_max` (a container's read-only `/proc/sys`).
  */
 export async function pidNamespacePrefix(limits: Required<ResourceLimits>): Promise<string[]> {
   if (process.platform !== 'linux' || process.getuid?.() !== 0 || !hasPidMaxPerNamespace()) return [];

@@ -11,10 +11,11 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countRunning, forkerScript, runWithoutCgroup } from './__fixtures__/limited-runner';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { hasPidMaxPerNamespace } from './resource-limits';
-import { probeSandbox } from './sandbox';
+import { bubblewrapArguments, probeSandbox } from './sandbox';
 
 const probe = await probeSandbox();
 const hasSandbox = probe.available;
@@ -126,6 +127,200 @@ catch (error) { console.log(error.code); }`,
     }
   });
 
+  it('cannot reach a unix socket or a FIFO a host process makes after the command started', async () => {
+    const socket = path.join(host, 'late.sock');
+    const fifo = path.join(host, 'late.fifo');
+    // Waits for both to appear (outside the sandbox, made after it was set up), then reaches them.
+    await ws.write(
+      'late.cjs',
+      `const fs = require('node:fs');
+const net = require('node:net');
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+(async () => {
+  for (let i = 0; i < 100 && !(fs.existsSync(${JSON.stringify(socket)}) && fs.existsSync(${JSON.stringify(fifo)})); i++) await wait(50);
+  console.log('seen', fs.existsSync(${JSON.stringify(socket)}), fs.existsSync(${JSON.stringify(fifo)}));
+  try { const fd = fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'payload\\n'); console.log('fifo written'); } catch (error) { console.log('fifo', error.code); }
+  await new Promise((resolve) => {
+    const client = net.connect(${JSON.stringify(socket)});
+    client.on('data', (data) => { console.log('socket', String(data).trim()); client.destroy(); resolve(); });
+    client.on('error', (error) => { console.log('socket', error.code); resolve(); });
+  });
+})();`,
+    );
+    const attack = async (sandbox: 'required' | 'off') => {
+      const service = createNetServer((connection) => connection.end('reached'));
+      let reader: ReturnType<typeof spawn> | undefined;
+      try {
+        const running = createCommandRunner({ root: ws.root, sandbox }).run(['node', 'late.cjs'], {
+          timeoutMs: 20_000,
+          // Bound and held only once the command runs: no scan made before it can know them.
+          onSpawn: () => {
+            setTimeout(() => {
+              execFileSync('mkfifo', [fifo]);
+              reader = spawn('sh', ['-c', 'exec 3<>"$0"; cat <&3 > "$0.log"', fifo], { stdio: 'ignore' });
+              service.listen(socket);
+            }, 300);
+          },
+        });
+        const result = await running;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return { stdout: result.stdout, log: await readFile(`${fifo}.log`, 'utf8').catch(() => '') };
+      } finally {
+        reader?.kill('SIGKILL');
+        await new Promise((resolve) => service.close(resolve));
+        await rm(fifo, { force: true });
+        await rm(`${fifo}.log`, { force: true });
+      }
+    };
+    const sandboxed = await attack('required');
+    expect(sandboxed.stdout).not.toContain('fifo written');
+    expect(sandboxed.stdout).not.toContain('socket reached');
+    expect(sandboxed.log).toBe('');
+    // Unsandboxed, the same command reaches both: the test can fail.
+    const off = await attack('off');
+    expect(off.stdout).toContain('fifo written');
+    expect(off.stdout).toContain('socket reached');
+  }, 60_000);
+
+  it('still runs programs installed in a hidden folder (PATH, nvm-style `prefix/bin`), with their installation', async () => {
+    // An installation in the home folder: `bin/greet` reads `lib/greeting.txt` beside it.
+    const prefix = path.join(host, 'tool');
+    await import('node:fs/promises').then(({ mkdir }) =>
+      mkdir(path.join(prefix, 'bin'), { recursive: true }),
+    );
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(path.join(prefix, 'lib')));
+    await writeFile(path.join(prefix, 'lib', 'greeting.txt'), 'hello from the home folder\n');
+    await writeFile(
+      path.join(prefix, 'bin', 'greet'),
+      '#!/bin/sh\ncat "$(dirname "$0")/../lib/greeting.txt"\n',
+    );
+    await chmod(path.join(prefix, 'bin', 'greet'), 0o755);
+    await writeFile(path.join(host, 'secret.txt'), 'not for commands\n');
+    await ws.write(
+      'greet.cjs',
+      `const { execFileSync } = require('node:child_process');
+process.stdout.write(execFileSync('greet', { encoding: 'utf8' }));
+try { require('node:fs').readFileSync(${JSON.stringify(path.join(host, 'secret.txt'))}); console.log('secret read'); } catch (error) { console.log(error.code); }`,
+    );
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: 'required',
+      policy: { env: { PATH: `${path.join(prefix, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}` } },
+    });
+    const result = await runner.run(['node', 'greet.cjs']);
+    expect(result.stdout, result.stderr).toBe('hello from the home folder\nENOENT\n');
+  });
+
+  it('never shows a whole home folder for a PATH entry that is one (`~` on PATH)', async () => {
+    const args = await bubblewrapArguments({
+      root: ws.root,
+      cwd: ws.root,
+      network: false,
+      hide: [],
+      writable: [],
+      searchPath: `${homedir()}:${path.join(host, 'bin')}:/usr/bin`,
+    });
+    const shownFolders = args.flatMap((arg, index) => (arg === '--ro-bind' ? [args[index + 1]] : []));
+    expect(shownFolders).not.toContain(homedir());
+  });
+
+  it('shows the host folders of `sandbox.show` (read-only), and only those', async () => {
+    const shared = path.join(host, 'shared');
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(shared));
+    await writeFile(path.join(shared, 'data.txt'), 'shared data\n');
+    await writeFile(path.join(host, 'secret.txt'), 'not for commands\n');
+    await ws.write(
+      'show.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { return String(fn() ?? 'ok').trim(); } catch (error) { return error.code; } };
+console.log(JSON.stringify({
+  read: attempt(() => fs.readFileSync(${JSON.stringify(path.join(shared, 'data.txt'))}, 'utf8')),
+  write: attempt(() => fs.writeFileSync(${JSON.stringify(path.join(shared, 'pwned.txt'))}, 'x')),
+  beside: attempt(() => fs.readFileSync(${JSON.stringify(path.join(host, 'secret.txt'))}, 'utf8')),
+}));`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: { mode: 'required', show: [shared] } });
+    const result = await runner.run(['node', 'show.cjs']);
+    expect(JSON.parse(result.stdout)).toEqual({ read: 'shared data', write: 'EROFS', beside: 'ENOENT' });
+  });
+
+  it('has a read-only root that holds no folder of the host outside the system but what it shows', async () => {
+    await writeFile(path.join(host, 'secret.txt'), 'not for commands\n');
+    await ws.write(
+      'root.cjs',
+      `const fs = require('node:fs');
+const attempt = (fn) => { try { fn(); return 'ok'; } catch (error) { return error.code; } };
+console.log(JSON.stringify({
+  root: attempt(() => fs.mkdirSync('/closedloop-attack-${process.pid}')),
+  var: attempt(() => fs.mkdirSync('/var/closedloop-attack-${process.pid}')),
+  home: attempt(() => fs.writeFileSync(${JSON.stringify(path.join(path.dirname(host), `closedloop-attack-${process.pid}`))}, 'x')),
+  host: fs.existsSync(${JSON.stringify(host)}),
+  workspace: attempt(() => fs.writeFileSync('written.txt', 'x')),
+  tmp: attempt(() => fs.writeFileSync('/tmp/written.txt', 'x')),
+}));`,
+    );
+    const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+      'node',
+      'root.cjs',
+    ]);
+    const seen = JSON.parse(result.stdout);
+    expect({ ...seen, home: seen.home === 'ENOENT' ? 'EROFS' : seen.home }).toEqual({
+      root: 'EROFS',
+      var: 'EROFS',
+      home: 'EROFS',
+      host: false,
+      workspace: 'ok',
+      tmp: 'ok',
+    });
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'cannot read the files of /etc that only their owner or group may read (a backup of /etc/shadow, a service password)',
+    async () => {
+      // A command run by root owns root's files, capabilities or not: a key and a folder of them,
+      // made for the test, and such files as the system has (`/etc/shadow-`, `/etc/ssl/private`).
+      const key = `/etc/closedloop-attack-${process.pid}.key`;
+      const folder = `/etc/closedloop-attack-${process.pid}.d`;
+      await writeFile(key, 'private key\n', { mode: 0o600 });
+      await import('node:fs/promises').then(({ mkdir }) => mkdir(folder, { mode: 0o700 }));
+      await writeFile(path.join(folder, 'token.conf'), 'token\n', { mode: 0o644 });
+      // The list of private files of /etc is reused for a second (see `PRIVATE_FILES_TTL_MS`).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      try {
+        const found = execFileSync(
+          'find',
+          ['/etc', '-xdev', '-type', 'f', '!', '-perm', '-o=r', '-uid', '0'],
+          {
+            encoding: 'utf8',
+          },
+        )
+          .split('\n')
+          .filter((file) => file !== '')
+          .slice(0, 20);
+        const files = [key, path.join(folder, 'token.conf'), ...found.filter((file) => file !== key)];
+        await ws.write(
+          'etc.cjs',
+          `const fs = require('node:fs');
+for (const file of ${JSON.stringify(files)}) {
+  try { console.log(file, fs.readFileSync(file).length > 0 ? 'read' : 'empty'); } catch (error) { console.log(file, error.code); }
+}`,
+        );
+        const sandboxed = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+          'node',
+          'etc.cjs',
+        ]);
+        for (const file of files) expect(sandboxed.stdout).not.toContain(`${file} read`);
+        // Unsandboxed, the same command reads them: the test can fail.
+        const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'etc.cjs']);
+        expect(off.stdout).toContain(`${key} read`);
+        expect(off.stdout).toContain(`${path.join(folder, 'token.conf')} read`);
+      } finally {
+        await rm(key, { force: true });
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('cannot open a device node planted in the workspace or found outside /dev (binds are nodev)', async () => {
     // Root may make device nodes: one for the host's memory would be the whole machine.
     if (process.getuid?.() !== 0) return;
@@ -143,7 +338,10 @@ try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5'
       'node',
       'device.cjs',
     ]);
-    expect(sandboxed.stdout).toBe(`${nodes[0]} EACCES\n${nodes[1]} EACCES\nmknod refused\n`);
+    // The host's own folder is not even shown (see `hostDataFolders`).
+    const [inWorkspace, outside, made] = sandboxed.stdout.split('\n');
+    expect([inWorkspace, made]).toEqual([`${nodes[0]} EACCES`, 'mknod refused']);
+    expect(outside).toMatch(/ (?:EACCES|ENOENT)$/);
     const off = await createCommandRunner({ root: ws.root, sandbox: 'off' }).run(['node', 'device.cjs']);
     expect(off.stdout).toContain(`${nodes[0]} opened`);
   });
@@ -151,7 +349,8 @@ try { require('node:child_process').execFileSync('mknod', ['made', 'c', '1', '5'
 
 describe.runIf(hasSandbox)('a host socket that vanishes between listing and mounting', () => {
   it('starts the command again with a fresh list (deterministic: the socket goes right before bubblewrap runs)', async () => {
-    const folder = path.join(host, 'service');
+    // In the workspace: a socket bound there is covered (the host's own folders are not shown at all).
+    const folder = path.join(ws.root, 'service');
     const socket = path.join(folder, 'service.sock');
     await import('node:fs/promises').then(({ mkdir }) => mkdir(folder));
     const service = createNetServer((connection) => connection.end('reached\n'));
@@ -193,23 +392,6 @@ exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
   });
 });
 
-/** Forks (children sleep) until refused; prints how many it made. */
-const forker = `
-import os, sys, time
-made = 0
-try:
-    for _ in range(400):
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(30)
-            os._exit(0)
-        made += 1
-except OSError as error:
-    print("refused", made, error.errno)
-    sys.exit(0)
-print("made", made)
-`;
-
 const isRoot = process.getuid?.() === 0;
 const hasPython = (() => {
   try {
@@ -220,95 +402,70 @@ const hasPython = (() => {
   }
 })();
 
-/** Runs a command through a runner that cannot make a cgroup (see `__fixtures__/run-command.ts`). */
-function runWithoutCgroup(
-  argv: string[],
-  env: Record<string, string> = {},
-  /** More shell commands run (as root, in the mount namespace) before the runner starts. */
-  setup = '',
-): { exitCode: number; stdout: string; stderr: string; sandboxed: boolean; timedOut: boolean } {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // The runner in a mount namespace of its own where /sys/fs/cgroup is an empty folder: it cannot
-  // make a cgroup, as in a container that does not delegate one.
-  const child = spawnSync(
-    'unshare',
-    [
-      '--mount',
-      '--propagation',
-      'private',
-      'sh',
-      '-c',
-      `mount -t tmpfs none /sys/fs/cgroup && ${setup || 'true'} && exec "$@"`,
-      'no-cgroup',
-      process.execPath,
-      '--import',
-      'tsx',
-      '--conditions=@closedloop/source',
-      path.join(here, '__fixtures__', 'run-command.ts'),
-    ],
-    {
-      cwd: path.join(here, '..'),
-      env: { ...process.env, ROOT: ws.root, ARGV: JSON.stringify(argv), ...env },
-      encoding: 'utf8',
-      timeout: 60_000,
-    },
-  );
-  expect(child.status, child.stderr).toBe(0);
-  return JSON.parse(child.stdout);
-}
-
-/** How many processes run `file` (by their command line). */
-function running(file: string): number {
-  let count = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(file)) count++;
-    } catch {
-      // gone
-    }
-  }
-  return count;
-}
-
 describe.runIf(hasSandbox && isRoot && hasPython && hasPidMaxPerNamespace())(
   'root without a usable cgroup (the kernel exempts root from RLIMIT_NPROC)',
   () => {
     it('still bounds the processes of a sandboxed command, and none outlives it', async () => {
-      await ws.write('forker.py', forker);
-      const result = runWithoutCgroup(['python3', 'forker.py'], {
-        LIMITS: JSON.stringify({ maxProcesses: 32 }),
+      await ws.write('forker.py', forkerScript(400));
+      const result = runWithoutCgroup({
+        root: ws.root,
+        argv: ['python3', 'forker.py'],
+        env: { LIMITS: JSON.stringify({ maxProcesses: 32 }) },
       });
       expect(result.sandboxed).toBe(true);
       // Refused with EAGAIN well before the 400 forks, at the kernel's smallest pid_max.
       expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
       expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
-      expect(running(path.join(ws.root, 'forker.py'))).toBe(0);
+      expect(await countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
     }, 90_000);
 
     it('runs an ordinary command normally, and kills it at its timeout', async () => {
       await ws.write('hello.py', 'print("hello")\n');
-      expect(runWithoutCgroup(['python3', 'hello.py'])).toMatchObject({
+      expect(runWithoutCgroup({ root: ws.root, argv: ['python3', 'hello.py'] })).toMatchObject({
         exitCode: 0,
         stdout: 'hello\n',
         stderr: '',
       });
-      await ws.write('sleeper.py', 'import os, time\nos.fork()\ntime.sleep(60)\n');
+      // Named for this test process: other test runs on the machine may run a sleeper.py of their own.
+      const sleeper = `sleeper-${process.pid}.py`;
+      await ws.write(sleeper, 'import os, time\nos.fork()\ntime.sleep(60)\n');
       const started = Date.now();
-      const slept = runWithoutCgroup(['python3', 'sleeper.py'], { TIMEOUT_MS: '1000' });
+      const slept = runWithoutCgroup({
+        root: ws.root,
+        argv: ['python3', sleeper],
+        env: { TIMEOUT_MS: '1000' },
+      });
       expect(slept.timedOut).toBe(true);
       expect(Date.now() - started).toBeLessThan(20_000);
-      expect(running('sleeper.py')).toBe(0);
+      expect(await countRunning(sleeper)).toBe(0);
     }, 90_000);
 
     it('runs commands as before where pid_max cannot be set (a read-only /proc/sys)', async () => {
       await ws.write('hello.py', 'print("hello")\n');
-      const result = runWithoutCgroup(
-        ['python3', 'hello.py'],
-        {},
-        'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys',
-      );
+      const result = runWithoutCgroup({
+        root: ws.root,
+        argv: ['python3', 'hello.py'],
+        setup: 'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys',
+      });
       expect(result).toMatchObject({ exitCode: 0, stdout: 'hello\n', stderr: '', sandboxed: true });
+    }, 90_000);
+
+    it('bounds the processes of an unsandboxed command too, and none outlives it', async () => {
+      await ws.write('forker.py', forkerScript(400));
+      const result = runWithoutCgroup({
+        root: ws.root,
+        argv: ['python3', 'forker.py'],
+        env: { SANDBOX: 'off', LIMITS: JSON.stringify({ maxProcesses: 32 }) },
+      });
+      expect(result.sandboxed).toBe(false);
+      expect(result.stdout, result.stderr).toMatch(/^refused \d+ 11\n$/);
+      expect(Number(result.stdout.split(' ')[1])).toBeLessThan(301);
+      expect(await countRunning(path.join(ws.root, 'forker.py'))).toBe(0);
+      // And an ordinary one runs as before.
+      await ws.write('hello.py', 'print("hello")\n');
+      expect(
+        runWithoutCgroup({ root: ws.root, argv: ['python3', 'hello.py'], env: { SANDBOX: 'off' } }),
+      ).toMatchObject({ exitCode: 0, stdout: 'hello\n', stderr: '', sandboxed: false });
     }, 90_000);
   },
 );

@@ -7,9 +7,10 @@ import {
   readFileSync,
   readlinkSync,
   readSync,
+  realpathSync,
   statSync,
 } from 'node:fs';
-import { lstat, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
@@ -37,6 +38,13 @@ export interface SandboxOptions {
    * {@link defaultHiddenPaths}. `~/` is the user's home folder.
    */
   hide?: readonly string[];
+  /**
+   * More folders of the host commands may read, on top of {@link defaultShownPaths}: the sandbox
+   * shows no home folder, `/var` or other data folder of the host (see {@link hostDataFolders})
+   * beyond the workspace, its repository, `writable` and the installations of the programs on
+   * `PATH`. `~/` is the user's home folder.
+   */
+  show?: readonly string[];
   /** More folders commands may write, besides the workspace (absolute). */
   writable?: readonly string[];
   /**
@@ -136,6 +144,33 @@ export const defaultHiddenPaths: readonly string[] = [
   '/etc/ssh/ssh_host_rsa_key',
   '/etc/ssh/ssh_host_ecdsa_key',
   '/etc/ssh/ssh_host_ed25519_key',
+];
+
+/**
+ * Toolchains kept in the home folder that sandboxed commands still see, read-only (where they
+ * exist): version managers' installations and the package caches their programs run from
+ * (`rustfmt` is rustup's proxy for a toolchain in `~/.rustup`; corepack's `pnpm` lives in
+ * `~/.cache/node`). Credential stores in them stay hidden ({@link defaultHiddenPaths}).
+ */
+export const defaultShownPaths: readonly string[] = [
+  '~/.rustup',
+  '~/.cargo',
+  '~/.nvm',
+  '~/.volta',
+  '~/.fnm',
+  '~/.local/share/fnm',
+  '~/.bun',
+  '~/.deno',
+  '~/.pyenv',
+  '~/.rbenv',
+  '~/.sdkman',
+  '~/go',
+  '~/.local/bin',
+  '~/.local/lib',
+  '~/.local/share/pnpm',
+  '~/.npm',
+  '~/.cache/node',
+  '~/.cache/ms-playwright',
 ];
 
 /** The outcome of probing bubblewrap. */
@@ -346,6 +381,15 @@ function kindOfNow(target: string): 'file' | 'directory' | undefined {
   }
 }
 
+/** The real path of `target` now, or undefined (synchronous, like {@link kindOfNow}). */
+function realPathNow(target: string): string | undefined {
+  try {
+    return realpathSync.native(target);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The mounts that hide credential stores: an empty tmpfs over a folder, `/dev/null` over a file.
  * Looked up for every command (never cached: a credential file created a moment ago is hidden
@@ -353,8 +397,11 @@ function kindOfNow(target: string): 'file' | 'directory' | undefined {
  */
 async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
   const out: HiddenMount[] = [];
-  for (const entry of [...defaultHiddenPaths, ...extra]) {
+  const seen = new Set<string>();
+  for (const entry of [...defaultHiddenPaths, ...privateSystemFiles(), ...extra]) {
     const target = path.resolve(expandHome(entry));
+    if (seen.has(target)) continue;
+    seen.add(target);
     const kind = kindOfNow(target);
     if (kind === 'directory') out.push({ target, args: ['--tmpfs', target] });
     else if (kind === 'file') out.push({ target, args: ['--ro-bind', '/dev/null', target] });
@@ -362,7 +409,86 @@ async function hiddenMounts(extra: readonly string[]): Promise<HiddenMount[]> {
   return out;
 }
 
+/** The folders of the system walked for {@link privateSystemFiles}. */
+const PRIVATE_FILE_FOLDERS = ['/etc'];
+
+/** How many entries {@link privateSystemFiles} looks at, at most (`/etc` has ~1 000-3 000). */
+const MAX_SYSTEM_ENTRIES = 20_000;
+
+/**
+ * The files and folders of `/etc` that others may not read but this user may (`/etc/shadow-`,
+ * `/etc/ssl/private`, a WireGuard key): meant for their owner and group only. A command started by
+ * root is their owner — dropping capabilities does not change that — so they are hidden like
+ * credential stores (a folder hidden is not walked into: what is in it is hidden with it). Walked
+ * synchronously (~3-10 ms for 1 200 entries), the list reused for a second.
+ */
+function privateSystemFiles(): string[] {
+  const now = Date.now();
+  if (privateFiles !== undefined && now - privateFiles.at < PRIVATE_FILES_TTL_MS) return privateFiles.paths;
+  const out: string[] = [];
+  let seen = 0;
+  const uid = process.getuid?.();
+  const groups = new Set(process.getgroups?.() ?? []);
+  const walk = (folder: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (++seen > MAX_SYSTEM_ENTRIES) return;
+      const target = path.join(folder, name);
+      const stats = lstatSync(target, { throwIfNoEntry: false });
+      if (stats === undefined || stats.isSymbolicLink()) continue;
+      // Others may not read it (a folder: list or enter it), but this user may, as its owner or
+      // by its group (hiding what commands cannot read anyway would only cost mounts).
+      const bits = stats.isDirectory() ? 0o5 : 0o4;
+      const mine =
+        (stats.uid === uid && ((stats.mode >> 6) & bits) !== 0) ||
+        (groups.has(stats.gid) && ((stats.mode >> 3) & bits) !== 0);
+      if ((stats.mode & bits) !== bits && mine) out.push(target);
+      else if (stats.isDirectory() && depth < 16) walk(target, depth + 1);
+    }
+  };
+  for (const folder of PRIVATE_FILE_FOLDERS) walk(folder, 0);
+  privateFiles = { at: now, paths: out };
+  return out;
+}
+
+/**
+ * How long the list of {@link privateSystemFiles} is reused (the walk costs ~10 ms under load; the
+ * verifier runs commands in bursts). Only root and the system's packages write `/etc`, never a
+ * command: a private file made there within that time before a command is the only one missed.
+ */
+const PRIVATE_FILES_TTL_MS = 1000;
+
+let privateFiles: { at: number; paths: string[] } | undefined;
+
 let runFolderList: Promise<string[]> | undefined;
+
+let emptyFolderPath: Promise<string | undefined> | undefined;
+
+/**
+ * An empty folder of this user, read-only (`<tmpdir>/closedloop-empty-<uid>`, made once, kept):
+ * bound over a replaced folder that shows nothing again, cheaper than a tmpfs. Undefined when it
+ * cannot be made, or what is there is not an empty folder of this user's (then a tmpfs is used).
+ */
+function emptyFolder(): Promise<string | undefined> {
+  emptyFolderPath ??= (async () => {
+    const folder = path.join(os.tmpdir(), `closedloop-empty-${process.getuid?.() ?? 'user'}`);
+    await mkdir(folder, { mode: 0o555 }).catch(() => undefined);
+    const stats = await lstat(folder).catch(() => undefined);
+    const entries = await readdir(folder).catch(() => ['unreadable']);
+    return stats?.isDirectory() &&
+      stats.uid === process.getuid?.() &&
+      (stats.mode & 0o222) === 0 &&
+      entries.length === 0
+      ? folder
+      : undefined;
+  })();
+  return emptyFolderPath;
+}
 
 /** `/run` and `/var/run` when they are real folders (`/var/run` is usually a link to `/run`). */
 function runFolders(): Promise<string[]> {
@@ -377,8 +503,127 @@ function runFolders(): Promise<string[]> {
   return runFolderList;
 }
 
-/** Folders the sandbox replaces by empty ones: sockets there are out of reach already. */
+/** Folders the sandbox replaces by empty ones, besides {@link hostDataFolders} (shown empty): sockets there are out of reach already. */
 const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
+
+/**
+ * The top-level folders of the system the sandbox shows as they are (read-only): installed
+ * programs, their libraries and the system's configuration, which only root writes and where no
+ * service binds a socket or makes a FIFO. Every other top-level folder (`/home`, `/root`, `/var`,
+ * `/srv`, `/mnt`, `/media`, a `/work` or `/data` of the machine's own) is shown empty.
+ */
+export const systemFolders: ReadonlySet<string> = new Set([
+  'bin',
+  'boot',
+  'etc',
+  'gnu',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'nix',
+  'opt',
+  'sbin',
+  'snap',
+  'usr',
+  // Mounted fresh (`/dev`, `/proc`), replaced (`/tmp`, `/run`), or the kernel's (`/sys`).
+  'dev',
+  'proc',
+  'run',
+  'sys',
+  'tmp',
+]);
+
+/**
+ * The top-level folders outside {@link systemFolders}, which the sandbox shows empty (folders made
+ * in its own root) and again only in part (the workspace, its repository, the folders of the programs it runs):
+ * the home folders, `/var` and the like are where users and services bind unix sockets and make
+ * FIFOs. A read-only mount stops neither `connect()` nor opening a FIFO for writing, and one bound
+ * after the command started is in no list made before: only a folder the sandbox does not show
+ * keeps it out of reach. Listed again for a command when `/` changed (one `lstat`), or a second after.
+ */
+export async function hostDataFolders(): Promise<string[]> {
+  return [...(await hostFolders()).folders];
+}
+
+/**
+ * What identifies the entry at `target` now (device, inode, change times; `-` when there is none),
+ * not following a last link: a folder's changes when an entry is added, removed or renamed in it.
+ */
+function stampOf(target: string): string {
+  try {
+    const stats = lstatSync(target, { throwIfNoEntry: false, bigint: true });
+    return stats === undefined ? '-' : `${stats.dev}:${stats.ino}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  } catch {
+    return '?';
+  }
+}
+
+/** What the sandbox shows of `/` (see {@link hostFolders}). */
+interface HostFolders {
+  /** {@link hostDataFolders}. */
+  folders: string[];
+  /** The links each data folder holds into `/run`, as `--symlink` arguments. */
+  runLinks: Map<string, string[]>;
+  /**
+   * The arguments that show the rest of `/`, read-only: the {@link systemFolders} (but those mounted
+   * fresh) and the files bound, the links made again (`/bin` → `usr/bin`).
+   */
+  system: string[];
+}
+
+/** The system folders mounted fresh for each command, not bound from the host. */
+const FRESH_FOLDERS: ReadonlySet<string> = new Set(['dev', 'proc', 'run', 'tmp']);
+
+/**
+ * How long {@link hostFolders} is reused while `/` is unchanged (only its links into `/run` can be
+ * older: a link missed there only leaves an empty sandbox without it).
+ */
+const HOST_FOLDERS_TTL_MS = 1000;
+
+let hostFolderList: (HostFolders & { at: number; rootStamp: string }) | undefined;
+
+/**
+ * {@link hostDataFolders} and the links each holds into `/run` (`/var/run`, `/var/lock`), listed
+ * again when `/` changed (a folder made, removed or renamed there; one `lstat` per command) or
+ * after {@link HOST_FOLDERS_TTL_MS}.
+ */
+async function hostFolders(): Promise<HostFolders> {
+  const now = Date.now();
+  // Stamped before it is listed: a change while listing is listed again next time.
+  const rootStamp = stampOf('/');
+  if (hostFolderList?.rootStamp === rootStamp && now - hostFolderList.at < HOST_FOLDERS_TTL_MS)
+    return hostFolderList;
+  const entries = await readdir('/', { withFileTypes: true }).catch(() => []);
+  const folders: string[] = [];
+  const system: string[] = [];
+  for (const entry of entries) {
+    const target = `/${entry.name}`;
+    if (entry.isSymbolicLink()) {
+      const to = await readlink(target).catch(() => undefined);
+      if (to !== undefined) system.push('--symlink', to, target);
+    } else if (entry.isDirectory()) {
+      if (!systemFolders.has(entry.name)) folders.push(target);
+      else if (!FRESH_FOLDERS.has(entry.name)) system.push('--ro-bind-try', target, target);
+    } else if (entry.isFile()) system.push('--ro-bind-try', target, target);
+    // A socket or a FIFO at `/` is not shown.
+  }
+  const run = await runFolders();
+  const runLinks = new Map<string, string[]>();
+  for (const folder of folders) {
+    const links: string[] = [];
+    for (const link of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      if (!link.isSymbolicLink()) continue;
+      const entry = path.join(folder, link.name);
+      const target = await readlink(entry).catch(() => undefined);
+      if (target !== undefined && run.some((top) => isInside(top, path.resolve(folder, target))))
+        links.push('--symlink', target, entry);
+    }
+    runLinks.set(folder, links);
+  }
+  hostFolderList = { at: now, rootStamp, folders, runLinks, system };
+  return hostFolderList;
+}
 
 /**
  * The paths of the unix sockets bound in the file system by processes of this network namespace
@@ -387,8 +632,17 @@ const REPLACED_FOLDERS = ['/run', '/var/run', '/tmp', '/var/tmp'];
  * gets empty, or inside the folders it gets read-write (the workspace under `/tmp`, say). A
  * read-only mount stops neither `connect()` nor opening a FIFO for writing.
  */
-async function visibleEndpoints(visible: readonly string[], hidden: readonly string[]): Promise<string[]> {
-  const table = await readFile('/proc/net/unix', 'utf8').catch(() => '');
+function visibleEndpoints(
+  visible: readonly string[],
+  hidden: readonly string[],
+  replaced: readonly string[],
+): string[] {
+  let table = '';
+  try {
+    table = readFileSync('/proc/net/unix', 'utf8');
+  } catch {
+    // no /proc/net/unix: no sockets to see
+  }
   const out = new Set<string>();
   for (const line of table.split('\n').slice(1)) {
     // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line.
@@ -396,20 +650,24 @@ async function visibleEndpoints(visible: readonly string[], hidden: readonly str
     const socket = match?.[1];
     if (socket === undefined) continue;
     const hiddenAlready =
-      REPLACED_FOLDERS.some((folder) => isInside(folder, socket)) &&
+      replaced.some((folder) => isInside(folder, socket)) &&
       !visible.some((folder) => isInside(folder, socket));
     if (!hiddenAlready && !hidden.some((folder) => isInside(folder, socket))) out.add(socket);
     if (out.size >= 1000) break;
   }
   const found: string[] = [];
   for (const socket of out) {
-    const stats = await lstat(socket).catch(() => undefined);
+    let stats: ReturnType<typeof lstatSync>;
+    try {
+      stats = lstatSync(socket, { throwIfNoEntry: false });
+    } catch {
+      continue;
+    }
     if (stats?.isSocket()) found.push(socket);
   }
   for (const fifo of heldFifos()) {
     const hiddenAlready =
-      REPLACED_FOLDERS.some((folder) => isInside(folder, fifo)) &&
-      !visible.some((folder) => isInside(folder, fifo));
+      replaced.some((folder) => isInside(folder, fifo)) && !visible.some((folder) => isInside(folder, fifo));
     if (!hiddenAlready && !hidden.some((folder) => isInside(folder, fifo))) found.push(fifo);
     if (found.length >= 2000) break;
   }
@@ -505,18 +763,24 @@ function heldFifos(): string[] {
     return [];
   }
   const now = Date.now();
-  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS)
-    openFiles = { at: now, paths: [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])] };
-  const paths = openFiles.paths;
-  const found: string[] = [];
-  for (const target of paths) {
-    try {
-      if (lstatSync(target, { throwIfNoEntry: false })?.isFIFO()) found.push(target);
-    } catch {
-      // gone, or not ours to see
-    }
+  if (openFiles === undefined || now - openFiles.at >= OPEN_FILES_TTL_MS) {
+    // Only the FIFOs among them are kept (a file held open is held as the file it was: one made at
+    // its path since is held by nobody), and looked at again for each command (gone, or still there).
+    const held = [...new Set([...openFilePaths(pids), ...fifosWaitedFor(pids)])];
+    openFiles = { at: now, paths: held.filter(isFifoNow) };
   }
+  const found: string[] = [];
+  for (const target of openFiles.paths) if (isFifoNow(target)) found.push(target);
   return found;
+}
+
+/** Whether `target` is a named pipe now (not following a link). */
+function isFifoNow(target: string): boolean {
+  try {
+    return lstatSync(target, { throwIfNoEntry: false })?.isFIFO() === true;
+  } catch {
+    return false; // not ours to see
+  }
 }
 
 /**
@@ -527,6 +791,7 @@ function heldFifos(): string[] {
  */
 const OPEN_FILES_TTL_MS = 1000;
 
+/** The FIFOs processes held open or waited for when last listed. */
 let openFiles: { at: number; paths: string[] } | undefined;
 
 /** The absolute paths (outside `/dev` and `/proc`) of the files processes of the machine hold open. */
@@ -574,8 +839,15 @@ export interface BubblewrapLayout {
   writable: readonly string[];
   /** Folders inside the workspace mounted read-only (see {@link SandboxOptions.readOnly}). */
   readOnly?: readonly string[];
+  /** Folders of the host shown read-only, on top of {@link defaultShownPaths} (see {@link SandboxOptions.show}). */
+  show?: readonly string[];
   /** The program's resolved path: when it lives under a temporary folder, it stays visible. */
   executable?: string;
+  /**
+   * The command's `PATH`: its folders outside the system folders (a Node.js installed by nvm in the
+   * home folder) stay visible, read-only, with their installation (`bin/..`).
+   */
+  searchPath?: string;
   /**
    * The size of the writable `/tmp`, `/var/tmp` and `/dev/shm` (each) in bytes; the other tmpfs mounts
    * (`/run`, hidden folders) get {@link smallTmpfsBytes}. A tmpfs is memory: unbounded, a command
@@ -593,32 +865,58 @@ const TEMP_FOLDERS = ['/tmp', '/var/tmp'];
 const LARGE_TMPFS = [...TEMP_FOLDERS, '/dev/shm'];
 
 /**
- * The `node_modules` folders outside the workspace, under `/tmp` or `/var/tmp`, that the
- * workspace's `node_modules` entries (and `.bin` links) and the program itself resolve into: the
- * outermost `node_modules` on each real path, so a package's own dependencies resolve too (a
- * program of the trusted PATH outside any `node_modules`: its folder).
+ * The folders outside the workspace, in folders the sandbox replaces (`/tmp`, `/var/tmp`, the home
+ * folders, `/var`…), that stay visible read-only: the `node_modules` folders the workspace's
+ * `node_modules` entries (and `.bin` links) and the program itself resolve into (the outermost
+ * `node_modules` on each real path, so a package's own dependencies resolve too), and the
+ * installation of the program and of each folder of `PATH` (`prefix` of `prefix/bin`, else the
+ * folder itself).
  */
-async function linkedTempPackages(root: string, executable: string | undefined): Promise<string[]> {
+async function linkedHostFolders(
+  root: string,
+  replaced: readonly string[],
+  executable: string | undefined,
+  searchPath: string | undefined,
+): Promise<string[]> {
   const modules = path.join(root, 'node_modules');
   const found = new Set<string>();
-  const consider = async (entry: string, program = false) => {
+  // `prefix` of `prefix/bin`, unless that is a whole replaced folder (`~/bin`: the bin folder alone).
+  const installation = (folder: string) =>
+    path.basename(folder) === 'bin' && !replaced.includes(path.dirname(folder))
+      ? path.dirname(folder)
+      : folder;
+  const consider = async (entry: string, kind: 'package' | 'program' | 'path-folder' = 'package') => {
     let real: string;
     try {
       real = await realpath(entry);
     } catch {
       return;
     }
-    if (isInside(root, real) || !TEMP_FOLDERS.some((folder) => isInside(folder, real))) return;
+    if (isInside(root, real) || !replaced.some((folder) => isInside(folder, real))) return;
     const parts = real.split(path.sep);
     const index = parts.indexOf('node_modules');
-    if (index > 0) found.add(parts.slice(0, index + 1).join(path.sep));
-    else if (program) found.add(path.dirname(real));
+    const folder =
+      index > 0
+        ? parts.slice(0, index + 1).join(path.sep)
+        : kind === 'program'
+          ? installation(path.dirname(real))
+          : kind === 'path-folder'
+            ? installation(real)
+            : undefined;
+    // Never a whole replaced folder (`~/bin` on PATH would show all of `/home` or `/root`) nor one
+    // holding the workspace (a `bin` folder of it on PATH: the workspace is bound on its own).
+    if (folder === undefined || replaced.some((top) => isInside(folder, top)) || isInside(folder, root))
+      return;
+    found.add(folder);
   };
-  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI) shows its folder; one
-  // the workspace links to from its `node_modules/.bin` only its `node_modules`, like any package:
-  // a link to any executable under /tmp would otherwise show that executable's whole folder
-  // (another workspace).
-  if (executable !== undefined) await consider(executable, !isInside(root, executable));
+  // A program found on the trusted PATH (a Node.js unpacked under /tmp in CI, or installed in the
+  // home folder) shows its installation; one the workspace links to from its `node_modules/.bin`
+  // only its `node_modules`, like any package: a link to any executable under /tmp would
+  // otherwise show that executable's whole folder (another workspace).
+  if (executable !== undefined)
+    await consider(executable, isInside(root, executable) ? 'package' : 'program');
+  for (const folder of (searchPath ?? '').split(path.delimiter).slice(0, 64))
+    if (path.isAbsolute(folder)) await consider(folder, 'path-folder');
   const list = async (folder: string): Promise<string[]> => {
     try {
       return await readdir(folder);
@@ -627,18 +925,84 @@ async function linkedTempPackages(root: string, executable: string | undefined):
     }
   };
   const names = await list(modules);
-  if (names.length > 2000) return [];
-  for (const name of names) {
-    if (name.startsWith('@')) {
-      for (const scoped of (await list(path.join(modules, name))).slice(0, 500))
-        await consider(path.join(modules, name, scoped));
-    } else await consider(path.join(modules, name));
+  if (names.length <= 2000) {
+    for (const name of names) {
+      if (name.startsWith('@')) {
+        for (const scoped of (await list(path.join(modules, name))).slice(0, 500))
+          await consider(path.join(modules, name, scoped));
+      } else await consider(path.join(modules, name));
+    }
+    for (const bin of (await list(path.join(modules, '.bin'))).slice(0, 2000))
+      await consider(path.join(modules, '.bin', bin));
   }
-  for (const bin of (await list(path.join(modules, '.bin'))).slice(0, 2000))
-    await consider(path.join(modules, '.bin', bin));
   return [...found].filter(
     (folder) => ![...found].some((other) => other !== folder && isInside(other, folder)),
   );
+}
+
+/**
+ * How long a list of {@link linkedHostFolders} is reused while nothing it was made from changed
+ * (the walk of `node_modules` is one `realpath` per package).
+ */
+const LINKED_FOLDERS_TTL_MS = 1000;
+
+/** The lists of {@link linkedHostFolders} kept (one per workspace, PATH and program). */
+const MAX_LINKED_LISTS = 32;
+
+const linkedFolderLists = new Map<
+  string,
+  { at: number; watched: string[]; stamps: string; folders: string[] }
+>();
+
+/**
+ * {@link linkedHostFolders}, reused for {@link LINKED_FOLDERS_TTL_MS} while the entries it was made
+ * from are unchanged (one `lstat` each, see {@link stampOf}): the workspace's `node_modules`, its
+ * `.bin` and scope folders (a package linked, removed or re-linked changes them), the program and
+ * the folders of `PATH`. A stale list only shows what the workspace linked to a moment before.
+ */
+async function linkedHostFoldersCached(
+  root: string,
+  replaced: readonly string[],
+  executable: string | undefined,
+  searchPath: string | undefined,
+): Promise<string[]> {
+  const key = JSON.stringify([root, replaced, executable ?? null, searchPath ?? null]);
+  const now = Date.now();
+  const kept = linkedFolderLists.get(key);
+  if (kept !== undefined && now - kept.at < LINKED_FOLDERS_TTL_MS && stampsOf(kept.watched) === kept.stamps)
+    return kept.folders;
+  const modules = path.join(root, 'node_modules');
+  let scopes: string[] = [];
+  try {
+    scopes = readdirSync(modules)
+      .filter((name) => name.startsWith('@'))
+      .slice(0, 500)
+      .map((name) => path.join(modules, name));
+  } catch {
+    // no node_modules
+  }
+  const watched = [
+    modules,
+    path.join(modules, '.bin'),
+    ...scopes,
+    ...(executable !== undefined ? [executable] : []),
+    ...(searchPath ?? '')
+      .split(path.delimiter)
+      .slice(0, 64)
+      .filter((folder) => path.isAbsolute(folder)),
+  ];
+  // Stamped before the walk: a change during it is seen next time.
+  const stamps = stampsOf(watched);
+  const folders = await linkedHostFolders(root, replaced, executable, searchPath);
+  linkedFolderLists.delete(key);
+  linkedFolderLists.set(key, { at: now, watched, stamps, folders });
+  if (linkedFolderLists.size > MAX_LINKED_LISTS)
+    linkedFolderLists.delete(linkedFolderLists.keys().next().value as string);
+  return folders;
+}
+
+function stampsOf(targets: readonly string[]): string {
+  return targets.map(stampOf).join('|');
 }
 
 /**
@@ -658,10 +1022,12 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
       : Math.min(layout.tmpfsBytes, smallTmpfsBytes);
     return ['--size', String(size), '--tmpfs', target];
   };
+  // The system folders (and files) of `/`, read-only, on bubblewrap's own empty root: the home
+  // folders, `/var`, `/srv`… are empty folders made in it (see `hostDataFolders`); what the command
+  // needs of them is mounted again below, its mount point made in the root (read-only at the end).
+  const { folders: dataFolders, runLinks, system } = await hostFolders();
   const args = [
-    '--ro-bind',
-    '/',
-    '/',
+    ...system,
     '--dev',
     '/dev',
     // bubblewrap's `/dev` is a tmpfs of its own, unbounded, with `/dev/shm` a folder of it: shared
@@ -674,9 +1040,36 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     // The kernel's settings are global: `/proc/sys/kernel/core_pattern` names a program the kernel
     // runs as root, outside any sandbox. Started by root, a command could write them.
     ...kernelSettingsReadOnly,
-    ...tmpfs('/tmp'),
-    ...tmpfs('/var/tmp'),
   ];
+  const replaced = [...REPLACED_FOLDERS, ...dataFolders];
+  const repository = await findRepository(layout.root);
+  const gitDirs: string[] = [];
+  for (const named of repository?.gitDirs ?? []) {
+    // Only a git directory (by its real path) is made writable: a `.git` file, link or
+    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
+    const gitDir = await bindableGitDir(layout.root, named);
+    if (gitDir !== undefined && !gitDirs.includes(gitDir)) gitDirs.push(gitDir);
+  }
+  // Installed packages the workspace links to from a replaced folder (a pnpm store, a monorepo
+  // checked out under /tmp, a Node.js in the home folder) stay visible, read-only.
+  const linked = await linkedHostFoldersCached(layout.root, replaced, layout.executable, layout.searchPath);
+  const shownFolders: string[] = [];
+  for (const entry of [...defaultShownPaths, ...(layout.show ?? [])]) {
+    const target = path.resolve(expandHome(entry));
+    if (
+      replaced.some((folder) => isInside(folder, target)) &&
+      !linked.some((folder) => isInside(folder, target)) &&
+      kindOfNow(target) === 'directory'
+    )
+      shownFolders.push(target);
+  }
+  const shown = [layout.root, ...layout.writable, ...linked, ...shownFolders, ...gitDirs];
+  if (repository !== undefined) shown.push(repository.top);
+  const empty = await emptyFolder();
+  // The data folders are there, empty (a folder made in the root: no mount), with their links into
+  // `/run` (`/var/run`).
+  for (const folder of dataFolders) args.push('--dir', folder, ...(runLinks.get(folder) ?? []));
+  args.push(...tmpfs('/tmp'), ...tmpfs('/var/tmp'));
   // `/run` holds the sockets of the machine's services (Docker, D-Bus and the user's session
   // bus, databases, agents): a read-only mount does not stop `connect()`, so it is replaced by an
   // empty one, like `/tmp`. With the network on, the resolver configuration it may hold stays.
@@ -686,26 +1079,26 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     if (resolver !== undefined && (await runFolders()).some((folder) => isInside(folder, resolver)))
       args.push('--ro-bind', path.dirname(resolver), path.dirname(resolver));
   }
-  const hidden = await hiddenMounts(layout.hide);
-  const repository = await findRepository(layout.root);
+  // Credential stores, but not those in a replaced folder that nothing shows again.
+  const hidden = (await hiddenMounts(layout.hide)).filter(
+    (mount) =>
+      !replaced.some((folder) => isInside(folder, mount.target)) ||
+      shown.some((folder) => isInside(folder, mount.target)),
+  );
   if (repository && !isInside(layout.root, repository.top)) {
     // The workspace is part of a larger repository: git must see its work tree (read-only).
     args.push('--ro-bind', repository.top, repository.top);
   }
-  // Installed packages the workspace links to from a temporary folder (a pnpm store, a monorepo
-  // checked out under /tmp) stay visible, read-only, under the private /tmp.
-  const linkedTempPackagesOnce = linkedTempPackages(layout.root, layout.executable);
-  for (const folder of await linkedTempPackagesOnce) args.push('--ro-bind', folder, folder);
+  for (const folder of [...linked, ...shownFolders]) args.push('--ro-bind', folder, folder);
   args.push('--bind', layout.root, layout.root);
   for (const folder of layout.writable) {
-    if ((await kindOf(folder)) === 'directory') args.push('--bind', folder, folder);
+    if (kindOfNow(folder) === 'directory') args.push('--bind', folder, folder);
   }
   for (const folder of [productStateFolder, ...(layout.readOnly ?? [])]) {
     // Its real path, when that is a folder inside the workspace (the journal may be named through
     // a link; a link out of the workspace is nothing to protect here).
-    const target = await realpath(path.resolve(layout.root, folder)).catch(() => undefined);
-    const stats = target === undefined ? undefined : await lstat(target).catch(() => undefined);
-    if (target !== undefined && stats?.isDirectory() && isInside(layout.root, target))
+    const target = realPathNow(path.resolve(layout.root, folder));
+    if (target !== undefined && kindOfNow(target) === 'directory' && isInside(layout.root, target))
       args.push('--ro-bind', target, target);
   }
   // Credential stores are hidden after every bind: a workspace, a `writable` folder or the
@@ -713,18 +1106,20 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   for (const mount of hidden) {
     // Never hide the workspace itself.
     if (!isInside(mount.target, layout.root))
-      args.push(...(mount.args[0] === '--tmpfs' ? tmpfs(mount.target) : mount.args));
+      args.push(
+        ...(mount.args[0] !== '--tmpfs'
+          ? mount.args
+          : empty !== undefined
+            ? ['--ro-bind', empty, mount.target]
+            : tmpfs(mount.target)),
+      );
   }
   if (repository?.gitFile !== undefined && isInside(layout.root, repository.gitFile)) {
     // A worktree's `.git` file says where its git directory is: rewritten, it would send the
     // user's own git to a directory (and config) the command made.
     args.push('--ro-bind', repository.gitFile, repository.gitFile);
   }
-  for (const named of repository?.gitDirs ?? []) {
-    // Only a git directory (by its real path) is made writable: a `.git` file, link or
-    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
-    const gitDir = await bindableGitDir(layout.root, named);
-    if (gitDir === undefined) continue;
+  for (const gitDir of gitDirs) {
     // The repository's objects, refs and index are writable (commits); its config and hooks are
     // not, so nothing run here can plant a hook or an fsmonitor that fires later, outside. The
     // git directory is a mount point of its own, so it cannot be renamed or removed and replaced
@@ -732,34 +1127,45 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     args.push('--bind', gitDir, gitDir);
     for (const name of gitControlFiles) {
       const target = path.join(gitDir, name);
-      if ((await kindOf(target)) !== undefined) args.push('--ro-bind', target, target);
+      if (kindOfNow(target) !== undefined) args.push('--ro-bind', target, target);
       else if (gitControlFolders.has(name)) {
         // Without a hooks folder (`git init --template=`) one could be created, and submodules'
         // git directories (`modules/<name>`, with their own config and hooks) too: an empty,
         // read-only one is mounted (its mount point stays behind, empty, as git would make it).
-        args.push(...tmpfs(target), '--remount-ro', target);
+        args.push(
+          ...(empty !== undefined
+            ? ['--ro-bind', empty, target]
+            : [...tmpfs(target), '--remount-ro', target]),
+        );
       }
     }
     // The linked worktrees' own git directories: where each finds its common directory, and its
     // own configuration.
     const worktrees = path.join(gitDir, 'worktrees');
-    const names = await readdir(worktrees).catch(() => [] as string[]);
+    let names: string[] = [];
+    try {
+      names = readdirSync(worktrees);
+    } catch {
+      // no linked worktrees
+    }
     for (const name of names.slice(0, 200)) {
       for (const file of ['commondir', 'config.worktree', 'gitdir']) {
         const target = path.join(worktrees, name, file);
-        if ((await kindOf(target)) === 'file') args.push('--ro-bind', target, target);
+        if (kindOfNow(target) === 'file') args.push('--ro-bind', target, target);
       }
     }
   }
   // Sockets and named pipes of the machine's services elsewhere (`/var/lib`, `/srv`, a home folder,
   // the workspace itself): `/dev/null` is mounted over each (binds are `nodev`), so `connect()` and
   // `open()` are refused.
-  const linked = await linkedTempPackagesOnce;
   const hiddenTargets = hidden
     .filter((mount) => !isInside(mount.target, layout.root))
     .map((mount) => mount.target);
-  for (const endpoint of await visibleEndpoints([layout.root, ...layout.writable, ...linked], hiddenTargets))
+  for (const endpoint of visibleEndpoints(shown, hiddenTargets, replaced))
     args.push('--ro-bind', '/dev/null', endpoint);
+  // The root, with the mount points and links made in it, is read-only, as the system it stands for
+  // (what is mounted in it stays as it is: the workspace and `/tmp` are writable).
+  args.push('--remount-ro', '/');
   // No capabilities: bubblewrap started by root keeps them all by default, and with them a command
   // could remount `/` read-write, unmount the hidden folders or mount anything anywhere.
   args.push('--cap-drop', 'ALL');

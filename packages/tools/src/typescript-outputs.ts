@@ -1,5 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { inspectInside } from './inspect-inside';
 import { readBoundedText } from './read-bounded';
 
 /** The most a TypeScript configuration is read. */
@@ -86,14 +87,28 @@ async function checkConfig(file: string, visit: Visit, depth: number): Promise<s
   if (visit.seen.has(file)) return undefined;
   visit.seen.add(file);
   if (!isInside(visit.root, file)) return `the TypeScript configuration ${file} is outside the workspace`;
+  // Read only inside the workspace, or in an installed package (a `node_modules` link of a monorepo
+  // package to its root's store): a link a command left could name any file of the host, and the
+  // parse error (its first characters) would be in the denial the model reads.
+  const real = await realpath(file).catch(() => file);
+  const inside = isInside(await realpath(visit.root).catch(() => visit.root), real);
+  const installed = !inside && real.split(path.sep).includes('node_modules');
+  if (!inside && !installed)
+    return `the TypeScript configuration ${path.relative(visit.root, file)} links outside the workspace`;
   let config: Record<string, unknown>;
   try {
-    const text = await readBoundedText(file, MAX_CONFIG_BYTES);
+    const text = inside
+      ? (() => {
+          const entry = inspectInside(visit.root, file, MAX_CONFIG_BYTES);
+          return entry.type === 'file' ? entry.content.toString('utf8') : undefined;
+        })()
+      : await readBoundedText(real, MAX_CONFIG_BYTES);
     if (text === undefined) throw new Error('not a regular file of at most 16 MiB');
     const parsed = parseJsonc(text);
     config = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch (error) {
-    return `the TypeScript configuration ${path.relative(visit.root, file)} cannot be read to check where it writes (${(error as Error).message})`;
+    // What a file outside the workspace holds stays out of the message.
+    return `the TypeScript configuration ${path.relative(visit.root, file)} cannot be read to check where it writes${inside ? ` (${(error as Error).message})` : ''}`;
   }
   const dir = path.dirname(file);
   const compilerOptions = (config.compilerOptions ?? {}) as Record<string, unknown>;

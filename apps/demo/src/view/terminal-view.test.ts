@@ -125,6 +125,37 @@ describe('terminal view (plain)', () => {
     expect(out).toMatch(/tokens: \d+ in \/ \d+ out/);
   });
 
+  it('never passes a model’s control characters to the terminal (escape sequences, forged lines)', () => {
+    // A hostile plan: a step title that sets the user's clipboard (OSC 52), clears the screen, and
+    // forges a verified line of its own; the same in a tool call's text.
+    const hostile = 'Inspect\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\n  ✓ forged: all verified\u009b31m';
+    const forged = events.map((event) =>
+      JSON.parse(
+        JSON.stringify(event).replaceAll('Inspect the workspace', JSON.stringify(hostile).slice(1, -1)),
+      ),
+    ) as RunEvent[];
+    for (const live of [false, true]) {
+      let out = '';
+      const view = createTerminalView({
+        stream: { write: (text: string) => (out += text), columns: 200, rows: 100, isTTY: live },
+        live,
+        color: false,
+        now: () => end,
+        frameMs: 1_000_000,
+      });
+      for (const event of forged) view.onEvent(event);
+      view.note(`workspace ${hostile}`);
+      view.close();
+      // Only the live view's own cursor and erase codes, never the model's.
+      expect(out).not.toContain('\u001b]52');
+      expect(out).not.toContain('\u001b[2J');
+      expect(out).not.toContain('\u009b');
+      expect(out).not.toContain('\u0007');
+      expect(out.split('\n').filter((line) => line.trimStart().startsWith('✓ forged'))).toEqual([]);
+      expect(out).toContain('inspect: Inspect');
+    }
+  });
+
   it('draws nothing when the run never said anything (a refused start)', async () => {
     let out = '';
     const plain = createTerminalView({ stream: { write: (text: string) => (out += text) }, live: false });

@@ -49,6 +49,25 @@ export interface TerminalView {
   readonly state: RunState;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` (a step title, a finding, a tool call: what a model or a command wrote) as one line that
+ * a terminal shows and never obeys: line breaks and tabs become spaces, ESC a visible `␛`, the
+ * other C0 and C1 controls `�`. Otherwise an escape sequence in a step title would set the user's
+ * clipboard (OSC 52), clear the screen or forge a line such as `✓ … verified`.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(controlCharacters, (character) =>
+    character === '\n' || character === '\r' || character === '\t'
+      ? ' '
+      : character === '\u001b'
+        ? '␛'
+        : '\ufffd',
+  );
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
@@ -85,10 +104,9 @@ export function renderSteps(
       step.startedAt === null
         ? ''
         : colors.dim(` ${seconds((step.finishedAt ?? options.now) - step.startedAt)}`);
-    const deps = step.dependsOn.length ? colors.dim(` ← ${step.dependsOn.join(', ')}`) : '';
-    const label = step.removed
-      ? colors.dim(`${step.id}: ${step.title} (replaced)`)
-      : `${step.id}: ${step.title}`;
+    const deps = step.dependsOn.length ? colors.dim(` ← ${terminalSafe(step.dependsOn.join(', '))}`) : '';
+    const name = terminalSafe(`${step.id}: ${step.title}`);
+    const label = step.removed ? colors.dim(`${name} (replaced)`) : name;
     const redesign = step.replaces.length ? colors.yellow(' [redesign]') : '';
     return [`  ${statusIcon(step, options.frame, colors)} ${label}${redesign}${deps}${elapsed}`];
   });
@@ -96,6 +114,7 @@ export function renderSteps(
 
 /** One timeline entry as a terminal line. */
 export function renderTimelineEntry(entry: TimelineEntry, colors: Colors): string {
+  entry = { ...entry, text: terminalSafe(entry.text) };
   if (entry.kind === 'tool-call') return colors.dim(`    ${entry.text}`);
   if (entry.kind === 'replan' && entry.tone === 'warn') return colors.yellow(`  ↺ ${entry.text}`);
   if (entry.kind === 'run-finished') return colors.bold(`  ■ ${entry.text}`);
