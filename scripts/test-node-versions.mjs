@@ -31,7 +31,7 @@ for (const version of extraNodeVersions) {
       vitest,
       'run',
       ...projects.flatMap((project) => ['--project', project]),
-      // As many test files at once as the main run (vitest.config.ts: one more than the cores).
+      // As many test files at once as the main run (vitest.config.ts: at least two).
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=.ci/results/vitest-node${version}.json`,
