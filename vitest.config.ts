@@ -41,16 +41,32 @@ export default defineConfig({
           root: dir,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
-          // `*.test-d.ts` files assert types (the public surface): vitest runs tsc on them and
-          // reports each failed `expectTypeOf` or unmet `@ts-expect-error` as a failed test.
-          // Types do not depend on the Node version: the runs on other Node versions skip them.
-          typecheck: {
-            enabled: process.env.CLOSEDLOOP_SKIP_TYPE_TESTS !== '1',
-            include: ['src/**/*.test-d.ts'],
-            tsconfig: './tsconfig.json',
-          },
         },
       })),
+      // `*.test-d.ts` files assert types (the public surface): vitest runs tsc and reports each
+      // failed `expectTypeOf` or unmet `@ts-expect-error` as a failed test (and an error anywhere
+      // else in the program as a failed run). vitest's tsc checks a project's whole tsconfig, so
+      // the type tests of every package are one project over the whole repository
+      // (tsconfig.check.json): one program instead of one per package, each re-checking the
+      // sources of the packages it depends on. Run them with `npx vitest run --project types`.
+      // Types do not depend on the Node version: the runs on other Node versions skip them.
+      ...(process.env.CLOSEDLOOP_SKIP_TYPE_TESTS === '1'
+        ? []
+        : [
+            {
+              extends: true as const,
+              test: {
+                name: 'types',
+                root: '.',
+                typecheck: {
+                  enabled: true,
+                  only: true,
+                  include: ['packages/*/src/**/*.test-d.ts', 'apps/*/src/**/*.test-d.ts'],
+                  tsconfig: './tsconfig.check.json',
+                },
+              },
+            },
+          ]),
       {
         extends: true as const,
         test: { name: 'repo', root: '.', include: ['scripts/**/*.test.ts'], testTimeout: 120_000 },
