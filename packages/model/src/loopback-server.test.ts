@@ -128,7 +128,7 @@ describe('startLoopbackServer', () => {
     server.script([{ type: 'response', response: { ...sseResponse, body }, chunking: 'bytes' }]);
     const response = await fetch(server.url);
     const reads: Uint8Array[] = [];
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) reads.push(chunk);
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) reads.push(chunk);
     expect(Buffer.concat(reads).toString('utf8')).toBe(body);
     // Two writes per event (TCP may still join them): the client gets every byte in order.
     expect(reads.length).toBeGreaterThan(0);
