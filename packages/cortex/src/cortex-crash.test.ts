@@ -1,107 +1,21 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashPlan, createCrashCortex } from './__fixtures__/crash-world';
 import { random } from './__fixtures__/random';
+import { bundleChild, runNode } from './__fixtures__/spawn-child';
 import { createJsonlRunStore } from './jsonl-run-store';
 import { createMemoryRunStore } from './run-store';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const packageDir = join(here, '..');
 const childSource = join(here, '__fixtures__', 'crash-child.ts');
 const scratch = mkdtempSync(join(tmpdir(), 'cortex-crash-'));
 
-/**
- * How the child starts: a one-file bundle of the child script and the workspace sources (esbuild,
- * from tsx's dependency), which starts in a fraction of tsx's time; `tsx` as the fallback.
- * `typescript` (the verifier's AST checks) is loaded with `require` rather than bundled.
- */
-async function childCommand(): Promise<string[]> {
-  try {
-    const require = createRequire(import.meta.url);
-    const esbuild = createRequire(require.resolve('tsx'))('esbuild') as {
-      build(options: object): Promise<unknown>;
-    };
-    const outdir = join(packageDir, 'node_modules', '.cache', 'cortex-crash');
-    mkdirSync(outdir, { recursive: true });
-    const outfile = join(outdir, `child-${process.pid}.mjs`);
-    await esbuild.build({
-      entryPoints: [childSource],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['@closedloop/source'],
-      outfile,
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'typescript-through-require',
-          setup(build: {
-            onResolve(options: { filter: RegExp }, callback: () => { path: string; namespace: string }): void;
-            onLoad(
-              options: { filter: RegExp; namespace: string },
-              callback: () => { contents: string; loader: string },
-            ): void;
-          }) {
-            build.onResolve({ filter: /^typescript$/ }, () => ({
-              path: 'typescript',
-              namespace: 'ts-require',
-            }));
-            build.onLoad({ filter: /.*/, namespace: 'ts-require' }, () => ({
-              contents:
-                "import { createRequire } from 'node:module'; export default createRequire(import.meta.url)('typescript');",
-              loader: 'js',
-            }));
-          },
-        },
-      ],
-    });
-    return [outfile];
-  } catch {
-    return ['--import', 'tsx', '--conditions=@closedloop/source', childSource];
-  }
-}
-
-/**
- * Runs the child; with `fileSizeLimitKb`, under `ulimit -f` (RLIMIT_FSIZE): a write that would
- * make a file larger is cut short, then fails with EFBIG, as on a full disk.
- */
-function runChild(
-  args: string[],
-  env: Record<string, string>,
-  fileSizeLimitKb?: number,
-): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const [file, argv] =
-      fileSizeLimitKb === undefined
-        ? [process.execPath, args]
-        : ['bash', ['-c', `ulimit -f ${fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, ...args]];
-    const child = spawn(file, argv, {
-      cwd: packageDir,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
 let command: string[] = [];
 beforeAll(async () => {
-  command = await childCommand();
+  command = await bundleChild(childSource, 'child');
 }, 60_000);
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
@@ -140,7 +54,7 @@ describe('crash recovery (kill -9 at random points)', () => {
       mkdirSync(root, { recursive: true });
       const runId = `run-crash-${trial}`;
       const context = `trial ${trial} (seed ${seed}, kill after event ${killAt}, ${how})`;
-      const child = await runChild(command, {
+      const child = await runNode(command, {
         STORE_DIR: storeDir,
         ROOT: root,
         LOG: log,
@@ -224,7 +138,7 @@ describe('a full disk (the journal write is cut short, then fails)', () => {
       mkdirSync(root, { recursive: true });
       const runId = `run-full-${kb}`;
       const context = `journal limited to ${kb} KiB`;
-      const child = await runChild(
+      const child = await runNode(
         command,
         { STORE_DIR: storeDir, ROOT: root, LOG: log, RUN_ID: runId, KILL_AT: '1000000' },
         kb,

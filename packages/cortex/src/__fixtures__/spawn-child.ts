@@ -68,10 +68,22 @@ export interface ChildOutcome {
   stderr: string;
 }
 
-/** Runs `node <args>` from the package folder with `env` added, and waits for it to end. */
-export function runNode(args: string[], env: Record<string, string>): Promise<ChildOutcome> {
+/**
+ * Runs `node <args>` from the package folder with `env` added, and waits for it to end. With
+ * `fileSizeLimitKb`, under `ulimit -f` (RLIMIT_FSIZE): a write that would make a file larger is cut
+ * short, then fails with EFBIG, as on a full disk.
+ */
+export function runNode(
+  args: string[],
+  env: Record<string, string>,
+  fileSizeLimitKb?: number,
+): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const [file, argv] =
+      fileSizeLimitKb === undefined
+        ? [process.execPath, args]
+        : ['bash', ['-c', `ulimit -f ${fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, ...args]];
+    const child = spawn(file, argv, {
       cwd: packageDir,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
