@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,4 +53,36 @@ describe('the dispatch snapshot reads no file through a link out of the workspac
     expect(snapshot).toMatchObject({ kind: 'file', after: { text: 'bye inside\n' } });
     expect(fileState(ws.root, path.join(ws.root, 'nothing.txt'))).toEqual({ type: 'missing' });
   });
+});
+
+describe('the git fingerprint reads only bounded regular files inside the git directory', () => {
+  it('a FIFO, a link to /dev/zero and a link to / in .git/refs neither hang it nor walk the host', async () => {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws.root, stdio: 'ignore' });
+    git('init', '-q');
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'one');
+    execFileSync('mkfifo', [path.join(ws.root, '.git', 'refs', 'heads', 'fifo')]);
+    await symlink('/dev/zero', path.join(ws.root, '.git', 'refs', 'tags', 'zero'));
+    await symlink('/', path.join(ws.root, '.git', 'refs', 'loop'));
+    // In a child: a read that blocks would block this worker past any test timeout.
+    const fingerprint = () =>
+      execFileSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--conditions=@closedloop/source',
+          '--input-type=module',
+          '-e',
+          `import { gitFingerprint } from ${JSON.stringify(path.join(import.meta.dirname, 'dispatch-snapshot.ts'))};
+           process.stdout.write(String(gitFingerprint(${JSON.stringify(ws.root)})));`,
+        ],
+        { encoding: 'utf8', timeout: 15_000 },
+      );
+    const before = fingerprint();
+    expect(before).toMatch(/^[0-9a-f]{64}$/);
+    expect(fingerprint()).toBe(before);
+    // It still sees history: a new commit changes it.
+    git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'two');
+    expect(fingerprint()).not.toBe(before);
+  }, 60_000);
 });

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnyTool } from '@closedloop/tools';
 import { inspectInside } from '@closedloop/tools/internal';
@@ -124,13 +133,35 @@ export function workspaceFingerprint(workspace: string): { fingerprint: string; 
 function gitDirOf(workspace: string): string | undefined {
   const dotGit = join(workspace, '.git');
   try {
-    const stats = statSync(dotGit);
-    if (stats.isDirectory()) return dotGit;
-    if (!stats.isFile()) return undefined;
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
-    return match ? resolve(workspace, match[1]!) : undefined;
+    if (statSync(dotGit).isDirectory()) return dotGit;
   } catch {
     return undefined;
+  }
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(readGitText(dotGit));
+  return match ? resolve(workspace, match[1]!) : undefined;
+}
+
+/** The most of one git file (a ref, `HEAD`, `packed-refs`, a `.git` pointer) the fingerprint reads. */
+const maxGitFileBytes = 4 * 1024 * 1024;
+
+/**
+ * The text of a regular file of at most {@link maxGitFileBytes} (a link to one is followed); `''`
+ * otherwise. Opened without blocking: a command may have left a FIFO or a link to `/dev/zero` in the
+ * git directory, and reading it the ordinary way would hang the run (or its resume) for good.
+ */
+function readGitText(path: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > maxGitFileBytes) return '';
+    const buffer = Buffer.alloc(stats.size);
+    const read = readSync(fd, buffer, 0, stats.size, 0);
+    return buffer.toString('utf8', 0, read);
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -145,19 +176,11 @@ export function gitFingerprint(workspace: string): string | undefined {
   const gitDir = gitDirOf(workspace);
   if (gitDir === undefined) return undefined;
   let commonDir = gitDir;
-  try {
-    commonDir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    // not a linked worktree
-  }
+  const commonPointer = readGitText(join(gitDir, 'commondir')).trim();
+  // A linked worktree names its repository's common directory.
+  if (commonPointer !== '') commonDir = resolve(gitDir, commonPointer);
   const hash = createHash('sha256');
-  const read = (path: string): string => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const read = readGitText;
   hash.update(`HEAD\0${read(join(gitDir, 'HEAD'))}\n`);
   hash.update(`packed-refs\0${read(join(commonDir, 'packed-refs'))}\n`);
   const refs: string[] = [];
@@ -173,7 +196,8 @@ export function gitFingerprint(workspace: string): string | undefined {
     for (const name of names) {
       const path = join(dir, name);
       try {
-        if (statSync(path).isDirectory()) stack.push(path);
+        // lstat: a link to a folder is not walked (one to `/` would walk the host).
+        if (lstatSync(path).isDirectory()) stack.push(path);
         else refs.push(`${relative(commonDir, path).split(sep).join('/')}\0${read(path)}`);
       } catch {
         // vanished while walking
