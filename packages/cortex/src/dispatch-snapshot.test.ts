@@ -5,7 +5,7 @@ import path from 'node:path';
 import { workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileState, snapshotBeforeDispatch, textSha256 } from './dispatch-snapshot';
+import { fileState, snapshotBeforeDispatch, textSha256, workspaceFingerprint } from './dispatch-snapshot';
 
 let ws: TempWorkspace;
 let outside: string;
@@ -85,4 +85,15 @@ describe('the git fingerprint reads only bounded regular files inside the git di
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'two');
     expect(fingerprint()).not.toBe(before);
   }, 60_000);
+});
+
+describe('the workspace fingerprint never follows a link', () => {
+  it('a link to a host folder is fingerprinted as the link: what changes behind it does not count', async () => {
+    await symlink(outside, path.join(ws.root, 'host'));
+    const before = workspaceFingerprint(ws.root);
+    await writeFile(path.join(outside, 'more.txt'), 'written on the host\n');
+    expect(workspaceFingerprint(ws.root)).toEqual(before);
+    await writeFile(path.join(ws.root, 'inside.txt'), 'changed inside\n');
+    expect(workspaceFingerprint(ws.root).fingerprint).not.toBe(before.fingerprint);
+  });
 });

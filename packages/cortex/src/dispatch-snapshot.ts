@@ -96,7 +96,7 @@ export function sameFileState(a: FileState, b: FileState): boolean {
 
 /**
  * A fingerprint of the workspace's files: every path with its size and modification time
- * (skipping `.git`, `node_modules` and `.closedloop`, at most 20 000 files). Any write to a file
+ * (skipping `.git`, `node_modules` and `.closedloop`, at most 20 000 files; a link counts as itself). Any write to a file
  * changes it; it reads no file content, so it stays cheap on large trees.
  */
 export function workspaceFingerprint(workspace: string): { fingerprint: string; files: number } {
@@ -115,7 +115,8 @@ export function workspaceFingerprint(workspace: string): { fingerprint: string; 
       if (skippedFolders.has(name)) continue;
       const path = join(dir, name);
       try {
-        const stats = statSync(path);
+        // lstat: a link is fingerprinted as itself, never followed (one to `/` would walk the host).
+        const stats = lstatSync(path);
         if (stats.isDirectory()) stack.push(path);
         else
           entries.push(`${relative(workspace, path).split(sep).join('/')}\0${stats.size}\0${stats.mtimeMs}`);
