@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
+import { openedInside } from '@closedloop/tools/internal';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { runCommand } from './run-command';
 import { commitsMadeByStep } from './step-commits';
@@ -77,7 +78,8 @@ const HASH_CHUNK_BYTES = 1024 * 1024;
  * The sha256 of a regular file whose real path is inside `realRoot`, read in chunks through a
  * descriptor opened without following a last-moment link and without blocking; undefined for a
  * link out of the workspace (a host file's content is never compared), a FIFO, socket or device,
- * a directory, or a file over `maxBytes` (also one that grows past it while it is read).
+ * a directory, a file the kernel opened outside (a folder above it swapped for a link out), or a
+ * file over `maxBytes` (also one that grows past it while it is read).
  */
 function hashInside(realRoot: string, file: string, maxBytes = MAX_HASH_BYTES): string | undefined {
   let fd: number | undefined;
@@ -87,7 +89,7 @@ function hashInside(realRoot: string, file: string, maxBytes = MAX_HASH_BYTES): 
     if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
     fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const info = fstatSync(fd);
-    if (!info.isFile() || info.size > maxBytes) return undefined;
+    if (!info.isFile() || info.size > maxBytes || !openedInside(realRoot, fd)) return undefined;
     const hash = createHash('sha256');
     const chunk = Buffer.allocUnsafe(Math.min(HASH_CHUNK_BYTES, Math.max(1, maxBytes + 1)));
     let total = 0;

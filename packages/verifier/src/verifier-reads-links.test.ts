@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { truncateSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import { analyseLedger } from './ledger-evidence';
 import { readCoverage } from './protocols/coverage-protocol';
 import { createStepChanges } from './step-changes';
 import { createWorkspaceFacts, realRootOf } from './workspace-facts';
+import { snapshotWorkspace } from './workspace-snapshot';
 
 const workspace = useTempWorkspaces();
 const outsides: string[] = [];
@@ -163,4 +164,43 @@ describe('the verifier reads no file through a link out of the workspace, and ne
     truncateSync(path.join(root, 'huge.bin'), 3 * 1024 ** 3);
     expect(await status('huge.bin', sha(''))).not.toBe('unchanged');
   });
+
+  it('a snapshot never hashes or keeps a file outside while a folder above it is swapped for a link out', async () => {
+    const elsewhere = await outside({ 'f.ts': 'export const outside = 1;\n' });
+    const ws = await workspace({ 'd/f.ts': 'export const inside = 1;\n' });
+    const root = realRootOf(ws.root);
+    const outsideHash = createHash('sha1').update('export const outside = 1;\n').digest('hex');
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+const [d, keep, out] = process.argv.slice(1);
+const end = Date.now() + 20000;
+while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.unlinkSync(d); fs.renameSync(keep, d); }`,
+        path.join(root, 'd'),
+        path.join(root, 'd.kept'),
+        elsewhere,
+      ],
+      { stdio: 'ignore' },
+    );
+    let leaks = 0;
+    let insides = 0;
+    try {
+      const end = Date.now() + 3000;
+      while (Date.now() < end) {
+        const snapshot = snapshotWorkspace(root);
+        for (const state of snapshot.files.values()) if (state.hash === outsideHash) leaks += 1;
+        for (const text of snapshot.texts.values()) {
+          if (text.includes('outside')) leaks += 1;
+          if (text.includes('inside')) insides += 1;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(insides).toBeGreaterThan(0);
+    expect(leaks).toBe(0);
+  }, 15_000);
 });
