@@ -61,8 +61,8 @@ function readAtMost(fd: number, size: number, maxBytes: number): Buffer | undefi
  * What `target` holds, without following a link out of `root` (a link inside it is followed, as
  * the file tools follow it): a regular file's content is read through a descriptor opened without
  * following a last-moment link and without blocking (a FIFO), up to `maxBytes` (a file growing
- * past it while read is `other`), and only when the kernel places the open file inside `root`. Synchronous, for
- * code that looks at one path between two steps (snapshots, reconciliation).
+ * past it while read is `other`), and only when the kernel places the open file inside `root`.
+ * Synchronous, for code that looks at one path between two steps (snapshots, reconciliation).
  */
 export function inspectInside(root: string, target: string, maxBytes: number): InsideEntry {
   let real: string;

@@ -107,6 +107,7 @@ function hashInside(realRoot: string, file: string, maxBytes = MAX_HASH_BYTES): 
     if (fd !== undefined) closeSync(fd);
   }
 }
+
 /** How far a file's mtime may trail the wall clock (the kernel stamps files with a coarse clock). */
 const COARSE_CLOCK_MS = 50;
 
