@@ -5,6 +5,6 @@
  * @packageDocumentation
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
-export { type InsideEntry, inspectInside } from './inspect-inside';
+export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 export { truncateText } from './truncate-text';

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
+import { openedInside } from '@closedloop/tools/internal';
 import type { LedgerAnalysis } from './ledger-evidence';
 import { runCommand } from './run-command';
 import { commitsMadeByStep } from './step-commits';
@@ -65,6 +67,47 @@ export interface StepChangesOptions {
 }
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * The most a prior-state comparison hashes (cortex's dispatch snapshots hash files up to this
+ * size, so a larger file cannot match a prior hash anyway).
+ */
+const MAX_HASH_BYTES = 256 * 1024 * 1024;
+const HASH_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The sha256 of a regular file whose real path is inside `realRoot`, read in chunks through a
+ * descriptor opened without following a last-moment link and without blocking; undefined for a
+ * link out of the workspace (a host file's content is never compared), a FIFO, socket or device,
+ * a directory, a file the kernel opened outside (a folder above it swapped for a link out), or a
+ * file over `maxBytes` (also one that grows past it while it is read).
+ */
+function hashInside(realRoot: string, file: string, maxBytes = MAX_HASH_BYTES): string | undefined {
+  let fd: number | undefined;
+  try {
+    const real = realpathSync(file);
+    const inside = path.relative(realRoot, real);
+    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > maxBytes || !openedInside(realRoot, fd)) return undefined;
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(Math.min(HASH_CHUNK_BYTES, Math.max(1, maxBytes + 1)));
+    let total = 0;
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) return undefined;
+      hash.update(chunk.subarray(0, read));
+    }
+    return hash.digest('hex');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** How far a file's mtime may trail the wall clock (the kernel stamps files with a coarse clock). */
 const COARSE_CLOCK_MS = 50;
 
@@ -127,14 +170,14 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       stats = undefined;
     }
     // Its content before this step's calls is known: compare contents, not clocks.
+    // Only a regular file inside the workspace is hashed, in bounded chunks: a link out of it (to a
+    // host file), a FIFO or device swapped in, or a file too big to hash falls to the clocks below.
     const prior = priorStates.get(file);
     if (prior !== undefined && (stats === undefined || stats.isFile())) {
       if (stats === undefined) return prior === null ? 'unchanged' : 'deleted';
       if (prior === null) return 'created';
-      const now = createHash('sha256')
-        .update(readFileSync(facts.absolute(file)))
-        .digest('hex');
-      return now === prior ? 'unchanged' : 'modified';
+      const now = hashInside(facts.root, facts.absolute(file));
+      if (now !== undefined) return now === prior ? 'unchanged' : 'modified';
     }
     const changes = facts.gitTop !== undefined ? await facts.changes() : undefined;
     const gitKind = changes?.get(file)?.kind;

@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { truncateSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,8 +8,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { manifestLists, packageInstalled } from './check-claims';
 import { detectTooling } from './detect-tooling';
+import { analyseLedger } from './ledger-evidence';
 import { readCoverage } from './protocols/coverage-protocol';
-import { realRootOf } from './workspace-facts';
+import { createStepChanges } from './step-changes';
+import { createWorkspaceFacts, realRootOf } from './workspace-facts';
+import { snapshotWorkspace } from './workspace-snapshot';
 
 const workspace = useTempWorkspaces();
 const outsides: string[] = [];
@@ -129,4 +134,73 @@ describe('the verifier reads no file through a link out of the workspace, and ne
     );
     expect(readCoverage(dir, 'json-summary', ws.root)).toBe(91.5);
   });
+
+  it('step changes: a prior state is compared with a file inside, read in bounded chunks', async () => {
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    const elsewhere = await outside({ 'secret.txt': 'host secret\n' });
+    const ws = await workspace({ 'notes.txt': 'old\n' });
+    const root = realRootOf(ws.root);
+    const status = (file: string, prior: string | null) =>
+      within(
+        createStepChanges({
+          facts: createWorkspaceFacts(root),
+          ledger: analyseLedger([]),
+          priorStates: new Map([[file, prior]]),
+        }).status(file),
+      );
+    expect(await status('notes.txt', sha('old\n'))).toBe('unchanged');
+    expect(await status('notes.txt', sha('older\n'))).toBe('modified');
+
+    // A link out of the workspace: the host file's content is never compared (it matches here).
+    await symlink(path.join(elsewhere, 'secret.txt'), path.join(root, 'linked.txt'));
+    expect(await status('linked.txt', sha('host secret\n'))).not.toBe('unchanged');
+    await symlink('/dev/zero', path.join(root, 'zero.txt'));
+    expect(await status('zero.txt', sha(''))).not.toBe('unchanged');
+    fifo(path.join(root, 'pipe.txt'));
+    expect(await status('pipe.txt', sha(''))).not.toBe('unchanged');
+
+    // A sparse file of 3 GiB: not read whole into memory (readFileSync threw above 2 GiB).
+    await writeFile(path.join(root, 'huge.bin'), '');
+    truncateSync(path.join(root, 'huge.bin'), 3 * 1024 ** 3);
+    expect(await status('huge.bin', sha(''))).not.toBe('unchanged');
+  });
+
+  it('a snapshot never hashes or keeps a file outside while a folder above it is swapped for a link out', async () => {
+    const elsewhere = await outside({ 'f.ts': 'export const outside = 1;\n' });
+    const ws = await workspace({ 'd/f.ts': 'export const inside = 1;\n' });
+    const root = realRootOf(ws.root);
+    const outsideHash = createHash('sha1').update('export const outside = 1;\n').digest('hex');
+    const swapper = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+const [d, keep, out] = process.argv.slice(1);
+const end = Date.now() + 20000;
+while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.unlinkSync(d); fs.renameSync(keep, d); }`,
+        path.join(root, 'd'),
+        path.join(root, 'd.kept'),
+        elsewhere,
+      ],
+      { stdio: 'ignore' },
+    );
+    let leaks = 0;
+    let insides = 0;
+    try {
+      const end = Date.now() + 3000;
+      while (Date.now() < end) {
+        const snapshot = snapshotWorkspace(root);
+        for (const state of snapshot.files.values()) if (state.hash === outsideHash) leaks += 1;
+        for (const text of snapshot.texts.values()) {
+          if (text.includes('outside')) leaks += 1;
+          if (text.includes('inside')) insides += 1;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect(insides).toBeGreaterThan(0);
+    expect(leaks).toBe(0);
+  }, 15_000);
 });

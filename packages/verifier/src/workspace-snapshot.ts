@@ -14,6 +14,7 @@ import {
   statfsSync,
 } from 'node:fs';
 import path from 'node:path';
+import { openedInside } from '@closedloop/tools/internal';
 import { isLineEntryFile } from './line-entries';
 
 /** What a snapshot keeps of one file. */
@@ -206,6 +207,7 @@ export function snapshotCacheSize(): { roots: number; entries: number } {
 }
 
 function readFileState(
+  realRoot: string,
   absolute: string,
   stats: Stats,
   maxHashBytes: number,
@@ -216,9 +218,18 @@ function readFileState(
   if (stats.size <= maxHashBytes) {
     let fd: number | undefined;
     try {
-      // Not through a link or into a FIFO a command swapped in since the walk's lstat.
+      // Not through a link or into a FIFO a command swapped in since the walk's lstat, nor another
+      // file (a folder above it swapped for a link out, a bigger file): the one the walk saw.
       fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+      const opened = fstatSync(fd);
+      if (
+        !opened.isFile() ||
+        opened.ino !== stats.ino ||
+        opened.dev !== stats.dev ||
+        opened.size > maxHashBytes ||
+        !openedInside(realRoot, fd)
+      )
+        throw new Error('not the regular file the walk saw');
       const content = readFileSync(fd);
       hash = createHash('sha1').update(content).digest('hex');
       if (wantText && stats.size <= MAX_TEXT_BYTES) text = content.toString('utf8');
@@ -238,6 +249,7 @@ function readFileState(
  * cache for the next walk, or `undefined` when the state is too recent to trust again.
  */
 function hashFile(
+  realRoot: string,
   absolute: string,
   stats: Stats,
   maxHashBytes: number,
@@ -263,7 +275,7 @@ function hashFile(
   ) {
     return { state: cached.state, text: wantText ? cached.text : undefined, keep: cached };
   }
-  const { hash, text } = readFileState(absolute, stats, maxHashBytes, wantText);
+  const { hash, text } = readFileState(realRoot, absolute, stats, maxHashBytes, wantText);
   const state: FileState = { size: stats.size, mtimeMs: stats.mtimeMs, hash };
   const trusted = hash !== undefined && stats.mtimeMs < racyBefore && stats.ctimeMs < racyBefore;
   return {
@@ -595,6 +607,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
       }
       const wantText = entry.textAlways || (entry.textIfSmall && stats.size <= MAX_SOURCE_TEXT_BYTES);
       const state = hashFile(
+        realRoot,
         entry.absolute,
         stats,
         maxHashBytes,

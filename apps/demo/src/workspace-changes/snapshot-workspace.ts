@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { openedInside } from '@closedloop/tools/internal';
 
 /** One file as a snapshot saw it. */
 export interface FileSnapshot {
@@ -40,14 +50,21 @@ function isBinary(content: Buffer): boolean {
 /**
  * The bytes of a regular file, opened without following a symbolic link and without blocking (a
  * command running at the same time may have swapped the file for a link to a file outside the
- * workspace, or for a FIFO); its size and time when it is larger than `maxBytes`. Throws for
+ * workspace, or for a FIFO, or a folder above it for such a link: the kernel must place the
+ * opened file inside `realRoot`); its size and time when it is larger than `maxBytes`. Throws for
  * anything that is not a regular file.
  */
-function readRegularFile(full: string, maxBytes: number): Buffer | { size: number; mtimeMs: number } {
+function readRegularFile(
+  realRoot: string,
+  full: string,
+  maxBytes: number,
+): Buffer | { size: number; mtimeMs: number } {
   const fd = openSync(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new Error(`${full} is not a regular file`);
+    // A folder above it swapped for a link out of the workspace while the walk ran.
+    if (!openedInside(realRoot, fd)) throw new Error(`${full} is outside the workspace`);
     if (stats.size > maxBytes) return { size: stats.size, mtimeMs: stats.mtimeMs };
     return readFileSync(fd);
   } finally {
@@ -65,6 +82,12 @@ export function snapshotWorkspace(root: string, limits: SnapshotLimits = {}): Wo
   let textBudget = limits.maxTextBytes ?? 16 * 1024 * 1024;
   const files = new Map<string, FileSnapshot>();
   let truncated = false;
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    return { files, truncated };
+  }
   const walk = (dir: string, prefix: string) => {
     let entries: Dirent[];
     try {
@@ -87,7 +110,7 @@ export function snapshotWorkspace(root: string, limits: SnapshotLimits = {}): Wo
         return;
       }
       try {
-        const content = readRegularFile(full, maxFileBytes);
+        const content = readRegularFile(realRoot, full, maxFileBytes);
         if (typeof content === 'object' && !Buffer.isBuffer(content)) {
           const { size, mtimeMs } = content;
           files.set(path, { hash: `${size}:${mtimeMs}`, size, text: null, withoutText: 'too-large' });
@@ -107,6 +130,6 @@ export function snapshotWorkspace(root: string, limits: SnapshotLimits = {}): Wo
       }
     }
   };
-  walk(root, '');
+  walk(realRoot, '');
   return { files, truncated };
 }
