@@ -240,6 +240,16 @@ function rejectedChunk(raw: Json | undefined): Json | undefined {
   return raw;
 }
 
+/**
+ * A gateway's keep-alive event with data (`event: ping` + `data: {}` or `data: {"type":"ping"}`),
+ * which the AI SDK reads as a chunk and rejects: an object with no key but a `ping` `type`.
+ */
+function isKeepAlive(raw: Json | undefined): boolean {
+  if (!raw) return false;
+  for (const key in raw) if (key !== 'type' || raw.type !== 'ping') return false;
+  return true;
+}
+
 /** Chat Completions usage (`prompt_tokens`, `completion_tokens`) as AI SDK v2 usage. */
 function chatUsage(usage: unknown): Json | undefined {
   if (!isRecord(usage)) return undefined;
@@ -949,6 +959,11 @@ export class AISDKChatModel implements ChatModel {
           case 'error': {
             if (isEndedWithoutFinishReason(part.error)) {
               endedWithoutFinishReason = true;
+              break;
+            }
+            // A keep-alive the AI SDK parsed as a chunk and rejected: no part of the answer.
+            if (isKeepAlive(lastRaw)) {
+              lastRaw = undefined;
               break;
             }
             // A chunk the AI SDK's schema rejected: read from its raw form, not a failed answer.

@@ -287,6 +287,7 @@ describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, s
     ['groq-x-groq-usage-stream', 'Three steps.', [], 'stop'],
     ['refusal-stream', "I'm sorry, I can't help with that.", [], 'refusal'],
     ['minimax-empty-role-stream', 'Running the tests.', ['run_command {"cmd": "pnpm test"}'], 'tool-calls'],
+    ['gateway-ping-data-stream', 'Step one: read the file.', [], 'stop'],
   ])('%s: text %j, calls %j, finish %s', async (fixture, text, calls, finishReason) => {
     server.script(sse(fixture));
     const { parts, error } = await collectStream(v4().doStream(ask));
@@ -349,5 +350,27 @@ describe('chunks the AI SDK schema rejects, read from their raw form', () => {
     const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
+  it('are skipped, not read as a failed chunk; the answer around them is whole', async () => {
+    server.script(sse('gateway-ping-data-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Step one: read the file.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage.outputTokens).toBe(6);
+  });
+
+  it('an error object in a data chunk is still the error', async () => {
+    const recorded = read('gateway-ping-data-stream');
+    const body = recorded.body.replace('data: {"type":"ping"}', 'data: {"error":{"message":"overloaded","type":"server_error"}}');
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
