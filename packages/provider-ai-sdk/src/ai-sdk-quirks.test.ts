@@ -366,7 +366,10 @@ describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
 
   it('an error object in a data chunk is still the error', async () => {
     const recorded = read('gateway-ping-data-stream');
-    const body = recorded.body.replace('data: {"type":"ping"}', 'data: {"error":{"message":"overloaded","type":"server_error"}}');
+    const body = recorded.body.replace(
+      'data: {"type":"ping"}',
+      'data: {"error":{"message":"overloaded","type":"server_error"}}',
+    );
     expect(body).not.toBe(recorded.body);
     server.script([{ type: 'response', response: { ...recorded, body } }]);
     const { parts, error } = await collectStream(model().doStream(ask));
