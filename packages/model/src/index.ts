@@ -50,14 +50,6 @@ export {
   type ProbeResult,
   probeCapabilities,
 } from './probe-capabilities';
-export {
-  defaultStreamIdleTimeoutMs,
-  defaultStreamTailTimeoutMs,
-  type StallGuardedStream,
-  type StallTimeoutOptions,
-  streamStallError,
-  withStallTimeout,
-} from './stall-timeout';
 export { type ToToolSpecInput, toToolSpec } from './to-tool-spec';
 export {
   computeCost,
