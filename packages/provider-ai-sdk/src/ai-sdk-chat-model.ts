@@ -15,9 +15,12 @@ import {
 } from '@closedloop/model';
 import {
   checkModelId,
+  defaultStreamIdleTimeoutMs,
   isCompleteToolArguments,
   parseToolCall,
+  streamStallError,
   truncatedToolCallError,
+  withStallTimeout,
 } from '@closedloop/model/provider';
 import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
@@ -46,6 +49,12 @@ export interface FromAISDKOptions {
    * with `ModelError('timeout')`. Default: none (the AI SDK model's own behaviour).
    */
   timeoutMs?: number;
+  /**
+   * Longest silence of a stream between two parts, in ms (keep-alives the provider's parser
+   * drops do not count): a longer one cancels the stream with a retryable `network` error.
+   * Default 120 000; `0` turns it off.
+   */
+  streamIdleTimeoutMs?: number;
   /**
    * Literal secrets (the provider's API key) to remove from error messages. AI SDK errors carry
    * the provider's message, which some providers echo keys into.
@@ -367,6 +376,14 @@ export class AISDKChatModel implements ChatModel {
       throw new ModelError({
         code: 'bad-request',
         message: `fromAISDK: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
+        provider,
+      });
+    }
+    const idle = options.streamIdleTimeoutMs;
+    if (idle !== undefined && !(typeof idle === 'number' && idle >= 0)) {
+      throw new ModelError({
+        code: 'bad-request',
+        message: `fromAISDK: streamIdleTimeoutMs must be a number of milliseconds >= 0, got ${idle}`,
         provider,
       });
     }
@@ -744,6 +761,19 @@ export class AISDKChatModel implements ChatModel {
       ? Object.entries(headers).find(([key]) => key.toLowerCase() === 'content-type')?.[1]
       : undefined;
     const reader = stream.getReader();
+    const source: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => reader.read() as Promise<IteratorResult<unknown>>,
+        return: async () => {
+          await reader.cancel().catch(() => {});
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    const parts = withStallTimeout(source, {
+      idleMs: this.#options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs,
+      onStall: (ms) => streamStallError(this.provider, ms, { received: text.length, requestId }),
+    });
     let text = '';
     // Not a cut connection: the server answered with one JSON body (an error such as LM Studio's
     // 200 for a wrong path, or a whole response) that the AI SDK reads no events from.
@@ -835,7 +865,7 @@ export class AISDKChatModel implements ChatModel {
     let completed = false;
     try {
       while (true) {
-        const { done, value } = await reader.read();
+        const { done, value } = await parts.next();
         if (done) break;
         if (!isRecord(value)) continue;
         const part = value;

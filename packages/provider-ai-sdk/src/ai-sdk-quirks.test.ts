@@ -377,3 +377,36 @@ describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe('a stream that never closes (a proxy holding the connection)', () => {
+  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
+  const stalling = () =>
+    fromAISDK(
+      createOpenAICompatible({
+        name: 'loopback',
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-loopback-000000',
+        includeUsage: true,
+      })('gpt-4.1'),
+      { name: 'openai-compatible', streamIdleTimeoutMs: 300 },
+    );
+
+  it.each([
+    ['headers, then nothing', { limitEvents: 0, after: 'hold' as const }],
+    [
+      'part of the answer, then keep-alive comments forever',
+      { limitEvents: 2, after: 'hold' as const, keepAlive },
+    ],
+  ])('%s: a retryable stall error after streamIdleTimeoutMs, not a success', async (_, options) => {
+    server.script(sse('proxy-keep-alive-never-closes-stream', options));
+    const started = performance.now();
+    const { parts, error } = await collectStream(stalling().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect((error as ModelError).requestId).toBe('req_keepalive_hold');
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
