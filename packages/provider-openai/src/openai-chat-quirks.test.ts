@@ -345,3 +345,32 @@ describe('a stream that never closes (a proxy holding the connection)', () => {
     expect(result.usage.outputTokens).toBe(7);
   });
 });
+
+describe('a Responses API stream that never closes', () => {
+  const responses = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
+  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
+  const responsesModel = (streamIdleTimeoutMs?: number) =>
+    createOpenAI({
+      name: 'openai',
+      apiKey: 'sk-loopback-000000',
+      baseURL: `${server.url}/v1`,
+      ...(streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs }),
+    }).responses('gpt-4.1');
+
+  it('after response.completed, keep-alives: the complete answer settles promptly', async () => {
+    server.script(responses.sse('text-stream', { after: 'hold', keepAlive }));
+    const started = performance.now();
+    const { parts, error } = await collectStream(responsesModel().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(error).toBeUndefined();
+    expect(finishedResult(parts).finishReason).toBe('stop');
+  });
+
+  it('mid-answer, keep-alives forever: a retryable stall error', async () => {
+    server.script(responses.sse('text-stream', { limitEvents: 6, after: 'hold', keepAlive }));
+    const { parts, error } = await collectStream(responsesModel(300).doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});

@@ -76,10 +76,11 @@ export interface OpenAIProviderOptions {
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
   /**
-   * Longest silence of a Chat Completions stream between two chunks, in ms (keep-alive comments
-   * do not count): a longer one cancels the request with a retryable `network` error. Default
-   * 120 000; `0` turns it off. Once the `finish_reason` arrived, the stream ends as the answer
-   * after 1 s of silence even when the server never sends `[DONE]` nor closes it.
+   * Longest silence of a stream (Chat Completions or Responses) between two events, in ms
+   * (keep-alive comments do not count): a longer one cancels the request with a retryable
+   * `network` error. Default 120 000; `0` turns it off. Once the `finish_reason` (or
+   * `response.completed`) arrived, the stream ends as the answer after 1 s of silence even when
+   * the server never sends `[DONE]` nor closes it.
    */
   streamIdleTimeoutMs?: number;
 }
