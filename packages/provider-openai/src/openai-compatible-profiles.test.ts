@@ -411,7 +411,8 @@ describe('tool-call ids repeated across turns or empty (llama.cpp, Ollama histor
       ...(profile === 'mistral' ? { profile: 'mistral' as const } : { name: 'vllm' }),
     })('m', quiet);
     await streamResult(model.doStream(toolLoop));
-    const messages = (server.requests[0]?.json as { messages: Array<Record<string, unknown>> }).messages;
+    const body = server.requests[0]?.json as { messages: Array<Record<string, unknown>> } | undefined;
+    const messages = body?.messages ?? [];
     const callIds = messages.flatMap((message) =>
       Array.isArray(message.tool_calls) ? message.tool_calls.map((call: { id: string }) => call.id) : [],
     );
