@@ -22,6 +22,12 @@ export interface StallTimeoutOptions {
   tailMs?: number;
   /** The error a stall throws (see {@link streamStallError}). */
   onStall: (idleMs: number) => Error;
+  /**
+   * Cancels the request when the guard gives up on it (a stall, or the tail after `complete()`):
+   * an SDK stream's `controller.abort()`. The source's `return` is called too, but an async
+   * generator's `return` waits behind its pending read, so it alone would leave the connection open.
+   */
+  cancel?: () => void;
 }
 
 /** An async iterator whose reads time out: see {@link withStallTimeout}. */
@@ -38,6 +44,7 @@ class StallGuard<T> implements StallGuardedStream<T> {
   readonly #idleMs: number;
   readonly #tailMs: number;
   readonly #onStall: (idleMs: number) => Error;
+  readonly #cancel: (() => void) | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerMs = 0;
   #pending: ((stalled: true) => void) | undefined;
@@ -49,6 +56,7 @@ class StallGuard<T> implements StallGuardedStream<T> {
     this.#idleMs = options.idleMs;
     this.#tailMs = options.tailMs ?? defaultStreamTailTimeoutMs;
     this.#onStall = options.onStall;
+    this.#cancel = options.cancel;
   }
 
   [Symbol.asyncIterator](): this {
@@ -92,7 +100,12 @@ class StallGuard<T> implements StallGuardedStream<T> {
         settled = true;
         const completed = this.#completed;
         this.#stop();
-        // Cancel the read (an SDK stream's `return` aborts its request); do not wait for it.
+        // Cancel the request and the read; do not wait for them.
+        try {
+          this.#cancel?.();
+        } catch {
+          // cancelling is best effort
+        }
         void Promise.resolve(this.#source.return?.()).catch(() => {});
         if (completed) resolve({ done: true, value: undefined });
         else reject(this.#onStall(ms));

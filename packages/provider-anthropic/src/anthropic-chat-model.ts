@@ -417,6 +417,7 @@ export class AnthropicChatModel implements ChatModel {
     const stream = withStallTimeout(data, {
       idleMs: this.#config.streamIdleTimeoutMs,
       onStall: (ms) => streamStallError(this.provider, ms, { requestId }),
+      cancel: () => data.controller.abort(),
     });
     return { stream, requestId };
   }

@@ -525,6 +525,7 @@ export class OpenAIChatModel implements ChatModel {
       stream = withStallTimeout(data, {
         idleMs: this.#config.streamIdleTimeoutMs ?? 0,
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
+        cancel: () => data.controller.abort(),
       });
       if ((response.headers.get('content-type') ?? '').includes('json')) {
         wholeBody = true;

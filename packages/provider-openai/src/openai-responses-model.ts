@@ -316,6 +316,7 @@ export class OpenAIResponsesModel implements ChatModel {
       stream = withStallTimeout(data as AsyncIterable<unknown>, {
         idleMs: this.#config.streamIdleTimeoutMs ?? 0,
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
+        cancel: () => data.controller.abort(),
       });
       if ((response.headers.get('content-type') ?? '').includes('json')) {
         // A JSON body instead of an event stream (the SDK would read no events from it): its
