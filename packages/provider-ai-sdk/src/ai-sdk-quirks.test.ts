@@ -408,5 +408,7 @@ describe('a stream that never closes (a proxy holding the connection)', () => {
     expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
     expect((error as ModelError).requestId).toBe('req_keepalive_hold');
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    // The request was aborted: the server saw the connection close.
+    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
   });
 });

@@ -143,5 +143,7 @@ describe('a stream that never closes', () => {
     expect((error as ModelError).isRetryable).toBe(true);
     expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    // The request was aborted: the server saw the connection close.
+    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
   });
 });
