@@ -4,7 +4,7 @@ import { readRecordedResponse } from './loopback-server';
 /** Options of an SSE reply built by {@link fixtureReplies}. */
 export type StreamReplyOptions = Pick<
   Extract<LoopbackReply, { type: 'response' }>,
-  'after' | 'limitEvents' | 'chunking'
+  'after' | 'limitEvents' | 'chunking' | 'keepAlive'
 >;
 
 /** Reply builders over one adapter's folder of `.http` fixtures. */

@@ -50,6 +50,12 @@ export type LoopbackReply =
       after?: 'end' | 'hold' | 'destroy';
       /** Write only the first N events, then apply `after`. */
       limitEvents?: number;
+      /**
+       * With `after: 'hold'`: writes `text` every `everyMs` while the connection is held (a
+       * server that trickles keep-alives — `: keep-alive` comments, `event: ping` — and never
+       * ends the stream). Stops when the client closes the connection.
+       */
+      keepAlive?: { text: string; everyMs: number };
     }
   /**
    * Answers from the request itself (simulators: a provider's prompt-cache accounting, a scripted
@@ -212,7 +218,18 @@ async function writeReply(
   else if (after === 'destroy') {
     await tick();
     res.socket?.destroy();
-  } else if (res.socket) sockets.add(res.socket);
+  } else if (res.socket) {
+    sockets.add(res.socket);
+    const { keepAlive } = reply;
+    if (keepAlive) {
+      const timer = setInterval(() => {
+        if (res.destroyed || res.writableEnded) clearInterval(timer);
+        else res.write(keepAlive.text);
+      }, keepAlive.everyMs);
+      timer.unref();
+      res.once('close', () => clearInterval(timer));
+    }
+  }
 }
 
 const replyTypes = new Set(['response', 'compute', 'reset', 'hang']);

@@ -39,6 +39,14 @@ export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-re
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
+  defaultStreamIdleTimeoutMs,
+  defaultStreamTailTimeoutMs,
+  type StallGuardedStream,
+  type StallTimeoutOptions,
+  streamStallError,
+  withStallTimeout,
+} from './stall-timeout';
+export {
   type ResultToStreamOptions,
   resultToStream,
   type StreamToResultOptions,

@@ -15,9 +15,12 @@ import {
 } from '@closedloop/model';
 import {
   checkModelId,
+  defaultStreamIdleTimeoutMs,
   isCompleteToolArguments,
   parseToolCall,
+  streamStallError,
   truncatedToolCallError,
+  withStallTimeout,
 } from '@closedloop/model/provider';
 import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
@@ -46,6 +49,12 @@ export interface FromAISDKOptions {
    * with `ModelError('timeout')`. Default: none (the AI SDK model's own behaviour).
    */
   timeoutMs?: number;
+  /**
+   * Longest silence of a stream between two parts, in ms (keep-alives the provider's parser
+   * drops do not count): a longer one cancels the stream with a retryable `network` error.
+   * Default 120 000; `0` turns it off.
+   */
+  streamIdleTimeoutMs?: number;
   /**
    * Literal secrets (the provider's API key) to remove from error messages. AI SDK errors carry
    * the provider's message, which some providers echo keys into.
@@ -240,6 +249,16 @@ function rejectedChunk(raw: Json | undefined): Json | undefined {
   return raw;
 }
 
+/**
+ * A gateway's keep-alive event with data (`event: ping` + `data: {}` or `data: {"type":"ping"}`),
+ * which the AI SDK reads as a chunk and rejects: an object with no key but a `ping` `type`.
+ */
+function isKeepAlive(raw: Json | undefined): boolean {
+  if (!raw) return false;
+  for (const key in raw) if (key !== 'type' || raw.type !== 'ping') return false;
+  return true;
+}
+
 /** Chat Completions usage (`prompt_tokens`, `completion_tokens`) as AI SDK v2 usage. */
 function chatUsage(usage: unknown): Json | undefined {
   if (!isRecord(usage)) return undefined;
@@ -357,6 +376,14 @@ export class AISDKChatModel implements ChatModel {
       throw new ModelError({
         code: 'bad-request',
         message: `fromAISDK: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
+        provider,
+      });
+    }
+    const idle = options.streamIdleTimeoutMs;
+    if (idle !== undefined && !(typeof idle === 'number' && idle >= 0)) {
+      throw new ModelError({
+        code: 'bad-request',
+        message: `fromAISDK: streamIdleTimeoutMs must be a number of milliseconds >= 0, got ${idle}`,
         provider,
       });
     }
@@ -734,6 +761,19 @@ export class AISDKChatModel implements ChatModel {
       ? Object.entries(headers).find(([key]) => key.toLowerCase() === 'content-type')?.[1]
       : undefined;
     const reader = stream.getReader();
+    const source: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => reader.read() as Promise<IteratorResult<unknown>>,
+        return: async () => {
+          await reader.cancel().catch(() => {});
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    const parts = withStallTimeout(source, {
+      idleMs: this.#options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs,
+      onStall: (ms) => streamStallError(this.provider, ms, { received: text.length, requestId }),
+    });
     let text = '';
     // Not a cut connection: the server answered with one JSON body (an error such as LM Studio's
     // 200 for a wrong path, or a whole response) that the AI SDK reads no events from.
@@ -825,7 +865,7 @@ export class AISDKChatModel implements ChatModel {
     let completed = false;
     try {
       while (true) {
-        const { done, value } = await reader.read();
+        const { done, value } = await parts.next();
         if (done) break;
         if (!isRecord(value)) continue;
         const part = value;
@@ -949,6 +989,11 @@ export class AISDKChatModel implements ChatModel {
           case 'error': {
             if (isEndedWithoutFinishReason(part.error)) {
               endedWithoutFinishReason = true;
+              break;
+            }
+            // A keep-alive the AI SDK parsed as a chunk and rejected: no part of the answer.
+            if (isKeepAlive(lastRaw)) {
+              lastRaw = undefined;
               break;
             }
             // A chunk the AI SDK's schema rejected: read from its raw form, not a failed answer.

@@ -287,6 +287,7 @@ describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, s
     ['groq-x-groq-usage-stream', 'Three steps.', [], 'stop'],
     ['refusal-stream', "I'm sorry, I can't help with that.", [], 'refusal'],
     ['minimax-empty-role-stream', 'Running the tests.', ['run_command {"cmd": "pnpm test"}'], 'tool-calls'],
+    ['gateway-ping-data-stream', 'Step one: read the file.', [], 'stop'],
   ])('%s: text %j, calls %j, finish %s', async (fixture, text, calls, finishReason) => {
     server.script(sse(fixture));
     const { parts, error } = await collectStream(v4().doStream(ask));
@@ -349,5 +350,65 @@ describe('chunks the AI SDK schema rejects, read from their raw form', () => {
     const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('network');
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
+  it('are skipped, not read as a failed chunk; the answer around them is whole', async () => {
+    server.script(sse('gateway-ping-data-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Step one: read the file.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage.outputTokens).toBe(6);
+  });
+
+  it('an error object in a data chunk is still the error', async () => {
+    const recorded = read('gateway-ping-data-stream');
+    const body = recorded.body.replace(
+      'data: {"type":"ping"}',
+      'data: {"error":{"message":"overloaded","type":"server_error"}}',
+    );
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body } }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('a stream that never closes (a proxy holding the connection)', () => {
+  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
+  const stalling = () =>
+    fromAISDK(
+      createOpenAICompatible({
+        name: 'loopback',
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-loopback-000000',
+        includeUsage: true,
+      })('gpt-4.1'),
+      { name: 'openai-compatible', streamIdleTimeoutMs: 300 },
+    );
+
+  it.each([
+    ['headers, then nothing', { limitEvents: 0, after: 'hold' as const }],
+    [
+      'part of the answer, then keep-alive comments forever',
+      { limitEvents: 2, after: 'hold' as const, keepAlive },
+    ],
+  ])('%s: a retryable stall error after streamIdleTimeoutMs, not a success', async (_, options) => {
+    server.script(sse('proxy-keep-alive-never-closes-stream', options));
+    const started = performance.now();
+    const { parts, error } = await collectStream(stalling().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect((error as ModelError).requestId).toBe('req_keepalive_hold');
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    // The request was aborted: the server saw the connection close.
+    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
   });
 });

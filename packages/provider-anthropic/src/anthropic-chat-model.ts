@@ -20,7 +20,13 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
-import { parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
+import {
+  parseToolCall,
+  type StallGuardedStream,
+  streamStallError,
+  truncatedToolCallError,
+  withStallTimeout,
+} from '@closedloop/model/provider';
 import {
   type AnthropicChatSettings,
   buildAnthropicRequest,
@@ -42,6 +48,8 @@ export interface AnthropicChatModelConfig {
   client: () => Anthropic;
   /** Literal secrets to redact from error messages (the API key once known). */
   secrets: () => readonly string[];
+  /** Longest silence of a stream between two events, in ms (`0`: no limit). */
+  streamIdleTimeoutMs: number;
 }
 
 type StreamBlock =
@@ -386,7 +394,7 @@ export class AnthropicChatModel implements ChatModel {
   async #openStream(
     body: MessageCreateParamsStreaming,
     signal: AbortSignal | undefined,
-  ): Promise<{ stream: AsyncIterable<RawMessageStreamEvent>; requestId: string | undefined }> {
+  ): Promise<{ stream: StallGuardedStream<RawMessageStreamEvent>; requestId: string | undefined }> {
     const { data, request_id, response } = await this.#config
       .client()
       .messages.create(body, { signal })
@@ -406,12 +414,17 @@ export class AnthropicChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
-    return { stream: data, requestId };
+    const stream = withStallTimeout(data, {
+      idleMs: this.#config.streamIdleTimeoutMs,
+      onStall: (ms) => streamStallError(this.provider, ms, { requestId }),
+      cancel: () => data.controller.abort(),
+    });
+    return { stream, requestId };
   }
 
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
-    let stream: AsyncIterable<RawMessageStreamEvent>;
+    let stream: StallGuardedStream<RawMessageStreamEvent>;
     let requestId: string | undefined;
     let responseTool: ResponseTool | undefined;
     let original: MessageCreateParamsStreaming;
@@ -592,6 +605,9 @@ export class AnthropicChatModel implements ChatModel {
                   requestId,
                 );
               }
+              // The terminal event: a server that then sends only pings and never closes the
+              // stream (a proxy) does not hold the complete answer.
+              if (rawStopReason) stream.complete();
               const released = release();
               if (released) yield released;
               break;

@@ -1,6 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/model';
-import { checkModelId, checkProviderOptions, environmentVariable } from '@closedloop/model/provider';
+import {
+  checkModelId,
+  checkProviderOptions,
+  defaultStreamIdleTimeoutMs,
+  environmentVariable,
+} from '@closedloop/model/provider';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
 import { withAnthropicEventNames } from './with-anthropic-event-names';
@@ -31,6 +36,13 @@ export interface AnthropicProviderOptions {
   name?: string;
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
+  /**
+   * Longest silence of a stream between two events, in ms (pings do not count): a longer one
+   * cancels the request with a retryable `network` error. Default 120 000; `0` turns it off.
+   * Once the final `message_delta` arrived, the stream ends as the answer after 1 s of silence
+   * even when the server never closes it.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 /** A configured Anthropic provider: call it with a model id to get a `ChatModel`. */
@@ -111,6 +123,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     provider,
     client: getClient,
     secrets: (): readonly string[] => (apiKey ? [apiKey] : []),
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs,
   };
 
   const create = (

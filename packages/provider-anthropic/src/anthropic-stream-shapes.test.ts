@@ -109,3 +109,41 @@ describe('a text or thinking block started without its empty text (a proxy trans
     expect(result.finishReason).toBe('stop');
   });
 });
+
+describe('a stream that never closes', () => {
+  const ping = { text: 'event: ping\ndata: {"type": "ping"}\n\n', everyMs: 25 };
+
+  it('after the final message_delta, only pings: the complete answer settles promptly', async () => {
+    server.script(sse('proxy-missing-message-stop-stream', { after: 'hold', keepAlive: ping }));
+    const model = createAnthropic({ apiKey: 'sk-ant-loopback-000000', baseURL: server.url })(
+      'claude-sonnet-4-5',
+    );
+    const started = performance.now();
+    const { result } = await streamResult(model.doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.text).toBe("I'll read the README first.");
+    expect(result.toolCalls.map((call) => call.arguments)).toEqual([{ path: 'README.md' }]);
+    expect(result.finishReason).toBe('tool-calls');
+  });
+
+  it('mid-answer, only pings: a retryable stall error after streamIdleTimeoutMs, not a success', async () => {
+    server.script(
+      sse('proxy-missing-message-stop-stream', { limitEvents: 3, after: 'hold', keepAlive: ping }),
+    );
+    const model = createAnthropic({
+      apiKey: 'sk-ant-loopback-000000',
+      baseURL: server.url,
+      streamIdleTimeoutMs: 300,
+    })('claude-sonnet-4-5');
+    const started = performance.now();
+    const { parts, error } = await collectStream(model.doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    // The request was aborted: the server saw the connection close.
+    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
+  });
+});

@@ -9,7 +9,14 @@ import {
   type StreamPart,
   type ToolCall,
 } from '@closedloop/model';
-import { isCompleteToolArguments, parseToolCall, truncatedToolCallError } from '@closedloop/model/provider';
+import {
+  isCompleteToolArguments,
+  parseToolCall,
+  type StallGuardedStream,
+  streamStallError,
+  truncatedToolCallError,
+  withStallTimeout,
+} from '@closedloop/model/provider';
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
 import type {
@@ -47,6 +54,8 @@ export interface OpenAIChatModelConfig {
   secrets: () => readonly string[];
   /** The server's quirks (default: the generic OpenAI-compatible profile). */
   profile?: OpenAICompatibleProfile;
+  /** Longest silence of a stream between two chunks, in ms (`0` or absent: no limit). */
+  streamIdleTimeoutMs?: number;
 }
 
 /** The slot key of a deprecated streamed `function_call` (wire indexes are >= 0). */
@@ -498,7 +507,7 @@ export class OpenAIChatModel implements ChatModel {
 
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
-    let stream: AsyncIterable<ChatCompletionChunk> | Iterable<ChatCompletionChunk>;
+    let stream: StallGuardedStream<ChatCompletionChunk> | Iterable<ChatCompletionChunk>;
     let requestId: string | undefined;
     let httpResponse: Response;
     // A whole JSON body read as one chunk: it ended cleanly whatever its finish_reason.
@@ -510,9 +519,14 @@ export class OpenAIChatModel implements ChatModel {
         .client()
         .chat.completions.create(body, { signal })
         .withResponse();
-      stream = data;
       httpResponse = response;
       requestId = request_id ?? undefined;
+      const id = requestId;
+      stream = withStallTimeout(data, {
+        idleMs: this.#config.streamIdleTimeoutMs ?? 0,
+        onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
+        cancel: () => data.controller.abort(),
+      });
       if ((response.headers.get('content-type') ?? '').includes('json')) {
         wholeBody = true;
         // A JSON body instead of an event stream (the SDK would read no events from it): an error
@@ -549,7 +563,12 @@ export class OpenAIChatModel implements ChatModel {
         usage = findUsage(chunk) ?? usage;
         const choice = firstChoice(chunk.choices);
         if (!choice) continue;
-        if (choice.finish_reason) rawFinishReason = choice.finish_reason;
+        if (choice.finish_reason) {
+          rawFinishReason = choice.finish_reason;
+          // The terminal chunk (a usage chunk and `[DONE]` may follow): a server that then holds
+          // the connection open does not hold the complete answer.
+          if ('complete' in stream) stream.complete();
+        }
         if (choice.logprobs?.content) logprobs.push(...choice.logprobs.content);
         // A chunk in a completion's shape (`message`, not `delta`; some gateways send the whole
         // answer as one such chunk) is the delta it stands for, not an empty one.

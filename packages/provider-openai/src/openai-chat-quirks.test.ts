@@ -306,3 +306,73 @@ describe("Gemini's extra_content.google.thought_signature on a tool call (OpenAI
     ]);
   });
 });
+
+describe('a stream that never closes (a proxy holding the connection)', () => {
+  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
+  const stalling = () =>
+    createOpenAI({ apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1`, streamIdleTimeoutMs: 300 })(
+      'gpt-4.1',
+    );
+
+  it.each([
+    ['headers, then nothing', { limitEvents: 0, after: 'hold' as const }],
+    [
+      'part of the answer, then keep-alive comments forever',
+      { limitEvents: 2, after: 'hold' as const, keepAlive },
+    ],
+  ])('%s: a retryable stall error after streamIdleTimeoutMs, not a success', async (_, options) => {
+    server.script(sse('proxy-keep-alive-never-closes-stream', options));
+    const started = performance.now();
+    const { parts, error } = await collectStream(stalling().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect((error as ModelError).requestId).toBe('req_keepalive_hold');
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    // The request was aborted: the server saw the connection close.
+    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
+  });
+
+  it('the finish_reason and usage came, then keep-alives: the complete answer settles promptly', async () => {
+    server.script(sse('proxy-keep-alive-never-closes-stream', { after: 'hold', keepAlive }));
+    const started = performance.now();
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('The plan has three steps.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage.outputTokens).toBe(7);
+  });
+});
+
+describe('a Responses API stream that never closes', () => {
+  const responses = fixtureReplies(new URL('./__fixtures__/responses/', import.meta.url));
+  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
+  const responsesModel = (streamIdleTimeoutMs?: number) =>
+    createOpenAI({
+      name: 'openai',
+      apiKey: 'sk-loopback-000000',
+      baseURL: `${server.url}/v1`,
+      ...(streamIdleTimeoutMs === undefined ? {} : { streamIdleTimeoutMs }),
+    }).responses('gpt-4.1');
+
+  it('after response.completed, keep-alives: the complete answer settles promptly', async () => {
+    server.script(responses.sse('text-stream', { after: 'hold', keepAlive }));
+    const started = performance.now();
+    const { parts, error } = await collectStream(responsesModel().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(error).toBeUndefined();
+    expect(finishedResult(parts).finishReason).toBe('stop');
+  });
+
+  it('mid-answer, keep-alives forever: a retryable stall error', async () => {
+    server.script(responses.sse('text-stream', { limitEvents: 6, after: 'hold', keepAlive }));
+    const { parts, error } = await collectStream(responsesModel(300).doStream(ask));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});

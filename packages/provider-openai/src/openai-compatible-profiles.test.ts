@@ -365,3 +365,65 @@ describe('wire quirks of OpenAI-compatible streams', () => {
     );
   });
 });
+
+describe('tool-call ids repeated across turns or empty (llama.cpp, Ollama history)', () => {
+  const toolLoop = {
+    tools: [{ name: 'read_file', description: 'd', inputSchema: { type: 'object', properties: {} } }],
+    messages: [
+      { role: 'user' as const, content: 'Read both files.' },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [
+          { id: 'call_0', name: 'read_file', arguments: { path: 'a' }, rawArguments: '{"path":"a"}' },
+        ],
+      },
+      { role: 'tool' as const, toolCallId: 'call_0', toolName: 'read_file', content: 'A' },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [
+          { id: 'call_0', name: 'read_file', arguments: { path: 'b' }, rawArguments: '{"path":"b"}' },
+        ],
+      },
+      { role: 'tool' as const, toolCallId: 'call_0', toolName: 'read_file', content: 'B' },
+      {
+        role: 'assistant' as const,
+        content: '',
+        toolCalls: [
+          { id: '', name: 'read_file', arguments: { path: 'c' }, rawArguments: '{"path":"c"}' },
+          { id: '', name: 'read_file', arguments: { path: 'd' }, rawArguments: '{"path":"d"}' },
+        ],
+      },
+      { role: 'tool' as const, toolCallId: '', toolName: 'read_file', content: 'C' },
+      { role: 'tool' as const, toolCallId: '', toolName: 'read_file', content: 'D' },
+    ],
+  };
+
+  it.each([
+    ['vLLM (generic profile)', 'http', /^[^\s]+$/],
+    ['Mistral (9 letters/digits)', 'mistral', /^[a-zA-Z0-9]{9}$/],
+  ])('%s: the request carries valid, unique ids, each result after its call', async (_, profile, valid) => {
+    server.script([{ type: 'response', response: sse([chunk({ content: 'ok' }, {}, 'stop')]) }]);
+    const model = createOpenAI({
+      apiKey: 'k',
+      baseURL: `${server.url}/v1`,
+      ...(profile === 'mistral' ? { profile: 'mistral' as const } : { name: 'vllm' }),
+    })('m', quiet);
+    await streamResult(model.doStream(toolLoop));
+    const body = server.requests[0]?.json as { messages: Array<Record<string, unknown>> } | undefined;
+    const messages = body?.messages ?? [];
+    const callIds = messages.flatMap((message) =>
+      Array.isArray(message.tool_calls) ? message.tool_calls.map((call: { id: string }) => call.id) : [],
+    );
+    const resultIds = messages
+      .filter((message) => message.role === 'tool')
+      .map((message) => message.tool_call_id);
+    expect(callIds).toHaveLength(4);
+    expect(new Set(callIds).size).toBe(4);
+    for (const id of callIds) expect(id).toMatch(valid);
+    // Each result names the call just before it: A → call 1, B → call 2, C and D → calls 3 and 4.
+    expect(resultIds).toEqual(callIds);
+    if (profile !== 'mistral') expect(callIds[0]).toBe('call_0');
+  });
+});

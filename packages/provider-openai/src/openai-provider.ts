@@ -1,5 +1,10 @@
 import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/model';
-import { checkModelId, checkProviderOptions, environmentVariable } from '@closedloop/model/provider';
+import {
+  checkModelId,
+  checkProviderOptions,
+  defaultStreamIdleTimeoutMs,
+  environmentVariable,
+} from '@closedloop/model/provider';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
 import type { OpenAIResponsesSettings } from './build-responses-request';
@@ -70,6 +75,14 @@ export interface OpenAIProviderOptions {
   profile?: OpenAICompatibleProfileName | OpenAICompatibleProfile;
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
+  /**
+   * Longest silence of a stream (Chat Completions or Responses) between two events, in ms
+   * (keep-alive comments do not count): a longer one cancels the request with a retryable
+   * `network` error. Default 120 000; `0` turns it off. Once the `finish_reason` (or
+   * `response.completed`) arrived, the stream ends as the answer after 1 s of silence even when
+   * the server never sends `[DONE]` nor closes it.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 /** A configured OpenAI provider: call it with a model id to get a `ChatModel`. */
@@ -161,6 +174,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     client: getClient,
     secrets: (): readonly string[] => (apiKey ? [apiKey] : []),
     profile,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs ?? defaultStreamIdleTimeoutMs,
   };
 
   const create = (modelId: OpenAIChatModelId, settings: OpenAIChatSettings = {}): OpenAIChatModel => {

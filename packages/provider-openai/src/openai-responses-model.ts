@@ -15,7 +15,10 @@ import {
   isCompleteToolArguments,
   parseToolCall,
   resultToStream,
+  type StallGuardedStream,
+  streamStallError,
   truncatedToolCallError,
+  withStallTimeout,
 } from '@closedloop/model/provider';
 import { APIError } from 'openai';
 import type {
@@ -298,7 +301,7 @@ export class OpenAIResponsesModel implements ChatModel {
 
   async *doStream(request: GenerateRequest, options: CallOptions = {}): AsyncGenerator<StreamPart> {
     const { signal } = options;
-    let stream: AsyncIterable<unknown>;
+    let stream: StallGuardedStream<unknown>;
     let requestId: string | undefined;
     let whole: GenerateResult | undefined;
     const warnings: string[] = [];
@@ -308,8 +311,13 @@ export class OpenAIResponsesModel implements ChatModel {
         .client()
         .responses.create(body, { signal })
         .withResponse();
-      stream = data as AsyncIterable<unknown>;
       requestId = request_id ?? undefined;
+      const id = requestId;
+      stream = withStallTimeout(data as AsyncIterable<unknown>, {
+        idleMs: this.#config.streamIdleTimeoutMs ?? 0,
+        onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
+        cancel: () => data.controller.abort(),
+      });
       if ((response.headers.get('content-type') ?? '').includes('json')) {
         // A JSON body instead of an event stream (the SDK would read no events from it): its
         // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
@@ -452,6 +460,8 @@ export class OpenAIResponsesModel implements ChatModel {
           case 'response.completed':
           case 'response.incomplete':
             final = isRecord(event.response) ? event.response : {};
+            // The terminal event: a server that then holds the connection open does not hold the answer.
+            stream.complete();
             break;
           case 'response.failed': {
             const response = isRecord(event.response) ? event.response : {};
