@@ -193,9 +193,14 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
    * worker to run a step of the run records its workspace's identity in Redis; every later step,
    * on any worker, must find the same identity in its own workspace.
    */
+  /** Runs whose recorded workspace identity this worker has seen match its own (run id → identity). */
+  const matched = new Map<string, string>();
   const checkWorkspace = async (data: StepJobData, workspace: string | undefined): Promise<void> => {
     if (workspace === undefined) return;
     const mine = workspaceIdentity(workspace);
+    // The recorded identity never changes once set (`NX`): a run whose steps this worker already
+    // found acting on this very workspace needs no round trip (the folder is still checked above).
+    if (matched.get(data.runId) === mine) return;
     const key = keys.workspace(data.runId);
     // One round trip: record this workspace unless one is recorded, then read what is.
     const replies = await client.pipeline().set(key, mine, 'PX', retentionMs, 'NX').get(key).exec();
@@ -211,6 +216,9 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       // Not retried: no attempt on this worker can act on the right files.
       throw new UnrecoverableError(`${error.code}: ${error.message}`);
     }
+    matched.set(data.runId, mine);
+    // A worker serves many runs over its life: remember the latest few.
+    if (matched.size > 256) matched.delete(matched.keys().next().value as string);
   };
 
   const cortexFor = (data: StepJobData): Promise<{ cortex: Cortex; workspace: string | undefined }> => {
