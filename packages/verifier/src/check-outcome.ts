@@ -1,3 +1,4 @@
+import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
@@ -65,6 +66,31 @@ function outcome(
   return { check: 'outcome', priority, status, message, ...(evidence ? { evidence } : {}) };
 }
 
+/**
+ * A file asked to hold exactly some text ("VERSION.txt containing exactly `1.4.0`") must hold those
+ * bytes: no byte order mark, CRLF endings, trailing spaces or extra blank lines (one final newline
+ * is free). Files that do not exist are left to the other checks.
+ */
+function exactContentFindings(env: OutcomeEnvironment): Finding[] {
+  const findings: Finding[] = [];
+  for (const asked of askedExactContents(env.description)) {
+    const file = env.facts.relative(asked.file);
+    const text = file === undefined ? undefined : env.facts.read(file);
+    if (file === undefined || text === undefined) continue;
+    const problem = exactContentProblem(text, asked.text);
+    if (problem !== undefined)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked for ${file} to hold exactly ${JSON.stringify(asked.text.slice(0, 80))}, but ${problem}.`,
+          'P1',
+          { file },
+        ),
+      );
+  }
+  return findings;
+}
+
 /** A stand-in claim for judging a test run the step was asked for. */
 const ASKED_TESTS: Claim = {
   kind: 'check-passed',
@@ -115,6 +141,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
     if (once !== undefined) return [once];
+    const inexact = exactContentFindings(env);
+    if (inexact.length > 0) return inexact;
     return [
       outcome(
         'pass',
@@ -501,6 +529,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ),
       );
   }
+
+  findings.push(...exactContentFindings(env));
 
   // Code asked to be removed by name ("Remove the `legacyAuth` function"): gone from the code,
   // not commented out or renamed.

@@ -1,5 +1,6 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { exactContent } from './exact-content';
 import { exampleOnlyAnswer } from './example-only';
 import { hollowWork } from './hollow-work';
 import {
@@ -123,6 +124,7 @@ export function truthCorpus(): TruthTrace[] {
     ...swallowedErrorsClass,
     ...askedWork,
     ...exampleOnlyAnswer,
+    ...exactContent,
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
