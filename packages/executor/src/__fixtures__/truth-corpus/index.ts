@@ -1,7 +1,7 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { exactContent } from './exact-content';
-import { exampleOnlyAnswer } from './example-only';
+import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -125,6 +125,7 @@ export function truthCorpus(): TruthTrace[] {
     ...askedWork,
     ...exampleOnlyAnswer,
     ...exactContent,
+    ...exampleOnlyExistingTests,
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
