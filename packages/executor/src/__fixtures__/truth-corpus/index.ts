@@ -53,6 +53,7 @@ import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
 import {
   customTools,
@@ -126,6 +127,7 @@ export function truthCorpus(): TruthTrace[] {
     ...exampleOnlyAnswer,
     ...exactContent,
     ...exampleOnlyExistingTests,
+    ...unwiredHelper,
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
