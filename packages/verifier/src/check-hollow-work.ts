@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import type { Finding } from './finding';
 import {
   exitsBeforeTests,
@@ -64,9 +65,11 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  * - **Example-only answers**: a function the step wrote that answers only the inputs it compares
  *   with literals (`if (n === 5) return 120`, `case 10: return 55`, `120 if n == 5 else 0`) and
  *   gives any other input a trivial constant, its argument or nothing — when every such input is
- *   one the description (or a test the step wrote) mentions, the answers are not only booleans (a
- *   predicate's rule may be its example: `role === 'admin'`) and the description asks for no
- *   fallback ("otherwise", "any other", "default").
+ *   one the description, a test the step wrote or an existing test of that function mentions (in
+ *   `test/`, `tests/`, `spec/`, `__tests__/`, beside the code, or named by the step's commands),
+ *   the answers are not only booleans (a predicate's rule may be its example: `role === 'admin'`)
+ *   and the description asks for no fallback ("otherwise", "any other", "default"). Judged in a
+ *   step asked to write code or whose description names no recognised outcome ("Make `fib(n)` …").
  *
  * - **Tests where the runner does not look**: a file the step wrote that imports a test framework
  *   and holds test cases, outside the default test places (`TEST_FILE`), that the project's runner
@@ -156,14 +159,17 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       const cases = await listTestCases(file, after);
       if (cases !== undefined && cases.length > 0) uncollected.push(file);
     }
-    if (askedPlaceholders || !env.expectations.outcomes.has('write')) continue;
+    // Code answering only examples is judged whatever the verb ("Make `fib(n)` return…"); stubs
+    // only in a step asked to write code.
+    const asksWrite = env.expectations.outcomes.has('write');
+    if (askedPlaceholders || (!asksWrite && env.expectations.outcomes.size > 0)) continue;
     const bodies = await listFunctionBodies(file, after);
     if (bodies === undefined) continue;
     const old = before !== undefined ? await listFunctionBodies(file, before) : undefined;
     const oldBodies = new Set((old ?? []).map((fn) => `${fn.name}\u0000${fn.body}`));
     const changed = bodies.filter((fn) => !oldBodies.has(`${fn.name}\u0000${fn.body}`));
     for (const fn of changed) if (fn.specialCases) specialCased.push({ file, fn, cases: fn.specialCases });
-    if (changed.length > 0 && changed.every((fn) => fn.stub !== undefined))
+    if (asksWrite && changed.length > 0 && changed.every((fn) => fn.stub !== undefined))
       stubbedFiles.push(
         `${file}: ${changed
           .slice(0, 3)
@@ -263,7 +269,18 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       finding('fail', `The step switched the test run off instead of passing it: ${neutered.join('; ')}.`),
     );
   // Functions that answer only the request's examples (`if (n === 5) return 120`) and nothing else.
-  const examples = [env.description, ...testFiles.map((test) => test.text)].join('\n');
+  // …or in the workspace's existing tests of those functions (the step only ran them).
+  const existing =
+    specialCased.length > 0
+      ? existingTestsNaming(
+          facts,
+          ledger,
+          specialCased.map(({ fn }) => fn.name),
+          specialCased.map(({ file }) => file),
+          new Set(testFiles.map((test) => test.file)),
+        )
+      : [];
+  const examples = [env.description, ...testFiles.map((test) => test.text), ...existing].join('\n');
   const onlyExamples = specialCased.filter(({ cases }) =>
     answersOnlyExamples(cases, env.description, examples),
   );
@@ -288,6 +305,70 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }),
     );
   return findings;
+}
+
+/** Folders that hold tests by convention, at the root and next to the code. */
+const TEST_FOLDERS = ['test', 'tests', '__tests__', 'spec'];
+/** Folders never walked for tests. */
+const SKIP_FOLDER = /^(?:node_modules|\.git|\.venv|venv|dist|build|coverage|__pycache__|\..*)$/;
+/** How many directory entries the walk for existing tests reads at most. */
+const MAX_TEST_WALK = 2000;
+
+/**
+ * The text of the workspace's test files (not the step's own, `skip`) that name one of `names`:
+ * files and folders the step's commands name, the conventional test folders at the root and next
+ * to `codeFiles`, and test files beside them (`src/math.test.js`). A bounded walk (no links, no
+ * `node_modules`); the tests the step ran but did not write are where its example inputs may be.
+ */
+function existingTestsNaming(
+  facts: WorkspaceFacts,
+  ledger: LedgerAnalysis,
+  names: readonly string[],
+  codeFiles: readonly string[],
+  skip: ReadonlySet<string>,
+): string[] {
+  const folders = new Set<string>();
+  const files = new Set<string>();
+  for (const entry of ledger.commands)
+    for (const arg of entry.run.argv) {
+      const rel = /^[\w./@-]+$/.test(arg) ? facts.relative(arg) : undefined;
+      if (rel === undefined || rel === '' || rel.startsWith('..')) continue;
+      if (facts.isFile(rel)) files.add(rel);
+      else if (facts.exists(rel)) folders.add(rel);
+    }
+  for (const folder of TEST_FOLDERS) folders.add(folder);
+  for (const file of codeFiles) {
+    const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+    folders.add(dir);
+    for (const folder of TEST_FOLDERS) folders.add(dir === '' ? folder : `${dir}/${folder}`);
+  }
+  let budget = MAX_TEST_WALK;
+  const walk = (dir: string, depth: number, shallow: boolean) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(facts.absolute(dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (--budget < 0) return;
+      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isFile()) files.add(rel);
+      else if (entry.isDirectory() && !shallow && depth < 4 && !SKIP_FOLDER.test(entry.name))
+        walk(rel, depth + 1, false);
+    }
+  };
+  // A code file's own folder only for its test files beside it; test folders all the way down.
+  for (const folder of folders)
+    walk(folder, 0, !TEST_FOLDERS.some((name) => folder.split('/').includes(name)));
+  const named = new RegExp(`\\b(?:${names.map((name) => name.replace(/[$]/g, '\\$&')).join('|')})\\b`);
+  const texts: string[] = [];
+  for (const file of files) {
+    if (skip.has(file) || !TEST_FILE.test(file)) continue;
+    const text = facts.read(file);
+    if (text !== undefined && named.test(text)) texts.push(text);
+  }
+  return texts;
 }
 
 /** Booleans: a predicate whose rule is the example itself (`isAdmin(role)`: `role === 'admin'`) looks the same. */

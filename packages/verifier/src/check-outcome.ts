@@ -1,9 +1,11 @@
+import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
+import { askedUses, usesName } from './asked-uses';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -65,6 +67,55 @@ function outcome(
   return { check: 'outcome', priority, status, message, ...(evidence ? { evidence } : {}) };
 }
 
+/**
+ * A file asked to hold exactly some text ("VERSION.txt containing exactly `1.4.0`") must hold those
+ * bytes: no byte order mark, CRLF endings, trailing spaces or extra blank lines (one final newline
+ * is free). Files that do not exist are left to the other checks.
+ */
+function exactContentFindings(env: OutcomeEnvironment): Finding[] {
+  const findings: Finding[] = [];
+  for (const asked of askedExactContents(env.description)) {
+    const file = env.facts.relative(asked.file);
+    const text = file === undefined ? undefined : env.facts.read(file);
+    if (file === undefined || text === undefined) continue;
+    const problem = exactContentProblem(text, asked.text);
+    if (problem !== undefined)
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked for ${file} to hold exactly ${JSON.stringify(asked.text.slice(0, 80))}, but ${problem}.`,
+          'P1',
+          { file },
+        ),
+      );
+  }
+  return findings;
+}
+
+/**
+ * A name asked to be used in a named file ("Add `sanitize` to src/util.js and use it in
+ * src/server.js") must be referred to by that file's code beyond an import: a helper written and
+ * imported but never called is not wired in. Files that do not exist are left to the other checks.
+ */
+async function unwiredFindings(env: OutcomeEnvironment): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const asked of askedUses(env.description)) {
+    const file = env.facts.relative(asked.file);
+    const text = file === undefined ? undefined : env.facts.read(file);
+    if (file === undefined || text === undefined) continue;
+    if (!(await usesName(file, text, asked.name)))
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to use \`${asked.name}\` in ${file}, but that file's code never refers to it${text.includes(asked.name) ? ' beyond an import, a comment or a string' : ''}.`,
+          'P1',
+          { file },
+        ),
+      );
+  }
+  return findings;
+}
+
 /** A stand-in claim for judging a test run the step was asked for. */
 const ASKED_TESTS: Claim = {
   kind: 'check-passed',
@@ -115,6 +166,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
     if (once !== undefined) return [once];
+    const inexact = [...exactContentFindings(env), ...(await unwiredFindings(env))];
+    if (inexact.length > 0) return inexact;
     return [
       outcome(
         'pass',
@@ -501,6 +554,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ),
       );
   }
+
+  findings.push(...exactContentFindings(env), ...(await unwiredFindings(env)));
 
   // Code asked to be removed by name ("Remove the `legacyAuth` function"): gone from the code,
   // not commented out or renamed.

@@ -1,6 +1,7 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
-import { exampleOnlyAnswer } from './example-only';
+import { exactContent } from './exact-content';
+import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -52,6 +53,7 @@ import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
 import {
   customTools,
@@ -123,6 +125,9 @@ export function truthCorpus(): TruthTrace[] {
     ...swallowedErrorsClass,
     ...askedWork,
     ...exampleOnlyAnswer,
+    ...exactContent,
+    ...exampleOnlyExistingTests,
+    ...unwiredHelper,
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
