@@ -200,7 +200,10 @@ describe('resume', () => {
     expect(before).toMatchObject({ active: false, resumable: true });
 
     expect(await post(`/api/runs/${runId}/resume`, {})).toEqual({ status: 202, body: { runId } });
-    const resumed = await readSse(url(`/api/runs/${runId}/events?from=${before.events.length}`));
+    // Until the resumed run ends (about 3 s on a quiet machine; a loaded CI machine took over 8 s).
+    const resumed = await readSse(url(`/api/runs/${runId}/events?from=${before.events.length}`), {
+      timeoutMs: 45_000,
+    });
     const after = events(resumed.messages);
     expect(resumed.messages.find((message) => message.event === 'message')?.id).toBe(
       String(before.events.length),
@@ -216,5 +219,5 @@ describe('resume', () => {
     expect(twice.status).toBe(409);
     expect(twice.body.error).toContain('stopped for good');
     expect((await post('/api/runs/run-missing/resume', {})).status).toBe(404);
-  }, 30_000);
+  }, 60_000);
 });

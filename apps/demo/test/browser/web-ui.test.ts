@@ -238,7 +238,9 @@ describe('closedloop web UI: the offline demo run', () => {
       // cancel may still be on it for a moment, so the input itself is what is waited for).
       await page.waitForSelector('#task:disabled', { timeout: 10_000 });
       expect(await page.isDisabled('#task')).toBe(true);
-      await waitForIdle(page);
+      // A resumed run re-checks its journal and workspace first: on a loaded CI machine that has
+      // taken over 30 s (it takes about 3 s when the machine is quiet).
+      await waitForIdle(page, 90_000);
       expect(await page.textContent('.msg--answer .stop')).toBe('completed');
       expect(await page.textContent('#messages')).toContain(`Resumed run ${runId} from its journal`);
       expect(await page.locator('#resume').count()).toBe(0);
@@ -249,7 +251,8 @@ describe('closedloop web UI: the offline demo run', () => {
       expect(journal.filter((event) => event.type === 'run-started')).toHaveLength(2);
       await close();
     },
-    testTimeout,
+    // The resumed run may take up to 90 s on a loaded machine (see above).
+    testTimeout + 90_000,
   );
 
   it(
