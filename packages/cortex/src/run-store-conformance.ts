@@ -305,8 +305,10 @@ export function runStoreConformance(
       name: 'a renewing lease outlives its TTL',
       async run() {
         const store = await createStore();
-        const lease = await store.acquireLease('run-a', { ttlMs: 150, renewEveryMs: 30 });
-        await sleep(400);
+        // TTLs long enough that a loaded machine's event-loop stalls (hundreds of ms) are not
+        // mistaken for a holder that stopped renewing.
+        const lease = await store.acquireLease('run-a', { ttlMs: 1_000, renewEveryMs: 50 });
+        await sleep(1_500);
         await expectCode(() => store.acquireLease('run-a'), 'run-leased');
         assert.equal(lease.signal.aborted, false);
         await lease.release();
@@ -316,9 +318,9 @@ export function runStoreConformance(
       name: 'a lease that stopped renewing goes stale and is taken over; the old holder learns it lost the lease',
       async run() {
         const store = await createStore();
-        const dead = await store.acquireLease('run-a', { ttlMs: 150, renewEveryMs: false });
+        const dead = await store.acquireLease('run-a', { ttlMs: 800, renewEveryMs: false });
         await expectCode(() => store.acquireLease('run-a'), 'run-leased');
-        await sleep(300);
+        await sleep(1_000);
         const taker = await store.acquireLease('run-a', { purpose: 'resume' });
         assert.notEqual(taker.holder.token, dead.holder.token);
         // The taker knows it replaced a holder that died (its last write may be cut off).

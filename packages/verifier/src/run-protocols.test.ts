@@ -123,13 +123,15 @@ describe('runProtocols', () => {
     try {
       await writeFile(
         path.join(workspace, 'hang.cjs'),
-        'setInterval(() => require("fs").appendFileSync("beats.txt", "."), 50);\n',
+        // A beat at once, then every 50 ms: the file exists as soon as the command started.
+        'const beat = () => require("fs").appendFileSync("beats.txt", ".");\nbeat();\nsetInterval(beat, 50);\n',
       );
       const hang: Protocol = {
         name: 'HANG',
         priority: 'P1',
         layer: 1,
-        timeoutMs: 1000,
+        // Long enough for a loaded machine to start node in the sandbox (beats.txt must exist).
+        timeoutMs: 3000,
         run: async (context) => {
           const result = await context.run(['node', 'hang.cjs']);
           return [{ check: 'HANG', priority: 'P1', status: 'pass', message: String(result.exitCode) }];
@@ -139,9 +141,9 @@ describe('runProtocols', () => {
       const { findings } = await runProtocols([hang], createProtocolContext({ workspace }));
       expect(findings[0]).toMatchObject({
         status: 'error',
-        message: expect.stringMatching(/timed out after 1000 ms/),
+        message: expect.stringMatching(/timed out after 3000 ms/),
       });
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(10_000);
       // The command (in its own pid namespace when sandboxed) no longer beats.
       const beats = path.join(workspace, 'beats.txt');
       const before = (await readFile(beats, 'utf8')).length;

@@ -19,7 +19,7 @@ const TESTS =
   "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { isPrime } from '../src/math.mjs';\n" +
   "test('2', () => assert.equal(isPrime(2), true));\ntest('9', () => assert.equal(isPrime(9), false));\ntest('17', () => assert.equal(isPrime(17), true));\n";
 
-describe('TEST protocol against real suites', { timeout: 30_000 }, () => {
+describe('TEST protocol against real suites', { timeout: 120_000 }, () => {
   it('passes a passing node --test suite and reports its counts', async () => {
     const ws = await workspace({ 'src/math.mjs': GOOD, 'test/math.test.mjs': TESTS });
     const { findings } = await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root }));
@@ -77,7 +77,7 @@ describe('TEST protocol against real suites', { timeout: 30_000 }, () => {
   });
 });
 
-describe('BUILD and LINT protocols', { timeout: 30_000 }, () => {
+describe('BUILD and LINT protocols', { timeout: 120_000 }, () => {
   it('run the package scripts and judge by exit code', async () => {
     const ws = await workspace({
       'package.json': JSON.stringify({ scripts: { build: 'node build.mjs', lint: 'node lint.mjs' } }),
@@ -115,7 +115,7 @@ describe('BUILD and LINT protocols', { timeout: 30_000 }, () => {
   });
 });
 
-describe('TYPECHECK protocol with a real tsc', { timeout: 30_000 }, () => {
+describe('TYPECHECK protocol with a real tsc', { timeout: 120_000 }, () => {
   it('fails on type errors and passes when they are fixed', async () => {
     const ws = await workspace({
       'tsconfig.json': JSON.stringify({
