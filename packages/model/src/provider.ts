@@ -10,6 +10,7 @@ export { checkCallOptions } from './check-call-options';
 export {
   checkModelId,
   checkProviderOptions,
+  checkStreamIdleTimeout,
   environmentVariable,
   type ProviderOptionsToCheck,
 } from './check-provider-options';

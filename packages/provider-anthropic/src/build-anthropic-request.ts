@@ -360,6 +360,29 @@ export interface BuildAnthropicRequestOptions {
 
 type Thinking = { budgetTokens: number } | { type: 'adaptive' } | undefined;
 
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Checks the numeric per-model settings where the model is created (`anthropic(modelId,
+ * settings)`), so a bad value fails at once, not at the first request:
+ * `defaultMaxTokens` a positive integer, `thinking.budgetTokens` an integer >= 1024. Throws
+ * `ModelError('bad-request')` with the value.
+ */
+export function checkAnthropicSettings(provider: string, settings: AnthropicChatSettings): void {
+  const max = settings.defaultMaxTokens;
+  if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
+    throw badRequest(provider, `defaultMaxTokens must be a positive integer, got ${shown(max)}`);
+  }
+  const thinking = settings.thinking;
+  if (thinking && 'budgetTokens' in thinking) {
+    const budget: unknown = thinking.budgetTokens;
+    if (!(Number.isInteger(budget) && (budget as number) >= 1024))
+      throw badRequest(provider, `thinking.budgetTokens must be an integer >= 1024, got ${shown(budget)}`);
+  }
+}
+
 /**
  * Builds the Messages API request body. Structured output with a schema becomes a forced tool
  * (`tool_choice: { type: 'tool' }`) whose input is the answer; the returned `responseTool` tells

@@ -10,6 +10,7 @@ import {
   type ToolCall,
 } from '@closedloop/model';
 import {
+  checkStreamIdleTimeout,
   isCompleteToolArguments,
   parseToolCall,
   type StallGuardedStream,
@@ -208,6 +209,11 @@ export class OpenAIChatModel implements ChatModel {
     capabilities: ModelCapabilities;
     config: OpenAIChatModelConfig;
   }) {
+    checkStreamIdleTimeout({
+      factory: 'OpenAIChatModel',
+      provider: options.config.provider,
+      streamIdleTimeoutMs: options.config.streamIdleTimeoutMs,
+    });
     this.modelId = options.modelId;
     this.provider = options.config.provider;
     this.capabilities = options.capabilities;
