@@ -15,6 +15,7 @@ import {
 } from '@closedloop/model';
 import {
   checkModelId,
+  checkProviderOptions,
   defaultStreamIdleTimeoutMs,
   isCompleteToolArguments,
   parseToolCall,
@@ -52,7 +53,9 @@ export interface FromAISDKOptions {
   /**
    * Longest silence of a stream between two parts, in ms (keep-alives the provider's parser
    * drops do not count): a longer one cancels the stream with a retryable `network` error.
-   * Default 120 000; `0` turns it off.
+   * Default 120 000; `0` turns it off. Once a raw chunk carried the finish reason (an
+   * OpenAI-style `finish_reason`, Gemini's `finishReason`), 1 s of silence ends the stream as the
+   * answer, for servers that hold the connection open after it.
    */
   streamIdleTimeoutMs?: number;
   /**
@@ -290,6 +293,46 @@ function groqUsage(chunk: Json): Json | undefined {
   return chatUsage(isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined);
 }
 
+/**
+ * The finish reason a raw chunk carries when it is the answer's terminal event — an OpenAI-style
+ * chunk's `choices[0].finish_reason` or a Gemini chunk's `candidates[0].finishReason` — else
+ * `undefined`. The AI SDK reports the finish only when the body ends; a server that holds the
+ * connection open after this chunk has still sent the whole answer.
+ */
+function terminalReason(chunk: Json): string | undefined {
+  const list = Array.isArray(chunk.choices)
+    ? chunk.choices
+    : Array.isArray(chunk.candidates)
+      ? chunk.candidates
+      : undefined;
+  const first: unknown = list?.[0];
+  if (!isRecord(first)) return undefined;
+  const reason = first.finish_reason ?? first.finishReason;
+  return typeof reason === 'string' && reason !== '' ? reason : undefined;
+}
+
+/** The usage a raw chunk reports (Chat Completions `usage`, Groq's `x_groq.usage`, Gemini's `usageMetadata`). */
+function rawChunkUsage(chunk: Json): Json | undefined {
+  const gemini = chunk.usageMetadata;
+  if (isRecord(gemini)) {
+    const inputTokens = count(gemini.promptTokenCount);
+    const outputTokens = (count(gemini.candidatesTokenCount) ?? 0) + (count(gemini.thoughtsTokenCount) ?? 0);
+    if (inputTokens === undefined) return undefined;
+    return {
+      inputTokens,
+      outputTokens,
+      totalTokens: count(gemini.totalTokenCount) ?? inputTokens + outputTokens,
+    };
+  }
+  return chatUsage(chunk.usage) ?? groqUsage(chunk);
+}
+
+/** A raw terminal finish reason (`terminalReason`) as the AI SDK's unified one, raw kept. */
+function unifiedTerminal(raw: string): { unified: string; raw: string } {
+  const chat = unifiedChatFinish(raw.toLowerCase());
+  return { unified: chat !== 'other' ? chat : (rawFinishAliases[raw.toLowerCase()] ?? 'other'), raw };
+}
+
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
 function sameJson(a: string, b: string): boolean {
   try {
@@ -372,21 +415,12 @@ export class AISDKChatModel implements ChatModel {
         provider,
       });
     }
-    if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-      throw new ModelError({
-        code: 'bad-request',
-        message: `fromAISDK: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
-        provider,
-      });
-    }
-    const idle = options.streamIdleTimeoutMs;
-    if (idle !== undefined && !(typeof idle === 'number' && idle >= 0)) {
-      throw new ModelError({
-        code: 'bad-request',
-        message: `fromAISDK: streamIdleTimeoutMs must be a number of milliseconds >= 0, got ${idle}`,
-        provider,
-      });
-    }
+    checkProviderOptions({
+      factory: 'fromAISDK',
+      provider,
+      timeoutMs: options.timeoutMs,
+      streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    });
     checkModelId({ factory: 'fromAISDK', provider, modelId: model.modelId });
     this.#model = model;
     this.#options = options;
@@ -818,6 +852,10 @@ export class AISDKChatModel implements ChatModel {
     const rejectedCalls = new Map<number, { id: string; name: string; rawArguments: string }>();
     let rejectedFinish: string | undefined;
     let finish: Json | undefined;
+    // The terminal raw chunk's finish reason and the usage reported from it on: the answer when
+    // the server holds the connection open after it (the AI SDK's own finish never comes).
+    let tailFinish: string | undefined;
+    let tailUsage: Json | undefined;
     let id: unknown;
     let modelId: unknown;
     const reasoningFor = (partId: string): ReasoningPart => {
@@ -885,6 +923,14 @@ export class AISDKChatModel implements ChatModel {
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
               rawUsage = groqUsage(chunk) ?? rawUsage;
+              const terminal = terminalReason(chunk);
+              if (terminal !== undefined) {
+                // The terminal chunk (a usage chunk may follow): a server that then holds the
+                // connection open does not hold the complete answer.
+                tailFinish = terminal;
+                parts.complete();
+              }
+              if (tailFinish !== undefined) tailUsage = rawChunkUsage(chunk) ?? tailUsage;
               // A chunk in a completion's shape (`message`, not `delta`), which the AI SDK reads
               // as empty: its text and tool calls.
               const whole = wholeMessage(chunk);
@@ -1024,6 +1070,9 @@ export class AISDKChatModel implements ChatModel {
       if (!completed) await reader.cancel().catch(() => {});
     }
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    // Settled after the terminal chunk without the body's end: that chunk's finish and usage.
+    if (!finish && tailFinish !== undefined)
+      finish = { type: 'finish', finishReason: unifiedTerminal(tailFinish), usage: tailUsage };
     for (const call of rejectedCalls.values()) yield* wholeCall(call);
     const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
     if (endedWithoutFinishReason && !rejectedFinish) {

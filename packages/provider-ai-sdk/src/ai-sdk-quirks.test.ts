@@ -411,4 +411,47 @@ describe('a stream that never closes (a proxy holding the connection)', () => {
     // The request was aborted: the server saw the connection close.
     await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
   });
+
+  const v4 = () =>
+    fromAISDK(
+      createOpenAICompatibleV4({
+        name: 'loopback',
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-loopback-000000',
+        includeUsage: true,
+      })('gpt-4.1'),
+      { name: 'openai-compatible' },
+    );
+
+  it.each([
+    ['AI SDK 6 (specification v3)', model],
+    ['AI SDK 7 (specification v4)', v4],
+  ])(
+    '%s: the finish_reason and usage came, then keep-alives: the complete answer settles promptly',
+    async (_, make) => {
+      server.script(sse('proxy-keep-alive-never-closes-stream', { after: 'hold', keepAlive }));
+      const started = performance.now();
+      const { parts, error } = await collectStream(make().doStream(ask));
+      // The 1 s tail after the terminal chunk, not the 120 s stall timeout.
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(error).toBeUndefined();
+      const result = finishedResult(parts);
+      expect(result.text).toBe('The plan has three steps.');
+      expect(result.finishReason).toBe('stop');
+      expect(result.rawFinishReason).toBe('stop');
+      expect(result.usage).toMatchObject({ inputTokens: 14, outputTokens: 7, totalTokens: 21 });
+      expect(result.response?.requestId).toBe('req_keepalive_hold');
+      await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
+    },
+  );
+
+  it('a "length" finish inside a tool call, then the connection held: the typed truncation error, promptly', async () => {
+    server.script(sse('length-mid-tool-call-stream', { limitEvents: 6, after: 'hold', keepAlive }));
+    const started = performance.now();
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect((error as ModelError).code).toBe('invalid-response');
+    expect((error as ModelError).message).toMatch(/finish reason "length"\) inside tool call "write_file"/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
 });
