@@ -38,6 +38,7 @@ export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
 export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
+export { restatedArguments } from './restated-arguments';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
   defaultStreamIdleTimeoutMs,

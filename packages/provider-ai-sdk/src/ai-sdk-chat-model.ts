@@ -19,6 +19,7 @@ import {
   defaultStreamIdleTimeoutMs,
   isCompleteToolArguments,
   parseToolCall,
+  restatedArguments,
   streamStallError,
   truncatedToolCallError,
   withStallTimeout,
@@ -244,12 +245,14 @@ function wholeMessage(
 /**
  * An OpenAI-style chunk the AI SDK rejected (its schema is stricter than the servers: MiniMax's
  * `role: ""`, llama.cpp's object `arguments`, an `error: null` on every chunk) and skipped: the
- * raw chunk, when it has `choices` and no error object; `undefined` otherwise.
+ * raw chunk, when it has `choices` (or is a usage chunk with `choices: null`) and no error
+ * object; `undefined` otherwise.
  */
 function rejectedChunk(raw: Json | undefined): Json | undefined {
-  if (!raw || !Array.isArray(raw.choices) || (raw.error !== undefined && raw.error !== null))
-    return undefined;
-  return raw;
+  if (!raw || (raw.error !== undefined && raw.error !== null)) return undefined;
+  // A trailing usage chunk with `choices: null` (Mistral, some gateways) instead of `[]`.
+  if (Array.isArray(raw.choices) || (raw.choices == null && chatUsage(raw.usage))) return raw;
+  return undefined;
 }
 
 /**
@@ -331,6 +334,27 @@ function rawChunkUsage(chunk: Json): Json | undefined {
 function unifiedTerminal(raw: string): { unified: string; raw: string } {
   const chat = unifiedChatFinish(raw.toLowerCase());
   return { unified: chat !== 'other' ? chat : (rawFinishAliases[raw.toLowerCase()] ?? 'other'), raw };
+}
+
+/**
+ * The `index` of the choice an OpenAI-style chunk carries first — the one `@ai-sdk/openai-compatible`
+ * reads (`choices[0]`, whatever its index) — else `undefined`.
+ */
+function choiceIndexOf(chunk: Json): number | undefined {
+  const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  return isRecord(first) ? (typeof first.index === 'number' ? first.index : 0) : undefined;
+}
+
+/** Whether an OpenAI-style chunk's first choice carries tool calls (as a delta or a whole message). */
+function choiceHasToolCalls(chunk: Json): boolean {
+  const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (!isRecord(first)) return false;
+  const calls = isRecord(first.delta)
+    ? first.delta.tool_calls
+    : isRecord(first.message)
+      ? first.message.tool_calls
+      : undefined;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
@@ -474,6 +498,36 @@ export class AISDKChatModel implements ChatModel {
         requestId ? ` (request ${requestId})` : ''
       }`,
       provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /** A call whose complete arguments were followed by other complete arguments. */
+  #twoArgumentTexts(
+    input: { name: string; raw: string },
+    restatement: string,
+    requestId: string | undefined,
+  ): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: tool call ${JSON.stringify(input.name)} got two different complete argument texts (${JSON.stringify(
+        input.raw,
+      )}, then ${JSON.stringify(restatement)}); which one the model meant is unknown${requestId ? ` (request ${requestId})` : ''}`,
+      provider: this.provider,
+      rawOutput: input.raw + restatement,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /** Tool calls in another choice than the answer's: the AI SDK merges them into the answer's calls. */
+  #otherChoiceCalls(index: number | undefined, requestId: string | undefined): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the server streamed more than one choice, and choice ${index} carries tool calls that cannot be told apart from the answer's; ask for one choice (no \`n\` > 1 in the server's or proxy's defaults)${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      provider: this.provider,
+      isRetryable: false,
       ...(requestId ? { requestId } : {}),
     });
   }
@@ -827,7 +881,7 @@ export class AISDKChatModel implements ChatModel {
     const reasoningById = new Map<string, ReasoningPart>();
     const inputs = new Map<
       string,
-      { ordinal: number; raw: string; id: string; name: string; called?: boolean }
+      { ordinal: number; raw: string; id: string; name: string; called?: boolean; restated?: boolean }
     >();
     const held: ToolCall[] = [];
     const toolCalls: ToolCall[] = [];
@@ -856,6 +910,11 @@ export class AISDKChatModel implements ChatModel {
     // the server holds the connection open after it (the AI SDK's own finish never comes).
     let tailFinish: string | undefined;
     let tailUsage: Json | undefined;
+    // Several choices streamed: the answer's choice index, whether the current chunk is another
+    // choice's, and whether any was.
+    let answerChoice: number | undefined;
+    let otherChoice = false;
+    let otherChoices = false;
     let id: unknown;
     let modelId: unknown;
     const reasoningFor = (partId: string): ReasoningPart => {
@@ -923,6 +982,17 @@ export class AISDKChatModel implements ChatModel {
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
               rawUsage = groqUsage(chunk) ?? rawUsage;
+              // A server that streams several choices (`n` > 1, interleaved): the AI SDK reads each
+              // chunk's first choice, whichever it is. The answer is the first choice seen; the
+              // text of others is dropped, and tool calls of others cannot be told apart.
+              const choiceIndex = choiceIndexOf(chunk);
+              answerChoice ??= choiceIndex;
+              otherChoice = choiceIndex !== undefined && choiceIndex !== answerChoice;
+              if (otherChoice) {
+                otherChoices = true;
+                if (choiceHasToolCalls(chunk)) throw this.#otherChoiceCalls(choiceIndex, requestId);
+                break;
+              }
               const terminal = terminalReason(chunk);
               if (terminal !== undefined) {
                 // The terminal chunk (a usage chunk may follow): a server that then holds the
@@ -949,6 +1019,7 @@ export class AISDKChatModel implements ChatModel {
             }
             break;
           case 'text-delta':
+            if (otherChoice) break;
             if (typeof part.delta === 'string' && part.delta !== '') {
               text += part.delta;
               yield { type: 'text-delta', delta: part.delta };
@@ -959,6 +1030,7 @@ export class AISDKChatModel implements ChatModel {
             noteMetadata(reasoningFor(String(part.id)), part.providerMetadata);
             break;
           case 'reasoning-delta': {
+            if (otherChoice) break;
             const reasoningPart = reasoningFor(String(part.id));
             noteMetadata(reasoningPart, part.providerMetadata);
             if (typeof part.delta === 'string' && part.delta !== '') {
@@ -985,6 +1057,27 @@ export class AISDKChatModel implements ChatModel {
             if (repeat && typeof part.delta === 'string') repeat.raw += part.delta;
             const input = inputs.get(String(part.id));
             if (input && typeof part.delta === 'string' && part.delta !== '') {
+              // LiteLLM, GLM parsers and some proxies send a call's whole arguments again at the
+              // end, which the AI SDK appends: the same arguments are dropped, others are an error
+              // (see `restatedArguments`).
+              const restated = restatedArguments(input.raw, part.delta);
+              if (restated === 'same') {
+                input.restated = true;
+                break;
+              }
+              if (restated === 'different') throw this.#twoArgumentTexts(input, part.delta, requestId);
+              if (restated === 'whole') {
+                // vLLM's end-of-stream flush (GLM, xLAM parsers): the whole arguments from their
+                // start after a partial stream replace it; the AI SDK appends them.
+                input.restated = true;
+                const rest = part.delta.startsWith(input.raw)
+                  ? part.delta.slice(input.raw.length)
+                  : part.delta;
+                input.raw = part.delta;
+                if (rest !== '')
+                  yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: rest };
+                break;
+              }
               input.raw += part.delta;
               yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: part.delta };
             }
@@ -992,7 +1085,11 @@ export class AISDKChatModel implements ChatModel {
           }
           case 'tool-call': {
             if (part.providerExecuted === true) break;
-            const toolCall = toolCallOf(part);
+            let toolCall = toolCallOf(part);
+            const streamed = inputs.get(toolCall.id);
+            // The AI SDK's input with a restatement appended: the arguments streamed before it.
+            if (streamed?.restated)
+              toolCall = { ...toolCall, ...parseToolCall({ ...toolCall, rawArguments: streamed.raw }) };
             if (repeats.has(toolCall.id) || startRepeat(toolCall.id)) {
               this.#checkRepeat(
                 toolCall,
@@ -1044,15 +1141,25 @@ export class AISDKChatModel implements ChatModel {
             }
             // A chunk the AI SDK's schema rejected: read from its raw form, not a failed answer.
             const rejected = rejectedChunk(lastRaw);
+            if (rejected && otherChoice) break;
             if (rejected) {
               lastRaw = undefined;
-              for (const delta of this.#readRejected(rejected, rejectedCalls, reasoningFor)) {
-                if (delta.type === 'text-delta') text += delta.delta;
-                yield delta;
+              if (Array.isArray(rejected.choices)) {
+                for (const delta of this.#readRejected(rejected, rejectedCalls, reasoningFor)) {
+                  if (delta.type === 'text-delta') text += delta.delta;
+                  yield delta;
+                }
+                const choice: unknown = rejected.choices[0];
+                if (
+                  isRecord(choice) &&
+                  typeof choice.finish_reason === 'string' &&
+                  choice.finish_reason !== ''
+                )
+                  rejectedFinish = choice.finish_reason;
               }
-              const choice: unknown = (rejected.choices as unknown[])[0];
-              if (isRecord(choice) && typeof choice.finish_reason === 'string' && choice.finish_reason !== '')
-                rejectedFinish = choice.finish_reason;
+              // The AI SDK's finish is now its `error` for the rejection: the answer's own finish
+              // reason, when an earlier chunk carried it, stands.
+              rejectedFinish ??= tailFinish;
               rawUsage = chatUsage(rejected.usage) ?? rawUsage;
               break;
             }
@@ -1073,6 +1180,9 @@ export class AISDKChatModel implements ChatModel {
     // Settled after the terminal chunk without the body's end: that chunk's finish and usage.
     if (!finish && tailFinish !== undefined)
       finish = { type: 'finish', finishReason: unifiedTerminal(tailFinish), usage: tailUsage };
+    // The AI SDK's finish reason is the last chunk's, perhaps another choice's: the answer's own.
+    if (finish && otherChoices && tailFinish !== undefined)
+      finish = { ...finish, finishReason: unifiedTerminal(tailFinish) };
     for (const call of rejectedCalls.values()) yield* wholeCall(call);
     const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
     if (endedWithoutFinishReason && !rejectedFinish) {
