@@ -312,3 +312,23 @@ describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe('several choices in one stream (n > 1)', () => {
+  it('tool calls in the second choice are a typed error: the AI SDK would merge them into the first', async () => {
+    const recorded = read('n2-interleaved-choices-stream');
+    const body = recorded.body.replace(
+      '"index":1,"delta":{"content":"Plan B:"}',
+      '"index":1,"delta":{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"run_command","arguments":"{\\"cmd\\":\\"rm -rf build\\"}"}}]}',
+    );
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body }, chunking: 'events' }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual([
+      'invalid-response',
+      false,
+    ]);
+    expect((error as ModelError).message).toMatch(/more than one choice, and choice 1 carries tool calls/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
