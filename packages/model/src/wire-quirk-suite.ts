@@ -292,6 +292,33 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title: "llama.cpp's tool-call arguments as a JSON object (not streamed)",
+    fixture: 'llama-cpp-object-arguments',
+    call: 'generate',
+    expected: {
+      answer: {
+        text: '',
+        toolCalls: ['get_weather {"city":"Paris"}'],
+        finishReason: 'tool-calls',
+        usage: { totalTokens: 138 },
+      },
+    },
+  },
+  {
+    title: 'the deprecated function_call (older Azure API versions, not streamed) is a tool call',
+    fixture: 'legacy-function-call',
+    call: 'generate',
+    expected: {
+      answer: {
+        text: '',
+        toolCalls: ['get_weather {\n  "city": "Paris"\n}'],
+        finishReason: 'tool-calls',
+        rawFinishReason: 'function_call',
+        usage: { totalTokens: 99 },
+      },
+    },
+  },
+  {
     title: 'LocalAI streaming one call again at a second index with the same id: one call',
     fixture: 'localai-same-call-at-two-indexes-stream',
     call: 'stream',

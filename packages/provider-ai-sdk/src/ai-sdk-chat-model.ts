@@ -229,7 +229,9 @@ function wholeMessage(
   if (!isRecord(choice) || choice.delta != null || !isRecord(choice.message)) return undefined;
   const message = choice.message;
   const calls: Array<{ id: string; name: string; rawArguments: string }> = [];
-  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+  // The deprecated single `function_call` (older Azure API versions): a call without an id.
+  const legacy = isRecord(message.function_call) ? [{ function: message.function_call }] : [];
+  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : legacy) {
     const fn = isRecord(call) ? call.function : undefined;
     if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string') continue;
     const args = fn.arguments;
@@ -240,6 +242,55 @@ function wholeMessage(
     });
   }
   return { text: typeof message.content === 'string' ? message.content : '', calls };
+}
+
+/**
+ * A Chat Completions response body the AI SDK's schema rejected (`Invalid JSON response`:
+ * llama.cpp's and Ollama's object `arguments`, the deprecated `function_call`, MiniMax's
+ * `role: ""`) as the AI SDK result it stands for; `undefined` for any other error or body.
+ */
+function rejectedCompletion(error: unknown): Json | undefined {
+  if (
+    !isRecord(error) ||
+    typeof error.responseBody !== 'string' ||
+    !/invalid json response/i.test(errorMessage(error))
+  )
+    return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(error.responseBody);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(body) || (body.error !== undefined && body.error !== null)) return undefined;
+  const whole = wholeMessage(body);
+  const choice: unknown = Array.isArray(body.choices) ? body.choices[0] : undefined;
+  if (!whole || !isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const content: Json[] = [];
+  const thought = choice.message.reasoning_content ?? choice.message.reasoning;
+  if (typeof thought === 'string' && thought !== '') content.push({ type: 'reasoning', text: thought });
+  if (whole.text !== '') content.push({ type: 'text', text: whole.text });
+  for (const [index, call] of whole.calls.entries())
+    content.push({
+      type: 'tool-call',
+      toolCallId: call.id !== '' ? call.id : `call_${index}`,
+      toolName: call.name,
+      input: call.rawArguments,
+    });
+  const finish =
+    typeof choice.finish_reason === 'string' && choice.finish_reason !== ''
+      ? choice.finish_reason
+      : undefined;
+  return {
+    content,
+    finishReason: finish ? unifiedTerminal(finish) : { unified: 'other', raw: undefined },
+    usage: chatUsage(body.usage),
+    response: {
+      id: body.id,
+      modelId: body.model,
+      headers: isRecord(error.responseHeaders) ? error.responseHeaders : undefined,
+    },
+  };
 }
 
 /**
@@ -728,7 +779,9 @@ export class AISDKChatModel implements ChatModel {
     try {
       raw = await this.#call('doGenerate', call);
     } catch (error) {
-      throw this.#error(error, options.signal, control.state.timedOut);
+      // A whole answer in a shape the AI SDK's schema rejects is that answer, not a failure.
+      raw = rejectedCompletion(error);
+      if (raw === undefined) throw this.#error(error, options.signal, control.state.timedOut);
     } finally {
       control.dispose();
     }
@@ -749,6 +802,12 @@ export class AISDKChatModel implements ChatModel {
     for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
       warnings.push(warningText(warning));
     const response = isRecord(result.response) ? result.response : {};
+    // Tool calls the AI SDK dropped — the deprecated single `function_call` (older Azure API
+    // versions) — read from the raw body (a call without an id is `call_N`).
+    if (toolCalls.length === 0 && isRecord(response.body)) {
+      for (const [index, call] of (wholeMessage(response.body)?.calls ?? []).entries())
+        toolCalls.push(parseToolCall({ ...call, id: call.id !== '' ? call.id : `call_${index}` }));
+    }
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
     this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
     if (isCutOff(result.finishReason)) {
