@@ -252,6 +252,19 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title: 'SSE `data:` lines without the optional space (LongCat), `function_call: null` on every delta',
+    fixture: 'longcat-data-without-space-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: 'The plan has three steps.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { totalTokens: 21 },
+      },
+    },
+  },
+  {
     title: "a chunk in a completion's shape (message, not delta)",
     fixture: 'gateway-whole-message-chunk-stream',
     call: 'stream',
@@ -461,6 +474,13 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     fixture: 'rate-limited-reset-headers',
     call: 'generate',
     expected: { error: { code: 'rate-limited', isRetryable: true } },
+  },
+  {
+    title:
+      '`event: error` with `{ "code": 400, "details": … }` (vLLM/TGIS behind an orchestrator): a non-retryable bad-request',
+    fixture: 'event-error-code-details-stream',
+    call: 'stream',
+    expected: { error: { code: 'bad-request', isRetryable: false, message: /logprobs of 21/ } },
   },
   {
     title: "a 200 whose body is an error string (a proxy's unloaded model): a retryable error",

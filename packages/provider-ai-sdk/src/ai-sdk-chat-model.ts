@@ -316,6 +316,19 @@ function isKeepAlive(raw: Json | undefined): boolean {
   return true;
 }
 
+/**
+ * An error sent as a bare chunk, which the AI SDK's schema rejects: `{ "code": 400, "details": "…" }`
+ * after `event: error` (vLLM/TGIS behind an orchestrator), `{ "object": "error", "message": "…" }`
+ * — `{ message, code, type }` for the error mapping, else `undefined`.
+ */
+function bareErrorChunk(raw: Json | undefined): Json | undefined {
+  if (!raw || raw.choices !== undefined || (raw.code === undefined && raw.type === undefined))
+    return undefined;
+  const message = typeof raw.message === 'string' ? raw.message : raw.details;
+  if (typeof message !== 'string' || message === '') return undefined;
+  return { message, code: raw.code, type: raw.type };
+}
+
 /** Chat Completions usage (`prompt_tokens`, `completion_tokens`) as AI SDK v2 usage. */
 function chatUsage(usage: unknown): Json | undefined {
   if (!isRecord(usage)) return undefined;
@@ -1222,6 +1235,8 @@ export class AISDKChatModel implements ChatModel {
               rawUsage = chatUsage(rejected.usage) ?? rawUsage;
               break;
             }
+            const bare = bareErrorChunk(lastRaw);
+            if (bare) throw this.#error(bare, signal);
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
             throw this.#error(part.error, signal);
