@@ -483,6 +483,18 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'bad-request', isRetryable: false, message: /logprobs of 21/ } },
   },
   {
+    title: "llama.cpp's context overflow streamed after a 200 (exceed_context_size_error): context-length",
+    fixture: 'llama-cpp-context-size-200-stream',
+    call: 'stream',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
+    title: "llama.cpp's context overflow as a 400 (exceed_context_size_error): context-length",
+    fixture: 'llama-cpp-context-size-400',
+    call: 'generate',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
     title: "a 200 whose body is an error string (a proxy's unloaded model): a retryable error",
     fixture: 'error-string-200',
     call: 'generate',
