@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkModelId, checkProviderOptions, environmentVariable } from './check-provider-options';
+import {
+  checkModelId,
+  checkProviderOptions,
+  checkStreamIdleTimeout,
+  environmentVariable,
+} from './check-provider-options';
 
 function errorOf(fn: () => void): unknown {
   try {
@@ -41,6 +46,31 @@ describe('checkProviderOptions', () => {
         code: 'bad-request',
         message: expect.stringContaining('timeoutMs must be a positive number'),
       });
+    }
+  });
+});
+
+describe('streamIdleTimeoutMs', () => {
+  it('accepts 0 and Infinity (off) and positive numbers; rejects NaN, negatives and strings', () => {
+    for (const streamIdleTimeoutMs of [0, 1, 120_000, Number.POSITIVE_INFINITY, undefined]) {
+      expect(() => checkProviderOptions({ ...base, streamIdleTimeoutMs })).not.toThrow();
+      expect(() => checkStreamIdleTimeout({ ...base, streamIdleTimeoutMs })).not.toThrow();
+    }
+    for (const [streamIdleTimeoutMs, shown] of [
+      [Number.NaN, 'NaN'],
+      [-1, '-1'],
+      ['30000', '"30000"'],
+      [null, 'null'],
+    ] as const) {
+      const expected = {
+        code: 'bad-request',
+        provider: 'acme',
+        message: `createAcme: streamIdleTimeoutMs must be a number of milliseconds >= 0 (0 turns the stall guard off), got ${shown}`,
+      };
+      expect(errorOf(() => checkStreamIdleTimeout({ ...base, streamIdleTimeoutMs }))).toMatchObject(expected);
+      expect(
+        errorOf(() => checkProviderOptions({ ...base, streamIdleTimeoutMs: streamIdleTimeoutMs as number })),
+      ).toMatchObject(expected);
     }
   });
 });

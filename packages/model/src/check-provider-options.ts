@@ -7,9 +7,14 @@ export interface ProviderOptionsToCheck {
   /** The provider id the models will report (from the factory's `name` option or its default). */
   provider: string;
   baseURL?: string | undefined;
-  /** A valid base URL for this provider, quoted in the message (`https://api.anthropic.com`). */
-  baseURLExample: string;
+  /**
+   * A valid base URL for this provider, quoted in the message (`https://api.anthropic.com`);
+   * factories without a `baseURL` option leave it out.
+   */
+  baseURLExample?: string;
   timeoutMs?: number | undefined;
+  /** The longest silence of a stream: `0` or `Infinity` (off), or a positive number of ms. */
+  streamIdleTimeoutMs?: number | undefined;
 }
 
 function invalid(factory: string, provider: string, message: string): ModelError {
@@ -17,15 +22,38 @@ function invalid(factory: string, provider: string, message: string): ModelError
 }
 
 /**
+ * Checks `streamIdleTimeoutMs` (a number >= 0: `0` or `Infinity` turn the guard off) where a model
+ * is constructed, so a bad value (`NaN`, a negative number, a string from an environment
+ * variable) fails at once with `ModelError('bad-request')` instead of disabling the stall guard
+ * silently or stalling every stream.
+ */
+export function checkStreamIdleTimeout(options: {
+  factory: string;
+  provider: string;
+  streamIdleTimeoutMs: unknown;
+}): void {
+  const { factory, provider, streamIdleTimeoutMs: idle } = options;
+  if (idle === undefined || (typeof idle === 'number' && idle >= 0)) return;
+  throw invalid(
+    factory,
+    provider,
+    `streamIdleTimeoutMs must be a number of milliseconds >= 0 (0 turns the stall guard off), got ${
+      typeof idle === 'string' ? JSON.stringify(idle) : String(idle)
+    }`,
+  );
+}
+
+/**
  * Checks the options every adapter factory shares, so bad configuration fails at once instead of
  * at the first request: a non-empty provider `name`, an http(s) `baseURL`, a positive
- * `timeoutMs`. Throws `ModelError('bad-request')` naming the factory and the bad value.
+ * `timeoutMs`, a `streamIdleTimeoutMs` >= 0. Throws `ModelError('bad-request')` naming the
+ * factory and the bad value.
  *
  * @example
  * checkProviderOptions({ factory: 'createOpenAI', provider, baseURL, timeoutMs, baseURLExample: 'http://localhost:11434/v1' });
  */
 export function checkProviderOptions(options: ProviderOptionsToCheck): void {
-  const { factory, provider, baseURL, baseURLExample, timeoutMs } = options;
+  const { factory, provider, baseURL, baseURLExample = 'https://api.example.com/v1', timeoutMs } = options;
   if (provider.trim() === '') throw invalid(factory, provider, 'name must not be empty');
   if (baseURL !== undefined) {
     const protocol = URL.canParse(baseURL) ? new URL(baseURL).protocol : undefined;
@@ -37,9 +65,19 @@ export function checkProviderOptions(options: ProviderOptionsToCheck): void {
       );
     }
   }
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw invalid(factory, provider, `timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)
+  ) {
+    throw invalid(
+      factory,
+      provider,
+      `timeoutMs must be a positive number of milliseconds, got ${
+        typeof timeoutMs === 'string' ? JSON.stringify(timeoutMs) : String(timeoutMs)
+      }`,
+    );
   }
+  checkStreamIdleTimeout({ factory, provider, streamIdleTimeoutMs: options.streamIdleTimeoutMs });
 }
 
 /**

@@ -45,6 +45,14 @@ export {
   toolLoopFile,
 } from './run-tool-loop';
 export {
+  chatCompletionsWireQuirks,
+  runWireQuirkSuite,
+  type WireQuirkAnswer,
+  type WireQuirkCase,
+  type WireQuirkError,
+  type WireQuirkTarget,
+} from './wire-quirk-suite';
+export {
   collectStream,
   type FixtureReplay,
   finishedResult,

@@ -171,6 +171,17 @@ describe('classifyHttpError', () => {
       'context-length',
     );
     expect(classifyHttpError({ code: 'rate_limit_exceeded' })).toBe('rate-limited');
+    // llama.cpp's server: the type, or the message alone.
+    expect(
+      classifyHttpError({
+        status: 400,
+        type: 'exceed_context_size_error',
+        message: 'the request exceeds the available context size, try increasing it',
+      }),
+    ).toBe('context-length');
+    expect(classifyHttpError({ code: 400, message: 'the request exceeds the available context size' })).toBe(
+      'context-length',
+    );
   });
 
   it('lets a code that says what went wrong win over a type that only says "error" (gateways)', () => {

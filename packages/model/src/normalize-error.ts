@@ -103,9 +103,9 @@ export interface HttpErrorInfo {
 }
 
 const contextLengthPattern =
-  /context[_ ]length|context limit|maximum context|context window|prompt is too long|prompt length|input is too long|input length exceeds|too many (input )?tokens|input token count|exceeds the maximum number of tokens|reduce the length of the messages/i;
+  /context[_ ]length|context limit|maximum context|context window|available context size|prompt is too long|prompt length|input is too long|input length exceeds|too many (input )?tokens|input token count|exceeds the maximum number of tokens|reduce the length of the messages/i;
 const contextLengthCodePattern =
-  /context_?(length|window)|prompt_too_long|input_too_long|string_above_max_length|too_many_tokens|tokens_limit_reached/;
+  /context_?(length|window|size)|prompt_too_long|input_too_long|string_above_max_length|too_many_tokens|tokens_limit_reached/;
 
 /** `CONTEXT_LENGTH_EXCEEDED`, `context-length-exceeded`, `ContextLengthExceeded` → `context_length_exceeded`. */
 function normalizeToken(value: string): string {

@@ -10,6 +10,7 @@ export { checkCallOptions } from './check-call-options';
 export {
   checkModelId,
   checkProviderOptions,
+  checkStreamIdleTimeout,
   environmentVariable,
   type ProviderOptionsToCheck,
 } from './check-provider-options';
@@ -37,6 +38,7 @@ export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
 export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
+export { restatedArguments } from './restated-arguments';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
   defaultStreamIdleTimeoutMs,
@@ -54,6 +56,7 @@ export {
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
+export { createToolCallIds, idDigest, type ToolCallIds, type ToolCallIdsOptions } from './tool-call-ids';
 export {
   isCompleteToolArguments,
   type TruncatedToolCallErrorOptions,

@@ -214,6 +214,28 @@ describe('fromAISDK over a specification-v2 model', () => {
       fromAISDK({ specificationVersion: 'v5', provider: 'x', modelId: 'y' } as never),
     ).toThrowError(/expected an AI SDK language model \(specificationVersion v2, v3 or v4\), got "v5"/);
   });
+
+  it('rejects bad numeric options and an empty name at construction with a typed error', () => {
+    const model = v4Model().model as never;
+    const messageOf = (options: Parameters<typeof fromAISDK>[1]) => {
+      try {
+        fromAISDK(model, options);
+      } catch (error) {
+        return ModelError.isInstance(error) ? `${error.code}: ${error.message}` : String(error);
+      }
+      return 'no error';
+    };
+    expect(messageOf({ streamIdleTimeoutMs: -1 })).toBe(
+      'bad-request: fromAISDK: streamIdleTimeoutMs must be a number of milliseconds >= 0 (0 turns the stall guard off), got -1',
+    );
+    expect(messageOf({ streamIdleTimeoutMs: Number.NaN })).toMatch(/got NaN$/);
+    expect(messageOf({ timeoutMs: 0 })).toMatch(
+      /^bad-request: fromAISDK: timeoutMs must be a positive number/,
+    );
+    expect(messageOf({ timeoutMs: Number.NaN })).toMatch(/got NaN$/);
+    expect(messageOf({ name: ' ' })).toBe('bad-request: fromAISDK: name must not be empty');
+    expect(messageOf({ streamIdleTimeoutMs: 0, timeoutMs: 1_000 })).toBe('no error');
+  });
 });
 
 /** A minimal AI SDK 7 (specification v4) model that records its calls. */

@@ -15,9 +15,11 @@ import {
 } from '@closedloop/model';
 import {
   checkModelId,
+  checkProviderOptions,
   defaultStreamIdleTimeoutMs,
   isCompleteToolArguments,
   parseToolCall,
+  restatedArguments,
   streamStallError,
   truncatedToolCallError,
   withStallTimeout,
@@ -52,7 +54,9 @@ export interface FromAISDKOptions {
   /**
    * Longest silence of a stream between two parts, in ms (keep-alives the provider's parser
    * drops do not count): a longer one cancels the stream with a retryable `network` error.
-   * Default 120 000; `0` turns it off.
+   * Default 120 000; `0` turns it off. Once a raw chunk carried the finish reason (an
+   * OpenAI-style `finish_reason`, Gemini's `finishReason`), 1 s of silence ends the stream as the
+   * answer, for servers that hold the connection open after it.
    */
   streamIdleTimeoutMs?: number;
   /**
@@ -225,7 +229,9 @@ function wholeMessage(
   if (!isRecord(choice) || choice.delta != null || !isRecord(choice.message)) return undefined;
   const message = choice.message;
   const calls: Array<{ id: string; name: string; rawArguments: string }> = [];
-  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+  // The deprecated single `function_call` (older Azure API versions): a call without an id.
+  const legacy = isRecord(message.function_call) ? [{ function: message.function_call }] : [];
+  for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : legacy) {
     const fn = isRecord(call) ? call.function : undefined;
     if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string') continue;
     const args = fn.arguments;
@@ -239,14 +245,65 @@ function wholeMessage(
 }
 
 /**
+ * A Chat Completions response body the AI SDK's schema rejected (`Invalid JSON response`:
+ * llama.cpp's and Ollama's object `arguments`, the deprecated `function_call`, MiniMax's
+ * `role: ""`) as the AI SDK result it stands for; `undefined` for any other error or body.
+ */
+function rejectedCompletion(error: unknown): Json | undefined {
+  if (
+    !isRecord(error) ||
+    typeof error.responseBody !== 'string' ||
+    !/invalid json response/i.test(errorMessage(error))
+  )
+    return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(error.responseBody);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(body) || (body.error !== undefined && body.error !== null)) return undefined;
+  const whole = wholeMessage(body);
+  const choice: unknown = Array.isArray(body.choices) ? body.choices[0] : undefined;
+  if (!whole || !isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const content: Json[] = [];
+  const thought = choice.message.reasoning_content ?? choice.message.reasoning;
+  if (typeof thought === 'string' && thought !== '') content.push({ type: 'reasoning', text: thought });
+  if (whole.text !== '') content.push({ type: 'text', text: whole.text });
+  for (const [index, call] of whole.calls.entries())
+    content.push({
+      type: 'tool-call',
+      toolCallId: call.id !== '' ? call.id : `call_${index}`,
+      toolName: call.name,
+      input: call.rawArguments,
+    });
+  const finish =
+    typeof choice.finish_reason === 'string' && choice.finish_reason !== ''
+      ? choice.finish_reason
+      : undefined;
+  return {
+    content,
+    finishReason: finish ? unifiedTerminal(finish) : { unified: 'other', raw: undefined },
+    usage: chatUsage(body.usage),
+    response: {
+      id: body.id,
+      modelId: body.model,
+      headers: isRecord(error.responseHeaders) ? error.responseHeaders : undefined,
+    },
+  };
+}
+
+/**
  * An OpenAI-style chunk the AI SDK rejected (its schema is stricter than the servers: MiniMax's
  * `role: ""`, llama.cpp's object `arguments`, an `error: null` on every chunk) and skipped: the
- * raw chunk, when it has `choices` and no error object; `undefined` otherwise.
+ * raw chunk, when it has `choices` (or is a usage chunk with `choices: null`) and no error
+ * object; `undefined` otherwise.
  */
 function rejectedChunk(raw: Json | undefined): Json | undefined {
-  if (!raw || !Array.isArray(raw.choices) || (raw.error !== undefined && raw.error !== null))
-    return undefined;
-  return raw;
+  if (!raw || (raw.error !== undefined && raw.error !== null)) return undefined;
+  // A trailing usage chunk with `choices: null` (Mistral, some gateways) instead of `[]`.
+  if (Array.isArray(raw.choices) || (raw.choices == null && chatUsage(raw.usage))) return raw;
+  return undefined;
 }
 
 /**
@@ -257,6 +314,19 @@ function isKeepAlive(raw: Json | undefined): boolean {
   if (!raw) return false;
   for (const key in raw) if (key !== 'type' || raw.type !== 'ping') return false;
   return true;
+}
+
+/**
+ * An error sent as a bare chunk, which the AI SDK's schema rejects: `{ "code": 400, "details": "…" }`
+ * after `event: error` (vLLM/TGIS behind an orchestrator), `{ "object": "error", "message": "…" }`
+ * — `{ message, code, type }` for the error mapping, else `undefined`.
+ */
+function bareErrorChunk(raw: Json | undefined): Json | undefined {
+  if (!raw || raw.choices !== undefined || (raw.code === undefined && raw.type === undefined))
+    return undefined;
+  const message = typeof raw.message === 'string' ? raw.message : raw.details;
+  if (typeof message !== 'string' || message === '') return undefined;
+  return { message, code: raw.code, type: raw.type };
 }
 
 /** Chat Completions usage (`prompt_tokens`, `completion_tokens`) as AI SDK v2 usage. */
@@ -288,6 +358,67 @@ function unifiedChatFinish(raw: string): string {
 /** Groq's usage, sent in `x_groq.usage` of the last chunk, as AI SDK v2 usage; else `undefined`. */
 function groqUsage(chunk: Json): Json | undefined {
   return chatUsage(isRecord(chunk.x_groq) ? chunk.x_groq.usage : undefined);
+}
+
+/**
+ * The finish reason a raw chunk carries when it is the answer's terminal event — an OpenAI-style
+ * chunk's `choices[0].finish_reason` or a Gemini chunk's `candidates[0].finishReason` — else
+ * `undefined`. The AI SDK reports the finish only when the body ends; a server that holds the
+ * connection open after this chunk has still sent the whole answer.
+ */
+function terminalReason(chunk: Json): string | undefined {
+  const list = Array.isArray(chunk.choices)
+    ? chunk.choices
+    : Array.isArray(chunk.candidates)
+      ? chunk.candidates
+      : undefined;
+  const first: unknown = list?.[0];
+  if (!isRecord(first)) return undefined;
+  const reason = first.finish_reason ?? first.finishReason;
+  return typeof reason === 'string' && reason !== '' ? reason : undefined;
+}
+
+/** The usage a raw chunk reports (Chat Completions `usage`, Groq's `x_groq.usage`, Gemini's `usageMetadata`). */
+function rawChunkUsage(chunk: Json): Json | undefined {
+  const gemini = chunk.usageMetadata;
+  if (isRecord(gemini)) {
+    const inputTokens = count(gemini.promptTokenCount);
+    const outputTokens = (count(gemini.candidatesTokenCount) ?? 0) + (count(gemini.thoughtsTokenCount) ?? 0);
+    if (inputTokens === undefined) return undefined;
+    return {
+      inputTokens,
+      outputTokens,
+      totalTokens: count(gemini.totalTokenCount) ?? inputTokens + outputTokens,
+    };
+  }
+  return chatUsage(chunk.usage) ?? groqUsage(chunk);
+}
+
+/** A raw terminal finish reason (`terminalReason`) as the AI SDK's unified one, raw kept. */
+function unifiedTerminal(raw: string): { unified: string; raw: string } {
+  const chat = unifiedChatFinish(raw.toLowerCase());
+  return { unified: chat !== 'other' ? chat : (rawFinishAliases[raw.toLowerCase()] ?? 'other'), raw };
+}
+
+/**
+ * The `index` of the choice an OpenAI-style chunk carries first — the one `@ai-sdk/openai-compatible`
+ * reads (`choices[0]`, whatever its index) — else `undefined`.
+ */
+function choiceIndexOf(chunk: Json): number | undefined {
+  const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  return isRecord(first) ? (typeof first.index === 'number' ? first.index : 0) : undefined;
+}
+
+/** Whether an OpenAI-style chunk's first choice carries tool calls (as a delta or a whole message). */
+function choiceHasToolCalls(chunk: Json): boolean {
+  const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (!isRecord(first)) return false;
+  const calls = isRecord(first.delta)
+    ? first.delta.tool_calls
+    : isRecord(first.message)
+      ? first.message.tool_calls
+      : undefined;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
@@ -372,21 +503,12 @@ export class AISDKChatModel implements ChatModel {
         provider,
       });
     }
-    if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-      throw new ModelError({
-        code: 'bad-request',
-        message: `fromAISDK: timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`,
-        provider,
-      });
-    }
-    const idle = options.streamIdleTimeoutMs;
-    if (idle !== undefined && !(typeof idle === 'number' && idle >= 0)) {
-      throw new ModelError({
-        code: 'bad-request',
-        message: `fromAISDK: streamIdleTimeoutMs must be a number of milliseconds >= 0, got ${idle}`,
-        provider,
-      });
-    }
+    checkProviderOptions({
+      factory: 'fromAISDK',
+      provider,
+      timeoutMs: options.timeoutMs,
+      streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+    });
     checkModelId({ factory: 'fromAISDK', provider, modelId: model.modelId });
     this.#model = model;
     this.#options = options;
@@ -440,6 +562,36 @@ export class AISDKChatModel implements ChatModel {
         requestId ? ` (request ${requestId})` : ''
       }`,
       provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /** A call whose complete arguments were followed by other complete arguments. */
+  #twoArgumentTexts(
+    input: { name: string; raw: string },
+    restatement: string,
+    requestId: string | undefined,
+  ): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: tool call ${JSON.stringify(input.name)} got two different complete argument texts (${JSON.stringify(
+        input.raw,
+      )}, then ${JSON.stringify(restatement)}); which one the model meant is unknown${requestId ? ` (request ${requestId})` : ''}`,
+      provider: this.provider,
+      rawOutput: input.raw + restatement,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /** Tool calls in another choice than the answer's: the AI SDK merges them into the answer's calls. */
+  #otherChoiceCalls(index: number | undefined, requestId: string | undefined): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the server streamed more than one choice, and choice ${index} carries tool calls that cannot be told apart from the answer's; ask for one choice (no \`n\` > 1 in the server's or proxy's defaults)${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      provider: this.provider,
+      isRetryable: false,
       ...(requestId ? { requestId } : {}),
     });
   }
@@ -640,7 +792,9 @@ export class AISDKChatModel implements ChatModel {
     try {
       raw = await this.#call('doGenerate', call);
     } catch (error) {
-      throw this.#error(error, options.signal, control.state.timedOut);
+      // A whole answer in a shape the AI SDK's schema rejects is that answer, not a failure.
+      raw = rejectedCompletion(error);
+      if (raw === undefined) throw this.#error(error, options.signal, control.state.timedOut);
     } finally {
       control.dispose();
     }
@@ -661,6 +815,12 @@ export class AISDKChatModel implements ChatModel {
     for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
       warnings.push(warningText(warning));
     const response = isRecord(result.response) ? result.response : {};
+    // Tool calls the AI SDK dropped — the deprecated single `function_call` (older Azure API
+    // versions) — read from the raw body (a call without an id is `call_N`).
+    if (toolCalls.length === 0 && isRecord(response.body)) {
+      for (const [index, call] of (wholeMessage(response.body)?.calls ?? []).entries())
+        toolCalls.push(parseToolCall({ ...call, id: call.id !== '' ? call.id : `call_${index}` }));
+    }
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
     this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
     if (isCutOff(result.finishReason)) {
@@ -793,7 +953,7 @@ export class AISDKChatModel implements ChatModel {
     const reasoningById = new Map<string, ReasoningPart>();
     const inputs = new Map<
       string,
-      { ordinal: number; raw: string; id: string; name: string; called?: boolean }
+      { ordinal: number; raw: string; id: string; name: string; called?: boolean; restated?: boolean }
     >();
     const held: ToolCall[] = [];
     const toolCalls: ToolCall[] = [];
@@ -818,6 +978,15 @@ export class AISDKChatModel implements ChatModel {
     const rejectedCalls = new Map<number, { id: string; name: string; rawArguments: string }>();
     let rejectedFinish: string | undefined;
     let finish: Json | undefined;
+    // The terminal raw chunk's finish reason and the usage reported from it on: the answer when
+    // the server holds the connection open after it (the AI SDK's own finish never comes).
+    let tailFinish: string | undefined;
+    let tailUsage: Json | undefined;
+    // Several choices streamed: the answer's choice index, whether the current chunk is another
+    // choice's, and whether any was.
+    let answerChoice: number | undefined;
+    let otherChoice = false;
+    let otherChoices = false;
     let id: unknown;
     let modelId: unknown;
     const reasoningFor = (partId: string): ReasoningPart => {
@@ -885,6 +1054,25 @@ export class AISDKChatModel implements ChatModel {
               if (typeof chunk.id === 'string' && chunk.id !== '') id ??= chunk.id;
               if (typeof chunk.model === 'string' && chunk.model !== '') modelId ??= chunk.model;
               rawUsage = groqUsage(chunk) ?? rawUsage;
+              // A server that streams several choices (`n` > 1, interleaved): the AI SDK reads each
+              // chunk's first choice, whichever it is. The answer is the first choice seen; the
+              // text of others is dropped, and tool calls of others cannot be told apart.
+              const choiceIndex = choiceIndexOf(chunk);
+              answerChoice ??= choiceIndex;
+              otherChoice = choiceIndex !== undefined && choiceIndex !== answerChoice;
+              if (otherChoice) {
+                otherChoices = true;
+                if (choiceHasToolCalls(chunk)) throw this.#otherChoiceCalls(choiceIndex, requestId);
+                break;
+              }
+              const terminal = terminalReason(chunk);
+              if (terminal !== undefined) {
+                // The terminal chunk (a usage chunk may follow): a server that then holds the
+                // connection open does not hold the complete answer.
+                tailFinish = terminal;
+                parts.complete();
+              }
+              if (tailFinish !== undefined) tailUsage = rawChunkUsage(chunk) ?? tailUsage;
               // A chunk in a completion's shape (`message`, not `delta`), which the AI SDK reads
               // as empty: its text and tool calls.
               const whole = wholeMessage(chunk);
@@ -903,6 +1091,7 @@ export class AISDKChatModel implements ChatModel {
             }
             break;
           case 'text-delta':
+            if (otherChoice) break;
             if (typeof part.delta === 'string' && part.delta !== '') {
               text += part.delta;
               yield { type: 'text-delta', delta: part.delta };
@@ -913,6 +1102,7 @@ export class AISDKChatModel implements ChatModel {
             noteMetadata(reasoningFor(String(part.id)), part.providerMetadata);
             break;
           case 'reasoning-delta': {
+            if (otherChoice) break;
             const reasoningPart = reasoningFor(String(part.id));
             noteMetadata(reasoningPart, part.providerMetadata);
             if (typeof part.delta === 'string' && part.delta !== '') {
@@ -939,6 +1129,27 @@ export class AISDKChatModel implements ChatModel {
             if (repeat && typeof part.delta === 'string') repeat.raw += part.delta;
             const input = inputs.get(String(part.id));
             if (input && typeof part.delta === 'string' && part.delta !== '') {
+              // LiteLLM, GLM parsers and some proxies send a call's whole arguments again at the
+              // end, which the AI SDK appends: the same arguments are dropped, others are an error
+              // (see `restatedArguments`).
+              const restated = restatedArguments(input.raw, part.delta);
+              if (restated === 'same') {
+                input.restated = true;
+                break;
+              }
+              if (restated === 'different') throw this.#twoArgumentTexts(input, part.delta, requestId);
+              if (restated === 'whole') {
+                // vLLM's end-of-stream flush (GLM, xLAM parsers): the whole arguments from their
+                // start after a partial stream replace it; the AI SDK appends them.
+                input.restated = true;
+                const rest = part.delta.startsWith(input.raw)
+                  ? part.delta.slice(input.raw.length)
+                  : part.delta;
+                input.raw = part.delta;
+                if (rest !== '')
+                  yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: rest };
+                break;
+              }
               input.raw += part.delta;
               yield { type: 'tool-call-delta', index: input.ordinal, argumentsDelta: part.delta };
             }
@@ -946,7 +1157,11 @@ export class AISDKChatModel implements ChatModel {
           }
           case 'tool-call': {
             if (part.providerExecuted === true) break;
-            const toolCall = toolCallOf(part);
+            let toolCall = toolCallOf(part);
+            const streamed = inputs.get(toolCall.id);
+            // The AI SDK's input with a restatement appended: the arguments streamed before it.
+            if (streamed?.restated)
+              toolCall = { ...toolCall, ...parseToolCall({ ...toolCall, rawArguments: streamed.raw }) };
             if (repeats.has(toolCall.id) || startRepeat(toolCall.id)) {
               this.#checkRepeat(
                 toolCall,
@@ -998,18 +1213,30 @@ export class AISDKChatModel implements ChatModel {
             }
             // A chunk the AI SDK's schema rejected: read from its raw form, not a failed answer.
             const rejected = rejectedChunk(lastRaw);
+            if (rejected && otherChoice) break;
             if (rejected) {
               lastRaw = undefined;
-              for (const delta of this.#readRejected(rejected, rejectedCalls, reasoningFor)) {
-                if (delta.type === 'text-delta') text += delta.delta;
-                yield delta;
+              if (Array.isArray(rejected.choices)) {
+                for (const delta of this.#readRejected(rejected, rejectedCalls, reasoningFor)) {
+                  if (delta.type === 'text-delta') text += delta.delta;
+                  yield delta;
+                }
+                const choice: unknown = rejected.choices[0];
+                if (
+                  isRecord(choice) &&
+                  typeof choice.finish_reason === 'string' &&
+                  choice.finish_reason !== ''
+                )
+                  rejectedFinish = choice.finish_reason;
               }
-              const choice: unknown = (rejected.choices as unknown[])[0];
-              if (isRecord(choice) && typeof choice.finish_reason === 'string' && choice.finish_reason !== '')
-                rejectedFinish = choice.finish_reason;
+              // The AI SDK's finish is now its `error` for the rejection: the answer's own finish
+              // reason, when an earlier chunk carried it, stands.
+              rejectedFinish ??= tailFinish;
               rawUsage = chatUsage(rejected.usage) ?? rawUsage;
               break;
             }
+            const bare = bareErrorChunk(lastRaw);
+            if (bare) throw this.#error(bare, signal);
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
             throw this.#error(part.error, signal);
@@ -1024,6 +1251,12 @@ export class AISDKChatModel implements ChatModel {
       if (!completed) await reader.cancel().catch(() => {});
     }
     if (signal?.aborted) throw this.#error(signal.reason, signal);
+    // Settled after the terminal chunk without the body's end: that chunk's finish and usage.
+    if (!finish && tailFinish !== undefined)
+      finish = { type: 'finish', finishReason: unifiedTerminal(tailFinish), usage: tailUsage };
+    // The AI SDK's finish reason is the last chunk's, perhaps another choice's: the answer's own.
+    if (finish && otherChoices && tailFinish !== undefined)
+      finish = { ...finish, finishReason: unifiedTerminal(tailFinish) };
     for (const call of rejectedCalls.values()) yield* wholeCall(call);
     const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
     if (endedWithoutFinishReason && !rejectedFinish) {

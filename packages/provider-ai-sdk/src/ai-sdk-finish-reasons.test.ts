@@ -216,3 +216,37 @@ describe('a stream read to its end without a finish_reason ([DONE], which the AI
     );
   });
 });
+
+describe('a Gemini stream held open after its finishReason chunk', () => {
+  it('the complete answer settles after the 1 s tail, with its finish and usage', async () => {
+    server.script(gemini.sse('text-stream', { after: 'hold', keepAlive: { text: '\n', everyMs: 25 } }));
+    const model = fromAISDK(
+      createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test-google-key' })(
+        'gemini-2.5-flash',
+      ),
+    );
+    const started = performance.now();
+    const { parts, error } = await collectStream(model.doStream({ messages: ask.messages }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(error).toBeUndefined();
+    const result = finishedResult(parts);
+    expect(result.text).toBe('Two, three and five.');
+    expect(result.finishReason).toBe('stop');
+    expect(result.rawFinishReason).toBe('STOP');
+    expect(result.usage).toMatchObject({ inputTokens: 7, outputTokens: 6, totalTokens: 13 });
+  });
+
+  it('held open mid-answer (no finishReason yet): a retryable stall error, not the partial text', async () => {
+    server.script(gemini.sse('text-stream', { limitEvents: 2, after: 'hold' }));
+    const model = fromAISDK(
+      createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test-google-key' })(
+        'gemini-2.5-flash',
+      ),
+      { streamIdleTimeoutMs: 300 },
+    );
+    const { parts, error } = await collectStream(model.doStream({ messages: ask.messages }));
+    expect((error as ModelError).code).toBe('network');
+    expect((error as ModelError).isRetryable).toBe(true);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});

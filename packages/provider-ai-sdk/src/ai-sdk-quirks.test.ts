@@ -1,7 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenAICompatible as createOpenAICompatibleV4 } from '@ai-sdk/openai-compatible-v4';
 import { ModelError } from '@closedloop/model';
-import { collectStream, finishedResult, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import {
+  chatCompletionsWireQuirks,
+  collectStream,
+  finishedResult,
+  modelRejection,
+  replayFixtures,
+  runWireQuirkSuite,
+} from '@closedloop/model/conformance';
 import { describe, expect, it } from 'vitest';
 import { fromAISDK } from './ai-sdk-chat-model';
 
@@ -28,6 +35,30 @@ const model = () =>
     { name: 'openai-compatible' },
   );
 
+// The recorded Chat Completions behaviours every adapter of that wire format must handle alike
+// (the table is shared with @closedloop/provider-openai), through AI SDK 6 and AI SDK 7's clients.
+for (const [title, create] of [
+  ['fromAISDK(@ai-sdk/openai-compatible@2, specification v3)', createOpenAICompatible],
+  ['fromAISDK(@ai-sdk/openai-compatible@3, specification v4)', createOpenAICompatibleV4],
+] as const) {
+  runWireQuirkSuite({
+    name: title,
+    server,
+    fixtures: { json, read, sse },
+    cases: chatCompletionsWireQuirks,
+    createModel: ({ serverUrl, streamIdleTimeoutMs }) =>
+      fromAISDK(
+        create({
+          name: 'loopback',
+          baseURL: `${serverUrl}/v1`,
+          apiKey: 'sk-loopback-000000',
+          includeUsage: true,
+        })('gpt-4.1'),
+        { name: 'openai-compatible', ...(streamIdleTimeoutMs !== undefined ? { streamIdleTimeoutMs } : {}) },
+      ),
+  });
+}
+
 describe('a tool call cut off by the output limit or a content filter', () => {
   it('streamed: the provider flushes the cut call as a tool-call; the bridge throws instead', async () => {
     server.script(sse('length-mid-tool-call-stream'));
@@ -48,15 +79,6 @@ describe('a tool call cut off by the output limit or a content filter', () => {
     expect(ModelError.isInstance(error)).toBe(true);
     expect((error as ModelError).message).toMatch(/inside tool call "write_file" \(call_Cut2\)/);
     expect((error as ModelError).rawOutput).toBe('{"path":"README.md","content":"# Titl');
-  });
-
-  it('an Azure content_filter inside run_command is the same error', async () => {
-    server.script(sse('azure-content-filter-mid-tool-call-stream'));
-    const { parts, error } = await collectStream(model().doStream(ask));
-    expect((error as ModelError).message).toMatch(
-      /finish reason "content_filter"\) inside tool call "run_command"/,
-    );
-    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
   });
 
   it('a complete call in a normal answer still streams and finishes (unparsable input only held)', async () => {
@@ -113,16 +135,6 @@ describe('finish_reason "tool_calls" with no tool call (vLLM without a working t
   });
 });
 
-describe('DeepSeek finish_reason "insufficient_system_resource"', () => {
-  it('is a retryable overloaded error, not a half answer with an unknown finish', async () => {
-    server.script(sse('deepseek-insufficient-system-resource-stream'));
-    const { parts, error } = await collectStream(model().doStream(ask));
-    expect((error as ModelError).code).toBe('overloaded');
-    expect((error as ModelError).isRetryable).toBe(true);
-    expect(parts.some((part) => part.type === 'finish')).toBe(false);
-  });
-});
-
 describe('one tool call sent again at a second index with the same id (LocalAI)', () => {
   it('is one call, not the command twice (the AI SDK gives the copy a new id)', async () => {
     server.script(sse('localai-same-call-at-two-indexes-stream'));
@@ -170,22 +182,6 @@ describe('one tool call sent again at a second index with the same id (LocalAI)'
   });
 });
 
-describe('usage and endings @ai-sdk/openai-compatible does not read', () => {
-  it("Groq's usage in x_groq.usage is the usage, not zeros", async () => {
-    server.script(sse('groq-x-groq-usage-stream'));
-    const result = finishedResult((await collectStream(model().doStream(ask))).parts);
-    expect(result.text).toBe('Three steps.');
-    expect(result.usage).toEqual({ inputTokens: 44, outputTokens: 4, totalTokens: 48 });
-  });
-
-  it('a streamed refusal is finish "refusal" with its text, not a content filter', async () => {
-    server.script(sse('refusal-stream'));
-    const result = finishedResult((await collectStream(model().doStream(ask))).parts);
-    expect(result.text).toBe("I'm sorry, I can't help with that.");
-    expect(result.finishReason).toBe('refusal');
-  });
-});
-
 describe('a tool call whose arguments are a JSON object, not a string (llama.cpp, Ollama)', () => {
   it('is that call, though the AI SDK rejects the chunk', async () => {
     server.script(sse('llama-cpp-object-arguments-stream'));
@@ -211,21 +207,6 @@ describe('a tool call whose arguments are a JSON object, not a string (llama.cpp
     const { parts, error } = await collectStream(model().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
     expect(parts.some((part) => part.type === 'finish' || part.type === 'tool-call')).toBe(false);
-  });
-});
-
-describe('CRLF line endings and UTF-8 characters split across network reads', () => {
-  it('are the same text and one call, its arguments from many small deltas', async () => {
-    server.script(sse('crlf-multibyte-stream', { chunking: 'bytes' }));
-    const { parts, error } = await collectStream(model().doStream(ask));
-    expect(error).toBeUndefined();
-    const result = finishedResult(parts);
-    expect(result.text).toBe('Café ☕ — 日本語の計画 😀');
-    expect(result.toolCalls.map((call) => [call.id, call.name, call.arguments])).toEqual([
-      ['call_crlf1', 'write_file', { path: 'notes/計画.md', content: '# Plan ☕\n1. Café — déjà vu 😀\n' }],
-    ]);
-    expect(result.finishReason).toBe('tool-calls');
-    expect(result.usage).toMatchObject({ inputTokens: 40, outputTokens: 31, totalTokens: 71 });
   });
 });
 
@@ -258,52 +239,6 @@ describe("a stream of one chunk in a completion's shape (message, not delta)", (
     const { parts, error } = await collectStream(model().doStream(ask));
     expect((error as ModelError).code).toBe('invalid-response');
     expect((error as ModelError).message).toMatch(/finish reason "length"\) inside tool call "read_file"/);
-    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
-  });
-});
-
-describe('the same wire formats through AI SDK 7 (@ai-sdk/openai-compatible@3, specification v4)', () => {
-  const v4 = () =>
-    fromAISDK(
-      createOpenAICompatibleV4({
-        name: 'loopback',
-        baseURL: `${server.url}/v1`,
-        apiKey: 'sk-loopback-000000',
-        includeUsage: true,
-      })('gpt-4.1'),
-      { name: 'openai-compatible' },
-    );
-
-  it.each([
-    ['vllm-mlx-done-without-finish-reason-stream', 'The plan has three steps.', [], 'stop'],
-    ['localai-same-call-at-two-indexes-stream', '', ['exec {"cmd":"uname -a"}'], 'tool-calls'],
-    ['llama-cpp-object-arguments-stream', '', ['get_weather {"city":"Paris"}'], 'tool-calls'],
-    [
-      'gateway-whole-message-chunk-stream',
-      'Reading the README first.',
-      ['read_file {"path":"README.md"}'],
-      'tool-calls',
-    ],
-    ['groq-x-groq-usage-stream', 'Three steps.', [], 'stop'],
-    ['refusal-stream', "I'm sorry, I can't help with that.", [], 'refusal'],
-    ['minimax-empty-role-stream', 'Running the tests.', ['run_command {"cmd": "pnpm test"}'], 'tool-calls'],
-    ['gateway-ping-data-stream', 'Step one: read the file.', [], 'stop'],
-  ])('%s: text %j, calls %j, finish %s', async (fixture, text, calls, finishReason) => {
-    server.script(sse(fixture));
-    const { parts, error } = await collectStream(v4().doStream(ask));
-    expect(error).toBeUndefined();
-    const result = finishedResult(parts);
-    expect(result.text).toBe(text);
-    expect(result.toolCalls.map((call) => `${call.name} ${call.rawArguments}`)).toEqual(calls);
-    expect(result.finishReason).toBe(finishReason);
-    expect(result.usage.totalTokens).toBeGreaterThan(0);
-  });
-
-  it('a tool call with partial arguments and no finish reason is a retryable invalid-response', async () => {
-    server.script(sse('proxy-cut-tool-call-done-without-finish-reason-stream'));
-    const { parts, error } = await collectStream(v4().doStream(ask));
-    expect((error as ModelError).code).toBe('invalid-response');
-    expect((error as ModelError).isRetryable).toBe(true);
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
@@ -378,37 +313,22 @@ describe('keep-alive events with data (`event: ping` + `data: {}`)', () => {
   });
 });
 
-describe('a stream that never closes (a proxy holding the connection)', () => {
-  const keepAlive = { text: ': keep-alive\n\n', everyMs: 25 };
-  const stalling = () =>
-    fromAISDK(
-      createOpenAICompatible({
-        name: 'loopback',
-        baseURL: `${server.url}/v1`,
-        apiKey: 'sk-loopback-000000',
-        includeUsage: true,
-      })('gpt-4.1'),
-      { name: 'openai-compatible', streamIdleTimeoutMs: 300 },
+describe('several choices in one stream (n > 1)', () => {
+  it('tool calls in the second choice are a typed error: the AI SDK would merge them into the first', async () => {
+    const recorded = read('n2-interleaved-choices-stream');
+    const body = recorded.body.replace(
+      '"index":1,"delta":{"content":"Plan B:"}',
+      '"index":1,"delta":{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"run_command","arguments":"{\\"cmd\\":\\"rm -rf build\\"}"}}]}',
     );
-
-  it.each([
-    ['headers, then nothing', { limitEvents: 0, after: 'hold' as const }],
-    [
-      'part of the answer, then keep-alive comments forever',
-      { limitEvents: 2, after: 'hold' as const, keepAlive },
-    ],
-  ])('%s: a retryable stall error after streamIdleTimeoutMs, not a success', async (_, options) => {
-    server.script(sse('proxy-keep-alive-never-closes-stream', options));
-    const started = performance.now();
-    const { parts, error } = await collectStream(stalling().doStream(ask));
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(body).not.toBe(recorded.body);
+    server.script([{ type: 'response', response: { ...recorded, body }, chunking: 'events' }]);
+    const { parts, error } = await collectStream(model().doStream(ask));
     expect(ModelError.isInstance(error)).toBe(true);
-    expect((error as ModelError).code).toBe('network');
-    expect((error as ModelError).isRetryable).toBe(true);
-    expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
-    expect((error as ModelError).requestId).toBe('req_keepalive_hold');
-    expect(parts.some((part) => part.type === 'finish')).toBe(false);
-    // The request was aborted: the server saw the connection close.
-    await expect.poll(() => server.requests[0]?.closedEarlyAt).toBeDefined();
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual([
+      'invalid-response',
+      false,
+    ]);
+    expect((error as ModelError).message).toMatch(/more than one choice, and choice 1 carries tool calls/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });

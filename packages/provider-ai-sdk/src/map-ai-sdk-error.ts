@@ -154,6 +154,26 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
     const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
     const message = text(inner.message) ?? (error as Error).message;
     const modelErrorCode = classifyHttpError({ status, type, code, message });
+    if (code === 'tool_use_failed' || code === 'json_validate_failed') {
+      // Groq's 400 for a tool call or JSON answer its parser could not read: the model's output
+      // was bad, not the request; sampling again usually works (as the OpenAI adapter maps it).
+      return new ModelError({
+        code: 'invalid-response',
+        message: redact(
+          `${provider}: HTTP ${status} ${code}: ${message}. The server could not parse the model's ${
+            code === 'tool_use_failed' ? 'tool call' : 'JSON'
+          }; a retry samples again${requestId ? ` (request ${requestId})` : ''}`,
+        ),
+        isRetryable: true,
+        status,
+        ...(requestId ? { requestId } : {}),
+        ...(typeof inner.failed_generation === 'string'
+          ? { rawOutput: redact(inner.failed_generation) }
+          : {}),
+        provider,
+        cause,
+      });
+    }
     const metadata = isRecord(inner.metadata) ? inner.metadata : undefined;
     const retryAfterMs =
       parseRetryAfter(headers ?? {}) ??

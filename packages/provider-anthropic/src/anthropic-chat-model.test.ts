@@ -278,5 +278,20 @@ describe('createAnthropic', () => {
     expect(() => createAnthropic({ baseURL: 'api.anthropic.com' })).toThrowError(/not a valid http\(s\) URL/);
     expect(() => createAnthropic({ timeoutMs: -1 })).toThrowError(/timeoutMs/);
     expect(() => provider('  ')).toThrowError(/non-empty string/);
+    expect(() => createAnthropic({ streamIdleTimeoutMs: -1 })).toThrowError(
+      /^createAnthropic: streamIdleTimeoutMs must be a number of milliseconds >= 0 .*got -1$/,
+    );
+    expect(() => createAnthropic({ streamIdleTimeoutMs: Number.NaN })).toThrowError(/got NaN$/);
+    // Numeric per-model settings fail when the model is created, not at its first request.
+    expect(() => provider('claude-sonnet-4-6', { defaultMaxTokens: 0 })).toThrowError(
+      /defaultMaxTokens must be a positive integer, got 0/,
+    );
+    expect(() => provider('claude-sonnet-4-6', { defaultMaxTokens: 1.5 })).toThrowError(/got 1.5/);
+    expect(() => provider('claude-sonnet-4-6', { thinking: { budgetTokens: 512 } })).toThrowError(
+      /thinking.budgetTokens must be an integer >= 1024, got 512/,
+    );
+    expect(() =>
+      provider('claude-sonnet-4-6', { thinking: { budgetTokens: 1024 }, defaultMaxTokens: 4096 }),
+    ).not.toThrow();
   });
 });

@@ -21,6 +21,7 @@ import {
   type ToolCall,
 } from '@closedloop/model';
 import {
+  checkStreamIdleTimeout,
   parseToolCall,
   type StallGuardedStream,
   streamStallError,
@@ -30,6 +31,7 @@ import {
 import {
   type AnthropicChatSettings,
   buildAnthropicRequest,
+  checkAnthropicSettings,
   type ResponseTool,
 } from './build-anthropic-request';
 import { mapAnthropicError } from './map-anthropic-error';
@@ -215,6 +217,12 @@ export class AnthropicChatModel implements ChatModel {
     capabilities: ModelCapabilities;
     config: AnthropicChatModelConfig;
   }) {
+    checkStreamIdleTimeout({
+      factory: 'AnthropicChatModel',
+      provider: options.config.provider,
+      streamIdleTimeoutMs: options.config.streamIdleTimeoutMs,
+    });
+    checkAnthropicSettings(options.config.provider, options.settings);
     this.modelId = options.modelId;
     this.provider = options.config.provider;
     this.capabilities = options.capabilities;

@@ -78,6 +78,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     baseURL: options.baseURL,
     baseURLExample: 'https://api.anthropic.com',
     timeoutMs: options.timeoutMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
   });
   let client: Anthropic | undefined;
   let apiKey: string | undefined = options.apiKey;

@@ -24,6 +24,7 @@ import {
 import {
   checkCallOptions,
   contentPartSource,
+  createToolCallIds,
   parseProviderOptions,
   useStrictTool,
 } from '@closedloop/model/provider';
@@ -136,37 +137,11 @@ function toolInput(call: ToolCall): Record<string, unknown> {
 const validToolUseId = /^[a-zA-Z0-9_-]+$/;
 
 /**
- * Tool-call ids as the Messages API takes them: `tool_use` ids must match `^[a-zA-Z0-9_-]+$` and
- * be unique in the request. History from other providers breaks both — Kimi's
- * `functions.read_file:0`, empty ids, llama.cpp and Ollama restarting at `call_0` every turn — and
- * Anthropic rejects the whole request. Ids that are valid and new pass unchanged (Anthropic's own
- * always do); others are rewritten, and each tool result follows its call's new id.
+ * A `tool_use` id as the Messages API takes it (`^[a-zA-Z0-9_-]+$`): Kimi's
+ * `functions.read_file:0` becomes `functions_read_file_0`.
  */
-function toolUseIds() {
-  const used = new Set<string>();
-  // The latest assistant turn's calls: original id → the ids sent for it, in order.
-  let turn = new Map<string, string[]>();
-  return {
-    startTurn() {
-      turn = new Map();
-    },
-    call(id: string): string {
-      const base = validToolUseId.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || `toolu_${used.size}`;
-      let sent = base;
-      for (let n = 2; used.has(sent); n++) sent = `${base}_${n}`;
-      used.add(sent);
-      const sentIds = turn.get(id);
-      if (sentIds) sentIds.push(sent);
-      else turn.set(id, [sent]);
-      return sent;
-    },
-    result(id: string): string {
-      const sentIds = turn.get(id);
-      if (!sentIds)
-        return validToolUseId.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu_unknown';
-      return (sentIds.length > 1 ? sentIds.shift() : sentIds[0]) as string;
-    },
-  };
+function toolUseId(id: string): string {
+  return validToolUseId.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, '_');
 }
 
 function badRequest(provider: string, message: string): ModelError {
@@ -188,7 +163,8 @@ export function toAnthropicMessages(
   const out: MessageParam[] = [];
   let results: ToolResultBlockParam[] = [];
   let texts: Array<TextBlockParam | ImageBlockParam | DocumentBlockParam> = [];
-  const ids = toolUseIds();
+  // Valid and unique in the request, or Anthropic rejects the whole request.
+  const ids = createToolCallIds({ normalize: toolUseId, emptyPrefix: 'toolu_' });
 
   const flushUser = () => {
     if (results.length === 0 && texts.length === 0) return;
@@ -359,6 +335,29 @@ export interface BuildAnthropicRequestOptions {
 }
 
 type Thinking = { budgetTokens: number } | { type: 'adaptive' } | undefined;
+
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/**
+ * Checks the numeric per-model settings where the model is created (`anthropic(modelId,
+ * settings)`), so a bad value fails at once, not at the first request:
+ * `defaultMaxTokens` a positive integer, `thinking.budgetTokens` an integer >= 1024. Throws
+ * `ModelError('bad-request')` with the value.
+ */
+export function checkAnthropicSettings(provider: string, settings: AnthropicChatSettings): void {
+  const max = settings.defaultMaxTokens;
+  if (max !== undefined && !(Number.isInteger(max) && max > 0)) {
+    throw badRequest(provider, `defaultMaxTokens must be a positive integer, got ${shown(max)}`);
+  }
+  const thinking = settings.thinking;
+  if (thinking && 'budgetTokens' in thinking) {
+    const budget: unknown = thinking.budgetTokens;
+    if (!(Number.isInteger(budget) && (budget as number) >= 1024))
+      throw badRequest(provider, `thinking.budgetTokens must be an integer >= 1024, got ${shown(budget)}`);
+  }
+}
 
 /**
  * Builds the Messages API request body. Structured output with a schema becomes a forced tool

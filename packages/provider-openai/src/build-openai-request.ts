@@ -11,6 +11,7 @@ import {
 import {
   checkCallOptions,
   contentPartSource,
+  createToolCallIds,
   parseProviderOptions,
   promptCacheKey,
   strictSchemaProblem,
@@ -145,39 +146,6 @@ export function wireToolCallId(id: string, profile: OpenAICompatibleProfile): st
   return !rule || rule.pattern.test(id) ? id : rewriteId(id, rule.length);
 }
 
-/**
- * Tool-call ids as OpenAI-compatible servers pair them: valid for the profile and unique in the
- * request. History from other servers breaks this — empty ids, llama.cpp and Ollama restarting
- * at `call_0` every turn — and vLLM and some proxies reject the request or pair a result with
- * the wrong call. Ids that are valid and new pass unchanged (OpenAI's own always do); others are
- * rewritten, and each tool result follows its call's new id.
- */
-function toolCallIds(profile: OpenAICompatibleProfile) {
-  const used = new Set<string>();
-  // The latest assistant turn's calls: original id → the ids sent for it, in order.
-  let turn = new Map<string, string[]>();
-  return {
-    startTurn() {
-      turn = new Map();
-    },
-    call(id: string): string {
-      const base = wireToolCallId(id === '' ? `call_${used.size}` : id, profile);
-      let sent = base;
-      for (let n = 2; used.has(sent); n++) sent = wireToolCallId(`${base}_${n}`, profile);
-      used.add(sent);
-      const sentIds = turn.get(id);
-      if (sentIds) sentIds.push(sent);
-      else turn.set(id, [sent]);
-      return sent;
-    },
-    result(id: string): string {
-      const sentIds = turn.get(id);
-      if (!sentIds) return wireToolCallId(id === '' ? 'call_unknown' : id, profile);
-      return (sentIds.length > 1 ? sentIds.shift() : sentIds[0]) as string;
-    },
-  };
-}
-
 function reasoningText(parts: readonly ReasoningPart[]): string {
   return parts
     .filter((part) => !part.redacted && part.text !== '')
@@ -220,7 +188,8 @@ export function toOpenAIMessages(
   const { systemRole = 'system', provider = 'openai', profile = openAICompatibleProfiles.openai } = options;
   let lastUser = -1;
   for (const [index, message] of messages.entries()) if (message.role === 'user') lastUser = index;
-  const ids = toolCallIds(profile);
+  // Valid for the profile and unique in the request (llama.cpp/Ollama history restarts at `call_0`).
+  const ids = createToolCallIds({ normalize: (id) => wireToolCallId(id, profile), emptyPrefix: 'call_' });
   return messages.map((message, index): ChatCompletionMessageParam => {
     switch (message.role) {
       case 'system':

@@ -10,6 +10,8 @@ import {
 import {
   checkCallOptions,
   contentPartSource,
+  createToolCallIds,
+  idDigest,
   parseProviderOptions,
   promptCacheKey,
   useStrictTool,
@@ -70,6 +72,21 @@ function inputContent(part: ContentPart, where: { provider: string; path: string
   };
 }
 
+/** A `call_id` the Responses API takes: 1–64 characters, no whitespace or control characters. */
+const validCallId = /^[^\s\p{Cc}]{1,64}$/u;
+
+/**
+ * A `call_id` as the Responses API takes it: unchanged when valid; else (Codex and MCP ids longer
+ * than 64 characters, ids with spaces) its start with invalid characters replaced, and a digest of
+ * the whole id so two long ids with one prefix stay apart — the same for the same id, so each
+ * `function_call_output` follows its call.
+ */
+function responsesCallId(id: string): string {
+  if (validCallId.test(id)) return id;
+  const digest = idDigest(id);
+  return `${id.replace(/[\s\p{Cc}]/gu, '_').slice(0, 63 - digest.length)}_${digest}`;
+}
+
 /** A reasoning item of a previous turn, as the Responses API wants it back (stateless). */
 function reasoningItem(part: ReasoningPart): ResponseInputItem | undefined {
   const id = typeof part.providerData?.itemId === 'string' ? part.providerData.itemId : undefined;
@@ -96,6 +113,8 @@ export function toResponsesInput(
 ): ResponseInputItem[] {
   const { systemRole = 'system', provider = 'openai' } = options;
   const items: ResponseInputItem[] = [];
+  // Valid and unique in the request; each result follows its call's id.
+  const ids = createToolCallIds({ normalize: responsesCallId, emptyPrefix: 'call_' });
   for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
@@ -120,10 +139,11 @@ export function toResponsesInput(
           if (item) items.push(item);
         }
         if (message.content !== '') items.push({ role: 'assistant', content: message.content });
+        if ((message.toolCalls ?? []).length > 0) ids.startTurn();
         for (const call of message.toolCalls ?? []) {
           items.push({
             type: 'function_call',
-            call_id: call.id,
+            call_id: ids.call(call.id),
             name: call.name,
             arguments:
               call.rawArguments.trim() !== '' ? call.rawArguments : JSON.stringify(call.arguments ?? {}),
@@ -133,7 +153,7 @@ export function toResponsesInput(
       case 'tool':
         items.push({
           type: 'function_call_output',
-          call_id: message.toolCallId,
+          call_id: ids.result(message.toolCallId),
           output: message.isError ? `Error: ${message.content}` : message.content,
         });
         break;

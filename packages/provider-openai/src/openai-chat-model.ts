@@ -10,8 +10,10 @@ import {
   type ToolCall,
 } from '@closedloop/model';
 import {
+  checkStreamIdleTimeout,
   isCompleteToolArguments,
   parseToolCall,
+  restatedArguments,
   type StallGuardedStream,
   streamStallError,
   truncatedToolCallError,
@@ -137,48 +139,6 @@ function messageAsDelta(message: ChatCompletion.Choice['message']): ChatCompleti
   } as ChatCompletionChunk.Choice.Delta;
 }
 
-/** Whether text could be one whole JSON object or JSON string (cheap, before parsing it). */
-function mayBeWholeJson(text: string): boolean {
-  // Scans from both ends rather than trimming: long arguments are checked once per delta.
-  let start = 0;
-  let end = text.length - 1;
-  while (start <= end && isJsonSpace(text.charCodeAt(start))) start++;
-  while (end > start && isJsonSpace(text.charCodeAt(end))) end--;
-  const first = text[start];
-  const last = text[end];
-  return end > start && ((first === '{' && last === '}') || (first === '"' && last === '"'));
-}
-
-/** JSON's insignificant whitespace: space, tab, line feed, carriage return. */
-function isJsonSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-}
-
-/** A complete JSON text's value, a JSON string holding JSON unwrapped once; `undefined` if not JSON. */
-function wholeJson(text: string): { value: unknown } | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'string' && mayBeWholeJson(value)) return wholeJson(value) ?? { value };
-    return { value };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether a streamed argument delta restates arguments that are already complete: `same` (the
- * whole arguments again, possibly re-serialised or double-encoded), `different` (other complete
- * arguments), `no` (an ordinary delta). Parses only when both texts look like whole JSON.
- */
-function restatedArguments(existing: string, incoming: string): 'no' | 'same' | 'different' {
-  if (existing === '' || incoming === '' || !mayBeWholeJson(incoming) || !mayBeWholeJson(existing))
-    return 'no';
-  const before = wholeJson(existing);
-  const after = before && wholeJson(incoming);
-  if (!before || !after) return 'no';
-  return JSON.stringify(before.value) === JSON.stringify(after.value) ? 'same' : 'different';
-}
-
 /** Tool-call ids unique within a response: missing ids become `call_N`, repeats get a suffix. */
 function uniqueIds(calls: ReadonlyArray<{ id: string | undefined }>): string[] {
   const seen = new Set<string>();
@@ -208,6 +168,11 @@ export class OpenAIChatModel implements ChatModel {
     capabilities: ModelCapabilities;
     config: OpenAIChatModelConfig;
   }) {
+    checkStreamIdleTimeout({
+      factory: 'OpenAIChatModel',
+      provider: options.config.provider,
+      streamIdleTimeoutMs: options.config.streamIdleTimeoutMs,
+    });
     this.modelId = options.modelId;
     this.provider = options.config.provider;
     this.capabilities = options.capabilities;
@@ -644,6 +609,12 @@ export class OpenAIChatModel implements ChatModel {
             // LiteLLM, GLM parsers and some proxies send a call's whole arguments again at the
             // end: appending them would double the JSON.
             argumentsDelta = '';
+          } else if (restated === 'whole') {
+            // vLLM's end-of-stream flush (GLM, xLAM parsers): the whole arguments from their start
+            // after a partial stream replace it; the delta is their rest when they extend it.
+            if (argumentsDelta.startsWith(existing.rawArguments))
+              argumentsDelta = argumentsDelta.slice(existing.rawArguments.length);
+            else existing.rawArguments = '';
           } else if (restated === 'different') {
             throw this.#invalid(
               `tool call ${JSON.stringify(existing.name)} got two different complete argument texts (${JSON.stringify(

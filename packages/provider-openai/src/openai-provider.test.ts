@@ -1,7 +1,9 @@
 import { ModelError, type StreamPart } from '@closedloop/model';
 import { modelRejection, replayFixtures } from '@closedloop/model/conformance';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OpenAIChatModel } from './openai-chat-model';
 import { createOpenAI, openai } from './openai-provider';
+import { OpenAIResponsesModel } from './openai-responses-model';
 
 const { server, read: fixture } = replayFixtures(new URL('./__fixtures__/', import.meta.url));
 const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
@@ -52,6 +54,27 @@ describe('createOpenAI', () => {
     );
     expect(codeOf(() => createOpenAI({ timeoutMs: 0 }))).toMatch(/^bad-request: .*timeoutMs/);
     expect(codeOf(() => createOpenAI({ apiKey: 'k' })(''))).toMatch(/^bad-request: .*non-empty string/);
+    for (const streamIdleTimeoutMs of [-1, Number.NaN, '30000' as unknown as number]) {
+      expect(codeOf(() => createOpenAI({ streamIdleTimeoutMs }))).toMatch(
+        /^bad-request: createOpenAI: streamIdleTimeoutMs must be a number of milliseconds >= 0/,
+      );
+    }
+    expect(codeOf(() => createOpenAI({ timeoutMs: Number.NaN }))).toMatch(/^bad-request: .*got NaN/);
+    expect(codeOf(() => createOpenAI({ streamIdleTimeoutMs: 0 })('gpt-4.1'))).toBe('no error');
+    // The model classes, constructed directly, check it too.
+    const config = {
+      provider: 'openai',
+      client: () => ({}) as never,
+      secrets: () => [],
+      streamIdleTimeoutMs: -5,
+    };
+    const capabilities = createOpenAI({ apiKey: 'k' })('gpt-4.1').capabilities;
+    expect(
+      codeOf(() => new OpenAIChatModel({ modelId: 'gpt-4.1', settings: {}, capabilities, config })),
+    ).toMatch(/^bad-request: OpenAIChatModel: streamIdleTimeoutMs .* got -5/);
+    expect(
+      codeOf(() => new OpenAIResponsesModel({ modelId: 'gpt-4.1', settings: {}, capabilities, config })),
+    ).toMatch(/^bad-request: OpenAIResponsesModel: streamIdleTimeoutMs .* got -5/);
   });
 
   it('the default instance fails with auth, naming OPENAI_API_KEY, when the key is missing', async () => {

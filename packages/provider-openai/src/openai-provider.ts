@@ -125,6 +125,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     baseURL: options.baseURL,
     baseURLExample: 'http://localhost:11434/v1',
     timeoutMs: options.timeoutMs,
+    streamIdleTimeoutMs: options.streamIdleTimeoutMs,
   });
   const usesOpenAIKey = provider === 'openai';
   // Only the provider's own key variable: an OpenAI key never goes to another server.

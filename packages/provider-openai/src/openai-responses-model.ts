@@ -12,6 +12,7 @@ import {
   type Usage,
 } from '@closedloop/model';
 import {
+  checkStreamIdleTimeout,
   isCompleteToolArguments,
   parseToolCall,
   resultToStream,
@@ -158,6 +159,11 @@ export class OpenAIResponsesModel implements ChatModel {
     capabilities: ModelCapabilities;
     config: OpenAIChatModelConfig;
   }) {
+    checkStreamIdleTimeout({
+      factory: 'OpenAIResponsesModel',
+      provider: options.config.provider,
+      streamIdleTimeoutMs: options.config.streamIdleTimeoutMs,
+    });
     this.modelId = options.modelId;
     this.provider = options.config.provider;
     this.capabilities = options.capabilities;

@@ -90,17 +90,6 @@ describe('parallel calls without an index, one per chunk (Gemini)', () => {
   });
 });
 
-describe('several choices in one stream (n > 1)', () => {
-  it('the answer is choice 0 alone, not the choices interleaved', async () => {
-    server.script(sse('n2-interleaved-choices-stream'));
-    const { parts } = await collectStream(model('openai').doStream(ask));
-    const result = finishedResult(parts);
-    expect(result.text).toBe('Plan A: fix the test.');
-    expect(result.finishReason).toBe('stop');
-    expect(result.usage.totalTokens).toBe(21);
-  });
-});
-
 describe('CRLF line endings and UTF-8 characters split across network reads', () => {
   it('are the same text and one call, its arguments from many small deltas', async () => {
     const recorded = read('crlf-multibyte-stream');

@@ -240,11 +240,11 @@ export function errorPayload(chunk: unknown): Record<string, unknown> | undefine
         : { message: text };
     }
   }
-  return record.choices === undefined &&
-    typeof record.message === 'string' &&
-    (record.code !== undefined || record.type !== undefined)
-    ? record
-    : undefined;
+  if (record.choices !== undefined || (record.code === undefined && record.type === undefined))
+    return undefined;
+  if (typeof record.message === 'string') return record;
+  // `event: error` + `{ "code": 400, "details": "…" }` (vLLM/TGIS behind an orchestrator).
+  return typeof record.details === 'string' ? { ...record, message: record.details } : undefined;
 }
 
 function nonEmptyString(value: unknown): string | undefined {
