@@ -161,9 +161,14 @@ describe('startLoopbackServer', () => {
     const reader = response.body?.getReader();
     await reader?.read();
     held.abort();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The server sees the closed socket a moment later (longer on a loaded machine).
+    const deadline = performance.now() + 5_000;
+    while (server.requests[1]?.closedEarlyAt === undefined && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const [a, b] = server.requests;
-    expect((a?.closedEarlyAt ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(100);
+    // Recorded when the client gave up, not when the hanging response would have ended.
+    expect((a?.closedEarlyAt ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
     expect(b?.closedEarlyAt).toBeDefined();
   });
 

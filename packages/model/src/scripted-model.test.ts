@@ -151,7 +151,8 @@ describe('ScriptedModel', () => {
     const promise = model.doGenerate(ask('x'), { signal: controller.signal });
     setTimeout(() => controller.abort(), 10);
     await expect(promise).rejects.toMatchObject({ code: 'aborted' });
-    expect(performance.now() - started).toBeLessThan(200);
+    // Far sooner than the 5 s latency (a loaded machine can stall timers for a second).
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('applies per-request latency', async () => {

@@ -188,7 +188,8 @@ describe('withRetry', () => {
     });
     const started = performance.now();
     await expect(promise).rejects.toMatchObject({ code: 'aborted' });
-    expect(performance.now() - started).toBeLessThan(100);
+    // Far sooner than the 10 s backoff (a loaded machine can stall timers for a second).
+    expect(performance.now() - started).toBeLessThan(2_000);
     expect(calls()).toBe(1);
   });
 
