@@ -105,6 +105,7 @@ describe('a model answer that never ends', () => {
       expect(error).toMatchObject({ code: 'invalid-response', isRetryable: false });
       expect((error as Error).message).toMatch(/1048576 bytes/);
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once, not retried, and cut before the 64 MiB were sent.
       expect(closed).toEqual([true]);
     },
   );

@@ -76,7 +76,6 @@ describe('a model answer that never ends', () => {
       const model = createOpenAI({ baseURL, apiKey: 'k', maxResponseBytes: 1024 * 1024 })('m', {
         capabilities: {},
       });
-      const started = performance.now();
       const call = generate(
         model,
         { messages: [{ role: 'user', content: 'hi' }] },
@@ -89,10 +88,9 @@ describe('a model answer that never ends', () => {
       expect(ModelError.isInstance(error), String(error)).toBe(true);
       expect(error).toMatchObject({ code: 'invalid-response', isRetryable: false });
       expect((error as Error).message).toMatch(/1048576 bytes/);
-      // Once, not retried, and well before the 64 MiB were sent.
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once, not retried, and cut before the 64 MiB were sent.
       expect(closed).toEqual([true]);
-      expect(performance.now() - started).toBeLessThan(15_000);
     },
   );
 });
