@@ -76,6 +76,8 @@ beforeEach(async () => {
         "  const fd = fs.openSync('fill-' + file + '.bin', 'w');",
         '  for (let i = 0; i < 4; i++) fs.writeSync(fd, chunk);',
         '  fs.closeSync(fd);',
+        // A breath between files: the watch (every 20 ms) keeps up on a loaded machine too.
+        '  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);',
         '}',
         "console.log('wrote all');",
       ].join('\n'),
