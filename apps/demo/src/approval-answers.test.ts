@@ -73,3 +73,22 @@ describe('CLI approvals', () => {
     );
   });
 });
+
+describe('CLI approvals on a terminal', () => {
+  it("never pass a model's control characters or bidi overrides to the prompt or the log", async () => {
+    const hostileRequest = request({
+      stepId: 'release\u001b[2K\r',
+      reason: 'Approve to run it again.\u001b]52;c;cm0gLXJmIH4=\u0007\r\u001b[2KApprove? [y/N] ',
+      // Shown as `rm -rf ~` reversed: `~ fr- mr` displays as the harmless-looking text.
+      args: { argv: ['sh', '-c', '\u202E~ fr- mr\u202C', '\u009b2J'] },
+    });
+    const lines: string[] = [];
+    await fixedApprovals('deny', (line) => lines.push(line))(hostileRequest);
+    const shown = [describeApproval(hostileRequest), ...lines];
+    for (const text of shown) {
+      for (const raw of ['\u001b', '\u0007', '\r', '\u202E', '\u202C', '\u009b'])
+        expect(text, JSON.stringify(raw)).not.toContain(raw);
+    }
+    expect(describeApproval(hostileRequest)).toContain('[resume-review] step release');
+  });
+});

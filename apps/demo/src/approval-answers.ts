@@ -1,15 +1,20 @@
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalHandler, ApprovalRequest } from '@closedloop/cortex';
+import { terminalSafe } from './view/terminal-safe';
 
 /** How the CLI answers approvals: `--approve`, `--deny`, or (none given) a prompt on a TTY. */
 export type ApprovalAnswer = 'approve' | 'deny';
 
-/** One line describing what is asked, for the prompt and the log. */
+/**
+ * One line describing what is asked, for the prompt and the log: shown on the terminal, never
+ * obeyed (the step id, the reason and the call's arguments come from the model, which could
+ * otherwise redraw the question or show a command reversed).
+ */
 export function describeApproval(request: ApprovalRequest): string {
   const subject = request.tool
     ? ` ${request.tool}${request.args === undefined ? '' : ` ${JSON.stringify(request.args)}`}`
     : '';
-  return `[${request.kind}] step ${request.stepId}${subject}: ${request.reason}`;
+  return terminalSafe(`[${request.kind}] step ${request.stepId}${subject}: ${request.reason}`);
 }
 
 /** Answers every approval the same way (`--approve` / `--deny`), and says so on `log`. */

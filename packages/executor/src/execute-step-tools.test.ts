@@ -75,6 +75,39 @@ describe('executeStep: tool errors the model can correct', () => {
     expect(ledger[0]!.error).toContain('invalid-arguments');
   });
 
+  it('refuses tool-call arguments nested too deep for anything to walk, with an error the model can correct', async () => {
+    const { plan, stepId } = inProgressPlan();
+    // 50 000 levels: 100 KB of model output, parsed fine by JSON.parse, but past the stack of
+    // every recursive walker (dedupe keys, JSON.stringify of the next request, the journal).
+    const deep = `{"path":"a.txt","content":"a","extra":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
+    const events: ExecutorEvent[] = [];
+    const model = new ScriptedModel({
+      turns: [
+        { toolCalls: [{ name: 'write_file', rawArguments: deep }] },
+        toolCallTurn('write_file', { path: 'a.txt', content: 'a' }),
+        textTurn('done'),
+      ],
+    });
+    const result = await executeStep(plan, stepId, {
+      model,
+      tools: workspaceTools({ root: ws.root }),
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.stopReason).toBe('no-tool-calls');
+    const [refused, written] = toolMessages(result.messages);
+    expect(refused).toMatchObject({ isError: true });
+    expect(refused!.content).toContain('Error (invalid-arguments)');
+    expect(refused!.content).toMatch(/nested deeper than \d+ levels/);
+    expect(written!.isError).toBeUndefined();
+    expect(await ws.read('a.txt')).toBe('a');
+    // Everything the step produced can be written down (journal, transcript, next request).
+    expect(() => JSON.stringify({ events, messages: result.messages, plan: plan.toJSON() })).not.toThrow();
+    expect(plan.step(stepId).ledger.map((call) => `${call.tool}:${call.status}`)).toEqual([
+      'write_file:error',
+      'write_file:success',
+    ]);
+  });
+
   it('turns a throwing tool into an error result', async () => {
     const { plan, stepId } = inProgressPlan();
     const broken = defineTool({

@@ -30,7 +30,12 @@ import {
   type ToolRegistry,
   type ValidToolCall,
 } from '@closedloop/tools';
-import { normalizeToolArguments, parseToolInput, truncateText } from '@closedloop/tools/internal';
+import {
+  measureJson,
+  normalizeToolArguments,
+  parseToolInput,
+  truncateText,
+} from '@closedloop/tools/internal';
 import { z } from 'zod';
 import { buildStepPrompt, buildSummaryPrompt, type DependencyOutput } from './build-step-prompt';
 import { canonicalJson } from './canonical-json';
@@ -171,6 +176,29 @@ interface PendingCall {
 }
 
 const neverAborted = new AbortController().signal;
+
+/**
+ * Tool-call arguments past these bounds are refused where the model's answer arrives, before the
+ * ledger, the dedupe key, the events, the journal or the next request walk them: `JSON.parse`
+ * builds any depth, but every recursive walker (and `JSON.stringify`) overflows the stack at a
+ * few thousand levels, which a hundred kilobytes of model output reach. Looser than the
+ * registry's own defaults (64 levels, 100 000 values), which still apply.
+ */
+const argumentBounds = { maxDepth: 256, maxNodes: 1_000_000 } as const;
+
+/** What an over-bound call's arguments become: a short text, refused when the call runs. */
+const refusedArguments = `[closedloop: arguments nested deeper than ${argumentBounds.maxDepth} levels or holding more than ${argumentBounds.maxNodes} values, not kept]`;
+
+/** `result` with the arguments of every over-bound tool call replaced by {@link refusedArguments}. */
+function boundToolCallArguments(result: GenerateResult): GenerateResult {
+  let changed = false;
+  const toolCalls = result.toolCalls.map((call) => {
+    if (!measureJson(normalizeToolArguments(call.arguments), argumentBounds).exceeded) return call;
+    changed = true;
+    return { ...call, arguments: refusedArguments, rawArguments: refusedArguments };
+  });
+  return changed ? { ...result, toolCalls } : result;
+}
 
 function errorText(code: string, message: string): string {
   return `Error (${code}): ${message}`;
@@ -517,7 +545,7 @@ class StepRun {
     try {
       // `generate` races every attempt against the signal itself (its retry policy rejects with
       // `aborted` as soon as the signal aborts, even for a model that ignores it): no second race.
-      result = await generate(this.model, request, generateOptions);
+      result = boundToolCallArguments(await generate(this.model, request, generateOptions));
     } catch (error) {
       if (this.signal.aborted) return { kind: 'aborted' };
       return {
@@ -730,6 +758,15 @@ class StepRun {
         text: errorText(
           'unknown-tool',
           `There is no tool named ${JSON.stringify(call.name)}. Available tools: ${available}.`,
+        ),
+      };
+    }
+    if (call.arguments === refusedArguments) {
+      return {
+        ok: false,
+        text: errorText(
+          'invalid-arguments',
+          `Invalid arguments for "${call.name}": they are nested deeper than ${argumentBounds.maxDepth} levels or hold more than ${argumentBounds.maxNodes} values, so they were not kept. Send smaller, flatter arguments.`,
         ),
       };
     }

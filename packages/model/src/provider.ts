@@ -6,6 +6,11 @@
  *
  * @packageDocumentation
  */
+export {
+  type BoundedResponsesOptions,
+  defaultMaxResponseBytes,
+  withBoundedResponses,
+} from './bounded-response';
 export { checkCallOptions } from './check-call-options';
 export {
   checkModelId,

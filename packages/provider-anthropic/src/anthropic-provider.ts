@@ -3,8 +3,10 @@ import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/mod
 import {
   checkModelId,
   checkProviderOptions,
+  defaultMaxResponseBytes,
   defaultStreamIdleTimeoutMs,
   environmentVariable,
+  withBoundedResponses,
 } from '@closedloop/model/provider';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
@@ -36,6 +38,12 @@ export interface AnthropicProviderOptions {
   name?: string;
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
+  /**
+   * Bytes of one response body, streamed or whole, past which it is cut with a non-retryable
+   * `invalid-response` (a server that never stops sending would otherwise fill the memory).
+   * Default 128 MiB.
+   */
+  maxResponseBytes?: number;
   /**
    * Longest silence of a stream between two events, in ms (pings do not count): a longer one
    * cancels the request with a retryable `network` error. Default 120 000; `0` turns it off.
@@ -98,6 +106,10 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       });
     }
     const gateway = new URL(options.baseURL ?? defaultBaseURL).host !== new URL(defaultBaseURL).host;
+    const boundedFetch = withBoundedResponses(
+      options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      { maxBytes: options.maxResponseBytes ?? defaultMaxResponseBytes, provider },
+    );
     client = new Anthropic({
       apiKey,
       // Only the API key authenticates: no ANTHROPIC_AUTH_TOKEN bearer, no config-file profile.
@@ -108,13 +120,8 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       timeout: options.timeoutMs ?? 600_000,
       // Event streams without `event:` lines (some compatible gateways) get Anthropic's names;
       // Anthropic's own API always names them, so its streams skip the (≈ 0.15 ms) rewrite.
-      ...(gateway
-        ? {
-            fetch: withAnthropicEventNames(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
-          }
-        : options.fetch
-          ? { fetch: options.fetch }
-          : {}),
+      // Every body is bounded (an answer that never ends would fill the memory).
+      fetch: gateway ? withAnthropicEventNames(boundedFetch) : boundedFetch,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;

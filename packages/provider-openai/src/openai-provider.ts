@@ -2,8 +2,10 @@ import { ModelError, registerSecret, resolveCapabilities } from '@closedloop/mod
 import {
   checkModelId,
   checkProviderOptions,
+  defaultMaxResponseBytes,
   defaultStreamIdleTimeoutMs,
   environmentVariable,
+  withBoundedResponses,
 } from '@closedloop/model/provider';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
@@ -75,6 +77,12 @@ export interface OpenAIProviderOptions {
   profile?: OpenAICompatibleProfileName | OpenAICompatibleProfile;
   /** Per-request timeout in ms (until the response headers arrive). Default 600 000. */
   timeoutMs?: number;
+  /**
+   * Bytes of one response body, streamed or whole, past which it is cut with a non-retryable
+   * `invalid-response` (a server that never stops sending would otherwise fill the memory).
+   * Default 128 MiB.
+   */
+  maxResponseBytes?: number;
   /**
    * Longest silence of a stream (Chat Completions or Responses) between two events, in ms
    * (keep-alive comments do not count): a longer one cancels the request with a retryable
@@ -153,6 +161,10 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       });
     }
     const baseFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const boundedFetch = withBoundedResponses(baseFetch, {
+      maxBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
+      provider,
+    });
     // Data-less events come from gateways and compatible servers, never from OpenAI itself; the
     // filter costs ≈ 0.2 ms per stream, so OpenAI's own streams skip it.
     client = new OpenAI({
@@ -164,7 +176,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       project: options.project ?? (usesOpenAIKey ? undefined : null),
       maxRetries: 0,
       timeout: options.timeoutMs ?? 600_000,
-      fetch: withOpenAIErrorBodies(usesOpenAIKey ? baseFetch : withoutEmptyEvents(baseFetch)),
+      fetch: withOpenAIErrorBodies(usesOpenAIKey ? boundedFetch : withoutEmptyEvents(boundedFetch)),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;

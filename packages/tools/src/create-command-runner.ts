@@ -15,6 +15,8 @@ import {
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import {
   createLimitGroup,
+  diskWatch,
+  diskWatchIntervalMs,
   limitPrefix,
   pidNamespacePrefix,
   processLimitPrefix,
@@ -292,11 +294,21 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     };
     // A cgroup holds the whole tree (a fork bomb, a memory hog) where one can be made; rlimits
     // bound each process everywhere.
+    // The disk is watched while the command runs: RLIMIT_FSIZE bounds one file, not a thousand.
+    const disk = limits ? await diskWatch(limits, [realRoot, ...sandbox.writable]) : undefined;
     const group = limits ? await createLimitGroup(limits) : undefined;
-    const joinGroup = limits ? limitPrefix(limits, group) : [];
+    const joinGroup = limits
+      ? limitPrefix(
+          disk ? { ...limits, maxFileBytes: Math.min(limits.maxFileBytes, disk.budget) } : limits,
+          group,
+        )
+      : [];
     const start = async (argvToRun: string[], options: Parameters<typeof runProcess>[2]) => {
       const [head, ...rest] = [...joinGroup, ...argvToRun];
-      return runProcess(head as string, rest, options);
+      return runProcess(head as string, rest, {
+        ...options,
+        ...(disk ? { watch: { intervalMs: diskWatchIntervalMs, check: disk.check } } : {}),
+      });
     };
     let result: ProcessRunResult;
     try {
@@ -357,6 +369,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       }
     } finally {
       await group?.release();
+    }
+    if (result.limitExceeded !== undefined) {
+      result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: killed the command: ${result.limitExceeded}.\n`;
     }
     if (redactor) {
       result.stdout = redactor.redact(result.stdout);

@@ -1,10 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { link, mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createToolRegistry, type ToolRegistry } from './create-tool-registry';
+import { startLinkSwapper } from './start-link-swapper';
 import type { ToolContext } from './tool';
 import { workspaceTools } from './workspace-tools';
 
@@ -27,27 +28,15 @@ afterEach(async () => {
   await outside.cleanup();
 });
 
-/** A separate process that keeps swapping `inside/` for a symlink to the outside folder. */
-function startSwapper(): ChildProcess {
-  const script = `
-const fs = require('node:fs');
-const dir = ${JSON.stringify(path.join(ws.root, 'inside'))};
-const real = dir + '-real';
-const target = ${JSON.stringify(outside.root)};
-const pause = new Int32Array(new SharedArrayBuffer(4));
-for (let i = 0; ; i++) {
-  // Each state holds for a moment, so checks and opens land on both.
-  try { fs.renameSync(dir, real); fs.symlinkSync(target, dir); } catch {}
-  Atomics.wait(pause, 0, 0, i % 3);
-  try { fs.unlinkSync(dir); fs.renameSync(real, dir); } catch {}
-  Atomics.wait(pause, 0, 0, (i + 1) % 3);
-}`;
-  return spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-}
-
 describe('file tools against a parent folder swapped for a symlink in a loop', () => {
   it('never reads, writes, edits, lists or deletes outside the workspace', { timeout: 120_000 }, async () => {
-    const swapper = startSwapper();
+    // Each state holds a moment (up to 2 ms), so checks and opens land on both.
+    const swapper = startLinkSwapper({
+      folder: path.join(ws.root, 'inside'),
+      keep: path.join(ws.root, 'inside-real'),
+      target: outside.root,
+      pauseMs: 2,
+    });
     const escapes: string[] = [];
     const counts = { attempts: 0, succeeded: 0, refused: 0 };
     try {
@@ -73,7 +62,7 @@ describe('file tools against a parent folder swapped for a symlink in a loop', (
         await registry.execute('write_file', { path: 'inside/g.txt', content: 'inside g\n' }, context());
       }
     } finally {
-      swapper.kill('SIGKILL');
+      await swapper.stop();
     }
     const outsideFiles = (await readdir(outside.root)).sort();
     expect(outsideFiles).toEqual(['f.txt', 'g.txt', 'outside-only.txt']);

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectInside } from './inspect-inside';
+import { startLinkSwapper } from './start-link-swapper';
 
 const made: string[] = [];
 afterEach(async () => {
@@ -23,23 +23,7 @@ describe.runIf(process.platform === 'linux')('inspectInside', () => {
     await writeFile(path.join(root, 'd', 'f'), 'inside\n');
     await writeFile(path.join(outside, 'f'), 'outside\n');
     // Another process swaps `d` for a link to the outside folder and back, as fast as it can.
-    const swapper = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('node:fs');
-const [d, keep, out] = process.argv.slice(1);
-const end = Date.now() + 20000;
-while (Date.now() < end) {
-  fs.renameSync(d, keep); fs.symlinkSync(out, d);
-  fs.unlinkSync(d); fs.renameSync(keep, d);
-}`,
-        path.join(root, 'd'),
-        path.join(root, 'd.kept'),
-        outside,
-      ],
-      { stdio: 'ignore' },
-    );
+    const swapper = startLinkSwapper({ folder: path.join(root, 'd'), target: outside, durationMs: 20_000 });
     const seen = new Map<string, number>();
     try {
       const end = Date.now() + 3000;
@@ -50,7 +34,7 @@ while (Date.now() < end) {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
-      swapper.kill('SIGKILL');
+      await swapper.stop();
     }
     expect(seen.get('inside')).toBeGreaterThan(0);
     expect(seen.has('outside')).toBe(false);

@@ -6,5 +6,6 @@
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
+export { type JsonMeasure, measureJson } from './json-limits';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 export { truncateText } from './truncate-text';

@@ -15,7 +15,12 @@ import {
   workspaceTools,
 } from '@closedloop/tools';
 import { normalizeToolArguments, truncateText } from '@closedloop/tools/internal';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import {
+  createTempWorkspace,
+  type LinkSwapper,
+  startLinkSwapper,
+  type TempWorkspace,
+} from '@closedloop/tools/testing';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 
@@ -56,6 +61,7 @@ describe('@closedloop/tools public surface', () => {
     expectTypeOf(createCommandRunner).returns.toEqualTypeOf<CommandRunner>();
     expectTypeOf<ToolError['code']>().toEqualTypeOf<ToolErrorCode>();
     expectTypeOf(createTempWorkspace).returns.resolves.toEqualTypeOf<TempWorkspace>();
+    expectTypeOf(startLinkSwapper).returns.toEqualTypeOf<LinkSwapper>();
   });
 
   it('keeps helpers for other closedloop packages out of the root', () => {

@@ -1,4 +1,5 @@
-import { access, mkdir, readdir } from 'node:fs/promises';
+import { access, mkdir, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countRunning, forkerScript } from './__fixtures__/limited-runner';
 import { createCommandRunner } from './create-command-runner';
@@ -67,6 +68,19 @@ beforeEach(async () => {
         '  catch (error) { console.log(file, "stopped", error.code, written); }',
         '}',
       ].join('\n'),
+      // Many files, none near maxFileBytes: 512 MiB in 4 MiB files.
+      'fill-disk.cjs': [
+        "const fs = require('node:fs');",
+        'const chunk = Buffer.alloc(1024 * 1024, 1);',
+        'for (let file = 0; file < 128; file++) {',
+        "  const fd = fs.openSync('fill-' + file + '.bin', 'w');",
+        '  for (let i = 0; i < 4; i++) fs.writeSync(fd, chunk);',
+        '  fs.closeSync(fd);',
+        // A breath between files: the watch (every 20 ms) keeps up on a loaded machine too.
+        '  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);',
+        '}',
+        "console.log('wrote all');",
+      ].join('\n'),
       'big-file.cjs':
         "require('node:fs').writeFileSync('big.bin', Buffer.alloc(4 * 1024 * 1024));\nconsole.log('wrote');\n",
       'package.json': JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node check.cjs' } }),
@@ -124,6 +138,37 @@ describe.each(modes)('memory and file limits (sandbox %s)', (sandbox) => {
     expect(result.stdout).toContain('started');
     expect(result.stdout).not.toContain('allocated');
     expect(result.exitCode).not.toBe(0);
+  });
+
+  it('kills a command that fills the disk with many small files past maxDiskBytes, and says so', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxDiskBytes: 32 * 1024 ** 2 } });
+    const result = await runner.run(['node', 'fill-disk.cjs'], { timeoutMs: 60_000 });
+    expect(result.stdout).not.toContain('wrote all');
+    expect(result.signal).toBe('SIGKILL');
+    expect(result.limitExceeded).toMatch(/disk space/);
+    expect(result.stderr).toMatch(
+      /closedloop: killed the command: it took \d+ MiB of disk space .*\(maxDiskBytes/,
+    );
+    // Stopped near the limit (it is watched every few milliseconds), far from the 512 MiB asked.
+    const filled = async () => (await readdir(ws.root)).filter((name) => /^fill-\d+\.bin$/.test(name));
+    const names = await filled();
+    const written = (await Promise.all(names.map((name) => stat(path.join(ws.root, name))))).reduce(
+      (sum, entry) => sum + entry.size,
+      0,
+    );
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(256 * 1024 ** 2);
+    // Nothing of it keeps writing once the result is back.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await filled()).length).toBe(names.length);
+  });
+
+  it('lets a command write what fits in maxDiskBytes', async () => {
+    const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxDiskBytes: 64 * 1024 ** 2 } });
+    const result = await runner.run(['node', 'big-file.cjs'], { timeoutMs: 30_000 });
+    expect(result.stdout).toContain('wrote');
+    expect(result.exitCode).toBe(0);
+    expect(result.limitExceeded).toBeUndefined();
   });
 
   it('refuses a file larger than maxFileBytes', async () => {

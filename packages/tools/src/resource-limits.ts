@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rmdir, stat, statfs, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { findExecutable } from './run-process';
@@ -29,6 +29,13 @@ export interface ResourceLimits {
   maxCpuSeconds?: number;
   /** Size of any one file a process writes (`RLIMIT_FSIZE`). Default 4 GiB. */
   maxFileBytes?: number;
+  /**
+   * Disk space the command may take, all files together, on the file system of the workspace
+   * (and of each writable folder), and never more than half of what was free when it started: the
+   * free space is watched while it runs ({@link diskWatch}) and a command past it is killed. Also
+   * the bound of any one file (`RLIMIT_FSIZE`) when smaller than `maxFileBytes`. Default 16 GiB.
+   */
+  maxDiskBytes?: number;
 }
 
 /** The limits every command runs with unless the runner is given others (or `false`). */
@@ -37,6 +44,7 @@ export const defaultResourceLimits: Readonly<Required<ResourceLimits>> = Object.
   maxMemoryBytes: Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2)),
   maxCpuSeconds: 900,
   maxFileBytes: 4 * 1024 ** 3,
+  maxDiskBytes: 16 * 1024 ** 3,
 });
 
 /**
@@ -341,4 +349,67 @@ export function limitPrefix(limits: Required<ResourceLimits>, group: LimitGroup 
     String(procs.length),
     ...procs,
   ];
+}
+
+/** How often {@link diskWatch}'s check runs while a command does (milliseconds). */
+export const diskWatchIntervalMs = 20;
+
+/** What {@link diskWatch} made: the budget of one command and the check that enforces it. */
+export interface DiskWatch {
+  /** Bytes the command may take (the smaller of `maxDiskBytes` and half the free space). */
+  budget: number;
+  /** The reason to stop the command when it took more than `budget` of a file system, else undefined. */
+  check(): Promise<string | undefined>;
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 2)} MiB`;
+}
+
+/**
+ * Notes the free space of the file systems that hold `folders` (the workspace, writable
+ * folders) before a command starts; its `check` tells when the command has taken more than its
+ * budget of one of them since (RLIMIT_FSIZE bounds one file, not a thousand). Undefined where the
+ * free space cannot be read (`statfs`). What other processes write to the same file system meanwhile
+ * counts too: the bound is against filling the disk, not an exact quota.
+ */
+export async function diskWatch(
+  limits: Required<ResourceLimits>,
+  folders: readonly string[],
+): Promise<DiskWatch | undefined> {
+  const watched: { folder: string; freeAtStart: number }[] = [];
+  const devices = new Set<number>();
+  for (const folder of folders) {
+    try {
+      const { dev } = await stat(folder);
+      if (devices.has(dev)) continue;
+      devices.add(dev);
+      const info = await statfs(folder);
+      watched.push({ folder, freeAtStart: info.bavail * info.bsize });
+    } catch {
+      // gone, or no statfs here: nothing to watch for it
+    }
+  }
+  if (watched.length === 0) return undefined;
+  const smallestFree = Math.min(...watched.map((entry) => entry.freeAtStart));
+  const budget = Math.max(1024 * 1024, Math.min(limits.maxDiskBytes, Math.floor(smallestFree / 2)));
+  return {
+    budget,
+    async check() {
+      for (const { folder, freeAtStart } of watched) {
+        let free: number;
+        try {
+          const info = await statfs(folder);
+          free = info.bavail * info.bsize;
+        } catch {
+          continue;
+        }
+        const taken = freeAtStart - free;
+        if (taken > budget) {
+          return `it took ${mebibytes(taken)} of disk space in ${folder}, over its limit of ${mebibytes(budget)} (maxDiskBytes, at most half the free space when it started)`;
+        }
+      }
+      return undefined;
+    },
+  };
 }

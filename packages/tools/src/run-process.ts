@@ -15,6 +15,11 @@ export interface ProcessResult {
   /** Some output was dropped because a stream went over its byte cap. */
   truncated: boolean;
   durationMs: number;
+  /**
+   * Why the process tree was killed before it ended, when a {@link RunProcessOptions.watch}
+   * check found it over a limit (e.g. the disk it may fill).
+   */
+  limitExceeded?: string;
 }
 
 /** Options of {@link runProcess}. */
@@ -52,6 +57,12 @@ export interface RunProcessOptions {
   outerNamespace?: boolean;
   /** Called with the process id once the process started (it leads its own process group). */
   onSpawn?: (pid: number) => void;
+  /**
+   * Checked every `intervalMs` while the process runs: a reason it returns kills the whole tree at
+   * once (SIGKILL, no grace: a disk filling up does not wait) and becomes the result's
+   * `limitExceeded`.
+   */
+  watch?: { intervalMs: number; check: () => Promise<string | undefined> };
 }
 
 /** A {@link ProcessResult} with the interleaved output when it was asked for. */
@@ -321,6 +332,7 @@ export function runProcess(
     }
 
     let timedOut = false;
+    let limitExceeded: string | undefined;
     let settled = false;
     let exit: { code: number | null; signal: string | null } | undefined;
     const timers: ReturnType<typeof setTimeout>[] = [];
@@ -354,8 +366,10 @@ export function runProcess(
       void killAll('SIGTERM');
       timers.push(setTimeout(() => void killAll('SIGKILL'), killGraceMs));
     };
+    let watching: ReturnType<typeof setInterval> | undefined;
     const cleanup = () => {
       settled = true;
+      if (watching !== undefined) clearInterval(watching);
       for (const timer of timers) clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
     };
@@ -364,7 +378,7 @@ export function runProcess(
       if (settled || finishing || exit === undefined) return;
       finishing = true;
       // Leftovers of the tree, in the group or detached from it.
-      await killAll('SIGKILL', timedOut);
+      await killAll('SIGKILL', timedOut || limitExceeded !== undefined);
       if (settled) return;
       cleanup();
       const result: ProcessRunResult = {
@@ -376,6 +390,7 @@ export function runProcess(
         truncated: stdout.truncated || stderr.truncated || (output?.truncated ?? false),
         durationMs: Date.now() - started,
       };
+      if (limitExceeded !== undefined) result.limitExceeded = limitExceeded;
       if (output) result.output = output.text();
       resolve(result);
     };
@@ -395,6 +410,27 @@ export function runProcess(
         terminate();
       }, options.timeoutMs),
     );
+
+    const watch = options.watch;
+    if (watch !== undefined) {
+      let checking = false;
+      watching = setInterval(() => {
+        if (checking || settled || limitExceeded !== undefined) return;
+        checking = true;
+        watch.check().then(
+          (reason) => {
+            checking = false;
+            if (reason === undefined || settled || limitExceeded !== undefined) return;
+            limitExceeded = reason;
+            if (watching !== undefined) clearInterval(watching);
+            void killAll('SIGKILL');
+          },
+          () => {
+            checking = false;
+          },
+        );
+      }, watch.intervalMs);
+    }
 
     child.on('error', (error) => {
       if (settled) return;

@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { truncateSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startLinkSwapper } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
 import { manifestLists, packageInstalled } from './check-claims';
@@ -170,20 +171,7 @@ describe('the verifier reads no file through a link out of the workspace, and ne
     const ws = await workspace({ 'd/f.ts': 'export const inside = 1;\n' });
     const root = realRootOf(ws.root);
     const outsideHash = createHash('sha1').update('export const outside = 1;\n').digest('hex');
-    const swapper = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('node:fs');
-const [d, keep, out] = process.argv.slice(1);
-const end = Date.now() + 20000;
-while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.unlinkSync(d); fs.renameSync(keep, d); }`,
-        path.join(root, 'd'),
-        path.join(root, 'd.kept'),
-        elsewhere,
-      ],
-      { stdio: 'ignore' },
-    );
+    const swapper = startLinkSwapper({ folder: path.join(root, 'd'), target: elsewhere, durationMs: 20_000 });
     let leaks = 0;
     let insides = 0;
     try {
@@ -198,7 +186,7 @@ while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.un
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
-      swapper.kill('SIGKILL');
+      await swapper.stop();
     }
     expect(insides).toBeGreaterThan(0);
     expect(leaks).toBe(0);

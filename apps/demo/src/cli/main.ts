@@ -1,6 +1,7 @@
 import { ClosedloopError } from '@closedloop/model/error';
 import { CommanderError } from 'commander';
 import { DemoError } from '../demo-error';
+import { terminalSafe, terminalSafeLines } from '../view/terminal-safe';
 import type { CliContext, CliIo } from './cli-context';
 import { createProgram } from './program';
 
@@ -26,18 +27,22 @@ const usageCodes = new Set([
 
 /** The one line a typed error deserves, and its exit code; `undefined` for anything unexpected. */
 export function describeTypedError(error: unknown): { line: string; exitCode: number } | undefined {
-  if (DemoError.isInstance(error)) return { line: `error: ${error.message}`, exitCode: 2 };
+  if (DemoError.isInstance(error)) return { line: terminalSafe(`error: ${error.message}`), exitCode: 2 };
   // Every closedloop error (any package, any copy) is typed, with a message meant for users.
   if (!ClosedloopError.isInstance(error)) return undefined;
   const { code, name, message } = error;
-  return { line: `error: ${message} (${name} ${code})`, exitCode: usageCodes.has(code) ? 2 : 1 };
+  // A message may quote what a model or a command wrote: shown on the terminal, never obeyed.
+  return {
+    line: terminalSafe(`error: ${message} (${name} ${code})`),
+    exitCode: usageCodes.has(code) ? 2 : 1,
+  };
 }
 
 /** What the CLI prints for a crash: the stack (it is a bug) and what to do about it. */
 export function describeCrash(error: unknown): string {
   const stack = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
   return (
-    `${stack}\n\n` +
+    `${terminalSafeLines(stack)}\n\n` +
     'closedloop crashed: this is a bug in closedloop, not in your command. Please report it with the stack ' +
     'trace above and the command you ran. Your runs are safe in their journal: "closedloop resume <runId>" continues one.\n'
   );

@@ -1,9 +1,11 @@
 import { type ApprovalHandler, isResumableStop, type RunEvent, type RunResult } from '@closedloop/cortex';
 import type { StartedRun } from '../runner/demo-runner';
+import { terminalSafe, terminalSafeLines } from '../view/terminal-safe';
 import { createTerminalView } from '../view/terminal-view';
 import type { CliContext } from './cli-context';
 import { cliCommand, displayPath } from './invocation';
 
+/** The run's end: what the model answered and why the run stopped are shown, never obeyed. */
 function summary(result: RunResult, started: StartedRun): string {
   const { report } = result;
   const failedChecks = report.steps.flatMap((step) =>
@@ -11,13 +13,13 @@ function summary(result: RunResult, started: StartedRun): string {
   );
   return [
     '',
-    `stop reason: ${result.stopReason} — ${result.reason}`,
+    `stop reason: ${result.stopReason} — ${terminalSafe(result.reason)}`,
     `steps: ${report.steps.length}, replans: ${report.replans.length}, failed checks caught: ${failedChecks.length}`,
     `tokens: ${report.usage.usage.inputTokens} in / ${report.usage.usage.outputTokens} out`,
-    `model: ${started.model.provider}/${started.model.modelId}`,
-    `workspace: ${started.workspace}`,
+    `model: ${terminalSafe(`${started.model.provider}/${started.model.modelId}`)}`,
+    `workspace: ${terminalSafe(started.workspace)}`,
     '',
-    result.answer,
+    terminalSafeLines(result.answer),
     '',
   ].join('\n');
 }
@@ -63,8 +65,8 @@ export async function runAndRender(
       onEvent: (event) => view?.onEvent(event),
       ...(options.onApproval ? { onApproval: options.onApproval } : {}),
     });
-    view?.note(`model: ${started.model.provider}/${started.model.modelId}`);
-    view?.note(`workspace: ${started.workspace}`);
+    view?.note(`model: ${terminalSafe(`${started.model.provider}/${started.model.modelId}`)}`);
+    view?.note(`workspace: ${terminalSafe(started.workspace)}`);
     const result = await started.result;
     view?.close();
     // The default journal needs no flag to be found again.

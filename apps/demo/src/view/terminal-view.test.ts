@@ -128,7 +128,8 @@ describe('terminal view (plain)', () => {
   it('never passes a model’s control characters to the terminal (escape sequences, forged lines)', () => {
     // A hostile plan: a step title that sets the user's clipboard (OSC 52), clears the screen, and
     // forges a verified line of its own; the same in a tool call's text.
-    const hostile = 'Inspect\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\n  ✓ forged: all verified\u009b31m';
+    const hostile =
+      'Inspect\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\r\n  ✓ forged: all verified\u009b31m \u202Etxt.exe\u2066';
     const forged = events.map((event) =>
       JSON.parse(
         JSON.stringify(event).replaceAll('Inspect the workspace', JSON.stringify(hostile).slice(1, -1)),
@@ -151,6 +152,9 @@ describe('terminal view (plain)', () => {
       expect(out).not.toContain('\u001b[2J');
       expect(out).not.toContain('\u009b');
       expect(out).not.toContain('\u0007');
+      // Nor a bidi override that shows text reversed (`\u202Etxt.exe` as `exe.txt`).
+      expect(out).not.toContain('\u202E');
+      expect(out).not.toContain('\u2066');
       expect(out.split('\n').filter((line) => line.trimStart().startsWith('✓ forged'))).toEqual([]);
       expect(out).toContain('inspect: Inspect');
     }

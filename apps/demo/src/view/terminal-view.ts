@@ -9,6 +9,9 @@ import {
   type StepState,
   type TimelineEntry,
 } from '../run-state/run-state';
+import { terminalSafe } from './terminal-safe';
+
+export { terminalSafe, terminalSafeLines } from './terminal-safe';
 
 type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -47,25 +50,6 @@ export interface TerminalView {
   /** Stops redrawing and leaves the final picture (live) or prints it (plain); nothing if nothing happened. */
   close(): void;
   readonly state: RunState;
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
-const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/**
- * `text` (a step title, a finding, a tool call: what a model or a command wrote) as one line that
- * a terminal shows and never obeys: line breaks and tabs become spaces, ESC a visible `␛`, the
- * other C0 and C1 controls `�`. Otherwise an escape sequence in a step title would set the user's
- * clipboard (OSC 52), clear the screen or forge a line such as `✓ … verified`.
- */
-export function terminalSafe(text: string): string {
-  return text.replace(controlCharacters, (character) =>
-    character === '\n' || character === '\r' || character === '\t'
-      ? ' '
-      : character === '\u001b'
-        ? '␛'
-        : '\ufffd',
-  );
 }
 
 function seconds(ms: number): string {

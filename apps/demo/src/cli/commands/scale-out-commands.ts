@@ -1,5 +1,6 @@
 import type { CoordinatorEvent, StepWorkerEvent } from '@closedloop/bullmq';
 import type { Command } from 'commander';
+import { terminalSafe } from '../../view/terminal-safe';
 import type { CliContext } from '../cli-context';
 import { action, usageAfterError, wholeNumber } from '../cli-options';
 
@@ -97,7 +98,7 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
           );
         } catch (error) {
           io.stderr.write(
-            `worker: warm-up failed, taking steps anyway: ${error instanceof Error ? error.message : String(error)}\n`,
+            `worker: warm-up failed, taking steps anyway: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`,
           );
         }
       };
@@ -108,7 +109,7 @@ export function registerWorkerCommand(program: Command, context: CliContext): vo
         groups: flags.group,
         shared: !flags.groupsOnly,
         ...(flags.warmUp ? { warmUp } : {}),
-        onEvent: (event) => io.stdout.write(`worker: ${describeWorkerEvent(event)}\n`),
+        onEvent: (event) => io.stdout.write(`worker: ${terminalSafe(describeWorkerEvent(event))}\n`),
       });
       await worker.ready();
       const queues = [
@@ -140,7 +141,7 @@ export function registerCoordinatorCommand(program: Command, context: CliContext
       connection: await reachStore(flags.store),
       cortex: scaleOutCortex(io.env),
       concurrency: flags.concurrency,
-      onEvent: (event) => io.stdout.write(`coordinator: ${describeCoordinatorEvent(event)}\n`),
+      onEvent: (event) => io.stdout.write(`coordinator: ${terminalSafe(describeCoordinatorEvent(event))}\n`),
     });
     await coordinator.ready();
     io.stdout.write(
