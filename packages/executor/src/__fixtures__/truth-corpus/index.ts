@@ -2,6 +2,7 @@ import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
+import { filledStubs } from './filled-stubs';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -131,6 +132,7 @@ export function truthCorpus(): TruthTrace[] {
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
+    ...filledStubs,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
