@@ -1,5 +1,6 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { docsUnbacked } from './docs-unbacked';
 import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
 import { filledStubs } from './filled-stubs';
@@ -133,6 +134,7 @@ export function truthCorpus(): TruthTrace[] {
     ...upgradeManifestOnly,
     ...reboundSubject,
     ...filledStubs,
+    ...docsUnbacked,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
