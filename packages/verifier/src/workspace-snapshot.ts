@@ -103,6 +103,8 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Docs whose text is kept (whitespace-only edits are told by it). */
 const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
+/** Settings data whose text is kept (the keys a step added to config.json, settings.yaml are told by it). */
+const SETTINGS_DATA = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|properties)$/i;
 
 /** What the cache keeps of one file: its lstat identity when read, and what the read gave. */
 interface CacheEntry {
@@ -328,7 +330,11 @@ function listedEntry(
     isDirectory,
     textAlways: !isDirectory && (TEST_FILE.test(childRel) || childRel === 'package.json'),
     textIfSmall:
-      !isDirectory && (SOURCE_FILE.test(childRel) || PROSE_FILE.test(childRel) || isLineEntryFile(childRel)),
+      !isDirectory &&
+      (SOURCE_FILE.test(childRel) ||
+        PROSE_FILE.test(childRel) ||
+        SETTINGS_DATA.test(childRel) ||
+        isLineEntryFile(childRel)),
     file,
   };
 }

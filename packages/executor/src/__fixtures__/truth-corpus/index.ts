@@ -1,5 +1,6 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { configUnread } from './config-unread';
 import { docsUnbacked } from './docs-unbacked';
 import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
@@ -135,6 +136,7 @@ export function truthCorpus(): TruthTrace[] {
     ...reboundSubject,
     ...filledStubs,
     ...docsUnbacked,
+    ...configUnread,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
