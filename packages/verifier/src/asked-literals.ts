@@ -81,6 +81,8 @@ export function askedLiterals(
       const after = rest.slice((match.index ?? 0) + match[0].length);
       const implemented =
         code && implementedAt(clause.slice(0, verb.index), verb[0], rest.slice(0, match.index), after);
+      // "Implement `f`", "support `x`" name the code to write; only a flag or option so named is text to add.
+      if (/^(?:implement|support)$/i.test(verb[0]) && !implemented) continue;
       found.set(text, {
         text,
         code,

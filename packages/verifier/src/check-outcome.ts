@@ -26,6 +26,7 @@ import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitI
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
+import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Everything the outcome check needs. */
@@ -165,6 +166,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (swallowed !== undefined) return [swallowed];
     const unread = await configFinding(env, { created, modified }, own);
     if (unread?.status === 'fail') return [unread];
+    const unregistered = await unregisteredFinding(env, { created, modified }, own);
+    if (unregistered !== undefined) return [unregistered];
     const generated = await generatedFinding(env, mine);
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
@@ -353,6 +356,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const unread = await configFinding(env, known, own);
     if (unread !== undefined) findings.push(unread);
+  }
+
+  // A migration, route, plugin or command added beside siblings a registry lists, left out of it.
+  {
+    const unregistered = await unregisteredFinding(env, known, own);
+    if (unregistered !== undefined) findings.push(unregistered);
   }
 
   // Symbols the description asked for must be declared (and not as stubs).
@@ -935,6 +944,38 @@ async function swallowedFinding(
   return outcome(
     'fail',
     `The step was asked to handle errors, but every handler it added in ${swallowed.files.slice(0, 3).join(', ')} ${swallowed.logged ? 'only logs the error (or is empty) and carries on' : 'is empty'}: errors are swallowed, not handled.`,
+  );
+}
+
+/**
+ * A failing finding when the step created a module of a kind a program registers (a migration, a
+ * route, a plugin, a command) beside siblings that one file lists by name, and left it out of
+ * that list: nothing loads it.
+ */
+async function unregisteredFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  if (!registrationAsked(env.description)) return undefined;
+  const created = known.created.filter(own);
+  if (created.length === 0) return undefined;
+  const left = await unregisteredModules({
+    root: env.facts.root,
+    created,
+    changed: known.modified.filter(own),
+    read: (file) => env.facts.read(file),
+  });
+  if (left.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step added ${left
+      .slice(0, 3)
+      .map(
+        (entry) =>
+          `${entry.file}, but ${entry.registry} lists its siblings (${entry.listed.slice(0, 4).join(', ')}${entry.listed.length > 4 ? ', …' : ''}) and not it`,
+      )
+      .join('; ')}: nothing registers it, so the program never loads it.`,
   );
 }
 

@@ -56,6 +56,7 @@ import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { unregisteredModule } from './unregistered-module';
 import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
 import {
@@ -137,6 +138,7 @@ export function truthCorpus(): TruthTrace[] {
     ...filledStubs,
     ...docsUnbacked,
     ...configUnread,
+    ...unregisteredModule,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
