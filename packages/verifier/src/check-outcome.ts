@@ -1,6 +1,7 @@
 import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
+import { flagSetting, flagsAskedOn } from './asked-flags';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
@@ -28,6 +29,7 @@ import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnost
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
 import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
+import { TEST_FILE } from './workspace-snapshot';
 
 /** Everything the outcome check needs. */
 export interface OutcomeEnvironment {
@@ -168,6 +170,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (unread?.status === 'fail') return [unread];
     const unregistered = await unregisteredFinding(env, { created, modified }, own);
     if (unregistered !== undefined) return [unregistered];
+    const off = await flagFinding(env, { created, modified }, own);
+    if (off !== undefined) return [off];
     const generated = await generatedFinding(env, mine);
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
@@ -362,6 +366,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const unregistered = await unregisteredFinding(env, known, own);
     if (unregistered !== undefined) findings.push(unregistered);
+  }
+
+  // A feature flag asked to be on, set off (or on only when an env var says so).
+  {
+    const off = await flagFinding(env, known, own);
+    if (off !== undefined) findings.push(off);
   }
 
   // Symbols the description asked for must be declared (and not as stubs).
@@ -976,6 +986,61 @@ async function unregisteredFinding(
           `${entry.file}, but ${entry.registry} lists its siblings (${entry.listed.slice(0, 4).join(', ')}${entry.listed.length > 4 ? ', …' : ''}) and not it`,
       )
       .join('; ')}: nothing registers it, so the program never loads it.`,
+  );
+}
+
+/**
+ * A failing finding when the step was asked to turn a named flag on and every place that sets it
+ * — the files the step changed or the description names, and (with git) the workspace's files
+ * that name it, tests and docs aside — leaves it off: `false`, `0`, `off`, or on only when an env
+ * var says so.
+ */
+async function flagFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const flags = flagsAskedOn(env.description);
+  if (flags.length === 0) return undefined;
+  const mine = [...known.created, ...known.modified].filter(own);
+  if (mine.length === 0) return undefined;
+  const named = findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []);
+  const counts = (file: string) =>
+    !TEST_FILE.test(file) && !/\.(?:md|mdx|markdown|txt|rst|adoc)$/i.test(file);
+  const off: string[] = [];
+  for (const flag of flags) {
+    const elsewhere =
+      env.git === undefined
+        ? []
+        : await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', flag]).then((result) =>
+            result.exitCode === 0
+              ? result.stdout
+                  .split('\n')
+                  .filter((file) => file !== '')
+                  .slice(0, 40)
+              : [],
+          );
+    const files = [...new Set([...mine, ...named, ...elsewhere])].filter(counts);
+    let setting: 'on' | 'off' | undefined;
+    const where: string[] = [];
+    for (const file of files) {
+      const text = env.facts.read(file);
+      const found = text === undefined ? undefined : await flagSetting(file, text, flag);
+      if (found === 'on') {
+        setting = 'on';
+        break;
+      }
+      if (found === 'off') {
+        setting = 'off';
+        where.push(file);
+      }
+    }
+    if (setting === 'off') off.push(`\`${flag}\` (${where.slice(0, 3).join(', ')})`);
+  }
+  if (off.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to turn on ${off.join(', ')}, but it is set off there (false, 0, off, or on only when an env var says so): the feature stays off by default.`,
   );
 }
 

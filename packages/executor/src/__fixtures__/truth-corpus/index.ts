@@ -5,6 +5,7 @@ import { docsUnbacked } from './docs-unbacked';
 import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
 import { filledStubs } from './filled-stubs';
+import { flagLeftOff } from './flag-left-off';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -139,6 +140,7 @@ export function truthCorpus(): TruthTrace[] {
     ...docsUnbacked,
     ...configUnread,
     ...unregisteredModule,
+    ...flagLeftOff,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
