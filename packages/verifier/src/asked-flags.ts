@@ -8,7 +8,7 @@ import { codeOnly } from './asked-literals';
  */
 
 const ENABLE =
-  /\b(?:enabl(?:e|es|ed|ing)|turn(?:s|ed)?\s+(?:\S+\s+){0,4}?on|switch(?:es|ed)?\s+(?:\S+\s+){0,4}?on|activat(?:e|es|ed)|on\s+by\s+default|default(?:s|ed)?\s+(?:it\s+|them\s+)?(?:to\s+)?(?:on|true|enabled)|flip\s+(?:\S+\s+){0,4}?(?:on|to\s+true))\b/i;
+  /\b(?:enabl(?:e|es|ed|ing)|turn(?:s|ed)?\s+(?:\S+\s+){0,4}?on|switch(?:es|ed)?\s+(?:\S+\s+){0,4}?on|activat(?:e|es|ed)|on\s+by\s+default|default(?:s|ed)?\s+(?:it\s+|them\s+)?(?:to\s+)?(?:on|true|enabled)|flip\s+(?:\S+\s+){0,4}?(?:on|to\s+true)|roll(?:s|ed)?\s+out)\b/i;
 const OFF_ASKED =
   /\b(?:off|disabled|false)\s+(?:by\s+default|unless)\b|\bdefault(?:s|ed)?\s+(?:it\s+|them\s+)?(?:to\s+)?(?:off|false|disabled)\b|\b(?:disabl\w+|turn\s+(?:\S+\s+){0,4}?off|switch\s+(?:\S+\s+){0,4}?off|kill[\s-]?switch|opt[\s-]in|only\s+when|only\s+if|in\s+(?:tests?|staging|dev\w*)\s+only)\b/i;
 const FLAG_NAME = /`([A-Za-z_$][\w$.-]{1,60})`|(?<![\w$.-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w$-])/g;
