@@ -69,6 +69,7 @@ import {
   unmarked,
   wrongTarget,
 } from './variants';
+import { weakenedAssertion } from './weakened-assertion';
 
 export type { TruthTrace } from './trace';
 
@@ -141,6 +142,7 @@ export function truthCorpus(): TruthTrace[] {
     ...configUnread,
     ...unregisteredModule,
     ...flagLeftOff,
+    ...weakenedAssertion,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
