@@ -1,14 +1,4 @@
-import {
-  edit,
-  IS_PRIME,
-  IS_PRIME_BUGGY,
-  mark,
-  project,
-  run,
-  type TruthTrace,
-  traces,
-  turn,
-} from './trace';
+import { edit, IS_PRIME, IS_PRIME_BUGGY, mark, project, run, type TruthTrace, traces, turn } from './trace';
 
 const FIX_ONE = ['if (!Number.isInteger(n) || n < 2) return false;\n  for', 'for'] as const;
 const fixCode = () => edit('src/is-prime.js', FIX_ONE[1], FIX_ONE[0]);
