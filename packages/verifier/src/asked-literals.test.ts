@@ -118,6 +118,12 @@ describe('literalsAbsent', () => {
     expect(await literalsAbsent(description, literals, [readme], asked)).toHaveLength(1);
     expect(await literalsAbsent(description, literals, [readme, comment], asked)).toHaveLength(1);
     expect(await literalsAbsent(description, literals, [readme, code], asked)).toEqual([]);
+    // clap derives `--dry-run` from a `dry_run` field.
+    const rust = {
+      file: 'src/main.rs',
+      text: '#[derive(Parser)]\nstruct Args {\n    #[arg(long)]\n    dry_run: bool,\n}\n',
+    };
+    expect(await literalsAbsent(description, literals, [readme, rust], asked)).toEqual([]);
   });
 
   it('counts it in code, in a string, in docs asked for, and in a comment that was asked', async () => {

@@ -215,7 +215,19 @@ export async function literalsAbsent(
       const programs = await Promise.all(
         files.filter(({ file }) => !PROSE_FILE.test(file)).map(({ file, text }) => codeOnly(file, text)),
       );
-      if (!programs.some((text) => containsLiteral(text, literal))) absent.push(literal);
+      // A `--dry-run` flag is declared as `dry_run` (clap, argparse's dest) or `dryRun` as often as by its name.
+      const bare = literal.text.replace(/^--?/, '');
+      const spellings = [
+        literal,
+        ...(bare.includes('-')
+          ? [
+              bare.replaceAll('-', '_'),
+              bare.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase()),
+            ].map((text) => ({ text, code: true }))
+          : []),
+      ];
+      if (!programs.some((text) => spellings.some((spelling) => containsLiteral(text, spelling))))
+        absent.push(literal);
       continue;
     }
     if (!literal.code || commentAsked || COMMENT_LITERAL.test(literal.text)) continue;

@@ -1083,6 +1083,9 @@ async function configFinding(
   const unread: string[] = [];
   for (const [name, from] of names) {
     let how = await settingRead(name, code);
+    // Settings classes read an env var by its field's name (pydantic's `api_timeout` for API_TIMEOUT).
+    if (how === 'absent' && asked.envVars.includes(name) && name.includes('_'))
+      how = await settingRead(name.toLowerCase(), code);
     if (how !== 'read' && env.git !== undefined) {
       const elsewhere = await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', name]).then((result) =>
         result.exitCode === 0

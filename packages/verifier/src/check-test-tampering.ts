@@ -83,7 +83,11 @@ export function weakenedAssertions(before: string, after: string): string[] {
       (candidate) =>
         squashed(candidate).includes(squashed(subject)) &&
         (WEAK_ASSERTION.test(candidate) ||
-          !VALUE_ASSERTION.test(candidate.replace(/^assert\s+(?!.*(?:==|!=|\bin\b|\bis\b|[<>]=?))/, ''))),
+          // `assert.ok(x)`, `assert x`: a truthiness check — unless it compares (`assert.ok(x === 1)`).
+          (!VALUE_ASSERTION.test(candidate) &&
+            !/[=!]==?|[<>]=?|\bin\b|\bis\b/.test(
+              candidate.replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, '""').replace(/=>/g, ''),
+            ))),
     );
     if (weak !== undefined) found.push(`\`${line.slice(0, 80)}\` → \`${weak.slice(0, 80)}\``);
   }
