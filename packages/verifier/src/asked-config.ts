@@ -1,5 +1,5 @@
 import { codeOnly, codeWithoutStrings } from './asked-literals';
-import { TEST_FILE } from './workspace-snapshot';
+import { SETTINGS_NAME, TEST_FILE } from './workspace-snapshot';
 
 /**
  * A value asked to be made configurable — "Make the timeout configurable via config.json", "read
@@ -26,9 +26,6 @@ const DATA_FILE = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties)$|(?:^|\/)
 /** Data files that are a tool's or package manager's, not the program's settings. */
 const TOOL_DATA =
   /(?:^|\/)(?:package(?:-lock)?\.json|[jt]sconfig[\w.-]*\.json|composer\.json|pnpm-[\w-]+\.ya?ml|yarn\.lock|Cargo\.toml|pyproject\.toml|\.[\w-]+rc(?:\.json|\.ya?ml)?|docker-compose[\w.-]*\.ya?ml|\.github\/.*|biome\.json|turbo\.json|renovate\.json|deno\.jsonc?|mkdocs\.ya?ml)$/i;
-/** Settings files by name: config.json, settings.yaml, app.toml, .env, .env.example. */
-const SETTINGS_NAME =
-  /(?:^|[/._-])(?:config|conf|configuration|settings|options|defaults|preferences|app|application)(?:[._-][\w.-]*)?\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties)$|(?:^|\/)\.env(?:\.[\w-]+)?$/i;
 /** Prose: docs, not code. */
 const PROSE_FILE = /\.(?:md|mdx|markdown|txt|rst|adoc)$/i;
 /** Code a program runs (by extension). */

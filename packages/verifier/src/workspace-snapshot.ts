@@ -103,8 +103,12 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Docs whose text is kept (whitespace-only edits are told by it). */
 const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
-/** Settings data whose text is kept (the keys a step added to config.json, settings.yaml are told by it). */
-const SETTINGS_DATA = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|properties)$/i;
+/**
+ * Settings files by name — config.json, settings.yaml, app.toml, flags.json, `.env*` — whose text
+ * is kept: the keys a step added to them are told by it.
+ */
+export const SETTINGS_NAME =
+  /(?:^|[/._-])(?:config|conf|configuration|settings|options|defaults|preferences|app|application|flags|features|toggles)(?:[._-][\w.-]*)?\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties)$|(?:^|\/)\.env(?:\.[\w-]+)?$/i;
 
 /** What the cache keeps of one file: its lstat identity when read, and what the read gave. */
 interface CacheEntry {
@@ -333,7 +337,7 @@ function listedEntry(
       !isDirectory &&
       (SOURCE_FILE.test(childRel) ||
         PROSE_FILE.test(childRel) ||
-        SETTINGS_DATA.test(childRel) ||
+        SETTINGS_NAME.test(childRel) ||
         isLineEntryFile(childRel)),
     file,
   };
