@@ -4,7 +4,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 describe('askedLiterals', () => {
   it('reads the quoted text a step is asked to add', () => {
     expect(askedLiterals('Add a `--verbose` flag to src/cli.js')).toEqual([
-      { text: '--verbose', code: true },
+      { text: '--verbose', code: true, implemented: true },
     ]);
     expect(askedLiterals('Add an "Installation" section to README.md')).toEqual([
       { text: 'Installation', code: false },
@@ -25,6 +25,23 @@ describe('askedLiterals', () => {
       'Add tests for `isPrime` in `test/a.test.js`'.replace('`isPrime`', 'isPrime'),
     ])
       expect(askedLiterals(description), description).toEqual([]);
+  });
+  it('marks a flag or option asked of the code, even with docs asked beside it; not one asked of the docs', () => {
+    for (const description of [
+      'Add a `--dry-run` flag to src/cli.js and document it in README.md',
+      'Add a --json option to the CLI and mention it in CHANGELOG.md',
+      'Support a `maxRetries` option in src/client.js; update the README',
+    ])
+      expect(askedLiterals(description)[0], description).toMatchObject({ implemented: true });
+    for (const description of [
+      'Document the `--dry-run` flag in README.md',
+      'Update CHANGELOG.md to mention the new `--json` option',
+      'Add the `--dry-run` flag to the README',
+      'Add a `## Options` section to README.md listing the --out flag',
+      'Add tests and run them with --coverage',
+    ])
+      for (const literal of askedLiterals(description))
+        expect(literal.implemented, `${description}: ${literal.text}`).toBeUndefined();
   });
 });
 
@@ -91,6 +108,24 @@ describe('literalsAbsent', () => {
     ).toEqual([]);
   });
 
+  it('does not count docs for a flag asked of the code, even when the docs were asked too', async () => {
+    const description = 'Add a `--dry-run` flag to src/cli.js and document it in README.md';
+    const literals = askedLiterals(description);
+    const readme = { file: 'README.md', text: 'Pass `--dry-run` to print what would be written.\n' };
+    const comment = { file: 'src/cli.js', text: 'const args = process.argv; // TODO --dry-run\n' };
+    const code = { file: 'src/cli.js', text: "const dryRun = process.argv.includes('--dry-run');\n" };
+    const asked = ['src/cli.js', 'README.md'];
+    expect(await literalsAbsent(description, literals, [readme], asked)).toHaveLength(1);
+    expect(await literalsAbsent(description, literals, [readme, comment], asked)).toHaveLength(1);
+    expect(await literalsAbsent(description, literals, [readme, code], asked)).toEqual([]);
+    // clap derives `--dry-run` from a `dry_run` field.
+    const rust = {
+      file: 'src/main.rs',
+      text: '#[derive(Parser)]\nstruct Args {\n    #[arg(long)]\n    dry_run: bool,\n}\n',
+    };
+    expect(await literalsAbsent(description, literals, [readme, rust], asked)).toEqual([]);
+  });
+
   it('counts it in code, in a string, in docs asked for, and in a comment that was asked', async () => {
     const description = 'Add a `--verbose` flag to src/cli.js';
     expect(
@@ -99,9 +134,12 @@ describe('literalsAbsent', () => {
       ]),
     ).toEqual([]);
     expect(
-      await literalsAbsent('Document `--verbose` in README.md', verbose, at('README.md', '`--verbose`\n'), [
-        'README.md',
-      ]),
+      await literalsAbsent(
+        'Document `--verbose` in README.md',
+        askedLiterals('Document `--verbose` in README.md'),
+        at('README.md', '`--verbose`\n'),
+        ['README.md'],
+      ),
     ).toEqual([]);
     const tag = askedLiterals('Add a `@deprecated` JSDoc tag to src/a.js');
     expect(

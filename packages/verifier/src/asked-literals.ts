@@ -12,7 +12,15 @@ import { TEST_FILE } from './workspace-snapshot';
 
 /** Verbs whose quoted objects must be in the files afterwards. */
 const ADDING =
-  /\b(?:add|insert|append|include|introduce|put|set|define|declare|document|mention|export|rename)\b/i;
+  /\b(?:add|insert|append|include|introduce|put|set|define|declare|document|mention|export|rename|implement|support)\b/i;
+/** Verbs that ask for words about a thing, not the thing. */
+const DOCUMENTING = /^(?:document|mention)$/i;
+/** Nouns of a program's behaviour: a literal named as one of them is asked of the code. */
+const CODE_NOUN =
+  /^\s*(?:(?:cli|command[- ]line|boolean|config(?:uration)?|environment|env|query|request|http|optional|new|global)\s+)?(?:flags?|options?|switch(?:es)?|parameters?|params?|arguments?|args?|settings?|env(?:ironment)?\s+var(?:iable)?s?|endpoints?|routes?|sub-?commands?|modes?|headers?|events?)\b/i;
+/** Where docs go: a prose file or a docs word. */
+const DOCS_PLACE =
+  /\.(?:md|mdx|markdown|txt|rst|adoc)\b|\b(?:readme|changelog|docs?|documentation|guide|manual|wiki|help\s+text)\b/i;
 /** Quoted text: backticks (code) or double quotes (prose). */
 const QUOTED = /`([^`\n]{1,80})`|"([^"\n]{1,80})"/g;
 /** A program at the head of a quoted command (`npm run build`): a command, not content. */
@@ -26,6 +34,11 @@ export interface AskedLiteral {
   code: boolean;
   /** A parameter or argument by name ("a `limit` parameter"): an identifier in code, not only in a string. */
   identifier?: true;
+  /**
+   * Asked of the code — "Add a `--dry-run` flag (and document it)", "Support a `maxRetries`
+   * option" — not of docs: docs that name it do not count, only code does.
+   */
+  implemented?: true;
 }
 
 /**
@@ -65,10 +78,42 @@ export function askedLiterals(
         /^\s*(?:parameters?|params?|arguments?|args?)\b/i.test(
           rest.slice((match.index ?? 0) + match[0].length),
         );
-      found.set(text, { text, code, ...(parameter ? { identifier: true as const } : {}) });
+      const after = rest.slice((match.index ?? 0) + match[0].length);
+      const implemented =
+        code && implementedAt(clause.slice(0, verb.index), verb[0], rest.slice(0, match.index), after);
+      // "Implement `f`", "support `x`" name the code to write; only a flag or option so named is text to add.
+      if (/^(?:implement|support)$/i.test(verb[0]) && !implemented) continue;
+      found.set(text, {
+        text,
+        code,
+        ...(parameter ? { identifier: true as const } : {}),
+        ...(implemented ? { implemented: true as const } : {}),
+      });
+    }
+    // An unquoted flag named as one ("Add a --dry-run flag"): asked of the code too.
+    const unquoted = rest.replace(QUOTED, (quoted) => ' '.repeat(quoted.length));
+    for (const match of unquoted.matchAll(/(?<![\w-])--[a-z][\w-]*[a-z\d]/gi)) {
+      const after = unquoted.slice((match.index ?? 0) + match[0].length);
+      if (
+        found.has(match[0]) ||
+        !implementedAt(clause.slice(0, verb.index), verb[0], unquoted.slice(0, match.index), after)
+      )
+        continue;
+      found.set(match[0], { text: match[0], code: true, implemented: true });
     }
   }
   return [...found.values()];
+}
+
+/**
+ * Whether a literal is asked of the code: its verb is not "document"/"mention", it is named as a
+ * flag, option, setting… (the noun right after it), and no docs place (README.md, "the docs") is
+ * named before it in its clause or after it up to the next conjunction.
+ */
+function implementedAt(lead: string, verb: string, between: string, after: string): boolean {
+  if (DOCUMENTING.test(verb) || !CODE_NOUN.test(after)) return false;
+  const tail = after.slice(0, /,|\b(?:and|then|also|plus|so)\b/i.exec(after)?.index);
+  return !DOCS_PLACE.test(lead) && !DOCS_PLACE.test(between) && !DOCS_PLACE.test(tail);
 }
 
 const squash = (text: string) => text.replace(/[\s"'`]+/g, '');
@@ -163,6 +208,26 @@ export async function literalsAbsent(
           .map(({ file, text }) => codeWithoutStrings(file, text)),
       );
       if (!bare.some((text) => word.test(text))) absent.push(literal);
+      continue;
+    }
+    // A feature asked of the code: docs (README, CHANGELOG) that name it are no implementation.
+    if (literal.implemented && !commentAsked) {
+      const programs = await Promise.all(
+        files.filter(({ file }) => !PROSE_FILE.test(file)).map(({ file, text }) => codeOnly(file, text)),
+      );
+      // A `--dry-run` flag is declared as `dry_run` (clap, argparse's dest) or `dryRun` as often as by its name.
+      const bare = literal.text.replace(/^--?/, '');
+      const spellings = [
+        literal,
+        ...(bare.includes('-')
+          ? [
+              bare.replaceAll('-', '_'),
+              bare.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase()),
+            ].map((text) => ({ text, code: true }))
+          : []),
+      ];
+      if (!programs.some((text) => spellings.some((spelling) => containsLiteral(text, spelling))))
+        absent.push(literal);
       continue;
     }
     if (!literal.code || commentAsked || COMMENT_LITERAL.test(literal.text)) continue;

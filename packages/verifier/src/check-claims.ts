@@ -563,11 +563,27 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
           if (!found) continue;
           const change = await changes.status(file);
           const before = await changes.textBefore(file);
-          if (
-            change === 'modified' &&
+          const earlier =
+            change === 'modified' && before !== undefined
+              ? await findSymbol({ fileName: file, text: before, name: claim.name, kind: claim.symbolKind })
+              : undefined;
+          // Declared before only as a stub and implemented now: the body is what the step added
+          // ("implemented daysIn" over `function daysIn() { throw new Error('TODO') }`).
+          const implemented =
+            earlier !== undefined &&
             before !== undefined &&
-            (await findSymbol({ fileName: file, text: before, name: claim.name, kind: claim.symbolKind }))
-          ) {
+            (stubAt(before, earlier.line, file) ?? (await stubBodyAt(file, before, earlier.line))) !==
+              undefined &&
+            stubAt(text, found.line, file) === undefined &&
+            (await stubBodyAt(file, text, found.line)) === undefined;
+          if (implemented)
+            return claimFinding(
+              claim,
+              'pass',
+              `Claim "${label}" holds: ${file}:${found.line} implements ${claim.name}, a stub when the step started (file ${change} ${basis}).`,
+              { file },
+            );
+          if (earlier !== undefined) {
             return claimFinding(
               claim,
               'fail',

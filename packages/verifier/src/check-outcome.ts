@@ -1,5 +1,7 @@
+import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
+import { flagSetting, flagsAskedOn } from './asked-flags';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
@@ -25,7 +27,9 @@ import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitI
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
+import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
+import { TEST_FILE } from './workspace-snapshot';
 
 /** Everything the outcome check needs. */
 export interface OutcomeEnvironment {
@@ -162,6 +166,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (twin !== undefined) return [twin];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
+    const unread = await configFinding(env, { created, modified }, own);
+    if (unread?.status === 'fail') return [unread];
+    const unregistered = await unregisteredFinding(env, { created, modified }, own);
+    if (unregistered !== undefined) return [unregistered];
+    const off = await flagFinding(env, { created, modified }, own);
+    if (off !== undefined) return [off];
     const generated = await generatedFinding(env, mine);
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
@@ -344,6 +354,24 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const swallowed = await swallowedFinding(env, known, own);
     if (swallowed !== undefined) findings.push(swallowed);
+  }
+
+  // A setting asked to be configurable: the code must read the key or env var (and use it).
+  {
+    const unread = await configFinding(env, known, own);
+    if (unread !== undefined) findings.push(unread);
+  }
+
+  // A migration, route, plugin or command added beside siblings a registry lists, left out of it.
+  {
+    const unregistered = await unregisteredFinding(env, known, own);
+    if (unregistered !== undefined) findings.push(unregistered);
+  }
+
+  // A feature flag asked to be on, set off (or on only when an env var says so).
+  {
+    const off = await flagFinding(env, known, own);
+    if (off !== undefined) findings.push(off);
   }
 
   // Symbols the description asked for must be declared (and not as stubs).
@@ -763,7 +791,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
   }
 
-  if (expectations.outcomes.has('read')) {
+  // "Make the port configurable: read it from the environment" asks the program to read, not the step.
+  if (expectations.outcomes.has('read') && askedConfig(env.description) === undefined) {
     findings.push(
       ledger.readCount > 0
         ? outcome(
@@ -803,13 +832,22 @@ function namesakeFinding(env: OutcomeEnvironment, mine: readonly string[]): Find
   );
 }
 
+/** A retry named as a setting ("the retry limit", "retry count"). */
+const RETRY_SETTING =
+  /\b(?:max(?:imum)?\s+)?retr(?:y|ies)\s+(?:limit|count|attempts|delay|interval|timeout|budget|policy|setting|number|backoff)\b|\b(?:number|count)\s+of\s+retries\b/i;
+
 /** A failing finding when a retry was asked and the step's code changes add no retry machinery. */
 async function retryFinding(
   env: OutcomeEnvironment,
   known: { created: readonly string[]; modified: readonly string[] },
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
-  if (!retryAsked(env.description)) return undefined;
+  // "Make the retry limit configurable" asks for a setting, not for a retry.
+  if (
+    !retryAsked(env.description) ||
+    (askedConfig(env.description) !== undefined && RETRY_SETTING.test(env.description))
+  )
+    return undefined;
   const files = await Promise.all(
     [...known.created, ...known.modified]
       .filter((file) => own(file) && env.ledger.written.has(file))
@@ -916,6 +954,170 @@ async function swallowedFinding(
   return outcome(
     'fail',
     `The step was asked to handle errors, but every handler it added in ${swallowed.files.slice(0, 3).join(', ')} ${swallowed.logged ? 'only logs the error (or is empty) and carries on' : 'is empty'}: errors are swallowed, not handled.`,
+  );
+}
+
+/**
+ * A failing finding when the step created a module of a kind a program registers (a migration, a
+ * route, a plugin, a command) beside siblings that one file lists by name, and left it out of
+ * that list: nothing loads it.
+ */
+async function unregisteredFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  if (!registrationAsked(env.description)) return undefined;
+  const created = known.created.filter(own);
+  if (created.length === 0) return undefined;
+  const left = await unregisteredModules({
+    root: env.facts.root,
+    created,
+    changed: known.modified.filter(own),
+    read: (file) => env.facts.read(file),
+  });
+  if (left.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step added ${left
+      .slice(0, 3)
+      .map(
+        (entry) =>
+          `${entry.file}, but ${entry.registry} lists its siblings (${entry.listed.slice(0, 4).join(', ')}${entry.listed.length > 4 ? ', …' : ''}) and not it`,
+      )
+      .join('; ')}: nothing registers it, so the program never loads it.`,
+  );
+}
+
+/**
+ * A failing finding when the step was asked to turn a named flag on and every place that sets it
+ * — the files the step changed or the description names, and (with git) the workspace's files
+ * that name it, tests and docs aside — leaves it off: `false`, `0`, `off`, or on only when an env
+ * var says so.
+ */
+async function flagFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const flags = flagsAskedOn(env.description);
+  if (flags.length === 0) return undefined;
+  const mine = [...known.created, ...known.modified].filter(own);
+  if (mine.length === 0) return undefined;
+  const named = findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []);
+  const counts = (file: string) =>
+    !TEST_FILE.test(file) && !/\.(?:md|mdx|markdown|txt|rst|adoc)$/i.test(file);
+  const off: string[] = [];
+  for (const flag of flags) {
+    const elsewhere =
+      env.git === undefined
+        ? []
+        : await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', flag]).then((result) =>
+            result.exitCode === 0
+              ? result.stdout
+                  .split('\n')
+                  .filter((file) => file !== '')
+                  .slice(0, 40)
+              : [],
+          );
+    const files = [...new Set([...mine, ...named, ...elsewhere])].filter(counts);
+    let setting: 'on' | 'off' | undefined;
+    const where: string[] = [];
+    for (const file of files) {
+      const text = env.facts.read(file);
+      const found = text === undefined ? undefined : await flagSetting(file, text, flag);
+      if (found === 'on') {
+        setting = 'on';
+        break;
+      }
+      if (found === 'off') {
+        setting = 'off';
+        where.push(file);
+      }
+    }
+    if (setting === 'off') off.push(`\`${flag}\` (${where.slice(0, 3).join(', ')})`);
+  }
+  if (off.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to turn on ${off.join(', ')}, but it is set off there (false, 0, off, or on only when an env var says so): the feature stays off by default.`,
+  );
+}
+
+/** Keys a new settings file carries that describe the file, not a setting the code must read. */
+const FILE_KEYS = /^(?:\$schema|\$id|version|name|description|comment|_comment)$/i;
+
+/**
+ * A failing finding when the step was asked to make something configurable and no code reads a
+ * setting it names or the step added to a settings file (config.json, settings.yaml, `.env`): the
+ * key or env var is in no code file (comments do not count), or only read into a variable that
+ * nothing uses. The step's own code files are read first, then (with git) the workspace's. A pass
+ * when every such setting is read and used.
+ */
+async function configFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const asked = askedConfig(env.description);
+  if (asked === undefined) return undefined;
+  const named = findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []);
+  const mine = [...known.created, ...known.modified].filter(own);
+  if (mine.length === 0)
+    return outcome('fail', 'The step was asked to make a setting configurable, but it changed no file.');
+  const names = new Map<string, string>();
+  for (const name of [...asked.envVars, ...asked.keys]) names.set(name, 'the description');
+  if (names.size === 0)
+    for (const file of mine.filter((file) => isSettingsFile(file, named))) {
+      const after = env.facts.read(file);
+      const before = known.created.includes(file) ? undefined : await env.changes.textBefore(file);
+      if (after === undefined || (before === undefined && !known.created.includes(file))) continue;
+      for (const key of addedSettingKeys(file, before, after))
+        if (!FILE_KEYS.test(key) && !names.has(key)) names.set(key, file);
+    }
+  if (names.size === 0) return undefined;
+  const code = mine.flatMap((file) => {
+    const text = isProgramFile(file) ? env.facts.read(file) : undefined;
+    return text === undefined ? [] : [{ file, text }];
+  });
+  const unread: string[] = [];
+  for (const [name, from] of names) {
+    let how = await settingRead(name, code);
+    // Settings classes read an env var by its field's name (pydantic's `api_timeout` for API_TIMEOUT).
+    if (how === 'absent' && asked.envVars.includes(name) && name.includes('_'))
+      how = await settingRead(name.toLowerCase(), code);
+    if (how !== 'read' && env.git !== undefined) {
+      const elsewhere = await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', name]).then((result) =>
+        result.exitCode === 0
+          ? result.stdout
+              .split('\n')
+              .filter((file) => file !== '' && isProgramFile(file) && !mine.includes(file))
+              .slice(0, 50)
+          : [],
+      );
+      const more = await settingRead(
+        name,
+        elsewhere.flatMap((file) => {
+          const text = env.facts.read(file);
+          return text === undefined ? [] : [{ file, text }];
+        }),
+      );
+      if (more === 'read' || how === 'absent') how = more;
+    }
+    if (how === 'absent') unread.push(`\`${name}\` (from ${from}) is read by no code`);
+    else if (how === 'dead') unread.push(`\`${name}\` (from ${from}) is read into a variable nothing uses`);
+  }
+  if (unread.length === 0)
+    return outcome(
+      'pass',
+      `The step was asked to make a setting configurable: code reads and uses ${[...names.keys()]
+        .slice(0, 4)
+        .map((name) => `\`${name}\``)
+        .join(', ')}.`,
+    );
+  return outcome(
+    'fail',
+    `The step was asked to make a setting configurable, but ${unread.slice(0, 4).join('; ')}: the program still runs on its old value.`,
   );
 }
 

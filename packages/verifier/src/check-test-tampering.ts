@@ -31,11 +31,79 @@ const JUSTIFICATION =
   /\b(?:because|since|as|the\s+test\s+(?:was|is)\s+(?:wrong|incorrect|outdated|obsolete|flaky|invalid)|wrong\s+expectation|incorrect\s+(?:expectation|assertion|test)|outdated|obsolete|typo\s+in\s+the\s+test|expected\s+the\s+old|no\s+longer\s+(?:valid|applies)|per\s+the\s+(?:spec|request|requirement))\b|因为|因為|由于|由於|错误的断言|錯誤的斷言|过时|過時|ため|誤り|間違|古い/iu;
 const TEST_MENTION = /\btests?\b|\bspecs?\b|\bassert\w*|测试|測試|断言|斷言|テスト|アサーション/iu;
 
+/** An assertion of a value: equality, a match, a length, containment, a throw of a given error. */
+const VALUE_ASSERTION =
+  /\b(?:equal|strictEqual|deepEqual|deepStrictEqual|notEqual|notStrictEqual|notDeepEqual|match|throws|rejects|assertEqual|assertEquals|assertNotEqual|assertIn|assertIs|assertRaises|assert_eq|assert_ne)!?\s*\(|\.(?:toBe|toEqual|toStrictEqual|toMatchObject|toMatch|toContain|toContainEqual|toHaveLength|toHaveProperty|toThrow|toThrowError|toBeCloseTo|toBeNull|toBeUndefined|toBeNaN|toBeFalsy|toBeGreaterThan|toBeLessThan)\s*\(|^assert\s.+(?:==|!=|\bin\b|\bis\s+(?:not\s+)?(?:True|False|None)\b|[<>]=?)/;
+/** An assertion that checks only a type, a truthiness, a presence or the absence of a throw. */
+const WEAK_ASSERTION =
+  /\btypeof\b|\binstanceof\b|\bArray\.isArray\s*\(|\bisinstance\s*\(|\bcallable\s*\(|\bdoesNotThrow\s*\(|\bdoesNotReject\s*\(|\.not\.toThrow\w*\(\s*\)|\.toBeTruthy\s*\(|\.toBeDefined\s*\(|\.not\.toBe(?:Undefined|Null)\s*\(|\.toBeInstanceOf\s*\(|!==?\s*(?:undefined|null)\b|\bis\s+not\s+None\b|\bassertIsNotNone\s*\(|\bassertTrue\s*\(\s*[\w.]+\s*\)/;
+
+/** The value an assertion line checks: `isPrime(1)` of `assert.equal(isPrime(1), false)`, `expect(x)`, `assert x == …`. */
+function assertedSubject(line: string): string | undefined {
+  const python = /^assert\s+(.+?)\s*(?:==|!=|\bin\b|\bis\b|[<>]=?)/.exec(line);
+  if (python?.[1] !== undefined) return python[1].trim();
+  const open =
+    /\b(?:expect|equal|strictEqual|deepEqual|deepStrictEqual|notEqual|assertEqual|assertEquals|assert_eq!?)\s*\(/.exec(
+      line,
+    );
+  if (open === null) return undefined;
+  let depth = 0;
+  const start = open.index + open[0].length;
+  for (let index = start; index < line.length; index++) {
+    const char = line[index];
+    if (char === '(' || char === '[' || char === '{') depth++;
+    else if (char === ')' || char === ']' || char === '}') {
+      if (depth === 0) return line.slice(start, index).trim();
+      depth--;
+    } else if (char === ',' && depth === 0) return line.slice(start, index).trim();
+  }
+  return undefined;
+}
+
+const squashed = (text: string) => text.replace(/\s+/g, '');
+
+/**
+ * Assertions of a value replaced by weaker ones about the same subject: `assert.equal(isPrime(1),
+ * false)` → `assert.equal(typeof isPrime(1), 'boolean')`, `assert.ok(isPrime(1) !== undefined)`,
+ * `assert.doesNotThrow(() => isPrime(1))`; `assert slugify("A B") == "a-b"` → `assert slugify("A
+ * B")`. Each entry is the removed line → the added one.
+ */
+export function weakenedAssertions(before: string, after: string): string[] {
+  const was = assertionLines(before);
+  const now = assertionLines(after);
+  const old = new Set(was);
+  const kept = new Set(now);
+  const added = now.filter((line) => !old.has(line));
+  const found: string[] = [];
+  for (const line of was) {
+    if (kept.has(line) || !VALUE_ASSERTION.test(line) || WEAK_ASSERTION.test(line)) continue;
+    const subject = assertedSubject(line);
+    if (subject === undefined || subject.length < 2) continue;
+    const weak = added.find(
+      (candidate) =>
+        squashed(candidate).includes(squashed(subject)) &&
+        (WEAK_ASSERTION.test(candidate) ||
+          // `assert.ok(x)`, `assert x`: a truthiness check — unless it compares (`assert.ok(x === 1)`).
+          (!VALUE_ASSERTION.test(candidate) &&
+            !/[=!]==?|[<>]=?|\bin\b|\bis\b/.test(
+              candidate.replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, '""').replace(/=>/g, ''),
+            ))),
+    );
+    if (weak !== undefined) found.push(`\`${line.slice(0, 80)}\` → \`${weak.slice(0, 80)}\``);
+  }
+  return found;
+}
+
 function assertionLines(text: string): string[] {
   return text
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => ASSERTION.test(line) && !line.startsWith('//') && !line.startsWith('#'));
+    .filter(
+      (line) =>
+        (ASSERTION.test(line) || /^assert\s+\S/.test(line)) &&
+        !line.startsWith('//') &&
+        !line.startsWith('#'),
+    );
 }
 
 /**
@@ -65,6 +133,7 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
     if (was !== undefined && was !== now)
       problems.push(`changed the test script in package.json from \`${was}\` to \`${now ?? '(none)'}\``);
   }
+  const weakened: string[] = [];
   for (const file of modified) {
     if (!TEST_FILE.test(file)) continue;
     const before = await env.changes.textBefore(file);
@@ -73,6 +142,7 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       problems.push(`edited the test file ${file}`);
       continue;
     }
+    for (const pair of weakenedAssertions(before, after)) weakened.push(`${file}: ${pair}`);
     const was = assertionLines(before);
     const now = new Set(assertionLines(after));
     const removed = was.filter((line) => !now.has(line));
@@ -134,6 +204,17 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       if (env.signal?.aborted) throw error;
     }
   }
+  // A value check turned into a check of its type, truthiness or presence tests nothing the fix
+  // was about: no justification in the notes excuses it (a human's approval, above, can).
+  if (weakened.length > 0)
+    return [
+      {
+        check: 'tampering',
+        priority: 'P1',
+        status: 'fail',
+        message: `${summary} It weakened assertions to checks that pass whatever the value: ${weakened.slice(0, 3).join('; ')}.`,
+      },
+    ];
   const justified = env.text
     .split(/(?<=[.!?。！？\n])/u)
     .find((sentence) => TEST_MENTION.test(sentence) && JUSTIFICATION.test(sentence));

@@ -244,11 +244,12 @@ const STOP_NAMES = new Set(
 );
 
 /**
- * Nouns naming a part of a declaration, not a declaration: a parameter, an option. (Entries, keys
- * and fields stay: in a line file or a manifest they are what the claim names.)
+ * Nouns naming a part of a declaration, not a declaration: a parameter, an option, a feature flag
+ * (an entry of a flags object or a config file). (Entries, keys and fields stay: in a line file or
+ * a manifest they are what the claim names.)
  */
 const PART_NOUN =
-  /^\s*(?:parameters?|params?|arguments?|args?|options?|props?|attributes?|query\s+param\w*)\b/i;
+  /^\s*(?:parameters?|params?|arguments?|args?|options?|props?|attributes?|query\s+param\w*|(?:feature\s+)?flags?|(?:feature\s+)?toggles?|settings?)\b/i;
 
 const SYMBOL_HEAD = new RegExp(
   `^\\s*[:：]?\\s*(?:了\\s*)?(?:(?:a|an|the|new|one|public|private|exported|small|simple|pure|async)\\s+|(?:一个|一個|新的|新)\\s*)*(?:(?<kind1>${KIND_PATTERN})(?![A-Za-z])\\s*)?(?<quote>[\`'"「]?)(?<name>[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)?)(?<call>\\([^)]{0,60}\\))?\\k<quote>(?![\\w./])\\s*(?:(?<kind2>${KIND_PATTERN})(?![A-Za-z]))?`,

@@ -695,9 +695,13 @@ export async function stubBodyAt(
   return stub;
 }
 
-/** The step's description asks for placeholders on purpose (stubs, no-ops, skeletons). */
+/**
+ * The step's description asks for placeholders on purpose (stubs, no-ops, skeletons) — not when
+ * the placeholder is what the step was asked to replace ("Fill in the `slugify` stub", "Implement
+ * the stubbed `daysIn`", "Replace the TODO in `total`"): that asks for the real body.
+ */
 export const PLACEHOLDERS_ASKED =
-  /\b(?:stubs?|stubbed|placeholders?|skeletons?|scaffold\w*|signatures?|interfaces?|abstract|no-?ops?|dummy|mock\w*|fakes?|always\s+returns?|constant|todo|identity|pass-?through|unchanged)\b|桩|骨架|占位|スタブ|雛形/iu;
+  /(?<!\b(?:fill(?:\s+in|\s+out)?|implement|replace|complete|finish|flesh\s+out|write\s+the\s+body\s+of|turn)\s+(?:(?:the|this|that|these|those|its|a|an)\s+)?(?:[\w`'"().,$-]+\s+){0,3})\b(?:stubs?|stubbed|placeholders?|skeletons?|scaffold\w*|signatures?|interfaces?|abstract|no-?ops?|dummy|mock\w*|fakes?|always\s+returns?|constant|todo|identity|pass-?through|unchanged)\b|桩|骨架|占位|スタブ|雛形/iu;
 
 /** Top-level calls that end the process before the tests in a test file run. */
 export async function exitsBeforeTests(fileName: string, text: string): Promise<string | undefined> {

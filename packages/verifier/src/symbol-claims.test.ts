@@ -78,6 +78,49 @@ describe('symbol claims from syntax trees', { timeout: 30_000 }, () => {
     expect(claimsFinding(report)).toMatchObject({ status: 'fail' });
   });
 
+  it.each([
+    [
+      'src/dates.js',
+      "export function daysIn(m) {\n  throw new Error('TODO');\n}\n",
+      'export function daysIn(m) {\n  return m === 2 ? 28 : 31;\n}\n',
+    ],
+    [
+      'app/text.py',
+      'def slugify(text):\n    raise NotImplementedError\n',
+      'def slugify(text):\n    return text.lower().replace(" ", "-")\n',
+    ],
+  ])(
+    'holds when a stub already declared in %s gets its real body ("implemented")',
+    async (file, before, after) => {
+      const name = file.endsWith('.py') ? 'slugify' : 'daysIn';
+      const report = await claimed(file, before, after, `[SUCCESS]: implemented \`${name}\` in ${file}`);
+      expect(claimsFinding(report)).toMatchObject({ status: 'pass' });
+      expect(claimsFinding(report)?.message).toContain('a stub when the step started');
+    },
+  );
+
+  it.each([
+    // Still a stub (a comment added above the throw).
+    [
+      "export function daysIn(m) {\n  throw new Error('TODO');\n}\n",
+      "export function daysIn(m) {\n  // TODO: implement\n  throw new Error('TODO');\n}\n",
+    ],
+    // Finished before the step: only something else changed.
+    [
+      'export function daysIn(m) {\n  return m === 2 ? 28 : 31;\n}\n',
+      'export function daysIn(m) {\n  return m === 2 ? 28 : 31;\n}\nexport const YEAR = 12;\n',
+    ],
+  ])('is false when the declaration was not implemented by the step (%#)', async (before, after) => {
+    const report = await claimed(
+      'src/dates.js',
+      before,
+      after,
+      '[SUCCESS]: implemented `daysIn` in src/dates.js',
+    );
+    expect(claimsFinding(report)).toMatchObject({ status: 'fail' });
+    expect(report.verdict).not.toBe('success');
+  });
+
   it('cannot check a language without a parser: an error, never a pass', async () => {
     const report = await claimed(
       'src/main.zig',

@@ -103,6 +103,12 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Docs whose text is kept (whitespace-only edits are told by it). */
 const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
+/**
+ * Settings files by name — config.json, settings.yaml, app.toml, flags.json, `.env*` — whose text
+ * is kept: the keys a step added to them are told by it.
+ */
+export const SETTINGS_NAME =
+  /(?:^|[/._-])(?:config|conf|configuration|settings|options|defaults|preferences|app|application|flags|features|toggles)(?:[._-][\w.-]*)?\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties)$|(?:^|\/)\.env(?:\.[\w-]+)?$/i;
 
 /** What the cache keeps of one file: its lstat identity when read, and what the read gave. */
 interface CacheEntry {
@@ -328,7 +334,11 @@ function listedEntry(
     isDirectory,
     textAlways: !isDirectory && (TEST_FILE.test(childRel) || childRel === 'package.json'),
     textIfSmall:
-      !isDirectory && (SOURCE_FILE.test(childRel) || PROSE_FILE.test(childRel) || isLineEntryFile(childRel)),
+      !isDirectory &&
+      (SOURCE_FILE.test(childRel) ||
+        PROSE_FILE.test(childRel) ||
+        SETTINGS_NAME.test(childRel) ||
+        isLineEntryFile(childRel)),
     file,
   };
 }

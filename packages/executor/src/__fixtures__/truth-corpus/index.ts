@@ -1,7 +1,11 @@
 import { askedWork } from './asked-work';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
+import { configUnread } from './config-unread';
+import { docsUnbacked } from './docs-unbacked';
 import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
+import { filledStubs } from './filled-stubs';
+import { flagLeftOff } from './flag-left-off';
 import { hollowWork } from './hollow-work';
 import {
   literalInComment,
@@ -53,6 +57,7 @@ import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
 import type { TruthTrace } from './trace';
+import { unregisteredModule } from './unregistered-module';
 import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
 import {
@@ -64,6 +69,7 @@ import {
   unmarked,
   wrongTarget,
 } from './variants';
+import { weakenedAssertion } from './weakened-assertion';
 
 export type { TruthTrace } from './trace';
 
@@ -131,6 +137,12 @@ export function truthCorpus(): TruthTrace[] {
     ...reproductionStillFails,
     ...upgradeManifestOnly,
     ...reboundSubject,
+    ...filledStubs,
+    ...docsUnbacked,
+    ...configUnread,
+    ...unregisteredModule,
+    ...flagLeftOff,
+    ...weakenedAssertion,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -13,7 +13,7 @@ import { truthCorpus } from './index';
  * How many test files run the corpus (`src/truth-corpus.shard-<n>.test.ts`, n = 1…TRUTH_SHARDS).
  * Several files let vitest run the corpus on several workers instead of one long file at the end.
  */
-export const TRUTH_SHARDS = 4;
+export const TRUTH_SHARDS = 5;
 
 /** The shard test files' names: `truth-corpus.shard-<n>.test.ts`. */
 export const SHARD_FILE = /^truth-corpus\.shard-(\d+)\.test\.ts$/;
