@@ -223,15 +223,13 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     // The step's events: what attempts that died journaled, then the finishing attempt's (which
     // continued from them). The stream is fenced: no attempt appends after a later one claimed it.
     // A step that ran in one attempt (nearly all) hands its events back in its result: no read.
-    const journal =
-      result.continued === 0 && result.journal !== undefined
-        ? (result.journal as RunEvent[])
-        : await transcripts.read(jobId);
+    const fromResult = result.continued === 0 && result.journal !== undefined;
+    const journal = fromResult ? (result.journal as RunEvent[]) : await transcripts.read(jobId);
     const expected = result.continued + result.events;
     if (journal.length !== expected) {
       throw new ScaleOutError({
         code: 'invalid-job',
-        message: `Step job ${jobId} journaled ${expected} events but its transcript holds ${journal.length} (expired or damaged).`,
+        message: `Step job ${jobId} journaled ${expected} events but ${fromResult ? 'its result carries' : 'its transcript holds'} ${journal.length} (${fromResult ? 'damaged' : 'expired or damaged'}).`,
         details: { jobId },
       });
     }
