@@ -3,9 +3,12 @@ import { createCortex, type RunResult } from '@closedloop/cortex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarioSpec } from './__fixtures__/final-state';
 import { countEffects, scenarioCortex } from './__fixtures__/scenario';
+import { closeRedis, connectRedis } from './redis-connection';
+import { redisKeys } from './redis-keys';
 import { createRedisRunStore, type RedisRunStore } from './redis-run-store';
 import { createStepDispatcher, type StepDispatcher } from './step-dispatcher';
 import type { RunSpec } from './step-jobs';
+import { createStepTranscripts } from './step-transcripts';
 import { createStepWorker, type StepWorker, type StepWorkerEvent } from './step-worker';
 import { type RedisServer, startRedisServer } from './testing';
 
@@ -110,6 +113,67 @@ describe('steps on the BullMQ queue, run by step workers', () => {
     expect(resumed.stopReason).toBe('completed');
     expect([...countEffects(runSpec.workspace!, 8).values()]).toEqual(Array(8).fill(1));
     expect(resumed.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
+  });
+
+  it("a job's first start whose id already has a transcript (an earlier incarnation of the job) continues from it", async () => {
+    const runId = `run-${randomUUID().slice(0, 8)}`;
+    const settings = { steps: 1, shape: 'wide', turnMs: 5 };
+    // The same run in another deployment: the step's job id, and what its first group journaled
+    // (up to the dispatch of its first call: the write-ahead record of write_file).
+    const earlier = await deployment(1);
+    const earlierSpec = spec(settings);
+    await createCortex({
+      ...scenarioCortex(earlierSpec),
+      store: earlier.store,
+      stepRunner: earlier.dispatcher.runnerFor(earlierSpec),
+    }).run(earlierSpec.request, { runId });
+    const jobId = earlier.events.find((event) => event.type === 'step-taken')!.jobId;
+    const client = connectRedis(redis.url);
+    closers.push(() => closeRedis(client));
+    const journaled = await createStepTranscripts({
+      client,
+      keys: redisKeys(earlier.prefix),
+      retentionMs: 60_000,
+    }).read(jobId);
+    const dead = journaled.slice(
+      0,
+      journaled.findIndex((event) => event.type === 'tool-call-dispatched') + 1,
+    );
+    expect(dead.at(-1)).toMatchObject({ type: 'tool-call-dispatched', tool: 'write_file' });
+
+    // Here that job id's transcript holds an attempt that died after its first group, and no
+    // owner (the job was removed and is queued anew): the new job's first start finds it.
+    const later = await deployment(1);
+    const keys = redisKeys(later.prefix);
+    const transcripts = createStepTranscripts({ client, keys, retentionMs: 60_000 });
+    await transcripts.claim(jobId, 'dead-attempt');
+    await transcripts.append({ jobId, attempt: 'dead-attempt', group: 1, events: dead });
+    await client.del(keys.owner(jobId));
+    const laterSpec = spec(settings);
+    const result = await createCortex({
+      ...scenarioCortex(laterSpec),
+      store: later.store,
+      stepRunner: later.dispatcher.runnerFor(laterSpec),
+    }).run(laterSpec.request, { runId });
+
+    expect(result.stopReason).toBe('completed');
+    expect([...countEffects(laterSpec.workspace!, 1).values()]).toEqual([1]);
+    expect(later.events.filter((event) => event.type === 'step-taken')).toMatchObject([
+      { jobId, attempt: 1 },
+    ]);
+    // It continued from the dead attempt: its model turn is the run's (with its time), not made
+    // again — three turns in all — and the transcript holds the dead attempt's group, then its own.
+    const turns = (await later.store.read(runId)).filter(
+      (event) => event.type === 'model-call-finished' && event.stepId === 'step-1',
+    );
+    expect(turns).toHaveLength(3);
+    expect(turns[0]!.at).toBe(dead.find((event) => event.type === 'model-call-finished')!.at);
+    const owners = ((await client.xrange(keys.transcript(jobId), '-', '+')) as [string, string[]][]).map(
+      ([, fields]) => fields[fields.indexOf('a') + 1],
+    );
+    expect(owners.slice(0, dead.length)).toEqual(Array(dead.length).fill('dead-attempt'));
+    expect(owners.slice(dead.length).length).toBeGreaterThan(0);
+    expect(owners.slice(dead.length).every((owner) => owner !== 'dead-attempt')).toBe(true);
   });
 
   it("run affinity: the steps of a run pinned to a group run only on that group's workers", async () => {

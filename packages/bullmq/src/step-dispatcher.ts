@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { StepRunOutcome, StepTask, StepTaskRunner } from '@closedloop/cortex';
+import type { RunEvent, StepRunOutcome, StepTask, StepTaskRunner } from '@closedloop/cortex';
 import { Queue, type QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { listenToQueue } from './queue-events';
@@ -165,7 +165,9 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     // One look at its state covers what the listeners cannot have seen: an earlier finish.
     const state = await queue.getJobState(jobId);
     if (state === 'failed') {
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      // Its starts are still counted: a worker takes a job whose attempts started before as one
+      // that may have a transcript to continue from (it claims before it runs).
+      await job.retry('failed', { resetAttemptsMade: true });
     } else if (state === 'completed') {
       const finished = await queue.getJob(jobId);
       finish.resolve(finished?.returnvalue);
@@ -220,12 +222,14 @@ export function createStepDispatcher(options: StepDispatcherOptions): StepDispat
     }
     // The step's events: what attempts that died journaled, then the finishing attempt's (which
     // continued from them). The stream is fenced: no attempt appends after a later one claimed it.
-    const journal = await transcripts.read(jobId);
+    // A step that ran in one attempt (nearly all) hands its events back in its result: no read.
+    const fromResult = result.continued === 0 && result.journal !== undefined;
+    const journal = fromResult ? (result.journal as RunEvent[]) : await transcripts.read(jobId);
     const expected = result.continued + result.events;
     if (journal.length !== expected) {
       throw new ScaleOutError({
         code: 'invalid-job',
-        message: `Step job ${jobId} journaled ${expected} events but its transcript holds ${journal.length} (expired or damaged).`,
+        message: `Step job ${jobId} journaled ${expected} events but ${fromResult ? 'its result carries' : 'its transcript holds'} ${journal.length} (${fromResult ? 'damaged' : 'expired or damaged'}).`,
         details: { jobId },
       });
     }

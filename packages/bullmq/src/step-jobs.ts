@@ -86,6 +86,12 @@ export const stepResultSchema = z.object({
   /** Number of events that attempt journaled. */
   events: z.number().int().min(0),
   /**
+   * That attempt's events, in order (what its transcript entries hold): the coordinator adopts
+   * them from the result instead of reading the transcript back. A result without it (a worker of
+   * an earlier version) is adopted from the transcript, which holds the events either way.
+   */
+  journal: z.array(z.unknown()).optional(),
+  /**
    * Number of events earlier attempts (workers that died mid-step) had journaled: the attempt
    * continued from them, and the step's events are theirs followed by its own.
    */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLostReplyProxy } from './__fixtures__/lost-reply-proxy';
 import { closeRedis, connectRedis, pingRedis } from './redis-connection';
 import { redisKeys } from './redis-keys';
-import { createStepTranscripts } from './step-transcripts';
+import { createStepTranscripts, UnclaimedTranscriptError } from './step-transcripts';
 import { type RedisServer, startRedisServer } from './testing';
 
 let redis: RedisServer;
@@ -70,6 +70,64 @@ describe('step transcripts', () => {
     expect(await transcripts.read('job-1', 'attempt-a')).toHaveLength(2);
     await transcripts.remove(['job-1']);
     expect(await transcripts.claim('job-1', 'attempt-c')).toEqual([]);
+    await closeRedis(client);
+  });
+
+  it("a job's first attempt claims the transcript with its first group: only one nobody claimed or wrote", async () => {
+    const client = connectRedis(redis.url);
+    const keys = redisKeys(`t-${randomUUID().slice(0, 8)}`);
+    const transcripts = createStepTranscripts({ client, keys, retentionMs: 60_000 });
+    const callIds = async () =>
+      (await transcripts.read('job-3')).map((entry) => (entry as { callId: string }).callId);
+    const first = {
+      jobId: 'job-3',
+      attempt: 'attempt-a',
+      group: 1,
+      events: [event('s1', 'c1')],
+      claim: true,
+    };
+    expect(await transcripts.append(first)).toBe(1);
+    // Sent again (its reply lost): appended once, and A still owns the transcript.
+    expect(await transcripts.append(first)).toBe(0);
+    expect(
+      await transcripts.append({
+        jobId: 'job-3',
+        attempt: 'attempt-a',
+        group: 2,
+        events: [event('s1', 'c2')],
+      }),
+    ).toBe(1);
+    // Another attempt that takes itself for the first cannot claim what A owns…
+    await expect(
+      transcripts.append({
+        jobId: 'job-3',
+        attempt: 'attempt-b',
+        group: 1,
+        events: [event('s1', 'x')],
+        claim: true,
+      }),
+    ).rejects.toMatchObject({ code: 'step-fenced' });
+    // …a claim can, and fences A off.
+    expect((await transcripts.claim('job-3', 'attempt-b')).map((entry) => entry.attempt)).toEqual([
+      'attempt-a',
+      'attempt-a',
+    ]);
+    await expect(
+      transcripts.append({ jobId: 'job-3', attempt: 'attempt-a', group: 3, events: [event('s1', 'c3')] }),
+    ).rejects.toMatchObject({ code: 'step-fenced' });
+    // A transcript with events but no owner (an earlier incarnation of the job id): a claiming
+    // group writes nothing and says so; the attempt must claim and continue from it.
+    await client.del(keys.owner('job-3'));
+    const unclaimed = transcripts.append({
+      jobId: 'job-3',
+      attempt: 'attempt-c',
+      group: 1,
+      events: [event('s1', 'c9')],
+      claim: true,
+    });
+    await expect(unclaimed).rejects.toBeInstanceOf(UnclaimedTranscriptError);
+    expect(await callIds()).toEqual(['c1', 'c2']);
+    expect(await client.exists(keys.owner('job-3'))).toBe(0);
     await closeRedis(client);
   });
 

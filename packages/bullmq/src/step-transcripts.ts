@@ -22,6 +22,29 @@ export interface TranscriptAppend {
    */
   group: number;
   events: readonly RunEvent[];
+  /** The events' JSON, when the caller has it already (index for index): written as is. */
+  json?: readonly (string | undefined)[];
+  /**
+   * The first group of an attempt that did not {@link StepTranscripts.claim} the transcript
+   * because it knows no attempt of the job started before it (BullMQ's first start of the job):
+   * the group claims it — one round trip instead of two. Allowed only while the transcript is
+   * unclaimed and empty; owned by another attempt, it rejects `step-fenced`; unowned but holding
+   * events (an earlier incarnation of the job), it rejects with {@link UnclaimedTranscriptError}
+   * and writes nothing: the attempt must claim and continue from what is there.
+   */
+  claim?: boolean;
+}
+
+/**
+ * A group that was to claim the transcript found events of earlier attempts in it (see
+ * {@link TranscriptAppend.claim}): nothing was written; claim the transcript and run the step
+ * again from its history.
+ */
+export class UnclaimedTranscriptError extends Error {
+  constructor(readonly jobId: string) {
+    super(`Step job ${jobId} has a transcript from earlier attempts: claim it first.`);
+    this.name = 'UnclaimedTranscriptError';
+  }
 }
 
 /** The journals of step jobs: every attempt's events, in order, appended only by the attempt that owns the job. */
@@ -50,14 +73,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return redis.call('XRANGE', KEYS[1], '-', '+')
 `;
 
-// ARGV: the attempt, the retention, the group's number, then the events' JSON. Checked before
-// anything is written, so a fenced attempt appends nothing; a script runs alone, so no claim falls
-// between two events. Each entry carries its attempt (a) and group (g): when the stream's last
+// ARGV: the attempt, the retention, the group's number, '1' when the group claims the transcript
+// (else '0'), then the events' JSON. Checked before anything is written, so a fenced attempt
+// appends nothing; a script runs alone, so no claim falls between two events. A claiming group
+// takes only a transcript nobody claimed and nobody wrote (the job's first attempt); it is its
+// attempt's from then on. Each entry carries its attempt (a) and group (g): when the stream's last
 // entry is this attempt's with this group number or a later one, the group is in already (a
-// resent command) and nothing is appended — only the owner appends, so its last group is last.
+// resent command, the claiming group's included) and nothing is appended — only the owner
+// appends, so its last group is last.
 const appendScript = `
-if redis.call('GET', KEYS[2]) ~= ARGV[1] then
-  return redis.error_reply('FENCED')
+local owner = redis.call('GET', KEYS[2])
+if owner ~= ARGV[1] then
+  if ARGV[4] ~= '1' or owner then
+    return redis.error_reply('FENCED')
+  end
+  if redis.call('XLEN', KEYS[1]) > 0 then
+    return redis.error_reply('UNCLAIMED')
+  end
 end
 local group = tonumber(ARGV[3])
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
@@ -72,12 +104,12 @@ if last ~= nil then
     return 0
   end
 end
-for index = 4, #ARGV do
+for index = 5, #ARGV do
   redis.call('XADD', KEYS[1], '*', 'a', ARGV[1], 'e', ARGV[index], 'g', ARGV[3])
 end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return #ARGV - 3
+return #ARGV - 4
 `;
 
 type Entry = [id: string, fields: string[]];
@@ -95,6 +127,7 @@ type TranscriptClient = Redis & {
     attempt: string,
     ttlMs: number,
     group: number,
+    claim: '0' | '1',
     ...json: string[]
   ): Promise<number>;
 };
@@ -125,7 +158,7 @@ export function createStepTranscripts(options: {
       );
       return entries.map(parse);
     },
-    async append({ jobId, attempt, group, events }) {
+    async append({ jobId, attempt, group, events, json, claim }) {
       if (events.length === 0) return 0;
       try {
         return await client.closedloopJournal(
@@ -134,9 +167,13 @@ export function createStepTranscripts(options: {
           attempt,
           retentionMs,
           group,
-          ...events.map((event) => JSON.stringify(event)),
+          claim === true ? '1' : '0',
+          ...events.map((event, index) => json?.[index] ?? JSON.stringify(event)),
         );
       } catch (error) {
+        if (error instanceof Error && error.message.includes('UNCLAIMED')) {
+          throw new UnclaimedTranscriptError(jobId);
+        }
         if (error instanceof Error && error.message.includes('FENCED')) {
           throw new ScaleOutError({
             code: 'step-fenced',

@@ -15,7 +15,7 @@ import {
   stepJobSchema,
   stepQueueName,
 } from './step-jobs';
-import { createStepTranscripts, type StepTranscripts } from './step-transcripts';
+import { createStepTranscripts, type StepTranscripts, UnclaimedTranscriptError } from './step-transcripts';
 import { positiveInteger, resolveWorkerSettings } from './worker-settings';
 
 /** Builds a run's cortex options from its spec: the same function for coordinators and workers. */
@@ -84,36 +84,61 @@ export interface StepWorker {
  * in Redis; groups are written in order, each only after the previous one succeeded, and after a
  * failure (fenced, Redis error) nothing more is written: the transcript stays a prefix of the
  * step's events. Groups are numbered (1, 2, … per attempt): one that ioredis resends after a
- * reconnect (its first reply lost) is appended once.
+ * reconnect (its first reply lost) is appended once. With `claim`, the first group claims the
+ * transcript (the job's first attempt, which did not claim it before it started): `unclaimed()`
+ * says whether it found events of earlier attempts there instead (nothing written, the step
+ * stopped at its first commit point, before it acted).
  */
 function transcriptJournal(
   transcripts: StepTranscripts,
   jobId: string,
   attempt: string,
-): { write: (event: RunEvent) => Promise<void>; written: () => number } {
+  claim: boolean,
+): {
+  write: (event: RunEvent, json: string | undefined) => Promise<void>;
+  written: () => number;
+  unclaimed: () => boolean;
+} {
   let written = 0;
   let groups = 0;
+  let unclaimed = false;
   let previous: Promise<void> = Promise.resolve();
-  let batch: { events: RunEvent[]; done: Promise<void> } | undefined;
+  let batch: { events: RunEvent[]; json: (string | undefined)[]; done: Promise<void> } | undefined;
   return {
-    write(event) {
+    write(event, json) {
       if (batch === undefined) {
         const events: RunEvent[] = [];
+        const texts: (string | undefined)[] = [];
         // Numbered, so a group ioredis resends after a reconnect is appended once.
         const group = ++groups;
         // Sent once the current synchronous run of calls (the group) is over, after the previous group.
         const done = previous.then(async () => {
           batch = undefined;
-          await transcripts.append({ jobId, attempt, group, events });
+          try {
+            await transcripts.append({
+              jobId,
+              attempt,
+              group,
+              events,
+              json: texts,
+              claim: claim && group === 1,
+            });
+          } catch (error) {
+            unclaimed = error instanceof UnclaimedTranscriptError;
+            throw error;
+          }
           written += events.length;
         });
-        batch = { events, done };
+        batch = { events, json: texts, done };
         previous = done;
       }
       batch.events.push(event);
+      // The event's JSON as cortex serialized it when it was emitted: not serialized again.
+      batch.json.push(json);
       return batch.done;
     },
     written: () => written,
+    unclaimed: () => unclaimed,
   };
 }
 
@@ -269,21 +294,38 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       attempt: job.attemptsStarted,
     });
     try {
-      // Fences off any earlier attempt; what they journaled is the step's history: the step
-      // continues from it (durable replay), so a killed worker's effects are not repeated.
       const { cortex, workspace } = await cortexFor(data);
       await checkWorkspace(data, workspace);
-      const history = (await transcripts.claim(jobId, attempt)).map((entry) => entry.event);
-      const journal = transcriptJournal(transcripts, jobId, attempt);
-      const { outcome, modelUnavailable } = await cortex.runStep({
-        runId: data.runId,
-        request: data.spec.request,
-        stepId: data.stepId,
-        plan: data.plan,
-        history,
-        signal: controller.signal,
-        journal: journal.write,
-      });
+      // The job's first start (no attempt before it, not a retry): no history to read, so the
+      // step's first group claims the transcript (one round trip less). Any later attempt claims
+      // first — fencing off earlier attempts — and continues from what they journaled (durable
+      // replay), so a killed worker's effects are not repeated.
+      const first = job.attemptsStarted <= 1 && !job.stalledCounter && !job.attemptsMade;
+      const claimed = async () => (await transcripts.claim(jobId, attempt)).map((entry) => entry.event);
+      const runFrom = (history: RunEvent[], journal: ReturnType<typeof transcriptJournal>) =>
+        cortex.runStep({
+          runId: data.runId,
+          request: data.spec.request,
+          stepId: data.stepId,
+          plan: data.plan,
+          history,
+          signal: controller.signal,
+          journal: journal.write,
+        });
+      let history: RunEvent[] = first ? [] : await claimed();
+      let journal = transcriptJournal(transcripts, jobId, attempt, first);
+      let ran: Awaited<ReturnType<typeof runFrom>>;
+      try {
+        ran = await runFrom(history, journal);
+      } catch (error) {
+        // The transcript held events after all (an earlier incarnation of the job id): the step
+        // stopped at its first commit point, before it acted. Claim, and continue from them.
+        if (!journal.unclaimed()) throw error;
+        history = await claimed();
+        journal = transcriptJournal(transcripts, jobId, attempt, false);
+        ran = await runFrom(history, journal);
+      }
+      const { outcome, events, modelUnavailable } = ran;
       if (controller.signal.aborted) {
         const reason = controller.signal.reason;
         throw ScaleOutError.isInstance(reason) && reason.code === 'step-cancelled'
@@ -301,10 +343,13 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         durationMs: Math.round(performance.now() - started),
       });
       // BullMQ stores the result as JSON (the coordinator reads it back from Redis): no copy needed.
+      // The step's events ride along (every one is in the transcript too: the coordinator need
+      // not read them back).
       return {
         outcome,
         attempt,
         events: journal.written(),
+        journal: events,
         continued: history.length,
         ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
       };

@@ -25,18 +25,22 @@ export interface RemoteStepInput {
   /** `task.snapshot()` of the coordinating cortex: the step (`in_progress`) and its dependencies. */
   plan: unknown;
   /**
-   * Receives every journaled event of the step, in order, as it happens. Events come in group
-   * commits (as a run's journal store gets them): the events of one group are handed over back to
-   * back, without waiting for each other's promise, and the next group only once every promise of
-   * the previous one resolved — so a journal may batch or pipeline one group's writes (one round
-   * trip per group), but must write them in the order it received them. The step waits for a
-   * group where it needs its journal on record (before a tool runs, before a human is asked, and
-   * at the end). A `model-call-started` starts no group of its own: it is handed over with the
-   * step's next group (the end flushes it; a crash may lose it, which nothing recovers from).
-   * When it throws or rejects, the step is aborted and `runStep` rejects: a step
-   * never goes on acting without its journal.
+   * Receives every journaled event of the step, in order, with its JSON (the event serialized
+   * once, as it was emitted: write that text instead of serializing the event again). Events come
+   * in group commits (as a run's journal store gets them): the events of one group are handed over
+   * back to back, without waiting for each other's promise, and the next group only once every
+   * promise of the previous one resolved — so a journal may batch or pipeline one group's writes
+   * (one round trip per group), but must write them in the order it received them.
+   *
+   * A group is committed only where the step needs its journal on record — before a tool runs,
+   * when a command's process starts, before a human is asked, before the model's answer to a new
+   * result of a non-idempotent tool is used, and at the end — not on a timer as a run's own
+   * journal is: what happens between two such points goes with the next one (a crash may lose it;
+   * the step taken over then settles the call whose result was lost as a resume does).
+   * When it throws or rejects, the step is aborted and `runStep` rejects: a step never goes on
+   * acting without its journal.
    */
-  journal?: (event: RunEvent) => void | Promise<void>;
+  journal?: (event: RunEvent, json: string | undefined) => void | Promise<void>;
   /**
    * What earlier runs of this same step journaled before they died (a worker killed mid-step), in
    * order. The step continues from it as a resume does: its plan events are applied, the one
@@ -70,11 +74,13 @@ function invalid(message: string, details: Record<string, unknown> = {}, cause?:
  * commit hands its events over back to back and is durable once every one is: a journal that
  * batches or pipelines writes makes one round trip per group, not one per event.
  */
-function journalStore(journal: (event: RunEvent) => void | Promise<void>): RunStore {
+function journalStore(
+  journal: (event: RunEvent, json: string | undefined) => void | Promise<void>,
+): RunStore {
   const unsupported = () => Promise.reject(new Error('a step journal is append-only'));
   return {
     async append(_runId, records) {
-      await Promise.all(records.map((record) => journal(record.event)));
+      await Promise.all(records.map((record) => journal(record.event, record.json)));
     },
     read: unsupported,
     list: unsupported,
@@ -163,15 +169,17 @@ export async function runRemoteStep(
     runId,
     clock: config.clock,
     onEvent: config.onEvent,
-    // A model call's announcement waits for the step's next commit instead of a write of its
-    // own: nothing recovers from it (a model call is made again after a crash either way).
-    lazy: (event) => event.type === 'model-call-started',
+    // No commit of its own for any event (no timer): a step's journal is written at its commit
+    // points only — before each tool runs, before a human is asked, before the model's answer to
+    // a non-idempotent result is used, at the end —, each a round trip to another process.
+    // What falls between two of them goes with the next one.
+    lazy: () => true,
     store:
       journal === undefined
         ? undefined
-        : journalStore((event) => {
+        : journalStore((event, json) => {
             try {
-              const written = journal(event);
+              const written = journal(event, json);
               return written instanceof Promise ? written.catch(failJournal) : written;
             } catch (error) {
               return failJournal(error);

@@ -349,6 +349,62 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     expect(received.slice(dispatched + 1).some((entry) => entry.fileThen)).toBe(true);
   });
 
+  it("commits a remote step's journal at its commit points only (no timer groups), with each event's JSON", async () => {
+    // Model turns slower than the bus's 10 ms commit timer: a timer would commit in between.
+    const slow = () =>
+      scenarioModel({
+        plans: [plan],
+        steps: {
+          a: writeStep('a.txt', 'A'),
+          b: writeStep('b.txt', 'B'),
+          c: writeStep('c.txt', 'C'),
+          d: writeStep('d.txt', 'D'),
+        },
+        answer: 'Wrote four files.',
+        latencyMs: 40,
+      });
+    const coordinatorSide = await world();
+    let snapshot: PlanSnapshot | undefined;
+    await createCortex({
+      ...coordinatorSide.options(scenario()),
+      stepRunner: async (task) => {
+        snapshot ??= task.snapshot();
+        return task.runHere();
+      },
+    }).run('write four files');
+    const fresh = {
+      ...snapshot!,
+      steps: snapshot!.steps.map((entry) => ({ ...entry, status: 'in_progress' as const, ledger: [] })),
+    };
+    const remote = await world();
+    const groups: RunEvent[][] = [];
+    let groupOpen = false;
+    const texts: (string | undefined)[] = [];
+    const { outcome, events } = await createCortex(remote.options(slow())).runStep({
+      runId: 'run-1',
+      request: 'write four files',
+      stepId: fresh.steps[0]!.id,
+      plan: fresh,
+      journal: (event, json) => {
+        if (!groupOpen) {
+          groups.push([]);
+          groupOpen = true;
+          queueMicrotask(() => {
+            groupOpen = false;
+          });
+        }
+        groups.at(-1)!.push(event);
+        texts.push(json);
+        return new Promise<void>((resolve) => setTimeout(resolve, 5));
+      },
+    });
+    expect(outcome.status).toBe('completed');
+    expect(groups.flat()).toEqual(events);
+    // One group before the write runs (its dispatch last), then the end: none on a timer.
+    expect(groups.map((group) => group.at(-1)!.type)).toEqual(['tool-call-dispatched', events.at(-1)!.type]);
+    expect(texts).toEqual(events.map((event) => JSON.stringify(event)));
+  });
+
   it('a journal that fails stops the step and rejects', async () => {
     const remote = await world();
     const worker = createCortex(remote.options(scenario()));
