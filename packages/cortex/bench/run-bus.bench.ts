@@ -75,7 +75,9 @@ async function replay(store: RunStore | undefined): Promise<number> {
   for (let index = 0; index < inputs.length; index++) {
     const input = inputs[index]!;
     if (input.plan) bus.forwardPlan(input.event as never);
-    else bus.emit(input.event as never);
+    // `emit` takes its event over (it stamps it in place): hand it a fresh object, as every
+    // producer does (a literal built for the call), so no replay sees an earlier one's stamps.
+    else bus.emit({ ...input.event } as never);
     if (index % 20 === 19) await bus.flush();
   }
   await bus.flush();

@@ -49,6 +49,18 @@ function journalRecord(seq: number, event: RunEvent): JournalRecord {
   return json === undefined ? { seq, event } : { seq, event, json };
 }
 
+/**
+ * Sets `runId` (and `at`) on an event the bus owns: the fields `{ ...event, runId, at }` would
+ * have, in the same order (new keys go last; a key the event already has keeps its place), without
+ * the copy — a spread over the run's many event shapes is one of the costliest steps of an emit.
+ */
+function stampInPlace(event: object, runId: string, at: number | undefined): RunEvent {
+  const target = event as { runId?: string; at?: number };
+  target.runId = runId;
+  if (at !== undefined) target.at = at;
+  return event as RunEvent;
+}
+
 /** Default wait before staged events are committed when nothing asks for a commit sooner. */
 const defaultCommitDelayMs = 10;
 
@@ -59,8 +71,9 @@ const defaultCommitDelayMs = 10;
  * but streaming deltas) with their seq (the position in the run).
  *
  * Each event is redacted once, into one object that the history, every listener and the journal
- * share (listeners must treat it as read-only). An event without a secret is not deep-copied: its
- * stamped object is a shallow copy whose nested objects are the emitter's (as with no redactor). A journaled event is serialized once, as it is
+ * share (listeners must treat it as read-only). An event without a secret is not deep-copied: an
+ * emitted one (the bus owns it) is stamped in place, a forwarded plan event is copied shallowly;
+ * either way its nested objects are the emitter's (as with no redactor). A journaled event is serialized once, as it is
  * emitted, before any listener sees it: the store writes that text, and the journal holds the
  * event as it was emitted whatever a listener does to the object.
  *
@@ -140,19 +153,28 @@ export class RunBus {
     };
   }
 
-  /** Emits a cortex or executor event. */
+  /**
+   * Emits a cortex or executor event. The bus takes the object over: every caller hands it a
+   * fresh one it keeps no reference to (a literal, the executor's event), so an event without a
+   * secret is stamped in place — `runId` and `at` added after its own fields, exactly the copy
+   * `{ ...event, runId, at }` would be — instead of being copied. An event the redactor changes
+   * is still redacted into a copy.
+   */
   emit(event: CortexEventInput): RunEvent {
     if (this.#redactor && deltaField(event as RunEvent) !== undefined)
       return this.#emitDelta({ ...event, runId: this.runId, at: this.#clock() } as RunEvent);
     this.#flushStreams((event as { stepId?: unknown }).stepId);
-    const stamped = this.#stamp(event, this.#clock());
+    const stamped = this.#stamp(event, this.#clock(), true);
     this.#dispatch(stamped);
     return stamped;
   }
 
-  /** Forwards a plan event (it already has `at`). */
+  /**
+   * Forwards a plan event (it already has `at`). The plan keeps the event in its own log and
+   * hands it to its other listeners: it is copied, never changed.
+   */
   forwardPlan(event: PlanEvent): void {
-    this.#dispatch(this.#stamp(event, undefined));
+    this.#dispatch(this.#stamp(event, undefined, false));
   }
 
   /**
@@ -160,15 +182,17 @@ export class RunBus {
    * gets `runId` (and `at` for a cortex or executor event) after its own fields, redacted, exactly
    * as redacting `{ ...event, runId, at }` would give; the redactor's copy (a new object, the input
    * untouched) is stamped in place rather than copied once more, and an event the redactor would
-   * not change (nearly all) is only copied shallowly.
+   * not change (nearly all) is only copied shallowly — or, when the bus `owns` it (see `emit`),
+   * not copied at all: stamped in place, the same fields in the same order as the copy.
    */
-  #stamp(event: CortexEventInput | PlanEvent, at: number | undefined): RunEvent {
+  #stamp(event: CortexEventInput | PlanEvent, at: number | undefined, owns: boolean): RunEvent {
     const redactor = this.#redactor;
     if (redactor !== undefined) {
-      // Nearly every event holds no secret: then a shallow copy stamped with the redacted run id
-      // is what redacting would give, without copying every nested object.
+      // Nearly every event holds no secret: then the event stamped with the redacted run id is
+      // what redacting would give, without copying every nested object.
       if (redactsToItselfWith(redactor, event)) {
         const runId = redactor.redact(this.runId);
+        if (owns && Object.isExtensible(event)) return stampInPlace(event, runId, at);
         return (at === undefined ? { ...event, runId } : { ...event, runId, at }) as RunEvent;
       }
       const copy = redactor.redactValue(event) as Record<string, unknown>;
@@ -178,6 +202,8 @@ export class RunBus {
         return copy as unknown as RunEvent;
       }
     }
+    if (redactor === undefined && owns && Object.isExtensible(event))
+      return stampInPlace(event, this.runId, at);
     const stamped = (
       at === undefined ? { ...event, runId: this.runId } : { ...event, runId: this.runId, at }
     ) as RunEvent;

@@ -184,7 +184,10 @@ function ledgerOf(ledger: readonly ToolCallRecord[]): LedgerSummary {
 /** Usage totals from the journal's `usage-recorded` events. */
 export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
   const report: UsageReport = { calls: 0, usage: emptyUsage(), costUsd: 0, byPurpose: {} };
-  for (const event of history) {
+  // Indexed, not for…of: this runs once per run, mostly in the interpreter, where each step of an
+  // array iterator allocates its result object — one per event of the run.
+  for (let index = 0; index < history.length; index++) {
+    const event = history[index]!;
     if (event.type !== 'usage-recorded') continue;
     report.calls++;
     addInto(report.usage, event.usage);
@@ -289,15 +292,16 @@ export function buildRunReport(options: {
   const { history, plan } = options;
   const runs = new Map<StepId, number>();
   const durations = new Map<StepId, number>();
-  for (const event of history) {
-    if (event.type === 'step-started') runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
-    if (event.type === 'step-finished') {
-      durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
-    }
-  }
   const replaced = new Map<StepId, StepSummary>();
-  for (const event of history) {
-    if (event.type === 'replan-requested') for (const step of event.steps) replaced.set(step.id, step);
+  // One indexed pass (see usageFromEvents: no iterator result per event).
+  for (let index = 0; index < history.length; index++) {
+    const event = history[index]!;
+    if (event.type === 'step-started') runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
+    else if (event.type === 'step-finished') {
+      durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
+    } else if (event.type === 'replan-requested') {
+      for (const step of event.steps) replaced.set(step.id, step);
+    }
   }
   const steps: StepReport[] = [];
   for (const [id, summary] of replaced) {

@@ -21,7 +21,7 @@ import { createModelMeter, type ModelMeter } from './meter-model';
 import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
 import { RunBus } from './run-bus';
-import { isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
+import { type CortexEvent, isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { RunLease } from './run-lease';
 import { buildRunReport, type RunResult, stepUnverifiedReason, summarizeStep } from './run-result';
 import { runStep } from './run-step';
@@ -302,29 +302,31 @@ export class RunSession {
         resume: [...this.#replays.keys()],
         runStep: (stepId, context) => this.#runStep(plan, stepId, context.signal),
         replan: (batch) => this.#replan(batch, 'step-failed'),
+        // Both events are built field by field, in their journal order: conditional spreads
+        // would cost an allocation and a slow copy each, for every step.
         onStepStarted: (stepId) => {
-          this.bus.emit({
+          const event: Extract<CortexEvent, { type: 'step-started' }> = {
             type: 'step-started',
             stepId,
             attempt: plan.readStep(stepId).replanAttempts,
-            ...(this.#replays.has(stepId) ? { resumed: true } : {}),
-          });
+          };
+          if (this.#replays.has(stepId)) event.resumed = true;
+          this.bus.emit(event);
         },
         onStepFinished: (stepId, outcome) => {
           const detail = (outcome.detail ?? {}) as Partial<Extract<RunEvent, { type: 'step-finished' }>>;
-          this.bus.emit({
-            type: 'step-finished',
-            stepId,
-            status: outcome.status,
-            ...(detail.verdict !== undefined ? { verdict: detail.verdict } : {}),
-            unverified: detail.unverified ?? false,
-            ...(detail.confidence !== undefined ? { confidence: detail.confidence } : {}),
-            ...(detail.unverifiedUpstream?.length ? { unverifiedUpstream: detail.unverifiedUpstream } : {}),
-            ...(detail.unverifiedReason !== undefined ? { unverifiedReason: detail.unverifiedReason } : {}),
-            ...(detail.attempts !== undefined ? { attempts: detail.attempts } : {}),
-            durationMs: Math.round(outcome.durationMs * 1000) / 1000,
-            ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-          });
+          type StepFinished = Extract<CortexEvent, { type: 'step-finished' }>;
+          // Its required `unverified` and `durationMs` come after optional fields: filled below.
+          const event = { type: 'step-finished', stepId, status: outcome.status } as StepFinished;
+          if (detail.verdict !== undefined) event.verdict = detail.verdict;
+          event.unverified = detail.unverified ?? false;
+          if (detail.confidence !== undefined) event.confidence = detail.confidence;
+          if (detail.unverifiedUpstream?.length) event.unverifiedUpstream = detail.unverifiedUpstream;
+          if (detail.unverifiedReason !== undefined) event.unverifiedReason = detail.unverifiedReason;
+          if (detail.attempts !== undefined) event.attempts = detail.attempts;
+          event.durationMs = Math.round(outcome.durationMs * 1000) / 1000;
+          if (outcome.error !== undefined) event.error = outcome.error;
+          this.bus.emit(event);
         },
       });
       if (this.#controller.signal.aborted) return this.#stopCause;

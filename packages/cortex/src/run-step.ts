@@ -1,4 +1,9 @@
-import { executeStep, type StepExecutionResult, type StepJournal } from '@closedloop/executor';
+import {
+  type ExecuteStepOptions,
+  executeStep,
+  type StepExecutionResult,
+  type StepJournal,
+} from '@closedloop/executor';
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
 import {
@@ -6,6 +11,7 @@ import {
   snapshotWorkspace,
   toVerificationRecord,
   type VerificationReport,
+  type VerifyStepOptions,
   verifyStep,
   type WorkspaceSnapshot,
 } from '@closedloop/verifier';
@@ -37,6 +43,17 @@ export interface RunStepContext {
    * Verified without a baseline, those files are judged by content, not by file times.
    */
   priorStates?: ReadonlyMap<string, string | null>;
+}
+
+/** What a verified run of a step tells the session about it (the `detail` of its outcome). */
+interface StepOutcomeDetail {
+  verdict: string;
+  unverified: boolean;
+  confidence?: number;
+  confidenceBand?: ReturnType<typeof classifyConfidence>;
+  unverifiedUpstream?: StepId[];
+  attempts?: number;
+  unverifiedReason?: string;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -91,22 +108,25 @@ function execute(
           mode: 'destructive',
           ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
         }));
-  return executeStep(context.plan, stepId, {
+  // Built field by field: a conditional spread per option costs an allocation and a slow copy,
+  // and this runs for every step.
+  const options: ExecuteStepOptions = {
     model: meter.wrap(config.model, 'step', stepId),
     tools: config.registry,
     signal,
     context: { goal: context.request },
-    onEvent: (event) => context.emit(event),
+    onEvent: context.emit,
     onAskHuman: (request) => approvals.approveToolCall(request),
-    ...(executor.mode !== undefined ? { mode: executor.mode } : {}),
-    ...(executor.limits !== undefined ? { limits: executor.limits } : {}),
-    ...(executor.parallelTools !== undefined ? { parallelTools: executor.parallelTools } : {}),
-    ...(executor.stream !== undefined ? { stream: executor.stream } : {}),
-    ...(systemPrompt !== '' ? { systemPrompt } : {}),
-    ...(executor.toolTimeoutMs !== undefined ? { toolTimeoutMs: executor.toolTimeoutMs } : {}),
-    ...(guard ? { guard } : {}),
-    ...(journal !== undefined ? { journal } : {}),
-  });
+  };
+  if (executor.mode !== undefined) options.mode = executor.mode;
+  if (executor.limits !== undefined) options.limits = executor.limits;
+  if (executor.parallelTools !== undefined) options.parallelTools = executor.parallelTools;
+  if (executor.stream !== undefined) options.stream = executor.stream;
+  if (systemPrompt !== '') options.systemPrompt = systemPrompt;
+  if (executor.toolTimeoutMs !== undefined) options.toolTimeoutMs = executor.toolTimeoutMs;
+  if (guard) options.guard = guard;
+  if (journal !== undefined) options.journal = journal;
+  return executeStep(context.plan, stepId, options);
 }
 
 function verify(
@@ -117,28 +137,29 @@ function verify(
   signal: AbortSignal,
 ): Promise<VerificationReport> {
   const { config, meter, approvals } = context;
-  return verifyStep(context.plan, stepId, {
-    ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
-    ...(baseline !== undefined ? { baseline } : {}),
-    ...(baseline === undefined && context.priorStates !== undefined
-      ? { priorStates: context.priorStates }
-      : {}),
-    execution: {
-      stopReason: execution.stopReason,
-      ...(execution.error ? { error: { code: execution.error.code, message: execution.error.message } } : {}),
-    },
-    ...(execution.confidence !== undefined ? { confidence: execution.confidence } : {}),
-    ...(config.runner !== undefined ? { runner: config.runner } : {}),
-    ...(config.verifier.contracts !== undefined ? { contracts: config.verifier.contracts } : {}),
-    ...(config.verifier.profile !== undefined ? { profile: config.verifier.profile } : {}),
-    ...(config.verifier.claimExtraction === 'model'
-      ? { claimModel: meter.wrap(config.verifierModel, 'verifier', stepId) }
-      : {}),
-    protocols: config.verifier.protocols,
-    model: meter.wrap(config.verifierModel, 'verifier', stepId),
-    onHumanReview: (review) => approvals.review(stepId, review),
-    signal,
-  });
+  // Built field by field, in the order the verifier always got them (no conditional spreads on
+  // this per-step path: each cost an allocation and a slow copy).
+  const options: VerifyStepOptions = {};
+  if (config.workspace !== undefined) options.workspace = config.workspace;
+  if (baseline !== undefined) options.baseline = baseline;
+  else if (context.priorStates !== undefined) options.priorStates = context.priorStates;
+  options.execution = execution.error
+    ? {
+        stopReason: execution.stopReason,
+        error: { code: execution.error.code, message: execution.error.message },
+      }
+    : { stopReason: execution.stopReason };
+  if (execution.confidence !== undefined) options.confidence = execution.confidence;
+  if (config.runner !== undefined) options.runner = config.runner;
+  if (config.verifier.contracts !== undefined) options.contracts = config.verifier.contracts;
+  if (config.verifier.profile !== undefined) options.profile = config.verifier.profile;
+  if (config.verifier.claimExtraction === 'model')
+    options.claimModel = meter.wrap(config.verifierModel, 'verifier', stepId);
+  options.protocols = config.verifier.protocols;
+  options.model = meter.wrap(config.verifierModel, 'verifier', stepId);
+  options.onHumanReview = (review) => approvals.review(stepId, review);
+  options.signal = signal;
+  return verifyStep(context.plan, stepId, options);
 }
 
 /** The verifier's reasons, as the retry's instructions. */
@@ -206,16 +227,14 @@ async function executeAndVerify(
       (id) => plan.has(id) && isUnverified(plan.readStep(id).verification),
     );
     const why = unverifiedReason(report.findings);
-    const detail = {
-      verdict: record.verdict,
-      unverified: isUnverified(record),
-      ...(record.confidence !== undefined
-        ? { confidence: record.confidence, confidenceBand: classifyConfidence(record.confidence) }
-        : {}),
-      unverifiedUpstream,
-      attempts,
-      ...(why !== undefined ? { unverifiedReason: why } : {}),
-    };
+    const detail: StepOutcomeDetail = { verdict: record.verdict, unverified: isUnverified(record) };
+    if (record.confidence !== undefined) {
+      detail.confidence = record.confidence;
+      detail.confidenceBand = classifyConfidence(record.confidence);
+    }
+    detail.unverifiedUpstream = unverifiedUpstream;
+    detail.attempts = attempts;
+    if (why !== undefined) detail.unverifiedReason = why;
     if (record.verdict === 'unverified' && config.acceptUnverified !== 'warn') {
       // One more attempt with the reasons, then the replan batch.
       if (attempts === 1 && execution.stopReason !== 'model-error' && execution.stopReason !== 'aborted') {

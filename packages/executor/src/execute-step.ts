@@ -566,7 +566,7 @@ class StepRun {
       if (this.signal.aborted) return { kind: 'aborted' };
     }
     this.usage = addUsage(this.usage, result.usage);
-    this.emit({
+    const finished: Extract<ExecutorEvent, { type: 'model-call-finished' }> = {
       type: 'model-call-finished',
       stepId: this.stepId,
       iteration,
@@ -575,9 +575,11 @@ class StepRun {
       finishReason: result.finishReason,
       toolCalls: result.toolCalls.length,
       durationMs: performance.now() - startedAt,
-      // Journaled before anything acts on it: a resume feeds it back instead of asking again.
-      ...(this.journal !== undefined ? { response: result } : {}),
-    });
+    };
+    // Journaled before anything acts on it: a resume feeds it back instead of asking again. (Set,
+    // not spread in: this runs for every model call.)
+    if (this.journal !== undefined) finished.response = result;
+    this.emit(finished);
     return { kind: 'ok', result };
   }
 

@@ -895,9 +895,11 @@ function redactsToItself(
   if (prototype === null) return false;
   if (prototype !== Object.prototype) return !(value instanceof Error);
   if (Object.getOwnPropertySymbols(value).length > 0) return false;
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
+  // `for…in` rather than `Object.keys`: the same own keys in the same order, read from the
+  // object's enum cache without allocating a key array (this runs for every object of every run
+  // event). It also visits enumerable keys inherited from `Object.prototype` (none, unless it was
+  // polluted): checking those too only makes the answer stricter.
+  for (const key in value) {
     const field = (value as Record<string, unknown>)[key];
     if (typeof field === 'string') {
       if (redactField(key, redact(field), secretMarker) !== field) return false;
