@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,21 +41,31 @@ describe('kill -9 in the middle of a write_file', () => {
   // 3-byte characters: a cut at a page boundary (4096 bytes) falls inside one of them.
   const content = `${'✓'.repeat(3000)}\n`;
   for (const cut of [4096, 1, 0]) {
-    it(`cut after ${cut} of ${Buffer.byteLength(content)} bytes: resume completes the write once, as an uninterrupted run`, async () => {
+    it(`cut after ${cut} of ${Buffer.byteLength(content)} bytes: no torn file, no leftover, and resume writes it once`, async () => {
       const { storeDir, root, runId } = world(`mid-write-${cut}`);
       const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
       const first = await runNode(child, { ...env, KILL: `mid-write:${cut}` });
       expect(first.signal, first.stderr).toBe('SIGKILL');
-      expect(readFileSync(join(root, 'notes.txt')).length).toBe(cut);
+      // The write is atomic: the file is not there (not a torn start of it); what the kill left
+      // is the temporary file it was writing, which resume removes.
+      expect(existsSync(join(root, 'notes.txt'))).toBe(false);
+      expect(readdirSync(root).filter((name) => name !== 'log.txt')).toEqual([
+        expect.stringMatching(/^\.closedloop-tmp-/),
+      ]);
 
       const resumed = await runNode(child, { ...env, PHASE: 'resume' });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
       expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      expect(readdirSync(root).sort()).toEqual(['log.txt', 'notes.txt']);
       const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
       expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
-        expect.objectContaining({ tool: 'write_file', outcome: 'applied' }),
+        expect.objectContaining({
+          tool: 'write_file',
+          outcome: 'not-applied',
+          detail: expect.stringContaining('temporary file'),
+        }),
       ]);
     }, 60_000);
   }

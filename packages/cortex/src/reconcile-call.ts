@@ -1,5 +1,6 @@
 import type { ToolCallRecord } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
+import { removeInterruptedWrites } from '@closedloop/tools/internal';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
 import {
   type DispatchSnapshot,
@@ -60,10 +61,18 @@ async function reconcileFileCall(
   registry: ToolRegistry,
 ): Promise<Reconciliation> {
   const args = (call.args ?? {}) as { content?: unknown };
+  // A write is atomic (a temporary file renamed into place): a kill leaves the file as it was or
+  // whole, plus at worst that temporary file beside it, removed here before anything is judged.
+  const leftovers =
+    call.tool === 'delete_file'
+      ? []
+      : await removeInterruptedWrites(workspace, snapshot.path).catch(() => []);
   const absolute = resolveWorkspacePath(workspace, snapshot.path);
   const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(workspace, absolute);
   const before = snapshot.state;
-  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now`;
+  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now${
+    leftovers.length === 0 ? '' : ` (the unfinished temporary file ${leftovers.join(', ')} was removed)`
+  }`;
   const applied = (what: string): Reconciliation => ({
     outcome: 'applied',
     action: 'record',

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
+export { removeInterruptedWrites } from './file-tools';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 export { truncateText } from './truncate-text';

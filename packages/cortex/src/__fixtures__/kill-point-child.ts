@@ -3,7 +3,7 @@
  * whose step writes CONTENT to notes.txt with the real `write_file`, on a JSONL store, and kills
  * itself with SIGKILL at KILL:
  * - `mid-write:<bytes>`: in the middle of the file write — the first `<bytes>` bytes of it reach
- *   the file, then the process dies, as when the kernel stops a large write at a page boundary on
+ *   the file being written (the temporary file `write_file` renames into place), then the process dies, as when the kernel stops a large write at a page boundary on
  *   a fatal signal (so a multibyte character can be cut in two);
  * - `torn-journal:<n>`: in the middle of the n-th journal group write (inside a multibyte
  *   character when the group has one): the journal ends in a torn line;
