@@ -296,3 +296,45 @@ describe('the wall clock jumps backwards between the crash and the resume', () =
     }
   }, 120_000);
 });
+
+describe('kill -9 as a command starts, before its pid is journaled (sandbox off)', () => {
+  // The command writes out.txt after a delay: the orphan the kill leaves is still running when the
+  // resume starts. DETACH=1: it is a grandchild that left the command's process group.
+  for (const detach of ['0', '1']) {
+    it(`the resume waits for the orphan${detach === '1' ? ' (detached from the group)' : ''} before judging: its effect is accepted once, and nothing writes after the resume`, async () => {
+      const { storeDir, root, runId } = world(`orphan-${detach}`);
+      const delay = 4_000;
+      const env = {
+        STORE_DIR: storeDir,
+        ROOT: root,
+        RUN_ID: runId,
+        CONTENT: '',
+        WORLD: 'command',
+        SANDBOX: 'off',
+        DETACH: detach,
+        COMMAND_DELAY_MS: String(delay),
+      };
+      const first = await runNode(child, { ...env, KILL: 'on-spawn' });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const killedAt = Date.now();
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+      // The orphan's effect is in the workspace before the call is judged: it is accepted, not run again.
+      expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+      expect(answer.stopReason).toBe('completed');
+      expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+      // Nothing of the killed run is left to write later.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_000 - Date.now())));
+      expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+      const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+        expect.objectContaining({
+          tool: 'run_command',
+          outcome: 'accepted',
+          detail: expect.stringMatching(/still running \(pid \d+\)/),
+        }),
+      ]);
+    }, 90_000);
+  }
+});

@@ -154,6 +154,8 @@ export async function reconcileUncertainCall(options: {
   before: unknown;
   /** Processes the call started (a command's): they are waited for (or killed) before judging. */
   processes?: readonly RecordedProcess[];
+  /** The environment tag the call's processes carry (journaled at dispatch): they are settled too. */
+  processTag?: string | undefined;
   registry: ToolRegistry;
   workspace: string | undefined;
   policy: UncertainCallPolicy;
@@ -161,7 +163,9 @@ export async function reconcileUncertainCall(options: {
 }): Promise<Reconciliation> {
   const { call, registry, workspace, policy } = options;
   // A command can outlive its killed owner: its effect must be over before the workspace is judged.
-  const leftovers = await settleLeftoverProcesses(options.processes ?? []);
+  const leftovers = await settleLeftoverProcesses(options.processes ?? [], {
+    ...(options.processTag === undefined ? {} : { tags: [options.processTag] }),
+  });
   const lingered =
     leftovers.waitedFor.length === 0
       ? ''

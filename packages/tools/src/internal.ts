@@ -8,4 +8,5 @@ export { createRedactor, type Redactor } from '@closedloop/model';
 export { removeInterruptedWrites } from './file-tools';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
+export { findTagged, killTagged } from './run-process';
 export { truncateText } from './truncate-text';

@@ -52,6 +52,11 @@ export interface RunProcessOptions {
   outerNamespace?: boolean;
   /** Called with the process id once the process started (it leads its own process group). */
   onSpawn?: (pid: number) => void;
+  /**
+   * The environment tag ({@link processTagVariable}) the process and its descendants carry.
+   * Default a fresh random one when `reapDetached`; given, it is set even without `reapDetached`.
+   */
+  tag?: string;
 }
 
 /** A {@link ProcessResult} with the interleaved output when it was asked for. */
@@ -134,6 +139,42 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
       // already gone
     }
   }
+}
+
+/**
+ * The processes of this user (this one aside) whose environment carries `tag`: a command and its
+ * descendants, wherever they went (`setsid`, double fork). Linux only (reads `/proc`); elsewhere
+ * none.
+ */
+export async function findTagged(tag: string): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`${processTagVariable}=${tag}\0`);
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  await Promise.all(
+    names.map(async (name) => {
+      if (!/^\d+$/.test(name)) return;
+      const pid = Number(name);
+      if (pid === process.pid) return;
+      try {
+        const [environ, stat] = await Promise.all([
+          readFile(`/proc/${name}/environ`),
+          readFile(`/proc/${name}/stat`, 'utf8'),
+        ]);
+        // A zombie has done all it will do (and its environment reads empty).
+        if (environ.includes(needle) && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'))
+          found.push(pid);
+      } catch {
+        // gone, or another user's
+      }
+    }),
+  );
+  return found;
 }
 
 /**
@@ -269,7 +310,7 @@ export function runProcess(
   const started = Date.now();
   const killGraceMs = options.killGraceMs ?? 1000;
   const reapDetached = (options.reapDetached ?? true) && process.platform === 'linux';
-  const tag = randomUUID();
+  const tag = options.tag ?? randomUUID();
   return new Promise<ProcessRunResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));
@@ -288,7 +329,10 @@ export function runProcess(
     try {
       child = spawn(executable, [...args], {
         cwd: options.cwd,
-        env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
+        env:
+          reapDetached || options.tag !== undefined
+            ? { ...options.env, [processTagVariable]: tag }
+            : options.env,
         stdio: nullFd === undefined ? first : coveredStdio(first, inheritable, nullFd),
         detached: true,
         windowsHide: true,

@@ -11,6 +11,9 @@
  *   journals (in either phase: a resume can be killed too);
  * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
  *   recorded (WORLD=commit); `before-effect`: inside it, before its `git commit`;
+ * - `after-type:<type>[/<nth>]`: right after the group commit of the nth event of that type (the
+ *   events after it in the same group are not journaled);
+ * - `on-spawn`: as the `run_command` process starts (WORLD=command), before its pid is journaled;
  * - `none`: not at all.
  * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
  * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
@@ -80,6 +83,7 @@ if (kill === 'mid-write') {
 
 const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
 let appended = 0;
+let typesSeen = 0;
 const store: RunStore = {
   read: (runId) => inner.read(runId),
   list: () => inner.list(),
@@ -97,6 +101,19 @@ const store: RunStore = {
   },
   repair: (runId) => inner.repair(runId),
   async append(runId, records) {
+    if (kill === 'after-type') {
+      // after-type:<type>[:<nth>]: the records up to and including the nth event of that type
+      // reach the journal, then the process dies — as when the work after that event is slow.
+      const [type, nth = '1'] = (arg ?? '').split('/');
+      const at = records.findIndex((record) => {
+        return record.event.type === type && ++typesSeen === Number(nth);
+      });
+      if (at !== -1) {
+        await inner.append(runId, records.slice(0, at + 1));
+        process.kill(process.pid, 'SIGKILL');
+        await new Promise(() => {});
+      }
+    }
     await inner.append(runId, records);
     const before = appended;
     appended += records.length;
@@ -202,8 +219,64 @@ const filesWorld = {
   tools: workspaceTools({ root }),
   onUncertain: 'fail' as const,
 };
+// WORLD=command: the step runs a command that writes out.txt after COMMAND_DELAY_MS (from a
+// process that left the command's process group with DETACH=1), then marks itself done. The
+// resume's human approves every question (printed as `asked`). SANDBOX: the command tools' sandbox mode.
+// KILL=on-spawn: the process dies as the command's process starts, before its pid is journaled.
+const delay = Number(env.COMMAND_DELAY_MS ?? 2000);
+if (env.WORLD === 'command' && env.PHASE !== 'resume') {
+  fs.writeFileSync(
+    `${root}/writer.js`,
+    `setTimeout(() => require('fs').appendFileSync('out.txt', 'x\\n'), ${delay});\n`,
+  );
+  fs.writeFileSync(
+    `${root}/detach.js`,
+    "require('child_process').spawn(process.execPath, ['writer.js'], { detached: true, stdio: 'ignore' }).unref();\n",
+  );
+}
+const commandScript = env.DETACH === '1' ? 'detach.js' : 'writer.js';
+const commandTools = workspaceTools({ root, sandbox: (env.SANDBOX ?? 'auto') as 'auto' | 'off' }).map(
+  (tool) =>
+    tool.name !== 'run_command' || kill !== 'on-spawn'
+      ? tool
+      : {
+          ...tool,
+          execute: (input: unknown, context: Parameters<typeof tool.execute>[1]) =>
+            tool.execute(input, {
+              ...context,
+              onProcess: () => {
+                process.kill(process.pid, 'SIGKILL');
+              },
+            }),
+        },
+);
+const commandWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', commandScript] } }] },
+        {
+          toolCalls: [{ name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: ran it' } }],
+        },
+      ],
+    },
+  }),
+  tools: commandTools,
+  onUncertain: 'ask' as const,
+  acceptUnverified: 'warn' as const,
+  onApproval: (request: { reason?: string }) => {
+    asked.push(request.reason ?? '');
+    return { approved: true, note: 'approved by the kill-point test' };
+  },
+};
 const cortex = createCortex({
-  ...(env.WORLD === 'commit' ? commitWorld : env.WORLD === 'replan' ? replanWorld : filesWorld),
+  ...(env.WORLD === 'commit'
+    ? commitWorld
+    : env.WORLD === 'replan'
+      ? replanWorld
+      : env.WORLD === 'command'
+        ? commandWorld
+        : filesWorld),
   workspace: root,
   planning: 'never',
   store,
