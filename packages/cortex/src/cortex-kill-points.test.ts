@@ -338,3 +338,40 @@ describe('kill -9 as a command starts, before its pid is journaled (sandbox off)
     }, 90_000);
   }
 });
+
+describe("kill -9 during a verifier's test re-run (sandbox off)", () => {
+  it('the resume stops the orphaned re-run before it verifies again: nothing of the killed verification writes later, and nothing of it is kept', async () => {
+    const delay = 10_000;
+    const base = { CONTENT: '', WORLD: 'verify', SANDBOX: 'off', COMMAND_DELAY_MS: String(delay) };
+    const reference = world('verify-reference');
+    const uninterrupted = await runNode(child, {
+      ...base,
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    expect(JSON.parse(uninterrupted.stdout).stopReason).toBe('completed');
+    const expected = readFileSync(join(reference.root, 'artifact.txt'), 'utf8');
+
+    const { storeDir, root, runId } = world('verify-killed');
+    const env = { ...base, STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+    const first = await runNode(child, { ...env, KILL: 'on-verify-spawn' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const killedAt = Date.now();
+    // The step's own run wrote its line; the verifier's re-run was killed before any verdict.
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe('x\n');
+    const killedEvents = await createJsonlRunStore({ dir: storeDir }).inspect(runId);
+    expect(killedEvents.events.some((event) => event.type === 'step-verified')).toBe(false);
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe(expected);
+    // The orphaned re-run would have written its line `delay` ms after the kill.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_500 - Date.now())));
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe(expected);
+    const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+    expect(events.filter(isRunEventOf('step-verified'))).toHaveLength(1);
+  }, 120_000);
+});

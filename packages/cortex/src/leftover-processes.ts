@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { findTagged, killTagged } from '@closedloop/tools/internal';
+import { findTagged, killTagged, processScopeVariable } from '@closedloop/tools/internal';
 
 /** What tells a process apart from a later one with the same pid. */
 export interface ProcessIdentity {
@@ -112,4 +112,36 @@ export async function settleLeftoverProcesses(
   )
     await sleep(pollMs);
   return { waitedFor, killed };
+}
+
+/**
+ * The process scope (`runInProcessScope` of `@closedloop/tools/internal`) of a run's verification:
+ * every process the verifier starts for the run (test re-runs, protocols, goal checks) carries it.
+ */
+export function verificationScopeOf(runId: string): string {
+  return `verify:${runId}`;
+}
+
+/**
+ * Kills what a killed owner's verification left running (its test re-runs keep going, and write
+ * into the workspace, after their parent dies): a resume calls it before anything else looks at the
+ * workspace. A verification's result is journaled only when it is complete (`step-verified`), so
+ * nothing of an interrupted one is kept: it runs again, and its leftovers must not run beside it.
+ * Waits up to `timeoutMs` for them to be gone. Returns their pids.
+ */
+export async function stopLeftoverVerification(
+  runId: string,
+  options: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<number[]> {
+  const scope = verificationScopeOf(runId);
+  const found = await findTagged(scope, processScopeVariable);
+  if (found.length === 0) return [];
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const pollMs = options.pollMs ?? 50;
+  for (let waited = 0; waited < timeoutMs; waited += pollMs) {
+    await killTagged(scope, 'SIGKILL', processScopeVariable);
+    if ((await findTagged(scope, processScopeVariable)).length === 0) break;
+    await sleep(pollMs);
+  }
+  return found;
 }

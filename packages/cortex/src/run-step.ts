@@ -1,6 +1,7 @@
 import { executeStep, type StepExecutionResult, type StepJournal } from '@closedloop/executor';
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
+import { runInProcessScope } from '@closedloop/tools/internal';
 import {
   createToolCallGuard,
   snapshotWorkspace,
@@ -37,6 +38,11 @@ export interface RunStepContext {
    * Verified without a baseline, those files are judged by content, not by file times.
    */
   priorStates?: ReadonlyMap<string, string | null>;
+  /**
+   * The process scope the verification runs in (`verificationScopeOf(runId)`): a resume kills what
+   * a killed owner's verification left running by it.
+   */
+  verificationScope?: string;
 }
 
 /** True when a verification left the step unverified (no evidence either way). */
@@ -117,6 +123,11 @@ function verify(
   signal: AbortSignal,
 ): Promise<VerificationReport> {
   const { config, meter, approvals } = context;
+  const scope = context.verificationScope;
+  if (scope !== undefined)
+    return runInProcessScope(scope, () =>
+      verify({ ...context, verificationScope: undefined }, stepId, execution, baseline, signal),
+    );
   return verifyStep(context.plan, stepId, {
     ...(config.workspace !== undefined ? { workspace: config.workspace } : {}),
     ...(baseline !== undefined ? { baseline } : {}),

@@ -8,5 +8,10 @@ export { createRedactor, type Redactor } from '@closedloop/model';
 export { removeInterruptedWrites } from './file-tools';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
-export { findTagged, killTagged } from './run-process';
+export {
+  findTagged,
+  killTagged,
+  processScopeVariable,
+  runInProcessScope,
+} from './run-process';
 export { truncateText } from './truncate-text';

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -71,6 +72,28 @@ const ansiPattern = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
 /** The environment variable that tags every process a command starts. */
 export const processTagVariable = 'CLOSEDLOOP_PROCESS_TAG';
 
+/**
+ * The environment variable that marks every process started inside {@link runInProcessScope}
+ * (the scope's value): a resume finds what a killed run left running in a scope (a verifier's
+ * test run) by it. Separate from {@link processTagVariable}, which one command's end reaps.
+ */
+export const processScopeVariable = 'CLOSEDLOOP_PROCESS_SCOPE';
+
+// One store for every copy of this module in a process: the scope set by one copy reaches a
+// process started by another.
+const scopeKey = Symbol.for('closedloop.process-scope');
+const processScope: AsyncLocalStorage<string> = ((globalThis as Record<symbol, unknown>)[scopeKey] ??=
+  new AsyncLocalStorage<string>()) as AsyncLocalStorage<string>;
+
+/**
+ * Runs `fn` with every process `runProcess` starts inside it — in any async continuation of it —
+ * marked with `scope` ({@link processScopeVariable}). Find them with `findTagged(scope,
+ * processScopeVariable)`.
+ */
+export function runInProcessScope<T>(scope: string, fn: () => T): T {
+  return processScope.run(scope, fn);
+}
+
 /** Keeps the first and last `max / 2` bytes of a stream. */
 class CappedOutput {
   private head: Buffer[] = [];
@@ -142,13 +165,13 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
- * The processes of this user (this one aside) whose environment carries `tag`: a command and its
- * descendants, wherever they went (`setsid`, double fork). Linux only (reads `/proc`); elsewhere
- * none.
+ * The processes of this user (this one aside) whose environment carries `tag` (in `variable`,
+ * default {@link processTagVariable}): a command and its descendants, wherever they went
+ * (`setsid`, double fork). Linux only (reads `/proc`); elsewhere none.
  */
-export async function findTagged(tag: string): Promise<number[]> {
+export async function findTagged(tag: string, variable: string = processTagVariable): Promise<number[]> {
   if (process.platform !== 'linux') return [];
-  const needle = Buffer.from(`${processTagVariable}=${tag}\0`);
+  const needle = Buffer.from(`${variable}=${tag}\0`);
   let names: string[];
   try {
     names = await readdir('/proc');
@@ -182,9 +205,13 @@ export async function findTagged(tag: string): Promise<number[]> {
  * `setsid` or double-forked out of the process group). Repeats while it finds some, because a
  * process may fork while it is being killed. Linux only (reads `/proc`); elsewhere a no-op.
  */
-export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+export async function killTagged(
+  tag: string,
+  signal: NodeJS.Signals = 'SIGKILL',
+  variable: string = processTagVariable,
+): Promise<number> {
   if (process.platform !== 'linux') return 0;
-  const needle = Buffer.from(`${processTagVariable}=${tag}\0`);
+  const needle = Buffer.from(`${variable}=${tag}\0`);
   let killed = 0;
   for (let round = 0; round < 5; round++) {
     let names: string[];
@@ -311,6 +338,7 @@ export function runProcess(
   const killGraceMs = options.killGraceMs ?? 1000;
   const reapDetached = (options.reapDetached ?? true) && process.platform === 'linux';
   const tag = options.tag ?? randomUUID();
+  const scope = processScope.getStore();
   return new Promise<ProcessRunResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));
@@ -329,10 +357,11 @@ export function runProcess(
     try {
       child = spawn(executable, [...args], {
         cwd: options.cwd,
-        env:
-          reapDetached || options.tag !== undefined
-            ? { ...options.env, [processTagVariable]: tag }
-            : options.env,
+        env: {
+          ...options.env,
+          ...(reapDetached || options.tag !== undefined ? { [processTagVariable]: tag } : {}),
+          ...(scope !== undefined ? { [processScopeVariable]: scope } : {}),
+        },
         stdio: nullFd === undefined ? first : coveredStdio(first, inheritable, nullFd),
         detached: true,
         windowsHide: true,

@@ -26,7 +26,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { defineTool, workspaceTools } from '@closedloop/tools';
+import { createCommandRunner, defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
@@ -269,6 +269,57 @@ const commandWorld = {
     return { approved: true, note: 'approved by the kill-point test' };
   },
 };
+// WORLD=verify: the step runs `node slowtest.js` (the package's test script: it appends a line to
+// artifact.txt after 100 ms, or after COMMAND_DELAY_MS when it finds and removes a file `slow`) and claims it
+// passed; the verifier re-runs it through the cortex's runner. KILL=on-verify-spawn: the process
+// creates `slow`, then dies as the verifier's re-run of slowtest.js starts (slow, then).
+if (env.WORLD === 'verify' && env.PHASE !== 'resume') {
+  fs.writeFileSync(
+    `${root}/slowtest.js`,
+    `const fs = require('fs');\nconst slow = fs.existsSync('slow');\nif (slow) fs.unlinkSync('slow');\nsetTimeout(() => fs.appendFileSync('artifact.txt', 'x\\n'), slow ? ${delay} : 100);\n`,
+  );
+  fs.writeFileSync(`${root}/package.json`, '{"name":"w","scripts":{"test":"node slowtest.js"}}\n');
+}
+const verifierRunner = createCommandRunner({ root, sandbox: (env.SANDBOX ?? 'auto') as 'auto' | 'off' });
+const verifyWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', 'slowtest.js'] } }] },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: ran slowtest.js',
+                claims: { commandsPassed: [{ argv: ['node', 'slowtest.js'] }] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  }),
+  tools: workspaceTools({ root, runner: verifierRunner }),
+  runner:
+    kill === 'on-verify-spawn'
+      ? {
+          ...verifierRunner,
+          run: (argv: readonly string[], options: Parameters<typeof verifierRunner.run>[1]) => {
+            if (!argv.includes('slowtest.js')) return verifierRunner.run(argv, options);
+            fs.writeFileSync(`${root}/slow`, '');
+            return verifierRunner.run(argv, {
+              ...options,
+              onSpawn: () => {
+                process.kill(process.pid, 'SIGKILL');
+              },
+            });
+          },
+        }
+      : verifierRunner,
+  onUncertain: 'fail' as const,
+};
 const cortex = createCortex({
   ...(env.WORLD === 'commit'
     ? commitWorld
@@ -276,7 +327,9 @@ const cortex = createCortex({
       ? replanWorld
       : env.WORLD === 'command'
         ? commandWorld
-        : filesWorld),
+        : env.WORLD === 'verify'
+          ? verifyWorld
+          : filesWorld),
   workspace: root,
   planning: 'never',
   store,
