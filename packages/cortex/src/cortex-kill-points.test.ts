@@ -375,3 +375,34 @@ describe("kill -9 during a verifier's test re-run (sandbox off)", () => {
     expect(events.filter(isRunEventOf('step-verified'))).toHaveLength(1);
   }, 120_000);
 });
+
+describe('kill -9 twice: the resume dies while it waits for the orphan of the first kill', () => {
+  it('the next resume finds the orphan again by its journaled tag: the effect happens once', async () => {
+    const { storeDir, root, runId } = world('orphan-twice');
+    const delay = 10_000;
+    const env = {
+      STORE_DIR: storeDir,
+      ROOT: root,
+      RUN_ID: runId,
+      CONTENT: '',
+      WORLD: 'command',
+      SANDBOX: 'off',
+      DETACH: '1',
+      COMMAND_DELAY_MS: String(delay),
+    };
+    const first = await runNode(child, { ...env, KILL: 'on-spawn' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const killedAt = Date.now();
+    // Killed while it waits for the orphan (it writes `delay` ms after the first kill).
+    const second = await runNode(child, { ...env, PHASE: 'resume', KILL_AFTER_MS: '1500' });
+    expect(second.signal, second.stderr).toBe('SIGKILL');
+    expect(existsSync(join(root, 'out.txt'))).toBe(false);
+    const third = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(third.code, third.stderr).toBe(0);
+    const answer = JSON.parse(third.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.stopReason).toBe('completed');
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_000 - Date.now())));
+    expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+  }, 90_000);
+});

@@ -41,6 +41,9 @@ if (env.CLOCK_OFFSET_MS !== undefined) {
   Date.now = () => now() + offset;
 }
 const root = env.ROOT!;
+// KILL_AFTER_MS: the process also dies that long after it started, wherever it is then.
+if (env.KILL_AFTER_MS !== undefined)
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), Number(env.KILL_AFTER_MS)).unref();
 const content = env.CONTENT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
 
