@@ -248,6 +248,30 @@ describe('kill -9 during verification and replanning', () => {
   }, 180_000);
 });
 
+describe('kill -9 inside a replan (between its request and the redesign, and after it)', () => {
+  // Group commits put these events in one append with their neighbours: `after-event` kills never
+  // land between them. `after-type` journals up to and including the named event, then kills.
+  for (const point of ['replan-requested', 'replan-applied', 'replan-finished']) {
+    it(`killed right after ${point}: the resume replans at most once more and ends like an uninterrupted run`, async () => {
+      const content = 'G\n';
+      const { storeDir, root, runId } = world(`replan-at-${point}`);
+      const env = { CONTENT: content, WORLD: 'replan', STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+      const first = await runNode(child, { ...env, KILL: `after-type:${point}` });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const killed = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      expect(killed.at(-1)?.type).toBe(point);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
+      expect(readFileSync(join(root, 'ghost.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      // One redesign in the plan: the replaced step's subgraph is never half there.
+      expect(events.filter(isRunEventOf('replan-applied'))).toHaveLength(1);
+    }, 60_000);
+  }
+});
+
 describe('kill -9 in the middle of a journal write (a torn last line)', () => {
   it('cut inside a multibyte character of any group: resume drops the torn line and ends like an uninterrupted run', async () => {
     const content = `${'é'.repeat(50)}\n`;
