@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, readdir, stat } from 'node:fs/promises';
+import { chmod, chown, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -101,9 +101,12 @@ describe('kill -9 in the middle of a file write', () => {
 });
 
 describe('the atomic replace keeps what the file was', () => {
-  it('keeps an executable file executable through write_file and edit_file', async () => {
+  it('keeps an executable file executable, and its owner, through write_file and edit_file', async () => {
     await ws.write('run.sh', '#!/bin/sh\necho a\n');
     await chmod(path.join(ws.root, 'run.sh'), 0o750);
+    // Root (as here and in CI containers) replaces it with a file of its own: the owner is kept too.
+    const root = process.getuid?.() === 0;
+    if (root) await chown(path.join(ws.root, 'run.sh'), 1234, 1235);
     const registry = createToolRegistry(workspaceTools({ root: ws.root }), { redactor: false });
     const context = { signal: new AbortController().signal, callId: 'c' };
     expect(
@@ -122,6 +125,8 @@ describe('the atomic replace keeps what the file was', () => {
     ).toBe('success');
     expect((await stat(path.join(ws.root, 'run.sh'))).mode & 0o7777).toBe(0o750);
     expect(await ws.read('run.sh')).toBe('#!/bin/sh\necho c\n');
+    const stats = await stat(path.join(ws.root, 'run.sh'));
+    expect([stats.uid, stats.gid]).toEqual(root ? [1234, 1235] : [process.getuid?.(), process.getgid?.()]);
     expect(await names('.')).toEqual(['README.md', 'run.sh', 'src']);
   });
 });

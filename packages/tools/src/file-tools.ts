@@ -91,6 +91,8 @@ async function replaceContent(options: {
   text: string;
   /** The permission bits to keep (the file's before the call); none for a new file. */
   mode?: number;
+  /** The owner to keep (the file's before the call). */
+  owner?: { uid: number; gid: number };
 }): Promise<void> {
   try {
     await replaceFileBeneath({
@@ -101,6 +103,7 @@ async function replaceContent(options: {
       relative: options.relative,
       fallbackAbsolute: options.absolute,
       ...(options.mode === undefined ? {} : { mode: options.mode }),
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
     });
   } catch (error) {
     if (ToolError.isInstance(error)) throw error;
@@ -244,11 +247,13 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       }
       try {
         let mode: number | undefined;
+        let owner: { uid: number; gid: number } | undefined;
         if (existing !== undefined) {
           const stats = await existing.file.stat();
           if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
           if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
           mode = stats.mode & 0o7777;
+          owner = { uid: stats.uid, gid: stats.gid };
         }
         await replaceContent({
           folder,
@@ -258,6 +263,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           absolute,
           text: input.content,
           ...(mode === undefined ? {} : { mode }),
+          ...(owner === undefined ? {} : { owner }),
         });
         return {
           path: relative,
@@ -322,6 +328,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           absolute,
           text: next,
           mode: stats.mode & 0o7777,
+          owner: { uid: stats.uid, gid: stats.gid },
         });
         const line = text.slice(0, first).split('\n').length;
         return { path: relative, replacements: 1, line };

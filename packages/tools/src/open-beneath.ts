@@ -284,6 +284,8 @@ export async function replaceFileBeneath(options: {
   relative: string;
   fallbackAbsolute: string;
   mode?: number;
+  /** The owner to keep (the old file's): applied when it differs from ours and we may (root). */
+  owner?: { uid: number; gid: number };
   /** Called with the temporary file's path when it is open and before its bytes are written (tests kill here). */
   onTemporary?: (temporary: string) => void | Promise<void>;
 }): Promise<void> {
@@ -302,6 +304,9 @@ export async function replaceFileBeneath(options: {
   try {
     try {
       await assertOpenedInside(file, options.root, options.relative);
+      const owner = options.owner;
+      if (owner !== undefined && process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0))
+        await file.chown(owner.uid, owner.gid).catch(() => {});
       if (options.mode !== undefined) await file.chmod(options.mode);
       await options.onTemporary?.(temporary);
       await writeAllBytes(file, bytes);
