@@ -82,8 +82,10 @@ export const processScopeVariable = 'CLOSEDLOOP_PROCESS_SCOPE';
 // One store for every copy of this module in a process: the scope set by one copy reaches a
 // process started by another.
 const scopeKey = Symbol.for('closedloop.process-scope');
-const processScope: AsyncLocalStorage<string> = ((globalThis as Record<symbol, unknown>)[scopeKey] ??=
-  new AsyncLocalStorage<string>()) as AsyncLocalStorage<string>;
+const scopeHolder = globalThis as Record<symbol, unknown>;
+if (!(scopeHolder[scopeKey] instanceof AsyncLocalStorage))
+  scopeHolder[scopeKey] = new AsyncLocalStorage<string>();
+const processScope = scopeHolder[scopeKey] as AsyncLocalStorage<string>;
 
 /**
  * Runs `fn` with every process `runProcess` starts inside it — in any async continuation of it —
