@@ -327,7 +327,8 @@ describe('kill -9 as a command starts, before its pid is journaled (sandbox off)
   for (const detach of ['0', '1']) {
     it(`the resume waits for the orphan${detach === '1' ? ' (detached from the group)' : ''} before judging: its effect is accepted once, and nothing writes after the resume`, async () => {
       const { storeDir, root, runId } = world(`orphan-${detach}`);
-      const delay = 4_000;
+      // Long enough that a resume on a loaded machine still finds it running.
+      const delay = 10_000;
       const env = {
         STORE_DIR: storeDir,
         ROOT: root,
