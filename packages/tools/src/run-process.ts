@@ -187,13 +187,11 @@ export async function findTagged(tag: string, variable: string = processTagVaria
       const pid = Number(name);
       if (pid === process.pid) return;
       try {
-        const [environ, stat] = await Promise.all([
-          readFile(`/proc/${name}/environ`),
-          readFile(`/proc/${name}/stat`, 'utf8'),
-        ]);
-        // A zombie has done all it will do (and its environment reads empty).
-        if (environ.includes(needle) && !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'))
-          found.push(pid);
+        const environ = await readFile(`/proc/${name}/environ`);
+        if (!environ.includes(needle)) return;
+        // A zombie has done all it will do.
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+        if (!stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) found.push(pid);
       } catch {
         // gone, or another user's
       }
