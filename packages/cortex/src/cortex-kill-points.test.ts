@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,21 +41,31 @@ describe('kill -9 in the middle of a write_file', () => {
   // 3-byte characters: a cut at a page boundary (4096 bytes) falls inside one of them.
   const content = `${'✓'.repeat(3000)}\n`;
   for (const cut of [4096, 1, 0]) {
-    it(`cut after ${cut} of ${Buffer.byteLength(content)} bytes: resume completes the write once, as an uninterrupted run`, async () => {
+    it(`cut after ${cut} of ${Buffer.byteLength(content)} bytes: no torn file, no leftover, and resume writes it once`, async () => {
       const { storeDir, root, runId } = world(`mid-write-${cut}`);
       const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
       const first = await runNode(child, { ...env, KILL: `mid-write:${cut}` });
       expect(first.signal, first.stderr).toBe('SIGKILL');
-      expect(readFileSync(join(root, 'notes.txt')).length).toBe(cut);
+      // The write is atomic: the file is not there (not a torn start of it); what the kill left
+      // is the temporary file it was writing, which resume removes.
+      expect(existsSync(join(root, 'notes.txt'))).toBe(false);
+      expect(readdirSync(root).filter((name) => name !== 'log.txt')).toEqual([
+        expect.stringMatching(/^\.closedloop-tmp-/),
+      ]);
 
       const resumed = await runNode(child, { ...env, PHASE: 'resume' });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
       expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      expect(readdirSync(root).sort()).toEqual(['log.txt', 'notes.txt']);
       const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
       expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
-        expect.objectContaining({ tool: 'write_file', outcome: 'applied' }),
+        expect.objectContaining({
+          tool: 'write_file',
+          outcome: 'not-applied',
+          detail: expect.stringContaining('temporary file'),
+        }),
       ]);
     }, 60_000);
   }
@@ -230,6 +248,30 @@ describe('kill -9 during verification and replanning', () => {
   }, 180_000);
 });
 
+describe('kill -9 inside a replan (between its request and the redesign, and after it)', () => {
+  // Group commits put these events in one append with their neighbours: `after-event` kills never
+  // land between them. `after-type` journals up to and including the named event, then kills.
+  for (const point of ['replan-requested', 'replan-applied', 'replan-finished']) {
+    it(`killed right after ${point}: the resume replans at most once more and ends like an uninterrupted run`, async () => {
+      const content = 'G\n';
+      const { storeDir, root, runId } = world(`replan-at-${point}`);
+      const env = { CONTENT: content, WORLD: 'replan', STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+      const first = await runNode(child, { ...env, KILL: `after-type:${point}` });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const killed = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      expect(killed.at(-1)?.type).toBe(point);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
+      expect(readFileSync(join(root, 'ghost.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      // One redesign in the plan: the replaced step's subgraph is never half there.
+      expect(events.filter(isRunEventOf('replan-applied'))).toHaveLength(1);
+    }, 60_000);
+  }
+});
+
 describe('kill -9 in the middle of a journal write (a torn last line)', () => {
   it('cut inside a multibyte character of any group: resume drops the torn line and ends like an uninterrupted run', async () => {
     const content = `${'é'.repeat(50)}\n`;
@@ -277,4 +319,115 @@ describe('the wall clock jumps backwards between the crash and the resume', () =
       expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
     }
   }, 120_000);
+});
+
+describe('kill -9 as a command starts, before its pid is journaled (sandbox off)', () => {
+  // The command writes out.txt after a delay: the orphan the kill leaves is still running when the
+  // resume starts. DETACH=1: it is a grandchild that left the command's process group.
+  for (const detach of ['0', '1']) {
+    it(`the resume waits for the orphan${detach === '1' ? ' (detached from the group)' : ''} before judging: its effect is accepted once, and nothing writes after the resume`, async () => {
+      const { storeDir, root, runId } = world(`orphan-${detach}`);
+      // Long enough that a resume on a loaded machine still finds it running.
+      const delay = 10_000;
+      const env = {
+        STORE_DIR: storeDir,
+        ROOT: root,
+        RUN_ID: runId,
+        CONTENT: '',
+        WORLD: 'command',
+        SANDBOX: 'off',
+        DETACH: detach,
+        COMMAND_DELAY_MS: String(delay),
+      };
+      const first = await runNode(child, { ...env, KILL: 'on-spawn' });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const killedAt = Date.now();
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+      // The orphan's effect is in the workspace before the call is judged: it is accepted, not run again.
+      expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+      expect(answer.stopReason).toBe('completed');
+      expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+      // Nothing of the killed run is left to write later.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_000 - Date.now())));
+      expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+      const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+      expect(events.filter(isRunEventOf('tool-call-reconciled'))).toEqual([
+        expect.objectContaining({
+          tool: 'run_command',
+          outcome: 'accepted',
+          detail: expect.stringMatching(/still running \(pid \d+\)/),
+        }),
+      ]);
+    }, 90_000);
+  }
+});
+
+describe("kill -9 during a verifier's test re-run (sandbox off)", () => {
+  it('the resume stops the orphaned re-run before it verifies again: nothing of the killed verification writes later, and nothing of it is kept', async () => {
+    const delay = 10_000;
+    const base = { CONTENT: '', WORLD: 'verify', SANDBOX: 'off', COMMAND_DELAY_MS: String(delay) };
+    const reference = world('verify-reference');
+    const uninterrupted = await runNode(child, {
+      ...base,
+      STORE_DIR: reference.storeDir,
+      ROOT: reference.root,
+      RUN_ID: reference.runId,
+    });
+    expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
+    expect(JSON.parse(uninterrupted.stdout).stopReason).toBe('completed');
+    const expected = readFileSync(join(reference.root, 'artifact.txt'), 'utf8');
+
+    const { storeDir, root, runId } = world('verify-killed');
+    const env = { ...base, STORE_DIR: storeDir, ROOT: root, RUN_ID: runId };
+    const first = await runNode(child, { ...env, KILL: 'on-verify-spawn' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const killedAt = Date.now();
+    // The step's own run wrote its line; the verifier's re-run was killed before any verdict.
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe('x\n');
+    const killedEvents = await createJsonlRunStore({ dir: storeDir }).inspect(runId);
+    expect(killedEvents.events.some((event) => event.type === 'step-verified')).toBe(false);
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).stopReason).toBe('completed');
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe(expected);
+    // The orphaned re-run would have written its line `delay` ms after the kill.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_500 - Date.now())));
+    expect(readFileSync(join(root, 'artifact.txt'), 'utf8')).toBe(expected);
+    const events = await createJsonlRunStore({ dir: storeDir }).read(runId);
+    expect(events.filter(isRunEventOf('step-verified'))).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('kill -9 twice: the resume dies while it waits for the orphan of the first kill', () => {
+  it('the next resume finds the orphan again by its journaled tag: the effect happens once', async () => {
+    const { storeDir, root, runId } = world('orphan-twice');
+    const delay = 10_000;
+    const env = {
+      STORE_DIR: storeDir,
+      ROOT: root,
+      RUN_ID: runId,
+      CONTENT: '',
+      WORLD: 'command',
+      SANDBOX: 'off',
+      DETACH: '1',
+      COMMAND_DELAY_MS: String(delay),
+    };
+    const first = await runNode(child, { ...env, KILL: 'on-spawn' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const killedAt = Date.now();
+    // Killed while it waits for the orphan (it writes `delay` ms after the first kill).
+    const second = await runNode(child, { ...env, PHASE: 'resume', KILL_AFTER_MS: '1500' });
+    expect(second.signal, second.stderr).toBe('SIGKILL');
+    expect(existsSync(join(root, 'out.txt'))).toBe(false);
+    const third = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(third.code, third.stderr).toBe(0);
+    const answer = JSON.parse(third.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.stopReason).toBe('completed');
+    expect(answer.asked).toEqual([expect.stringContaining('Approve to accept it as done')]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt + delay + 1_000 - Date.now())));
+    expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { findTagged, killTagged, processScopeVariable } from '@closedloop/tools/internal';
 
 /** What tells a process apart from a later one with the same pid. */
 export interface ProcessIdentity {
@@ -65,22 +66,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Before a resume judges a call whose owner died, the processes that call started must be gone:
  * a command keeps running after its parent is killed, and could finish its effect after the
- * workspace was looked at (and a re-run would then repeat it). Waits up to `timeoutMs` for them
- * to end on their own (their effect completes), then kills their process groups. Processes on
- * another host cannot be seen and are not waited for.
+ * workspace was looked at (and a re-run would then repeat it). Those are the process groups of
+ * `processes` (their pids, journaled as they started) and every process carrying one of `tags`
+ * (the call's environment tag, journaled before it ran: that finds a process whose pid the owner
+ * died before journaling, and one that left the group with `setsid` or a double fork). Waits up
+ * to `timeoutMs` for them to end on their own (their effect completes), then kills them.
+ * Processes on another host cannot be seen and are not waited for.
  */
 export async function settleLeftoverProcesses(
   processes: readonly RecordedProcess[],
-  options: { timeoutMs?: number; pollMs?: number } = {},
+  options: { timeoutMs?: number; pollMs?: number; tags?: readonly string[] } = {},
 ): Promise<{ waitedFor: number[]; killed: number[] }> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const pollMs = options.pollMs ?? 50;
-  const waitedFor = processes.filter(isLeftover).map((recorded) => recorded.pid);
-  const killed: number[] = [];
+  const tags = options.tags ?? [];
+  const tagged = async () => (await Promise.all(tags.map((tag) => findTagged(tag)))).flat();
   let running = processes.filter(isLeftover);
-  for (const deadline = Date.now() + timeoutMs; running.length > 0 && Date.now() < deadline; ) {
+  let runningTagged = await tagged();
+  const waitedFor = [...new Set([...running.map((recorded) => recorded.pid), ...runningTagged])];
+  const killed: number[] = [];
+  for (
+    const deadline = Date.now() + timeoutMs;
+    (running.length > 0 || runningTagged.length > 0) && Date.now() < deadline;
+  ) {
     await sleep(pollMs);
     running = running.filter(isLeftover);
+    runningTagged = await tagged();
   }
   for (const recorded of running) {
     try {
@@ -90,6 +101,47 @@ export async function settleLeftoverProcesses(
       // gone meanwhile
     }
   }
-  for (let waited = 0; running.some(isLeftover) && waited < 2_000; waited += pollMs) await sleep(pollMs);
+  if (runningTagged.length > 0) {
+    for (const tag of tags) await killTagged(tag);
+    killed.push(...runningTagged.filter((pid) => !killed.includes(pid)));
+  }
+  for (
+    let waited = 0;
+    (running.some(isLeftover) || (await tagged()).length > 0) && waited < 2_000;
+    waited += pollMs
+  )
+    await sleep(pollMs);
   return { waitedFor, killed };
+}
+
+/**
+ * The process scope (`runInProcessScope` of `@closedloop/tools/internal`) of a run's verification:
+ * every process the verifier starts for the run (test re-runs, protocols, goal checks) carries it.
+ */
+export function verificationScopeOf(runId: string): string {
+  return `verify:${runId}`;
+}
+
+/**
+ * Kills what a killed owner's verification left running (its test re-runs keep going, and write
+ * into the workspace, after their parent dies): a resume calls it before anything else looks at the
+ * workspace. A verification's result is journaled only when it is complete (`step-verified`), so
+ * nothing of an interrupted one is kept: it runs again, and its leftovers must not run beside it.
+ * Waits up to `timeoutMs` for them to be gone. Returns their pids.
+ */
+export async function stopLeftoverVerification(
+  runId: string,
+  options: { timeoutMs?: number; pollMs?: number } = {},
+): Promise<number[]> {
+  const scope = verificationScopeOf(runId);
+  const found = await findTagged(scope, processScopeVariable);
+  if (found.length === 0) return [];
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const pollMs = options.pollMs ?? 50;
+  for (let waited = 0; waited < timeoutMs; waited += pollMs) {
+    await killTagged(scope, 'SIGKILL', processScopeVariable);
+    if ((await findTagged(scope, processScopeVariable)).length === 0) break;
+    await sleep(pollMs);
+  }
+  return found;
 }

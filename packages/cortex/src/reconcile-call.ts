@@ -1,5 +1,6 @@
 import type { ToolCallRecord } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
+import { removeInterruptedWrites } from '@closedloop/tools/internal';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
 import {
   type DispatchSnapshot,
@@ -60,10 +61,18 @@ async function reconcileFileCall(
   registry: ToolRegistry,
 ): Promise<Reconciliation> {
   const args = (call.args ?? {}) as { content?: unknown };
+  // A write is atomic (a temporary file renamed into place): a kill leaves the file as it was or
+  // whole, plus at worst that temporary file beside it, removed here before anything is judged.
+  const leftovers =
+    call.tool === 'delete_file'
+      ? []
+      : await removeInterruptedWrites(workspace, snapshot.path).catch(() => []);
   const absolute = resolveWorkspacePath(workspace, snapshot.path);
   const now: FileState = absolute === undefined ? { type: 'missing' } : fileState(workspace, absolute);
   const before = snapshot.state;
-  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now`;
+  const seen = `${snapshot.path} was ${describeState(before)} before the call and is ${describeState(now)} now${
+    leftovers.length === 0 ? '' : ` (the unfinished temporary file ${leftovers.join(', ')} was removed)`
+  }`;
   const applied = (what: string): Reconciliation => ({
     outcome: 'applied',
     action: 'record',
@@ -145,6 +154,8 @@ export async function reconcileUncertainCall(options: {
   before: unknown;
   /** Processes the call started (a command's): they are waited for (or killed) before judging. */
   processes?: readonly RecordedProcess[];
+  /** The environment tag the call's processes carry (journaled at dispatch): they are settled too. */
+  processTag?: string | undefined;
   registry: ToolRegistry;
   workspace: string | undefined;
   policy: UncertainCallPolicy;
@@ -152,7 +163,9 @@ export async function reconcileUncertainCall(options: {
 }): Promise<Reconciliation> {
   const { call, registry, workspace, policy } = options;
   // A command can outlive its killed owner: its effect must be over before the workspace is judged.
-  const leftovers = await settleLeftoverProcesses(options.processes ?? []);
+  const leftovers = await settleLeftoverProcesses(options.processes ?? [], {
+    ...(options.processTag === undefined ? {} : { tags: [options.processTag] }),
+  });
   const lingered =
     leftovers.waitedFor.length === 0
       ? ''

@@ -56,6 +56,7 @@ export async function recoverInterrupted(options: {
         call,
         before: recording.dispatched.get(call.callId)?.before,
         processes: recording.processes.get(call.callId) ?? [],
+        processTag: recording.dispatched.get(call.callId)?.processTag,
         registry,
         workspace: options.workspace,
         policy: options.onUncertain,

@@ -1,6 +1,7 @@
 import type { StepJournal, StepReplay } from '@closedloop/executor';
 import { Plan, type PlanEvent, type PlanSnapshot, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
+import { runInProcessScope } from '@closedloop/tools/internal';
 import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
@@ -16,7 +17,7 @@ import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
 import { verifyGoalFindings } from './goal-verification';
 import { isSimpleRequest } from './is-simple-request';
-import { identifyProcess } from './leftover-processes';
+import { identifyProcess, stopLeftoverVerification, verificationScopeOf } from './leftover-processes';
 import { createModelMeter, type ModelMeter } from './meter-model';
 import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
@@ -140,6 +141,9 @@ export class RunSession {
     try {
       if (!this.#plan) await this.#makePlan();
       else {
+        // A killed owner's verification may still be running (its test re-runs): it is stopped
+        // before anything looks at the workspace (nothing of it was journaled; it runs again).
+        await stopLeftoverVerification(this.runId);
         const { replays, stopped } = await recoverInterrupted({
           plan: this.#plan,
           history: this.bus.history,
@@ -363,6 +367,7 @@ export class RunSession {
           emit: (event) => this.bus.emit(event),
           onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
           journal: (id) => this.#journalFor(id),
+          verificationScope: verificationScopeOf(this.runId),
         },
         stepId,
         signal,
@@ -450,16 +455,18 @@ export class RunSession {
 
   async #verifyGoal(): Promise<FindingLike[]> {
     if (!this.#config.verifier.goal) return [];
-    const findings = await verifyGoalFindings({
-      plan: this.#plan!,
-      request: this.request,
-      successCriteria: this.#successCriteria,
-      protocols: this.#goalProtocols,
-      config: this.#config,
-      model: this.#meter.wrap(this.#config.verifierModel, 'verifier'),
-      signal: this.#controller.signal,
-      onHumanReview: (review) => this.#approvals.review('goal', review),
-    });
+    const findings = await runInProcessScope(verificationScopeOf(this.runId), () =>
+      verifyGoalFindings({
+        plan: this.#plan!,
+        request: this.request,
+        successCriteria: this.#successCriteria,
+        protocols: this.#goalProtocols,
+        config: this.#config,
+        model: this.#meter.wrap(this.#config.verifierModel, 'verifier'),
+        signal: this.#controller.signal,
+        onHumanReview: (review) => this.#approvals.review('goal', review),
+      }),
+    );
     for (const finding of findings) this.bus.emit({ type: 'finding-reported', scope: 'goal', finding });
     return findings;
   }

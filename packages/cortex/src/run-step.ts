@@ -6,6 +6,7 @@ import {
 } from '@closedloop/executor';
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
+import { runInProcessScope } from '@closedloop/tools/internal';
 import {
   createToolCallGuard,
   snapshotWorkspace,
@@ -43,6 +44,11 @@ export interface RunStepContext {
    * Verified without a baseline, those files are judged by content, not by file times.
    */
   priorStates?: ReadonlyMap<string, string | null>;
+  /**
+   * The process scope the verification runs in (`verificationScopeOf(runId)`): a resume kills what
+   * a killed owner's verification left running by it.
+   */
+  verificationScope?: string;
 }
 
 /** What a verified run of a step tells the session about it (the `detail` of its outcome). */
@@ -137,6 +143,11 @@ function verify(
   signal: AbortSignal,
 ): Promise<VerificationReport> {
   const { config, meter, approvals } = context;
+  const scope = context.verificationScope;
+  if (scope !== undefined)
+    return runInProcessScope(scope, () =>
+      verify({ ...context, verificationScope: undefined }, stepId, execution, baseline, signal),
+    );
   // Built field by field, in the order the verifier always got them (no conditional spreads on
   // this per-step path: each cost an allocation and a slow copy).
   const options: VerifyStepOptions = {};

@@ -22,7 +22,7 @@ export interface StepRecording {
    */
   attempts: RecordedAttempt[];
   /** Calls that started running (`tool-call-dispatched`), with the snapshot taken before each. */
-  dispatched: Map<string, { before?: unknown }>;
+  dispatched: Map<string, { before?: unknown; processTag?: string }>;
   /** Processes the calls started (`tool-call-process-started`), by call id. */
   processes: Map<string, RecordedProcess[]>;
 }
@@ -52,7 +52,10 @@ export function readStepRecording(history: readonly RunEvent[], stepId: StepId):
       };
       recording.attempts.push(attempt);
     } else if (event.type === 'tool-call-dispatched' && event.stepId === stepId) {
-      recording.dispatched.set(event.callId, event.before === undefined ? {} : { before: event.before });
+      recording.dispatched.set(event.callId, {
+        ...(event.before === undefined ? {} : { before: event.before }),
+        ...(event.processTag === undefined ? {} : { processTag: event.processTag }),
+      });
     } else if (event.type === 'tool-call-process-started' && event.stepId === stepId) {
       const list = recording.processes.get(event.callId) ?? [];
       list.push({ pid: event.pid, ...(event.identity !== undefined ? { identity: event.identity } : {}) });

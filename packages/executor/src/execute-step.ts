@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type ChatMessage,
   type ChatModel,
@@ -894,7 +895,10 @@ class StepRun {
     if (this.toolTimeoutMs !== undefined) context.timeoutMs = this.toolTimeoutMs;
     if (this.journal !== undefined) context.onProcess = ({ pid }) => this.processStarted(item, pid);
     if (this.journal !== undefined) {
-      const dispatched = await this.dispatch(item, checked);
+      // Chosen and journaled before the call runs: the call's processes carry it, so a resume
+      // finds them even when the run died before their pids were journaled.
+      context.processTag = randomUUID();
+      const dispatched = await this.dispatch(item, checked, context.processTag);
       if (dispatched !== undefined) return dispatched;
     }
     // The registry answers an abort at once; the race also covers a registry that would not.
@@ -917,7 +921,11 @@ class StepRun {
    * until that, the model's response and the ledger entry are durable. Returns an outcome only
    * when the step was aborted meanwhile (the call did not start).
    */
-  private async dispatch(item: PendingCall, checked: ValidToolCall): Promise<CallOutcome | undefined> {
+  private async dispatch(
+    item: PendingCall,
+    checked: ValidToolCall,
+    processTag: string,
+  ): Promise<CallOutcome | undefined> {
     const journal = this.journal!;
     let before: unknown;
     try {
@@ -936,6 +944,7 @@ class StepRun {
       callId: item.ledgerId,
       tool: item.call.name,
       ...(before !== undefined ? { before } : {}),
+      processTag,
     });
     await journal.commit();
     if (!this.signal.aborted) return undefined;

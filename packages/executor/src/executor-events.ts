@@ -63,6 +63,12 @@ export type ExecutorEvent =
       tool: string;
       /** The journal's snapshot of what the call will change (e.g. a file's hash before a write). */
       before?: unknown;
+      /**
+       * The environment tag every process of the call carries (`ToolContext.processTag`): a
+       * resume finds the call's processes by it even when their pids were never journaled.
+       * Absent in journals written before it was recorded.
+       */
+      processTag?: string;
     }
   | {
       /**

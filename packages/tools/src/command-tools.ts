@@ -102,12 +102,13 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     }),
     destructive: true,
     toText: formatCommandResult,
-    async execute(input, { signal, onProcess }): Promise<CommandResult> {
+    async execute(input, { signal, onProcess, processTag }): Promise<CommandResult> {
       const result = await runner.run(input.argv, {
         cwd: input.cwd ?? '.',
         timeoutMs: input.timeout_ms ?? defaultTimeoutMs,
         signal,
         ...(onProcess ? { onSpawn: (pid: number) => onProcess({ pid }) } : {}),
+        ...(processTag !== undefined ? { processTag } : {}),
       });
       const { output: _interleaved, ...rest } = result;
       return rest;

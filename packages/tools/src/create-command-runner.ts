@@ -76,6 +76,8 @@ export interface CommandRunOptions {
   interleaved?: boolean;
   /** Called with the pid of the process started (the sandbox's, when sandboxed). */
   onSpawn?: (pid: number) => void;
+  /** The environment tag the command and its descendants carry (see `ToolContext.processTag`). */
+  processTag?: string;
 }
 
 /** What one command did. A non-zero exit is a result, not an error. */
@@ -291,6 +293,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       ...(runOptions.stdin !== undefined ? { stdin: runOptions.stdin } : {}),
       ...(runOptions.interleaved ? { interleaved: true } : {}),
       ...(runOptions.onSpawn ? { onSpawn: runOptions.onSpawn } : {}),
+      ...(runOptions.processTag !== undefined ? { tag: runOptions.processTag } : {}),
     };
     // A cgroup holds the whole tree (a fork bomb, a memory hog) where one can be made; rlimits
     // bound each process everywhere.

@@ -273,6 +273,7 @@ export function createToolRegistry(
       callId: context.callId,
     };
     if (context.onProcess !== undefined) toolContext.onProcess = context.onProcess;
+    if (context.processTag !== undefined) toolContext.processTag = context.processTag;
     const { onProgress } = context;
     if (onProgress !== undefined) {
       // Progress messages reach events and logs: they are redacted like results.

@@ -9,7 +9,9 @@ import {
   openFileBeneath,
   openFolderBeneath,
   readFolder,
+  removeInterruptedWritesBeneath,
   removeTreeBeneath,
+  replaceFileBeneath,
   unlinkBeneath,
 } from './open-beneath';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
@@ -74,47 +76,39 @@ function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8192).includes(0);
 }
 
-/** Writes all of `bytes` from offset 0 (a write may be cut short: it goes on until done or failed). */
-async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) {
-    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, offset);
-    if (bytesWritten === 0) throw new Error('the write made no progress');
-    offset += bytesWritten;
-  }
-}
-
 /**
- * Replaces an open file's content with `text`, all of it. When the write fails part way (a full
- * disk writes part of it, then ENOSPC / EFBIG) the file is put back as it was — `previous`, or
- * removed by `remove` when this call created it — and the error says so: a failed write never
- * leaves a half-written file behind that looks like the call's result.
+ * Replaces `relative` (the file `name` of the open `folder`) with `text`, atomically (see
+ * {@link replaceFileBeneath}): a kill at any moment leaves the file as it was or whole, never
+ * torn. When the write fails (a full disk: ENOSPC / EFBIG) the file is untouched and the error
+ * says so: a failed write never leaves a half-written file behind that looks like the call's result.
  */
-async function replaceContent(
-  file: FileHandle,
-  relative: string,
-  text: string,
-  previous: Buffer | undefined,
-  remove: () => Promise<void>,
-): Promise<void> {
+async function replaceContent(options: {
+  folder: FileHandle;
+  name: string;
+  realRoot: string;
+  relative: string;
+  absolute: string;
+  text: string;
+  /** The permission bits to keep (the file's before the call); none for a new file. */
+  mode?: number;
+  /** The owner to keep (the file's before the call). */
+  owner?: { uid: number; gid: number };
+}): Promise<void> {
   try {
-    await file.truncate(0);
-    await writeAll(file, Buffer.from(text, 'utf8'));
+    await replaceFileBeneath({
+      folder: options.folder,
+      name: options.name,
+      bytes: Buffer.from(options.text, 'utf8'),
+      root: options.realRoot,
+      relative: options.relative,
+      fallbackAbsolute: options.absolute,
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
+    });
   } catch (error) {
-    let restored = true;
-    try {
-      if (previous === undefined) await remove();
-      else {
-        await file.truncate(0);
-        await writeAll(file, previous);
-      }
-    } catch {
-      restored = false;
-    }
+    if (ToolError.isInstance(error)) throw error;
     throw new Error(
-      `Could not write ${relative} (${errnoCode(error) ?? (error instanceof Error ? error.message : String(error))}): ${
-        restored ? 'it was left as it was before the call' : 'it may be incomplete'
-      }.`,
+      `Could not write ${options.relative} (${errnoCode(error) ?? (error instanceof Error ? error.message : String(error))}): it was left as it was before the call.`,
       { cause: error },
     );
   }
@@ -122,6 +116,36 @@ async function replaceContent(
 
 async function closeBoth(opened: { file: FileHandle; folder: FileHandle }): Promise<void> {
   await Promise.allSettled([opened.file.close(), opened.folder.close()]);
+}
+
+/**
+ * Removes what a `write_file` / `edit_file` of `userPath` killed in the middle left beside it: the
+ * temporary file it was writing before renaming it into place (the file itself is as it was, or
+ * whole). Resume calls this for each interrupted file call; nothing else is touched, nothing
+ * outside the workspace is followed. Returns the workspace-relative paths removed.
+ */
+export async function removeInterruptedWrites(root: string, userPath: string): Promise<string[]> {
+  const normalized = path.posix.normalize(userPath.replace(/\\/g, '/')).replace(/\/+$/, '');
+  let parent: string;
+  try {
+    parent = await resolveInWorkspace(root, path.posix.dirname(normalized));
+  } catch {
+    return []; // the folder is gone (or was never there): nothing was left in it
+  }
+  const realRoot = await realRootOf(root);
+  let folder: FileHandle;
+  try {
+    folder = await openFolderBeneath(realRoot, path.relative(realRoot, parent));
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+  try {
+    const removed = await removeInterruptedWritesBeneath(folder, path.posix.basename(normalized), parent);
+    return removed.map((name) => workspaceRelative(realRoot, path.join(parent, name)));
+  } finally {
+    await folder.close();
+  }
 }
 
 /** Builds `read_file`, `write_file`, `edit_file`, `list_dir` and `delete_file` for `root`. */
@@ -199,25 +223,21 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       if (absolute === realRoot)
         throw new Error('The workspace root is a directory, not a file: give a file path.');
       await assertNotProtected(input.path, realRoot, absolute);
-      // Opened without O_TRUNC: nothing changes until the file is known to be safe to write.
+      // The file there now (if any) is opened for writing, not changed: that checks it may be
+      // written (a read-only file is refused) and is a regular file with one name. The new content
+      // then replaces it atomically (a temporary file renamed over it).
       const target = path.relative(realRoot, absolute);
-      let opened: { file: FileHandle; folder: FileHandle };
-      let created = true;
+      const name = path.basename(target);
+      let existing: { file: FileHandle; folder: FileHandle } | undefined;
+      let folder: FileHandle;
       try {
         try {
-          opened = await openFileBeneath(
-            realRoot,
-            target,
-            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-            {
-              createParents: true,
-            },
-          );
+          existing = await openFileBeneath(realRoot, target, constants.O_RDWR, { createParents: true });
+          folder = existing.folder;
         } catch (error) {
-          if (errnoCode(error) !== 'EEXIST') throw error;
-          created = false;
-          // Read and write: the content before is kept to put back if the write fails part way.
-          opened = await openFileBeneath(realRoot, target, constants.O_RDWR);
+          if (errnoCode(error) !== 'ENOENT') throw error;
+          const parent = path.dirname(target);
+          folder = await openFolderBeneath(realRoot, parent === '.' ? '' : parent, { create: true });
         }
       } catch (error) {
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: give a file path.`);
@@ -226,16 +246,33 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         throw error;
       }
       try {
-        const stats = await opened.file.stat();
-        if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
-        if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
-        const previous = created ? undefined : await opened.file.readFile();
-        await replaceContent(opened.file, relative, input.content, previous, () =>
-          unlinkBeneath(opened.folder, path.basename(target), absolute),
-        );
-        return { path: relative, bytes: Buffer.byteLength(input.content, 'utf8'), created };
+        let mode: number | undefined;
+        let owner: { uid: number; gid: number } | undefined;
+        if (existing !== undefined) {
+          const stats = await existing.file.stat();
+          if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
+          if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
+          mode = stats.mode & 0o7777;
+          owner = { uid: stats.uid, gid: stats.gid };
+        }
+        await replaceContent({
+          folder,
+          name,
+          realRoot,
+          relative,
+          absolute,
+          text: input.content,
+          ...(mode === undefined ? {} : { mode }),
+          ...(owner === undefined ? {} : { owner }),
+        });
+        return {
+          path: relative,
+          bytes: Buffer.byteLength(input.content, 'utf8'),
+          created: existing === undefined,
+        };
       } finally {
-        await closeBoth(opened);
+        if (existing !== undefined) await closeBoth(existing);
+        else await folder.close().catch(() => {});
       }
     },
   });
@@ -283,7 +320,16 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           );
         }
         const next = text.slice(0, first) + input.new_string + text.slice(first + input.old_string.length);
-        await replaceContent(opened.file, relative, next, original, async () => {});
+        await replaceContent({
+          folder: opened.folder,
+          name: path.basename(absolute),
+          realRoot,
+          relative,
+          absolute,
+          text: next,
+          mode: stats.mode & 0o7777,
+          owner: { uid: stats.uid, gid: stats.gid },
+        });
         const line = text.slice(0, first).split('\n').length;
         return { path: relative, replacements: 1, line };
       } finally {

@@ -5,7 +5,14 @@
  * @packageDocumentation
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
+export { removeInterruptedWrites } from './file-tools';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { type JsonMeasure, measureJson } from './json-limits';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';
+export {
+  findTagged,
+  killTagged,
+  processScopeVariable,
+  runInProcessScope,
+} from './run-process';
 export { truncateText } from './truncate-text';

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
 import {
   type FileHandle,
@@ -6,6 +7,7 @@ import {
   open,
   readdir,
   readlink,
+  rename,
   rmdir,
   stat,
   unlink,
@@ -241,4 +243,107 @@ export async function removeTreeBeneath(
 /** `stat` that answers undefined for a missing path. */
 export async function statOrUndefined(target: string) {
   return stat(target).catch(() => undefined);
+}
+
+/**
+ * The name prefix of the temporary files {@link replaceFileBeneath} writes beside `name` before it
+ * renames one over `name`: `.closedloop-tmp-<8 hex of sha256(name)>-`. Fixed length whatever
+ * `name` is (a 255-byte name still has a temporary), and specific to `name`, so the leftovers of
+ * one interrupted write are found and removed without touching anything else.
+ */
+export function temporaryPrefixOf(name: string): string {
+  return `.closedloop-tmp-${createHash('sha256').update(name).digest('hex').slice(0, 8)}-`;
+}
+
+/** Writes all of `bytes` at the start of `file`: a write cut short goes on until done or failed. */
+async function writeAllBytes(file: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, offset);
+    if (bytesWritten === 0) throw new Error('the write made no progress');
+    offset += bytesWritten;
+  }
+}
+
+/**
+ * Replaces the file `name` of the open `folder` with `bytes`, atomically: they are written to a
+ * new temporary file in the same folder (`O_EXCL | O_NOFOLLOW`, checked to be inside `root`),
+ * fsynced, renamed over `name`, and the folder is fsynced. A process killed at any moment leaves
+ * `name` either as it was or whole with `bytes` — never torn — plus at worst a temporary file
+ * named by {@link temporaryPrefixOf}, which {@link removeInterruptedWritesBeneath} removes (resume
+ * does). `rename(2)` never follows a link at `name`: a symlink swapped in is replaced, not written
+ * through; both ends are named through the folder's descriptor, so a parent swapped for a link
+ * changes nothing either. `mode`: the new file's permission bits (the old file's, to keep them);
+ * default `0o666` less the umask. On failure the temporary file is removed and `name` is untouched.
+ */
+export async function replaceFileBeneath(options: {
+  folder: FileHandle;
+  name: string;
+  bytes: Buffer;
+  root: string;
+  relative: string;
+  fallbackAbsolute: string;
+  mode?: number;
+  /** The owner to keep (the old file's): applied when it differs from ours and we may (root). */
+  owner?: { uid: number; gid: number };
+  /** Called with the temporary file's path when it is open and before its bytes are written (tests kill here). */
+  onTemporary?: (temporary: string) => void | Promise<void>;
+}): Promise<void> {
+  const { folder, name, bytes } = options;
+  const temporaryName = `${temporaryPrefixOf(name)}${process.pid}-${randomBytes(6).toString('hex')}`;
+  const temporary = procFd
+    ? beneath(folder, temporaryName)
+    : path.join(path.dirname(options.fallbackAbsolute), temporaryName);
+  const target = procFd ? beneath(folder, name) : options.fallbackAbsolute;
+  const file = await open(
+    temporary,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    options.mode === undefined ? 0o666 : 0o600,
+  );
+  let renamed = false;
+  try {
+    try {
+      await assertOpenedInside(file, options.root, options.relative);
+      const owner = options.owner;
+      if (owner !== undefined && process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0))
+        await file.chown(owner.uid, owner.gid).catch(() => {});
+      if (options.mode !== undefined) await file.chmod(options.mode);
+      await options.onTemporary?.(temporary);
+      await writeAllBytes(file, bytes);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, target);
+    renamed = true;
+    // The rename itself is durable once the folder is.
+    await folder.sync().catch(() => {});
+  } finally {
+    if (!renamed) await unlink(temporary).catch(() => {});
+  }
+}
+
+/**
+ * Removes the temporary files an interrupted {@link replaceFileBeneath} of `name` left in the
+ * open `folder` (a process killed between creating one and renaming it). Those of this process
+ * (a write in flight) are kept. Returns the names removed.
+ */
+export async function removeInterruptedWritesBeneath(
+  folder: FileHandle,
+  name: string,
+  fallbackAbsoluteFolder: string,
+): Promise<string[]> {
+  const prefix = temporaryPrefixOf(name);
+  const own = `${prefix}${process.pid}-`;
+  const removed: string[] = [];
+  for (const entry of await readFolder(folder, fallbackAbsoluteFolder)) {
+    if (!entry.name.startsWith(prefix) || entry.name.startsWith(own) || !entry.isFile()) continue;
+    try {
+      await unlinkBeneath(folder, entry.name, path.join(fallbackAbsoluteFolder, entry.name));
+      removed.push(entry.name);
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+    }
+  }
+  return removed;
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
@@ -63,6 +64,11 @@ export interface RunProcessOptions {
    * `limitExceeded`.
    */
   watch?: { intervalMs: number; check: () => Promise<string | undefined> };
+  /**
+   * The environment tag ({@link processTagVariable}) the process and its descendants carry.
+   * Default a fresh random one when `reapDetached`; given, it is set even without `reapDetached`.
+   */
+  tag?: string;
 }
 
 /** A {@link ProcessResult} with the interleaved output when it was asked for. */
@@ -76,6 +82,30 @@ const ansiPattern = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/g;
 
 /** The environment variable that tags every process a command starts. */
 export const processTagVariable = 'CLOSEDLOOP_PROCESS_TAG';
+
+/**
+ * The environment variable that marks every process started inside {@link runInProcessScope}
+ * (the scope's value): a resume finds what a killed run left running in a scope (a verifier's
+ * test run) by it. Separate from {@link processTagVariable}, which one command's end reaps.
+ */
+export const processScopeVariable = 'CLOSEDLOOP_PROCESS_SCOPE';
+
+// One store for every copy of this module in a process: the scope set by one copy reaches a
+// process started by another.
+const scopeKey = Symbol.for('closedloop.process-scope');
+const scopeHolder = globalThis as Record<symbol, unknown>;
+if (!(scopeHolder[scopeKey] instanceof AsyncLocalStorage))
+  scopeHolder[scopeKey] = new AsyncLocalStorage<string>();
+const processScope = scopeHolder[scopeKey] as AsyncLocalStorage<string>;
+
+/**
+ * Runs `fn` with every process `runProcess` starts inside it — in any async continuation of it —
+ * marked with `scope` ({@link processScopeVariable}). Find them with `findTagged(scope,
+ * processScopeVariable)`.
+ */
+export function runInProcessScope<T>(scope: string, fn: () => T): T {
+  return processScope.run(scope, fn);
+}
 
 /** Keeps the first and last `max / 2` bytes of a stream. */
 class CappedOutput {
@@ -148,13 +178,51 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
+ * The processes of this user (this one aside) whose environment carries `tag` (in `variable`,
+ * default {@link processTagVariable}): a command and its descendants, wherever they went
+ * (`setsid`, double fork). Linux only (reads `/proc`); elsewhere none.
+ */
+export async function findTagged(tag: string, variable: string = processTagVariable): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`${variable}=${tag}\0`);
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  await Promise.all(
+    names.map(async (name) => {
+      if (!/^\d+$/.test(name)) return;
+      const pid = Number(name);
+      if (pid === process.pid) return;
+      try {
+        const environ = await readFile(`/proc/${name}/environ`);
+        if (!environ.includes(needle)) return;
+        // A zombie has done all it will do.
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+        if (!stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) found.push(pid);
+      } catch {
+        // gone, or another user's
+      }
+    }),
+  );
+  return found;
+}
+
+/**
  * Kills every process of this user whose environment carries `tag` (descendants that called
  * `setsid` or double-forked out of the process group). Repeats while it finds some, because a
  * process may fork while it is being killed. Linux only (reads `/proc`); elsewhere a no-op.
  */
-export async function killTagged(tag: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+export async function killTagged(
+  tag: string,
+  signal: NodeJS.Signals = 'SIGKILL',
+  variable: string = processTagVariable,
+): Promise<number> {
   if (process.platform !== 'linux') return 0;
-  const needle = Buffer.from(`${processTagVariable}=${tag}\0`);
+  const needle = Buffer.from(`${variable}=${tag}\0`);
   let killed = 0;
   for (let round = 0; round < 5; round++) {
     let names: string[];
@@ -280,7 +348,8 @@ export function runProcess(
   const started = Date.now();
   const killGraceMs = options.killGraceMs ?? 1000;
   const reapDetached = (options.reapDetached ?? true) && process.platform === 'linux';
-  const tag = randomUUID();
+  const tag = options.tag ?? randomUUID();
+  const scope = processScope.getStore();
   return new Promise<ProcessRunResult>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));
@@ -299,7 +368,11 @@ export function runProcess(
     try {
       child = spawn(executable, [...args], {
         cwd: options.cwd,
-        env: reapDetached ? { ...options.env, [processTagVariable]: tag } : options.env,
+        env: {
+          ...options.env,
+          ...(reapDetached || options.tag !== undefined ? { [processTagVariable]: tag } : {}),
+          ...(scope !== undefined ? { [processScopeVariable]: scope } : {}),
+        },
         stdio: nullFd === undefined ? first : coveredStdio(first, inheritable, nullFd),
         detached: true,
         windowsHide: true,

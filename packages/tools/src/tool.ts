@@ -19,6 +19,13 @@ export interface ToolContext {
    * that is killed, so a caller that journals calls records it to find it again after a crash.
    */
   onProcess?: (process: { pid: number }) => void;
+  /**
+   * The environment tag (`CLOSEDLOOP_PROCESS_TAG`) every process the tool starts carries, its
+   * descendants included (`run_command`). A caller that journals calls chooses it and records it
+   * before the call runs: after a crash a resume finds the call's processes by it in `/proc`, even
+   * those whose pid was never recorded or that left the process group.
+   */
+  processTag?: string;
 }
 
 /**

@@ -68,6 +68,12 @@ export interface LedgerAnalysis {
   written: Map<string, string>;
   /** Paths whose whole content a successful write call set (`content` argument) → that content. */
   writtenContent: Map<string, string>;
+  /**
+   * Paths a successful write call reported it overwrote (its result says `"created": false`): the
+   * file was there before, even when it is a new inode now (an atomic write renames a new file
+   * over the old one, so its birth time is the write's).
+   */
+  overwritten: Set<string>;
   /** Paths successful delete calls targeted → call id. */
   deleted: Map<string, string>;
   /** Paths successful read calls targeted → call id. */
@@ -192,6 +198,7 @@ export function analyseLedger(
   const commands: LedgerAnalysis['commands'] = [];
   const written = new Map<string, string>();
   const writtenContent = new Map<string, string>();
+  const overwritten = new Set<string>();
   const deleted = new Map<string, string>();
   const read = new Map<string, string>();
   const touched = new Map<string, string>();
@@ -239,6 +246,8 @@ export function analyseLedger(
         (call.args as Record<string, unknown>)?.content ?? (call.args as Record<string, unknown>)?.contents;
       if (typeof content === 'string') writtenContent.set(targets[0] as string, content);
       else writtenContent.delete(targets[0] as string);
+      if (typeof call.result === 'string' && /"created"\s*:\s*false\b/.test(call.result))
+        overwritten.add(targets[0] as string);
     }
   });
 
@@ -285,6 +294,7 @@ export function analyseLedger(
     commands,
     failedCommands,
     written,
+    overwritten,
     writtenContent,
     deleted,
     read,

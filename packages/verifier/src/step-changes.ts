@@ -189,7 +189,14 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
           // committed nothing: the change was reverted (`git checkout -- file`, `git stash`).
           if (changes !== undefined && gitKind === undefined && !committed() && (await inHead(file)))
             return 'unchanged';
-          const born = stats.birthtimeMs > 0 && stats.birthtimeMs >= startedAt;
+          // Born during the step is no proof it is new: an atomic save (write_file, editors,
+          // `sed -i`) renames a new inode over the old file. Git (tracked and modified) or the
+          // write's own result (it overwrote the file) says it was there before.
+          const born =
+            stats.birthtimeMs > 0 &&
+            stats.birthtimeMs >= startedAt &&
+            gitKind !== 'modified' &&
+            !ledger.overwritten.has(file);
           return born || fresh ? 'created' : 'modified';
         }
         // The file clock is coarser than the plan's: a write by one of this step's own calls can

@@ -3,7 +3,7 @@
  * whose step writes CONTENT to notes.txt with the real `write_file`, on a JSONL store, and kills
  * itself with SIGKILL at KILL:
  * - `mid-write:<bytes>`: in the middle of the file write — the first `<bytes>` bytes of it reach
- *   the file, then the process dies, as when the kernel stops a large write at a page boundary on
+ *   the file being written (the temporary file `write_file` renames into place), then the process dies, as when the kernel stops a large write at a page boundary on
  *   a fatal signal (so a multibyte character can be cut in two);
  * - `torn-journal:<n>`: in the middle of the n-th journal group write (inside a multibyte
  *   character when the group has one): the journal ends in a torn line;
@@ -11,6 +11,9 @@
  *   journals (in either phase: a resume can be killed too);
  * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
  *   recorded (WORLD=commit); `before-effect`: inside it, before its `git commit`;
+ * - `after-type:<type>[/<nth>]`: right after the group commit of the nth event of that type (the
+ *   events after it in the same group are not journaled);
+ * - `on-spawn`: as the `run_command` process starts (WORLD=command), before its pid is journaled;
  * - `none`: not at all.
  * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
  * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
@@ -23,7 +26,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { open } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { defineTool, workspaceTools } from '@closedloop/tools';
+import { createCommandRunner, defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
@@ -38,6 +41,9 @@ if (env.CLOCK_OFFSET_MS !== undefined) {
   Date.now = () => now() + offset;
 }
 const root = env.ROOT!;
+// KILL_AFTER_MS: the process also dies that long after it started, wherever it is then.
+if (env.KILL_AFTER_MS !== undefined)
+  setTimeout(() => process.kill(process.pid, 'SIGKILL'), Number(env.KILL_AFTER_MS)).unref();
 const content = env.CONTENT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
 
@@ -80,6 +86,7 @@ if (kill === 'mid-write') {
 
 const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
 let appended = 0;
+let typesSeen = 0;
 const store: RunStore = {
   read: (runId) => inner.read(runId),
   list: () => inner.list(),
@@ -97,6 +104,19 @@ const store: RunStore = {
   },
   repair: (runId) => inner.repair(runId),
   async append(runId, records) {
+    if (kill === 'after-type') {
+      // after-type:<type>[:<nth>]: the records up to and including the nth event of that type
+      // reach the journal, then the process dies — as when the work after that event is slow.
+      const [type, nth = '1'] = (arg ?? '').split('/');
+      const at = records.findIndex((record) => {
+        return record.event.type === type && ++typesSeen === Number(nth);
+      });
+      if (at !== -1) {
+        await inner.append(runId, records.slice(0, at + 1));
+        process.kill(process.pid, 'SIGKILL');
+        await new Promise(() => {});
+      }
+    }
     await inner.append(runId, records);
     const before = appended;
     appended += records.length;
@@ -202,8 +222,117 @@ const filesWorld = {
   tools: workspaceTools({ root }),
   onUncertain: 'fail' as const,
 };
+// WORLD=command: the step runs a command that writes out.txt after COMMAND_DELAY_MS (from a
+// process that left the command's process group with DETACH=1), then marks itself done. The
+// resume's human approves every question (printed as `asked`). SANDBOX: the command tools' sandbox mode.
+// KILL=on-spawn: the process dies as the command's process starts, before its pid is journaled.
+const delay = Number(env.COMMAND_DELAY_MS ?? 2000);
+if (env.WORLD === 'command' && env.PHASE !== 'resume') {
+  fs.writeFileSync(
+    `${root}/writer.js`,
+    `setTimeout(() => require('fs').appendFileSync('out.txt', 'x\\n'), ${delay});\n`,
+  );
+  fs.writeFileSync(
+    `${root}/detach.js`,
+    "require('child_process').spawn(process.execPath, ['writer.js'], { detached: true, stdio: 'ignore' }).unref();\n",
+  );
+}
+const commandScript = env.DETACH === '1' ? 'detach.js' : 'writer.js';
+const commandTools = workspaceTools({ root, sandbox: (env.SANDBOX ?? 'auto') as 'auto' | 'off' }).map(
+  (tool) =>
+    tool.name !== 'run_command' || kill !== 'on-spawn'
+      ? tool
+      : {
+          ...tool,
+          execute: (input: unknown, context: Parameters<typeof tool.execute>[1]) =>
+            tool.execute(input, {
+              ...context,
+              onProcess: () => {
+                process.kill(process.pid, 'SIGKILL');
+              },
+            }),
+        },
+);
+const commandWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', commandScript] } }] },
+        {
+          toolCalls: [{ name: 'mark_step', arguments: { status: 'success', notes: '[SUCCESS]: ran it' } }],
+        },
+      ],
+    },
+  }),
+  tools: commandTools,
+  onUncertain: 'ask' as const,
+  acceptUnverified: 'warn' as const,
+  onApproval: (request: { reason?: string }) => {
+    asked.push(request.reason ?? '');
+    return { approved: true, note: 'approved by the kill-point test' };
+  },
+};
+// WORLD=verify: the step runs `node slowtest.js` (the package's test script: it appends a line to
+// artifact.txt after 100 ms, or after COMMAND_DELAY_MS when it finds and removes a file `slow`) and claims it
+// passed; the verifier re-runs it through the cortex's runner. KILL=on-verify-spawn: the process
+// creates `slow`, then dies as the verifier's re-run of slowtest.js starts (slow, then).
+if (env.WORLD === 'verify' && env.PHASE !== 'resume') {
+  fs.writeFileSync(
+    `${root}/slowtest.js`,
+    `const fs = require('fs');\nconst slow = fs.existsSync('slow');\nif (slow) fs.unlinkSync('slow');\nsetTimeout(() => fs.appendFileSync('artifact.txt', 'x\\n'), slow ? ${delay} : 100);\n`,
+  );
+  fs.writeFileSync(`${root}/package.json`, '{"name":"w","scripts":{"test":"node slowtest.js"}}\n');
+}
+const verifierRunner = createCommandRunner({ root, sandbox: (env.SANDBOX ?? 'auto') as 'auto' | 'off' });
+const verifyWorld = {
+  model: scenarioModel({
+    steps: {
+      task: [
+        { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', 'slowtest.js'] } }] },
+        {
+          toolCalls: [
+            {
+              name: 'mark_step',
+              arguments: {
+                status: 'success',
+                notes: '[SUCCESS]: ran slowtest.js',
+                claims: { commandsPassed: [{ argv: ['node', 'slowtest.js'] }] },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  }),
+  tools: workspaceTools({ root, runner: verifierRunner }),
+  runner:
+    kill === 'on-verify-spawn'
+      ? {
+          ...verifierRunner,
+          run: (argv: readonly string[], options: Parameters<typeof verifierRunner.run>[1]) => {
+            if (!argv.includes('slowtest.js')) return verifierRunner.run(argv, options);
+            fs.writeFileSync(`${root}/slow`, '');
+            return verifierRunner.run(argv, {
+              ...options,
+              onSpawn: () => {
+                process.kill(process.pid, 'SIGKILL');
+              },
+            });
+          },
+        }
+      : verifierRunner,
+  onUncertain: 'fail' as const,
+};
 const cortex = createCortex({
-  ...(env.WORLD === 'commit' ? commitWorld : env.WORLD === 'replan' ? replanWorld : filesWorld),
+  ...(env.WORLD === 'commit'
+    ? commitWorld
+    : env.WORLD === 'replan'
+      ? replanWorld
+      : env.WORLD === 'command'
+        ? commandWorld
+        : env.WORLD === 'verify'
+          ? verifyWorld
+          : filesWorld),
   workspace: root,
   planning: 'never',
   store,
