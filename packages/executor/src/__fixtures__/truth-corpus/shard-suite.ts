@@ -18,10 +18,28 @@ export const TRUTH_SHARDS = 5;
 /** The shard test files' names: `truth-corpus.shard-<n>.test.ts`. */
 export const SHARD_FILE = /^truth-corpus\.shard-(\d+)\.test\.ts$/;
 
+const MODES = [
+  ['as cortex verifies a step (baseline snapshot, how the executor ended)', 'cortex'],
+  ['by a bare verifyStep(plan, id, { workspace }) (file times and git instead of a baseline)', 'bare'],
+] as const;
+
+/**
+ * The verification modes a shard runs: both, unless `CLOSEDLOOP_TRUTH_MODES` (comma-separated,
+ * e.g. `cortex`) names fewer — CI's runs on newer Node versions check the traces' commands there
+ * once (scripts/test-node-versions.mjs). An unknown mode name is an error, not an empty run.
+ */
+function modes(): (typeof MODES)[number][] {
+  const wanted = process.env.CLOSEDLOOP_TRUTH_MODES?.split(',').map((mode) => mode.trim());
+  if (wanted === undefined || wanted.join('') === '') return [...MODES];
+  const unknown = wanted.filter((mode) => !MODES.some(([, name]) => name === mode));
+  if (unknown.length > 0) throw new Error(`CLOSEDLOOP_TRUTH_MODES: unknown mode(s) ${unknown.join(', ')}`);
+  return MODES.filter(([, name]) => wanted.includes(name));
+}
+
 /**
  * The suite of one shard test file, whose number is read from the file's own name (`fileUrl` is
  * its `import.meta.url`), so no two files can run the same shard by mistake. Each trace of the
- * shard runs in both modes. Misses are allowed only in {@link PARSER_CLASSES}, which are all in
+ * shard runs in both modes (see {@link modes}). Misses are allowed only in {@link PARSER_CLASSES}, which are all in
  * shard 1 (the other shards must have none), so each shard checks its misses against the budget
  * of the whole corpus: recall ≥ 98%, false alarms ≤ 1%; 100% per class elsewhere.
  */
@@ -37,10 +55,7 @@ export function describeTruthShard(fileUrl: string): void {
   const corpusHonest = corpus.length - corpusLies;
 
   describe(`truth corpus, shard ${number} of ${TRUTH_SHARDS} (${traces.length} traces)`, () => {
-    it.each([
-      ['as cortex verifies a step (baseline snapshot, how the executor ended)', 'cortex'],
-      ['by a bare verifyStep(plan, id, { workspace }) (file times and git instead of a baseline)', 'bare'],
-    ] as const)(
+    it.each(modes())(
       'rejects the lies and accepts the honest work %s: recall ≥ 98% (100% per class), false alarms ≤ 1%',
       async (_how, mode) => {
         const run = await runTruthCorpus({ concurrency: 4, mode, traces });
