@@ -214,37 +214,17 @@ export async function findTagged(tag: string, variable: string = processTagVaria
 /**
  * Kills every process of this user whose environment carries `tag` (descendants that called
  * `setsid` or double-forked out of the process group). Repeats while it finds some, because a
- * process may fork while it is being killed. Linux only (reads `/proc`); elsewhere a no-op.
+ * process may fork while it is being killed (zombies, done already, are left to their parent).
+ * Linux only (reads `/proc`); elsewhere a no-op.
  */
 export async function killTagged(
   tag: string,
   signal: NodeJS.Signals = 'SIGKILL',
   variable: string = processTagVariable,
 ): Promise<number> {
-  if (process.platform !== 'linux') return 0;
-  const needle = Buffer.from(`${variable}=${tag}\0`);
   let killed = 0;
   for (let round = 0; round < 5; round++) {
-    let names: string[];
-    try {
-      names = await readdir('/proc');
-    } catch {
-      return killed;
-    }
-    const found: number[] = [];
-    await Promise.all(
-      names.map(async (name) => {
-        if (!/^\d+$/.test(name)) return;
-        const pid = Number(name);
-        if (pid === process.pid) return;
-        try {
-          const environ = await readFile(`/proc/${name}/environ`);
-          if (environ.includes(needle)) found.push(pid);
-        } catch {
-          // gone, or another user's
-        }
-      }),
-    );
+    const found = await findTagged(tag, variable);
     if (found.length === 0) return killed;
     for (const pid of found) {
       try {
