@@ -114,6 +114,7 @@ async function runOne(
   });
   aborted.catch(() => {});
   const ctx = scopeContext(base, { signal: controller.signal, previousFindings });
+  let running: Promise<unknown> | undefined;
   try {
     if (protocol.appliesTo) {
       const applies = await Promise.race([Promise.resolve(protocol.appliesTo(ctx)), aborted]);
@@ -123,7 +124,8 @@ async function runOne(
           ms: performance.now() - started,
         };
     }
-    const raw = await Promise.race([protocol.run(ctx, controller.signal), aborted]);
+    running = Promise.resolve().then(() => protocol.run(ctx, controller.signal));
+    const raw = await Promise.race([running, aborted]);
     const parsed = z.array(findingSchema).safeParse(raw);
     if (!parsed.success) {
       return {
@@ -147,6 +149,11 @@ async function runOne(
     }));
     return { findings, ms: performance.now() - started };
   } catch (error) {
+    if (running !== undefined && controller.signal.aborted) {
+      // The abort killed the protocol's commands; wait (bounded) until its run has seen them exit,
+      // so no command of a timed-out check still writes to the workspace once this returns.
+      await settleWithin(running, ABORT_SETTLE_MS);
+    }
     if (outer?.aborted) throw error;
     const message = timedOut
       ? `${protocol.name} timed out after ${timeoutMs} ms (infrastructure error, not a failure of the work).`
@@ -157,6 +164,24 @@ async function runOne(
     outer?.removeEventListener('abort', onOuterAbort);
     if (!controller.signal.aborted) controller.abort(new Error('protocol finished'));
   }
+}
+
+/** How long an aborted protocol's run gets to see its killed commands exit before it is left. */
+const ABORT_SETTLE_MS = 2_000;
+
+/** Waits until `promise` settles or `ms` pass, whichever comes first; never rejects. */
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    promise.then(
+      () => {},
+      () => {},
+    ),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /**
