@@ -282,6 +282,16 @@ describe('steps-added and step-reset', () => {
 });
 
 describe('uiStatus', () => {
+  it('is busy while a run resumes from a stop, though its events still end with that stop', () => {
+    const cancelled = foldUntil((event) => event.type === 'run-finished');
+    expect(cancelled.finished).not.toBeNull();
+    expect(uiStatus(cancelled).phase).toBe('idle');
+    expect(uiStatus(cancelled, { resuming: true })).toMatchObject({ phase: 'thinking', text: 'Resuming…' });
+    expect(uiStatus(cancelled, { starting: true, resuming: true }).phase).toBe('thinking');
+    // Once the server says the stream ended, the stop stands.
+    expect(uiStatus(cancelled, { resuming: true, ended: true }).phase).toBe('idle');
+  });
+
   it('is idle before a run, Thinking… while planning or a model call is open, Executing… while a tool runs', () => {
     expect(uiStatus(createRunState())).toMatchObject({ phase: 'idle', text: 'Idle' });
     expect(uiStatus(createRunState(), { starting: true })).toMatchObject({

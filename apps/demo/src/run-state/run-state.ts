@@ -831,10 +831,19 @@ export interface UiStatus {
  * (a model call is open, or the plan is being drafted or redesigned); `executing` while a tool
  * call runs (and while a started run is between calls: verification, scheduling). `waiting`
  * wins while an approval is pending (a human must act), and executing wins over thinking when
- * both happen in parallel steps.
+ * both happen in parallel steps. `resuming` (a resume was asked for, or the server runs the run
+ * again while its events still end with the stop it resumes from) is busy, never idle.
  */
-export function uiStatus(state: RunState, options: { starting?: boolean; ended?: boolean } = {}): UiStatus {
+export function uiStatus(
+  state: RunState,
+  options: { starting?: boolean; ended?: boolean; resuming?: boolean } = {},
+): UiStatus {
   const starting = options.starting === true;
+  // A resume is under way but the resumed run's start is not in the events yet: the stop they end
+  // with is the one being resumed from, not the run's answer.
+  if (options.resuming && !options.ended) {
+    return { phase: 'thinking', text: 'Resuming…', detail: 're-checking the journal and the workspace' };
+  }
   if (state.finished || options.ended || (!starting && state.runId === null)) {
     return { phase: 'idle', text: 'Idle', detail: '' };
   }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type UiStatus, uiStatus } from '../run-state/run-state';
 import type { ModelInfo } from '../runner/select-model';
 import type { RunListEntry } from '../server/api-types';
@@ -95,6 +95,8 @@ export function App() {
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
   const [resuming, setResuming] = useState(false);
+  /** `run.loads` when the resume was accepted: resuming lasts until the run was read again. */
+  const resumedAtLoad = useRef<number | null>(null);
   /** The run this page just started: it counts as starting until its journal was read. */
   const [justStarted, setJustStarted] = useState<string | null>(null);
   const run = useRun(runId);
@@ -120,6 +122,7 @@ export function App() {
     setSelected(null);
     setCancelling(false);
     setResuming(false);
+    resumedAtLoad.current = null;
     if (!starting) setPendingTask(null);
   }, [runId]);
   useEffect(() => {
@@ -141,9 +144,12 @@ export function App() {
     starting ||
     (justStarted !== null && justStarted === runId && !run.loaded) ||
     (run.active && state.runId === null && !run.ended);
+  // After a resume the journal read first still ends with the stop it resumes from, until the
+  // resumed run's first event arrives: the run is busy then, not idle with its old answer.
+  const resumingRun = resuming || (run.active && !run.ended && state.finished !== null);
   const status = waiting
-    ? uiStatus(state, { starting: true })
-    : uiStatus(state, { ended: run.ended || !run.active });
+    ? uiStatus(state, { starting: true, resuming: resumingRun })
+    : uiStatus(state, { ended: !resuming && (run.ended || !run.active), resuming: resumingRun });
   const modelBusy = state.openModelCalls.size > 0;
 
   const send = async (task: string, mode: 'single' | 'auto') => {
@@ -179,14 +185,20 @@ export function App() {
     setResuming(true);
     try {
       await api.resumeRun(runId);
+      resumedAtLoad.current = run.loads;
       run.reload();
       refreshRecent();
     } catch (error) {
       setNotice(failureNotice('Resume failed', error));
-    } finally {
       setResuming(false);
     }
   };
+  useEffect(() => {
+    if (resumedAtLoad.current !== null && run.loads > resumedAtLoad.current) {
+      resumedAtLoad.current = null;
+      setResuming(false);
+    }
+  }, [run.loads]);
   const answer = async (approvalId: string, approved: boolean) => {
     if (!runId) return;
     try {

@@ -22,12 +22,14 @@ export interface FollowedRun {
   /** Why the run's process failed, when the stream said so. */
   crash: string | null;
   loadError: string | null;
+  /** How many loads of `GET /api/runs/:id` this page has finished (any run): `reload()` adds one. */
+  loads: number;
   /** Loads the run again (after a resume). */
   reload(): void;
 }
 
 /** What the hook keeps about the run it follows (mutated as events arrive). */
-type Followed = Omit<FollowedRun, 'runId' | 'revision' | 'reload'> & { forRunId: string | null };
+type Followed = Omit<FollowedRun, 'runId' | 'revision' | 'reload' | 'loads'> & { forRunId: string | null };
 
 function blank(runId: string | null): Followed {
   return {
@@ -54,6 +56,7 @@ export function useRun(runId: string | null): FollowedRun {
   const [revision, setRevision] = useState(0);
   const [load, setLoad] = useState(0);
   const ref = useRef<Followed>(blank(null));
+  const loads = useRef(0);
   const frame = useRef(0);
   // Deltas can come by the hundred per second: repaint at most once per animation frame.
   const bump = useCallback(() => {
@@ -134,7 +137,10 @@ export function useRun(runId: string | null): FollowedRun {
         if (!closed) current.loadError = error instanceof Error ? error.message : String(error);
       }
       current.loaded = true;
-      if (!closed) bump();
+      if (!closed) {
+        loads.current += 1;
+        bump();
+      }
     })();
     return () => {
       closed = true;
@@ -146,5 +152,5 @@ export function useRun(runId: string | null): FollowedRun {
   // Until the effect for a new run id ran, show an empty run rather than the previous one.
   if (ref.current.forRunId !== runId) ref.current = blank(runId);
   const { forRunId: _, ...followed } = ref.current;
-  return { runId, revision, reload, ...followed };
+  return { runId, revision, reload, loads: loads.current, ...followed };
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createDemoRunner, type DemoRunner, type DemoRunnerOptions } from '../../src/runner/demo-runner';
+import type { ResumeRunFunction } from '../../src/server/run-backend';
 import { startWebServer, type WebServer } from '../../src/server/web-server';
 import { ensureWebBuild } from '../ensure-build';
 import { launchChromium } from './chromium';
@@ -36,9 +37,14 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: Partial<DemoRunnerOptions> & { latencyMs?: number; sharedWorkspace?: boolean },
+  options: Partial<DemoRunnerOptions> & {
+    latencyMs?: number;
+    sharedWorkspace?: boolean;
+    /** A resume is accepted at once but its run starts this much later (a slow machine's window). */
+    resumeDelayMs?: number;
+  },
 ) {
-  const { latencyMs = 0, sharedWorkspace = false, ...rest } = options;
+  const { latencyMs = 0, sharedWorkspace = false, resumeDelayMs = 0, ...rest } = options;
   const base = mkdtempSync(join(tmpdir(), 'closedloop-web-ui-'));
   const env: NodeJS.ProcessEnv = { ...process.env, CLOSEDLOOP_DEMO_LATENCY_MS: String(latencyMs) };
   delete env.OPENAI_API_KEY;
@@ -50,7 +56,14 @@ export async function startTestServer(
     env,
     ...rest,
   });
-  const server = await startWebServer({ journalDir: runner.journal, ...runner, assetsDir });
+  const resumeRun: ResumeRunFunction = async (input) => {
+    if (resumeDelayMs === 0) return runner.resumeRun(input);
+    const started = new Promise((resolve) => setTimeout(resolve, resumeDelayMs)).then(() =>
+      runner.resumeRun(input),
+    );
+    return { runId: input.runId, result: started.then((run) => run.result) };
+  };
+  const server = await startWebServer({ journalDir: runner.journal, ...runner, resumeRun, assetsDir });
   return {
     server,
     runner,

@@ -27,7 +27,9 @@ let paced: TestServer;
 beforeAll(async () => {
   ensureChromium();
   await ensureWebBuild();
-  paced = await startTestServer({ latencyMs: 220 });
+  // The resumed run starts a second after the resume was accepted, so the page reads the journal
+  // while it still ends with the cancel (a window a loaded machine opens by itself).
+  paced = await startTestServer({ latencyMs: 220, resumeDelayMs: 1_000 });
   browser = await launchChromium();
 }, 600_000);
 
@@ -233,6 +235,7 @@ describe('closedloop web UI: the offline demo run', () => {
       expect(await page.isEnabled('#task')).toBe(true);
       await shoot(page, '08-cancelled-resume-desktop');
 
+      await recordStatus(page);
       await page.click('#resume');
       // The resumed run holds the input while it runs (the phase the page showed before the
       // cancel may still be on it for a moment, so the input itself is what is waited for).
@@ -242,6 +245,12 @@ describe('closedloop web UI: the offline demo run', () => {
       // taken over 30 s (it takes about 3 s when the machine is quiet).
       await waitForIdle(page, 90_000);
       expect(await page.textContent('.msg--answer .stop')).toBe('completed');
+      // From the click to the answer the input stayed locked: the journal read right after the
+      // resume still ends with the cancel, which is not the run's answer.
+      const { status, locked } = await seen(page);
+      expect(locked).toEqual([false, true, false]);
+      expect(status[1]).toBe('Resuming…');
+      expect(status.slice(1, -1)).not.toContain('Idle');
       expect(await page.textContent('#messages')).toContain(`Resumed run ${runId} from its journal`);
       expect(await page.locator('#resume').count()).toBe(0);
       // scaffold ran once: its only start is from before the cancel.
