@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { processScopeVariable } from '@closedloop/tools/internal';
 import { describe, expect, it } from 'vitest';
-import { identifyProcess, isLeftover, settleLeftoverProcesses } from './leftover-processes';
+import {
+  identifyProcess,
+  isLeftover,
+  settleLeftoverProcesses,
+  stopLeftoverVerification,
+  verificationScopeOf,
+} from './leftover-processes';
 
 /** A detached process group (like run_command's) that lives `ms` milliseconds. */
 function detached(ms: number): number {
@@ -28,6 +38,33 @@ describe('leftover processes of a dead owner', () => {
     const settled = await settleLeftoverProcesses([recorded], { timeoutMs: 100 });
     expect(settled).toEqual({ waitedFor: [pid], killed: [pid] });
     expect(isLeftover(recorded)).toBe(false);
+  });
+
+  it("stops the killed owner's verification, not that of another run with the same id", async () => {
+    const base = mkdtempSync(join(tmpdir(), 'closedloop-scope-'));
+    const mine = join(base, 'mine');
+    const theirs = join(base, 'theirs');
+    const verifying = (workspace: string) => {
+      const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, [processScopeVariable]: verificationScopeOf('r', workspace) },
+      });
+      child.unref();
+      return child.pid!;
+    };
+    const leftover = verifying(mine);
+    const other = verifying(theirs);
+    try {
+      expect(verificationScopeOf('r', mine)).not.toBe(verificationScopeOf('r', theirs));
+      expect(verificationScopeOf('r', mine)).toBe(verificationScopeOf('r', join(mine, '.')));
+      expect(await stopLeftoverVerification('r', { workspace: mine })).toEqual([leftover]);
+      expect(isLeftover({ pid: leftover, identity: identifyProcess(leftover) })).toBe(false);
+      expect(isLeftover({ pid: other, identity: identifyProcess(other) })).toBe(true);
+    } finally {
+      process.kill(-other, 'SIGKILL');
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it('never touches a later process with the same pid, or one on another host', async () => {

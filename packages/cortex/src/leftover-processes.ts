@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { findTagged, killTagged, processScopeVariable } from '@closedloop/tools/internal';
 
 /** What tells a process apart from a later one with the same pid. */
@@ -117,9 +119,19 @@ export async function settleLeftoverProcesses(
 /**
  * The process scope (`runInProcessScope` of `@closedloop/tools/internal`) of a run's verification:
  * every process the verifier starts for the run (test re-runs, protocols, goal checks) carries it.
+ * It names the run and its workspace (a hash of the real path): a resume kills its own run's
+ * leftovers, never the verification of another run that happens to have the same id (another
+ * journal folder, another user, another test on the same host).
  */
-export function verificationScopeOf(runId: string): string {
-  return `verify:${runId}`;
+export function verificationScopeOf(runId: string, workspace?: string): string {
+  if (workspace === undefined) return `verify:${runId}`;
+  let root: string;
+  try {
+    root = realpathSync(workspace);
+  } catch {
+    root = resolve(workspace);
+  }
+  return `verify:${runId}@${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
 }
 
 /**
@@ -131,9 +143,9 @@ export function verificationScopeOf(runId: string): string {
  */
 export async function stopLeftoverVerification(
   runId: string,
-  options: { timeoutMs?: number; pollMs?: number } = {},
+  options: { workspace?: string | undefined; timeoutMs?: number; pollMs?: number } = {},
 ): Promise<number[]> {
-  const scope = verificationScopeOf(runId);
+  const scope = verificationScopeOf(runId, options.workspace);
   const found = await findTagged(scope, processScopeVariable);
   if (found.length === 0) return [];
   const timeoutMs = options.timeoutMs ?? 2_000;

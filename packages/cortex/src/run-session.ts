@@ -143,7 +143,7 @@ export class RunSession {
       else {
         // A killed owner's verification may still be running (its test re-runs): it is stopped
         // before anything looks at the workspace (nothing of it was journaled; it runs again).
-        await stopLeftoverVerification(this.runId);
+        await stopLeftoverVerification(this.runId, { workspace: this.#config.workspace });
         const { replays, stopped } = await recoverInterrupted({
           plan: this.#plan,
           history: this.bus.history,
@@ -367,7 +367,7 @@ export class RunSession {
           emit: (event) => this.bus.emit(event),
           onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
           journal: (id) => this.#journalFor(id),
-          verificationScope: verificationScopeOf(this.runId),
+          verificationScope: verificationScopeOf(this.runId, this.#config.workspace),
         },
         stepId,
         signal,
@@ -455,7 +455,7 @@ export class RunSession {
 
   async #verifyGoal(): Promise<FindingLike[]> {
     if (!this.#config.verifier.goal) return [];
-    const findings = await runInProcessScope(verificationScopeOf(this.runId), () =>
+    const findings = await runInProcessScope(verificationScopeOf(this.runId, this.#config.workspace), () =>
       verifyGoalFindings({
         plan: this.#plan!,
         request: this.request,

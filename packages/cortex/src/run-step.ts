@@ -45,7 +45,7 @@ export interface RunStepContext {
    */
   priorStates?: ReadonlyMap<string, string | null>;
   /**
-   * The process scope the verification runs in (`verificationScopeOf(runId)`): a resume kills what
+   * The process scope the verification runs in (`verificationScopeOf(runId, workspace)`): a resume kills what
    * a killed owner's verification left running by it.
    */
   verificationScope?: string;

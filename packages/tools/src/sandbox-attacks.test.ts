@@ -4,7 +4,7 @@
  * is set up).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { homedir } from 'node:os';
@@ -137,7 +137,7 @@ catch (error) { console.log(error.code); }`,
 const net = require('node:net');
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 (async () => {
-  for (let i = 0; i < 100 && !(fs.existsSync(${JSON.stringify(socket)}) && fs.existsSync(${JSON.stringify(fifo)})); i++) await wait(50);
+  for (let i = 0; i < 300 && !(fs.existsSync(${JSON.stringify(socket)}) && fs.existsSync(${JSON.stringify(fifo)})); i++) await wait(50);
   console.log('seen', fs.existsSync(${JSON.stringify(socket)}), fs.existsSync(${JSON.stringify(fifo)}));
   try { const fd = fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK); fs.writeSync(fd, 'payload\\n'); console.log('fifo written'); } catch (error) { console.log('fifo', error.code); }
   await new Promise((resolve) => {
@@ -155,9 +155,21 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
           timeoutMs: 20_000,
           // Bound and held only once the command runs: no scan made before it can know them.
           onSpawn: () => {
-            setTimeout(() => {
-              execFileSync('mkfifo', [fifo]);
-              reader = spawn('sh', ['-c', 'exec 3<>"$0"; cat <&3 > "$0.log"', fifo], { stdio: 'ignore' });
+            setTimeout(async () => {
+              // The FIFO appears only once its reader holds it open (made under another name, then
+              // renamed): a writer that sees it always finds the reader, however loaded the machine.
+              const draft = `${fifo}.draft`;
+              execFileSync('mkfifo', [draft]);
+              reader = spawn(
+                'sh',
+                ['-c', 'exec 3<>"$0"; : > "$0.ready"; exec cat <&3 > "$1.log"', draft, fifo],
+                {
+                  stdio: 'ignore',
+                },
+              );
+              for (let wait = 0; wait < 1000 && !existsSync(`${draft}.ready`); wait++)
+                await new Promise((resolve) => setTimeout(resolve, 10));
+              renameSync(draft, fifo);
               service.listen(socket);
             }, 300);
           },
@@ -170,6 +182,7 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
         await new Promise((resolve) => service.close(resolve));
         await rm(fifo, { force: true });
         await rm(`${fifo}.log`, { force: true });
+        await rm(`${fifo}.draft.ready`, { force: true });
       }
     };
     const sandboxed = await attack('required');
