@@ -59,7 +59,10 @@ describe('leftover processes of a dead owner', () => {
       expect(verificationScopeOf('r', mine)).not.toBe(verificationScopeOf('r', theirs));
       expect(verificationScopeOf('r', mine)).toBe(verificationScopeOf('r', join(mine, '.')));
       expect(await stopLeftoverVerification('r', { workspace: mine })).toEqual([leftover]);
-      expect(isLeftover({ pid: leftover, identity: identifyProcess(leftover) })).toBe(false);
+      // Killed (our own child: gone once Node has reaped it).
+      await expect
+        .poll(() => isLeftover({ pid: leftover, identity: identifyProcess(leftover) }), { timeout: 5_000 })
+        .toBe(false);
       expect(isLeftover({ pid: other, identity: identifyProcess(other) })).toBe(true);
     } finally {
       process.kill(-other, 'SIGKILL');

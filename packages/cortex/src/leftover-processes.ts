@@ -121,17 +121,23 @@ export async function settleLeftoverProcesses(
  * every process the verifier starts for the run (test re-runs, protocols, goal checks) carries it.
  * It names the run and its workspace (a hash of the real path): a resume kills its own run's
  * leftovers, never the verification of another run that happens to have the same id (another
- * journal folder, another user, another test on the same host).
+ * journal folder, another user, another test on the same host). A step run by a worker process
+ * (`cortex.runStep`) has a scope of its own (`stepId`): the attempt that takes over a killed one
+ * stops what that attempt's verification left running, not the verification of a sibling step
+ * another worker on the same host is running.
  */
-export function verificationScopeOf(runId: string, workspace?: string): string {
-  if (workspace === undefined) return `verify:${runId}`;
-  let root: string;
-  try {
-    root = realpathSync(workspace);
-  } catch {
-    root = resolve(workspace);
+export function verificationScopeOf(runId: string, workspace?: string, stepId?: string): string {
+  let scope = `verify:${runId}`;
+  if (workspace !== undefined) {
+    let root: string;
+    try {
+      root = realpathSync(workspace);
+    } catch {
+      root = resolve(workspace);
+    }
+    scope += `@${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
   }
-  return `verify:${runId}@${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
+  return stepId === undefined ? scope : `${scope}#${stepId}`;
 }
 
 /**
@@ -143,9 +149,9 @@ export function verificationScopeOf(runId: string, workspace?: string): string {
  */
 export async function stopLeftoverVerification(
   runId: string,
-  options: { workspace?: string | undefined; timeoutMs?: number; pollMs?: number } = {},
+  options: { workspace?: string | undefined; stepId?: string; timeoutMs?: number; pollMs?: number } = {},
 ): Promise<number[]> {
-  const scope = verificationScopeOf(runId, options.workspace);
+  const scope = verificationScopeOf(runId, options.workspace, options.stepId);
   const found = await findTagged(scope, processScopeVariable);
   if (found.length === 0) return [];
   const timeoutMs = options.timeoutMs ?? 2_000;

@@ -4,7 +4,7 @@ import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
 import { type DispatchSnapshot, resolveWorkspacePath, snapshotBeforeDispatch } from './dispatch-snapshot';
 import { errorMessage } from './error-message';
-import { identifyProcess } from './leftover-processes';
+import { identifyProcess, stopLeftoverVerification, verificationScopeOf } from './leftover-processes';
 import { createModelMeter } from './meter-model';
 import { modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
@@ -195,7 +195,11 @@ export async function runRemoteStep(
   const approvals = new ApprovalDesk({ runId, bus, handler: config.onApproval, signal: controller.signal });
   let modelUnavailable: string | undefined;
   try {
-    // Continued after an earlier run of the step died: settle its uncertain call, replay the rest.
+    const verificationScope = verificationScopeOf(runId, config.workspace, stepId);
+    // Continued after an earlier run of the step died: stop what its verification left running
+    // (test re-runs keep writing after their worker is killed), settle its uncertain call, replay
+    // the rest.
+    if (history.length > 0) await stopLeftoverVerification(runId, { workspace: config.workspace, stepId });
     const recovered =
       history.length === 0
         ? undefined
@@ -235,6 +239,7 @@ export async function runRemoteStep(
           onModelUnavailable: (error) => {
             modelUnavailable = modelUnavailableReason(error);
           },
+          verificationScope,
           // Journaled like a local step: commit points and what each call will change.
           ...(journal !== undefined
             ? {

@@ -1,13 +1,16 @@
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelError } from '@closedloop/model';
 import type { PlanSnapshot } from '@closedloop/plan';
 import { workspaceTools } from '@closedloop/tools';
+import { processScopeVariable } from '@closedloop/tools/internal';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failStep, lyingStep, scenarioModel, writeStep } from './__fixtures__/scenario-model';
 import { CortexError } from './cortex-error';
 import { type CortexOptions, createCortex } from './create-cortex';
+import { verificationScopeOf } from './leftover-processes';
 import type { RunEvent } from './run-events';
 import { createMemoryRunStore } from './run-store';
 import type { StepTask, StepTaskRunner } from './step-task';
@@ -241,6 +244,68 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     expect(cFirst).toBeDefined();
     expect(second).toContain(cFirst);
     expect(new Set([...first, ...second]).size).toBe(4);
+  });
+
+  it("a continued step stops what its killed attempt's verification left running, not a sibling step's", async () => {
+    const remote = await world();
+    const worker = createCortex(remote.options(scenario()));
+    /** A process as a step's verification starts it (a test re-run), outliving its worker. */
+    const verifying = (stepId: string) => {
+      const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, [processScopeVariable]: verificationScopeOf('run-v', remote.ws.root, stepId) },
+      });
+      child.unref();
+      return child.pid!;
+    };
+    const alive = (pid: number) => {
+      try {
+        return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+      } catch {
+        return false;
+      }
+    };
+    const pids: number[] = [];
+    let seen: { leftover: boolean; sibling: boolean } | undefined;
+    const result = await createCortex({
+      ...remote.options(scenario()),
+      stepRunner: async (task) => {
+        if (task.stepId !== 'a') return task.runHere();
+        await task.journaled();
+        const snapshot = JSON.parse(JSON.stringify(task.snapshot())) as PlanSnapshot;
+        const input = { runId: task.runId, request: task.request, stepId: task.stepId, plan: snapshot };
+        // The first attempt's worker died after its first event; its verification left a process.
+        const first: RunEvent[] = [];
+        await worker.runStep({
+          ...input,
+          journal: (event) => void first.push(JSON.parse(JSON.stringify(event))),
+        });
+        const history = first.slice(0, 1);
+        const leftover = verifying('a');
+        const sibling = verifying('b');
+        pids.push(leftover, sibling);
+        const continued: RunEvent[] = [];
+        const { outcome } = await worker.runStep({
+          ...input,
+          history,
+          journal: (event) => void continued.push(JSON.parse(JSON.stringify(event))),
+        });
+        seen = { leftover: alive(leftover), sibling: alive(sibling) };
+        task.adopt([...history, ...continued]);
+        return JSON.parse(JSON.stringify(outcome));
+      },
+    }).run('write four files', { runId: 'run-v' });
+    try {
+      expect(result.stopReason).toBe('completed');
+      expect(seen).toEqual({ leftover: false, sibling: true });
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+      }
+    }
   });
 
   it('adopt refuses events of another step or of the run, and changes nothing', async () => {
