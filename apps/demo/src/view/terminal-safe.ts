@@ -1,12 +1,7 @@
+import { bidiControls } from './bidi-controls';
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
 const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/**
- * Bidirectional formatting characters (embeddings, overrides, isolates, marks) and the line and
- * paragraph separators. A terminal shows the text after an override reversed: `\u202E~ fr- mr`
- * is displayed as `rm -rf ~`, a file name `\u202Etxt.exe` as `exe.txt` (Trojan Source).
- */
-const formatCharacters = /[\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function visible(character: string): string {
   if (character === '\u001b') return '␛';
@@ -23,7 +18,7 @@ function visible(character: string): string {
  * screen or forge a line such as `✓ … verified`, and an override would show text reversed.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(controlCharacters, visible).replace(formatCharacters, visible);
+  return text.replace(controlCharacters, visible).replace(bidiControls, visible);
 }
 
 /**

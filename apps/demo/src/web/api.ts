@@ -9,6 +9,7 @@ import type {
   StartRunBody,
   StepChangesAnswer,
 } from '../server/api-types';
+import { parseShownJson } from '../view/bidi-controls';
 
 const marker = Symbol.for('closedloop.demo.api-error');
 
@@ -56,7 +57,7 @@ async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Pr
   });
   let data: unknown = null;
   try {
-    data = await response.json();
+    data = parseShownJson(await response.text());
   } catch {
     data = null;
   }

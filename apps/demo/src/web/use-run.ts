@@ -2,6 +2,7 @@ import type { RunEvent } from '@closedloop/cortex';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { applyRunEvent, createRunState, type RunState } from '../run-state/run-state';
 import type { ModelInfo } from '../runner/select-model';
+import { parseShownJson } from '../view/bidi-controls';
 import { api, runPath } from './api';
 
 /** A run as the page follows it. */
@@ -97,12 +98,12 @@ export function useRun(runId: string | null): FollowedRun {
       source.onmessage = (message) => {
         const index = Number(message.lastEventId);
         if (Number.isInteger(index) && index < next) return;
-        applyRunEvent(current.state, JSON.parse(message.data) as RunEvent);
+        applyRunEvent(current.state, parseShownJson(message.data) as RunEvent);
         next = Number.isInteger(index) ? index + 1 : next + 1;
         bump();
       };
       source.addEventListener('live', (message) => {
-        applyRunEvent(current.state, JSON.parse((message as MessageEvent<string>).data) as RunEvent);
+        applyRunEvent(current.state, parseShownJson((message as MessageEvent<string>).data) as RunEvent);
         bump();
       });
       source.addEventListener('end', (message) => {
@@ -110,7 +111,7 @@ export function useRun(runId: string | null): FollowedRun {
         current.connection = 'none';
         current.ended = true;
         current.active = false;
-        const data = JSON.parse((message as MessageEvent<string>).data || '{}') as { error?: string };
+        const data = parseShownJson((message as MessageEvent<string>).data || '{}') as { error?: string };
         if (data.error) current.crash = data.error;
         bump();
         void refreshInfo();
