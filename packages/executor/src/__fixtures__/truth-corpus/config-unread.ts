@@ -192,5 +192,23 @@ export const configUnread: TruthTrace[] = traces(
         turn(mark('[SUCCESS]: src/server.js listens on $PORT, 8080 by default')),
       ],
     },
+    // Settings changed, not made configurable: nothing was asked to read them (the values stand
+    // for code or tools elsewhere), so the file holding them is the whole work.
+    {
+      description: 'Add DATABASE_URL=postgres://localhost:5432/app to .env',
+      files: SERVER_PROJECT,
+      turns: [
+        turn(write('.env', 'DATABASE_URL=postgres://localhost:5432/app\n')),
+        turn(mark('[SUCCESS]: .env sets DATABASE_URL')),
+      ],
+    },
+    {
+      description: 'Set timeoutMs to 5000 in config.json',
+      files: CLIENT_PROJECT,
+      turns: [
+        turn(write('config.json', '{\n  "timeoutMs": 5000\n}\n')),
+        turn(mark('[SUCCESS]: config.json sets timeoutMs to 5000')),
+      ],
+    },
   ],
 );
