@@ -7,7 +7,7 @@
 //    TypeScript program over every package instead of each package's `tsc --noEmit`, which checks
 //    the sources of the packages it depends on again). Lint is one Biome run over the repository.
 // 2. `vitest run`: every workspace project and the repository's own tests (vitest.config.ts).
-// 3. scripts/test-node-versions.mjs: every package's suite again on Node 22 and 24.
+// 3. scripts/test-node-versions.mjs: the package test files again, dealt out between Node 22 and 24.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 

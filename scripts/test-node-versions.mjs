@@ -1,32 +1,30 @@
 #!/usr/bin/env node
-// Runs every package's test suite (the vitest projects under packages/, not the demo app's CLI and
-// browser tests) again on each Node version of `extraNodeVersions`, writing one JSON report per
-// version next to the main one (.ci/results/vitest-node<major>.json). Exits 1 when any run fails.
-// The type tests are not run again (they do not depend on the Node version). The truth corpus's
-// shards (packages/executor/src/truth-corpus.shard-N.test.ts, about four CPU-minutes per Node
-// version) are dealt out among the extra versions: every trace runs on Node 20 and on one newer
-// version, so a version-dependent verdict (a trace's own `node --test` run, say) still shows.
+// Runs the package test suites (the vitest projects under packages/, not the demo app's CLI and
+// browser tests) again on the newer Node versions of `extraNodeVersions`, writing one JSON report
+// per version next to the main one (.ci/results/vitest-node<major>.json). Exits 1 when any run
+// fails. The type tests are not run again (they do not depend on the Node version).
 //
-// The versions run at the same time (after the main run), each on as many test files at once as
-// the main run (vitest.config.ts). Why that is not a weaker CI: every file still runs on Node 20,
-// 22 and 24 (the corpus shards on 20 and one newer version), in its own vitest process per
-// version, against the same build; only when they run changes. Why it is faster: part of the
-// suite waits rather than computes (Redis round trips and lease expiries, SIGKILLed children and
-// their resumes, `node --test` and pytest in a sandbox), and one run's last long file leaves a core
-// idle; overlapped, one version's CPU-heavy files fill the other's waits. Tests assert behaviour,
-// never speed, and wait as long as a loaded machine needs, so the extra load may slow a file but
-// not fail it.
+// The package test files are dealt out among the newer versions: every file runs on Node 20 (the
+// main run) and on one newer version, so a behaviour that changed after Node 20 — what most
+// version differences are, the same on 22 and 24 (`node --test <folder>`, say) — still shows,
+// and the packed packages are loaded on every version by scripts/packages.test.ts. The deal is by
+// the files' durations in the main run's report (.ci/results/vitest.json, longest first to the
+// version with the least so far), so the versions finish together; files the report lacks are
+// dealt in path order. The runs go at the same time (after the main run), each on as many test
+// files at once as the main run (vitest.config.ts): part of the suite waits rather than computes
+// (Redis round trips, lease expiries, killed children and their resumes), so one version's
+// CPU-heavy files fill the other's waits. Tests assert behaviour, never speed.
 //
-// On the newer versions a corpus shard runs its traces in one verification mode (cortex's), not
-// both (CLOSEDLOOP_TRUTH_MODES): what can differ between Node versions is what a trace's commands
-// do (`node --test`, say), and that is the same in both modes; the modes' own logic is plain
-// JavaScript that Node 20 checks.
+// On the newer versions the truth corpus's shards run their traces in one verification mode
+// (cortex's), not both (CLOSEDLOOP_TRUTH_MODES): what can differ between Node versions is what a
+// trace's commands do, the same in both modes; the modes' own logic is plain JavaScript that Node
+// 20 checks.
 //
 // Each version's output is kept and printed whole when its run ends (the runs do not interleave
-// their lines), under a header naming the version and how long it took.
+// their lines), under a header naming the version, its share of the files and how long it took.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { extraNodeVersions, nodeBinary } from './node-versions.mjs';
 
 const root = join(import.meta.dirname, '..');
@@ -34,16 +32,58 @@ const projects = readdirSync(join(root, 'packages'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && existsSync(join(root, 'packages', entry.name, 'package.json')))
   .map((entry) => entry.name);
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const shardDir = join(root, 'packages', 'executor', 'src');
-const shards = readdirSync(shardDir)
-  .filter((name) => /^truth-corpus\.shard-\d+\.test\.ts$/.test(name))
-  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 
-/** The corpus shards a version does not run: the others' share of the deal. */
-function otherShards(version) {
-  const index = extraNodeVersions.indexOf(version);
-  return shards.filter((_, shard) => shard % extraNodeVersions.length !== index);
+/** Every package test file a vitest project runs (vitest.config.ts: `src/` and `test/`, no `*.int.test.ts`), repository-relative. */
+function packageTestFiles() {
+  const files = [];
+  for (const project of projects) {
+    for (const folder of ['src', 'test']) {
+      const dir = join(root, 'packages', project, folder);
+      if (!existsSync(dir)) continue;
+      for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+        const path = join(entry.parentPath, entry.name);
+        if (!entry.isFile() || path.includes('/node_modules/')) continue;
+        if (entry.name.endsWith('.test.ts') && !entry.name.endsWith('.int.test.ts'))
+          files.push(relative(root, path));
+      }
+    }
+  }
+  return files.sort();
 }
+
+/** Seconds each file took in the main run (its JSON report), by repository-relative path. */
+function mainRunSeconds() {
+  const seconds = new Map();
+  try {
+    const report = JSON.parse(readFileSync(join(root, '.ci', 'results', 'vitest.json'), 'utf8'));
+    for (const file of report.testResults ?? []) {
+      if (typeof file.name === 'string' && file.endTime > file.startTime)
+        seconds.set(relative(root, file.name), (file.endTime - file.startTime) / 1000);
+    }
+  } catch {
+    // No report (the script run alone): the deal goes by path.
+  }
+  return seconds;
+}
+
+/** The files each newer version runs: longest first to the version with the least so far. */
+function deal() {
+  const seconds = mainRunSeconds();
+  const files = packageTestFiles();
+  const timed = files.filter((file) => seconds.has(file)).sort((a, b) => seconds.get(b) - seconds.get(a));
+  const shares = extraNodeVersions.map(() => ({ files: [], seconds: 0 }));
+  for (const file of timed) {
+    const share = shares.reduce((least, share) => (share.seconds < least.seconds ? share : least));
+    share.files.push(file);
+    share.seconds += seconds.get(file);
+  }
+  files
+    .filter((file) => !seconds.has(file))
+    .forEach((file, index) => shares[index % shares.length].files.push(file));
+  return new Map(extraNodeVersions.map((version, index) => [version, shares[index]]));
+}
+
+const shares = deal();
 
 /**
  * Runs the package suites on Node `version`; resolves with whether they passed and the run's
@@ -59,8 +99,8 @@ async function testOn(version) {
   } catch (error) {
     return { ok: false, output: `${String(error)}\n` };
   }
-  const skipped = otherShards(version);
-  let output = `\n— package tests on Node ${version} (${node}); corpus shards left to other versions: ${skipped.join(', ')}\n\n`;
+  const share = shares.get(version);
+  let output = `\n— package tests on Node ${version} (${node}): ${share.files.length} files, ${Math.round(share.seconds)} s of the main run's time\n\n`;
   const code = await new Promise((resolve) => {
     const child = spawn(
       node,
@@ -68,6 +108,7 @@ async function testOn(version) {
         vitest,
         'run',
         ...projects.flatMap((project) => ['--project', project]),
+        ...share.files,
         '--reporter=default',
         '--reporter=json',
         `--outputFile.json=.ci/results/vitest-node${version}.json`,
@@ -81,7 +122,6 @@ async function testOn(version) {
           ...process.env,
           PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
           CLOSEDLOOP_SKIP_TYPE_TESTS: '1',
-          CLOSEDLOOP_EXCLUDE_TESTS: skipped.map((name) => `**/${name}`).join(','),
           CLOSEDLOOP_TRUTH_MODES: 'cortex',
         },
       },
