@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startLinkSwapper } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { snapshotWorkspace } from './snapshot-workspace';
 
@@ -26,20 +26,7 @@ describe.runIf(process.platform === 'linux')('snapshotWorkspace (the changes vie
       await writeFile(path.join(outside, `f${index}.txt`), 'host secret\n');
     }
     // A command still running swaps `d` for a link to a host folder and back, as fast as it can.
-    const swapper = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const fs = require('node:fs');
-const [d, keep, out] = process.argv.slice(1);
-const end = Date.now() + 20000;
-while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.unlinkSync(d); fs.renameSync(keep, d); }`,
-        path.join(root, 'd'),
-        path.join(root, 'd.kept'),
-        outside,
-      ],
-      { stdio: 'ignore' },
-    );
+    const swapper = startLinkSwapper({ folder: path.join(root, 'd'), target: outside, durationMs: 20_000 });
     let leaks = 0;
     let insides = 0;
     try {
@@ -52,7 +39,7 @@ while (Date.now() < end) { fs.renameSync(d, keep); fs.symlinkSync(out, d); fs.un
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
-      swapper.kill('SIGKILL');
+      await swapper.stop();
     }
     expect(insides).toBeGreaterThan(0);
     expect(leaks).toBe(0);
