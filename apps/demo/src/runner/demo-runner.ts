@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -30,6 +30,7 @@ import {
   noModelMessage,
   resolveModel,
 } from './select-model';
+import { writeFileDurably } from './write-durably';
 
 /** How a step may act: `single` = at most one successful tool round per step, `auto` = several. */
 export type RunMode = 'single' | 'auto';
@@ -233,7 +234,7 @@ export function createDemoRunner(options: DemoRunnerOptions): DemoRunner {
       // What resume needs is on disk before the run journals anything: a crash at any moment
       // leaves a run that `resume` can find.
       const runId = createRunId();
-      writeFileSync(metaPath(runId), `${JSON.stringify(meta, null, 2)}\n`);
+      writeFileDurably(metaPath(runId), `${JSON.stringify(meta, null, 2)}\n`);
       const stream = cortex.events(input.task ?? isPrimeTask, { signal: input.signal, runId });
       // Drain the stream so events flow; `onEvent` already receives them.
       void (async () => {
