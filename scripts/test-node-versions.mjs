@@ -77,9 +77,8 @@ function deal() {
     share.files.push(file);
     share.seconds += seconds.get(file);
   }
-  files
-    .filter((file) => !seconds.has(file))
-    .forEach((file, index) => shares[index % shares.length].files.push(file));
+  const untimed = files.filter((file) => !seconds.has(file));
+  for (const [index, file] of untimed.entries()) shares[index % shares.length].files.push(file);
   return new Map(extraNodeVersions.map((version, index) => [version, shares[index]]));
 }
 
