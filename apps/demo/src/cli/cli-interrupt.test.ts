@@ -12,7 +12,7 @@ const repoRoot = join(packageDir, '..', '..');
 const sourceBin = join(packageDir, 'src', 'bin.ts');
 
 beforeAll(async () => {
-  ensureCliBuild();
+  await ensureCliBuild();
   await ensureWebBuild();
 }, 180_000);
 
