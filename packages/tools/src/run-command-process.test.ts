@@ -9,7 +9,12 @@ describe('run_command reports the processes it starts', () => {
   it('calls onProcess with the pid of the process it spawned (the sandbox, when sandboxed)', async () => {
     const ws = await createTempWorkspace();
     try {
-      writeFileSync(join(ws.root, 'pid.js'), 'process.stdout.write(String(process.pid));\n');
+      // It runs until the test has seen it (a loaded machine could let a short command end, and
+      // leave a zombie with no command line, before the callback looks).
+      writeFileSync(
+        join(ws.root, 'pid.js'),
+        "const fs = require('node:fs');\nconst pause = new Int32Array(new SharedArrayBuffer(4));\nfor (let i = 0; i < 3000 && !fs.existsSync('seen'); i++) Atomics.wait(pause, 0, 0, 10);\nprocess.stdout.write(String(process.pid));\n",
+      );
       const registry = createToolRegistry(workspaceTools({ root: ws.root }));
       const seen: string[] = [];
       const outcome = await registry.execute(
@@ -19,8 +24,10 @@ describe('run_command reports the processes it starts', () => {
           signal: new AbortController().signal,
           callId: 'c1',
           // Read while it runs: the command line of the process that was started.
-          onProcess: ({ pid }) =>
-            seen.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')),
+          onProcess: ({ pid }) => {
+            seen.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+            writeFileSync(join(ws.root, 'seen'), '');
+          },
         },
       );
       expect(outcome.status).toBe('success');
