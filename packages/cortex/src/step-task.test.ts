@@ -5,7 +5,7 @@ import { ModelError } from '@closedloop/model';
 import type { PlanSnapshot } from '@closedloop/plan';
 import { workspaceTools } from '@closedloop/tools';
 import { processScopeVariable } from '@closedloop/tools/internal';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { createTempWorkspace, isProcessRunning, type TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failStep, lyingStep, scenarioModel, writeStep } from './__fixtures__/scenario-model';
 import { CortexError } from './cortex-error';
@@ -259,13 +259,7 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
       child.unref();
       return child.pid!;
     };
-    const alive = (pid: number) => {
-      try {
-        return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
-      } catch {
-        return false;
-      }
-    };
+
     const pids: number[] = [];
     let seen: { leftover: boolean; sibling: boolean } | undefined;
     const result = await createCortex({
@@ -291,7 +285,7 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
           history,
           journal: (event) => void continued.push(JSON.parse(JSON.stringify(event))),
         });
-        seen = { leftover: alive(leftover), sibling: alive(sibling) };
+        seen = { leftover: isProcessRunning(leftover), sibling: isProcessRunning(sibling) };
         task.adopt([...history, ...continued]);
         return JSON.parse(JSON.stringify(outcome));
       },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ScriptedModel, textTurn, toolCallTurn } from '@closedloop/model/testing';
 import { defineTool, workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace } from '@closedloop/tools/testing';
+import { createTempWorkspace, isProcessRunning } from '@closedloop/tools/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { echoTool, inProgressPlan } from './__fixtures__/step-plan';
@@ -171,21 +171,6 @@ describe('executeStep: user interruption', () => {
   });
 });
 
-/** Whether `pid` runs: it exists and is not a zombie (Linux's /proc; elsewhere kill(pid, 0)). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
-
 describe('executeStep: interrupting a real command', () => {
   it('kills the running process within the budget and records exactly what ran', async () => {
     await using ws = await createTempWorkspace({
@@ -232,8 +217,8 @@ describe('executeStep: interrupting a real command', () => {
     // Killed: gone, or dead and not yet reaped (a zombie still answers kill(pid, 0)); on a loaded
     // machine the exit can take more than a moment to show.
     const deadline = Date.now() + 5_000;
-    while (alive(pid) && Date.now() < deadline) await wait(20);
-    expect(alive(pid)).toBe(false);
+    while (isProcessRunning(pid) && Date.now() < deadline) await wait(20);
+    expect(isProcessRunning(pid)).toBe(false);
     expect(await ws.exists('finished.txt')).toBe(false);
   });
 });

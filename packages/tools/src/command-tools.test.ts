@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CommandResult, parseGitStatus } from './command-tools';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { createToolRegistry, type ToolRegistry } from './create-tool-registry';
+import { isProcessRunning } from './is-process-running';
 import type { ToolContext } from './tool';
 import { type WorkspaceToolsOptions, workspaceTools } from './workspace-tools';
 
@@ -26,21 +27,6 @@ async function run(argv: string[], extra: Record<string, unknown> = {}, on: Tool
   const outcome = await on.execute('run_command', { argv, ...extra }, context());
   if (outcome.status !== 'success') throw new Error(`run_command failed: ${outcome.text}`);
   return { result: outcome.output as Result, text: outcome.text };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // A killed grandchild nobody reaped yet is a zombie: dead for our purposes.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return true;
-  }
 }
 
 async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -199,7 +185,7 @@ describe('run_command', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     const pids = JSON.parse(await ws.read('pids.json')) as number[];
     expect(pids).toHaveLength(2);
-    expect(await waitUntil(() => pids.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+    expect(await waitUntil(() => pids.every((pid) => !isProcessRunning(pid)), 2000)).toBe(true);
   });
 
   it('answers aborted within 100 ms and kills the process tree', async () => {
@@ -218,7 +204,7 @@ describe('run_command', () => {
     expect(Date.now() - abortedAt).toBeLessThan(100);
     expect(outcome).toMatchObject({ status: 'error', code: 'aborted' });
     const pids = JSON.parse(await ws.read('pids.json')) as number[];
-    expect(await waitUntil(() => pids.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+    expect(await waitUntil(() => pids.every((pid) => !isProcessRunning(pid)), 2000)).toBe(true);
   });
 
   it('does not reach outside through symlinks: the outside canary never shows up', async () => {

@@ -17,6 +17,7 @@ import {
 import { normalizeToolArguments, truncateText } from '@closedloop/tools/internal';
 import {
   createTempWorkspace,
+  isProcessRunning,
   type LinkSwapper,
   startLinkSwapper,
   type TempWorkspace,
@@ -62,6 +63,7 @@ describe('@closedloop/tools public surface', () => {
     expectTypeOf<ToolError['code']>().toEqualTypeOf<ToolErrorCode>();
     expectTypeOf(createTempWorkspace).returns.resolves.toEqualTypeOf<TempWorkspace>();
     expectTypeOf(startLinkSwapper).returns.toEqualTypeOf<LinkSwapper>();
+    expectTypeOf(isProcessRunning).toEqualTypeOf<(pid: number) => boolean>();
   });
 
   it('keeps helpers for other closedloop packages out of the root', () => {

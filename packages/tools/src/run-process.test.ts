@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isProcessRunning } from './is-process-running';
 import { findExecutable, runProcess } from './run-process';
 
 const base = {
@@ -9,16 +10,6 @@ const base = {
   timeoutMs: 5_000,
   maxOutputBytes: 1024,
 };
-
-/** Running, not dead and not a zombie waiting to be reaped. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z');
-  } catch {
-    return false;
-  }
-}
 
 describe('runProcess', () => {
   it('does not hang when a grandchild keeps the pipes open, and kills it', async () => {
@@ -35,7 +26,7 @@ describe('runProcess', () => {
     const grandchild = Number(result.stdout.trim());
     expect(grandchild).toBeGreaterThan(0);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(isRunning(grandchild)).toBe(false);
+    expect(isProcessRunning(grandchild)).toBe(false);
   });
 
   it('strips ANSI escapes and reports a signal death', async () => {
