@@ -71,6 +71,8 @@ export class RunSession {
   readonly #resumed: boolean;
   #storedFinish: Extract<RunEvent, { type: 'run-finished' }> | undefined;
   readonly #lease: RunLease | undefined;
+  /** The process scope of this run's verification (`verificationScopeOf`), made once. */
+  #verificationScope: string | undefined;
   /** Interrupted steps continued from the journal, with what their executor replays (used once). */
   #replays = new Map<StepId, StepReplay>();
 
@@ -367,7 +369,7 @@ export class RunSession {
           emit: (event) => this.bus.emit(event),
           onModelUnavailable: (error) => this.#stop('model-unavailable', modelUnavailableReason(error)),
           journal: (id) => this.#journalFor(id),
-          verificationScope: verificationScopeOf(this.runId, this.#config.workspace),
+          verificationScope: this.#scope(),
         },
         stepId,
         signal,
@@ -455,7 +457,7 @@ export class RunSession {
 
   async #verifyGoal(): Promise<FindingLike[]> {
     if (!this.#config.verifier.goal) return [];
-    const findings = await runInProcessScope(verificationScopeOf(this.runId, this.#config.workspace), () =>
+    const findings = await runInProcessScope(this.#scope(), () =>
       verifyGoalFindings({
         plan: this.#plan!,
         request: this.request,
@@ -533,6 +535,11 @@ export class RunSession {
   }
 
   // ─── stopping ───────────────────────────────────────────────────────────────────────────
+
+  #scope(): string {
+    this.#verificationScope ??= verificationScopeOf(this.runId, this.#config.workspace);
+    return this.#verificationScope;
+  }
 
   #stop(stopReason: StopReason, reason: string): void {
     if (this.#stopCause) return;
