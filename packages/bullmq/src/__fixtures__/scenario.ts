@@ -143,6 +143,8 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
   };
   return new ScriptedModel({
     modelId: 'scale-out-scenario',
+    // Nothing reads the requests back: keeping a copy of each is memory and CPU no model spends.
+    recordRequests: false,
     capabilities: { structuredOutput: false },
     latencyMs: (request) => (request.tools?.some((tool) => tool.name === 'mark_step') ? settings.turnMs : 0),
     matchers: [{ match: () => true, respond }],
