@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import type { ApprovalHandler, ApprovalRequest } from '@closedloop/cortex';
 import { terminalSafe } from './view/terminal-safe';
 
@@ -37,6 +36,8 @@ export function promptApprovals(io: {
   let queue: Promise<unknown> = Promise.resolve();
   return (request) => {
     const asked = queue.then(async () => {
+      // Loaded when a question is asked: `closedloop --help` and runs without prompts never need it.
+      const { createInterface } = await import('node:readline/promises');
       const readline = createInterface({ input: io.input, output: io.output, terminal: true });
       try {
         const answer = await readline.question(`\n${describeApproval(request)}\nApprove? [y/N] `, {

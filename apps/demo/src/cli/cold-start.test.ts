@@ -71,7 +71,8 @@ describe('closedloop cold start: --help and --version load only the command defi
     expect(code).toBe(0);
     // The recorder saw the CLI's own imports (so an empty list cannot pass by accident).
     expect(modules.some((url) => url.endsWith('/dist/bin.js'))).toBe(true);
-    expect(modules.some((url) => /\/node_modules\/commander\//.test(url))).toBe(true);
+    // commander is bundled into the entry: none of its CommonJS files is loaded at start.
+    expect(modules.filter((url) => /\/node_modules\/commander\//.test(url))).toEqual([]);
     const base = errorBaseFiles();
     const loaded = heavy.flatMap(([what, pattern]) =>
       modules
@@ -82,6 +83,16 @@ describe('closedloop cold start: --help and --version load only the command defi
     expect(loaded).toEqual([]);
     if (args[0] === '--version') expect(stdout.trim()).toBe(version);
     else expect(stdout).toMatch(/^Usage: closedloop/);
+  });
+
+  it('the recorder sees CommonJS files (so a CommonJS dependency loaded at start would show)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'closedloop-modules-')), 'modules.txt');
+    await run(process.execPath, ['--import', recorder, '-e', "require('commander')"], {
+      cwd: packageDir,
+      env: { ...process.env, CLOSEDLOOP_RECORD_MODULES: file },
+    });
+    const modules = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((url) => /\/node_modules\/commander\/index\.js$/.test(url))).toBe(true);
   });
 
   it('a command that runs loads what it needs on use (the recorder sees dynamic imports)', async () => {
