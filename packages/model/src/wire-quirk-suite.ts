@@ -332,6 +332,32 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title:
+      'the deprecated function_call streamed (older Azure API versions: role delta, name, argument fragments) is a tool call',
+    fixture: 'azure-legacy-function-call-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: '',
+        toolCalls: ['get_weather {\n  "city": "Paris"\n}'],
+        finishReason: 'tool-calls',
+        rawFinishReason: 'function_call',
+      },
+    },
+  },
+  {
+    title: 'a "length" finish inside a streamed deprecated function_call: a typed truncation error',
+    fixture: 'azure-legacy-function-call-length-stream',
+    call: 'stream',
+    expected: {
+      error: {
+        code: 'invalid-response',
+        isRetryable: false,
+        message: /"length"\) inside tool call "get_weather"/,
+      },
+    },
+  },
+  {
     title: 'LocalAI streaming one call again at a second index with the same id: one call',
     fixture: 'localai-same-call-at-two-indexes-stream',
     call: 'stream',

@@ -409,7 +409,10 @@ function choiceIndexOf(chunk: Json): number | undefined {
   return isRecord(first) ? (typeof first.index === 'number' ? first.index : 0) : undefined;
 }
 
-/** Whether an OpenAI-style chunk's first choice carries tool calls (as a delta or a whole message). */
+/**
+ * Whether an OpenAI-style chunk's first choice carries tool calls (as a delta or a whole message)
+ * or a streamed deprecated `function_call`.
+ */
 function choiceHasToolCalls(chunk: Json): boolean {
   const first: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
   if (!isRecord(first)) return false;
@@ -418,7 +421,7 @@ function choiceHasToolCalls(chunk: Json): boolean {
     : isRecord(first.message)
       ? first.message.tool_calls
       : undefined;
-  return Array.isArray(calls) && calls.length > 0;
+  return (Array.isArray(calls) && calls.length > 0) || legacyFunctionCallDelta(chunk) !== undefined;
 }
 
 /** Whether two argument texts are the same JSON value (whitespace and key spacing aside). */
@@ -446,6 +449,27 @@ function wireToolCallIds(chunk: unknown): Array<[number, string]> {
     found.push([typeof call.index === 'number' ? call.index : position, call.id]);
   }
   return found;
+}
+
+/**
+ * The deprecated single `function_call` of an OpenAI-style raw chunk's delta
+ * (`choices[0].delta.function_call`: older Azure API versions, some compatible servers), which
+ * `@ai-sdk/openai-compatible` drops: its name and argument text (an object is its JSON, as
+ * llama.cpp sends `arguments`). `undefined` when there is none — `function_call: null` on every
+ * delta (LongCat) included — or it carries neither.
+ */
+function legacyFunctionCallDelta(
+  chunk: Json,
+): { name: string; arguments: string; whole: boolean } | undefined {
+  const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  const delta = isRecord(choice) ? choice.delta : undefined;
+  const call = isRecord(delta) ? delta.function_call : undefined;
+  if (!isRecord(call)) return undefined;
+  const name = typeof call.name === 'string' ? call.name : '';
+  const args = call.arguments;
+  const whole = isRecord(args) && !Array.isArray(args);
+  const text = typeof args === 'string' ? args : whole ? JSON.stringify(args) : '';
+  return name !== '' || text !== '' ? { name, arguments: text, whole } : undefined;
 }
 
 function metadataData(metadata: unknown): Record<string, unknown> | undefined {
@@ -976,6 +1000,9 @@ export class AISDKChatModel implements ChatModel {
     // SDK rejected carried: tool calls by wire index, and a finish reason.
     let lastRaw: Json | undefined;
     const rejectedCalls = new Map<number, { id: string; name: string; rawArguments: string }>();
+    // The deprecated single `function_call` streamed in raw deltas (older Azure API versions),
+    // which the AI SDK drops: one call without an id, returned when the AI SDK has no call of its own.
+    let legacyCall: { id: string; name: string; rawArguments: string } | undefined;
     let rejectedFinish: string | undefined;
     let finish: Json | undefined;
     // The terminal raw chunk's finish reason and the usage reported from it on: the answer when
@@ -1082,6 +1109,14 @@ export class AISDKChatModel implements ChatModel {
                   yield { type: 'text-delta', delta: whole.text };
                 }
                 for (const call of whole.calls) yield* wholeCall(call);
+              }
+              const legacy = legacyFunctionCallDelta(chunk);
+              if (legacy) {
+                legacyCall ??= { id: '', name: '', rawArguments: '' };
+                // The name comes on the first delta (some servers repeat it): the first one counts.
+                if (legacyCall.name === '') legacyCall.name = legacy.name;
+                if (legacy.whole) legacyCall.rawArguments = legacy.arguments;
+                else legacyCall.rawArguments += legacy.arguments;
               }
               for (const [index, wireId] of wireToolCallIds(chunk)) {
                 const first = wireIndexes.get(wireId);
@@ -1258,6 +1293,20 @@ export class AISDKChatModel implements ChatModel {
     if (finish && otherChoices && tailFinish !== undefined)
       finish = { ...finish, finishReason: unifiedTerminal(tailFinish) };
     for (const call of rejectedCalls.values()) yield* wholeCall(call);
+    // A streamed deprecated `function_call`, unless the AI SDK read the answer's calls itself (a
+    // server that sends both shapes): `call_0`, held like any call until the finish reason shows
+    // it was not cut off.
+    if (legacyCall && inputs.size === 0) {
+      if (legacyCall.name === '')
+        throw new ModelError({
+          code: 'invalid-response',
+          message: `${this.provider}: the streamed function_call has no function name${requestId ? ` (request ${requestId})` : ''}`,
+          provider: this.provider,
+          rawOutput: legacyCall.rawArguments,
+          ...(requestId ? { requestId } : {}),
+        });
+      yield* wholeCall(legacyCall);
+    }
     const usage = rawUsage && mapAISDKUsage(finish?.usage).totalTokens === 0 ? rawUsage : finish?.usage;
     if (endedWithoutFinishReason && !rejectedFinish) {
       const json = jsonBody();

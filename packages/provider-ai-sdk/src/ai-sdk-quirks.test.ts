@@ -332,3 +332,98 @@ describe('several choices in one stream (n > 1)', () => {
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
+
+describe('the deprecated function_call streamed (older Azure API versions), which the AI SDK drops', () => {
+  /** The recorded stream with each chunk's JSON changed by `edit` (`[DONE]` and comments kept). */
+  const edited = (fixture: string, edit: (chunk: { choices: Array<Record<string, unknown>> }) => void) => {
+    const recorded = read(fixture);
+    const body = recorded.body
+      .split('\n\n')
+      .map((event) => {
+        if (!event.startsWith('data: {')) return event;
+        const chunk = JSON.parse(event.slice('data: '.length));
+        edit(chunk);
+        return `data: ${JSON.stringify(chunk)}`;
+      })
+      .join('\n\n');
+    expect(body).not.toBe(recorded.body);
+    return [{ type: 'response' as const, response: { ...recorded, body }, chunking: 'events' as const }];
+  };
+
+  it('streams as one tool call: the deltas (id, name, arguments), then the call, then the finish', async () => {
+    server.script(sse('azure-legacy-function-call-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    expect(parts.map((part) => part.type)).toEqual(['tool-call-delta', 'tool-call', 'finish']);
+    expect(parts[0]).toEqual({
+      type: 'tool-call-delta',
+      index: 0,
+      id: 'call_0',
+      name: 'get_weather',
+      argumentsDelta: '{\n  "city": "Paris"\n}',
+    });
+    const result = finishedResult(parts);
+    expect(result.toolCalls).toEqual([
+      {
+        id: 'call_0',
+        name: 'get_weather',
+        arguments: { city: 'Paris' },
+        rawArguments: '{\n  "city": "Paris"\n}',
+      },
+    ]);
+    expect(result.response?.requestId).toBe('req_azure_legacy');
+    expect(result.response?.id).toBe('chatcmpl-8LegacyAzLoop');
+  });
+
+  it('sent alongside the same call as tool_calls (a server sending both shapes): one call, not two', async () => {
+    server.script(
+      edited('azure-legacy-function-call-stream', (chunk) => {
+        const delta = chunk.choices[0]?.delta as Record<string, unknown> | undefined;
+        const legacy = delta?.function_call as Record<string, unknown> | undefined;
+        if (!delta || !legacy) return;
+        delta.tool_calls = [
+          {
+            index: 0,
+            ...(legacy.name ? { id: 'call_both', type: 'function' } : {}),
+            function: legacy,
+          },
+        ];
+      }),
+    );
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    expect(finishedResult(parts).toolCalls.map((call) => [call.id, call.name, call.rawArguments])).toEqual([
+      ['call_both', 'get_weather', '{\n  "city": "Paris"\n}'],
+    ]);
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+  });
+
+  it('without a function name: a typed error, not a call named ""', async () => {
+    server.script(
+      edited('azure-legacy-function-call-stream', (chunk) => {
+        const legacy = (chunk.choices[0]?.delta as Record<string, unknown> | undefined)?.function_call;
+        if (legacy && typeof legacy === 'object') delete (legacy as Record<string, unknown>).name;
+      }),
+    );
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).message]).toEqual([
+      'invalid-response',
+      expect.stringMatching(/function_call has no function name/),
+    ]);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+
+  it("in another choice than the answer's (n > 1): a typed error, not dropped", async () => {
+    server.script(
+      edited('n2-interleaved-choices-stream', (chunk) => {
+        const choice = chunk.choices[0];
+        if (choice?.index === 1 && (choice.delta as Record<string, unknown>).content === 'Plan B:')
+          choice.delta = { function_call: { name: 'run_command', arguments: '{"cmd":"rm -rf build"}' } };
+      }),
+    );
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect((error as ModelError).message).toMatch(/more than one choice, and choice 1 carries tool calls/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
