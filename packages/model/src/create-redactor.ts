@@ -324,6 +324,12 @@ interface KnownIndex {
   allWindowed: boolean;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
   shortest: number;
+  /** The first piece of any byte dump of any value (see {@link dumpSources}), longest value first. */
+  dumps: RegExp | undefined;
+  /** The dump forms of each value, longest first: which one starts where `dumps` matched, how far. */
+  dumpOf: { label: string; forms: DumpForm[] }[];
+  /** No text shorter than this holds a dump (one character per byte, a separator between). */
+  shortestDump: number;
 }
 
 /** The length of the grams `gramBits` is built from. */
@@ -369,7 +375,7 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
+function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
   const values = new Map<string, string>();
   const windows = new Map<string, string>();
   for (const [value, label] of entries) {
@@ -406,12 +412,16 @@ function buildKnownIndex(entries: Iterable<[string, string]>): KnownIndex {
     allWindowed,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
+    ...buildDumps(entries),
   };
 }
 
-/** Replaces full values, then any run of text made of fragments of a known value. */
-function redactKnown(text: string, index: KnownIndex): string {
+/** Replaces byte dumps of known values, full values, then any run of text made of fragments of one. */
+function redactKnown(input: string, index: KnownIndex): string {
   const shortcuts = redactorShortcuts.enabled;
+  // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
+  const text =
+    index.dumps !== undefined && input.length >= index.shortestDump ? redactDumps(input, index) : input;
   // A value in the text would start a window there: without a window, nothing to replace.
   if (
     shortcuts &&
@@ -435,6 +445,161 @@ function redactKnown(text: string, index: KnownIndex): string {
     out = out.slice(0, start) + label + out.slice(end);
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte dumps of known values (one token per byte, between separators)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What may stand between two bytes of a dump on one line: up to four separator characters
+ * (`73:6b`, `73 6b`, `73-6b`, `0x73, 0x6b`, `'73', '6b'`, hexdump -C's double space) or nothing
+ * (`\x73\x6b`, `%73%6b`, xxd's groups `736b 2d6c`).
+ */
+const dumpSeparator = String.raw`[\t ,:;.'"-]{0,4}`;
+/**
+ * …or the end of one line of a dump and the start of the next: the end of the line (a trailing
+ * `,`, or two spaces and the ASCII column of xxd and `hexdump -C`), the line break, indentation
+ * and an offset column (xxd's `00000010:`, hexdump's `00000010  `, od's `0000020 `). The ASCII
+ * column must follow two spaces: a pattern that looked past any text to the line's end would
+ * do so wherever a text holds the number of a secret's first byte, several times slower.
+ */
+const dumpLineBreak = String.raw`(?:[\t ,]*|  [^\n]{1,80})\n[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?`;
+const dumpGap = `(?:${dumpSeparator}|${dumpLineBreak})`;
+/** Before the number of a byte: `0x73`, `\x73`, `\u0073`, `%73`, `&#x73;`, `&#115;`, `\163`. */
+const bytePrefix = String.raw`(?:0x|\\x|\\u00|%|&#x?|\\)?`;
+/** The prefix of the first byte of a dump, which the scan leaves out (see {@link byteNumber}). */
+const firstBytePrefix = /(?:0x|\\x|\\u00|%|&#x?|\\)$/i;
+/**
+ * `od -c` and `hexdump -c` print a byte in four columns: three spaces before a printable one;
+ * a line break and an offset column between two lines.
+ */
+const charGap = String.raw`(?: {3}|\n[0-9a-f]* {3})`;
+/**
+ * A dump is looked for by the dump of the first this many bytes (or characters) of a value, and
+ * followed piece by piece after that: one pattern of a whole long value would be too large for
+ * V8 to compile (it interprets it, several times slower, or overflows its stack).
+ */
+const dumpPieceLength = 32;
+
+/**
+ * One byte as a dump prints it: hex (either case, the patterns are `i`), decimal or octal, after
+ * a prefix — but the first byte of a dump without (a pattern that starts with a digit is scanned
+ * for faster than one that starts with an optional prefix; {@link redactDumps} adds it back).
+ */
+function byteNumber(byte: number, first: boolean): string {
+  const forms = new Set([
+    String(byte),
+    byte.toString(8).padStart(3, '0'),
+    byte.toString(16).padStart(2, '0'),
+  ]);
+  return `${first ? '' : bytePrefix}(?:${[...forms].sort((a, b) => b.length - a.length).join('|')})`;
+}
+
+/** One way of printing a value one token per byte: its first piece, then the others in turn. */
+interface DumpForm {
+  /** The pattern of the first piece (sticky). */
+  head: RegExp;
+  /** The pattern of each next piece, with the gap before it (sticky). */
+  rest: RegExp[];
+}
+
+/** The first `dumpPieceLength` items of `items`, then the next ones, and so on. */
+function pieces<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += dumpPieceLength) out.push(items.slice(i, i + dumpPieceLength));
+  return out;
+}
+
+/**
+ * The pattern sources of every byte dump of `value` (case-insensitive), first piece and the
+ * others: its UTF-8 bytes, each as a number in hex, decimal or octal with an optional prefix
+ * (`73:6b:2d`, `73 6B 2D`, `\x73\x6b`, `0x73, 0x6b`, `[115,107,45]`, `od -b`'s `163 153 055`), a
+ * separator or the line break of a line-wrapped dump between two bytes (xxd, `hexdump -C`,
+ * `od -An -tx1`, `xxd -i`); or its characters one by one, three spaces apart (`od -c`).
+ */
+function dumpSources(value: string): { head: string; rest: string[] }[] {
+  const bytes = pieces([...Buffer.from(value, 'utf8')]);
+  const numbers = bytes.map((piece, p) =>
+    piece.map((byte, i) => byteNumber(byte, p === 0 && i === 0)).join(dumpGap),
+  );
+  const chars = pieces([...value]).map((piece) => piece.map(escapeRegExp).join(charGap));
+  return [
+    { head: numbers[0] as string, rest: numbers.slice(1).map((source) => dumpGap + source) },
+    { head: ` {3}${chars[0] as string}`, rest: chars.slice(1).map((source) => charGap + source) },
+  ];
+}
+
+function buildDumps(
+  entries: ReadonlyMap<string, string>,
+): Pick<KnownIndex, 'dumps' | 'dumpOf' | 'shortestDump'> {
+  const dumpOf: KnownIndex['dumpOf'] = [];
+  const heads: string[] = [];
+  let shortestDump = Number.POSITIVE_INFINITY;
+  for (const [value, label] of [...entries].sort(([a], [b]) => b.length - a.length)) {
+    const sources = dumpSources(value);
+    dumpOf.push({
+      label,
+      forms: sources.map(({ head, rest }) => ({
+        head: new RegExp(head, 'iy'),
+        rest: rest.map((source) => new RegExp(source, 'iy')),
+      })),
+    });
+    for (const { head } of sources) heads.push(head);
+    shortestDump = Math.min(shortestDump, 2 * [...value].length - 1);
+  }
+  const dumps = heads.length > 0 ? new RegExp(heads.map((head) => `(?:${head})`).join('|'), 'gi') : undefined;
+  return { dumps, dumpOf, shortestDump };
+}
+
+/**
+ * Replaces every byte dump of a known value with its label. A dump wrapped over lines is replaced
+ * from its first byte to the end of its last line, so neither its bytes nor the ASCII columns
+ * (which hold the value cut into pieces, one per line) are left.
+ */
+function redactDumps(text: string, index: KnownIndex): string {
+  const dumps = index.dumps as RegExp;
+  dumps.lastIndex = 0;
+  let match = dumps.exec(text);
+  if (match === null) return text;
+  let out = '';
+  let copied = 0;
+  for (; match !== null; match = dumps.exec(text)) {
+    let start = match.index;
+    let end = start + match[0].length;
+    let label = marker;
+    let longest = 0;
+    // Which value's dump starts here, and how far it goes (the longest one).
+    for (const dump of index.dumpOf) {
+      for (const form of dump.forms) {
+        form.head.lastIndex = start;
+        const head = form.head.exec(text);
+        if (head === null) continue;
+        let reached = start + head[0].length;
+        for (const piece of form.rest) {
+          piece.lastIndex = reached;
+          const next = piece.exec(text);
+          if (next === null) break;
+          reached += next[0].length;
+        }
+        if (reached - start > longest) {
+          longest = reached - start;
+          label = dump.label;
+        }
+      }
+    }
+    end = Math.max(end, start + longest);
+    const before = firstBytePrefix.exec(text.slice(Math.max(copied, start - 4), start));
+    if (before !== null) start -= before[0].length;
+    if (text.slice(start, end).includes('\n')) {
+      const lineEnd = text.indexOf('\n', end);
+      end = lineEnd === -1 ? text.length : lineEnd;
+    }
+    out += text.slice(copied, start) + label;
+    copied = end;
+    dumps.lastIndex = end;
+  }
+  return out + text.slice(copied);
 }
 
 // ---------------------------------------------------------------------------------------------
