@@ -1105,8 +1105,10 @@ const memoTextLimit = 65_536;
  *    (`OPENAI_API_KEY`, `DB_PASS`, `GITHUB_TOKEN`… at least `minLength` characters), `secrets`,
  *    and every value given to {@link registerSecret} — also URL-encoded, JSON-escaped, hex and
  *    base64 encoded (at any byte offset), and any run of ≥ 12 characters of them (a partial read
- *    of a key line, a key split across lines or chunks); environment values become
- *    `[REDACTED:NAME]`;
+ *    of a key line, a key split across lines or chunks), and byte dumps of them (one hex, decimal
+ *    or octal number per byte with any prefix and separator: `73:6b:…`, `\x73\x6b…`,
+ *    `0x73, 0x6b, …`, `[115,107,…]`; line-wrapped xxd, `hexdump -C` and `od` dumps up to the end
+ *    of their last line, ASCII column included); environment values become `[REDACTED:NAME]`;
  * 2. **key shapes** — PEM, OpenSSH and PGP private keys (with or without END line, and bare key
  *    bodies), `Authorization:`/`Cookie:` headers, bearer/token/basic credentials in any case,
  *    `sk-…`, `ghp_…`, `github_pat_…`, `glpat-…`, `xox?-…`, `npm_…`, `hf_…`, Stripe, SendGrid,
