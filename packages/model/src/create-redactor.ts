@@ -324,8 +324,14 @@ interface KnownIndex {
   allWindowed: boolean;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
   shortest: number;
-  /** The first piece of any byte dump of any value (see {@link dumpSources}), longest value first. */
+  /** The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value first. */
   dumps: RegExp | undefined;
+  /**
+   * The same for `od -c` dumps (case-sensitive). Apart: a pattern that starts with three spaces
+   * is scanned for faster alone than as an alternative of `dumps` (and faster than a
+   * `text.includes('   s')`, which stops at every space).
+   */
+  charDumps: RegExp | undefined;
   /** The dump forms of each value, longest first: which one starts where `dumps` matched, how far. */
   dumpOf: { label: string; forms: DumpForm[] }[];
   /** No text shorter than this holds a dump (one character per byte, a separator between). */
@@ -420,8 +426,10 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
 function redactKnown(input: string, index: KnownIndex): string {
   const shortcuts = redactorShortcuts.enabled;
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
-  const text =
-    index.dumps !== undefined && input.length >= index.shortestDump ? redactDumps(input, index) : input;
+  let text = input;
+  if (index.dumps !== undefined && input.length >= index.shortestDump) {
+    text = redactDumps(redactDumps(text, index, index.dumps), index, index.charDumps as RegExp);
+  }
   // A value in the text would start a window there: without a window, nothing to replace.
   if (
     shortcuts &&
@@ -496,6 +504,12 @@ function byteNumber(byte: number, first: boolean): string {
   return `${first ? '' : bytePrefix}(?:${[...forms].sort((a, b) => b.length - a.length).join('|')})`;
 }
 
+/** The pattern sources of one way of printing a value one token per byte. */
+interface DumpSources {
+  head: string;
+  rest: string[];
+}
+
 /** One way of printing a value one token per byte: its first piece, then the others in turn. */
 interface DumpForm {
   /** The pattern of the first piece (sticky). */
@@ -516,9 +530,10 @@ function pieces<T>(items: readonly T[]): T[][] {
  * others: its UTF-8 bytes, each as a number in hex, decimal or octal with an optional prefix
  * (`73:6b:2d`, `73 6B 2D`, `\x73\x6b`, `0x73, 0x6b`, `[115,107,45]`, `od -b`'s `163 153 055`), a
  * separator or the line break of a line-wrapped dump between two bytes (xxd, `hexdump -C`,
- * `od -An -tx1`, `xxd -i`); or its characters one by one, three spaces apart (`od -c`).
+ * `od -An -tx1`, `xxd -i`); and its characters one by one, three spaces apart (`od -c`, in the
+ * value's case).
  */
-function dumpSources(value: string): { head: string; rest: string[] }[] {
+function dumpSources(value: string): [DumpSources, DumpSources] {
   const bytes = pieces([...Buffer.from(value, 'utf8')]);
   const numbers = bytes.map((piece, p) =>
     piece.map((byte, i) => byteNumber(byte, p === 0 && i === 0)).join(dumpGap),
@@ -532,33 +547,43 @@ function dumpSources(value: string): { head: string; rest: string[] }[] {
 
 function buildDumps(
   entries: ReadonlyMap<string, string>,
-): Pick<KnownIndex, 'dumps' | 'dumpOf' | 'shortestDump'> {
+): Pick<KnownIndex, 'dumps' | 'charDumps' | 'dumpOf' | 'shortestDump'> {
   const dumpOf: KnownIndex['dumpOf'] = [];
   const heads: string[] = [];
+  const charHeads: string[] = [];
   let shortestDump = Number.POSITIVE_INFINITY;
   for (const [value, label] of [...entries].sort(([a], [b]) => b.length - a.length)) {
-    const sources = dumpSources(value);
+    const [numbers, chars] = dumpSources(value);
     dumpOf.push({
       label,
-      forms: sources.map(({ head, rest }) => ({
-        head: new RegExp(head, 'iy'),
-        rest: rest.map((source) => new RegExp(source, 'iy')),
-      })),
+      forms: [
+        {
+          head: new RegExp(numbers.head, 'iy'),
+          rest: numbers.rest.map((source) => new RegExp(source, 'iy')),
+        },
+        { head: new RegExp(chars.head, 'y'), rest: chars.rest.map((source) => new RegExp(source, 'y')) },
+      ],
     });
-    for (const { head } of sources) heads.push(head);
+    heads.push(numbers.head);
+    charHeads.push(chars.head);
     shortestDump = Math.min(shortestDump, 2 * [...value].length - 1);
   }
-  const dumps = heads.length > 0 ? new RegExp(heads.map((head) => `(?:${head})`).join('|'), 'gi') : undefined;
-  return { dumps, dumpOf, shortestDump };
+  const union = (sources: string[], flags: string) =>
+    sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|'), flags) : undefined;
+  return {
+    dumps: union(heads, 'gi'),
+    charDumps: union(charHeads, 'g'),
+    dumpOf,
+    shortestDump,
+  };
 }
 
 /**
- * Replaces every byte dump of a known value with its label. A dump wrapped over lines is replaced
+ * Replaces every byte dump of a known value that `dumps` finds the start of with its label. A dump wrapped over lines is replaced
  * from its first byte to the end of its last line, so neither its bytes nor the ASCII columns
  * (which hold the value cut into pieces, one per line) are left.
  */
-function redactDumps(text: string, index: KnownIndex): string {
-  const dumps = index.dumps as RegExp;
+function redactDumps(text: string, index: KnownIndex, dumps: RegExp): string {
   dumps.lastIndex = 0;
   let match = dumps.exec(text);
   if (match === null) return text;
