@@ -334,6 +334,21 @@ describe('byte dumps of known values', () => {
     );
   });
 
+  it('replaces the dump of a short value on one line of xxd, and across two', () => {
+    const short = 'pw-4f9Qa2Z';
+    const shortRedactor = createRedactor({ env: { DB_PASSWORD: short }, registered: false });
+    const pairs = [...Buffer.from(short)].map((byte) => byte.toString(16).padStart(2, '0'));
+    for (const offset of [0, 3, 10, 14]) {
+      const dump = tool('xxd', ['-g1'], `${'#'.repeat(offset)}${short}\n`);
+      const out = shortRedactor.redact(dump);
+      expect(out).toContain('[REDACTED:DB_PASSWORD]');
+      for (let i = 0; i + 3 <= short.length; i++) {
+        expect(out).not.toContain(short.slice(i, i + 3));
+        expect(out).not.toContain(pairs.slice(i, i + 3).join(' '));
+      }
+    }
+  });
+
   it('replaces a dump of a long value (several pieces of 32 bytes) whole', () => {
     const long = `eyJhbGciOiJSUzI1NiJ9.${'Qm9yaXMgYW5kIERvcmlz'.repeat(6)}.c2lnbmF0dXJl`;
     const longRedactor = createRedactor({ env: {}, secrets: [long], registered: false });
