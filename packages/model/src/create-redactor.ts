@@ -292,6 +292,9 @@ function encodedVariants(value: string): string[] {
   variants.add(hex.map((pair) => `%${pair}`).join(''));
   variants.add(hex.map((pair) => `%${pair.toUpperCase()}`).join(''));
   for (const encoded of base64Variants(value)) variants.add(encoded);
+  // As `od -c` prints it: any line of such a dump of a value of 8 or more characters holds four
+  // of them, a window, so a text without a window holds no such dump (see `redactKnown`).
+  variants.add([...value].join('   '));
   return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
 }
 
@@ -326,11 +329,7 @@ interface KnownIndex {
   shortest: number;
   /** The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value first. */
   dumps: RegExp | undefined;
-  /**
-   * The same for `od -c` dumps (case-sensitive). Apart: a pattern that starts with three spaces
-   * is scanned for faster alone than as an alternative of `dumps` (and faster than a
-   * `text.includes('   s')`, which stops at every space).
-   */
+  /** The same for `od -c` dumps (case-sensitive), looked for only in a text holding a window. */
   charDumps: RegExp | undefined;
   /** The dump forms of each value, longest first: which one starts where `dumps` matched, how far. */
   dumpOf: { label: string; forms: DumpForm[] }[];
@@ -427,9 +426,8 @@ function redactKnown(input: string, index: KnownIndex): string {
   const shortcuts = redactorShortcuts.enabled;
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
   let text = input;
-  if (index.dumps !== undefined && input.length >= index.shortestDump) {
-    text = redactDumps(redactDumps(text, index, index.dumps), index, index.charDumps as RegExp);
-  }
+  const mayHoldDump = index.dumps !== undefined && input.length >= index.shortestDump;
+  if (mayHoldDump) text = redactDumps(text, index, index.dumps as RegExp);
   // A value in the text would start a window there: without a window, nothing to replace.
   if (
     shortcuts &&
@@ -437,6 +435,9 @@ function redactKnown(input: string, index: KnownIndex): string {
     (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
   )
     return text;
+  // An `od -c` dump holds a window: looked for only now (its pattern starts with three spaces,
+  // scanning every text for it cost as much as all the numeric forms together).
+  if (mayHoldDump) text = redactDumps(text, index, index.charDumps as RegExp);
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
