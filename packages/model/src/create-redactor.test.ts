@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createRedactor, isSecretEnvName, registerSecret } from './create-redactor';
+import { createRedactor, isSecretEnvName, redactsToItselfWith, registerSecret } from './create-redactor';
 
 describe('isSecretEnvName', () => {
   it.each([
@@ -215,4 +216,188 @@ describe('registerSecret and redactValue', () => {
       expect(shared.text).toBe('DB_PASS=hunter22');
     },
   );
+});
+
+describe('byte dumps of known values', () => {
+  const secret = 'sk-live-4f9Qa2Zx7Lm3Tp8Vw1Rb';
+  const redactor = createRedactor({ env: { STRIPE_SECRET_KEY: secret }, registered: false });
+  const bytes = [...Buffer.from(secret)];
+  const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0'));
+  const octal = bytes.map((byte) => byte.toString(8).padStart(3, '0'));
+
+  /** Runs a real dump tool on `input` (its exact output, line wrapping and ASCII column included). */
+  function tool(command: string, args: string[], input: string): string {
+    return execFileSync(command, args, { input, encoding: 'utf8' });
+  }
+
+  // What is left of each dump: `X` stands for the marker (the wrapper around the bytes stays).
+  it.each([
+    ['colons', hex.join(':'), 'X'],
+    ['spaces', hex.join(' '), 'X'],
+    ['dashes', hex.join('-'), 'X'],
+    ['C/Python escapes', hex.map((pair) => `\\x${pair}`).join(''), 'X'],
+    ['an array literal', `{ ${hex.map((pair) => `0x${pair}`).join(', ')} }`, '{ X }'],
+    ['upper-case colons', hex.join(':').toUpperCase(), 'X'],
+    ['upper-case spaces', hex.join(' ').toUpperCase(), 'X'],
+    ['upper-case escapes', hex.map((pair) => `\\x${pair.toUpperCase()}`).join(''), 'X'],
+    ['an upper-case array literal', hex.map((pair) => `0X${pair.toUpperCase()}`).join(','), 'X'],
+    ['a Node buffer', `<Buffer ${hex.join(' ')}>`, '<Buffer X>'],
+    ['a JSON buffer (decimal)', JSON.stringify(Buffer.from(secret)), '{"type":"Buffer","data":[X]}'],
+    ['a decimal list', `[${bytes.join(', ')}]`, '[X]'],
+    ['octal escapes', octal.map((number) => `\\${number}`).join(''), 'X'],
+    ['unicode escapes', hex.map((pair) => `\\u00${pair}`).join(''), 'X'],
+    ['HTML entities', hex.map((pair) => `&#x${pair};`).join(''), 'X;'],
+    ['quoted strings', hex.map((pair) => `'${pair}'`).join(', '), "'X'"],
+  ])('replaces a dump with %s whole', (_name, dump, left) => {
+    expect(redactor.redact(`got ${dump} from the socket`)).toBe(
+      `got ${left.replace('X', '[REDACTED:STRIPE_SECRET_KEY]')} from the socket`,
+    );
+  });
+
+  /** What a dump still shows of the secret: any 3 bytes in a row as the tool prints them, or 4 characters of its ASCII column. */
+  function readable(out: string, join: (tokens: string[]) => string[]): string[] {
+    const found: string[] = [];
+    for (let i = 0; i + 4 <= secret.length; i++)
+      if (out.includes(secret.slice(i, i + 4))) found.push(secret.slice(i, i + 4));
+    for (let i = 0; i + 3 <= bytes.length; i++)
+      for (const shown of join(hex.slice(i, i + 4).concat())) if (out.includes(shown)) found.push(shown);
+    return found;
+  }
+
+  const dumpTools: [string, string, string[], (tokens: string[]) => string[]][] = [
+    // xxd groups two bytes: either alignment.
+    ['xxd', 'xxd', [], (t) => [`${t[0]}${t[1]} ${t[2]}${t[3]}`, `${t[1]}${t[2]} ${t[3]}`]],
+    [
+      'xxd -u',
+      'xxd',
+      ['-u'],
+      (t) => [`${t[0]}${t[1]} ${t[2]}`.toUpperCase(), `${t[1]}${t[2]} ${t[3]}`.toUpperCase()],
+    ],
+    ['hexdump -C', 'hexdump', ['-C'], (t) => [t.slice(0, 3).join(' ')]],
+    ['od -An -tx1', 'od', ['-An', '-tx1'], (t) => [t.slice(0, 3).join(' ')]],
+    ['od -tx1', 'od', ['-tx1'], (t) => [t.slice(0, 3).join(' ')]],
+    [
+      'od -b',
+      'od',
+      ['-b'],
+      (t) => [
+        t
+          .slice(0, 3)
+          .map((pair) => Number.parseInt(pair, 16).toString(8).padStart(3, '0'))
+          .join(' '),
+      ],
+    ],
+    [
+      'od -c',
+      'od',
+      ['-c'],
+      (t) => [
+        t
+          .slice(0, 3)
+          .map((pair) => String.fromCharCode(Number.parseInt(pair, 16)))
+          .join('   '),
+      ],
+    ],
+    [
+      'xxd -i',
+      'xxd',
+      ['-i'],
+      (t) => [
+        t
+          .slice(0, 3)
+          .map((pair) => `0x${pair}`)
+          .join(', '),
+      ],
+    ],
+  ];
+
+  describe.each(dumpTools)('in the real output of %s', (_name, command, args, join) => {
+    // Every offset of the secret in its line: its bytes wrap over two or three lines at each.
+    it.each(Array.from({ length: 16 }, (_, offset) => offset))(
+      'leaves neither its bytes nor its ASCII column readable at offset %i in the line',
+      (offset) => {
+        const input = `${'#'.repeat(offset)}${secret}\nthe end of the file, nothing else here\n`;
+        const dump = tool(command, args, input);
+        expect(readable(dump, join).length).toBeGreaterThan(0); // the check can fail
+        const out = redactor.redact(dump);
+        expect(readable(out, join)).toEqual([]);
+        expect(out).toContain('[REDACTED:STRIPE_SECRET_KEY]');
+        // The dump of the rest of the file is still there, line for line.
+        const rest = tool(
+          command,
+          args,
+          `${'#'.repeat(offset)}${'.'.repeat(secret.length)}\nthe end of the file, nothing else here\n`,
+        );
+        const lastLines = rest.split('\n').slice(-3).join('\n');
+        expect(out.endsWith(lastLines)).toBe(true);
+      },
+    );
+  });
+
+  it('replaces the dump of a short value on one line of xxd, and across two', () => {
+    const short = 'pw-4f9Qa2Z';
+    const shortRedactor = createRedactor({ env: { DB_PASSWORD: short }, registered: false });
+    const pairs = [...Buffer.from(short)].map((byte) => byte.toString(16).padStart(2, '0'));
+    for (const offset of [0, 3, 10, 14]) {
+      const dump = tool('xxd', ['-g1'], `${'#'.repeat(offset)}${short}\n`);
+      const out = shortRedactor.redact(dump);
+      expect(out).toContain('[REDACTED:DB_PASSWORD]');
+      for (let i = 0; i + 3 <= short.length; i++) {
+        expect(out).not.toContain(short.slice(i, i + 3));
+        expect(out).not.toContain(pairs.slice(i, i + 3).join(' '));
+      }
+    }
+  });
+
+  it('replaces a dump of a long value (several pieces of 32 bytes) whole', () => {
+    const long = `eyJhbGciOiJSUzI1NiJ9.${'Qm9yaXMgYW5kIERvcmlz'.repeat(6)}.c2lnbmF0dXJl`;
+    const longRedactor = createRedactor({ env: {}, secrets: [long], registered: false });
+    const dump = tool('hexdump', ['-C'], `Authorization-ish: ${long}\n`);
+    const out = longRedactor.redact(dump);
+    expect(out).toContain('[REDACTED]');
+    expect(out).not.toMatch(/Qm9y|YW5k|IERv|cmlz/);
+    expect(out).not.toContain(Buffer.from('Qm9y').toString('hex').match(/../g)?.join(' '));
+    expect(out.split('\n').length).toBeLessThan(dump.split('\n').length);
+  });
+
+  it('leaves dumps of other bytes, hashes, UUIDs, MAC addresses and git SHAs alone', () => {
+    const clean = [
+      tool('xxd', [], 'hello world, nothing secret in this file at all\n'),
+      tool('hexdump', ['-C'], 'sk-live-but-not-the-key-you-know\n'),
+      tool('od', ['-An', '-tx1'], secret.slice(0, 10)), // a piece, not the value
+      hex.slice(0, 10).join(':'),
+      'sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+      'commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)',
+      'id 123e4567-e89b-12d3-a456-426614174000, mac 00:1a:2b:3c:4d:5e and 73:6b:2d:6c:69:76:65',
+      'retries: 115, 107, 45; timeout: 30 30 30; 0x73, 0x6b, 0x2d',
+      'export const value = await load("x", { retries: 3, timeout: 30 });',
+    ];
+    for (const text of clean) expect(redactor.redact(text)).toBe(text);
+  });
+
+  it('follows the minimum length of known values, and the placeholder', () => {
+    const short = 'pw-12345';
+    const dump = [...Buffer.from(short)].map((byte) => byte.toString(16)).join(':');
+    expect(createRedactor({ env: {}, secrets: [short], registered: false, minLength: 9 }).redact(dump)).toBe(
+      dump,
+    );
+    expect(createRedactor({ env: {}, secrets: [short], registered: false }).redact(`x ${dump} y`)).toBe(
+      'x [REDACTED] y',
+    );
+    expect(
+      createRedactor({ env: {}, secrets: [short], registered: false, placeholder: '***' }).redact(
+        `x ${dump} y`,
+      ),
+    ).toBe('x *** y');
+  });
+
+  it('makes an event holding a dump not redact to itself, and a clean one still does', () => {
+    const dump = tool('xxd', [], `key=${secret}\n`);
+    expect(redactsToItselfWith(redactor, { type: 'tool-call-finished', result: { output: dump } })).toBe(
+      false,
+    );
+    expect(redactor.redactValue({ output: dump }).output).not.toContain(hex.slice(4, 6).join(''));
+    const clean = { type: 'tool-call-finished', result: { output: tool('xxd', [], 'nothing to see\n') } };
+    expect(redactsToItselfWith(redactor, clean)).toBe(true);
+  });
 });

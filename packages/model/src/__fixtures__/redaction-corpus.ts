@@ -37,6 +37,32 @@ const pemBody = [
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
+/** The bytes of `text` as two-digit hex numbers. */
+const hexBytes = (text: string) =>
+  [...Buffer.from(text, 'utf8')].map((byte) => byte.toString(16).padStart(2, '0'));
+
+/** `text` as `xxd` prints it: offset, 16 bytes in groups of two, ASCII column. */
+function xxd(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  let out = '';
+  for (let offset = 0; offset < bytes.length; offset += 16) {
+    const line = [...bytes.subarray(offset, offset + 16)];
+    const groups: string[] = [];
+    for (let i = 0; i < line.length; i += 2)
+      groups.push(
+        line
+          .slice(i, i + 2)
+          .map((byte) => byte.toString(16).padStart(2, '0'))
+          .join(''),
+      );
+    const ascii = line
+      .map((byte) => (byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : '.'))
+      .join('');
+    out += `${offset.toString(16).padStart(8, '0')}: ${groups.join(' ').padEnd(39)}  ${ascii}\n`;
+  }
+  return out;
+}
+
 /** Texts with secrets. */
 export const leakCases: readonly RedactionCase[] = [
   // Key shapes, found without being told.
@@ -460,6 +486,45 @@ export const leakCases: readonly RedactionCase[] = [
         .slice(30, 60),
     ],
     known: { SERVICE_TOKEN: plainKey },
+  },
+  // Byte dumps: one token per byte, a separator between, wrapped in lines by dump tools.
+  {
+    name: 'hex bytes of a known value, colon-separated',
+    kind: 'encoded',
+    text: `peer key ${hexBytes(plainKey).join(':')} accepted`,
+    leaks: pieces(hexBytes(plainKey).join(':'), 9),
+    keep: ['peer key', 'accepted'],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'hex escapes of a known value, upper case',
+    kind: 'encoded',
+    text: `b"${hexBytes(plainKey)
+      .map((pair) => `\\x${pair.toUpperCase()}`)
+      .join('')}"`,
+    leaks: pieces(
+      hexBytes(plainKey)
+        .map((pair) => `\\x${pair.toUpperCase()}`)
+        .join(''),
+      12,
+    ),
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'xxd dump of a known value, wrapped over lines',
+    kind: 'encoded',
+    text: xxd(`token: ${openaiKey}\n`),
+    // The ASCII column of each line, and the bytes of each line.
+    leaks: [
+      openaiKey.slice(0, 9),
+      openaiKey.slice(9, 25),
+      openaiKey.slice(25),
+      '6b2d 7072 6f6a',
+      '6d34 7638 587a',
+      '3973 4235 7948',
+    ],
+    keep: ['00000000: 746f 6b65 6e3a 20'],
+    known: { OPENAI_API_KEY: openaiKey },
   },
   {
     name: 'every byte of a known value percent-encoded, upper case',
