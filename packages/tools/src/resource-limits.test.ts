@@ -111,11 +111,16 @@ describe.each(processModes)('process limit (sandbox %s)', (sandbox) => {
     const runner = createCommandRunner({ root: ws.root, sandbox, limits: { maxProcesses: 64 } });
     const started = Date.now();
     const running = runner.run(['python3', bombFile], { timeoutMs: 2_000 });
+    // Probed until the run ends: on a loaded machine the bomb may start late, so no fixed window.
+    let ended = false;
+    const end = () => {
+      ended = true;
+    };
+    running.then(end, end);
     let most = 0;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    for (let probe = 0; probe < 3; probe++) {
+    while (!ended) {
       most = Math.max(most, await countRunning(bombFile));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const result = await running;
     expect(result.timedOut).toBe(true);
