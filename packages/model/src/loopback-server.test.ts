@@ -172,6 +172,30 @@ describe('startLoopbackServer', () => {
     expect(b?.closedEarlyAt).toBeDefined();
   });
 
+  it('endless: head, the chunk up to totalBytes with backpressure, then tail; an early close is recorded', async () => {
+    const endless = {
+      type: 'endless',
+      headers: { 'content-type': 'text/plain' },
+      head: '<',
+      chunk: 'x'.repeat(1024),
+      tail: '>',
+      totalBytes: 4 * 1024 * 1024,
+    } as const;
+    server.script([endless, endless]);
+    const whole = await (await fetch(server.url)).text();
+    expect(whole).toBe(`<${'x'.repeat(4 * 1024 * 1024)}>`);
+    const reading = new AbortController();
+    const reader = (await fetch(server.url, { signal: reading.signal })).body?.getReader();
+    await reader?.read();
+    reading.abort();
+    const deadline = performance.now() + 5_000;
+    while (server.requests[1]?.closedEarlyAt === undefined && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(server.requests[0]?.closedEarlyAt).toBeUndefined();
+    expect(server.requests[1]?.closedEarlyAt).toBeDefined();
+  });
+
   it('answers unscripted requests with 599, serves a fallback and can stop recording', async () => {
     server.script([]);
     expect((await fetch(server.url)).status).toBe(599);

@@ -62,6 +62,21 @@ export type LoopbackReply =
    * agent loop): `respond` gets the recorded request and returns the response, written whole.
    */
   | { type: 'compute'; respond: (request: RecordedRequest) => RecordedResponse | Promise<RecordedResponse> }
+  /**
+   * A body that does not stop (a model stuck repeating itself, a hostile endpoint): `head`, then
+   * `chunk` again and again (with backpressure) until `totalBytes` were sent, then `tail`. The
+   * bound only lets a client without a limit finish; a client with one closes the connection
+   * early (`closedEarlyAt`).
+   */
+  | {
+      type: 'endless';
+      status?: number;
+      headers: Record<string, string>;
+      head: string;
+      chunk: string;
+      tail: string;
+      totalBytes: number;
+    }
   /** Destroys the socket without sending a byte (a connection reset). */
   | { type: 'reset' }
   /** Never answers (for timeout and abort tests); the socket is closed when the server closes. */
@@ -178,6 +193,21 @@ async function writeReply(
     res.end(response.body);
     return;
   }
+  if (reply.type === 'endless') {
+    const { head, chunk, tail, totalBytes } = reply;
+    res.writeHead(reply.status ?? 200, reply.headers);
+    res.write(head);
+    let sent = 0;
+    const pump = () => {
+      while (sent < totalBytes && !res.destroyed) {
+        sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end(tail);
+    };
+    pump();
+    return;
+  }
   if (reply.type === 'reset') {
     res.socket?.destroy();
     return;
@@ -232,14 +262,14 @@ async function writeReply(
   }
 }
 
-const replyTypes = new Set(['response', 'compute', 'reset', 'hang']);
+const replyTypes = new Set(['response', 'compute', 'endless', 'reset', 'hang']);
 
 function checkReply(reply: unknown, where: string): void {
   const type = (reply as { type?: unknown } | null)?.type;
   if (typeof type !== 'string' || !replyTypes.has(type)) {
     throw new ConformanceError({
       code: 'invalid-options',
-      message: `${where} is not a loopback reply (type must be response, compute, reset or hang): ${JSON.stringify(reply)}`,
+      message: `${where} is not a loopback reply (type must be response, compute, endless, reset or hang): ${JSON.stringify(reply)}`,
     });
   }
 }
