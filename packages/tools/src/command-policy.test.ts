@@ -471,6 +471,74 @@ describe('checkCommand: denied', () => {
   });
 });
 
+describe('checkCommand: hostile arguments', () => {
+  it.each([
+    // `npm exec` reads `--package` anywhere on its command line: the npx allowlist holds there too
+    [['npm', 'exec', '--package=evil-pkg', '--', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', 'x', '--package', 'evil-pkg', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', '--package=evil-pkg', 'exec', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', 'exec', 'vitest', '--package=evil-pkg'], 'npx --package evil-pkg'],
+    [['npm', 'exec', '--package=vitest@file:../outside', '--', 'vitest'], 'not a version'],
+    // local protocols name folders as surely as `file:` does
+    [['pnpm', 'add', 'link:/etc'], 'outside the workspace'],
+    [['pnpm', 'add', 'evil@link:../outside'], 'outside the workspace'],
+    [['yarn', 'add', 'portal:/etc'], 'outside the workspace'],
+    [['yarn', 'add', 'link:~/.ssh'], 'home-relative'],
+    [['npm', 'install', 'evil@file:/etc'], 'outside the workspace'],
+    [['npm', 'install', 'npm:evil@link:/etc'], 'outside the workspace'],
+    [['npm', 'install', 'git+file:///srv/repo'], 'outside the workspace'],
+    [['npm', 'install', 'git+file://localhost/srv/repo'], 'outside the workspace'],
+    // a path that does not exist yet, below a link out of the workspace
+    [['git', 'mv', 'script.js', 'out-link/moved.js'], 'symbolic link'],
+    [['git', 'log', '--output=out-link/log.txt'], 'symbolic link'],
+    [['git', 'clone', 'sub', 'out-link/clone'], 'symbolic link'],
+    [['grep', '-r', 'x', 'out-link/not-yet'], 'symbolic link'],
+    // a merge strategy git does not know is the program git-merge-<name> on PATH
+    [['git', 'merge', '-s', 'evil', 'main'], 'merge strategies'],
+    [['git', 'merge', '-sevil', 'main'], 'merge strategies'],
+    [['git', 'pull', '--strategy=evil'], 'merge strategies'],
+    [['git', 'rebase', '--strategy', 'evil', 'main'], 'merge strategies'],
+    [['git', 'cherry-pick', '--strategy=evil', 'HEAD'], 'merge strategies'],
+    [['git', 'revert', '--strategy=evil', 'HEAD'], 'merge strategies'],
+    // inline configuration, servers and watch modes behind other spellings
+    [['jest', '-c', '{"globalSetup":"/tmp/x.js"}'], 'inline JSON'],
+    [['jest', '-c={"globalSetup":"/tmp/x.js"}'], 'inline JSON'],
+    [['vitest', '--api.port=51204'], 'server'],
+    [['vitest', 'run', '--api.host=0.0.0.0'], 'server'],
+    [['vitest', 'run', '--watch'], 'watch mode'],
+    [['vitest', '-w'], 'watch mode'],
+    [['vitest', '--standalone'], 'watch mode'],
+    [['vitest', 'watch'], 'watch mode'],
+    [['eslint', '--inspect-config'], 'server'],
+    [['eslint', '--mcp'], 'server'],
+    [['playwright', 'test', '--ui-port=0'], 'server'],
+    [['playwright', 'test', '--ui-host=0.0.0.0'], 'server'],
+    [['playwright', 'test', '--debug'], 'debugger'],
+  ])('denies %j (%s)', async (argv, expected) => {
+    const error = await denial(argv);
+    expect(error?.code).toBe('command-denied');
+    expect(error?.message).toContain(expected);
+  });
+
+  it.each([
+    [['npm', 'exec', '--package=vitest@3', '--', 'vitest', 'run']],
+    [['pnpm', 'add', 'link:./sub']],
+    [['pnpm', 'add', 'workspace:^1.0.0']],
+    [['npm', 'install', 'git+ssh://git@github.com/org/repo.git']],
+    [['npm', 'install', 'https://example.com/package.tgz']],
+    [['git', 'remote', 'add', 'origin', 'git@github.com:org/repo.git']],
+    [['git', 'mv', 'script.js', 'sub/new-folder/moved.js']],
+    [['git', 'merge', '-s', 'ort', 'main']],
+    [['git', 'rebase', '--strategy=recursive', 'main']],
+    [['jest', '-c', 'jest.config.js']],
+    [['vitest', 'run', '--watch=false', '--coverage.enabled']],
+    [['node', 'script.js', 'http://localhost:3000/x', 'key:/value']],
+  ])('still allows %j', async (argv) => {
+    const error = await denial(argv);
+    expect(error?.message).toBeUndefined();
+  });
+});
+
 describe('command policy options', () => {
   it('replaces the allowlist and adds rules', async () => {
     const noEcho: ProgramRule = (args) => (args.includes('secret') ? 'no secrets' : undefined);

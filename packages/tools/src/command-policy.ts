@@ -242,12 +242,40 @@ function helpersFor(context: RuleContext, offset: number, depth: number): Progra
 
 const allowedOutsidePaths: ReadonlySet<string> = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
+const localProtocol = String.raw`(?:file|link|portal|exec|patch|workspace|git\+file|npm)`;
+const protocolAtStart = new RegExp(`^${localProtocol}:(.*)$`, 'is');
+const protocolAfterName = new RegExp(`^[^:]*?@${localProtocol}:(.*)$`, 'is');
+
+/**
+ * The local path behind a package manager's or git's local protocol, or undefined: `link:/etc`,
+ * `portal:../x`, `exec:./x`, `git+file:///srv/repo`, `name@file:/y`, `npm:x@link:/y` name folders
+ * as surely as `file:` does (pnpm and yarn make `link:` and `portal:` packages symbolic links to
+ * them). A URL with a host (`git+file://host/x`) is not a local path.
+ */
+function protocolPath(candidate: string, depth = 0): string | undefined {
+  const slashed = candidate.replace(/\\/g, '/');
+  // At the start (`link:/x`) or after a package name (`name@file:/x`, `@scope/name@link:/x`).
+  const match = protocolAtStart.exec(slashed) ?? protocolAfterName.exec(slashed);
+  if (match === null || depth > 4) return undefined;
+  const rest = match[1] as string;
+  // `scheme:///path` (an empty host) is a local path; `scheme://host/…` is not.
+  if (rest.startsWith('///')) return rest.slice(2);
+  if (rest.startsWith('//'))
+    return /^\/\/localhost\//i.test(rest) ? rest.slice('//localhost'.length) : undefined;
+  // A nested protocol (`npm:x@file:/y`) or the path itself.
+  return protocolPath(rest, depth + 1) ?? (rest === '' ? undefined : rest);
+}
+
 function pathCandidates(arg: string): string[] {
   const candidates = [arg];
   const equals = arg.indexOf('=');
   if (equals > 0) candidates.push(arg.slice(equals + 1));
   // `-o/tmp/x`, `-f../x`: a short option with an attached value.
   if (/^-[A-Za-z][^=]/.test(arg) && !arg.startsWith('--')) candidates.push(arg.slice(2));
+  for (const candidate of [...candidates]) {
+    const local = protocolPath(candidate);
+    if (local !== undefined && local !== candidate) candidates.push(local);
+  }
   return candidates.filter((candidate) => candidate !== '' && !candidate.startsWith('-'));
 }
 
@@ -271,6 +299,21 @@ async function exists(target: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * True when `candidate` (relative to `cwd`) or one of its leading folders exists: `out/new.txt`
+ * names a file that does not exist yet, but if `out` is a symbolic link to `/etc`, a program
+ * writing `out/new.txt` (`git mv a out/new.txt`, `git log --output=out/x`) writes in `/etc`.
+ */
+async function existsOrLeadsThroughExisting(cwd: string, candidate: string): Promise<boolean> {
+  const segments = candidate.replace(/\\/g, '/').split('/');
+  for (let count = segments.length; count >= 1; count--) {
+    const prefix = segments.slice(0, count).join('/');
+    if (prefix === '' || prefix === '.') continue;
+    if (await exists(path.resolve(cwd, prefix))) return true;
+  }
+  return false;
 }
 
 /** Programs that only read: naming a git directory's files to them is harmless. */
@@ -349,7 +392,8 @@ export async function checkCommand(
     for (const candidate of pathCandidates(arg)) {
       if (allowedOutsidePaths.has(candidate)) continue;
       const mayBeGit = !readers.has(program) && gitPath.test(candidate);
-      if (!mayBeGit && !looksLikePath(candidate) && !(await exists(path.resolve(cwd, candidate)))) continue;
+      if (!mayBeGit && !looksLikePath(candidate) && !(await existsOrLeadsThroughExisting(cwd, candidate)))
+        continue;
       const why = await confinePath(options.root, cwd, candidate);
       if (why !== undefined) throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${why}.`);
       if (mayBeGit) {

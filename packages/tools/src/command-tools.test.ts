@@ -237,6 +237,29 @@ describe('run_command', () => {
     }
   });
 
+  it('never moves or writes a file out through a folder link, even without the sandbox', async () => {
+    const outside = await createTempWorkspace({ files: { 'canary.txt': 'OUTSIDE\n' } });
+    try {
+      const unsandboxed = tools({ sandbox: 'off' });
+      await ws.git('init', '-q', '.');
+      await ws.git('add', 'exit.cjs');
+      await ws.git('commit', '-qm', 'first');
+      await symlink(outside.root, path.join(ws.root, 'out-dir'));
+      for (const argv of [
+        ['git', 'mv', 'exit.cjs', 'out-dir/moved.cjs'],
+        ['git', 'log', '--output=out-dir/log.txt'],
+        ['git', 'clone', '-q', '.', 'out-dir/clone'],
+      ]) {
+        const outcome = await unsandboxed.execute('run_command', { argv }, context());
+        expect(outcome, argv.join(' ')).toMatchObject({ status: 'error', code: 'command-denied' });
+      }
+      expect((await readdir(outside.root)).sort()).toEqual(['canary.txt']);
+      expect(await ws.exists('exit.cjs')).toBe(true);
+    } finally {
+      await outside.cleanup();
+    }
+  });
+
   it('prefers the workspace node_modules/.bin for tsc and vitest', async () => {
     await ws.write(
       'node_modules/.bin/tsc',
