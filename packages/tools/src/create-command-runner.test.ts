@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmod,
   copyFile,
+  lstat,
   mkdir,
   mkdtemp,
   readdir,
@@ -551,6 +552,31 @@ for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloo
     );
     expect(written).toMatchObject({ status: 'error', code: 'path-escape' });
     expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
+  });
+
+  it("never lets a command create closedloop's own folder before closedloop does (forged journals, a link out)", async () => {
+    const outside = await createTempWorkspace();
+    try {
+      await ws.write(
+        'plant.cjs',
+        `const fs = require('node:fs');
+try { fs.writeFileSync('.closedloop/r9.jsonl', 'forged'); console.log('forged'); }
+catch (error) { console.log('journal', error.code); }
+try { fs.rmSync('.closedloop', { recursive: true, force: true }); fs.symlinkSync(${JSON.stringify(outside.root)}, '.closedloop'); console.log('linked'); }
+catch (error) { console.log('link', error.code); }`,
+      );
+      expect(await ws.exists('.closedloop')).toBe(false);
+      const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
+        'node',
+        'plant.cjs',
+      ]);
+      expect(result.stdout).toBe('journal EROFS\nlink EBUSY\n');
+      const state = await lstat(path.join(ws.root, '.closedloop'));
+      expect(state.isDirectory()).toBe(true);
+      expect(await readdir(path.join(ws.root, '.closedloop'))).toEqual([]);
+    } finally {
+      await outside.cleanup();
+    }
   });
 
   it('gives commands no capabilities and read-only kernel settings, even as root', async () => {

@@ -26,6 +26,7 @@ import {
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
+  ensureProductStateFolder,
   guardGitDirectories,
   probeSandbox,
   type SandboxMode,
@@ -339,6 +340,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         // Root is exempt from RLIMIT_NPROC: without a cgroup bounding its processes, a pid
         // namespace of its own with a small `pid_max` does.
         const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
+        // closedloop's own folder is bound read-only: it must exist for that, or the command could make it.
+        await ensureProductStateFolder(realRoot);
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {

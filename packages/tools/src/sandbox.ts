@@ -63,6 +63,19 @@ export interface SandboxOptions {
  */
 export const productStateFolder = '.closedloop';
 
+/**
+ * Makes {@link productStateFolder} in `root` a folder before a sandboxed command starts, when
+ * nothing is there: the sandbox binds it read-only only when it exists, so a command run before
+ * closedloop first wrote there could otherwise create it — forged journals, a `workspace-id` of
+ * another workspace, or a symbolic link (`.closedloop -> /etc/cron.d`) that closedloop itself
+ * would then write through, outside the sandbox. `mkdir` never follows a link; a link or file
+ * already there is left as it is (the bind then follows it only to a folder inside the
+ * workspace). Failures are ignored: a workspace this process cannot write, a command cannot either.
+ */
+export async function ensureProductStateFolder(root: string): Promise<void> {
+  await mkdir(path.join(root, productStateFolder), { mode: 0o755 }).catch(() => {});
+}
+
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [
   '~/.ssh',
