@@ -100,6 +100,32 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
     expect(await ws.exists('pwned-ls')).toBe(false);
   });
 
+  it('gives commands no PATH folder inside the workspace: git never finds a planted ssh there', async () => {
+    const bin = path.join(ws.root, 'node_modules', '.bin');
+    await ws.write('node_modules/.bin/.keep', '');
+    await plant(path.join(bin, 'ssh'), 'pwned-ssh');
+    await ws.write('path.cjs', 'console.log(process.env.PATH);\n');
+    const saved = process.env.PATH;
+    // A relative entry is a folder of the command's cwd, the workspace, too.
+    process.env.PATH = `${bin}${path.delimiter}node_modules/.bin${path.delimiter}${saved ?? ''}`;
+    try {
+      // git runs `ssh` from PATH for an ssh remote: planted in the workspace, it would be the agent's.
+      await registry().execute(
+        'run_command',
+        { argv: ['git', 'ls-remote', 'ssh://example.invalid/x.git'] },
+        context(),
+      );
+      expect(await ws.exists('pwned-ssh')).toBe(false);
+      const printed = await run(['node', 'path.cjs']);
+      const entries = printed.stdout.trim().split(path.delimiter);
+      expect(entries.filter((entry) => !path.isAbsolute(entry) || entry.startsWith(ws.root))).toEqual([]);
+      expect(entries.length).toBeGreaterThan(0);
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(await ws.exists('pwned-ssh')).toBe(false);
+  });
+
   it('refuses --template, so no hook outlives the run', async () => {
     await ws.write('tpl/hooks/pre-commit', '#!/bin/sh\ntouch pwned-template\n');
     const outcome = await registry().execute(
