@@ -509,6 +509,8 @@ describe('checkCommand: hostile arguments', () => {
     [['vitest', '-w'], 'watch mode'],
     [['vitest', '--standalone'], 'watch mode'],
     [['vitest', 'watch'], 'watch mode'],
+    [['vitest', 'run', '--typecheck.enabled', '--typecheck.checker=sh'], 'as a program'],
+    [['vitest', 'run', '--typecheck.checker', './checker.sh'], 'as a program'],
     [['eslint', '--inspect-config'], 'server'],
     [['eslint', '--mcp'], 'server'],
     [['playwright', 'test', '--ui-port=0'], 'server'],
@@ -532,6 +534,7 @@ describe('checkCommand: hostile arguments', () => {
     [['git', 'rebase', '--strategy=recursive', 'main']],
     [['jest', '-c', 'jest.config.js']],
     [['vitest', 'run', '--watch=false', '--coverage.enabled']],
+    [['vitest', 'run', '--typecheck.enabled', '--typecheck.checker=vue-tsc']],
     [['node', 'script.js', 'http://localhost:3000/x', 'key:/value']],
   ])('still allows %j', async (argv) => {
     const error = await denial(argv);

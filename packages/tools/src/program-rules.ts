@@ -248,6 +248,15 @@ const vitestGrammar: ArgvGrammar = {
     ...options('config= root= dir= outputFile= coverage.reportsDirectory='),
     ...options('watch? standalone?', 'text'),
     reporter: { arity: 'value', kind: 'module' },
+    // The type checker is a program vitest runs (`tsc`, `vue-tsc`, or any executable named here).
+    'typecheck.checker': {
+      arity: 'value',
+      kind: 'text',
+      check: (value) =>
+        value === 'tsc' || value === 'vue-tsc'
+          ? undefined
+          : `${JSON.stringify(value)} is not tsc or vue-tsc: vitest would run it as a program`,
+    },
   },
   short: { w: { arity: 'flag' } },
   unknownOptions: 'allow',
