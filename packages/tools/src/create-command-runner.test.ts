@@ -554,26 +554,35 @@ for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloo
     expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
   });
 
-  it("never lets a command create closedloop's own folder before closedloop does (forged journals, a link out)", async () => {
+  it("never lets a command create closedloop's own folder or a readOnly one before they exist (forged journals, a link out)", async () => {
     const outside = await createTempWorkspace();
     try {
+      await symlink(outside.root, path.join(ws.root, 'link-out'));
       await ws.write(
         'plant.cjs',
         `const fs = require('node:fs');
-try { fs.writeFileSync('.closedloop/r9.jsonl', 'forged'); console.log('forged'); }
-catch (error) { console.log('journal', error.code); }
-try { fs.rmSync('.closedloop', { recursive: true, force: true }); fs.symlinkSync(${JSON.stringify(outside.root)}, '.closedloop'); console.log('linked'); }
-catch (error) { console.log('link', error.code); }`,
+for (const folder of ['.closedloop', 'state/journal']) {
+  try { fs.writeFileSync(folder + '/r9.jsonl', 'forged'); console.log(folder, 'forged'); }
+  catch (error) { console.log(folder, error.code); }
+  try { fs.rmSync(folder, { recursive: true, force: true }); fs.symlinkSync(${JSON.stringify(outside.root)}, folder); console.log(folder, 'linked'); }
+  catch (error) { console.log(folder, error.code); }
+}`,
       );
       expect(await ws.exists('.closedloop')).toBe(false);
-      const result = await createCommandRunner({ root: ws.root, sandbox: 'required' }).run([
-        'node',
-        'plant.cjs',
-      ]);
-      expect(result.stdout).toBe('journal EROFS\nlink EBUSY\n');
-      const state = await lstat(path.join(ws.root, '.closedloop'));
-      expect(state.isDirectory()).toBe(true);
-      expect(await readdir(path.join(ws.root, '.closedloop'))).toEqual([]);
+      const runner = createCommandRunner({
+        root: ws.root,
+        sandbox: { mode: 'required', readOnly: ['state/journal', 'link-out/journal'] },
+      });
+      const result = await runner.run(['node', 'plant.cjs']);
+      expect(result.stdout).toBe(
+        '.closedloop EROFS\n.closedloop EBUSY\nstate/journal EROFS\nstate/journal EBUSY\n',
+      );
+      for (const folder of ['.closedloop', 'state/journal']) {
+        expect((await lstat(path.join(ws.root, folder))).isDirectory()).toBe(true);
+        expect(await readdir(path.join(ws.root, folder))).toEqual([]);
+      }
+      // A readOnly folder behind a link out of the workspace is nothing to make.
+      expect(await readdir(outside.root)).toEqual([]);
     } finally {
       await outside.cleanup();
     }

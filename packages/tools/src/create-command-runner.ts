@@ -26,7 +26,7 @@ import {
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
-  ensureProductStateFolder,
+  ensureReadOnlyFolders,
   guardGitDirectories,
   probeSandbox,
   type SandboxMode,
@@ -345,8 +345,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         // Root is exempt from RLIMIT_NPROC: without a cgroup bounding its processes, a pid
         // namespace of its own with a small `pid_max` does.
         const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
-        // closedloop's own folder is bound read-only: it must exist for that, or the command could make it.
-        await ensureProductStateFolder(realRoot);
+        // closedloop's own folder and the readOnly ones are bound read-only: they must exist for
+        // that, or the command could make them.
+        await ensureReadOnlyFolders(realRoot, sandbox.readOnly);
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {

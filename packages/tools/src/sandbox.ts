@@ -14,6 +14,7 @@ import { lstat, mkdir, readdir, readlink, realpath, rm, stat } from 'node:fs/pro
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { openFolderBeneath } from './open-beneath';
 import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
 
@@ -64,16 +65,26 @@ export interface SandboxOptions {
 export const productStateFolder = '.closedloop';
 
 /**
- * Makes {@link productStateFolder} in `root` a folder before a sandboxed command starts, when
- * nothing is there: the sandbox binds it read-only only when it exists, so a command run before
- * closedloop first wrote there could otherwise create it — forged journals, a `workspace-id` of
- * another workspace, or a symbolic link (`.closedloop -> /etc/cron.d`) that closedloop itself
- * would then write through, outside the sandbox. `mkdir` never follows a link; a link or file
- * already there is left as it is (the bind then follows it only to a folder inside the
- * workspace). Failures are ignored: a workspace this process cannot write, a command cannot either.
+ * Makes {@link productStateFolder} and the `readOnly` folders inside `root` (absolute, or relative
+ * to it) folders before a sandboxed command starts, when nothing is there: the sandbox binds them
+ * read-only only when they exist, so a command run before closedloop first wrote there could
+ * otherwise create them — forged journals, a `workspace-id` of another workspace, or a symbolic
+ * link (`.closedloop -> /etc/cron.d`) that closedloop itself would then write through, outside the
+ * sandbox. The missing folders are made through descriptors without following links (a link on
+ * the way, to anywhere, makes nothing); something already there is left as it is (the bind then
+ * follows it only to a folder inside the workspace). Failures are ignored: a workspace this process
+ * cannot write, a command cannot either.
  */
-export async function ensureProductStateFolder(root: string): Promise<void> {
-  await mkdir(path.join(root, productStateFolder), { mode: 0o755 }).catch(() => {});
+export async function ensureReadOnlyFolders(root: string, readOnly: readonly string[] = []): Promise<void> {
+  for (const folder of [productStateFolder, ...readOnly]) {
+    const target = path.resolve(root, folder);
+    if (target === root || !isInside(root, target)) continue;
+    if ((await lstat(target).catch(() => undefined)) !== undefined) continue;
+    const opened = await openFolderBeneath(root, path.relative(root, target), { create: true }).catch(
+      () => undefined,
+    );
+    await opened?.close();
+  }
 }
 
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
