@@ -493,6 +493,16 @@ describe('checkCommand: hostile arguments', () => {
     [['git', 'log', '--output=out-link/log.txt'], 'symbolic link'],
     [['git', 'clone', 'sub', 'out-link/clone'], 'symbolic link'],
     [['grep', '-r', 'x', 'out-link/not-yet'], 'symbolic link'],
+    // paths that programs expand themselves (npm expands `${VAR}` in its options' values)
+    [['npm', 'test', '--workspace=$HOME/project'], 'starts with $HOME'],
+    [['npm', 'run', 'build', '-w', '$' + '{HOME}'], 'starts with $' + '{HOME}'],
+    [['node', 'script.js', '$' + '{PWD}/../x'], 'starts with $' + '{PWD}'],
+    [['node', 'script.js', '~root/.bashrc'], 'starts with ~root'],
+    [['node', 'script.js', '%USERPROFILE%\\x'], 'starts with %USERPROFILE%'],
+    // an npm workspace is a name or a folder: a folder outside is refused
+    [['npm', 'test', '--workspace=../outside'], 'outside the workspace'],
+    [['npm', 'test', '-w', '/etc'], 'outside the workspace'],
+    [['npx', '-w', '../outside', 'vitest', 'run'], 'outside the workspace'],
     // a merge strategy git does not know is the program git-merge-<name> on PATH
     [['git', 'merge', '-s', 'evil', 'main'], 'merge strategies'],
     [['git', 'merge', '-sevil', 'main'], 'merge strategies'],
@@ -536,6 +546,11 @@ describe('checkCommand: hostile arguments', () => {
     [['vitest', 'run', '--watch=false', '--coverage.enabled']],
     [['vitest', 'run', '--typecheck.enabled', '--typecheck.checker=vue-tsc']],
     [['node', 'script.js', 'http://localhost:3000/x', 'key:/value']],
+    [['node', 'script.js', 'price $5', 'a/$HOME', '$ not a variable']],
+    [['git', 'commit', '-m', '$HOME/x is not expanded']],
+    [['echo', '$HOME/x']],
+    [['npm', 'test', '--workspace=sub']],
+    [['npm', 'test', '-w', '@scope/package']],
   ])('still allows %j', async (argv) => {
     const error = await denial(argv);
     expect(error?.message).toBeUndefined();

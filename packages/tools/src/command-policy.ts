@@ -316,6 +316,15 @@ async function existsOrLeadsThroughExisting(cwd: string, candidate: string): Pro
   return false;
 }
 
+/**
+ * A path that starts with an environment variable or another user's home folder (`$HOME/x`,
+ * `${PWD}/../x`, `%USERPROFILE%\\x`, `~root/x`). There is no shell, but some programs expand these
+ * themselves — pytest's `-o cache_dir=$HOME/x` writes in the home folder — so they would name a
+ * folder outside the workspace that no check here sees.
+ */
+const expandedByPrograms =
+  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%|~[A-Za-z0-9._-]+)(?:[\\/]|$)/;
+
 /** Programs that only read: naming a git directory's files to them is harmless. */
 const readers: ReadonlySet<string> = new Set(['cat', 'ls', 'grep', 'rg', 'find', 'echo']);
 
@@ -391,6 +400,12 @@ export async function checkCommand(
     if (context.text.has(index)) continue;
     for (const candidate of pathCandidates(arg)) {
       if (allowedOutsidePaths.has(candidate)) continue;
+      const variable = expandedByPrograms.exec(candidate)?.[0].replace(/[\\/]$/, '');
+      if (variable !== undefined)
+        throw denied(
+          argv,
+          `the argument ${JSON.stringify(arg)} is refused: it starts with ${variable}, which some programs expand themselves (to a folder outside the workspace); there is no shell, so write the path relative to the workspace.`,
+        );
       const mayBeGit = !readers.has(program) && gitPath.test(candidate);
       if (!mayBeGit && !looksLikePath(candidate) && !(await existsOrLeadsThroughExisting(cwd, candidate)))
         continue;

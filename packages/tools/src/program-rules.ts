@@ -636,7 +636,8 @@ const npxGrammar: ArgvGrammar = {
   name: 'npx',
   long: {
     ...options('no-install yes no quiet workspaces include-workspace-root ignore-existing'),
-    ...options('workspace=', 'text'),
+    // A workspace's name or folder: a folder is confined like any path.
+    ...options('workspace='),
     package: { arity: 'value', kind: 'text' },
     ...denied(
       'call shell script-shell node-options prefix userconfig globalconfig registry cache',
@@ -645,7 +646,7 @@ const npxGrammar: ArgvGrammar = {
   },
   short: {
     ...options('y q'),
-    ...options('w=', 'text'),
+    ...options('w='),
     p: { arity: 'value', kind: 'text' },
     ...denied('c', shellOptions),
   },
@@ -743,9 +744,11 @@ const npmGrammar: ArgvGrammar = {
         'no-workspaces global-style install-strategy? omit-lockfile-registry-resolved',
     ),
     ...options(
-      'omit= include= workspace= depth= loglevel= audit-level= tag= before= registry= package= access=',
+      'omit= include= depth= loglevel= audit-level= tag= before= registry= package= access=',
       'text',
     ),
+    // A workspace's name or folder: a folder is confined like any path.
+    ...options('workspace='),
     ...denied('global location', 'it touches the global installation'),
     ...denied(
       'call shell script-shell node-options userconfig globalconfig prefix cache git init-module editor browser viewer ' +
@@ -755,7 +758,7 @@ const npmGrammar: ArgvGrammar = {
   },
   short: {
     ...options('D S E O B s q d y a l'),
-    ...options('w=', 'text'),
+    ...options('w='),
     ...denied('g', 'it touches the global installation', 'flag'),
     ...denied('c', shellOptions),
   },
