@@ -455,6 +455,32 @@ describe('checkCommand: denied', () => {
     }
   });
 
+  it('refuses a cwd inside a git directory to programs that write, where a relative name is a hook', async () => {
+    await mkdir(path.join(root, 'repo', '.git', 'hooks'), { recursive: true });
+    for (const [argv, cwd] of [
+      [['git', 'archive', '-o', 'pre-commit', 'HEAD'], 'repo/.git/hooks'],
+      [['node', '../../../script.js'], 'repo/.git/hooks'],
+      [['tsc', '--outDir', '.'], 'repo/.git'],
+    ] as const) {
+      const error = await denial([...argv], { cwd });
+      expect(error?.code, argv.join(' ')).toBe('command-denied');
+      expect(error?.message).toContain('inside a git directory');
+    }
+    // A bare repository (HEAD, objects, refs) too.
+    for (const marker of ['objects', 'refs'])
+      await mkdir(path.join(root, 'bare', marker), { recursive: true });
+    await writeFile(path.join(root, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+    expect((await denial(['node', '../script.js'], { cwd: 'bare/objects' }))?.message).toContain(
+      'inside a git directory',
+    );
+    // Two of the three names alone are not a repository: a project may have `objects/` and `refs/`.
+    for (const marker of ['objects', 'refs'])
+      await mkdir(path.join(root, 'data', marker), { recursive: true });
+    expect(await denial(['node', '../../script.js'], { cwd: 'data/objects' })).toBeUndefined();
+    expect(await denial(['ls', '-la'], { cwd: 'repo/.git/hooks' })).toBeUndefined();
+    expect(await denial(['cat', 'config'], { cwd: 'repo/.git' })).toBeUndefined();
+  });
+
   it('refuses a cwd outside the workspace with path-escape', async () => {
     expect((await denial(['ls'], { cwd: '..' }))?.code).toBe('path-escape');
     expect((await denial(['ls'], { cwd: 'out-link' }))?.code).toBe('path-escape');

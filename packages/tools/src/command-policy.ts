@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { gitProtectedReason } from './git-repository';
+import { gitProtectedReason, isGitDirectory } from './git-repository';
 import { gitRule } from './git-rule';
 import { builtinProgramRules, type ProgramRule, type ProgramRuleHelpers } from './program-rules';
 import { resolveInWorkspace } from './resolve-in-workspace';
@@ -395,6 +395,23 @@ export async function checkCommand(
     });
   }
   const [program = '', ...args] = argv;
+  if (!readers.has(program)) {
+    // A program writes where it runs (`git archive -o pre-commit` in `.git/hooks`): not in a git
+    // directory — a `.git` folder, or a bare repository below the root (git itself refuses to
+    // work in a bare one: `safe.bareRepository=explicit`).
+    const segments = path
+      .relative(realRoot, cwd)
+      .split(path.sep)
+      .filter((segment) => segment !== '');
+    let inRepository = segments.some((segment) => segment.toLowerCase() === '.git');
+    for (let count = 1; !inRepository && program !== 'git' && count <= segments.length; count++)
+      inRepository = await isGitDirectory(path.join(realRoot, ...segments.slice(0, count)));
+    if (inRepository)
+      throw denied(
+        argv,
+        `the cwd ${JSON.stringify(options.cwd ?? '.')} is refused: it is inside a git directory (its config and hooks can run commands); run the command from the work tree.`,
+      );
+  }
   const gitPath = /(?:^|[\\/])(?:\.git|hooks|config|HEAD|objects|refs)(?:[\\/]|$)/i;
   for (const [index, arg] of args.entries()) {
     if (context.text.has(index)) continue;
