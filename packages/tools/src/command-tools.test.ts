@@ -260,6 +260,26 @@ describe('run_command', () => {
     }
   });
 
+  it('denies hostile arguments of every class before anything runs', async () => {
+    await ws.git('init', '-q', '.');
+    const calls: [string[], string?][] = [
+      [['npm', 'exec', '--package=evil-pkg', '--', 'vitest']],
+      [['pnpm', 'add', 'link:/etc']],
+      [['npm', 'install', 'git+file:///srv/repo']],
+      [['npm', 'test', '--workspace=$HOME/project']],
+      [['node', 'env.cjs', '~root/.bashrc']],
+      [['git', 'merge', '-s', 'evil', 'main']],
+      [['jest', '-c', '{"globalSetup":"/tmp/x.js"}']],
+      [['vitest', '--api.port=51204']],
+      [['eslint', '--mcp']],
+      [['node', '../../env.cjs'], '.git/hooks'],
+    ];
+    for (const [argv, cwd] of calls) {
+      const outcome = await registry.execute('run_command', { argv, ...(cwd ? { cwd } : {}) }, context());
+      expect(outcome, argv.join(' ')).toMatchObject({ status: 'error', code: 'command-denied' });
+    }
+  });
+
   it('prefers the workspace node_modules/.bin for tsc and vitest', async () => {
     await ws.write(
       'node_modules/.bin/tsc',
