@@ -406,6 +406,23 @@ describe('checkCommand: denied', () => {
     expect((await denial(['tsc', '-p', 'ts/broken.json']))?.message).toContain('cannot be read');
   });
 
+  it('denies a tsconfig that writes through a folder link out of the workspace', async () => {
+    const ts = path.join(root, 'ts-link');
+    await mkdir(ts, { recursive: true });
+    await symlink('../../outside', path.join(ts, 'out'));
+    for (const options of [
+      '"outDir": "out/dist"',
+      '"outDir": "dist", "incremental": true, "tsBuildInfoFile": "out/x.tsbuildinfo"',
+      '"declaration": true, "declarationDir": "out/types"',
+      `"outFile": "$${'{configDir}'}/out/bundle.js"`,
+    ]) {
+      await writeFile(path.join(ts, 'tsconfig.json'), `{ "compilerOptions": { ${options} } }`);
+      expect((await denial(['tsc', '-p', 'ts-link']))?.message, options).toContain('outside the workspace');
+    }
+    await writeFile(path.join(ts, 'tsconfig.json'), '{ "compilerOptions": { "outDir": "dist/out" } }');
+    expect(await denial(['tsc', '-p', 'ts-link'])).toBeUndefined();
+  });
+
   it('never reads a file outside the workspace a tsconfig links to or extends (its text would be in the denial)', async () => {
     // A host file (outside the workspace) and links to it a command could leave in the workspace.
     const outside = path.join(base, 'host-secret.txt');
