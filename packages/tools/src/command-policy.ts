@@ -117,6 +117,11 @@ const fixedEnv: Readonly<Record<string, string>> = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_ALLOW_PROTOCOL: 'http:https:ssh:git',
+  // What git shows is the repository's real history: a command may write `refs/replace/*` or
+  // `info/grafts` (the git directory is writable), which would make `git diff`, `git show`,
+  // `git status` and `git log` show other commits — forged evidence for the verifier.
+  GIT_NO_REPLACE_OBJECTS: '1',
+  GIT_GRAFT_FILE: '/dev/null',
   NO_UPDATE_NOTIFIER: '1',
   npm_config_update_notifier: 'false',
   // `npx` and `npm exec` never install a missing package (in CI they would, without asking).

@@ -126,6 +126,38 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
     expect(await ws.exists('pwned-ssh')).toBe(false);
   });
 
+  it('shows the real history: replace refs and grafts a command planted are ignored', async () => {
+    await ws.write('a.txt', 'two\n');
+    await ws.git('commit', '-qam', 'two');
+    await ws.write(
+      'plant.cjs',
+      `const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const git = (...args) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+const head = git('rev-parse', 'HEAD');
+fs.writeFileSync('a.txt', 'forged\\n');
+git('add', 'a.txt');
+const fake = git('commit-tree', git('write-tree'), '-p', 'HEAD~1', '-m', 'forged');
+git('reset', '-q', '--hard', 'HEAD');
+git('update-ref', 'refs/replace/' + head, fake);
+fs.writeFileSync('.git/info/grafts', head + '\\n');`,
+    );
+    await run(['node', 'plant.cjs']);
+    // The planted refs are there: git without closedloop's environment would show the forgery.
+    expect((await execFileAsync('git', ['show', 'HEAD:a.txt'], { cwd: ws.root })).stdout).toBe('forged\n');
+    expect((await run(['git', 'show', 'HEAD:a.txt'])).stdout).toBe('two\n');
+    expect((await run(['git', 'log', '--format=%s'])).stdout).toContain('two\n');
+    expect((await run(['git', 'rev-list', '--count', 'HEAD'])).stdout.trim()).toBe('2');
+    const status = await registry().execute('git_status', {}, context());
+    // Only the script itself is new: a.txt is as committed (the forged HEAD would show it modified).
+    expect((status.output as { files: { path: string }[] }).files.map((file) => file.path)).toEqual([
+      'plant.cjs',
+    ]);
+    const diff = await registry().execute('git_diff', { ref: 'HEAD~1' }, context());
+    expect(diff.text).toContain('+two');
+    expect(diff.text).not.toContain('forged');
+  });
+
   it('refuses --template, so no hook outlives the run', async () => {
     await ws.write('tpl/hooks/pre-commit', '#!/bin/sh\ntouch pwned-template\n');
     const outcome = await registry().execute(
