@@ -149,6 +149,7 @@ fs.writeFileSync('.git/info/grafts', head + '\\n');`,
     expect((await run(['git', 'log', '--format=%s'])).stdout).toContain('two\n');
     expect((await run(['git', 'rev-list', '--count', 'HEAD'])).stdout.trim()).toBe('2');
     const status = await registry().execute('git_status', {}, context());
+    if (status.status !== 'success') throw new Error(status.text);
     // Only the script itself is new: a.txt is as committed (the forged HEAD would show it modified).
     expect((status.output as { files: { path: string }[] }).files.map((file) => file.path)).toEqual([
       'plant.cjs',
