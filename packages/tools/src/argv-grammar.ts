@@ -172,6 +172,11 @@ export function parseArgv(grammar: ArgvGrammar, args: readonly string[]): Parsed
       const name = equals === -1 ? body : body.slice(0, equals);
       const attached = equals === -1 ? undefined : body.slice(equals + 1);
       const found = lookupLong(grammar, name);
+      // `--api.port=1` (cac's dotted options: vitest) sets `--api`: refused when `--api` is.
+      const dotted = name.indexOf('.');
+      const base = found === undefined && dotted > 0 ? lookupLong(grammar, name.slice(0, dotted)) : undefined;
+      if (base?.spec.deny !== undefined)
+        return fail(`${describeOption(grammar, dashes, name)} is not allowed: ${base.spec.deny}`);
       if (found === undefined) {
         // `-abc` with singleDashLong: fall through to the short options when they exist.
         if (dashes === '-' && grammar.short && [...name].every((letter) => grammar.short?.[letter])) {

@@ -406,6 +406,23 @@ describe('checkCommand: denied', () => {
     expect((await denial(['tsc', '-p', 'ts/broken.json']))?.message).toContain('cannot be read');
   });
 
+  it('denies a tsconfig that writes through a folder link out of the workspace', async () => {
+    const ts = path.join(root, 'ts-link');
+    await mkdir(ts, { recursive: true });
+    await symlink('../../outside', path.join(ts, 'out'));
+    for (const options of [
+      '"outDir": "out/dist"',
+      '"outDir": "dist", "incremental": true, "tsBuildInfoFile": "out/x.tsbuildinfo"',
+      '"declaration": true, "declarationDir": "out/types"',
+      `"outFile": "$${'{configDir}'}/out/bundle.js"`,
+    ]) {
+      await writeFile(path.join(ts, 'tsconfig.json'), `{ "compilerOptions": { ${options} } }`);
+      expect((await denial(['tsc', '-p', 'ts-link']))?.message, options).toContain('outside the workspace');
+    }
+    await writeFile(path.join(ts, 'tsconfig.json'), '{ "compilerOptions": { "outDir": "dist/out" } }');
+    expect(await denial(['tsc', '-p', 'ts-link'])).toBeUndefined();
+  });
+
   it('never reads a file outside the workspace a tsconfig links to or extends (its text would be in the denial)', async () => {
     // A host file (outside the workspace) and links to it a command could leave in the workspace.
     const outside = path.join(base, 'host-secret.txt');
@@ -455,6 +472,32 @@ describe('checkCommand: denied', () => {
     }
   });
 
+  it('refuses a cwd inside a git directory to programs that write, where a relative name is a hook', async () => {
+    await mkdir(path.join(root, 'repo', '.git', 'hooks'), { recursive: true });
+    for (const [argv, cwd] of [
+      [['git', 'archive', '-o', 'pre-commit', 'HEAD'], 'repo/.git/hooks'],
+      [['node', '../../../script.js'], 'repo/.git/hooks'],
+      [['tsc', '--outDir', '.'], 'repo/.git'],
+    ] as const) {
+      const error = await denial([...argv], { cwd });
+      expect(error?.code, argv.join(' ')).toBe('command-denied');
+      expect(error?.message).toContain('inside a git directory');
+    }
+    // A bare repository (HEAD, objects, refs) too.
+    for (const marker of ['objects', 'refs'])
+      await mkdir(path.join(root, 'bare', marker), { recursive: true });
+    await writeFile(path.join(root, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+    expect((await denial(['node', '../script.js'], { cwd: 'bare/objects' }))?.message).toContain(
+      'inside a git directory',
+    );
+    // Two of the three names alone are not a repository: a project may have `objects/` and `refs/`.
+    for (const marker of ['objects', 'refs'])
+      await mkdir(path.join(root, 'data', marker), { recursive: true });
+    expect(await denial(['node', '../../script.js'], { cwd: 'data/objects' })).toBeUndefined();
+    expect(await denial(['ls', '-la'], { cwd: 'repo/.git/hooks' })).toBeUndefined();
+    expect(await denial(['cat', 'config'], { cwd: 'repo/.git' })).toBeUndefined();
+  });
+
   it('refuses a cwd outside the workspace with path-escape', async () => {
     expect((await denial(['ls'], { cwd: '..' }))?.code).toBe('path-escape');
     expect((await denial(['ls'], { cwd: 'out-link' }))?.code).toBe('path-escape');
@@ -468,6 +511,92 @@ describe('checkCommand: denied', () => {
   it('refuses NUL bytes and non-string arguments', async () => {
     expect((await denial(['echo', 'a\u0000b']))?.code).toBe('command-denied');
     expect((await denial(['echo', 1 as unknown as string]))?.code).toBe('command-denied');
+  });
+});
+
+describe('checkCommand: hostile arguments', () => {
+  it.each([
+    // `npm exec` reads `--package` anywhere on its command line: the npx allowlist holds there too
+    [['npm', 'exec', '--package=evil-pkg', '--', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', 'x', '--package', 'evil-pkg', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', '--package=evil-pkg', 'exec', 'vitest'], 'npx --package evil-pkg'],
+    [['npm', 'exec', 'vitest', '--package=evil-pkg'], 'npx --package evil-pkg'],
+    [['npm', 'exec', '--package=vitest@file:../outside', '--', 'vitest'], 'not a version'],
+    // local protocols name folders as surely as `file:` does
+    [['pnpm', 'add', 'link:/etc'], 'outside the workspace'],
+    [['pnpm', 'add', 'evil@link:../outside'], 'outside the workspace'],
+    [['yarn', 'add', 'portal:/etc'], 'outside the workspace'],
+    [['yarn', 'add', 'link:~/.ssh'], 'home-relative'],
+    [['npm', 'install', 'evil@file:/etc'], 'outside the workspace'],
+    [['npm', 'install', 'npm:evil@link:/etc'], 'outside the workspace'],
+    [['npm', 'install', 'git+file:///srv/repo'], 'outside the workspace'],
+    [['npm', 'install', 'git+file://localhost/srv/repo'], 'outside the workspace'],
+    // a path that does not exist yet, below a link out of the workspace
+    [['git', 'mv', 'script.js', 'out-link/moved.js'], 'symbolic link'],
+    [['git', 'log', '--output=out-link/log.txt'], 'symbolic link'],
+    [['git', 'clone', 'sub', 'out-link/clone'], 'symbolic link'],
+    [['grep', '-r', 'x', 'out-link/not-yet'], 'symbolic link'],
+    // paths that programs expand themselves (npm expands `${VAR}` in its options' values)
+    [['npm', 'test', '--workspace=$HOME/project'], 'starts with $HOME'],
+    [['npm', 'run', 'build', '-w', '$' + '{HOME}'], 'starts with $' + '{HOME}'],
+    [['node', 'script.js', '$' + '{PWD}/../x'], 'starts with $' + '{PWD}'],
+    [['node', 'script.js', '~root/.bashrc'], 'starts with ~root'],
+    [['node', 'script.js', '%USERPROFILE%\\x'], 'starts with %USERPROFILE%'],
+    // an npm workspace is a name or a folder: a folder outside is refused
+    [['npm', 'test', '--workspace=../outside'], 'outside the workspace'],
+    [['npm', 'test', '-w', '/etc'], 'outside the workspace'],
+    [['npx', '-w', '../outside', 'vitest', 'run'], 'outside the workspace'],
+    // a merge strategy git does not know is the program git-merge-<name> on PATH
+    [['git', 'merge', '-s', 'evil', 'main'], 'merge strategies'],
+    [['git', 'merge', '-sevil', 'main'], 'merge strategies'],
+    [['git', 'pull', '--strategy=evil'], 'merge strategies'],
+    [['git', 'rebase', '--strategy', 'evil', 'main'], 'merge strategies'],
+    [['git', 'cherry-pick', '--strategy=evil', 'HEAD'], 'merge strategies'],
+    [['git', 'revert', '--strategy=evil', 'HEAD'], 'merge strategies'],
+    // inline configuration, servers and watch modes behind other spellings
+    [['jest', '-c', '{"globalSetup":"/tmp/x.js"}'], 'inline JSON'],
+    [['jest', '-c={"globalSetup":"/tmp/x.js"}'], 'inline JSON'],
+    [['vitest', '--api.port=51204'], 'server'],
+    [['vitest', 'run', '--api.host=0.0.0.0'], 'server'],
+    [['vitest', 'run', '--watch'], 'watch mode'],
+    [['vitest', '-w'], 'watch mode'],
+    [['vitest', '--standalone'], 'watch mode'],
+    [['vitest', 'watch'], 'watch mode'],
+    [['vitest', 'run', '--typecheck.enabled', '--typecheck.checker=sh'], 'as a program'],
+    [['vitest', 'run', '--typecheck.checker', './checker.sh'], 'as a program'],
+    [['eslint', '--inspect-config'], 'server'],
+    [['eslint', '--mcp'], 'server'],
+    [['playwright', 'test', '--ui-port=0'], 'server'],
+    [['playwright', 'test', '--ui-host=0.0.0.0'], 'server'],
+    [['playwright', 'test', '--debug'], 'debugger'],
+  ])('denies %j (%s)', async (argv, expected) => {
+    const error = await denial(argv);
+    expect(error?.code).toBe('command-denied');
+    expect(error?.message).toContain(expected);
+  });
+
+  it.each([
+    [['npm', 'exec', '--package=vitest@3', '--', 'vitest', 'run']],
+    [['pnpm', 'add', 'link:./sub']],
+    [['pnpm', 'add', 'workspace:^1.0.0']],
+    [['npm', 'install', 'git+ssh://git@github.com/org/repo.git']],
+    [['npm', 'install', 'https://example.com/package.tgz']],
+    [['git', 'remote', 'add', 'origin', 'git@github.com:org/repo.git']],
+    [['git', 'mv', 'script.js', 'sub/new-folder/moved.js']],
+    [['git', 'merge', '-s', 'ort', 'main']],
+    [['git', 'rebase', '--strategy=recursive', 'main']],
+    [['jest', '-c', 'jest.config.js']],
+    [['vitest', 'run', '--watch=false', '--coverage.enabled']],
+    [['vitest', 'run', '--typecheck.enabled', '--typecheck.checker=vue-tsc']],
+    [['node', 'script.js', 'http://localhost:3000/x', 'key:/value']],
+    [['node', 'script.js', 'price $5', 'a/$HOME', '$ not a variable']],
+    [['git', 'commit', '-m', '$HOME/x is not expanded']],
+    [['echo', '$HOME/x']],
+    [['npm', 'test', '--workspace=sub']],
+    [['npm', 'test', '-w', '@scope/package']],
+  ])('still allows %j', async (argv) => {
+    const error = await denial(argv);
+    expect(error?.message).toBeUndefined();
   });
 });
 

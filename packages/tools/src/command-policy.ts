@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { gitProtectedReason } from './git-repository';
+import { gitProtectedReason, isGitDirectory } from './git-repository';
 import { gitRule } from './git-rule';
 import { builtinProgramRules, type ProgramRule, type ProgramRuleHelpers } from './program-rules';
 import { resolveInWorkspace } from './resolve-in-workspace';
@@ -117,6 +117,11 @@ const fixedEnv: Readonly<Record<string, string>> = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_ALLOW_PROTOCOL: 'http:https:ssh:git',
+  // What git shows is the repository's real history: a command may write `refs/replace/*` or
+  // `info/grafts` (the git directory is writable), which would make `git diff`, `git show`,
+  // `git status` and `git log` show other commits — forged evidence for the verifier.
+  GIT_NO_REPLACE_OBJECTS: '1',
+  GIT_GRAFT_FILE: '/dev/null',
   NO_UPDATE_NOTIFIER: '1',
   npm_config_update_notifier: 'false',
   // `npx` and `npm exec` never install a missing package (in CI they would, without asking).
@@ -242,12 +247,40 @@ function helpersFor(context: RuleContext, offset: number, depth: number): Progra
 
 const allowedOutsidePaths: ReadonlySet<string> = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
+const localProtocol = String.raw`(?:file|link|portal|exec|patch|workspace|git\+file|npm)`;
+const protocolAtStart = new RegExp(`^${localProtocol}:(.*)$`, 'is');
+const protocolAfterName = new RegExp(`^[^:]*?@${localProtocol}:(.*)$`, 'is');
+
+/**
+ * The local path behind a package manager's or git's local protocol, or undefined: `link:/etc`,
+ * `portal:../x`, `exec:./x`, `git+file:///srv/repo`, `name@file:/y`, `npm:x@link:/y` name folders
+ * as surely as `file:` does (pnpm and yarn make `link:` and `portal:` packages symbolic links to
+ * them). A URL with a host (`git+file://host/x`) is not a local path.
+ */
+function protocolPath(candidate: string, depth = 0): string | undefined {
+  const slashed = candidate.replace(/\\/g, '/');
+  // At the start (`link:/x`) or after a package name (`name@file:/x`, `@scope/name@link:/x`).
+  const match = protocolAtStart.exec(slashed) ?? protocolAfterName.exec(slashed);
+  if (match === null || depth > 4) return undefined;
+  const rest = match[1] as string;
+  // `scheme:///path` (an empty host) is a local path; `scheme://host/…` is not.
+  if (rest.startsWith('///')) return rest.slice(2);
+  if (rest.startsWith('//'))
+    return /^\/\/localhost\//i.test(rest) ? rest.slice('//localhost'.length) : undefined;
+  // A nested protocol (`npm:x@file:/y`) or the path itself.
+  return protocolPath(rest, depth + 1) ?? (rest === '' ? undefined : rest);
+}
+
 function pathCandidates(arg: string): string[] {
   const candidates = [arg];
   const equals = arg.indexOf('=');
   if (equals > 0) candidates.push(arg.slice(equals + 1));
   // `-o/tmp/x`, `-f../x`: a short option with an attached value.
   if (/^-[A-Za-z][^=]/.test(arg) && !arg.startsWith('--')) candidates.push(arg.slice(2));
+  for (const candidate of [...candidates]) {
+    const local = protocolPath(candidate);
+    if (local !== undefined && local !== candidate) candidates.push(local);
+  }
   return candidates.filter((candidate) => candidate !== '' && !candidate.startsWith('-'));
 }
 
@@ -272,6 +305,30 @@ async function exists(target: string): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * True when `candidate` (relative to `cwd`) or one of its leading folders exists: `out/new.txt`
+ * names a file that does not exist yet, but if `out` is a symbolic link to `/etc`, a program
+ * writing `out/new.txt` (`git mv a out/new.txt`, `git log --output=out/x`) writes in `/etc`.
+ */
+async function existsOrLeadsThroughExisting(cwd: string, candidate: string): Promise<boolean> {
+  const segments = candidate.replace(/\\/g, '/').split('/');
+  for (let count = segments.length; count >= 1; count--) {
+    const prefix = segments.slice(0, count).join('/');
+    if (prefix === '' || prefix === '.') continue;
+    if (await exists(path.resolve(cwd, prefix))) return true;
+  }
+  return false;
+}
+
+/**
+ * A path that starts with an environment variable or another user's home folder (`$HOME/x`,
+ * `${PWD}/../x`, `%USERPROFILE%\\x`, `~root/x`). There is no shell, but some programs expand these
+ * themselves — pytest's `-o cache_dir=$HOME/x` writes in the home folder — so they would name a
+ * folder outside the workspace that no check here sees.
+ */
+const expandedByPrograms =
+  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[A-Za-z_][A-Za-z0-9_]*%|~[A-Za-z0-9._-]+)(?:[\\/]|$)/;
 
 /** Programs that only read: naming a git directory's files to them is harmless. */
 const readers: ReadonlySet<string> = new Set(['cat', 'ls', 'grep', 'rg', 'find', 'echo']);
@@ -343,13 +400,37 @@ export async function checkCommand(
     });
   }
   const [program = '', ...args] = argv;
+  if (!readers.has(program)) {
+    // A program writes where it runs (`git archive -o pre-commit` in `.git/hooks`): not in a git
+    // directory — a `.git` folder, or a bare repository below the root (git itself refuses to
+    // work in a bare one: `safe.bareRepository=explicit`).
+    const segments = path
+      .relative(realRoot, cwd)
+      .split(path.sep)
+      .filter((segment) => segment !== '');
+    let inRepository = segments.some((segment) => segment.toLowerCase() === '.git');
+    for (let count = 1; !inRepository && program !== 'git' && count <= segments.length; count++)
+      inRepository = await isGitDirectory(path.join(realRoot, ...segments.slice(0, count)));
+    if (inRepository)
+      throw denied(
+        argv,
+        `the cwd ${JSON.stringify(options.cwd ?? '.')} is refused: it is inside a git directory (its config and hooks can run commands); run the command from the work tree.`,
+      );
+  }
   const gitPath = /(?:^|[\\/])(?:\.git|hooks|config|HEAD|objects|refs)(?:[\\/]|$)/i;
   for (const [index, arg] of args.entries()) {
     if (context.text.has(index)) continue;
     for (const candidate of pathCandidates(arg)) {
       if (allowedOutsidePaths.has(candidate)) continue;
+      const variable = expandedByPrograms.exec(candidate)?.[0].replace(/[\\/]$/, '');
+      if (variable !== undefined)
+        throw denied(
+          argv,
+          `the argument ${JSON.stringify(arg)} is refused: it starts with ${variable}, which some programs expand themselves (to a folder outside the workspace); there is no shell, so write the path relative to the workspace.`,
+        );
       const mayBeGit = !readers.has(program) && gitPath.test(candidate);
-      if (!mayBeGit && !looksLikePath(candidate) && !(await exists(path.resolve(cwd, candidate)))) continue;
+      if (!mayBeGit && !looksLikePath(candidate) && !(await existsOrLeadsThroughExisting(cwd, candidate)))
+        continue;
       const why = await confinePath(options.root, cwd, candidate);
       if (why !== undefined) throw denied(argv, `the argument ${JSON.stringify(arg)} is refused: ${why}.`);
       if (mayBeGit) {

@@ -237,6 +237,49 @@ describe('run_command', () => {
     }
   });
 
+  it('never moves or writes a file out through a folder link, even without the sandbox', async () => {
+    const outside = await createTempWorkspace({ files: { 'canary.txt': 'OUTSIDE\n' } });
+    try {
+      const unsandboxed = tools({ sandbox: 'off' });
+      await ws.git('init', '-q', '.');
+      await ws.git('add', 'exit.cjs');
+      await ws.git('commit', '-qm', 'first');
+      await symlink(outside.root, path.join(ws.root, 'out-dir'));
+      for (const argv of [
+        ['git', 'mv', 'exit.cjs', 'out-dir/moved.cjs'],
+        ['git', 'log', '--output=out-dir/log.txt'],
+        ['git', 'clone', '-q', '.', 'out-dir/clone'],
+      ]) {
+        const outcome = await unsandboxed.execute('run_command', { argv }, context());
+        expect(outcome, argv.join(' ')).toMatchObject({ status: 'error', code: 'command-denied' });
+      }
+      expect((await readdir(outside.root)).sort()).toEqual(['canary.txt']);
+      expect(await ws.exists('exit.cjs')).toBe(true);
+    } finally {
+      await outside.cleanup();
+    }
+  });
+
+  it('denies hostile arguments of every class before anything runs', async () => {
+    await ws.git('init', '-q', '.');
+    const calls: [string[], string?][] = [
+      [['npm', 'exec', '--package=evil-pkg', '--', 'vitest']],
+      [['pnpm', 'add', 'link:/etc']],
+      [['npm', 'install', 'git+file:///srv/repo']],
+      [['npm', 'test', '--workspace=$HOME/project']],
+      [['node', 'env.cjs', '~root/.bashrc']],
+      [['git', 'merge', '-s', 'evil', 'main']],
+      [['jest', '-c', '{"globalSetup":"/tmp/x.js"}']],
+      [['vitest', '--api.port=51204']],
+      [['eslint', '--mcp']],
+      [['node', '../../env.cjs'], '.git/hooks'],
+    ];
+    for (const [argv, cwd] of calls) {
+      const outcome = await registry.execute('run_command', { argv, ...(cwd ? { cwd } : {}) }, context());
+      expect(outcome, argv.join(' ')).toMatchObject({ status: 'error', code: 'command-denied' });
+    }
+  });
+
   it('prefers the workspace node_modules/.bin for tsc and vitest', async () => {
     await ws.write(
       'node_modules/.bin/tsc',

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmod,
   copyFile,
+  lstat,
   mkdir,
   mkdtemp,
   readdir,
@@ -551,6 +552,40 @@ for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloo
     );
     expect(written).toMatchObject({ status: 'error', code: 'path-escape' });
     expect(await ws.read('.closedloop/runs/r1.jsonl')).toBe('{"type":"run-started"}\n');
+  });
+
+  it("never lets a command create closedloop's own folder or a readOnly one before they exist (forged journals, a link out)", async () => {
+    const outside = await createTempWorkspace();
+    try {
+      await symlink(outside.root, path.join(ws.root, 'link-out'));
+      await ws.write(
+        'plant.cjs',
+        `const fs = require('node:fs');
+for (const folder of ['.closedloop', 'state/journal']) {
+  try { fs.writeFileSync(folder + '/r9.jsonl', 'forged'); console.log(folder, 'forged'); }
+  catch (error) { console.log(folder, error.code); }
+  try { fs.rmSync(folder, { recursive: true, force: true }); fs.symlinkSync(${JSON.stringify(outside.root)}, folder); console.log(folder, 'linked'); }
+  catch (error) { console.log(folder, error.code); }
+}`,
+      );
+      expect(await ws.exists('.closedloop')).toBe(false);
+      const runner = createCommandRunner({
+        root: ws.root,
+        sandbox: { mode: 'required', readOnly: ['state/journal', 'link-out/journal'] },
+      });
+      const result = await runner.run(['node', 'plant.cjs']);
+      expect(result.stdout).toBe(
+        '.closedloop EROFS\n.closedloop EBUSY\nstate/journal EROFS\nstate/journal EBUSY\n',
+      );
+      for (const folder of ['.closedloop', 'state/journal']) {
+        expect((await lstat(path.join(ws.root, folder))).isDirectory()).toBe(true);
+        expect(await readdir(path.join(ws.root, folder))).toEqual([]);
+      }
+      // A readOnly folder behind a link out of the workspace is nothing to make.
+      expect(await readdir(outside.root)).toEqual([]);
+    } finally {
+      await outside.cleanup();
+    }
   });
 
   it('gives commands no capabilities and read-only kernel settings, even as root', async () => {

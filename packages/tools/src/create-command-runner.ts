@@ -26,6 +26,7 @@ import {
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
+  ensureReadOnlyFolders,
   guardGitDirectories,
   probeSandbox,
   type SandboxMode,
@@ -257,8 +258,13 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     // (only the test, build and lint tools come from `node_modules/.bin`, on purpose).
     const trustedPath = (env.PATH ?? '')
       .split(path.delimiter)
-      .filter((dir) => dir !== '' && !isInsideFolder(realRoot, path.resolve(dir)))
+      // A relative entry (`.`, `bin`) is a folder of the command's cwd: the workspace.
+      .filter((dir) => path.isAbsolute(dir) && !isInsideFolder(realRoot, path.resolve(dir)))
       .join(path.delimiter);
+    // The command's own PATH too: what it looks up there (git's `ssh` and `git-merge-*`, ripgrep's
+    // decompressors) must not be the agent's either. Package managers add the workspace's
+    // `node_modules/.bin` for the scripts they run themselves.
+    if (env.PATH !== undefined) env.PATH = trustedPath;
     const executable =
       (await findExecutable(checked.program, {
         pathVariable: trustedPath,
@@ -339,6 +345,9 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         // Root is exempt from RLIMIT_NPROC: without a cgroup bounding its processes, a pid
         // namespace of its own with a small `pid_max` does.
         const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
+        // closedloop's own folder and the readOnly ones are bound read-only: they must exist for
+        // that, or the command could make them.
+        await ensureReadOnlyFolders(realRoot, sandbox.readOnly);
         const restoreGitDirectories = await guardGitDirectories(realRoot);
         let refused: string[] = [];
         try {

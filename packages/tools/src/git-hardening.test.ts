@@ -100,6 +100,65 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
     expect(await ws.exists('pwned-ls')).toBe(false);
   });
 
+  it('gives commands no PATH folder inside the workspace: git never finds a planted ssh there', async () => {
+    const bin = path.join(ws.root, 'node_modules', '.bin');
+    await ws.write('node_modules/.bin/.keep', '');
+    await plant(path.join(bin, 'ssh'), 'pwned-ssh');
+    await ws.write('path.cjs', 'console.log(process.env.PATH);\n');
+    const saved = process.env.PATH;
+    // A relative entry is a folder of the command's cwd, the workspace, too.
+    process.env.PATH = `${bin}${path.delimiter}node_modules/.bin${path.delimiter}${saved ?? ''}`;
+    try {
+      // git runs `ssh` from PATH for an ssh remote: planted in the workspace, it would be the agent's.
+      await registry().execute(
+        'run_command',
+        { argv: ['git', 'ls-remote', 'ssh://example.invalid/x.git'] },
+        context(),
+      );
+      expect(await ws.exists('pwned-ssh')).toBe(false);
+      const printed = await run(['node', 'path.cjs']);
+      const entries = printed.stdout.trim().split(path.delimiter);
+      expect(entries.filter((entry) => !path.isAbsolute(entry) || entry.startsWith(ws.root))).toEqual([]);
+      expect(entries.length).toBeGreaterThan(0);
+    } finally {
+      process.env.PATH = saved;
+    }
+    expect(await ws.exists('pwned-ssh')).toBe(false);
+  });
+
+  it('shows the real history: replace refs and grafts a command planted are ignored', async () => {
+    await ws.write('a.txt', 'two\n');
+    await ws.git('commit', '-qam', 'two');
+    await ws.write(
+      'plant.cjs',
+      `const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const git = (...args) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+const head = git('rev-parse', 'HEAD');
+fs.writeFileSync('a.txt', 'forged\\n');
+git('add', 'a.txt');
+const fake = git('commit-tree', git('write-tree'), '-p', 'HEAD~1', '-m', 'forged');
+git('reset', '-q', '--hard', 'HEAD');
+git('update-ref', 'refs/replace/' + head, fake);
+fs.writeFileSync('.git/info/grafts', head + '\\n');`,
+    );
+    await run(['node', 'plant.cjs']);
+    // The planted refs are there: git without closedloop's environment would show the forgery.
+    expect((await execFileAsync('git', ['show', 'HEAD:a.txt'], { cwd: ws.root })).stdout).toBe('forged\n');
+    expect((await run(['git', 'show', 'HEAD:a.txt'])).stdout).toBe('two\n');
+    expect((await run(['git', 'log', '--format=%s'])).stdout).toContain('two\n');
+    expect((await run(['git', 'rev-list', '--count', 'HEAD'])).stdout.trim()).toBe('2');
+    const status = await registry().execute('git_status', {}, context());
+    if (status.status !== 'success') throw new Error(status.text);
+    // Only the script itself is new: a.txt is as committed (the forged HEAD would show it modified).
+    expect((status.output as { files: { path: string }[] }).files.map((file) => file.path)).toEqual([
+      'plant.cjs',
+    ]);
+    const diff = await registry().execute('git_diff', { ref: 'HEAD~1' }, context());
+    expect(diff.text).toContain('+two');
+    expect(diff.text).not.toContain('forged');
+  });
+
   it('refuses --template, so no hook outlives the run', async () => {
     await ws.write('tpl/hooks/pre-commit', '#!/bin/sh\ntouch pwned-template\n');
     const outcome = await registry().execute(

@@ -87,6 +87,20 @@ function grammar(
   return { name: `git ${name}`, long: { ...alwaysDenied, ...long }, short, negatable: true };
 }
 
+/**
+ * `-s` / `--strategy`: git runs a strategy it does not know as the program `git-merge-<name>`,
+ * found on `PATH` (a folder the agent writes may be there), so only git's own strategies pass.
+ */
+const builtinStrategies = ['ort', 'recursive', 'resolve', 'octopus', 'ours', 'subtree'];
+const strategy: OptionSpec = {
+  arity: 'value',
+  kind: 'text',
+  check: (value) =>
+    builtinStrategies.includes(value)
+      ? undefined
+      : `${JSON.stringify(value)} is not one of git's own merge strategies (${builtinStrategies.join(', ')}); any other name runs the program git-merge-${value}`,
+};
+
 const pathspecFile = options('pathspec-from-file=');
 const quietVerbose = options('quiet verbose progress');
 
@@ -300,14 +314,16 @@ const subcommands: Record<string, ArgvGrammar> = {
       ),
       ...quietVerbose,
       ...options(
-        'depth= deepen= shallow-since= shallow-exclude= rebase? strategy= strategy-option= cleanup= jobs=',
+        'depth= deepen= shallow-since= shallow-exclude= rebase? strategy-option= cleanup= jobs=',
         'text',
       ),
+      strategy,
       ...denied('server-option', runsProgram),
     },
     {
       ...options('a f k p q v n e 4 6'),
-      ...options('r? s= X= j=', 'text'),
+      ...options('r? X= j=', 'text'),
+      s: strategy,
       ...denied('o', runsProgram),
       ...denied('u', 'on some subcommands -u names an upload-pack program; write --update-head-ok'),
       ...denied('S', signs, 'optional'),
@@ -347,13 +363,15 @@ const subcommands: Record<string, ArgvGrammar> = {
         'no-commit commit edit no-edit ff no-ff ff-only squash stat log signoff rerere-autoupdate overwrite-ignore ' +
           'abort quit continue allow-unrelated-histories verify autostash no-verify-signatures quiet verbose progress',
       ),
-      ...options('strategy= strategy-option= message= into-name= cleanup= log?', 'text'),
+      ...options('strategy-option= message= into-name= cleanup= log?', 'text'),
+      strategy,
       ...options('file='),
       ...denied('verify-signatures', signs, 'flag'),
     },
     {
       ...options('e n q v'),
-      ...options('s= X= m=', 'text'),
+      ...options('X= m=', 'text'),
+      s: strategy,
       ...options('F='),
       ...denied('S', signs, 'optional'),
     },
@@ -367,12 +385,14 @@ const subcommands: Record<string, ArgvGrammar> = {
           'ignore-whitespace committer-date-is-author-date ignore-date reset-author-date signoff interactive update-refs ' +
           'autosquash autostash root reschedule-failed-exec no-rebase-merges',
       ),
-      ...options('onto= empty= strategy= strategy-option= C= whitespace= rebase-merges?', 'text'),
+      ...options('onto= empty= strategy-option= C= whitespace= rebase-merges?', 'text'),
+      strategy,
       ...denied('edit-todo', interactive, 'flag'),
     },
     {
       ...options('m q v n f i'),
-      ...options('s= X= C= r?', 'text'),
+      ...options('X= C= r?', 'text'),
+      s: strategy,
       ...denied('x', 'it runs a shell command after each commit'),
       ...denied('S', signs, 'optional'),
     },
@@ -384,7 +404,8 @@ const subcommands: Record<string, ArgvGrammar> = {
         'edit no-edit no-commit signoff rerere-autoupdate allow-empty allow-empty-message keep-redundant-commits ff ' +
           'continue skip quit abort',
       ),
-      ...options('cleanup= mainline= strategy= strategy-option= empty=', 'text'),
+      ...options('cleanup= mainline= strategy-option= empty=', 'text'),
+      strategy,
     },
     { ...options('e x r n s'), ...options('m= X=', 'text'), ...denied('S', signs, 'optional') },
   ),
@@ -392,7 +413,8 @@ const subcommands: Record<string, ArgvGrammar> = {
     'revert',
     {
       ...options('edit no-edit no-commit signoff rerere-autoupdate continue skip quit abort reference'),
-      ...options('cleanup= mainline= strategy= strategy-option=', 'text'),
+      ...options('cleanup= mainline= strategy-option=', 'text'),
+      strategy,
     },
     { ...options('e n s'), ...options('m= X=', 'text'), ...denied('S', signs, 'optional') },
   ),

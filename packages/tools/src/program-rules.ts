@@ -234,7 +234,11 @@ const tscRule: ProgramRule = (args, helpers) => {
 };
 
 const serverAndDebug = (name: string) => ({
-  ...denied('ui open api inspect inspect-brk', `"${name}" would start a server or a debugger`, 'optional'),
+  ...denied(
+    'ui ui-port ui-host open api inspect inspect-brk debug',
+    `"${name}" would start a server or a debugger`,
+    'optional',
+  ),
 });
 
 const vitestGrammar: ArgvGrammar = {
@@ -242,21 +246,49 @@ const vitestGrammar: ArgvGrammar = {
   long: {
     ...serverAndDebug('vitest'),
     ...options('config= root= dir= outputFile= coverage.reportsDirectory='),
+    ...options('watch? standalone?', 'text'),
     reporter: { arity: 'value', kind: 'module' },
+    // The type checker is a program vitest runs (`tsc`, `vue-tsc`, or any executable named here).
+    'typecheck.checker': {
+      arity: 'value',
+      kind: 'text',
+      check: (value) =>
+        value === 'tsc' || value === 'vue-tsc'
+          ? undefined
+          : `${JSON.stringify(value)} is not tsc or vue-tsc: vitest would run it as a program`,
+    },
   },
+  short: { w: { arity: 'flag' } },
   unknownOptions: 'allow',
+};
+
+const vitestRule: ProgramRule = (args, helpers) => {
+  const parsed = applyGrammar(vitestGrammar, args, helpers);
+  if (parsed.error) return parsed.error;
+  const watching = parsed.options.find(
+    (option) => ['watch', 'w', 'standalone'].includes(option.name) && option.value !== 'false',
+  );
+  const command = parsed.positionals[0]?.value;
+  if (watching !== undefined || command === 'watch' || command === 'dev')
+    return `"vitest ${watching === undefined ? command : `${watching.name.length === 1 ? '-' : '--'}${watching.name}`}" is not allowed: watch mode never ends (use "vitest run").`;
+  return undefined;
+};
+
+/** jest's `--config` / `-c`: a file, never inline JSON (which can name any module to load). */
+const jestConfig: OptionSpec = {
+  arity: 'value',
+  kind: 'path',
+  check: (value) =>
+    value.trim().replace(/^=/, '').trim().startsWith('{')
+      ? 'an inline JSON configuration can load any code'
+      : undefined,
 };
 
 const jestGrammar: ArgvGrammar = {
   name: 'jest',
   long: {
     ...denied('watch watchAll', 'watch mode never ends', 'flag'),
-    config: {
-      arity: 'value',
-      kind: 'path',
-      check: (value) =>
-        value.trim().startsWith('{') ? 'an inline JSON configuration can load any code' : undefined,
-    },
+    config: jestConfig,
     ...options('rootDir= outputFile= coverageDirectory= roots='),
     ...Object.fromEntries(
       'testRunner setupFiles setupFilesAfterEnv globalSetup globalTeardown reporters testEnvironment testResultsProcessor resolver transform'
@@ -264,7 +296,7 @@ const jestGrammar: ArgvGrammar = {
         .map((name) => [name, { arity: 'value', kind: 'module' } as OptionSpec]),
     ),
   },
-  short: { c: { arity: 'value', kind: 'path' } },
+  short: { c: jestConfig },
   unknownOptions: 'allow',
 };
 
@@ -272,6 +304,11 @@ const eslintGrammar: ArgvGrammar = {
   name: 'eslint',
   long: {
     ...options('config= rulesdir= resolve-plugins-relative-to= output-file= ignore-path= cache-location='),
+    ...denied(
+      'inspect-config mcp',
+      '"eslint" would start a server (the config inspector, an MCP server)',
+      'flag',
+    ),
     plugin: { arity: 'value', kind: 'module' },
     format: { arity: 'value', kind: 'module' },
     parser: { arity: 'value', kind: 'module' },
@@ -599,7 +636,8 @@ const npxGrammar: ArgvGrammar = {
   name: 'npx',
   long: {
     ...options('no-install yes no quiet workspaces include-workspace-root ignore-existing'),
-    ...options('workspace=', 'text'),
+    // A workspace's name or folder: a folder is confined like any path.
+    ...options('workspace='),
     package: { arity: 'value', kind: 'text' },
     ...denied(
       'call shell script-shell node-options prefix userconfig globalconfig registry cache',
@@ -608,20 +646,32 @@ const npxGrammar: ArgvGrammar = {
   },
   short: {
     ...options('y q'),
-    ...options('w=', 'text'),
+    ...options('w='),
     p: { arity: 'value', kind: 'text' },
     ...denied('c', shellOptions),
   },
   stopAtPositional: true,
 };
 
-const npxRule: ProgramRule = async (args, helpers) => {
+/**
+ * `npx [options] <package> [args]`. `outerPackages`: the `--package` values of an `npm exec` /
+ * `npm x` around it (npm reads `--package` anywhere on its command line), held to the same rule.
+ */
+async function checkNpx(
+  args: readonly string[],
+  helpers: ProgramRuleHelpers,
+  outerPackages: readonly string[] = [],
+): Promise<string | undefined> {
   const parsed = applyGrammar(npxGrammar, args, helpers);
   if (parsed.error) return parsed.error;
   const allowed = () => [...helpers.npxPackages].join(', ');
-  const extraPackages = parsed.options.filter((option) => option.name === 'package' || option.name === 'p');
-  for (const option of extraPackages) {
-    const spec = option.value ?? '';
+  const extraPackages = [
+    ...outerPackages,
+    ...parsed.options
+      .filter((option) => option.name === 'package' || option.name === 'p')
+      .map((option) => option.value ?? ''),
+  ];
+  for (const spec of extraPackages) {
     if (!helpers.npxPackages.has(packageName(spec)))
       return `"npx --package ${spec}" is not allowed. Allowed packages: ${allowed()}.`;
     const problem = packageVersionProblem(spec);
@@ -632,17 +682,14 @@ const npxRule: ProgramRule = async (args, helpers) => {
   const targetProblem = packageVersionProblem(target);
   if (targetProblem) return targetProblem;
   const name = packageName(target);
-  const binOfExtra = extraPackages.some(
-    (option) =>
-      packageName(option.value ?? '')
-        .split('/')
-        .pop() === name,
-  );
+  const binOfExtra = extraPackages.some((spec) => packageName(spec).split('/').pop() === name);
   if (!helpers.npxPackages.has(name) && !binOfExtra)
     return `"npx ${name}" is not allowed. Allowed packages: ${allowed()}.`;
   const binary = npxBinaries[name] ?? name.split('/').pop() ?? name;
   return helpers.checkArguments(binary, args.slice(parsed.stoppedAt + 1), parsed.stoppedAt + 1);
-};
+}
+
+const npxRule: ProgramRule = (args, helpers) => checkNpx(args, helpers);
 
 const npmSubcommands: ReadonlySet<string> = new Set([
   'install',
@@ -697,9 +744,11 @@ const npmGrammar: ArgvGrammar = {
         'no-workspaces global-style install-strategy? omit-lockfile-registry-resolved',
     ),
     ...options(
-      'omit= include= workspace= depth= loglevel= audit-level= tag= before= registry= package= access=',
+      'omit= include= depth= loglevel= audit-level= tag= before= registry= package= access=',
       'text',
     ),
+    // A workspace's name or folder: a folder is confined like any path.
+    ...options('workspace='),
     ...denied('global location', 'it touches the global installation'),
     ...denied(
       'call shell script-shell node-options userconfig globalconfig prefix cache git init-module editor browser viewer ' +
@@ -709,7 +758,7 @@ const npmGrammar: ArgvGrammar = {
   },
   short: {
     ...options('D S E O B s q d y a l'),
-    ...options('w=', 'text'),
+    ...options('w='),
     ...denied('g', 'it touches the global installation', 'flag'),
     ...denied('c', shellOptions),
   },
@@ -737,12 +786,16 @@ const npmRule: ProgramRule = async (args, helpers) => {
       break;
     case 'exec':
     case 'x': {
+      // `npm exec --package=<spec> -- <bin>` installs and runs <spec>: held to the npx rule too.
+      const packages = parsed.options
+        .filter((option) => option.name === 'package')
+        .map((option) => option.value ?? '');
       if (dashDash === -1) {
         const target = rest[0];
         if (target === undefined) return '"npm exec" needs a package to run.';
-        return npxRule(args.slice(target.index), shiftHelpers(helpers, target.index));
+        return checkNpx(args.slice(target.index), shiftHelpers(helpers, target.index), packages);
       }
-      return npxRule(args.slice(dashDash + 1), shiftHelpers(helpers, dashDash + 1));
+      return checkNpx(args.slice(dashDash + 1), shiftHelpers(helpers, dashDash + 1), packages);
     }
   }
   return undefined;
@@ -902,7 +955,7 @@ export const builtinProgramRules: Readonly<Record<string, ProgramRule>> = {
   python3: pythonRule,
   python: pythonRule,
   tsc: tscRule,
-  vitest: (args, helpers) => applyGrammar(vitestGrammar, args, helpers).error,
+  vitest: vitestRule,
   jest: (args, helpers) => applyGrammar(jestGrammar, args, helpers).error,
   eslint: (args, helpers) => applyGrammar(eslintGrammar, args, helpers).error,
   prettier: (args, helpers) => applyGrammar(prettierGrammar, args, helpers).error,

@@ -167,6 +167,19 @@ describe('resolveInWorkspace', () => {
     });
   });
 
+  it('answers a path too long for the file system with a clear execution-failed, not an escape', async () => {
+    for (const userPath of ['n'.repeat(300), `${'deep/'.repeat(1000)}file.txt`]) {
+      await expect(resolveInWorkspace(root, userPath)).rejects.toMatchObject({
+        code: 'execution-failed',
+        message: expect.stringContaining('too long'),
+      });
+    }
+    // Still refused first when it climbs out.
+    await expect(resolveInWorkspace(root, `../${'n'.repeat(300)}`)).rejects.toMatchObject({
+      code: 'path-escape',
+    });
+  });
+
   it('fails with execution-failed when the root does not exist', async () => {
     await expect(resolveInWorkspace(path.join(base, 'nope'), 'a')).rejects.toMatchObject({
       code: 'execution-failed',

@@ -151,6 +151,15 @@ export async function resolveInWorkspace(root: string, userPath: string): Promis
   try {
     real = await realTarget(rebased);
   } catch (error) {
+    if (errorCode(error) === 'ENAMETOOLONG') {
+      // Not an escape: a name over 255 bytes, or a path over the system's limit, exists nowhere.
+      throw new ToolError({
+        code: 'execution-failed',
+        message: `Path ${JSON.stringify(userPath.length > 200 ? `${userPath.slice(0, 200)}…` : userPath)} is too long (${Buffer.byteLength(userPath)} bytes; a file or folder name holds at most 255). Use a shorter path.`,
+        details: { path: userPath, reason: 'name too long' },
+        cause: error,
+      });
+    }
     throw refused(
       userPath,
       `its symbolic links cannot be resolved (${errorCode(error) ?? (error as Error).message})`,

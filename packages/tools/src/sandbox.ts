@@ -14,6 +14,7 @@ import { lstat, mkdir, readdir, readlink, realpath, rm, stat } from 'node:fs/pro
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { openFolderBeneath } from './open-beneath';
 import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
 
@@ -62,6 +63,29 @@ export interface SandboxOptions {
  * sandboxed commands, and refused to the file tools.
  */
 export const productStateFolder = '.closedloop';
+
+/**
+ * Makes {@link productStateFolder} and the `readOnly` folders inside `root` (absolute, or relative
+ * to it) folders before a sandboxed command starts, when nothing is there: the sandbox binds them
+ * read-only only when they exist, so a command run before closedloop first wrote there could
+ * otherwise create them — forged journals, a `workspace-id` of another workspace, or a symbolic
+ * link (`.closedloop -> /etc/cron.d`) that closedloop itself would then write through, outside the
+ * sandbox. The missing folders are made through descriptors without following links (a link on
+ * the way, to anywhere, makes nothing); something already there is left as it is (the bind then
+ * follows it only to a folder inside the workspace). Failures are ignored: a workspace this process
+ * cannot write, a command cannot either.
+ */
+export async function ensureReadOnlyFolders(root: string, readOnly: readonly string[] = []): Promise<void> {
+  for (const folder of [productStateFolder, ...readOnly]) {
+    const target = path.resolve(root, folder);
+    if (target === root || !isInside(root, target)) continue;
+    if ((await lstat(target).catch(() => undefined)) !== undefined) continue;
+    const opened = await openFolderBeneath(root, path.relative(root, target), { create: true }).catch(
+      () => undefined,
+    );
+    await opened?.close();
+  }
+}
 
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
 export const defaultHiddenPaths: readonly string[] = [

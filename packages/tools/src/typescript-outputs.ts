@@ -2,6 +2,8 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { inspectInside } from './inspect-inside';
 import { readBoundedText } from './read-bounded';
+import { resolveInWorkspace } from './resolve-in-workspace';
+import { ToolError } from './tool-error';
 
 /** The most a TypeScript configuration is read. */
 const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
@@ -76,6 +78,20 @@ async function findConfig(cwd: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * True when `target` (inside `root` as written) really is outside: a folder on the way is a link
+ * out (`outDir: "out/dist"` with `out -> /etc`), followed as `tsc` would follow it to write.
+ */
+async function leadsOutside(root: string, target: string): Promise<boolean> {
+  try {
+    await resolveInWorkspace(root, target);
+    return false;
+  } catch (error) {
+    if (ToolError.isInstance(error) && error.code === 'path-escape') return true;
+    throw error;
+  }
+}
+
 interface Visit {
   root: string;
   seen: Set<string>;
@@ -116,7 +132,7 @@ async function checkConfig(file: string, visit: Visit, depth: number): Promise<s
     const value = compilerOptions[option];
     if (typeof value !== 'string') continue;
     const resolved = path.resolve(dir, value.replace(/\$\{configDir\}/g, dir));
-    if (!isInside(visit.root, resolved))
+    if (!isInside(visit.root, resolved) || (await leadsOutside(visit.root, resolved)))
       return `${path.relative(visit.root, file) || file} sets ${option} to ${JSON.stringify(value)}, outside the workspace`;
   }
   const extendsList =
