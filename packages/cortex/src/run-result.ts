@@ -267,6 +267,25 @@ export function summarizeStep(step: ReadonlyStep): StepSummary {
   };
 }
 
+/**
+ * A step summary of the history (a replaced step's, from its `replan-requested` event) with copies
+ * of its arrays and objects: the report shares nothing with the run's events.
+ */
+function ownSummary(summary: StepSummary): StepSummary {
+  const own: StepSummary = {
+    ...summary,
+    replaces: [...summary.replaces],
+    ledger: { ...summary.ledger },
+    findings: summary.findings.map((finding) => ({ ...finding })),
+  };
+  if (summary.previousAttempts !== undefined)
+    own.previousAttempts = summary.previousAttempts.map((attempt) => ({
+      ...attempt,
+      ledger: { ...attempt.ledger },
+    }));
+  return own;
+}
+
 function stepReport(
   summary: StepSummary,
   status: StepReport['status'],
@@ -306,7 +325,7 @@ export function buildRunReport(options: {
   const steps: StepReport[] = [];
   for (const [id, summary] of replaced) {
     if (plan?.has(id)) continue;
-    steps.push(stepReport(summary, 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
+    steps.push(stepReport(ownSummary(summary), 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
   }
   // Read in place: the summary copies what it keeps (a copy of every step would be thrown away).
   for (const id of plan?.stepIds ?? []) {
@@ -329,7 +348,7 @@ export function buildRunReport(options: {
     return {
       iteration: event.iteration,
       assessment: goal?.assessment ?? 'all-pass',
-      findings: goal?.findings ?? [],
+      findings: goal ? goal.findings.map((finding) => ({ ...finding })) : [],
       decision: event.decision,
       reason: event.reason,
       progressed: event.progressed,
@@ -396,7 +415,7 @@ export function buildRunReport(options: {
       stepsMs: Math.round(stepsMs * 1000) / 1000,
     },
     sessions: Math.max(1, history.filter(isRunEventOf('run-started')).length),
-    ...(options.error ? { error: options.error } : {}),
+    ...(options.error ? { error: { ...options.error } } : {}),
     ...(options.journalError !== undefined ? { journalError: options.journalError } : {}),
   };
 }
