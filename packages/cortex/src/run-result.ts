@@ -207,13 +207,6 @@ export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
 /** A step as `replan-requested` records it before the replan removes it. */
 export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
 
-function unverifiedWhy(verification: NonNullable<ReadonlyStep['verification']>): {
-  unverifiedReason?: string;
-} {
-  const reason = stepUnverifiedReason(verification);
-  return reason === undefined ? {} : { unverifiedReason: reason };
-}
-
 /**
  * Why a step's verification left it unverified — the `unverifiedReason` of its summary and
  * report — or `undefined` when it did not. Reads the findings in place (nothing is copied), so
@@ -232,39 +225,61 @@ export function stepUnverifiedReason(
 
 /** The summary of a step (ledger counts, verdict, findings, notes, output). */
 export function summarizeStep(step: ReadonlyStep): StepSummary {
+  return fillSummary({} as StepSummary, step);
+}
+
+/**
+ * Sets the fields of `step`'s summary on `target`, in the summary's order, field by field (a
+ * conditional spread per optional field costs an allocation and a slow copy, for every step of
+ * every report).
+ */
+function fillSummary<T extends StepSummary>(target: T, step: ReadonlyStep): T {
   const verification = step.verification;
-  return {
-    id: step.id,
-    ...(step.title !== undefined ? { title: step.title } : {}),
-    description: step.description,
-    replanAttempts: step.replanAttempts,
-    replaces: [...step.replaces],
-    ledger: ledgerOf(step.ledger),
-    ...(step.previousAttempts.length > 0
-      ? {
-          previousAttempts: step.previousAttempts.map(
-            (attempt): AttemptReport => ({
-              status: attempt.status,
-              reason: attempt.reason,
-              resetAt: attempt.resetAt,
-              ledger: ledgerOf(attempt.ledger),
-              ...(attempt.verification ? { verdict: attempt.verification.verdict } : {}),
-              notes: attempt.notes,
-            }),
-          ),
-        }
-      : {}),
-    ...(verification ? { verdict: verification.verdict } : {}),
-    unverified:
-      verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
-    ...(verification ? unverifiedWhy(verification) : {}),
-    ...(verification?.confidence !== undefined
-      ? { confidence: verification.confidence, confidenceBand: classifyConfidence(verification.confidence) }
-      : {}),
-    findings: (verification?.findings ?? []).map((finding) => ({ ...finding })),
-    notes: step.notes,
-    ...(step.output !== undefined ? { output: step.output } : {}),
-  };
+  target.id = step.id;
+  if (step.title !== undefined) target.title = step.title;
+  target.description = step.description;
+  target.replanAttempts = step.replanAttempts;
+  target.replaces = [...step.replaces];
+  target.ledger = ledgerOf(step.ledger);
+  if (step.previousAttempts.length > 0)
+    target.previousAttempts = step.previousAttempts.map((attempt): AttemptReport => {
+      const report = {
+        status: attempt.status,
+        reason: attempt.reason,
+        resetAt: attempt.resetAt,
+        ledger: ledgerOf(attempt.ledger),
+      } as AttemptReport;
+      if (attempt.verification) report.verdict = attempt.verification.verdict;
+      report.notes = attempt.notes;
+      return report;
+    });
+  if (verification !== undefined) target.verdict = verification.verdict;
+  target.unverified =
+    verification !== undefined && (verification.unverified || verification.verdict === 'unverified');
+  if (verification !== undefined) {
+    const reason = stepUnverifiedReason(verification);
+    if (reason !== undefined) target.unverifiedReason = reason;
+    if (verification.confidence !== undefined) {
+      target.confidence = verification.confidence;
+      target.confidenceBand = classifyConfidence(verification.confidence);
+    }
+  }
+  const findings = verification?.findings ?? [];
+  const copies: FindingLike[] = new Array(findings.length);
+  for (let index = 0; index < findings.length; index++) copies[index] = { ...findings[index]! };
+  target.findings = copies;
+  target.notes = step.notes;
+  if (step.output !== undefined) target.output = step.output;
+  return target;
+}
+
+/** The report of a step of the plan: its summary, then its status, runs and time. */
+function planStepReport(step: ReadonlyStep, runs: number, durationMs: number): StepReport {
+  const report = fillSummary({} as StepReport, step);
+  report.status = step.status;
+  report.runs = runs;
+  report.durationMs = Math.round(durationMs * 1000) / 1000;
+  return report;
 }
 
 /**
@@ -330,9 +345,7 @@ export function buildRunReport(options: {
   // Read in place: the summary copies what it keeps (a copy of every step would be thrown away).
   for (const id of plan?.stepIds ?? []) {
     const step = plan!.readStep(id);
-    steps.push(
-      stepReport(summarizeStep(step), step.status, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0),
-    );
+    steps.push(planStepReport(step, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0));
   }
   const ledger: LedgerSummary = { calls: 0, success: 0, error: 0, pending: 0 };
   for (const step of steps) {
