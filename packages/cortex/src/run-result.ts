@@ -11,7 +11,7 @@ import type {
 } from '@closedloop/plan';
 import { type ConfidenceClass, classifyConfidence, unverifiedReason } from '@closedloop/verifier/internal';
 import type { FindingLike, GoalAssessment } from './decide-termination';
-import { isRunEventOf, type ModelCallPurpose, type RunEvent } from './run-events';
+import type { ModelCallPurpose, RunEvent, RunEventOf } from './run-events';
 import type { StopReason } from './stop-reason';
 
 /** Tool-call ledger counts. */
@@ -327,14 +327,46 @@ export function buildRunReport(options: {
   const runs = new Map<StepId, number>();
   const durations = new Map<StepId, number>();
   const replaced = new Map<StepId, StepSummary>();
-  // One indexed pass (see usageFromEvents: no iterator result per event).
+  const goals: RunEventOf<'goal-verified'>[] = [];
+  const iterationEvents: RunEventOf<'iteration-finished'>[] = [];
+  const requested: RunEventOf<'replan-requested'>[] = [];
+  const finishedReplans: RunEventOf<'replan-finished'>[] = [];
+  const approvalEvents: RunEventOf<'approval-requested'>[] = [];
+  const resolutions = new Map<string, RunEventOf<'approval-resolved'>>();
+  let sessions = 0;
+  // One indexed pass for everything the report reads from the history (see usageFromEvents: no
+  // iterator result per event), not a filter of the whole history per kind of event.
   for (let index = 0; index < history.length; index++) {
     const event = history[index]!;
-    if (event.type === 'step-started') runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
-    else if (event.type === 'step-finished') {
-      durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
-    } else if (event.type === 'replan-requested') {
-      for (const step of event.steps) replaced.set(step.id, step);
+    switch (event.type) {
+      case 'step-started':
+        runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
+        break;
+      case 'step-finished':
+        durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
+        break;
+      case 'replan-requested':
+        for (const step of event.steps) replaced.set(step.id, step);
+        requested.push(event);
+        break;
+      case 'replan-finished':
+        finishedReplans.push(event);
+        break;
+      case 'goal-verified':
+        goals.push(event);
+        break;
+      case 'iteration-finished':
+        iterationEvents.push(event);
+        break;
+      case 'approval-requested':
+        approvalEvents.push(event);
+        break;
+      case 'approval-resolved':
+        resolutions.set(event.approvalId, event);
+        break;
+      case 'run-started':
+        sessions++;
+        break;
     }
   }
   const steps: StepReport[] = [];
@@ -355,8 +387,7 @@ export function buildRunReport(options: {
     ledger.pending += step.ledger.pending;
   }
 
-  const goals = history.filter(isRunEventOf('goal-verified'));
-  const iterations: IterationReport[] = history.filter(isRunEventOf('iteration-finished')).map((event) => {
+  const iterations: IterationReport[] = iterationEvents.map((event) => {
     const goal = goals.find((candidate) => candidate.iteration === event.iteration);
     return {
       iteration: event.iteration,
@@ -368,8 +399,6 @@ export function buildRunReport(options: {
     };
   });
 
-  const requested = history.filter(isRunEventOf('replan-requested'));
-  const finishedReplans = history.filter(isRunEventOf('replan-finished'));
   const replans: ReplanReport[] = requested.map((request) => {
     const done = finishedReplans.find((candidate) => candidate.batch === request.batch);
     return {
@@ -383,10 +412,7 @@ export function buildRunReport(options: {
     };
   });
 
-  const resolutions = new Map(
-    history.filter(isRunEventOf('approval-resolved')).map((event) => [event.approvalId, event]),
-  );
-  const approvals = history.filter(isRunEventOf('approval-requested')).map((event) => {
+  const approvals = approvalEvents.map((event) => {
     const resolved = resolutions.get(event.approvalId);
     return {
       approvalId: event.approvalId,
@@ -401,10 +427,12 @@ export function buildRunReport(options: {
   const unverified: UnverifiedStepReport[] = steps
     .filter((step) => step.unverified)
     .map((step) => ({ stepId: step.id, status: step.status, reason: step.unverifiedReason ?? 'unverified' }));
-  const confidences = steps
-    .filter((step) => step.status === 'completed' && step.confidence !== undefined)
-    .map((step) => step.confidence as number);
-  const runConfidence = confidences.length > 0 ? Math.min(...confidences) : undefined;
+  // A loop, not `Math.min(...all)`: a spread of every step's confidence is one argument per step.
+  let runConfidence: number | undefined;
+  for (const step of steps) {
+    if (step.status !== 'completed' || step.confidence === undefined) continue;
+    if (runConfidence === undefined || step.confidence < runConfidence) runConfidence = step.confidence;
+  }
   const lastGoal = goals.at(-1);
   const stepsMs = [...durations.values()].reduce((sum, value) => sum + value, 0);
   return {
@@ -427,7 +455,7 @@ export function buildRunReport(options: {
       durationMs: options.finishedAt - options.startedAt,
       stepsMs: Math.round(stepsMs * 1000) / 1000,
     },
-    sessions: Math.max(1, history.filter(isRunEventOf('run-started')).length),
+    sessions: Math.max(1, sessions),
     ...(options.error ? { error: { ...options.error } } : {}),
     ...(options.journalError !== undefined ? { journalError: options.journalError } : {}),
   };
