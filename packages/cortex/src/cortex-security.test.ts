@@ -102,6 +102,43 @@ describe('secrets never reach the journal, the events or the result', () => {
   });
 });
 
+describe('the result', () => {
+  it('shares no object with the run: changing it changes no event', async () => {
+    const ws = await workspace();
+    const model = scenarioModel({
+      plans: [plan(2)],
+      steps: { s0: writeStep('a.txt', 'A'), s1: writeStep('b.txt', 'B') },
+    });
+    const events: RunEvent[] = [];
+    const result = await createCortex({
+      model,
+      tools: workspaceTools({ root: ws.root }),
+      workspace: ws.root,
+      planning: 'always',
+      onEvent: (event) => events.push(event),
+    }).run('Do it');
+    expect(result.stopReason).toBe('completed');
+    const before = JSON.stringify(events);
+    const report = result.report;
+    expect(report.steps.length).toBe(2);
+    for (const step of report.steps) {
+      step.description = 'changed';
+      step.replaces.push('changed');
+      for (const finding of step.findings) finding.message = 'changed';
+    }
+    for (const iteration of report.iterations) {
+      iteration.findings.push({ check: 'changed', priority: 'P0', status: 'fail', message: 'changed' });
+      for (const finding of iteration.findings) finding.message = 'changed';
+    }
+    for (const finding of report.findings) finding.message = 'changed';
+    for (const step of result.plan?.steps ?? []) {
+      step.description = 'changed';
+      step.ledger.length = 0;
+    }
+    expect(JSON.stringify(events)).toBe(before);
+  });
+});
+
 describe('bounds', () => {
   it('sends a plan over planner.maxSteps back once, then runs the smaller one', async () => {
     const ws = await workspace();

@@ -11,7 +11,7 @@ import type {
 } from '@closedloop/plan';
 import { type ConfidenceClass, classifyConfidence, unverifiedReason } from '@closedloop/verifier/internal';
 import type { FindingLike, GoalAssessment } from './decide-termination';
-import { isRunEventOf, type ModelCallPurpose, type RunEvent } from './run-events';
+import type { ModelCallPurpose, RunEvent, RunEventOf } from './run-events';
 import type { StopReason } from './stop-reason';
 
 /** Tool-call ledger counts. */
@@ -207,13 +207,6 @@ export function usageFromEvents(history: readonly RunEvent[]): UsageReport {
 /** A step as `replan-requested` records it before the replan removes it. */
 export type StepSummary = Omit<StepReport, 'status' | 'runs' | 'durationMs'>;
 
-function unverifiedWhy(verification: NonNullable<ReadonlyStep['verification']>): {
-  unverifiedReason?: string;
-} {
-  const reason = stepUnverifiedReason(verification);
-  return reason === undefined ? {} : { unverifiedReason: reason };
-}
-
 /**
  * Why a step's verification left it unverified — the `unverifiedReason` of its summary and
  * report — or `undefined` when it did not. Reads the findings in place (nothing is copied), so
@@ -232,39 +225,80 @@ export function stepUnverifiedReason(
 
 /** The summary of a step (ledger counts, verdict, findings, notes, output). */
 export function summarizeStep(step: ReadonlyStep): StepSummary {
+  return fillSummary({} as StepSummary, step);
+}
+
+/**
+ * Sets the fields of `step`'s summary on `target`, in the summary's order, field by field (a
+ * conditional spread per optional field costs an allocation and a slow copy, for every step of
+ * every report).
+ */
+function fillSummary<T extends StepSummary>(target: T, step: ReadonlyStep): T {
   const verification = step.verification;
-  return {
-    id: step.id,
-    ...(step.title !== undefined ? { title: step.title } : {}),
-    description: step.description,
-    replanAttempts: step.replanAttempts,
-    replaces: [...step.replaces],
-    ledger: ledgerOf(step.ledger),
-    ...(step.previousAttempts.length > 0
-      ? {
-          previousAttempts: step.previousAttempts.map(
-            (attempt): AttemptReport => ({
-              status: attempt.status,
-              reason: attempt.reason,
-              resetAt: attempt.resetAt,
-              ledger: ledgerOf(attempt.ledger),
-              ...(attempt.verification ? { verdict: attempt.verification.verdict } : {}),
-              notes: attempt.notes,
-            }),
-          ),
-        }
-      : {}),
-    ...(verification ? { verdict: verification.verdict } : {}),
-    unverified:
-      verification !== undefined && (verification.unverified || verification.verdict === 'unverified'),
-    ...(verification ? unverifiedWhy(verification) : {}),
-    ...(verification?.confidence !== undefined
-      ? { confidence: verification.confidence, confidenceBand: classifyConfidence(verification.confidence) }
-      : {}),
-    findings: (verification?.findings ?? []).map((finding) => ({ ...finding })),
-    notes: step.notes,
-    ...(step.output !== undefined ? { output: step.output } : {}),
+  target.id = step.id;
+  if (step.title !== undefined) target.title = step.title;
+  target.description = step.description;
+  target.replanAttempts = step.replanAttempts;
+  target.replaces = [...step.replaces];
+  target.ledger = ledgerOf(step.ledger);
+  if (step.previousAttempts.length > 0)
+    target.previousAttempts = step.previousAttempts.map((attempt): AttemptReport => {
+      const report = {
+        status: attempt.status,
+        reason: attempt.reason,
+        resetAt: attempt.resetAt,
+        ledger: ledgerOf(attempt.ledger),
+      } as AttemptReport;
+      if (attempt.verification) report.verdict = attempt.verification.verdict;
+      report.notes = attempt.notes;
+      return report;
+    });
+  if (verification !== undefined) target.verdict = verification.verdict;
+  target.unverified =
+    verification !== undefined && (verification.unverified || verification.verdict === 'unverified');
+  if (verification !== undefined) {
+    const reason = stepUnverifiedReason(verification);
+    if (reason !== undefined) target.unverifiedReason = reason;
+    if (verification.confidence !== undefined) {
+      target.confidence = verification.confidence;
+      target.confidenceBand = classifyConfidence(verification.confidence);
+    }
+  }
+  const findings = verification?.findings ?? [];
+  const copies: FindingLike[] = new Array(findings.length);
+  for (let index = 0; index < findings.length; index++) copies[index] = { ...findings[index]! };
+  target.findings = copies;
+  target.notes = step.notes;
+  if (step.output !== undefined) target.output = step.output;
+  return target;
+}
+
+/** The report of a step of the plan: its summary, then its status, runs and time. */
+function planStepReport(step: ReadonlyStep, runs: number, durationMs: number): StepReport {
+  const report = fillSummary({} as StepReport, step);
+  report.status = step.status;
+  report.runs = runs;
+  report.durationMs = Math.round(durationMs * 1000) / 1000;
+  return report;
+}
+
+/**
+ * A step summary of the history (a replaced step's, from its `replan-requested` event) with copies
+ * of its arrays and objects: the report shares nothing with the run's events.
+ */
+function ownSummary(summary: StepSummary): StepSummary {
+  const own: StepSummary = {
+    ...summary,
+    replaces: [...summary.replaces],
+    ledger: { ...summary.ledger },
+    findings: summary.findings.map((finding) => ({ ...finding })),
   };
+  if (summary.previousAttempts !== undefined)
+    own.previousAttempts = summary.previousAttempts.map((attempt) => ({
+      ...attempt,
+      ledger: { ...attempt.ledger },
+    }));
+  return own;
 }
 
 function stepReport(
@@ -293,27 +327,57 @@ export function buildRunReport(options: {
   const runs = new Map<StepId, number>();
   const durations = new Map<StepId, number>();
   const replaced = new Map<StepId, StepSummary>();
-  // One indexed pass (see usageFromEvents: no iterator result per event).
+  const goals: RunEventOf<'goal-verified'>[] = [];
+  const iterationEvents: RunEventOf<'iteration-finished'>[] = [];
+  const requested: RunEventOf<'replan-requested'>[] = [];
+  const finishedReplans: RunEventOf<'replan-finished'>[] = [];
+  const approvalEvents: RunEventOf<'approval-requested'>[] = [];
+  const resolutions = new Map<string, RunEventOf<'approval-resolved'>>();
+  let sessions = 0;
+  // One indexed pass for everything the report reads from the history (see usageFromEvents: no
+  // iterator result per event), not a filter of the whole history per kind of event.
   for (let index = 0; index < history.length; index++) {
     const event = history[index]!;
-    if (event.type === 'step-started') runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
-    else if (event.type === 'step-finished') {
-      durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
-    } else if (event.type === 'replan-requested') {
-      for (const step of event.steps) replaced.set(step.id, step);
+    switch (event.type) {
+      case 'step-started':
+        runs.set(event.stepId, (runs.get(event.stepId) ?? 0) + 1);
+        break;
+      case 'step-finished':
+        durations.set(event.stepId, (durations.get(event.stepId) ?? 0) + event.durationMs);
+        break;
+      case 'replan-requested':
+        for (const step of event.steps) replaced.set(step.id, step);
+        requested.push(event);
+        break;
+      case 'replan-finished':
+        finishedReplans.push(event);
+        break;
+      case 'goal-verified':
+        goals.push(event);
+        break;
+      case 'iteration-finished':
+        iterationEvents.push(event);
+        break;
+      case 'approval-requested':
+        approvalEvents.push(event);
+        break;
+      case 'approval-resolved':
+        resolutions.set(event.approvalId, event);
+        break;
+      case 'run-started':
+        sessions++;
+        break;
     }
   }
   const steps: StepReport[] = [];
   for (const [id, summary] of replaced) {
     if (plan?.has(id)) continue;
-    steps.push(stepReport(summary, 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
+    steps.push(stepReport(ownSummary(summary), 'replaced', runs.get(id) ?? 0, durations.get(id) ?? 0));
   }
   // Read in place: the summary copies what it keeps (a copy of every step would be thrown away).
   for (const id of plan?.stepIds ?? []) {
     const step = plan!.readStep(id);
-    steps.push(
-      stepReport(summarizeStep(step), step.status, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0),
-    );
+    steps.push(planStepReport(step, runs.get(step.id) ?? 0, durations.get(step.id) ?? 0));
   }
   const ledger: LedgerSummary = { calls: 0, success: 0, error: 0, pending: 0 };
   for (const step of steps) {
@@ -323,21 +387,18 @@ export function buildRunReport(options: {
     ledger.pending += step.ledger.pending;
   }
 
-  const goals = history.filter(isRunEventOf('goal-verified'));
-  const iterations: IterationReport[] = history.filter(isRunEventOf('iteration-finished')).map((event) => {
+  const iterations: IterationReport[] = iterationEvents.map((event) => {
     const goal = goals.find((candidate) => candidate.iteration === event.iteration);
     return {
       iteration: event.iteration,
       assessment: goal?.assessment ?? 'all-pass',
-      findings: goal?.findings ?? [],
+      findings: goal ? goal.findings.map((finding) => ({ ...finding })) : [],
       decision: event.decision,
       reason: event.reason,
       progressed: event.progressed,
     };
   });
 
-  const requested = history.filter(isRunEventOf('replan-requested'));
-  const finishedReplans = history.filter(isRunEventOf('replan-finished'));
   const replans: ReplanReport[] = requested.map((request) => {
     const done = finishedReplans.find((candidate) => candidate.batch === request.batch);
     return {
@@ -351,10 +412,7 @@ export function buildRunReport(options: {
     };
   });
 
-  const resolutions = new Map(
-    history.filter(isRunEventOf('approval-resolved')).map((event) => [event.approvalId, event]),
-  );
-  const approvals = history.filter(isRunEventOf('approval-requested')).map((event) => {
+  const approvals = approvalEvents.map((event) => {
     const resolved = resolutions.get(event.approvalId);
     return {
       approvalId: event.approvalId,
@@ -369,10 +427,12 @@ export function buildRunReport(options: {
   const unverified: UnverifiedStepReport[] = steps
     .filter((step) => step.unverified)
     .map((step) => ({ stepId: step.id, status: step.status, reason: step.unverifiedReason ?? 'unverified' }));
-  const confidences = steps
-    .filter((step) => step.status === 'completed' && step.confidence !== undefined)
-    .map((step) => step.confidence as number);
-  const runConfidence = confidences.length > 0 ? Math.min(...confidences) : undefined;
+  // A loop, not `Math.min(...all)`: a spread of every step's confidence is one argument per step.
+  let runConfidence: number | undefined;
+  for (const step of steps) {
+    if (step.status !== 'completed' || step.confidence === undefined) continue;
+    if (runConfidence === undefined || step.confidence < runConfidence) runConfidence = step.confidence;
+  }
   const lastGoal = goals.at(-1);
   const stepsMs = [...durations.values()].reduce((sum, value) => sum + value, 0);
   return {
@@ -395,8 +455,8 @@ export function buildRunReport(options: {
       durationMs: options.finishedAt - options.startedAt,
       stepsMs: Math.round(stepsMs * 1000) / 1000,
     },
-    sessions: Math.max(1, history.filter(isRunEventOf('run-started')).length),
-    ...(options.error ? { error: options.error } : {}),
+    sessions: Math.max(1, sessions),
+    ...(options.error ? { error: { ...options.error } } : {}),
     ...(options.journalError !== undefined ? { journalError: options.journalError } : {}),
   };
 }

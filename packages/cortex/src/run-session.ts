@@ -21,6 +21,7 @@ import { identifyProcess, stopLeftoverVerification, verificationScopeOf } from '
 import { createModelMeter, type ModelMeter } from './meter-model';
 import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
 import { recoverInterrupted } from './recover-interrupted';
+import { redactsToItselfInParts } from './redacts-to-itself-in-parts';
 import { RunBus } from './run-bus';
 import { type CortexEvent, isPlanEvent, type ModelCallPurpose, type RunEvent } from './run-events';
 import type { RunLease } from './run-lease';
@@ -648,11 +649,22 @@ export class RunSession {
    */
   #planSnapshot(plan: Plan): PlanSnapshot {
     const redactor = this.#config.redactor;
-    return redactor ? (redactor.redactValue(plan.readSnapshot()) as PlanSnapshot) : plan.toJSON();
+    if (redactor === undefined) return plan.toJSON();
+    // Nearly every plan holds no secret: then its plain copy is what redacting it would give.
+    const live = plan.readSnapshot();
+    return redactsToItselfInParts(redactor, live)
+      ? plan.toJSON()
+      : (redactor.redactValue(live) as PlanSnapshot);
   }
 
-  /** The result is built from the live plan: it goes out redacted, like every event. */
+  /**
+   * The result is built from the live plan: it goes out redacted, like every event. `value` is
+   * built for the result (it shares no object with the run's state), so when redacting would not
+   * change it, it goes out as is instead of as the redactor's deep copy.
+   */
   #redactValue<T>(value: T): T {
-    return this.#config.redactor ? this.#config.redactor.redactValue(value) : value;
+    const redactor = this.#config.redactor;
+    if (redactor === undefined || redactsToItselfInParts(redactor, value)) return value;
+    return redactor.redactValue(value);
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isProcessRunning } from './is-process-running';
-import { findExecutable, runProcess } from './run-process';
+import { findExecutable, processScopeVariable, runInProcessScope, runProcess } from './run-process';
 
 const base = {
   cwd: process.cwd(),
@@ -63,5 +63,36 @@ describe('findExecutable', () => {
       localBinDir: path.dirname(process.execPath),
     });
     expect(local).toBe(path.join(path.dirname(process.execPath), 'node'));
+  });
+});
+
+describe('runInProcessScope', () => {
+  const printScope = ['-e', `console.log(process.env.${processScopeVariable} ?? '-')`];
+  const scopeOf = async () => (await runProcess(process.execPath, printScope, base)).stdout.trim();
+
+  it('marks processes started in its async continuations, also while another scope ends, and none after', async () => {
+    let releaseLong!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseLong = resolve;
+    });
+    const long = runInProcessScope('scope-long', async () => {
+      await held;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return scopeOf();
+    });
+    const short = await runInProcessScope('scope-short', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return scopeOf();
+    });
+    expect(short).toBe('scope-short');
+    // The short scope ended; the long one is still open and its continuations keep their scope.
+    releaseLong();
+    expect(await long).toBe('scope-long');
+    expect(await scopeOf()).toBe('-');
+    // A scope opened after every scope ended works again.
+    expect(await runInProcessScope('scope-again', () => Promise.resolve().then(scopeOf))).toBe('scope-again');
+    expect(
+      await runInProcessScope('scope-thrown', () => Promise.reject(new Error('x'))).catch(() => scopeOf()),
+    ).toBe('-');
   });
 });
