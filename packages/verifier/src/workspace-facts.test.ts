@@ -29,6 +29,41 @@ describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
     expect(facts.exists('src/b.ts')).toBe(false);
   });
 
+  it.each([2, 3, 4])(
+    'sees changes the index hides from git (assume-unchanged, skip-worktree; index version %i)',
+    async (version) => {
+      const ws = await repo({
+        'pkg/a.ts': 'a\n',
+        'pkg/b.ts': 'b\n',
+        'pkg/c.ts': 'c\n',
+        'pkg/same.ts': 's\n',
+        'pkg/sparse.ts': 'p\n',
+      });
+      await ws.git('update-index', `--index-version=${version}`);
+      await ws.git('update-index', '--assume-unchanged', 'pkg/a.ts', 'pkg/c.ts', 'pkg/same.ts');
+      await ws.git('update-index', '--skip-worktree', 'pkg/b.ts', 'pkg/sparse.ts');
+      await ws.write('pkg/a.ts', 'a2\n');
+      await ws.write('pkg/b.ts', 'b2\n');
+      await rm(path.join(ws.root, 'pkg/c.ts'));
+      // A sparse checkout leaves skip-worktree files out: not a deletion.
+      await rm(path.join(ws.root, 'pkg/sparse.ts'));
+      // Git itself sees nothing.
+      expect(await ws.git('status', '--porcelain')).toBe('');
+      const facts = createWorkspaceFacts(path.join(ws.root, 'pkg'));
+      const changes = [...((await facts.changes()) ?? new Map()).values()];
+      expect(changes.sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+        { path: 'a.ts', kind: 'modified', hiddenBy: 'assume-unchanged' },
+        { path: 'b.ts', kind: 'modified', hiddenBy: 'skip-worktree' },
+        { path: 'c.ts', kind: 'deleted', hiddenBy: 'assume-unchanged' },
+      ]);
+      const diff = await facts.diff();
+      expect(diff).toContain("the index's assume-unchanged bit hides this file");
+      expect(diff).toContain('--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-a\n+a2\n');
+      expect(diff).toContain('--- a/b.ts\n+++ b/b.ts\n@@ -1,1 +1,1 @@\n-b\n+b2\n');
+      expect(diff).toContain('--- a/c.ts\n+++ /dev/null\n@@ -1,1 +1,0 @@\n-c\n');
+    },
+  );
+
   it('counts changes a step already committed when given the base commit', async () => {
     const ws = await repo({ 'a.txt': '1\n' });
     const base = (await ws.git('rev-parse', 'HEAD')).trim();

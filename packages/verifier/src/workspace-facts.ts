@@ -1,8 +1,15 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
 import { inspectInside } from '@closedloop/tools/internal';
 import { excerpt } from './finding';
+import {
+  blobOid,
+  gitDirOf,
+  type HiddenIndexEntry,
+  parseHiddenIndexEntries,
+  parseLsFilesTags,
+} from './hidden-index-entries';
 import { commandProblem, runCommand } from './run-command';
 
 /** How git sees one changed path. */
@@ -12,6 +19,12 @@ export type ChangeKind = 'added' | 'modified' | 'deleted' | 'renamed' | 'untrack
 export interface ChangedFile {
   path: string;
   kind: ChangeKind;
+  /**
+   * Set when git itself does not show the change: the index's `assume-unchanged` or
+   * `skip-worktree` bit hides the file from `git status` and `git diff` (a command can set them),
+   * and its content differs from the index's (or, assume-unchanged, it is gone).
+   */
+  hiddenBy?: HiddenIndexEntry['bit'];
 }
 
 /** Options of {@link createWorkspaceFacts}. */
@@ -116,6 +129,24 @@ export function readInside(realRoot: string, file: string, maxBytes: number): st
   return entry.type === 'file' ? entry.content.toString('utf8') : undefined;
 }
 
+/** The length of the repository's object ids: 32 bytes when it uses SHA-256, else 20. */
+function oidBytes(gitDir: string | undefined): 20 | 32 {
+  if (gitDir === undefined) return 20;
+  let common = gitDir;
+  try {
+    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // Not a linked worktree: the config is in the git directory itself.
+  }
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(path.join(common, 'config'), 'utf8'))
+      ? 32
+      : 20;
+  } catch {
+    return 20;
+  }
+}
+
 /**
  * Creates the cached fact source for one verification of a workspace.
  *
@@ -208,7 +239,76 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
         if (!changes.has(rel)) changes.set(rel, { path: rel, kind: kindOf(code.slice(0, 1)) });
       }
     }
+    for (const entry of await hiddenEntries()) {
+      if (prefix !== '' && !entry.path.startsWith(`${prefix}/`)) continue;
+      const rel = prefix === '' ? entry.path : entry.path.slice(prefix.length + 1);
+      if (changes.has(rel)) continue;
+      const kind = hiddenChange(entry);
+      if (kind === undefined) continue;
+      changes.set(rel, { path: rel, kind, hiddenBy: entry.bit });
+      hiddenOids.set(rel, entry.oid);
+    }
     return changes;
+  };
+
+  /** Index entries whose bits hide them from git (read from the index itself: no process). */
+  const hiddenEntries = async (): Promise<HiddenIndexEntry[]> => {
+    if (gitTop === undefined) return [];
+    const gitDir = gitDirOf(gitTop);
+    let index: Buffer | undefined;
+    try {
+      if (gitDir !== undefined) index = readFileSync(path.join(gitDir, 'index'));
+    } catch (error) {
+      // No index yet (a repository before its first add): nothing can be hidden.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    }
+    const parsed = index === undefined ? undefined : parseHiddenIndexEntries(index, oidBytes(gitDir));
+    if (parsed !== undefined) return parsed;
+    // An index this reader does not understand: git lists every entry's tag (fail closed on error).
+    const listed = await git(['ls-files', '-v', '-s', '-z', '--full-name', '--', '.']);
+    if (listed.exitCode !== 0)
+      throw new Error(`git ls-files failed (exit ${listed.exitCode}): ${excerpt(listed.output, 500)}`);
+    return parseLsFilesTags(listed.stdout);
+  };
+
+  /** How a hidden entry changed: its content against the index's, undefined when it did not. */
+  const hiddenChange = (entry: HiddenIndexEntry): ChangeKind | undefined => {
+    const file = path.join(gitTop ?? realRoot, entry.path);
+    let content: Buffer;
+    try {
+      const info = lstatSync(file);
+      if (info.isSymbolicLink()) content = Buffer.from(readlinkSync(file));
+      else if (!info.isFile()) return 'other';
+      // Too large to hash here: changed as far as anyone can tell (never "unchanged" unseen).
+      else if (info.size > 64 * 1024 * 1024) return 'modified';
+      else content = readFileSync(file);
+    } catch {
+      // Gone: a sparse checkout leaves skip-worktree files out on purpose; assume-unchanged does not.
+      return entry.bit === 'skip-worktree' ? undefined : 'deleted';
+    }
+    return blobOid(content, entry.oid.length === 64 ? 32 : 20) === entry.oid ? undefined : 'modified';
+  };
+
+  const hiddenOids = new Map<string, string>();
+  /** A change git does not show, as a diff of the index's content against the file's. */
+  const hiddenDiff = async (change: ChangedFile): Promise<string> => {
+    const oid = hiddenOids.get(change.path);
+    const before = oid === undefined ? undefined : await git(['cat-file', 'blob', oid]);
+    const lines = (text: string | undefined) => {
+      const split = (text ?? '').split('\n');
+      if (split.at(-1) === '') split.pop();
+      return split;
+    };
+    const old = lines(before?.exitCode === 0 ? before.stdout : undefined);
+    const now = change.kind === 'deleted' ? [] : lines(facts.read(change.path));
+    return (
+      `diff --git a/${change.path} b/${change.path}\n` +
+      `# not shown by git: the index's ${change.hiddenBy} bit hides this file from git status and git diff\n` +
+      `--- a/${change.path}\n+++ ${change.kind === 'deleted' ? '/dev/null' : `b/${change.path}`}\n` +
+      `@@ -1,${old.length} +1,${now.length} @@\n` +
+      [...old.map((line) => `-${line}`), ...now.map((line) => `+${line}`)].join('\n') +
+      '\n'
+    );
   };
 
   const facts: WorkspaceFacts = {
@@ -235,6 +335,10 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
       const changes = await facts.changes();
       for (const change of changes?.values() ?? []) {
         if (text.length >= maxChars) break;
+        if (change.hiddenBy !== undefined) {
+          text += await hiddenDiff(change);
+          continue;
+        }
         if (change.kind !== 'untracked') continue;
         const content = facts.read(change.path);
         if (content === undefined) continue;
