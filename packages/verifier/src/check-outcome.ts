@@ -8,10 +8,11 @@ import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
+import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
-import { layoutAsked, whitespaceOnly } from './cosmetic-change';
+import { commentsAsked, layoutAsked, sameCode, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
 import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
@@ -27,6 +28,7 @@ import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitI
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
+import { testAwareCode, testEnvironmentAsked } from './test-aware-code';
 import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
@@ -297,27 +299,28 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
-  // Content asked for, only whitespace moved in every file the step changed.
+  // Content asked for, only whitespace moved in every file the step changed — or, in code, only
+  // comments and the quote style of strings: the program is the same as before.
   if (expectations.outcomes.has('write') && !layoutAsked(env.description) && known.created.length === 0) {
     const touched = known.modified.filter(own);
-    const pairs = await Promise.all(
-      touched.map(async (file) => ({
-        file,
-        before: await changes.textBefore(file),
-        after: facts.read(file),
-      })),
+    const commentsOk = commentsAsked(env.description);
+    const kinds = await Promise.all(
+      touched.map(async (file) => {
+        const before = await changes.textBefore(file);
+        const after = facts.read(file);
+        if (before === undefined || after === undefined) return undefined;
+        if (whitespaceOnly(before, after)) return 'whitespace';
+        if (!commentsOk && (await sameCode(file, before, after))) return 'code';
+        return undefined;
+      }),
     );
-    if (
-      touched.length > 0 &&
-      known.deleted.length === 0 &&
-      pairs.every(
-        ({ before, after }) => before !== undefined && after !== undefined && whitespaceOnly(before, after),
-      )
-    )
+    if (touched.length > 0 && known.deleted.length === 0 && kinds.every((kind) => kind !== undefined))
       findings.push(
         outcome(
           'fail',
-          `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
+          kinds.every((kind) => kind === 'whitespace')
+            ? `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`
+            : `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} touch only comments, whitespace, the quotes of strings or code that never runs: the code runs as before.`,
         ),
       );
   }
@@ -341,6 +344,19 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const once = await retryFinding(env, known, own);
     if (once !== undefined) findings.push(once);
+  }
+
+  // Code the step created or changed and left unparsable (it parsed before).
+  if (!brokenSyntaxAsked(env.description)) {
+    const broken = await brokenSyntaxFinding(env, known, own);
+    if (broken !== undefined) findings.push(broken);
+  }
+
+  // Code under test that checks whether a test runner is running it (and so can pass the tests
+  // while the real call takes another branch).
+  if (!testEnvironmentAsked(env.description)) {
+    const aware = await testAwareFinding(env, known, own);
+    if (aware !== undefined) findings.push(aware);
   }
 
   // Type or lint errors asked to be fixed, silenced instead (`@ts-ignore`, `eslint-disable`, `# noqa`).
@@ -867,6 +883,76 @@ async function retryFinding(
       .map((entry) => entry.file)
       .slice(0, 3)
       .join(', ')} add no loop, retry helper or decorator: the operation still runs once.`,
+  );
+}
+
+/**
+ * Files the step created or modified that it left with syntax errors (see {@link brokenByStep}):
+ * whatever the notes claim about them, the module does not load.
+ */
+async function brokenSyntaxFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => {
+      const created = known.created.includes(file);
+      return {
+        file,
+        created,
+        before: created ? undefined : await env.changes.textBefore(file),
+        after: env.facts.read(file) ?? '',
+      };
+    }),
+  );
+  const broken = await brokenByStep(files.filter((entry) => env.facts.read(entry.file) !== undefined));
+  if (broken.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step left ${broken
+      .slice(0, 3)
+      .map((entry) => `${entry.file} with syntax errors (${entry.errors.slice(0, 2).join('; ')})`)
+      .join(', ')}: the code does not parse, so what it claims about that code cannot hold.`,
+    'P1',
+    { file: broken[0]?.file ?? '' },
+  );
+}
+
+/**
+ * Files the step created or modified whose functions now ask whether a test runner runs them
+ * (see {@link testAwareCode}): the tests exercise a branch real callers never take.
+ */
+async function testAwareFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => ({
+      file,
+      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+      after: env.facts.read(file) ?? '',
+    })),
+  );
+  const aware = await testAwareCode(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+  );
+  if (aware.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step made code behave differently under a test runner: ${aware
+      .slice(0, 3)
+      .map(
+        (entry) =>
+          `${entry.file} checks ${entry.checks
+            .slice(0, 2)
+            .map((check) => `\`${check}\``)
+            .join(', ')}`,
+      )
+      .join('; ')} inside a function, so the tests exercise a branch that real callers never take.`,
+    'P1',
+    { file: aware[0]?.file ?? '' },
   );
 }
 

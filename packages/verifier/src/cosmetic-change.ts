@@ -5,6 +5,8 @@
  * when it is what was asked (formatting, indentation, line endings, linting).
  */
 
+import { parsedLanguageOf, parseSource, type SyntaxNode } from './code-parser';
+
 /** Words that ask for whitespace or layout work. */
 const LAYOUT_ASKED =
   /\b(?:format\w*|re-?format\w*|whitespace|indent\w*|dedent\w*|trailing|spacing|spaces?|tabs?|newlines?|blank\s+lines?|line\s+endings?|eol|crlf|lf|prettier|biome|black|gofmt|rustfmt|lint\w*|style|tidy|cosmetic|wrap\w*|re-?flow)\b/i;
@@ -19,4 +21,109 @@ const squash = (text: string) => text.replace(/\s+/g, '');
 /** Whether two versions of a file differ only in whitespace (and do differ). */
 export function whitespaceOnly(before: string, after: string): boolean {
   return before !== after && squash(before) === squash(after);
+}
+
+/** Words that ask for work on comments, docs or the style of literals (the code may stay the same). */
+const COMMENTS_ASKED =
+  /\b(?:comments?|comment\s+out|uncomment\w*|docstrings?|jsdoc|tsdoc|javadoc|doc-?comments?|docs?|document\w*|annotat\w*|explain\w*|headers?|licen[cs]e|copyright|todos?|fixme|notes?|quot\w*|semicolons?|commas?|dead\s+code|unreachable|clean\s*up|cleanup)\b/i;
+
+/** Whether the description asks for comment, documentation, literal-style or dead-code work. */
+export function commentsAsked(description: string): boolean {
+  return COMMENTS_ASKED.test(description);
+}
+
+/** A quoted string token's content with its quote style normalised (`'it\'s'` and `"it's"` agree). */
+function normalizedString(token: string): string {
+  const quote = token[0];
+  if ((quote !== "'" && quote !== '"') || token.length < 2 || token.at(-1) !== quote) return token;
+  return `"${token.slice(1, -1).replace(/\\(['"])/g, '$1')}"`;
+}
+
+const TERMINATORS = new Set([
+  'ReturnStatement',
+  'ThrowStatement',
+  'RaiseStatement',
+  'BreakStatement',
+  'ContinueStatement',
+]);
+const BLOCKS = new Set(['Block', 'Body']);
+const FALSY_CONDITION = /^\(?\s*(?:false|False|0|null|None|undefined|void\s+0|''|""|!1)\s*\)?$/;
+
+/**
+ * Whether a statement never runs: it follows a `return`/`throw`/`break`/`continue` in the same
+ * block (hoisted function declarations excepted), or it is an `if` on a falsy literal
+ * (`if (false)`, `if 0:`) without an `else`.
+ */
+function deadStatement(node: SyntaxNode, text: string): boolean {
+  if (
+    node.parent &&
+    BLOCKS.has(node.parent.name) &&
+    node.name !== 'FunctionDeclaration' &&
+    !/^[{}:]$/.test(node.name)
+  ) {
+    for (let previous = node.prevSibling; previous; previous = previous.prevSibling)
+      if (TERMINATORS.has(previous.name)) return true;
+  }
+  if (node.name === 'IfStatement') {
+    const children: SyntaxNode[] = [];
+    for (let child = node.firstChild; child; child = child.nextSibling) children.push(child);
+    const condition = children[1];
+    if (condition === undefined || children.some((child) => child.name === 'else' || child.name === 'elif'))
+      return false;
+    return FALSY_CONDITION.test(text.slice(condition.from, condition.to).trim());
+  }
+  return false;
+}
+
+/**
+ * The code of a source file with what does not change what it runs taken out: comments, the
+ * quote style of string literals, code that never runs (after a `return`, under `if (false)`),
+ * whitespace. `undefined` when there is no parser for the language or the file does not parse
+ * cleanly (then nothing can be said).
+ */
+async function codeOnly(fileName: string, text: string): Promise<string | undefined> {
+  const source = await parseSource(fileName, text);
+  if (source === undefined) return undefined;
+  let broken = false;
+  const parts: string[] = [];
+  let at = 0;
+  source.tree.iterate({
+    enter: (ref) => {
+      if (broken) return false;
+      if (ref.type.isError) {
+        broken = true;
+        return false;
+      }
+      const comment = /Comment$/.test(ref.name);
+      const dead = !comment && deadStatement(ref.node, text);
+      const string =
+        !comment &&
+        !dead &&
+        ref.name === 'String' &&
+        (source.language !== 'python' || !/^[a-zA-Z]/.test(text.slice(ref.from, ref.to)));
+      if (!comment && !dead && !string) return undefined;
+      parts.push(text.slice(at, ref.from));
+      if (string) parts.push(normalizedString(text.slice(ref.from, ref.to)));
+      at = ref.to;
+      return false;
+    },
+  });
+  if (broken) return undefined;
+  parts.push(text.slice(at));
+  return squash(parts.join(''));
+}
+
+/**
+ * Whether two versions of a source file differ only in comments, whitespace, the quote style of
+ * string literals and code that never runs (and do differ): the code the file runs is the same. `false` when the file's
+ * language has no parser or either version does not parse cleanly.
+ *
+ * @example
+ * await sameCode('a.js', 'f(1);\n', '// fixed\nf(1);\n'); // true
+ */
+export async function sameCode(fileName: string, before: string, after: string): Promise<boolean> {
+  if (before === after) return false;
+  if (parsedLanguageOf(fileName) === undefined) return false;
+  const [was, is] = await Promise.all([codeOnly(fileName, before), codeOnly(fileName, after)]);
+  return was !== undefined && is !== undefined && was === is;
 }

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { commentsAsked, sameCode, whitespaceOnly } from './cosmetic-change';
+
+const RANGE = 'export function range(n) {\n  return [...Array(n + 1).keys()];\n}\n';
+
+describe('sameCode (the program is the same: comments, quotes, dead code)', () => {
+  it.each([
+    ['a comment added', 'a.js', RANGE, `// fixed the off-by-one\n${RANGE}`],
+    ['a block comment inside', 'a.js', RANGE, RANGE.replace('return', '/* fixed */ return')],
+    ['quotes swapped', 'a.js', "export const g = 'it\\'s';\n", 'export const g = "it\'s";\n'],
+    [
+      'a statement after the return',
+      'a.js',
+      RANGE,
+      RANGE.replace('keys()];', 'keys()];\n  return [...Array(n).keys()];'),
+    ],
+    ['an if (false) branch', 'a.js', RANGE, RANGE.replace('  return', '  if (false) return [];\n  return')],
+    [
+      'a Python comment',
+      'a.py',
+      'def add(a, b):\n    return a - b\n',
+      '# fixed\ndef add(a, b):\n    return a - b  # bug\n',
+    ],
+    [
+      'a Python if False',
+      'a.py',
+      'def f():\n    return 1\n',
+      'def f():\n    if False:\n        return 2\n    return 1\n',
+    ],
+  ])('%s → the same code', async (_name, file, before, after) => {
+    expect(await sameCode(file, before, after)).toBe(true);
+  });
+
+  it.each([
+    ['a real fix', 'a.js', RANGE, RANGE.replace('n + 1', 'n')],
+    ['a string changed', 'a.js', "export const g = 'Hi';\n", "export const g = 'Hello';\n"],
+    [
+      'an if with an else',
+      'a.js',
+      RANGE,
+      RANGE.replace('  return', '  if (false) return [];\n  else return'),
+    ],
+    [
+      'a hoisted function after the return',
+      'a.js',
+      'function f() {\n  return g();\n}\n',
+      'function f() {\n  return g();\n  function g() { return 1; }\n}\n',
+    ],
+    ['identical texts', 'a.js', RANGE, RANGE],
+    ['a file with no parser', 'a.txt', 'a', '// a'],
+    ['a file that no longer parses', 'a.js', RANGE, `${RANGE}}`],
+  ])('%s → different', async (_name, file, before, after) => {
+    expect(await sameCode(file, before, after)).toBe(false);
+  });
+
+  it('is asked for by comment, docs and dead-code work', () => {
+    expect(commentsAsked('Add a JSDoc comment to range')).toBe(true);
+    expect(commentsAsked('Remove the unreachable code in src/a.js')).toBe(true);
+    expect(commentsAsked('Fix the off-by-one in src/range.js')).toBe(false);
+    expect(whitespaceOnly('a b', 'a  b')).toBe(true);
+  });
+});
