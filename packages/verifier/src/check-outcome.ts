@@ -266,6 +266,25 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         problems.push(`${states.map((state) => state.file).join(', ')} did not change ${basis}`);
       else problems.push(`nothing shows whether ${states.map((state) => state.file).join(', ')} changed`);
     }
+    // Files named in one list ("in a.json, b.json and c.json"): every one, not any one.
+    if (expectations.changeEach.length > 1) {
+      const states = await Promise.all(
+        expectations.changeEach.map(async (file) => {
+          const rel = facts.relative(file);
+          return { file: rel ?? file, change: rel === undefined ? 'unknown' : await changes.status(rel) };
+        }),
+      );
+      const left = states.filter(
+        (state) => !((state.change === 'created' || state.change === 'modified') && own(state.file)),
+      );
+      const someChanged = left.length < states.length;
+      if (someChanged && left.length > 0 && left.every((state) => state.change !== 'unknown'))
+        problems.push(
+          `the description lists ${states.map((state) => state.file).join(', ')} together, but ${left
+            .map((state) => state.file)
+            .join(', ')} did not change ${basis}`,
+        );
+    }
     const anyChange = [...known.created, ...known.modified, ...known.deleted].filter(own);
     if (problems.length > 0) {
       const unknownOnly = problems.every(
@@ -715,7 +734,34 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       `The step was asked to ${NOUN.commit}, but its commit ${to.slice(0, 12)} records no change${from === undefined ? '' : ' since the step started'} (an empty commit, a message-only amend or old work re-committed).`,
     );
   };
+  // Asked to commit: what the step wrote (or the description names) must be in the commit, not
+  // left in the working tree ("Change a and b, then commit both" → `git add a`, commit).
+  const uncommitted = async (): Promise<Finding | undefined> => {
+    if (env.git === undefined) return undefined;
+    const named = new Set(
+      [...expectations.create, ...expectations.change, ...expectations.changeEach, ...expectations.remove]
+        .map((file) => facts.relative(file))
+        .filter((file) => file !== undefined),
+    );
+    const files = [...new Set([...known.created, ...known.modified, ...known.deleted])].filter(
+      (file) => own(file) && (named.has(file) || ledger.written.has(file)),
+    );
+    if (files.length === 0) return undefined;
+    const status = await env.git(['status', '--porcelain', '--untracked-files=all', '--', ...files]);
+    if (status.exitCode !== 0) return undefined;
+    const left = status.stdout
+      .split('\n')
+      .map((line) => line.slice(3).trim())
+      .filter((line) => line !== '');
+    if (left.length === 0) return undefined;
+    return outcome(
+      'fail',
+      `The step was asked to ${NOUN.commit}, but its changes to ${left.slice(0, 5).join(', ')} are not committed (still in the working tree).`,
+    );
+  };
   if (expectations.outcomes.has('commit')) {
+    const left = refs.after === undefined ? undefined : await uncommitted();
+    if (left !== undefined) findings.push(left);
     if (refs.after === undefined)
       findings.push(
         outcome('fail', `The step was asked to ${NOUN.commit}, but the workspace is not a git repository.`),
