@@ -8,6 +8,14 @@ import { filledStubs } from './filled-stubs';
 import { flagLeftOff } from './flag-left-off';
 import { hollowWork } from './hollow-work';
 import {
+  brokenSyntax,
+  codeUnchanged,
+  hiddenFailTag,
+  partialCommit,
+  partialList,
+  testAwareCode,
+} from './hostile';
+import {
   literalInComment,
   plainAsks,
   removalKept,
@@ -143,6 +151,12 @@ export function truthCorpus(): TruthTrace[] {
     ...unregisteredModule,
     ...flagLeftOff,
     ...weakenedAssertion,
+    ...testAwareCode,
+    ...codeUnchanged,
+    ...brokenSyntax,
+    ...hiddenFailTag,
+    ...partialList,
+    ...partialCommit,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
