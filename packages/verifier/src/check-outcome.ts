@@ -20,6 +20,7 @@ import { excerpt, type Finding } from './finding';
 import { generatedInsteadOfSource, generatedKind } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { neuteredScripts, scriptsAsked } from './neutered-scripts';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
@@ -178,6 +179,18 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
     if (once !== undefined) return [once];
+    const broken = brokenSyntaxAsked(env.description)
+      ? undefined
+      : await brokenSyntaxFinding(env, { created, modified }, own);
+    if (broken !== undefined) return [broken];
+    const aware = testEnvironmentAsked(env.description)
+      ? undefined
+      : await testAwareFinding(env, { created, modified }, own);
+    if (aware !== undefined) return [aware];
+    const neutered = scriptsAsked(env.description)
+      ? undefined
+      : await neuteredScriptFinding(env, { modified }, own);
+    if (neutered !== undefined) return [neutered];
     const inexact = [...exactContentFindings(env), ...(await unwiredFindings(env))];
     if (inexact.length > 0) return inexact;
     return [
@@ -376,6 +389,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (!testEnvironmentAsked(env.description)) {
     const aware = await testAwareFinding(env, known, own);
     if (aware !== undefined) findings.push(aware);
+  }
+
+  // A check script (test, build, lint…) rewritten to exit 0 whatever happens.
+  if (!scriptsAsked(env.description)) {
+    const neutered = await neuteredScriptFinding(env, known, own);
+    if (neutered !== undefined) findings.push(neutered);
   }
 
   // Type or lint errors asked to be fixed, silenced instead (`@ts-ignore`, `eslint-disable`, `# noqa`).
@@ -999,6 +1018,26 @@ async function testAwareFinding(
       .join('; ')} inside a function, so the tests exercise a branch that real callers never take.`,
     'P1',
     { file: aware[0]?.file ?? '' },
+  );
+}
+
+/**
+ * package.json files the step changed whose check scripts now exit 0 whatever happens (see
+ * {@link neuteredScripts}): a pass of `npm run build` proves nothing after that.
+ */
+async function neuteredScriptFinding(
+  env: OutcomeEnvironment,
+  known: { modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of known.modified.filter((file) => own(file) && /(?:^|\/)package\.json$/.test(file)))
+    for (const script of neuteredScripts(await env.changes.textBefore(file), env.facts.read(file)))
+      found.push(`\`${script.name}\` in ${file} (\`${script.was}\` → \`${script.now}\`)`);
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step rewrote check script(s) so they exit 0 whatever happens: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
   );
 }
 
