@@ -121,6 +121,10 @@ const CODE_NOUN_AFTER =
 const CODE_NOUN_BEFORE =
   /\b(?:calls?|uses?|usages?|references?|instances?|occurrences?|invocations?|imports?|mentions?)\s+(?:of|to)\s+(?:the\s+)?(?:deprecated\s+|old\s+|legacy\s+|unused\s+)?$/i;
 
+/** A method's class named after it: "… method … to class Circle", "… method … on the `Circle` class". */
+const METHOD_OF =
+  /\bmethods?\b[^.;\n]*?\b(?:to|on|in|into|of|for)\s+(?:the\s+)?(?:(?:class|struct|type)\s+[`'"]?(?<a>[A-Za-z_$][\w$]*)[`'"]?|[`'"]?(?<b>[A-Za-z_$][\w$]*)[`'"]?\s+(?:class|struct)\b)/i;
+
 /** What joins two files of one list: a comma, "and", "&", "as well as", 、/和/与/及. */
 const LIST_JOIN =
   /^[`'"]?\s*(?:,\s*(?:and\s+|&\s*|as\s+well\s+as\s+|plus\s+)?|(?:and|&|as\s+well\s+as|plus)\s+|[、，]\s*|\s*[和与與及]\s*)(?:the\s+(?:file\s+)?)?[`'"]?$/iu;
@@ -284,12 +288,21 @@ export function stepExpectations(description: string): StepExpectations {
             if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
             if (/^`|\(\)$/.test(item) || /[a-z\d][A-Z]|_/.test(name)) named.push(name);
           }
-          for (const name of new Set(named))
+          // "Add a method `area` to class Circle", "an `area` method on the Circle class": the
+          // method belongs to that class (`Circle.area`), a top-level `area` is not it.
+          const owner = METHOD_OF.exec(segment);
+          const container = owner?.groups?.a ?? owner?.groups?.b;
+          for (const raw of new Set(named)) {
+            const name =
+              container !== undefined && raw !== container && !raw.includes('.')
+                ? `${container}.${raw}`
+                : raw;
             symbols.push({
               name,
               ...(holder !== undefined ? { file: holder } : {}),
-              ...(exported.has(name) ? { exported: true as const } : {}),
+              ...(exported.has(raw) ? { exported: true as const } : {}),
             });
+          }
         }
         // "Update the tests" makes the tests the work; "fix the failing test" asks for the code
         // to pass it (unless the test itself is said to be wrong).
