@@ -14,6 +14,9 @@ describe('testAwareCode (code that behaves differently under a test runner)', ()
     "'test' === process.env.NODE_ENV",
     "typeof jest !== 'undefined'",
     "process.argv.includes('--test')",
+    "process.argv[1]?.includes('.test.')",
+    "process.argv.some((arg) => arg.endsWith('spec.js'))",
+    "typeof globalThis.test === 'function'",
     "new Error().stack.includes('.test.')",
   ])('finds %s inside a function of the code under test', async (check) => {
     const found = await testAwareCode([{ file: 'src/is-prime.js', before: BUGGY, after: aware(check) }]);

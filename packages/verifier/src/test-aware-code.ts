@@ -21,9 +21,9 @@ const RUNNER_CHECKS = new RegExp(
     String.raw`['"\x60]test['"\x60]\s*[!=]==?\s*(?:process\.env\.NODE_ENV|import\.meta\.env\.MODE)\b`,
     // test globals
     String.raw`\btypeof\s+(?:jest|vi|describe|it|test|expect|beforeEach|afterEach|mocha|suite)\b`,
-    String.raw`\bglobalThis\.(?:jest|vi|describe|it|expect|__vitest\w*)\b`,
+    String.raw`\bglobalThis\.(?:jest|vi|describe|it|test|expect|__vitest\w*)\b`,
     // the command line or the call stack
-    String.raw`\bprocess\.(?:argv|execArgv)\b[^;\n]{0,80}(?:--test\b|jest|vitest|mocha|node:test)`,
+    String.raw`\bprocess\.(?:argv|execArgv|title)\b[^;\n]{0,80}(?:--test\b|['"\x60][^'"\x60\n]*(?:test|spec|jest|vitest|mocha)[^'"\x60\n]*['"\x60])`,
     String.raw`\bnew\s+Error\(\)\.stack\b[^;\n]{0,80}(?:test|spec)`,
     // Python
     String.raw`['"](?:pytest|_pytest|unittest|nose2?)['"]\s+(?:not\s+)?in\s+sys\.modules`,
