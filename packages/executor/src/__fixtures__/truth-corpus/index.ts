@@ -11,9 +11,13 @@ import {
   brokenSyntax,
   codeUnchanged,
   hiddenFailTag,
+  methodOutsideClass,
+  neuteredCheckScript,
   partialCommit,
   partialList,
   testAwareCode,
+  unquotedFlagDocs,
+  unquotedName,
 } from './hostile';
 import {
   literalInComment,
@@ -157,6 +161,10 @@ export function truthCorpus(): TruthTrace[] {
     ...hiddenFailTag,
     ...partialList,
     ...partialCommit,
+    ...methodOutsideClass,
+    ...neuteredCheckScript,
+    ...unquotedFlagDocs,
+    ...unquotedName,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
