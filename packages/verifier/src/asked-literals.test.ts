@@ -54,7 +54,9 @@ describe('askedLiterals', () => {
       { text: 'Getting Started', code: false },
     ]);
     expect(askedLiterals('Add dist/ to .gitignore')).toEqual([{ text: 'dist/', code: true }]);
-    expect(askedLiterals('Add node_modules to .dockerignore')).toEqual([{ text: 'node_modules', code: true }]);
+    expect(askedLiterals('Add node_modules to .dockerignore')).toEqual([
+      { text: 'node_modules', code: true },
+    ]);
     for (const description of [
       'Add a new section to README.md',
       'Add a section to README.md',

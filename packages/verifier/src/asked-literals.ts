@@ -92,7 +92,10 @@ export function askedLiterals(
     }
     // An unquoted name of a part to add ("Add an Installation section to README.md", "a timeout
     // setting to config.json"), or an entry for a list file ("Add dist/ to .gitignore").
-    for (const literal of unquotedNames(verb[0], rest.replace(QUOTED, (quoted) => ' '.repeat(quoted.length))))
+    for (const literal of unquotedNames(
+      verb[0],
+      rest.replace(QUOTED, (quoted) => ' '.repeat(quoted.length)),
+    ))
       if (!found.has(literal.text)) found.set(literal.text, literal);
     // An unquoted flag named as one ("Add a --dry-run flag"): asked of the code too; an unquoted
     // flag to document ("Document the --verbose flag in README.md"): asked of the docs.
@@ -128,7 +131,7 @@ function unquotedNames(verb: string, rest: string): AskedLiteral[] {
   if (!/^(?:add|insert|append|include|introduce|put|define|declare)$/i.test(verb)) return [];
   const found: AskedLiteral[] = [];
   const words = rest.trim().split(/\s+/).slice(0, 7);
-  const at = words.findIndex((word, index) => index > 0 && PART_NOUN.test(words.slice(index).join(' ')));
+  const at = words.findIndex((_word, index) => index > 0 && PART_NOUN.test(words.slice(index).join(' ')));
   if (at > 0) {
     const named = words.slice(0, at);
     while (named.length > 0 && NOT_A_NAME.test(named[0] ?? '')) named.shift();
@@ -143,11 +146,18 @@ function unquotedNames(verb: string, rest: string): AskedLiteral[] {
     )
       found.push({ text: name, code: false });
   }
-  const entry = /^\s*(?:(?:an?|the)\s+)?(?:entry\s+(?:for\s+)?)?([^\s,;]+)\s+(?:to|into|in)\s+(?:the\s+)?[`'"]?([\w./@-]+)/i.exec(rest);
+  const entry =
+    /^\s*(?:(?:an?|the)\s+)?(?:entry\s+(?:for\s+)?)?([^\s,;]+)\s+(?:to|into|in)\s+(?:the\s+)?[`'"]?([\w./@-]+)/i.exec(
+      rest,
+    );
   if (entry?.[1] !== undefined && entry[2] !== undefined) {
     const token = entry[1];
     const listFile = LIST_FILE.test(entry[2]);
-    if ((listFile || /[/*]/.test(token)) && token.length >= 2 && !/^(?:a|an|the|it|them|this|that)$/i.test(token))
+    if (
+      (listFile || /[/*]/.test(token)) &&
+      token.length >= 2 &&
+      !/^(?:a|an|the|it|them|this|that)$/i.test(token)
+    )
       found.push({ text: token, code: true });
   }
   return found;
