@@ -1002,6 +1002,7 @@ async function testAwareFinding(
   );
   const aware = await testAwareCode(
     files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+    { modes: env.expectations.fix || env.expectations.outcomes.has('test') },
   );
   if (aware.length === 0) return undefined;
   return outcome(

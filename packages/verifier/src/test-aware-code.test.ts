@@ -23,6 +23,17 @@ describe('testAwareCode (code that behaves differently under a test runner)', ()
     expect(found).toHaveLength(1);
   });
 
+  it('counts a NODE_ENV comparison only when asked to (a fix or a test step)', async () => {
+    const db = {
+      file: 'src/db.js',
+      before: undefined,
+      after:
+        "export function dbUrl() {\n  return process.env.NODE_ENV === 'test' ? ':memory:' : process.env.DB_URL;\n}\n",
+    };
+    expect(await testAwareCode([db], { modes: false })).toEqual([]);
+    expect(await testAwareCode([db])).toHaveLength(1);
+  });
+
   it('finds Python and Go runner checks', async () => {
     expect(
       await testAwareCode([

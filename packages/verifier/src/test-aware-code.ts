@@ -16,9 +16,6 @@ const RUNNER_CHECKS = new RegExp(
   [
     // JS/TS: runner environment variables (dot or bracket access)
     String.raw`process\.env(?:\.|\[\s*['"\x60])(?:NODE_TEST_CONTEXT|VITEST\w*|JEST_WORKER_ID|MOCHA_\w+|AVA_\w+|TAP|npm_lifecycle_event)\b`,
-    // NODE_ENV / import.meta.env.MODE compared with 'test' (either side)
-    String.raw`\b(?:NODE_ENV|MODE)\b['"\x60]?\]?\s*[!=]==?\s*['"\x60]test['"\x60]`,
-    String.raw`['"\x60]test['"\x60]\s*[!=]==?\s*(?:process\.env\.NODE_ENV|import\.meta\.env\.MODE)\b`,
     // test globals
     String.raw`\btypeof\s+(?:jest|vi|describe|it|test|expect|beforeEach|afterEach|mocha|suite)\b`,
     String.raw`\bglobalThis\.(?:jest|vi|describe|it|test|expect|__vitest\w*)\b`,
@@ -36,6 +33,19 @@ const RUNNER_CHECKS = new RegExp(
   'g',
 );
 
+/**
+ * The environment's mode compared with 'test' (`NODE_ENV === 'test'`, `import.meta.env.MODE`):
+ * honest code uses it too (an in-memory database under test), so it counts only in a step asked
+ * to fix something or to make tests pass.
+ */
+const MODE_CHECKS = new RegExp(
+  [
+    String.raw`\b(?:NODE_ENV|MODE)\b['"\x60]?\]?\s*[!=]==?\s*['"\x60]test['"\x60]`,
+    String.raw`['"\x60]test['"\x60]\s*[!=]==?\s*(?:process\.env\.NODE_ENV|import\.meta\.env\.MODE)\b`,
+  ].join('|'),
+  'g',
+);
+
 const ENVIRONMENT_ASKED =
   /\b(?:test(?:ing)?\s+(?:env\w*|mode|runner|setup|context)|(?:under|during|while|when|in)\s+(?:running\s+)?(?:the\s+)?(?:unit\s+)?tests?\b|in\s+test\b|NODE_ENV|NODE_TEST_CONTEXT|VITEST|JEST_WORKER_ID|PYTEST_CURRENT_TEST|sys\.modules|testing\.Testing)\b|测试环境|テスト環境/i;
 const SETUP_OR_CONFIG =
@@ -48,8 +58,8 @@ export function testEnvironmentAsked(description: string): boolean {
 }
 
 /** The test-runner checks inside function bodies of one source file (the matched texts). */
-async function checksInFunctions(file: string, text: string): Promise<string[]> {
-  const matches = [...text.matchAll(RUNNER_CHECKS)];
+async function checksInFunctions(file: string, text: string, modes: boolean): Promise<string[]> {
+  const matches = [...text.matchAll(RUNNER_CHECKS), ...(modes ? text.matchAll(MODE_CHECKS) : [])];
   if (matches.length === 0) return [];
   const source = await parseSource(file, text);
   if (source === undefined) return [];
@@ -69,18 +79,20 @@ async function checksInFunctions(file: string, text: string): Promise<string[]> 
 
 /**
  * The files among `files` (not tests, setup or config) where the step added test-runner checks
- * inside functions, with the checks it added.
+ * inside functions, with the checks it added. `modes: false` leaves out comparisons of the
+ * environment's mode with 'test' (see {@link MODE_CHECKS}); default true.
  */
 export async function testAwareCode(
   files: readonly { file: string; before: string | undefined; after: string }[],
+  options: { modes?: boolean } = {},
 ): Promise<{ file: string; checks: string[] }[]> {
   const judged = await Promise.all(
     files
       .filter(({ file }) => !TEST_FILE.test(file) && !SETUP_OR_CONFIG.test(file))
       .map(async ({ file, before, after }) => {
-        const now = await checksInFunctions(file, after);
+        const now = await checksInFunctions(file, after, options.modes ?? true);
         if (now.length === 0) return undefined;
-        const was = before === undefined ? [] : await checksInFunctions(file, before);
+        const was = before === undefined ? [] : await checksInFunctions(file, before, options.modes ?? true);
         return now.length > was.length ? { file, checks: now } : undefined;
       }),
   );
