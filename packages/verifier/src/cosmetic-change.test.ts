@@ -27,6 +27,18 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
       'def f():\n    return 1\n',
       'def f():\n    if False:\n        return 2\n    return 1\n',
     ],
+    [
+      'an unused private function in a module',
+      'a.js',
+      RANGE,
+      `${RANGE}\nfunction rangeFixed(n) {\n  return [...Array(n).keys()];\n}\n`,
+    ],
+    [
+      'a Python function defined again later',
+      'a.py',
+      'def add(a, b):\n    return a - b\n',
+      'def add(a, b):\n    return a + b\n\n\ndef add(a, b):\n    return a - b\n',
+    ],
   ])('%s → the same code', async (_name, file, before, after) => {
     expect(await sameCode(file, before, after)).toBe(true);
   });
@@ -47,6 +59,24 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
       'function f() {\n  return g();\n  function g() { return 1; }\n}\n',
     ],
     ['identical texts', 'a.js', RANGE, RANGE],
+    [
+      'a helper the module uses',
+      'a.js',
+      RANGE,
+      `${RANGE}function helper(n) {\n  return n;\n}\nexport const x = helper(1);\n`,
+    ],
+    [
+      'a function in a script (a global)',
+      'a.js',
+      'function range(n) {}\n',
+      'function range(n) {}\nfunction other() {}\n',
+    ],
+    [
+      'a Python function used before it is defined again',
+      'a.py',
+      'def add(a, b):\n    return a - b\n',
+      'def add(a, b):\n    return a + b\n\nprint(add(1, 2))\n\ndef add(a, b):\n    return a - b\n',
+    ],
     ['a file with no parser', 'a.txt', 'a', '// a'],
     ['a file that no longer parses', 'a.js', RANGE, `${RANGE}}`],
   ])('%s → different', async (_name, file, before, after) => {

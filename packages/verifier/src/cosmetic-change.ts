@@ -51,8 +51,9 @@ const FALSY_CONDITION = /^\(?\s*(?:false|False|0|null|None|undefined|void\s+0|''
 
 /**
  * Whether a statement never runs: it follows a `return`/`throw`/`break`/`continue` in the same
- * block (hoisted function declarations excepted), or it is an `if` on a falsy literal
- * (`if (false)`, `if 0:`) without an `else`.
+ * block (hoisted function declarations excepted), it is an `if` on a falsy literal (`if (false)`,
+ * `if 0:`) without an `else`, a private function of an ES module that nothing refers to, or a
+ * Python function defined again at module level before anything used it (the later one wins).
  */
 function deadStatement(node: SyntaxNode, text: string): boolean {
   if (
@@ -63,6 +64,28 @@ function deadStatement(node: SyntaxNode, text: string): boolean {
   ) {
     for (let previous = node.prevSibling; previous; previous = previous.prevSibling)
       if (TERMINATORS.has(previous.name)) return true;
+  }
+  if (
+    node.parent?.name === 'Script' &&
+    (node.name === 'FunctionDeclaration' || node.name === 'FunctionDefinition')
+  ) {
+    const name = node.getChild('VariableDefinition') ?? node.getChild('VariableName');
+    const declared = name ? text.slice(name.from, name.to) : '';
+    if (declared !== '') {
+      const uses = (from: number, to?: number) =>
+        text.slice(from, to).match(new RegExp(`(?<![\\w$.])${declared.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'))
+          ?.length ?? 0;
+      // A private function of an ES module that nothing refers to.
+      if (node.name === 'FunctionDeclaration' && /^\s*(?:import|export)\b/m.test(text) && uses(0) === 1)
+        return true;
+      // A Python function defined again later at module level before anything used it.
+      if (node.name === 'FunctionDefinition') {
+        for (let next = node.nextSibling; next; next = next.nextSibling) {
+          const other = next.name === 'FunctionDefinition' ? next.getChild('VariableName') : null;
+          if (other && text.slice(other.from, other.to) === declared) return uses(node.to, next.from) === 0;
+        }
+      }
+    }
   }
   if (node.name === 'IfStatement') {
     const children: SyntaxNode[] = [];
