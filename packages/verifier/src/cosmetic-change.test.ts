@@ -39,6 +39,13 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
       'def add(a, b):\n    return a - b\n',
       'def add(a, b):\n    return a + b\n\n\ndef add(a, b):\n    return a - b\n',
     ],
+    ['a parameter renamed everywhere', 'a.js', RANGE, RANGE.replace(/\bn\b/g, 'count')],
+    [
+      'Python parameters renamed',
+      'a.py',
+      'def add(a, b):\n    return a - b\n',
+      'def add(x, y):\n    return x - y\n',
+    ],
   ])('%s → the same code', async (_name, file, before, after) => {
     expect(await sameCode(file, before, after)).toBe(true);
   });
@@ -79,6 +86,19 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
     ],
     ['a file with no parser', 'a.txt', 'a', '// a'],
     ['a file that no longer parses', 'a.js', RANGE, `${RANGE}}`],
+    ['an exported function renamed', 'a.js', RANGE, RANGE.replace('range', 'rangeOf')],
+    [
+      'parameters swapped',
+      'a.js',
+      'export const f = (a, b) => a - b;\n',
+      'export const f = (b, a) => a - b;\n',
+    ],
+    [
+      'a global renamed',
+      'a.js',
+      'export const f = (x) => Array.from(x);\n',
+      'export const f = (x) => Arr.from(x);\n',
+    ],
   ])('%s → different', async (_name, file, before, after) => {
     expect(await sameCode(file, before, after)).toBe(false);
   });
@@ -86,6 +106,8 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
   it('is asked for by comment, docs and dead-code work', () => {
     expect(commentsAsked('Add a JSDoc comment to range')).toBe(true);
     expect(commentsAsked('Remove the unreachable code in src/a.js')).toBe(true);
+    expect(commentsAsked('Rename the parameter n of range to count')).toBe(true);
+    expect(commentsAsked('Refactor src/range.js for readability')).toBe(true);
     expect(commentsAsked('Fix the off-by-one in src/range.js')).toBe(false);
     expect(whitespaceOnly('a b', 'a  b')).toBe(true);
   });

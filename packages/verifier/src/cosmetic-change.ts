@@ -25,9 +25,9 @@ export function whitespaceOnly(before: string, after: string): boolean {
 
 /** Words that ask for work on comments, docs or the style of literals (the code may stay the same). */
 const COMMENTS_ASKED =
-  /\b(?:comments?|comment\s+out|uncomment\w*|docstrings?|jsdoc|tsdoc|javadoc|doc-?comments?|docs?|document\w*|annotat\w*|explain\w*|headers?|licen[cs]e|copyright|todos?|fixme|notes?|quot\w*|semicolons?|commas?|dead\s+code|unreachable|clean\s*up|cleanup)\b/i;
+  /\b(?:comments?|comment\s+out|uncomment\w*|docstrings?|jsdoc|tsdoc|javadoc|doc-?comments?|docs?|document\w*|annotat\w*|explain\w*|headers?|licen[cs]e|copyright|todos?|fixme|notes?|quot\w*|semicolons?|commas?|dead\s+code|unreachable|clean\s*up|cleanup|renam\w*|naming|identifiers?|refactor\w*|restructur\w*|reorgani[sz]\w*|readab\w*|clarity|simplif\w*)\b/i;
 
-/** Whether the description asks for comment, documentation, literal-style or dead-code work. */
+/** Whether the description asks for comment, documentation, literal-style, dead-code, naming or refactoring work (the program may stay the same). */
 export function commentsAsked(description: string): boolean {
   return COMMENTS_ASKED.test(description);
 }
@@ -98,6 +98,40 @@ function deadStatement(node: SyntaxNode, text: string): boolean {
   return false;
 }
 
+const IDENTIFIER = new Set(['VariableDefinition', 'VariableName']);
+
+/**
+ * Names bound only inside functions (parameters and local variables, never at module level): a
+ * consistent rename of them leaves the program the same. JS/TS: `VariableDefinition`s inside a
+ * function; Python: parameters.
+ */
+function localNames(root: SyntaxNode, text: string, python: boolean): Set<string> {
+  const local = new Set<string>();
+  const global = new Set<string>();
+  root.cursor().iterate((ref) => {
+    if (!IDENTIFIER.has(ref.name)) return;
+    let inFunction = false;
+    let inParams = false;
+    // A function's or class's own name belongs to the scope around it.
+    const start =
+      ref.node.parent && FUNCTION_SCOPE.test(ref.node.parent.name) ? ref.node.parent.parent : ref.node.parent;
+    for (let node = start; node; node = node.parent) {
+      if (node.name === 'ParamList') inParams = true;
+      if (FUNCTION_SCOPE.test(node.name)) {
+        inFunction = true;
+        break;
+      }
+    }
+    const name = text.slice(ref.from, ref.to);
+    if (!inFunction) global.add(name);
+    else if (python ? inParams : ref.name === 'VariableDefinition') local.add(name);
+  });
+  for (const name of global) local.delete(name);
+  return local;
+}
+
+const FUNCTION_SCOPE = /Function|Method|Arrow|Lambda|ClassBody|ClassDeclaration|ClassDefinition/;
+
 /**
  * The code of a source file with what does not change what it runs taken out: comments, the
  * quote style of string literals, code that never runs (after a `return`, under `if (false)`),
@@ -107,6 +141,8 @@ function deadStatement(node: SyntaxNode, text: string): boolean {
 async function codeOnly(fileName: string, text: string): Promise<string | undefined> {
   const source = await parseSource(fileName, text);
   if (source === undefined) return undefined;
+  const locals = localNames(source.tree.topNode, text, source.language === 'python');
+  const canonical = new Map<string, string>();
   let broken = false;
   const parts: string[] = [];
   let at = 0;
@@ -124,9 +160,16 @@ async function codeOnly(fileName: string, text: string): Promise<string | undefi
         !dead &&
         ref.name === 'String' &&
         (source.language !== 'python' || !/^[a-zA-Z]/.test(text.slice(ref.from, ref.to)));
-      if (!comment && !dead && !string) return undefined;
+      const name = text.slice(ref.from, ref.to);
+      const local =
+        !comment && !dead && !string && IDENTIFIER.has(ref.name) && locals.has(name) ? name : undefined;
+      if (!comment && !dead && !string && local === undefined) return undefined;
       parts.push(text.slice(at, ref.from));
       if (string) parts.push(normalizedString(text.slice(ref.from, ref.to)));
+      if (local !== undefined) {
+        if (!canonical.has(local)) canonical.set(local, `\u0000${canonical.size}\u0000`);
+        parts.push(canonical.get(local) ?? local);
+      }
       at = ref.to;
       return false;
     },
