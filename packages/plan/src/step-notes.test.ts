@@ -30,6 +30,15 @@ describe('parseStepNotes', () => {
     expect(parseStepNotes('wrote the file')).toEqual({ status: 'none', message: 'wrote the file' });
   });
 
+  it('reads a tag hidden behind invisible characters or written in full-width characters', () => {
+    expect(parseStepNotes('\u200b[FAIL]: b is missing')).toEqual({ status: 'fail', message: 'b is missing' });
+    expect(parseStepNotes('\ufeff\u2060 [FAIL] nope').status).toBe('fail');
+    expect(parseStepNotes('［FAIL］：无法完成')).toEqual({ status: 'fail', message: '无法完成' });
+    expect(parseStepNotes('[ＦＡＩＬ]: no').status).toBe('fail');
+    expect(parseStepNotes('\u200b[SUCCESS]: done')).toEqual({ status: 'success', message: 'done' });
+    expect(parseStepNotes('[fail]: lower case is not a tag').status).toBe('none');
+  });
+
   it('only reads a tag at the start', () => {
     expect(parseStepNotes('All good, no [FAIL] here').status).toBe('none');
   });

@@ -43,6 +43,40 @@ describe('askedLiterals', () => {
       for (const literal of askedLiterals(description))
         expect(literal.implemented, `${description}: ${literal.text}`).toBeUndefined();
   });
+  it('reads unquoted names of parts to add, and entries of list files', () => {
+    expect(askedLiterals('Add an Installation section to README.md')).toEqual([
+      { text: 'Installation', code: false },
+    ]);
+    expect(askedLiterals('Add a default timeout setting to config.json')).toEqual([
+      { text: 'timeout', code: false },
+    ]);
+    expect(askedLiterals('Add a Getting Started section to docs/guide.md')).toEqual([
+      { text: 'Getting Started', code: false },
+    ]);
+    expect(askedLiterals('Add dist/ to .gitignore')).toEqual([{ text: 'dist/', code: true }]);
+    expect(askedLiterals('Add node_modules to .dockerignore')).toEqual([
+      { text: 'node_modules', code: true },
+    ]);
+    for (const description of [
+      'Add a new section to README.md',
+      'Add a section to README.md',
+      'Add error handling to src/a.js',
+      'Add logging to src/server.js',
+      'Add isPrime to src/math.js',
+      'Add a README.md section on installation',
+    ])
+      expect(askedLiterals(description), description).toEqual([]);
+  });
+
+  it('reads an unquoted flag asked of the docs', () => {
+    expect(askedLiterals('Document the --verbose flag in README.md')).toEqual([
+      { text: '--verbose', code: true },
+    ]);
+    expect(askedLiterals('Add a section to README.md listing the --out flag')).toEqual([
+      { text: '--out', code: true },
+    ]);
+    expect(askedLiterals('Add tests and run them with --coverage')).toEqual([]);
+  });
 });
 
 describe('containsLiteral', () => {

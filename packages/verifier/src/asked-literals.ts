@@ -90,19 +90,77 @@ export function askedLiterals(
         ...(implemented ? { implemented: true as const } : {}),
       });
     }
-    // An unquoted flag named as one ("Add a --dry-run flag"): asked of the code too.
+    // An unquoted name of a part to add ("Add an Installation section to README.md", "a timeout
+    // setting to config.json"), or an entry for a list file ("Add dist/ to .gitignore").
+    for (const literal of unquotedNames(
+      verb[0],
+      rest.replace(QUOTED, (quoted) => ' '.repeat(quoted.length)),
+    ))
+      if (!found.has(literal.text)) found.set(literal.text, literal);
+    // An unquoted flag named as one ("Add a --dry-run flag"): asked of the code too; an unquoted
+    // flag to document ("Document the --verbose flag in README.md"): asked of the docs.
     const unquoted = rest.replace(QUOTED, (quoted) => ' '.repeat(quoted.length));
     for (const match of unquoted.matchAll(/(?<![\w-])--[a-z][\w-]*[a-z\d]/gi)) {
+      if (found.has(match[0])) continue;
       const after = unquoted.slice((match.index ?? 0) + match[0].length);
-      if (
-        found.has(match[0]) ||
-        !implementedAt(clause.slice(0, verb.index), verb[0], unquoted.slice(0, match.index), after)
-      )
-        continue;
-      found.set(match[0], { text: match[0], code: true, implemented: true });
+      if (implementedAt(clause.slice(0, verb.index), verb[0], unquoted.slice(0, match.index), after))
+        found.set(match[0], { text: match[0], code: true, implemented: true });
+      else if (DOCUMENTING.test(verb[0]) || DOCS_PLACE.test(clause))
+        found.set(match[0], { text: match[0], code: true });
     }
   }
   return [...found.values()];
+}
+
+/** The parts of a file a name can be asked for, written after the name ("an Installation section"). */
+const PART_NOUN =
+  /^(?:sections?|headings?|chapters?|settings?|keys?|fields?|entr(?:y|ies)|propert(?:y|ies)|columns?|env(?:ironment)?\s+var(?:iable)?s?)\b/i;
+/** Words before a part noun that describe it rather than name it. */
+const NOT_A_NAME =
+  /^(?:a|an|the|new|short|brief|small|simple|separate|dedicated|proper|basic|default|custom|extra|additional|optional|required|single|second|first|final|top-level|global|local|config|configuration|more|some|few|its|their|our|your|this|that|one|two|three|each|every|missing|empty|dummy|placeholder|example|sample|appropriate|relevant|corresponding|matching|short|long)$/i;
+/** Files that are lists of entries (ignore files, requirements, owners). */
+const LIST_FILE =
+  /(?:^|\/)(?:\.(?:git|docker|npm|prettier|eslint|stylelint|vercel|gcloud)ignore|requirements(?:-\w+)?\.txt|CODEOWNERS|\.nvmrc|\.tool-versions)$/;
+
+/**
+ * Unquoted names a clause asks to add: "Add an Installation section to README.md" → Installation,
+ * "Add a timeout setting to config.json" → timeout (compared as prose, case-insensitively), and
+ * "Add dist/ to .gitignore" → dist/ (a single token added to a list file, or a path or glob).
+ */
+function unquotedNames(verb: string, rest: string): AskedLiteral[] {
+  if (!/^(?:add|insert|append|include|introduce|put|define|declare)$/i.test(verb)) return [];
+  const found: AskedLiteral[] = [];
+  const words = rest.trim().split(/\s+/).slice(0, 7);
+  const at = words.findIndex((_word, index) => index > 0 && PART_NOUN.test(words.slice(index).join(' ')));
+  if (at > 0) {
+    const named = words.slice(0, at);
+    while (named.length > 0 && NOT_A_NAME.test(named[0] ?? '')) named.shift();
+    const name = named.join(' ');
+    if (
+      named.length >= 1 &&
+      named.length <= 3 &&
+      name.length >= 2 &&
+      named.every((word) => /^[\w@.-]+$/.test(word) && !/^(?:and|or|to|in|for|of|with)$/i.test(word)) &&
+      !/^\d+$/.test(name) &&
+      findPaths(` ${name} `).length === 0
+    )
+      found.push({ text: name, code: false });
+  }
+  const entry =
+    /^\s*(?:(?:an?|the)\s+)?(?:entry\s+(?:for\s+)?)?([^\s,;]+)\s+(?:to|into|in)\s+(?:the\s+)?[`'"]?([\w./@-]+)/i.exec(
+      rest,
+    );
+  if (entry?.[1] !== undefined && entry[2] !== undefined) {
+    const token = entry[1];
+    const listFile = LIST_FILE.test(entry[2]);
+    if (
+      (listFile || /[/*]/.test(token)) &&
+      token.length >= 2 &&
+      !/^(?:a|an|the|it|them|this|that)$/i.test(token)
+    )
+      found.push({ text: token, code: true });
+  }
+  return found;
 }
 
 /**

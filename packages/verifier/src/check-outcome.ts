@@ -8,10 +8,11 @@ import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
+import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
-import { layoutAsked, whitespaceOnly } from './cosmetic-change';
+import { commentsAsked, layoutAsked, sameCode, whitespaceOnly } from './cosmetic-change';
 import type { Tooling } from './detect-tooling';
 import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
@@ -19,6 +20,7 @@ import { excerpt, type Finding } from './finding';
 import { generatedInsteadOfSource, generatedKind } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { neuteredScripts, scriptsAsked } from './neutered-scripts';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
@@ -27,6 +29,7 @@ import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitI
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
+import { testAwareCode, testEnvironmentAsked } from './test-aware-code';
 import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
@@ -176,6 +179,18 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
     if (once !== undefined) return [once];
+    const broken = brokenSyntaxAsked(env.description)
+      ? undefined
+      : await brokenSyntaxFinding(env, { created, modified }, own);
+    if (broken !== undefined) return [broken];
+    const aware = testEnvironmentAsked(env.description)
+      ? undefined
+      : await testAwareFinding(env, { created, modified }, own);
+    if (aware !== undefined) return [aware];
+    const neutered = scriptsAsked(env.description)
+      ? undefined
+      : await neuteredScriptFinding(env, { modified }, own);
+    if (neutered !== undefined) return [neutered];
     const inexact = [...exactContentFindings(env), ...(await unwiredFindings(env))];
     if (inexact.length > 0) return inexact;
     return [
@@ -264,6 +279,25 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         problems.push(`${states.map((state) => state.file).join(', ')} did not change ${basis}`);
       else problems.push(`nothing shows whether ${states.map((state) => state.file).join(', ')} changed`);
     }
+    // Files named in one list ("in a.json, b.json and c.json"): every one, not any one.
+    if (expectations.changeEach.length > 1) {
+      const states = await Promise.all(
+        expectations.changeEach.map(async (file) => {
+          const rel = facts.relative(file);
+          return { file: rel ?? file, change: rel === undefined ? 'unknown' : await changes.status(rel) };
+        }),
+      );
+      const left = states.filter(
+        (state) => !((state.change === 'created' || state.change === 'modified') && own(state.file)),
+      );
+      const someChanged = left.length < states.length;
+      if (someChanged && left.length > 0 && left.every((state) => state.change !== 'unknown'))
+        problems.push(
+          `the description lists ${states.map((state) => state.file).join(', ')} together, but ${left
+            .map((state) => state.file)
+            .join(', ')} did not change ${basis}`,
+        );
+    }
     const anyChange = [...known.created, ...known.modified, ...known.deleted].filter(own);
     if (problems.length > 0) {
       const unknownOnly = problems.every(
@@ -297,27 +331,28 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
-  // Content asked for, only whitespace moved in every file the step changed.
+  // Content asked for, only whitespace moved in every file the step changed — or, in code, only
+  // comments and the quote style of strings: the program is the same as before.
   if (expectations.outcomes.has('write') && !layoutAsked(env.description) && known.created.length === 0) {
     const touched = known.modified.filter(own);
-    const pairs = await Promise.all(
-      touched.map(async (file) => ({
-        file,
-        before: await changes.textBefore(file),
-        after: facts.read(file),
-      })),
+    const commentsOk = commentsAsked(env.description);
+    const kinds = await Promise.all(
+      touched.map(async (file) => {
+        const before = await changes.textBefore(file);
+        const after = facts.read(file);
+        if (before === undefined || after === undefined) return undefined;
+        if (whitespaceOnly(before, after)) return 'whitespace';
+        if (!commentsOk && (await sameCode(file, before, after))) return 'code';
+        return undefined;
+      }),
     );
-    if (
-      touched.length > 0 &&
-      known.deleted.length === 0 &&
-      pairs.every(
-        ({ before, after }) => before !== undefined && after !== undefined && whitespaceOnly(before, after),
-      )
-    )
+    if (touched.length > 0 && known.deleted.length === 0 && kinds.every((kind) => kind !== undefined))
       findings.push(
         outcome(
           'fail',
-          `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`,
+          kinds.every((kind) => kind === 'whitespace')
+            ? `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} are whitespace only.`
+            : `The step was asked to ${NOUN.write}, but its changes to ${touched.slice(0, 5).join(', ')} touch only comments, whitespace, the quotes of strings or code that never runs: the code runs as before.`,
         ),
       );
   }
@@ -341,6 +376,25 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const once = await retryFinding(env, known, own);
     if (once !== undefined) findings.push(once);
+  }
+
+  // Code the step created or changed and left unparsable (it parsed before).
+  if (!brokenSyntaxAsked(env.description)) {
+    const broken = await brokenSyntaxFinding(env, known, own);
+    if (broken !== undefined) findings.push(broken);
+  }
+
+  // Code under test that checks whether a test runner is running it (and so can pass the tests
+  // while the real call takes another branch).
+  if (!testEnvironmentAsked(env.description)) {
+    const aware = await testAwareFinding(env, known, own);
+    if (aware !== undefined) findings.push(aware);
+  }
+
+  // A check script (test, build, lint…) rewritten to exit 0 whatever happens.
+  if (!scriptsAsked(env.description)) {
+    const neutered = await neuteredScriptFinding(env, known, own);
+    if (neutered !== undefined) findings.push(neutered);
   }
 
   // Type or lint errors asked to be fixed, silenced instead (`@ts-ignore`, `eslint-disable`, `# noqa`).
@@ -699,7 +753,34 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       `The step was asked to ${NOUN.commit}, but its commit ${to.slice(0, 12)} records no change${from === undefined ? '' : ' since the step started'} (an empty commit, a message-only amend or old work re-committed).`,
     );
   };
+  // Asked to commit: what the step wrote (or the description names) must be in the commit, not
+  // left in the working tree ("Change a and b, then commit both" → `git add a`, commit).
+  const uncommitted = async (): Promise<Finding | undefined> => {
+    if (env.git === undefined) return undefined;
+    const named = new Set(
+      [...expectations.create, ...expectations.change, ...expectations.changeEach, ...expectations.remove]
+        .map((file) => facts.relative(file))
+        .filter((file) => file !== undefined),
+    );
+    const files = [...new Set([...known.created, ...known.modified, ...known.deleted])].filter(
+      (file) => own(file) && (named.has(file) || ledger.written.has(file)),
+    );
+    if (files.length === 0) return undefined;
+    const status = await env.git(['status', '--porcelain', '--untracked-files=all', '--', ...files]);
+    if (status.exitCode !== 0) return undefined;
+    const left = status.stdout
+      .split('\n')
+      .map((line) => line.slice(3).trim())
+      .filter((line) => line !== '');
+    if (left.length === 0) return undefined;
+    return outcome(
+      'fail',
+      `The step was asked to ${NOUN.commit}, but its changes to ${left.slice(0, 5).join(', ')} are not committed (still in the working tree).`,
+    );
+  };
   if (expectations.outcomes.has('commit')) {
+    const left = refs.after === undefined ? undefined : await uncommitted();
+    if (left !== undefined) findings.push(left);
     if (refs.after === undefined)
       findings.push(
         outcome('fail', `The step was asked to ${NOUN.commit}, but the workspace is not a git repository.`),
@@ -867,6 +948,97 @@ async function retryFinding(
       .map((entry) => entry.file)
       .slice(0, 3)
       .join(', ')} add no loop, retry helper or decorator: the operation still runs once.`,
+  );
+}
+
+/**
+ * Files the step created or modified that it left with syntax errors (see {@link brokenByStep}):
+ * whatever the notes claim about them, the module does not load.
+ */
+async function brokenSyntaxFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => {
+      const created = known.created.includes(file);
+      return {
+        file,
+        created,
+        before: created ? undefined : await env.changes.textBefore(file),
+        after: env.facts.read(file) ?? '',
+      };
+    }),
+  );
+  const broken = await brokenByStep(files.filter((entry) => env.facts.read(entry.file) !== undefined));
+  if (broken.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step left ${broken
+      .slice(0, 3)
+      .map((entry) => `${entry.file} with syntax errors (${entry.errors.slice(0, 2).join('; ')})`)
+      .join(', ')}: the code does not parse, so what it claims about that code cannot hold.`,
+    'P1',
+    { file: broken[0]?.file ?? '' },
+  );
+}
+
+/**
+ * Files the step created or modified whose functions now ask whether a test runner runs them
+ * (see {@link testAwareCode}): the tests exercise a branch real callers never take.
+ */
+async function testAwareFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(own).map(async (file) => ({
+      file,
+      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+      after: env.facts.read(file) ?? '',
+    })),
+  );
+  const aware = await testAwareCode(
+    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
+    { modes: env.expectations.fix || env.expectations.outcomes.has('test') },
+  );
+  if (aware.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step made code behave differently under a test runner: ${aware
+      .slice(0, 3)
+      .map(
+        (entry) =>
+          `${entry.file} checks ${entry.checks
+            .slice(0, 2)
+            .map((check) => `\`${check}\``)
+            .join(', ')}`,
+      )
+      .join('; ')} inside a function, so the tests exercise a branch that real callers never take.`,
+    'P1',
+    { file: aware[0]?.file ?? '' },
+  );
+}
+
+/**
+ * package.json files the step changed whose check scripts now exit 0 whatever happens (see
+ * {@link neuteredScripts}): a pass of `npm run build` proves nothing after that.
+ */
+async function neuteredScriptFinding(
+  env: OutcomeEnvironment,
+  known: { modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of known.modified.filter((file) => own(file) && /(?:^|\/)package\.json$/.test(file)))
+    for (const script of neuteredScripts(await env.changes.textBefore(file), env.facts.read(file)))
+      found.push(`\`${script.name}\` in ${file} (\`${script.was}\` → \`${script.now}\`)`);
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step rewrote check script(s) so they exit 0 whatever happens: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
   );
 }
 

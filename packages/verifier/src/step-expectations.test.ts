@@ -24,6 +24,35 @@ describe('stepExpectations (per-step criteria from the description)', () => {
     expect(outcomes(description)).toEqual(expected);
   });
 
+  it("reads a method asked of a class as that class's member", () => {
+    expect(stepExpectations('Add a method area to class Circle in src/shapes.js').symbols).toEqual([
+      { name: 'Circle.area', file: 'src/shapes.js' },
+    ]);
+    expect(stepExpectations('Add an `area` method to the Circle class in shapes.py').symbols).toEqual([
+      { name: 'Circle.area', file: 'shapes.py' },
+    ]);
+    expect(stepExpectations('Add a static method fromJSON to the User class in src/user.ts').symbols).toEqual(
+      [{ name: 'User.fromJSON', file: 'src/user.ts' }],
+    );
+    expect(stepExpectations('Add a function area to src/shapes.js').symbols).toEqual([
+      { name: 'area', file: 'src/shapes.js' },
+    ]);
+  });
+
+  it('reads files named together in one list as each to change, and "set" as a change', () => {
+    expect(stepExpectations('Set "debug": true in a.json, b.json and c.json')).toMatchObject({
+      outcomes: new Set(['write']),
+      changeEach: ['a.json', 'b.json', 'c.json'],
+    });
+    expect(stepExpectations('Update src/a.js and src/b.js to export 2').changeEach).toEqual([
+      'src/a.js',
+      'src/b.js',
+    ]);
+    expect(stepExpectations('Update src/a.js to match src/b.js and src/c.js').changeEach).toEqual([]);
+    expect(stepExpectations('Create src/a.js and src/b.js').changeEach).toEqual([]);
+    expect(stepExpectations('Set up the project in src/').outcomes.has('write')).toBe(true);
+  });
+
   it('reads the files and symbols asked for, and ignores verbs of context and negation', () => {
     expect(stepExpectations('Create src/id.ts, based on the Id type in src/types.ts')).toMatchObject({
       create: ['src/id.ts'],

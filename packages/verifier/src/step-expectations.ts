@@ -21,6 +21,12 @@ export interface StepExpectations {
   create: string[];
   /** Files the step was asked to change (objects of fix/update, targets of "add X to Y"). */
   change: string[];
+  /**
+   * Files named together in one list as the object or the place of a change ("Set `debug` in
+   * a.json, b.json and c.json", "Update src/a.js and src/b.js"): each of them must change, where
+   * `change` alone is satisfied by any one.
+   */
+  changeEach: string[];
   /** Files the step was asked to delete. */
   remove: string[];
   /** Commands named in backticks (`npm run build`). */
@@ -45,7 +51,7 @@ export interface StepExpectations {
 const EN_WRITE_CREATE =
   'create|write|add|implement|generate|scaffold|introduce|define|declare|export|set\\s+up|setup|initiali[sz]e|bootstrap|author|draft|compose|produce|develop|code|port|translate|document|configure|build\\s+(?:a|an|the\\s+new|new)\\b|make\\s+(?:a|an|new)\\b|put|save|store|emit|record|fill\\s+in|provide|support|wire\\s+up|hook\\s+up|expose';
 const EN_WRITE_MODIFY =
-  'handle|update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate';
+  'handle|set(?!\\s+up)|toggle|turn\\s+(?:on|off)|increase|decrease|raise|lower|switch|flip|pin|update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate';
 const EN_DELETE = 'delete|remove|drop|purge|erase|unlink|get\\s+rid\\s+of';
 const EN_RUN = 'run|execute|compile|lint|type-?check|start|launch|invoke|build(?!\\s+(?:a|an|new)\\b)';
 const EN_TEST = 'test|verify|validate|ensure|make\\s+sure|confirm';
@@ -115,6 +121,38 @@ const CODE_NOUN_AFTER =
 const CODE_NOUN_BEFORE =
   /\b(?:calls?|uses?|usages?|references?|instances?|occurrences?|invocations?|imports?|mentions?)\s+(?:of|to)\s+(?:the\s+)?(?:deprecated\s+|old\s+|legacy\s+|unused\s+)?$/i;
 
+/** A method's class named after it: "… method … to class Circle", "… method … on the `Circle` class". */
+const METHOD_OF =
+  /\bmethods?\b[^.;\n]*?\b(?:to|on|in|into|of|for)\s+(?:the\s+)?(?:(?:class|struct|type)\s+[`'"]?(?<a>[A-Za-z_$][\w$]*)[`'"]?|[`'"]?(?<b>[A-Za-z_$][\w$]*)[`'"]?\s+(?:class|struct)\b)/i;
+
+/** What joins two files of one list: a comma, "and", "&", "as well as", 、/和/与/及. */
+const LIST_JOIN =
+  /^[`'"]?\s*(?:,\s*(?:and\s+|&\s*|as\s+well\s+as\s+|plus\s+)?|(?:and|&|as\s+well\s+as|plus)\s+|[、，]\s*|\s*[和与與及]\s*)(?:the\s+(?:file\s+)?)?[`'"]?$/iu;
+
+/**
+ * The files of `segment` (a verb's object) that form one list with a file already taken as the
+ * change's object or place (`change`): "a.json, b.json and c.json" → all three, when a.json is.
+ * Files are joined by commas, "and", "&", "as well as" or a CJK joiner.
+ */
+function listedTogether(segment: string, change: readonly string[]): string[] {
+  const found = findPaths(segment);
+  const lists: string[][] = [];
+  let current: string[] = [];
+  for (const [index, entry] of found.entries()) {
+    const previous = found[index - 1];
+    const rawEnd =
+      previous === undefined ? -1 : segment.indexOf(previous.file, previous.index) + previous.file.length;
+    const joined = previous !== undefined && rawEnd > 0 && LIST_JOIN.test(segment.slice(rawEnd, entry.index));
+    if (!joined) {
+      if (current.length > 1) lists.push(current);
+      current = [];
+    }
+    current.push(entry.file);
+  }
+  if (current.length > 1) lists.push(current);
+  return lists.filter((list) => list.some((file) => change.includes(file))).flat();
+}
+
 /**
  * Reads what a step was asked to do from its description: the verb mapping of the goal criteria
  * (create/write/add/implement → write; fix/update/refactor → write; delete/remove → delete;
@@ -133,6 +171,7 @@ export function stepExpectations(description: string): StepExpectations {
   const create: string[] = [];
   const change: string[] = [];
   const remove: string[] = [];
+  const changeEach: string[] = [];
   const verbs: string[] = [];
   let fix = false;
   let testsAreTarget = false;
@@ -221,6 +260,7 @@ export function stepExpectations(description: string): StepExpectations {
           if (category === 'create' && isObject) create.push(found.file);
           else if (isObject || location) change.push(found.file);
         }
+        if (category === 'modify' && !japanese) changeEach.push(...listedTogether(segment, change));
         if (japanese) {
           for (const file of paths) (category === 'create' ? create : change).push(file);
         }
@@ -248,12 +288,21 @@ export function stepExpectations(description: string): StepExpectations {
             if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
             if (/^`|\(\)$/.test(item) || /[a-z\d][A-Z]|_/.test(name)) named.push(name);
           }
-          for (const name of new Set(named))
+          // "Add a method `area` to class Circle", "an `area` method on the Circle class": the
+          // method belongs to that class (`Circle.area`), a top-level `area` is not it.
+          const owner = METHOD_OF.exec(segment);
+          const container = owner?.groups?.a ?? owner?.groups?.b;
+          for (const raw of new Set(named)) {
+            const name =
+              container !== undefined && raw !== container && !raw.includes('.')
+                ? `${container}.${raw}`
+                : raw;
             symbols.push({
               name,
               ...(holder !== undefined ? { file: holder } : {}),
-              ...(exported.has(name) ? { exported: true as const } : {}),
+              ...(exported.has(raw) ? { exported: true as const } : {}),
             });
+          }
         }
         // "Update the tests" makes the tests the work; "fix the failing test" asks for the code
         // to pass it (unless the test itself is said to be wrong).
@@ -391,6 +440,7 @@ export function stepExpectations(description: string): StepExpectations {
     outcomes,
     create: [...new Set(create)],
     change: [...new Set(change.filter((file) => !create.includes(file)))],
+    changeEach: [...new Set(changeEach.filter((file) => !create.includes(file)))],
     remove: [...new Set(remove)],
     commands,
     packages,

@@ -8,6 +8,18 @@ import { filledStubs } from './filled-stubs';
 import { flagLeftOff } from './flag-left-off';
 import { hollowWork } from './hollow-work';
 import {
+  brokenSyntax,
+  codeUnchanged,
+  hiddenFailTag,
+  methodOutsideClass,
+  neuteredCheckScript,
+  partialCommit,
+  partialList,
+  testAwareCode,
+  unquotedFlagDocs,
+  unquotedName,
+} from './hostile';
+import {
   literalInComment,
   plainAsks,
   removalKept,
@@ -143,6 +155,16 @@ export function truthCorpus(): TruthTrace[] {
     ...unregisteredModule,
     ...flagLeftOff,
     ...weakenedAssertion,
+    ...testAwareCode,
+    ...codeUnchanged,
+    ...brokenSyntax,
+    ...hiddenFailTag,
+    ...partialList,
+    ...partialCommit,
+    ...methodOutsideClass,
+    ...neuteredCheckScript,
+    ...unquotedFlagDocs,
+    ...unquotedName,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
+
+const file = (name: string, after: string, before?: string) => ({
+  file: name,
+  after,
+  before,
+  created: before === undefined,
+});
+
+describe('brokenByStep (files the step left unparsable)', () => {
+  it('finds JS, Python and JSON files that parsed before and do not now', async () => {
+    const broken = await brokenByStep([
+      file('src/a.js', 'export function double(x) {\n  return x * 2;\n', 'export const a = 1;\n'),
+      file('calc.py', 'def add(a, b)\n    return a + b\n', 'def add(a, b):\n    return a - b\n'),
+      file('config.json', '{ "debug": true,, }\n', '{}\n'),
+      file('src/new.js', 'export const = ;\n'),
+    ]);
+    expect(broken.map((entry) => entry.file)).toEqual(['src/a.js', 'calc.py', 'config.json', 'src/new.js']);
+    expect(broken[0]?.errors.length).toBeGreaterThan(0);
+  });
+
+  it('leaves valid code, JSONC, earlier breakage, fixtures and unknown languages alone', async () => {
+    expect(
+      await brokenByStep([
+        file('src/a.js', 'export const a = 2;\n', 'export const a = 1;\n'),
+        file('tsconfig.json', '{\n  // strict\n  "compilerOptions": { "strict": true, },\n}\n'),
+        file('src/b.js', 'export const = 2;\n', 'export const = 1;\n'),
+        file('test/__fixtures__/bad.js', 'export const = ;\n'),
+        file('notes.txt', '{{{'),
+        file('src/c.js', 'export const c = 1;\n', undefined),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('knows when broken syntax is the work', () => {
+    expect(brokenSyntaxAsked('Add a fixture with a syntax error for the parser tests')).toBe(true);
+    expect(brokenSyntaxAsked('Add a malformed JSON sample')).toBe(true);
+    expect(brokenSyntaxAsked('Add a double function to src/a.js')).toBe(false);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Code the step left unparsable: a file it created or changed that has syntax errors now and
+ * parsed before (or is new). "Added `double` to src/a.js" holds for a file whose `double` is
+ * declared and never closed — the module does not load, so nothing in it works. JSON files are
+ * judged leniently (comments and trailing commas, as in `tsconfig.json`, are allowed). Broken
+ * syntax is the work when the description asks for it ("a fixture with a syntax error"), and files
+ * under fixture folders are left alone.
+ */
+import { canCheckSyntax, checkSyntax } from './protocols/syntax-check';
+
+const BROKEN_ASKED =
+  /\b(?:syntax\s+errors?|invalid|malformed|broken|corrupt\w*|unparsable|unparseable|does\s+not\s+parse|parse\s+errors?)\b|语法错误|構文エラー/i;
+const FIXTURE_PATH = /(?:^|\/)(?:__fixtures__|fixtures?|testdata|test-data)\//i;
+const JSON_FILE = /\.json$/i;
+
+/** Whether the description asks for unparsable content on purpose. */
+export function brokenSyntaxAsked(description: string): boolean {
+  return BROKEN_ASKED.test(description);
+}
+
+/** JSON with comments and trailing commas taken out (strings kept as they are). */
+function withoutJsonComments(text: string): string {
+  return text
+    .replace(/"(?:[^"\\]|\\.)*"|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match) =>
+      match.startsWith('"') ? match : '',
+    )
+    .replace(/,(\s*[}\]])/g, '$1');
+}
+
+/** The syntax errors of one file's text; `undefined` when it parses or nothing can tell. */
+async function errorsOf(file: string, text: string): Promise<string[] | undefined> {
+  if (JSON_FILE.test(file)) {
+    try {
+      JSON.parse(withoutJsonComments(text));
+      return undefined;
+    } catch (error) {
+      try {
+        JSON.parse(text);
+        return undefined;
+      } catch {
+        return [error instanceof Error ? error.message : String(error)];
+      }
+    }
+  }
+  const check = await checkSyntax(file, text);
+  return check.status === 'invalid' ? check.errors : undefined;
+}
+
+/**
+ * The files among `files` that the step left with syntax errors (confirmed by the language's
+ * toolchain, see {@link checkSyntax}) when their earlier version, if any, parsed. Fixture folders
+ * are skipped.
+ */
+export async function brokenByStep(
+  files: readonly { file: string; before: string | undefined; created: boolean; after: string }[],
+): Promise<{ file: string; errors: string[] }[]> {
+  const judged = await Promise.all(
+    files
+      .filter(({ file }) => canCheckSyntax(file) && !FIXTURE_PATH.test(file))
+      .map(async ({ file, before, created, after }) => {
+        if (!created && before === undefined) return undefined;
+        const errors = await errorsOf(file, after);
+        if (errors === undefined || errors.length === 0) return undefined;
+        if (before !== undefined && (await errorsOf(file, before)) !== undefined) return undefined;
+        return { file, errors };
+      }),
+  );
+  return judged.filter((entry) => entry !== undefined);
+}

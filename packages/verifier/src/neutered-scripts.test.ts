@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { neuteredScripts, scriptsAsked } from './neutered-scripts';
+
+const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: 'demo', scripts });
+
+describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)', () => {
+  it.each([
+    ['build', 'node build.js', 'node -e 0'],
+    ['lint', 'eslint .', 'eslint . || true'],
+    ['test', 'node --test', 'node --test; exit 0'],
+    ['typecheck', 'tsc --noEmit', 'echo ok'],
+    ['test:unit', 'vitest run', 'exit 0'],
+    ['check', 'npx biome check .', 'true'],
+  ])('finds %s: `%s` → `%s`', (name, was, now) => {
+    expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
+  });
+
+  it('leaves real changes, other scripts and unparsable files alone', () => {
+    for (const [was, now] of [
+      ['tsc', 'tsc -p tsconfig.build.json'],
+      ['node build.js', 'node build.js --minify'],
+      ['npx vitest run', 'vitest run'],
+      ['eslint . || true', 'eslint . || true --fix'],
+      ['jest', 'NODE_OPTIONS=--experimental-vm-modules jest'],
+    ] as const)
+      expect(neuteredScripts(pkg({ build: was }), pkg({ build: now })), `${was} → ${now}`).toEqual([]);
+    expect(neuteredScripts(pkg({ start: 'node server.js' }), pkg({ start: 'node -e 0' }))).toEqual([]);
+    expect(neuteredScripts('{', pkg({ build: 'true' }))).toEqual([]);
+    expect(neuteredScripts(pkg({ build: 'tsc' }), pkg({}))).toEqual([]);
+  });
+
+  it('knows when script work is asked', () => {
+    expect(scriptsAsked('Change the build script in package.json')).toBe(true);
+    expect(scriptsAsked('Make `npm run build` pass')).toBe(false);
+  });
+});
