@@ -1,3 +1,5 @@
+import { gunzipSync, inflateSync, constants as zlibConstants } from 'node:zlib';
+
 /**
  * The one secret redactor of closedloop. Providers, tools, the verifier and cortex's journal all
  * use it, so a secret is removed the same way wherever text leaves the process: tool results,
@@ -295,7 +297,103 @@ function encodedVariants(value: string): string[] {
   // As `od -c` prints it: any line of such a dump of a value of 8 or more characters holds four
   // of them, a window, so a text without a window holds no such dump (see `redactKnown`).
   variants.add([...value].join('   '));
+  for (const encoded of blockVariants(bytes, uuAlphabet, 3)) variants.add(encoded);
+  // Transformations a command can make with `tr`, `html.escape`, `quopri`, `printf %q` (base32,
+  // `rev` and rot13 keep a value's letters and digits: the skeleton scan looks for those).
+  variants.add(value.replace(/[!-~]/g, (c) => rotate(c, 33, 94, 47)));
+  variants.add(
+    value.replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? '&#x27;',
+    ),
+  );
+  variants.add(
+    bytes
+      .map((byte, i) => (byte === 61 || byte > 126 ? `=${hex[i]?.toUpperCase()}` : String.fromCharCode(byte)))
+      .join(''),
+  );
+  // As bash's `printf %q` and `${S@Q}`-less quoting print it.
+  variants.add(value.replace(/[ \t\n'"\\|&;()<>!{}*[?\]^$`]|^[~#]/g, '\\$&'));
   return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
+}
+
+function rotate(char: string, base: number, size: number, by: number): string {
+  return String.fromCharCode(((char.charCodeAt(0) - base + by) % size) + base);
+}
+
+const base32Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const base32HexAlphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+/** uuencode's characters (`` ` `` for zero, as GNU uuencode prints it; a space in older encoders is folded by the skeleton scan's squeeze). */
+const uuAlphabet = `\`${Array.from({ length: 63 }, (_, i) => String.fromCharCode(33 + i)).join('')}`;
+
+/**
+ * The encodings of `bytes` in a base of `alphabet` (32 or 64 characters) whose blocks hold
+ * `block` bytes, at each byte offset inside a longer encoded text, without the characters that
+ * mix in the bytes before and after (as {@link base64Variants} does for base64).
+ */
+function blockVariants(bytes: readonly number[], alphabet: string, block: number): string[] {
+  const bitsPerChar = Math.log2(alphabet.length);
+  const out: string[] = [];
+  for (let offset = 0; offset < block; offset++) {
+    let encoded = '';
+    let value = 0;
+    let bits = 0;
+    // Encode the value after `offset` zero bytes, then drop the characters that hold any of them.
+    const stream = [...new Array<number>(offset).fill(0), ...bytes];
+    for (const byte of stream) {
+      value = ((value << 8) | byte) & 0xffff;
+      bits += 8;
+      while (bits >= bitsPerChar) {
+        encoded += alphabet[(value >>> (bits - bitsPerChar)) & (alphabet.length - 1)];
+        bits -= bitsPerChar;
+      }
+    }
+    const skip = Math.ceil((offset * 8) / bitsPerChar);
+    const middle = encoded.slice(skip);
+    if (middle.length >= fragmentLength) out.push(middle);
+  }
+  return out;
+}
+
+/**
+ * The forms of a value the skeleton scan looks for (their squeezed, lower-case text: see
+ * {@link skeleton}): the value, reversed (`rev`), in rot13, in hex, base64 and base32 (whose
+ * case a command may change, or which it may wrap over lines); and one token per byte or character with the letter of its prefix (`\\x73` →
+ * `x73`, `\\u{73}` → `u73`), decimal and octal numbers run together (`[115, 107]` → `115107`,
+ * `od -b`), and little-endian words of 2, 4 and 8 bytes at each alignment (`hexdump`,
+ * `od -tx2`/`-tx4`/`-tx8`, `xxd -e`): the words wholly inside the value. Forms of more than three
+ * characters a byte (`0x73`, `\\u0073`, `&#x0073;`, `\\U00000073`) are left to the byte-dump scan:
+ * twelve characters of them hold too little of a value to tell it from other bytes.
+ */
+function skeletonVariants(value: string): string[] {
+  const bytes = [...Buffer.from(value, 'utf8')];
+  const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0'));
+  const out = [
+    value,
+    [...value].reverse().join(''),
+    value.replace(/[A-Za-z]/g, (c) => rotate(c, c <= 'Z' ? 65 : 97, 26, 13)),
+    hex.join(''),
+    ...base64Variants(value),
+    ...blockVariants(bytes, base32Alphabet, 5),
+    ...blockVariants(bytes, base32HexAlphabet, 5),
+    hex.map((pair) => `x${pair}`).join(''),
+    [...value].map((char) => `u${(char.codePointAt(0) as number).toString(16)}`).join(''),
+    bytes.join(''),
+    bytes.map((byte) => byte.toString(8).padStart(3, '0')).join(''),
+  ];
+  for (const width of [2, 4, 8]) {
+    for (let alignment = 0; alignment < width; alignment++) {
+      let words = '';
+      // The first whole word starts where the value's bytes reach a multiple of `width`.
+      for (let start = (width - alignment) % width; start + width <= bytes.length; start += width)
+        words += hex
+          .slice(start, start + width)
+          .reverse()
+          .join('');
+      out.push(words);
+    }
+  }
+  return out;
 }
 
 /** True for values that are not worth treating as secrets (paths, booleans, plain numbers). */
@@ -308,10 +406,8 @@ function isTrivialValue(value: string): boolean {
   );
 }
 
-interface KnownIndex {
-  /** Full values and encodings, longest first, with their labels. */
-  values: Map<string, string>;
-  pattern: RegExp | undefined;
+/** Windows of known values and the bit set that finds them (see {@link windowStarts}). */
+interface WindowSet {
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
   /**
@@ -323,6 +419,18 @@ interface KnownIndex {
   gramBits: Uint32Array;
   /** `gramBits` has `2 ** (32 - gramShift)` bits. */
   gramShift: number;
+}
+
+interface KnownIndex extends WindowSet {
+  /** Full values and encodings, longest first, with their labels. */
+  values: Map<string, string>;
+  pattern: RegExp | undefined;
+  /**
+   * The windows of the skeletons of the forms of every value the skeleton scan looks for
+   * ({@link skeletonVariants}), and for each window the length of the shortest run of skeleton
+   * it may be part of to be replaced.
+   */
+  skeletons: WindowSet & { needs: Map<string, number> };
   /** Every value is long enough to have windows: a text without a window holds no value either. */
   allWindowed: boolean;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
@@ -358,7 +466,7 @@ function hasBit(bits: Uint32Array, bit: number): boolean {
  * The starts of the windows of known values in `text`, ascending. With the shortcuts it looks
  * only at the window starts near a gram whose bit is set; without, at every start.
  */
-function windowStarts(text: string, index: KnownIndex, shortcuts: boolean): number[] {
+function windowStarts(text: string, index: WindowSet, shortcuts: boolean): number[] {
   const starts: number[] = [];
   const last = text.length - fragmentLength;
   if (!shortcuts) {
@@ -380,21 +488,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
-  const values = new Map<string, string>();
-  const windows = new Map<string, string>();
-  for (const [value, label] of entries) {
-    for (const variant of encodedVariants(value)) {
-      if (!values.has(variant)) values.set(variant, label);
-      if (variant.length < fragmentLength + 4) continue;
-      for (let i = 0; i + fragmentLength <= variant.length; i++) {
-        const window = variant.slice(i, i + fragmentLength);
-        if (!windows.has(window)) windows.set(window, label);
-      }
-    }
-  }
-  const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
-  // About 32 bits per gram (few false hits), between 2¹⁰ and 2²² bits.
+/** The bit set over the grams of `windows` (about 32 bits per gram, between 2¹⁰ and 2²² bits). */
+function windowSet(windows: Map<string, string>): WindowSet {
   let bitsLog = 10;
   while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
   const gramShift = 32 - bitsLog;
@@ -405,15 +500,85 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
       gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
     }
   }
+  return { windows, gramBits, gramShift };
+}
+
+/**
+ * The skeleton of a text: its ASCII letters and digits, lower-case, everything else dropped. A
+ * value whose characters a command spreads out (`sed 's/./& /g'`, one per line, zero-width
+ * spaces between, cut over lines), escapes (`printf %q`, `\x73`, `&#x0073;`) or changes the case
+ * of (`tr a-z A-Z`, upper-case hex, base32 in lower case) keeps its skeleton.
+ */
+function skeleton(text: string): string {
+  return text.replace(/[^A-Za-z0-9]+/g, '').toLowerCase();
+}
+
+/**
+ * A window of a skeleton with fewer different characters than this is not looked for (`000000000000`
+ * is in every dump's offsets; a skeleton window of a random value has eight or more).
+ */
+const skeletonMinimumVariety = 5;
+
+/** How many different characters a skeleton window (`[a-z0-9]` only) holds. */
+function variety(window: string): number {
+  let letters = 0;
+  let digits = 0;
+  for (let i = 0; i < window.length; i++) {
+    const c = window.charCodeAt(i);
+    if (c >= 97) letters |= 1 << (c - 97);
+    else digits |= 1 << (c - 48);
+  }
+  return bitCount(letters) + bitCount(digits);
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest !== 0; rest &= rest - 1) count++;
+  return count;
+}
+
+function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
+  const values = new Map<string, string>();
+  const windows = new Map<string, string>();
+  const skeletonWindows = new Map<string, string>();
+  const skeletonNeeds = new Map<string, number>();
+  const addSkeleton = (variant: string, label: string, characters: number): void => {
+    const squeezed = skeleton(variant);
+    // A run must stand for `fragmentLength` characters of the value (or all of it): 24 hex
+    // digits, 16 base64 characters, 12 letters and digits of the value itself.
+    const need = Math.min(squeezed.length, Math.ceil((fragmentLength * squeezed.length) / characters));
+    for (let i = 0; i + fragmentLength <= squeezed.length; i++) {
+      const window = squeezed.slice(i, i + fragmentLength);
+      const known = skeletonNeeds.get(window);
+      if (known !== undefined) {
+        if (need < known) skeletonNeeds.set(window, need);
+      } else if (variety(window) >= skeletonMinimumVariety) {
+        skeletonWindows.set(window, label);
+        skeletonNeeds.set(window, need);
+      }
+    }
+  };
+  for (const [value, label] of entries) {
+    for (const variant of encodedVariants(value)) {
+      if (!values.has(variant)) values.set(variant, label);
+      if (variant.length < fragmentLength + 4) continue;
+      for (let i = 0; i + fragmentLength <= variant.length; i++) {
+        const window = variant.slice(i, i + fragmentLength);
+        if (!windows.has(window)) windows.set(window, label);
+      }
+    }
+    const characters = [...value].length;
+    for (const variant of skeletonVariants(value)) addSkeleton(variant, label, characters);
+  }
+  const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
   let allWindowed = true;
   for (const value of values.keys()) if (value.length < fragmentLength + 4) allWindowed = false;
-  let shortest = windows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
+  let shortest = windows.size > 0 || skeletonWindows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
   for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
-    windows,
-    gramBits,
-    gramShift,
+    ...windowSet(windows),
+    skeletons: { ...windowSet(skeletonWindows), needs: skeletonNeeds },
     allWindowed,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
@@ -421,12 +586,16 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
   };
 }
 
-/** Replaces byte dumps of known values, full values, then any run of text made of fragments of one. */
-function redactKnown(input: string, index: KnownIndex): string {
+/**
+ * Replaces compressed blobs holding a known value, byte dumps of known values, full values, any
+ * run of text made of fragments of one, then any run whose skeleton is made of fragments of the
+ * skeleton of one (see {@link redactSkeletons}).
+ */
+function redactKnown(input: string, index: KnownIndex, nested = false): string {
   const shortcuts = redactorShortcuts.enabled;
+  let text = nested ? input : redactCompressed(input, index);
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
-  let text = input;
-  const mayHoldDump = index.dumps !== undefined && input.length >= index.shortestDump;
+  const mayHoldDump = index.dumps !== undefined && text.length >= index.shortestDump;
   if (mayHoldDump) text = redactDumps(text, index, index.dumps as RegExp);
   // A value in the text would start a window there: without a window, nothing to replace.
   if (
@@ -434,14 +603,14 @@ function redactKnown(input: string, index: KnownIndex): string {
     index.allWindowed &&
     (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
   )
-    return text;
+    return redactSkeletons(text, index);
   // An `od -c` dump holds a window: looked for only now (its pattern starts with three spaces,
   // scanning every text for it cost as much as all the numeric forms together).
   if (mayHoldDump) text = redactDumps(text, index, index.charDumps as RegExp);
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
-  if (index.windows.size === 0 || out.length < fragmentLength) return out;
+  if (index.windows.size === 0 || out.length < fragmentLength) return redactSkeletons(out, index);
   const ranges: [number, number, string][] = [];
   for (const i of windowStarts(out, index, shortcuts)) {
     const label = index.windows.get(out.slice(i, i + fragmentLength)) as string;
@@ -453,7 +622,159 @@ function redactKnown(input: string, index: KnownIndex): string {
     const [start, end, label] = ranges[r] as [number, number, string];
     out = out.slice(0, start) + label + out.slice(end);
   }
-  return out;
+  return redactSkeletons(out, index);
+}
+
+/** True for an ASCII letter or digit (what a {@link skeleton} keeps). */
+function isAlphanumeric(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
+ * Replaces every run of the text whose skeleton (see {@link skeleton}) is made of windows of the
+ * skeleton of a known value or encoding, from its first to its last letter or digit: the value
+ * spread out, cut over lines, escaped or in another case. A run inside a line of a hex dump
+ * (`hexdump`, `od -tx2`, `xxd -e`…: an offset column, words of hex digits, an ASCII column)
+ * takes the whole line and the dump lines right before and after it, which hold the value's
+ * first and last bytes (in words shared with other bytes) and its characters in the ASCII column.
+ */
+function redactSkeletons(text: string, index: KnownIndex): string {
+  const set = index.skeletons;
+  if (set.windows.size === 0 || text.length < fragmentLength) return text;
+  const shortcuts = redactorShortcuts.enabled;
+  let squeezed = skeleton(text);
+  if (squeezed.length < fragmentLength) return text;
+  let starts = windowStarts(squeezed, set, shortcuts);
+  if (starts.length === 0) return text;
+  // A dump's offset column and ASCII column cut the run of its bytes at every line: read past them.
+  let source = text;
+  const masked = maskDumpColumns(text);
+  if (masked !== text) {
+    source = masked;
+    squeezed = skeleton(masked);
+    starts = windowStarts(squeezed, set, shortcuts);
+  }
+  // Runs of windows in the skeleton, each with the shortest run its windows must be part of.
+  const runs: [number, number, string, number][] = [];
+  for (const i of starts) {
+    const window = squeezed.slice(i, i + fragmentLength);
+    const need = set.needs.get(window) as number;
+    const last = runs.at(-1);
+    if (last && i <= last[1]) {
+      last[1] = i + fragmentLength;
+      last[3] = Math.min(last[3], need);
+    } else runs.push([i, i + fragmentLength, set.windows.get(window) as string, need]);
+  }
+  const ranges: [number, number, string][] = [];
+  let positions: Int32Array | undefined;
+  for (const [start, end, label, need] of runs) {
+    if (end - start < need) continue;
+    if (positions === undefined) {
+      // Where each character of the skeleton is in the text.
+      positions = new Int32Array(squeezed.length);
+      for (let i = 0, k = 0; i < source.length; i++)
+        if (isAlphanumeric(source.charCodeAt(i))) positions[k++] = i;
+    }
+    const range: [number, number, string] = [
+      positions[start] as number,
+      (positions[end - 1] as number) + 1,
+      label,
+    ];
+    widenToDumpLines(text, range);
+    ranges.push(range);
+  }
+  if (ranges.length === 0) return text;
+  let out = '';
+  let copied = 0;
+  for (const [start, end, label] of ranges) {
+    if (end <= copied) continue;
+    out += text.slice(copied, Math.max(copied, start)) + label;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
+/**
+ * A line of a hex dump with its offset column (`00000010:`, `0000020`, at the start of the line)
+ * and its ASCII column (after two spaces, or `|…|`; not more words: `hexdump -x` puts four spaces
+ * between them): 1 offset, 2 words, 3 ASCII column.
+ */
+const dumpColumnsPattern =
+  /^((?:0x)?[0-9a-f]{7,8}:?[\t ]+)((?:[0-9a-f]{2}){1,32}(?:[\t ]{1,4}(?:[0-9a-f]{2}){1,32})*)([\t ]{2,}(?![0-9a-f \t]*$)[^\n]*|[\t ]*)$/gim;
+
+/** `text` with the offset and ASCII columns of its hex dump lines blanked out (same length). */
+function maskDumpColumns(text: string): string {
+  if (!text.includes('\n')) return text;
+  return text.replace(
+    dumpColumnsPattern,
+    (_line, offset: string, words: string, ascii: string) =>
+      `${' '.repeat(offset.length)}${words}${' '.repeat(ascii.length)}`,
+  );
+}
+
+/** One line of a hex dump: an optional offset column, words of hex digits, an optional ASCII column. */
+const dumpLinePattern =
+  /^[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?(?=[^\n]*[0-9])[0-9a-f]{2,64}(?:[\t ]{1,3}[0-9a-f]{2,64})*(?:[\t ]*|[\t ]{2,}[^\n]*)$/i;
+
+/** Widens `range` to whole dump lines, and the dump lines next to them, when it starts in one. */
+function widenToDumpLines(text: string, range: [number, number, string]): void {
+  const lineStart = (at: number) => text.lastIndexOf('\n', at - 1) + 1;
+  const lineEnd = (at: number) => {
+    const end = text.indexOf('\n', at);
+    return end === -1 ? text.length : end;
+  };
+  const isDumpLine = (start: number) => dumpLinePattern.test(text.slice(start, lineEnd(start)));
+  let start = lineStart(range[0]);
+  if (!isDumpLine(start)) return;
+  if (start > 0 && isDumpLine(lineStart(start - 1))) start = lineStart(start - 1);
+  let end = lineEnd(Math.max(range[1] - 1, range[0]));
+  if (end < text.length && isDumpLine(end + 1)) end = lineEnd(end + 1);
+  range[0] = start;
+  range[1] = end;
+}
+
+/**
+ * A base64 run that starts as gzip (`H4sI`) or zlib data (`eJ…`, `eN…`, `eA…`, `eF…`) does.
+ * The gate before it ({@link mayHoldCompressed}) keeps the scan off texts without one.
+ */
+const compressedPattern = /(?:H4sI|eJ[wxyz]|eN[opqr]|eA[EFGH]|eF[4-7])[A-Za-z0-9+/]{8,}={0,2}/g;
+
+function mayHoldCompressed(text: string): boolean {
+  return (
+    text.includes('H4sI') ||
+    text.includes('eJ') ||
+    text.includes('eN') ||
+    text.includes('eA') ||
+    text.includes('eF')
+  );
+}
+
+/** A compressed blob is inflated up to this many bytes (what is past it is not looked at). */
+const inflateLimit = 1 << 20;
+
+/**
+ * Replaces each base64 blob of gzip or zlib data (`gzip | base64`, `zlib.compress`, a
+ * `Content-Encoding: gzip` body) whose inflated text holds a known value (or a window of one)
+ * with that value's label: compression turns a value into bits that depend on everything around
+ * it, so there is no encoded form to look for, but inflating the blob gives the text back.
+ */
+function redactCompressed(text: string, index: KnownIndex): string {
+  if (text.length < 20 || !mayHoldCompressed(text)) return text;
+  return text.replace(compressedPattern, (blob) => {
+    let inflated: Buffer;
+    try {
+      const bytes = Buffer.from(blob, 'base64');
+      const options = { maxOutputLength: inflateLimit, finishFlush: zlibConstants.Z_SYNC_FLUSH };
+      inflated = blob.startsWith('H4sI') ? gunzipSync(bytes, options) : inflateSync(bytes, options);
+    } catch {
+      return blob;
+    }
+    for (const inner of [inflated.toString('utf8'), inflated.toString('latin1')]) {
+      const redacted = redactKnown(inner, index, true);
+      if (redacted !== inner) return /\[REDACTED[^\]]*\]/.exec(redacted)?.[0] ?? marker;
+    }
+    return blob;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,10 +796,13 @@ const dumpSeparator = String.raw`[\t ,:;.'"-]{0,4}`;
  */
 const dumpLineBreak = String.raw`(?:[\t ,]*|  [^\n]{1,80})\n[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?`;
 const dumpGap = `(?:${dumpSeparator}|${dumpLineBreak})`;
-/** Before the number of a byte: `0x73`, `\x73`, `\u0073`, `%73`, `&#x73;`, `&#115;`, `\163`. */
-const bytePrefix = String.raw`(?:0x|\\x|\\u00|%|&#x?|\\)?`;
+/**
+ * Before the number of a byte: `0x73`, `\x73`, `\u0073`, `\U00000073`, `%73`, `&#x73;`,
+ * `&#x0073;`, `&#115;`, `\163`.
+ */
+const bytePrefix = String.raw`(?:0x|\\x|\\u00|\\U000000|%|&#x00|&#x?|\\)?`;
 /** The prefix of the first byte of a dump, which the scan leaves out (see {@link byteNumber}). */
-const firstBytePrefix = /(?:0x|\\x|\\u00|%|&#x?|\\)$/i;
+const firstBytePrefix = /(?:0x|\\x|\\u00|\\U000000|%|&#x00|&#x?|\\)$/i;
 /**
  * `od -c` and `hexdump -c` print a byte in four columns: three spaces before a printable one;
  * a line break and an offset column between two lines.
@@ -634,7 +958,7 @@ function redactDumps(text: string, index: KnownIndex, dumps: RegExp): string {
       continue;
     }
     let end = start + longest;
-    const before = firstBytePrefix.exec(text.slice(Math.max(copied, start - 4), start));
+    const before = firstBytePrefix.exec(text.slice(Math.max(copied, start - 9), start));
     if (before !== null) start -= before[0].length;
     if (text.slice(start, end).includes('\n')) {
       const lineEnd = text.indexOf('\n', end);

@@ -1,0 +1,114 @@
+/**
+ * Known-secrets micro-benchmark: redacts typical run events (a ~2 KB tool result, a model
+ * response, a finding, small status events) with 20 known secrets, every string distinct (no
+ * memo: the cost of the scan itself). Set `REDACTOR_BASELINE` to the path of another
+ * `create-redactor.ts` to run it side by side, interleaved (the ratio survives a noisy machine).
+ *
+ * Run: `npx tsx --conditions=@closedloop/source packages/model/bench/known-secrets.bench.ts`
+ * (about 10 s).
+ */
+import { createRedactor as createRedactorNow } from '../src/create-redactor';
+
+type Create = typeof createRedactorNow;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
+
+/** Deterministic PRNG (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const next = random(7);
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const token = (length: number) =>
+  Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+
+/** 20 known secrets of the lengths real ones have. */
+const env: Record<string, string> = {};
+for (let i = 0; i < 20; i++) env[`SERVICE_${i}_TOKEN`] = token(16 + ((i * 7) % 48));
+
+const words = (
+  'the step reads config file and writes output module test passes build fails with error in ' +
+  'function handler request response value cache index import export const return await async'
+).split(' ');
+const sentence = (count: number) =>
+  Array.from({ length: count }, () => words[Math.floor(next() * words.length)]).join(' ');
+
+function toolResult(n: number): string {
+  const lines = [`// src/module-${n}.ts`];
+  for (let i = 0; i < 12; i++)
+    lines.push(`export const value${i} = await load('${words[i]}', { retries: ${i}, timeout: 30 }); // ${n}`);
+  lines.push(` ✓ src/module-${n}.test.ts (4 tests) 12ms`, `commit ${token(40).toLowerCase()} sha ${n}`);
+  lines.push(`npm warn config: cache=/home/user/.npm registry=https://registry.npmjs.org/ #${n}`);
+  let text = lines.join('\n');
+  while (text.length < 2_000) text += `\nlog: ${sentence(12)} #${n}`;
+  return text;
+}
+
+function events(): unknown[] {
+  const out: unknown[] = [];
+  for (let n = 0; n < EVENTS; n++) {
+    const kind = n % 4;
+    if (kind === 0)
+      out.push({ type: 'tool-call-finished', callId: `call_${n}`, status: 'success', result: toolResult(n) });
+    else if (kind === 1)
+      out.push({ type: 'model-call-finished', response: { text: `I will ${sentence(60)} ${n}` } });
+    else if (kind === 2)
+      out.push({
+        type: 'step-verified',
+        findings: [{ message: `Unused import ${sentence(8)} ${n}`, evidence: `src/m${n}.ts:3` }],
+      });
+    else
+      out.push({
+        type: 'step-marked',
+        stepId: `s${n}`,
+        status: 'in_progress',
+        note: `step ${n} ${sentence(5)}`,
+      });
+  }
+  return out;
+}
+
+function measure(create: Create, input: readonly unknown[]): number {
+  const redactor = create({ env, registered: false });
+  redactor.redact('warm the index up');
+  const started = performance.now();
+  for (const event of input) redactor.redactValue(event);
+  return ((performance.now() - started) * 1000) / input.length;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+const baselinePath = process.env.REDACTOR_BASELINE;
+const createBaseline = baselinePath
+  ? ((await import(baselinePath)) as { createRedactor: Create }).createRedactor
+  : undefined;
+const input = events();
+const now: number[] = [];
+const before: number[] = [];
+for (let round = 0; round <= ROUNDS; round++) {
+  const a = measure(createRedactorNow, input);
+  const b = createBaseline ? measure(createBaseline, input) : 0;
+  if (round > 0) {
+    now.push(a);
+    before.push(b);
+  }
+}
+const buildStarted = performance.now();
+for (let i = 0; i < 10; i++)
+  createRedactorNow({ env: { ...env, [`X${i}_TOKEN`]: token(24) }, registered: false }).redact('x');
+const buildMs = (performance.now() - buildStarted) / 10;
+console.log(
+  `20 known secrets, ${input.length} distinct events × ${ROUNDS} rounds: now ${median(now).toFixed(2)} µs/event` +
+    (createBaseline
+      ? `, baseline ${median(before).toFixed(2)} µs/event (${(median(now) / median(before)).toFixed(2)}×)`
+      : '') +
+    `; index build ${buildMs.toFixed(1)} ms`,
+);
