@@ -358,12 +358,11 @@ function blockVariants(bytes: readonly number[], alphabet: string, block: number
 /**
  * The forms of a value the skeleton scan looks for (their squeezed, lower-case text: see
  * {@link skeleton}): the value, reversed (`rev`), in rot13, in hex, base64 and base32 (whose
- * case a command may change, or which it may wrap over lines); and one token per byte or character with the letter of its prefix (`\\x73` →
- * `x73`, `\\u{73}` → `u73`), decimal and octal numbers run together (`[115, 107]` → `115107`,
- * `od -b`), and little-endian words of 2, 4 and 8 bytes at each alignment (`hexdump`,
- * `od -tx2`/`-tx4`/`-tx8`, `xxd -e`): the words wholly inside the value. Forms of more than three
- * characters a byte (`0x73`, `\\u0073`, `&#x0073;`, `\\U00000073`) are left to the byte-dump scan:
- * twelve characters of them hold too little of a value to tell it from other bytes.
+ * case a command may change, or which it may wrap over lines); decimal numbers run together
+ * (`[115, 107]` → `115107`, a partial array of char codes); and little-endian words of 2, 4 and 8 bytes at each alignment (`hexdump`,
+ * `od -tx2`/`-tx4`/`-tx8`, `xxd -e`): the words wholly inside the value. (`0x73` and `\\u0073`
+ * are the byte-dump scan's; `\\U00000073`, `\\u{73}` and `&#x0073;` are decoded first, see
+ * {@link redactRareEscapes}.)
  */
 function skeletonVariants(value: string): string[] {
   const bytes = [...Buffer.from(value, 'utf8')];
@@ -376,10 +375,7 @@ function skeletonVariants(value: string): string[] {
     ...base64Variants(value),
     ...blockVariants(bytes, base32Alphabet, 5),
     ...blockVariants(bytes, base32HexAlphabet, 5),
-    hex.map((pair) => `x${pair}`).join(''),
-    [...value].map((char) => `u${(char.codePointAt(0) as number).toString(16)}`).join(''),
     bytes.join(''),
-    bytes.map((byte) => byte.toString(8).padStart(3, '0')).join(''),
   ];
   for (const width of [2, 4, 8]) {
     for (let alignment = 0; alignment < width; alignment++) {
@@ -411,10 +407,10 @@ interface WindowSet {
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
   /**
-   * A Bloom-style bit set over the hash of every `gramLength`-character gram of every window. A
+   * A Bloom filter (two bits a gram) over every `gramLength`-character gram of every window. A
    * window always holds a gram that starts at a multiple of `gramStride` of the text, so the scan
    * hashes only those grams, and slices and looks up windows only around the rare grams whose
-   * bit is set (no false negatives: the same hash of the same characters).
+   * bits are both set (no false negatives: the same hash of the same characters).
    */
   gramBits: Uint32Array;
   /** `gramBits` has `2 ** (32 - gramShift)` bits. */
@@ -450,16 +446,36 @@ const gramLength = 6;
 /** Every `fragmentLength` window of a text holds a gram starting at a multiple of this. */
 const gramStride = fragmentLength - gramLength + 1;
 
-/** The bit, in a set of `2 ** (32 - shift)` bits, of the gram of `text` at `start`. */
-function gramBit(text: string, start: number, shift: number): number {
+/** The second bit of a gram whose hash is `hash` (the first is `Math.imul(hash, 0x9e3779b1) >>> shift`). */
+function secondBit(hash: number, shift: number): number {
+  return Math.imul(hash ^ (hash >>> 15), 0x85ebca6b) >>> shift;
+}
+
+/**
+ * The hash of the gram of `text` at `start` (its two bits are mixed from it): the polynomial
+ * `Σ c[i] · gramBase^(gramLength − 1 − i)` modulo 2³², which {@link scanText} rolls.
+ */
+function gramHash(text: string, start: number): number {
   let hash = 0;
   for (let i = start; i < start + gramLength; i++)
-    hash = (Math.imul(hash, 0x01000193) + text.charCodeAt(i)) | 0;
-  return Math.imul(hash, 0x9e3779b1) >>> shift;
+    hash = (Math.imul(hash, gramBase) + text.charCodeAt(i)) | 0;
+  return hash;
 }
+
+const gramBase = 0x01000193;
+/**
+ * `gramBase ** gramLength` modulo 2³² (as a signed 32-bit number): what the character leaving a
+ * rolled gram weighs (the attack tests find nothing spread out if it is wrong).
+ */
+const gramBaseToLength = -61474823;
 
 function hasBit(bits: Uint32Array, bit: number): boolean {
   return ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
+}
+
+/** True when both bits of the gram whose hash is `hash` are set. */
+function hasGram(bits: Uint32Array, hash: number, shift: number): boolean {
+  return hasBit(bits, Math.imul(hash, 0x9e3779b1) >>> shift) && hasBit(bits, secondBit(hash, shift));
 }
 
 /**
@@ -475,7 +491,7 @@ function windowStarts(text: string, index: WindowSet, shortcuts: boolean): numbe
   }
   const { gramBits, gramShift } = index;
   for (let p = 0; p + gramLength <= text.length; p += gramStride) {
-    if (!hasBit(gramBits, gramBit(text, p, gramShift))) continue;
+    if (!hasGram(gramBits, gramHash(text, p), gramShift)) continue;
     // The windows that hold this gram at one of the first `gramStride` offsets (the others hold
     // the gram at the next multiple of the stride).
     for (let i = Math.max(0, p - gramStride + 1); i <= p && i <= last; i++)
@@ -488,16 +504,17 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The bit set over the grams of `windows` (about 32 bits per gram, between 2¹⁰ and 2²² bits). */
+/** The Bloom filter over the grams of `windows` (about 64 bits a window, between 2¹⁰ and 2²² bits). */
 function windowSet(windows: Map<string, string>): WindowSet {
   let bitsLog = 10;
-  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
+  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 64) bitsLog++;
   const gramShift = 32 - bitsLog;
   const gramBits = new Uint32Array(2 ** (bitsLog - 5));
   for (const window of windows.keys()) {
     for (let j = 0; j + gramLength <= fragmentLength; j++) {
-      const bit = gramBit(window, j, gramShift);
-      gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
+      const hash = gramHash(window, j);
+      for (const bit of [Math.imul(hash, 0x9e3779b1) >>> gramShift, secondBit(hash, gramShift)])
+        gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
     }
   }
   return { windows, gramBits, gramShift };
@@ -593,7 +610,9 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
  */
 function redactKnown(input: string, index: KnownIndex, nested = false): string {
   const shortcuts = redactorShortcuts.enabled;
-  let text = nested ? input : redactCompressed(input, index);
+  const scanned = shortcuts ? scanText(input, index.skeletons) : mayHoldSkeletonWindow | mayHoldBase64Run;
+  let text = nested || (scanned & mayHoldBase64Run) === 0 ? input : redactCompressed(input, index);
+  if (!nested) text = redactRareEscapes(text, index);
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
   const mayHoldDump = index.dumps !== undefined && text.length >= index.shortestDump;
   if (mayHoldDump) text = redactDumps(text, index, index.dumps as RegExp);
@@ -603,14 +622,15 @@ function redactKnown(input: string, index: KnownIndex, nested = false): string {
     index.allWindowed &&
     (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
   )
-    return redactSkeletons(text, index);
+    return redactSkeletons(text, index, text === input ? scanned : undefined);
   // An `od -c` dump holds a window: looked for only now (its pattern starts with three spaces,
   // scanning every text for it cost as much as all the numeric forms together).
   if (mayHoldDump) text = redactDumps(text, index, index.charDumps as RegExp);
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
-  if (index.windows.size === 0 || out.length < fragmentLength) return redactSkeletons(out, index);
+  if (index.windows.size === 0 || out.length < fragmentLength)
+    return redactSkeletons(out, index, out === input ? scanned : undefined);
   const ranges: [number, number, string][] = [];
   for (const i of windowStarts(out, index, shortcuts)) {
     const label = index.windows.get(out.slice(i, i + fragmentLength)) as string;
@@ -622,8 +642,73 @@ function redactKnown(input: string, index: KnownIndex, nested = false): string {
     const [start, end, label] = ranges[r] as [number, number, string];
     out = out.slice(0, start) + label + out.slice(end);
   }
-  return redactSkeletons(out, index);
+  return redactSkeletons(out, index, out === input ? scanned : undefined);
 }
+
+/** `\U0000XXXX` (Python), `\u{X…}` (JavaScript, Rust), `&#x00XX;` (zero-padded HTML). */
+const rareEscapePattern = /\\U0000([0-9a-f]{4})|\\u\{([0-9a-f]{1,6})\}|&#x0+([0-9a-f]{1,6});?/gi;
+
+/**
+ * Escapes too rare, or too long, for the byte-dump scan (whose pattern must stay small): when a
+ * text holds one, it is decoded (every such escape becomes its character) and looked at again;
+ * if a known value comes out, the decoded, redacted text is the answer.
+ */
+function redactRareEscapes(text: string, index: KnownIndex): string {
+  if (!text.includes('\\U0000') && !text.includes('\\u{') && !text.includes('&#x0')) return text;
+  const decoded = text.replace(rareEscapePattern, (sequence, a?: string, b?: string, c?: string) => {
+    const point = Number.parseInt(a ?? b ?? c ?? '', 16);
+    return point <= 0x10ffff ? String.fromCodePoint(point) : sequence;
+  });
+  if (decoded === text) return text;
+  const redacted = redactKnown(decoded, index, true);
+  return redacted === decoded ? text : redacted;
+}
+
+/** {@link scanText}: the skeleton of the text holds a gram of a skeleton window. */
+const mayHoldSkeletonWindow = 1;
+/** {@link scanText}: the text holds a run of 16 or more base64 characters (a compressed blob may). */
+const mayHoldBase64Run = 2;
+
+/**
+ * One pass over `text` that tells what the rarer scans could find: whether its skeleton (see
+ * {@link skeleton}) holds a gram whose bit is set in `set` — the grams {@link windowStarts} would
+ * hash in the skeleton, hashed the same way without making the skeleton — and whether it holds
+ * a run of base64 long enough for a compressed blob. Most texts hold neither.
+ */
+function scanText(text: string, set: WindowSet): number {
+  const { gramBits, gramShift } = set;
+  const ring = scanRing;
+  ring.fill(0);
+  let found = 0;
+  let slot = 0;
+  let untilGram = gramLength;
+  let run = 0;
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) {
+    let folded = text.charCodeAt(i);
+    if (folded >= 65 && folded <= 90) folded |= 32;
+    else if (!((folded >= 97 && folded <= 122) || (folded >= 48 && folded <= 57))) {
+      // `+` and `/` go on a base64 run; anything else ends it.
+      run = folded === 43 || folded === 47 ? run + 1 : 0;
+      continue;
+    }
+    if (++run >= 16) found |= mayHoldBase64Run;
+    // The hash of the last `gramLength` letters and digits, rolled: `gramHash` is a polynomial.
+    hash = (Math.imul(hash, gramBase) + folded - Math.imul(ring[slot] as number, gramBaseToLength)) | 0;
+    ring[slot] = folded;
+    slot = slot === gramLength - 1 ? 0 : slot + 1;
+    if (--untilGram === 0) {
+      untilGram = gramStride;
+      if (hasGram(gramBits, hash, gramShift)) {
+        found |= mayHoldSkeletonWindow;
+        if (found === (mayHoldSkeletonWindow | mayHoldBase64Run)) break;
+      }
+    }
+  }
+  return found;
+}
+
+const scanRing = new Int32Array(gramLength);
 
 /** True for an ASCII letter or digit (what a {@link skeleton} keeps). */
 function isAlphanumeric(c: number): boolean {
@@ -638,10 +723,11 @@ function isAlphanumeric(c: number): boolean {
  * takes the whole line and the dump lines right before and after it, which hold the value's
  * first and last bytes (in words shared with other bytes) and its characters in the ASCII column.
  */
-function redactSkeletons(text: string, index: KnownIndex): string {
+function redactSkeletons(text: string, index: KnownIndex, scanned?: number): string {
   const set = index.skeletons;
   if (set.windows.size === 0 || text.length < fragmentLength) return text;
   const shortcuts = redactorShortcuts.enabled;
+  if (shortcuts && ((scanned ?? scanText(text, set)) & mayHoldSkeletonWindow) === 0) return text;
   let squeezed = skeleton(text);
   if (squeezed.length < fragmentLength) return text;
   let starts = windowStarts(squeezed, set, shortcuts);
@@ -737,7 +823,7 @@ function widenToDumpLines(text: string, range: [number, number, string]): void {
  * A base64 run that starts as gzip (`H4sI`) or zlib data (`eJ…`, `eN…`, `eA…`, `eF…`) does.
  * The gate before it ({@link mayHoldCompressed}) keeps the scan off texts without one.
  */
-const compressedPattern = /(?:H4sI|eJ[wxyz]|eN[opqr]|eA[EFGH]|eF[4-7])[A-Za-z0-9+/]{8,}={0,2}/g;
+const compressedPattern = /(?:H4sI|eJ[wxyz]|eN[opqr]|eA[EFGH]|eF[4-7])[A-Za-z0-9+/]{12,}={0,2}/g;
 
 function mayHoldCompressed(text: string): boolean {
   return (
@@ -759,7 +845,7 @@ const inflateLimit = 1 << 20;
  * it, so there is no encoded form to look for, but inflating the blob gives the text back.
  */
 function redactCompressed(text: string, index: KnownIndex): string {
-  if (text.length < 20 || !mayHoldCompressed(text)) return text;
+  if (!mayHoldCompressed(text)) return text;
   return text.replace(compressedPattern, (blob) => {
     let inflated: Buffer;
     try {
@@ -797,12 +883,14 @@ const dumpSeparator = String.raw`[\t ,:;.'"-]{0,4}`;
 const dumpLineBreak = String.raw`(?:[\t ,]*|  [^\n]{1,80})\n[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?`;
 const dumpGap = `(?:${dumpSeparator}|${dumpLineBreak})`;
 /**
- * Before the number of a byte: `0x73`, `\x73`, `\u0073`, `\U00000073`, `%73`, `&#x73;`,
- * `&#x0073;`, `&#115;`, `\163`.
+ * Before the number of a byte: `0x73`, `\x73`, `\u0073`, `%73`, `&#x73;`, `&#115;`, `\163`. (Each
+ * alternative is repeated for every byte of every head: the union of the heads of 20 values must
+ * stay under the 20 KB past which V8 no longer compiles a pattern to machine code, 10× slower.
+ * Rarer forms, `\u{73}` and `&#x0073;`, are left to the skeleton scan.)
  */
-const bytePrefix = String.raw`(?:0x|\\x|\\u00|\\U000000|%|&#x00|&#x?|\\)?`;
+const bytePrefix = String.raw`(?:0x|\\x|\\u00|%|&#x?|\\)?`;
 /** The prefix of the first byte of a dump, which the scan leaves out (see {@link byteNumber}). */
-const firstBytePrefix = /(?:0x|\\x|\\u00|\\U000000|%|&#x00|&#x?|\\)$/i;
+const firstBytePrefix = /(?:0x|\\x|\\u00|%|&#x?|\\)$/i;
 /**
  * `od -c` and `hexdump -c` print a byte in four columns: three spaces before a printable one;
  * a line break and an offset column between two lines.
@@ -958,7 +1046,7 @@ function redactDumps(text: string, index: KnownIndex, dumps: RegExp): string {
       continue;
     }
     let end = start + longest;
-    const before = firstBytePrefix.exec(text.slice(Math.max(copied, start - 9), start));
+    const before = firstBytePrefix.exec(text.slice(Math.max(copied, start - 4), start));
     if (before !== null) start -= before[0].length;
     if (text.slice(start, end).includes('\n')) {
       const lineEnd = text.indexOf('\n', end);
