@@ -452,8 +452,8 @@ function secondBit(hash: number, shift: number): number {
 }
 
 /**
- * The hash of the gram of `text` at `start` (its two bits are mixed from it): the polynomial
- * `Σ c[i] · gramBase^(gramLength − 1 − i)` modulo 2³², which {@link scanText} rolls.
+ * The hash of the gram of `text` at `start` (its two bits are mixed from it). {@link scanText}
+ * hashes the grams of a skeleton the same way without making the skeleton.
  */
 function gramHash(text: string, start: number): number {
   let hash = 0;
@@ -463,11 +463,6 @@ function gramHash(text: string, start: number): number {
 }
 
 const gramBase = 0x01000193;
-/**
- * `gramBase ** gramLength` modulo 2³² (as a signed 32-bit number): what the character leaving a
- * rolled gram weighs (the attack tests find nothing spread out if it is wrong).
- */
-const gramBaseToLength = -61474823;
 
 function hasBit(bits: Uint32Array, bit: number): boolean {
   return ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
@@ -678,27 +673,27 @@ const mayHoldBase64Run = 2;
 function scanText(text: string, set: WindowSet): number {
   const { gramBits, gramShift } = set;
   const ring = scanRing;
-  ring.fill(0);
   let found = 0;
   let slot = 0;
   let untilGram = gramLength;
   let run = 0;
-  let hash = 0;
   for (let i = 0; i < text.length; i++) {
-    let folded = text.charCodeAt(i);
-    if (folded >= 65 && folded <= 90) folded |= 32;
-    else if (!((folded >= 97 && folded <= 122) || (folded >= 48 && folded <= 57))) {
+    let c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) c |= 32;
+    else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
       // `+` and `/` go on a base64 run; anything else ends it.
-      run = folded === 43 || folded === 47 ? run + 1 : 0;
+      run = c === 43 || c === 47 ? run + 1 : 0;
       continue;
     }
     if (++run >= 16) found |= mayHoldBase64Run;
-    // The hash of the last `gramLength` letters and digits, rolled: `gramHash` is a polynomial.
-    hash = (Math.imul(hash, gramBase) + folded - Math.imul(ring[slot] as number, gramBaseToLength)) | 0;
-    ring[slot] = folded;
+    ring[slot] = c;
     slot = slot === gramLength - 1 ? 0 : slot + 1;
     if (--untilGram === 0) {
       untilGram = gramStride;
+      // The last `gramLength` letters and digits, oldest first (from `slot`), hashed as `gramHash` does.
+      let hash = 0;
+      for (let j = 0, k = slot; j < gramLength; j++, k = k === gramLength - 1 ? 0 : k + 1)
+        hash = (Math.imul(hash, gramBase) + (ring[k] as number)) | 0;
       if (hasGram(gramBits, hash, gramShift)) {
         found |= mayHoldSkeletonWindow;
         if (found === (mayHoldSkeletonWindow | mayHoldBase64Run)) break;
@@ -1560,12 +1555,19 @@ const memoTextLimit = 65_536;
  *
  * 1. **known secrets by value** — the values of secret-named environment variables
  *    (`OPENAI_API_KEY`, `DB_PASS`, `GITHUB_TOKEN`… at least `minLength` characters), `secrets`,
- *    and every value given to {@link registerSecret} — also URL-encoded, JSON-escaped, hex and
- *    base64 encoded (at any byte offset), and any run of ≥ 12 characters of them (a partial read
- *    of a key line, a key split across lines or chunks), and byte dumps of them (one hex, decimal
- *    or octal number per byte with any prefix and separator: `73:6b:…`, `\x73\x6b…`,
- *    `0x73, 0x6b, …`, `[115,107,…]`; line-wrapped xxd, `hexdump -C` and `od` dumps up to the end
- *    of their last line, ASCII column included); environment values become `[REDACTED:NAME]`;
+ *    and every value given to {@link registerSecret} — also URL-encoded, JSON-, HTML- and
+ *    shell-escaped, quoted-printable, hex, base64, base32 and uuencoded (at any byte offset),
+ *    rot47, and any run of ≥ 12 characters of them (a partial read of a key line, a key split
+ *    across lines or chunks); byte dumps of them (one hex, decimal or octal number per byte with
+ *    any prefix and separator: `73:6b:…`, `\x73\x6b…`, `0x73, 0x6b, …`, `[115,107,…]`;
+ *    line-wrapped xxd, `hexdump -C` and `od` dumps up to the end of their last line, ASCII column
+ *    included); runs whose letters and digits, in any case and whatever stands between them, are
+ *    those of ≥ 12 characters of a value, reversed or in rot13, or of its hex, base64, base32,
+ *    run-together char codes or little-endian words (spaced out, one character a line, zero-width
+ *    spaces, `tr a-z A-Z`, `rev`, `hexdump`, `od -tx2`/`-tx4`, `xxd -e`, short dumps: a dump line
+ *    is replaced whole with its neighbours); `\U0000…`, `\u{…}` and `&#x00…;` escapes; and
+ *    gzip or zlib data in base64 that inflates to any of this; environment values become
+ *    `[REDACTED:NAME]`;
  * 2. **key shapes** — PEM, OpenSSH and PGP private keys (with or without END line, and bare key
  *    bodies), `Authorization:`/`Cookie:` headers, bearer/token/basic credentials in any case,
  *    `sk-…`, `ghp_…`, `github_pat_…`, `glpat-…`, `xox?-…`, `npm_…`, `hf_…`, Stripe, SendGrid,
