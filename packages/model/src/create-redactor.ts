@@ -297,34 +297,76 @@ function encodedVariants(value: string): string[] {
   // As `od -c` prints it: any line of such a dump of a value of 8 or more characters holds four
   // of them, a window, so a text without a window holds no such dump (see `redactKnown`).
   variants.add([...value].join('   '));
-  for (const encoded of blockVariants(bytes, uuAlphabet, 3)) variants.add(encoded);
-  // Transformations a command can make with `tr`, `html.escape`, `quopri`, `printf %q` (base32,
-  // `rev` and rot13 keep a value's letters and digits: the skeleton scan looks for those).
-  variants.add(value.replace(/[!-~]/g, (c) => rotate(c, 33, 94, 47)));
-  variants.add(
+  return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
+}
+
+/**
+ * More encoded forms of a value, looked for by their windows only (not in the pattern of full
+ * forms, which V8 stops compiling to machine code past 20 KB): uuencode, Ascii85/base85/Z85,
+ * rot47, HTML-escaped, quoted-printable, shell-escaped (of a value too short for windows, in the
+ * pattern too). Forms shorter than a window are left out: they hold fewer than 12 bytes of it.
+ */
+function windowedVariants(value: string): string[] {
+  const bytes = [...Buffer.from(value, 'utf8')];
+  const variants = [
+    ...blockVariants(bytes, uuAlphabet, 3),
+    ...base85Alphabets.flatMap((alphabet) => base85Variants(bytes, alphabet)),
+    // What `tr '!-~' 'P-~!-O'`, `html.escape`, `quopri` and bash's `printf %q` make of it (base32,
+    // `rev` and rot13 keep a value's letters and digits: the skeleton scan looks for those).
+    value.replace(/[!-~]/g, (c) => rotate(c, 33, 94, 47)),
     value.replace(
       /[&<>"']/g,
       (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? '&#x27;',
     ),
-  );
-  variants.add(
     bytes
-      .map((byte, i) => (byte === 61 || byte > 126 ? `=${hex[i]?.toUpperCase()}` : String.fromCharCode(byte)))
+      .map((byte) =>
+        byte === 61 || byte > 126 ? `=${byte.toString(16).toUpperCase()}` : String.fromCharCode(byte),
+      )
       .join(''),
-  );
-  // As bash's `printf %q` and `${S@Q}`-less quoting print it.
-  variants.add(value.replace(/[ \t\n'"\\|&;()<>!{}*[?\]^$`]|^[~#]/g, '\\$&'));
-  return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
+    value.replace(/[ \t\n'"\\|&;()<>!{}*[?\]^$`]|^[~#]/g, '\\$&'),
+  ];
+  return variants.filter((variant) => variant.length >= fragmentLength && variant !== value);
 }
 
 function rotate(char: string, base: number, size: number, by: number): string {
   return String.fromCharCode(((char.charCodeAt(0) - base + by) % size) + base);
 }
 
+const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const base32Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 const base32HexAlphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
 /** uuencode's characters (`` ` `` for zero, as GNU uuencode prints it; a space in older encoders is folded by the skeleton scan's squeeze). */
 const uuAlphabet = `\`${Array.from({ length: 63 }, (_, i) => String.fromCharCode(33 + i)).join('')}`;
+
+/** Ascii85 (`base64.a85encode`, PostScript, PDF), base85 (`base64.b85encode`, git) and Z85. */
+const base85Alphabets = [
+  Array.from({ length: 85 }, (_, i) => String.fromCharCode(33 + i)).join(''),
+  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~',
+  '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#',
+];
+
+/**
+ * The base-85 encodings of `bytes` (four bytes to five characters) at each byte offset inside a
+ * longer encoded text: the groups wholly inside the value.
+ */
+function base85Variants(bytes: readonly number[], alphabet: string): string[] {
+  const out: string[] = [];
+  for (let offset = 0; offset < 4; offset++) {
+    let encoded = '';
+    for (let start = (4 - offset) % 4; start + 4 <= bytes.length; start += 4) {
+      let group = 0;
+      for (let i = start; i < start + 4; i++) group = group * 256 + (bytes[i] as number);
+      let chars = '';
+      for (let i = 0; i < 5; i++) {
+        chars = (alphabet[group % 85] as string) + chars;
+        group = Math.floor(group / 85);
+      }
+      encoded += chars;
+    }
+    if (encoded.length >= fragmentLength) out.push(encoded);
+  }
+  return out;
+}
 
 /**
  * The encodings of `bytes` in a base of `alphabet` (32 or 64 characters) whose blocks hold
@@ -376,6 +418,11 @@ function skeletonVariants(value: string): string[] {
     ...blockVariants(bytes, base32Alphabet, 5),
     ...blockVariants(bytes, base32HexAlphabet, 5),
     bytes.join(''),
+    // PowerShell's `-EncodedCommand` and `[Convert]::ToBase64String([Text.Encoding]::Unicode…)`.
+    ...blockVariants([...Buffer.from(value, 'utf16le')], base64Alphabet, 3),
+    // Encoded twice: `base64 | base64`, `xxd -p | base64`.
+    ...blockVariants([...Buffer.from(Buffer.from(value, 'utf8').toString('base64'))], base64Alphabet, 3),
+    ...blockVariants([...Buffer.from(hex.join(''))], base64Alphabet, 3),
   ];
   for (const width of [2, 4, 8]) {
     for (let alignment = 0; alignment < width; alignment++) {
@@ -522,7 +569,19 @@ function windowSet(windows: Map<string, string>): WindowSet {
  * of (`tr a-z A-Z`, upper-case hex, base32 in lower case) keeps its skeleton.
  */
 function skeleton(text: string): string {
-  return text.replace(/[^A-Za-z0-9]+/g, '').toLowerCase();
+  return withoutFullwidth(text)
+    .replace(/[^A-Za-z0-9]+/g, '')
+    .toLowerCase();
+}
+
+/** Fullwidth forms (`Ｚｑ８`, U+FF01–U+FF5E) are their ASCII characters to the skeleton scan. */
+const fullwidthOffset = 0xfee0;
+
+/** `text` with its fullwidth forms as ASCII (the same length: one code unit each). */
+function withoutFullwidth(text: string): string {
+  return /[\uff01-\uff5e]/.test(text)
+    ? text.replace(/[\uff01-\uff5e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - fullwidthOffset))
+    : text;
 }
 
 /**
@@ -571,8 +630,13 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
     }
   };
   for (const [value, label] of entries) {
-    for (const variant of encodedVariants(value)) {
-      if (!values.has(variant)) values.set(variant, label);
+    const full = encodedVariants(value);
+    const windowed = windowedVariants(value);
+    // A value too short for windows puts every text through the pattern anyway: its other
+    // forms go there too (they are as short).
+    if (value.length < fragmentLength + 4) full.push(...windowed);
+    for (const variant of full) if (!values.has(variant)) values.set(variant, label);
+    for (const variant of [...full, ...windowed]) {
       if (variant.length < fragmentLength + 4) continue;
       for (let i = 0; i + fragmentLength <= variant.length; i++) {
         const window = variant.slice(i, i + fragmentLength);
@@ -679,6 +743,7 @@ function scanText(text: string, set: WindowSet): number {
   let run = 0;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
+    if (c >= 0xff01 && c <= 0xff5e) c -= fullwidthOffset;
     if (c >= 65 && c <= 90) c |= 32;
     else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
       // `+` and `/` go on a base64 run; anything else ends it.
@@ -728,9 +793,9 @@ function redactSkeletons(text: string, index: KnownIndex, scanned?: number): str
   let starts = windowStarts(squeezed, set, shortcuts);
   if (starts.length === 0) return text;
   // A dump's offset column and ASCII column cut the run of its bytes at every line: read past them.
-  let source = text;
-  const masked = maskDumpColumns(text);
-  if (masked !== text) {
+  let source = withoutFullwidth(text);
+  const masked = maskDumpColumns(source);
+  if (masked !== source) {
     source = masked;
     squeezed = skeleton(masked);
     starts = windowStarts(squeezed, set, shortcuts);

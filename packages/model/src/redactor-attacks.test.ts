@@ -126,6 +126,20 @@ const fromBase32Hex = fromRuns(/[0-9A-Va-v]{8,}=*/g, 8, (run) =>
   base32Decode(run, '0123456789ABCDEFGHIJKLMNOPQRSTUV'),
 );
 
+/** Base-85 runs of `alphabet`, decoded at every start. */
+function fromBase85(alphabet: string): (text: string) => string {
+  const inAlphabet = new RegExp(`[${alphabet.replace(/[\\\]^-]/g, '\\$&')}]{5,}`, 'g');
+  return fromRuns(inAlphabet, 5, (run) => {
+    const bytes: number[] = [];
+    for (let i = 0; i + 5 <= run.length; i += 5) {
+      let group = 0;
+      for (const char of run.slice(i, i + 5)) group = group * 85 + alphabet.indexOf(char);
+      bytes.push((group >>> 24) & 255, (group >>> 16) & 255, (group >>> 8) & 255, group & 255);
+    }
+    return latin1(bytes);
+  });
+}
+
 const percent = (text: string) =>
   latin1([...text.replace(/\+/g, ' ')].map((c) => c.charCodeAt(0))).replace(/%([0-9a-f]{2})/gi, (_m, hex) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
@@ -356,6 +370,49 @@ const attacks: Attack[] = [
     decode: numbersToChars,
   },
   { name: 'uuencode', script: python('binascii.b2a_uu(B).decode()'), decode: fromUu },
+  // Past a misaligned start, a 12-byte key holds two whole groups: 10 characters, under a window.
+  {
+    name: 'Ascii85',
+    script: python('base64.a85encode(b"##" + B).decode()'),
+    decode: fromBase85(Array.from({ length: 85 }, (_, i) => String.fromCharCode(33 + i)).join('')),
+    only: long,
+  },
+  {
+    name: 'base85 (git)',
+    script: python('base64.b85encode(b"#" + B).decode()'),
+    decode: fromBase85(
+      '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~',
+    ),
+    only: long,
+  },
+  {
+    name: 'Z85',
+    script: 'printf "%s" "$S" | head -c 12 | basenc --z85',
+    decode: fromBase85(
+      '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#',
+    ),
+  },
+  {
+    name: 'base64 of UTF-16LE (PowerShell)',
+    script: 'printf "%s" "$S" | iconv -t UTF-16LE | base64 -w0',
+    decode: (t) =>
+      Buffer.from(fromBase64(t), 'latin1').toString('utf16le') + fromBase64(t).slice(1).replace(/\0/g, ''),
+  },
+  {
+    name: 'base64 twice',
+    script: 'printf "%s" "$S" | base64 | base64 -w0',
+    decode: (t) => fromBase64(joinLines(fromBase64(t))),
+  },
+  {
+    name: 'hex, then base64',
+    script: 'printf "%s" "$S" | xxd -p | base64 -w0',
+    decode: (t) => fromHex(fromBase64(t)),
+  },
+  {
+    name: 'fullwidth forms',
+    script: python('"".join(chr(ord(c) + 0xfee0) if "!" <= c <= "~" else c for c in S)'),
+    decode: (t) => t.replace(/[\uff01-\uff5e]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)),
+  },
 ];
 
 /** uudecode, line by line, as far as each line goes. */
