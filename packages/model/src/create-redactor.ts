@@ -474,14 +474,17 @@ interface KnownIndex extends WindowSet {
    * it may be part of to be replaced.
    */
   skeletons: WindowSet & { needs: Map<string, number> };
-  /** Every value is long enough to have windows: a text without a window holds no value either. */
-  allWindowed: boolean;
+  /** The full forms too short to have windows (a text without a window can only hold these). */
+  shortPattern: RegExp | undefined;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
   shortest: number;
-  /** The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value first. */
-  dumps: RegExp | undefined;
+  /**
+   * The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value
+   * first, in patterns of at most {@link dumpPatternLimit} characters each.
+   */
+  dumps: RegExp[];
   /** The same for `od -c` dumps (case-sensitive), looked for only in a text holding a window. */
-  charDumps: RegExp | undefined;
+  charDumps: RegExp[];
   /** The dump forms of each value, longest first: which one starts where `dumps` matched, how far. */
   dumpOf: { label: string; forms: DumpForm[] }[];
   /** No text shorter than this holds a dump (one character per byte, a separator between). */
@@ -647,15 +650,14 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
     for (const variant of skeletonVariants(value)) addSkeleton(variant, label, characters);
   }
   const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
-  let allWindowed = true;
-  for (const value of values.keys()) if (value.length < fragmentLength + 4) allWindowed = false;
+  const short = sorted.filter((value) => value.length < fragmentLength + 4);
   let shortest = windows.size > 0 || skeletonWindows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
   for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
     ...windowSet(windows),
     skeletons: { ...windowSet(skeletonWindows), needs: skeletonNeeds },
-    allWindowed,
+    shortPattern: short.length > 0 ? new RegExp(short.map(escapeRegExp).join('|'), 'g') : undefined,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
     ...buildDumps(entries),
@@ -673,18 +675,19 @@ function redactKnown(input: string, index: KnownIndex, nested = false): string {
   let text = nested || (scanned & mayHoldBase64Run) === 0 ? input : redactCompressed(input, index);
   if (!nested) text = redactRareEscapes(text, index);
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
-  const mayHoldDump = index.dumps !== undefined && text.length >= index.shortestDump;
-  if (mayHoldDump) text = redactDumps(text, index, index.dumps as RegExp);
-  // A value in the text would start a window there: without a window, nothing to replace.
-  if (
-    shortcuts &&
-    index.allWindowed &&
-    (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
-  )
+  const mayHoldDump = index.dumps.length > 0 && text.length >= index.shortestDump;
+  if (mayHoldDump) for (const dumps of index.dumps) text = redactDumps(text, index, dumps);
+  // A value with windows in the text would start a window there: without a window, only the
+  // values too short for windows can be in it (a short password among long keys: their pattern
+  // is small, the pattern of every form of every value is not).
+  if (shortcuts && (text.length < fragmentLength || windowStarts(text, index, true).length === 0)) {
+    if (index.shortPattern !== undefined)
+      text = text.replace(index.shortPattern, (match) => index.values.get(match) ?? marker);
     return redactSkeletons(text, index, text === input ? scanned : undefined);
+  }
   // An `od -c` dump holds a window: looked for only now (its pattern starts with three spaces,
   // scanning every text for it cost as much as all the numeric forms together).
-  if (mayHoldDump) text = redactDumps(text, index, index.charDumps as RegExp);
+  if (mayHoldDump) for (const dumps of index.charDumps) text = redactDumps(text, index, dumps);
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
@@ -1024,6 +1027,13 @@ function dumpSources(value: string): [DumpSources, DumpSources] {
   ];
 }
 
+/**
+ * The largest pattern of dump heads, in characters: V8 compiles a pattern of more than 20 KB to
+ * bytecode, not machine code, and runs it about 10 times slower (with 21 known values the one
+ * pattern of all heads crossed it); more values make more patterns, each scanned on its own.
+ */
+const dumpPatternLimit = 16_000;
+
 function buildDumps(
   entries: ReadonlyMap<string, string>,
 ): Pick<KnownIndex, 'dumps' | 'charDumps' | 'dumpOf' | 'shortestDump'> {
@@ -1053,8 +1063,22 @@ function buildDumps(
     charHeads.push(chars.head);
     shortestDump = Math.min(shortestDump, 2 * [...value].length - 1);
   }
-  const union = (sources: string[], flags: string) =>
-    sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|'), flags) : undefined;
+  const union = (sources: string[], flags: string): RegExp[] => {
+    const patterns: RegExp[] = [];
+    let chunk: string[] = [];
+    let size = 0;
+    for (const source of sources) {
+      if (chunk.length > 0 && size + source.length + 5 > dumpPatternLimit) {
+        patterns.push(new RegExp(chunk.join('|'), flags));
+        chunk = [];
+        size = 0;
+      }
+      chunk.push(`(?:${source})`);
+      size += source.length + 5;
+    }
+    if (chunk.length > 0) patterns.push(new RegExp(chunk.join('|'), flags));
+    return patterns;
+  };
   return {
     dumps: union(heads, 'gi'),
     charDumps: union(charHeads, 'g'),
