@@ -846,10 +846,11 @@ function redactSkeletons(text: string, index: KnownIndex, scanned?: number): str
 /**
  * A line of a hex dump with its offset column (`00000010:`, `0000020`, at the start of the line)
  * and its ASCII column (after two spaces, or `|…|`; not more words: `hexdump -x` puts four spaces
- * between them): 1 offset, 2 words, 3 ASCII column.
+ * between them): 1 offset, 2 words (at most 64: a dump line has 32 at most; the bound keeps a
+ * long line that is not one from costing more than linear time), 3 ASCII column.
  */
 const dumpColumnsPattern =
-  /^((?:0x)?[0-9a-f]{7,8}:?[\t ]+)((?:[0-9a-f]{2}){1,32}(?:[\t ]{1,4}(?:[0-9a-f]{2}){1,32})*)([\t ]{2,}(?![0-9a-f \t]*$)[^\n]*|[\t ]*)$/gim;
+  /^((?:0x)?[0-9a-f]{7,8}:?[\t ]+)((?:[0-9a-f]{2}){1,32}(?:[\t ]{1,4}(?:[0-9a-f]{2}){1,32}){0,63})([\t ]{2,}(?![0-9a-f \t]*$)[^\n]*|[\t ]*)$/gim;
 
 /** `text` with the offset and ASCII columns of its hex dump lines blanked out (same length). */
 function maskDumpColumns(text: string): string {
