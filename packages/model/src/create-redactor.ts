@@ -302,7 +302,7 @@ function encodedVariants(value: string): string[] {
 
 /**
  * More encoded forms of a value, looked for by their windows only (not in the pattern of full
- * forms, which V8 stops compiling to machine code past 20 KB): uuencode, Ascii85/base85/Z85,
+ * forms, which V8 scans many times slower past about 20 KB): uuencode, Ascii85 and base85,
  * rot47, HTML-escaped, quoted-printable, shell-escaped (of a value too short for windows, in the
  * pattern too). Forms shorter than a window are left out: they hold fewer than 12 bytes of it.
  */
@@ -334,15 +334,16 @@ function rotate(char: string, base: number, size: number, by: number): string {
 
 const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const base32Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const base32HexAlphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
-/** uuencode's characters (`` ` `` for zero, as GNU uuencode prints it; a space in older encoders is folded by the skeleton scan's squeeze). */
+/**
+ * uuencode's characters, `` ` `` for zero as GNU uuencode prints it (Python's `b2a_uu` prints a
+ * space: the windows around a zero sextet differ, the others match).
+ */
 const uuAlphabet = `\`${Array.from({ length: 63 }, (_, i) => String.fromCharCode(33 + i)).join('')}`;
 
-/** Ascii85 (`base64.a85encode`, PostScript, PDF), base85 (`base64.b85encode`, git) and Z85. */
+/** Ascii85 (`base64.a85encode`, PostScript, PDF) and base85 (`base64.b85encode`, git). */
 const base85Alphabets = [
   Array.from({ length: 85 }, (_, i) => String.fromCharCode(33 + i)).join(''),
   '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~',
-  '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#',
 ];
 
 /**
@@ -399,11 +400,12 @@ function blockVariants(bytes: readonly number[], alphabet: string, block: number
 
 /**
  * The forms of a value the skeleton scan looks for (their squeezed, lower-case text: see
- * {@link skeleton}): the value, reversed (`rev`), in rot13, in hex, base64 and base32 (whose
- * case a command may change, or which it may wrap over lines); decimal numbers run together
- * (`[115, 107]` → `115107`, a partial array of char codes); and little-endian words of 2, 4 and 8 bytes at each alignment (`hexdump`,
- * `od -tx2`/`-tx4`/`-tx8`, `xxd -e`): the words wholly inside the value. (`0x73` and `\\u0073`
- * are the byte-dump scan's; `\\U00000073`, `\\u{73}` and `&#x0073;` are decoded first, see
+ * {@link skeleton}): the value, reversed (`rev`), in rot13, in hex (also reversed), base64 and
+ * base32 (whose case a command may change, or which it may wrap over lines); decimal numbers run
+ * together (`[115, 107]` → `115107`, a partial array of char codes); base64 of its UTF-16LE and
+ * of its base64; and little-endian words of 2 and 4 bytes at each alignment (`hexdump`,
+ * `od -tx2`/`-tx4`, `xxd -e`): the words wholly inside the value. (`0x73` and `\\u0073` are the
+ * byte-dump scan's; `\\U00000073`, `\\u{73}` and `&#x0073;` are decoded first, see
  * {@link redactRareEscapes}.)
  */
 function skeletonVariants(value: string): string[] {
@@ -414,17 +416,18 @@ function skeletonVariants(value: string): string[] {
     [...value].reverse().join(''),
     value.replace(/[A-Za-z]/g, (c) => rotate(c, c <= 'Z' ? 65 : 97, 26, 13)),
     hex.join(''),
+    // `xxd -p | rev`, and the bytes in reverse order (`rev | xxd -p`, `fold -w2 | tac`).
+    [...hex.join('')].reverse().join(''),
+    [...hex].reverse().join(''),
     ...base64Variants(value),
     ...blockVariants(bytes, base32Alphabet, 5),
-    ...blockVariants(bytes, base32HexAlphabet, 5),
     bytes.join(''),
     // PowerShell's `-EncodedCommand` and `[Convert]::ToBase64String([Text.Encoding]::Unicode…)`.
     ...blockVariants([...Buffer.from(value, 'utf16le')], base64Alphabet, 3),
-    // Encoded twice: `base64 | base64`, `xxd -p | base64`.
+    // Encoded twice: `base64 | base64`.
     ...blockVariants([...Buffer.from(Buffer.from(value, 'utf8').toString('base64'))], base64Alphabet, 3),
-    ...blockVariants([...Buffer.from(hex.join(''))], base64Alphabet, 3),
   ];
-  for (const width of [2, 4, 8]) {
+  for (const width of [2, 4]) {
     for (let alignment = 0; alignment < width; alignment++) {
       let words = '';
       // The first whole word starts where the value's bytes reach a multiple of `width`.
@@ -549,17 +552,24 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The Bloom filter over the grams of `windows` (about 64 bits a window, between 2¹⁰ and 2²² bits). */
-function windowSet(windows: Map<string, string>): WindowSet {
+/**
+ * The Bloom filter over the grams of `windows` (about 64 bits a window, between 2¹⁰ and 2²²
+ * bits), hashed from `sources`, the texts the windows were cut from.
+ */
+function windowSet(windows: Map<string, string>, sources: readonly string[]): WindowSet {
   let bitsLog = 10;
   while (bitsLog < 22 && 2 ** bitsLog < windows.size * 64) bitsLog++;
   const gramShift = 32 - bitsLog;
   const gramBits = new Uint32Array(2 ** (bitsLog - 5));
-  for (const window of windows.keys()) {
-    for (let j = 0; j + gramLength <= fragmentLength; j++) {
-      const hash = gramHash(window, j);
-      for (const bit of [Math.imul(hash, 0x9e3779b1) >>> gramShift, secondBit(hash, gramShift)])
-        gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
+  // Every gram of every window is a gram of the text it was cut from (and each is hashed once,
+  // not once for each of the windows that hold it).
+  for (const source of sources) {
+    for (let j = 0; j + gramLength <= source.length; j++) {
+      const hash = gramHash(source, j);
+      const first = Math.imul(hash, 0x9e3779b1) >>> gramShift;
+      const second = secondBit(hash, gramShift);
+      gramBits[first >>> 5] = (gramBits[first >>> 5] as number) | (1 << (first & 31));
+      gramBits[second >>> 5] = (gramBits[second >>> 5] as number) | (1 << (second & 31));
     }
   }
   return { windows, gramBits, gramShift };
@@ -616,8 +626,11 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
   const windows = new Map<string, string>();
   const skeletonWindows = new Map<string, string>();
   const skeletonNeeds = new Map<string, number>();
+  const windowSources: string[] = [];
+  const skeletonSources: string[] = [];
   const addSkeleton = (variant: string, label: string, characters: number): void => {
     const squeezed = skeleton(variant);
+    if (squeezed.length >= fragmentLength) skeletonSources.push(squeezed);
     // A run must stand for `fragmentLength` characters of the value (or all of it): 24 hex
     // digits, 16 base64 characters, 12 letters and digits of the value itself.
     const need = Math.min(squeezed.length, Math.ceil((fragmentLength * squeezed.length) / characters));
@@ -641,6 +654,7 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
     for (const variant of full) if (!values.has(variant)) values.set(variant, label);
     for (const variant of [...full, ...windowed]) {
       if (variant.length < fragmentLength + 4) continue;
+      windowSources.push(variant);
       for (let i = 0; i + fragmentLength <= variant.length; i++) {
         const window = variant.slice(i, i + fragmentLength);
         if (!windows.has(window)) windows.set(window, label);
@@ -655,8 +669,8 @@ function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
   for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
-    ...windowSet(windows),
-    skeletons: { ...windowSet(skeletonWindows), needs: skeletonNeeds },
+    ...windowSet(windows, windowSources),
+    skeletons: { ...windowSet(skeletonWindows, skeletonSources), needs: skeletonNeeds },
     shortPattern: short.length > 0 ? new RegExp(short.map(escapeRegExp).join('|'), 'g') : undefined,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,

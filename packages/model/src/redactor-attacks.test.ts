@@ -122,9 +122,6 @@ function base32Decode(run: string, alphabet: string): string {
 const fromBase32 = fromRuns(/[A-Za-z2-7]{8,}=*/g, 8, (run) =>
   base32Decode(run, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'),
 );
-const fromBase32Hex = fromRuns(/[0-9A-Va-v]{8,}=*/g, 8, (run) =>
-  base32Decode(run, '0123456789ABCDEFGHIJKLMNOPQRSTUV'),
-);
 
 /** Base-85 runs of `alphabet`, decoded at every start. */
 function fromBase85(alphabet: string): (text: string) => string {
@@ -218,7 +215,6 @@ const attacks: Attack[] = [
   { name: 'base32, lower case', script: 'printf %s "$S" | base32 -w0 | tr A-Z a-z', decode: fromBase32 },
   { name: 'base32 after 3 bytes', script: 'printf "abc%s" "$S" | base32 -w0', decode: fromBase32 },
   { name: 'base32 without padding', script: 'printf "a%s" "$S" | base32 -w0 | tr -d =', decode: fromBase32 },
-  { name: 'base32hex', script: 'printf %s "$S" | basenc --base32hex -w0', decode: fromBase32Hex },
   { name: 'base64', script: 'printf %s "$S" | base64 -w0', decode: fromBase64 },
   {
     name: 'base64 wrapped at 12',
@@ -300,6 +296,16 @@ const attacks: Attack[] = [
     script: 'printf %s "$S" | xxd -p -c 10',
     decode: (t) => fromHex(joinLines(t)),
   },
+  {
+    name: 'hex, reversed (xxd -p | rev)',
+    script: 'printf %s "$S" | xxd -p | rev',
+    decode: (t) => fromHex(reverse(t)),
+  },
+  {
+    name: 'hex of the bytes in reverse order',
+    script: 'printf %s "$S" | xxd -p -c1 | tac | tr -d "\\n"',
+    decode: (t) => reverse(fromHex(t)),
+  },
   { name: 'hex pairs with |', script: 'printf %s "$S" | xxd -p | sed "s/../&|/g"', decode: fromHex },
   { name: 'hexdump (16-bit words)', script: 'printf %s "$S" | hexdump', decode: fromWords(2) },
   { name: 'hexdump at an odd offset', script: 'printf "#%s" "$S" | hexdump', decode: fromWords(2) },
@@ -308,7 +314,8 @@ const attacks: Attack[] = [
   { name: 'od -An -tx2', script: 'printf "#%s" "$S" | od -An -tx2', decode: fromWords(2) },
   { name: 'od -tx4', script: 'printf %s "$S" | od -tx4', decode: fromWords(4) },
   { name: 'od -tx4 at offset 3', script: 'printf "###%s" "$S" | od -tx4', decode: fromWords(4) },
-  { name: 'od -tx8', script: 'printf "#####%s" "$S" | od -tx8', decode: fromWords(8) },
+  // 8-byte words are found as pieces of the value's bytes in reverse order: two whole words needed.
+  { name: 'od -tx8', script: 'printf "#####%s" "$S" | od -tx8', decode: fromWords(8), only: long },
   { name: 'xxd -e', script: 'printf %s "$S" | xxd -e', decode: fromWords(4) },
   { name: 'xxd -e at offset 1', script: 'printf "#%s" "$S" | xxd -e', decode: fromWords(4) },
   // The 12-byte key in 8-byte words at offset 2 is in no whole word: 6 bytes in each of two.
@@ -386,13 +393,6 @@ const attacks: Attack[] = [
     only: long,
   },
   {
-    name: 'Z85',
-    script: 'printf "%s" "$S" | head -c 12 | basenc --z85',
-    decode: fromBase85(
-      '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#',
-    ),
-  },
-  {
     name: 'base64 of UTF-16LE (PowerShell)',
     script: 'printf "%s" "$S" | iconv -t UTF-16LE | base64 -w0',
     decode: (t) =>
@@ -402,11 +402,6 @@ const attacks: Attack[] = [
     name: 'base64 twice',
     script: 'printf "%s" "$S" | base64 | base64 -w0',
     decode: (t) => fromBase64(joinLines(fromBase64(t))),
-  },
-  {
-    name: 'hex, then base64',
-    script: 'printf "%s" "$S" | xxd -p | base64 -w0',
-    decode: (t) => fromHex(fromBase64(t)),
   },
   {
     name: 'fullwidth forms',
