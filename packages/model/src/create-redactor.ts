@@ -913,8 +913,28 @@ function mayHoldCompressed(text: string): boolean {
   );
 }
 
-/** A compressed blob is inflated up to this many bytes (what is past it is not looked at). */
+/** A compressed blob is inflated up to this many bytes (the rest of a larger one is not looked at). */
 const inflateLimit = 1 << 20;
+/** The bytes all the compressed blobs of one text may inflate to, together. */
+const inflateBudget = 4 << 20;
+
+/**
+ * The start of what `bytes` (gzip or zlib data, whole or cut) inflate to, at most `limit` bytes:
+ * a blob that inflates to more is inflated from fewer of its bytes (halved until it fits), so
+ * padding after a value does not hide it. Undefined for data that is not compressed.
+ */
+function inflateStart(bytes: Buffer, gzip: boolean, limit: number): Buffer | undefined {
+  for (let length = bytes.length; length >= 16; length = Math.floor(length / 2)) {
+    try {
+      const options = { maxOutputLength: limit, finishFlush: zlibConstants.Z_SYNC_FLUSH };
+      const part = bytes.subarray(0, length);
+      return gzip ? gunzipSync(part, options) : inflateSync(part, options);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') return undefined;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Replaces each base64 blob of gzip or zlib data (`gzip | base64`, `zlib.compress`, a
@@ -924,15 +944,17 @@ const inflateLimit = 1 << 20;
  */
 function redactCompressed(text: string, index: KnownIndex): string {
   if (!mayHoldCompressed(text)) return text;
+  // A text of many small blobs that each inflate to a lot (zip bombs) costs at most this much.
+  let budget = inflateBudget;
   return text.replace(compressedPattern, (blob) => {
-    let inflated: Buffer;
-    try {
-      const bytes = Buffer.from(blob, 'base64');
-      const options = { maxOutputLength: inflateLimit, finishFlush: zlibConstants.Z_SYNC_FLUSH };
-      inflated = blob.startsWith('H4sI') ? gunzipSync(bytes, options) : inflateSync(bytes, options);
-    } catch {
-      return blob;
-    }
+    if (budget <= 0) return blob;
+    const inflated = inflateStart(
+      Buffer.from(blob, 'base64'),
+      blob.startsWith('H4sI'),
+      Math.min(inflateLimit, budget),
+    );
+    budget -= Math.max(inflated?.length ?? 0, 1024);
+    if (inflated === undefined) return blob;
     for (const inner of [inflated.toString('utf8'), inflated.toString('latin1')]) {
       const redacted = redactKnown(inner, index, true);
       if (redacted !== inner) return /\[REDACTED[^\]]*\]/.exec(redacted)?.[0] ?? marker;

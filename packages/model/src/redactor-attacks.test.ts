@@ -354,6 +354,11 @@ const attacks: Attack[] = [
   },
   { name: 'gzip | base64', script: 'printf %s "$S" | gzip | base64 -w0', decode: gunzipRuns },
   {
+    name: 'gzip | base64 of the value and 3 MB after it',
+    script: '(printf "%s\\n" "$S"; head -c 3000000 /dev/zero) | gzip | base64 -w0',
+    decode: (t) => gunzipRuns(t).slice(0, 100),
+  },
+  {
     name: 'zlib | base64',
     script: python('base64.b64encode(__import__("zlib").compress(B)).decode()'),
     decode: gunzipRuns,
