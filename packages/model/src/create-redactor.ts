@@ -1683,15 +1683,16 @@ const memoTextLimit = 65_536;
  * 1. **known secrets by value** — the values of secret-named environment variables
  *    (`OPENAI_API_KEY`, `DB_PASS`, `GITHUB_TOKEN`… at least `minLength` characters), `secrets`,
  *    and every value given to {@link registerSecret} — also URL-encoded, JSON-, HTML- and
- *    shell-escaped, quoted-printable, hex, base64, base32 and uuencoded (at any byte offset),
- *    rot47, and any run of ≥ 12 characters of them (a partial read of a key line, a key split
+ *    shell-escaped, quoted-printable, hex, base64, uuencoded, Ascii85 and base85 (at any byte
+ *    offset), rot47, and any run of ≥ 12 characters of them (a partial read of a key line, a key split
  *    across lines or chunks); byte dumps of them (one hex, decimal or octal number per byte with
  *    any prefix and separator: `73:6b:…`, `\x73\x6b…`, `0x73, 0x6b, …`, `[115,107,…]`;
  *    line-wrapped xxd, `hexdump -C` and `od` dumps up to the end of their last line, ASCII column
  *    included); runs whose letters and digits, in any case and whatever stands between them, are
- *    those of ≥ 12 characters of a value, reversed or in rot13, or of its hex, base64, base32,
- *    run-together char codes or little-endian words (spaced out, one character a line, zero-width
- *    spaces, `tr a-z A-Z`, `rev`, `hexdump`, `od -tx2`/`-tx4`, `xxd -e`, short dumps: a dump line
+ *    those of ≥ 12 characters of a value, reversed or in rot13, or of its hex (also reversed),
+ *    base64 (also of its UTF-16 or of its base64), base32, run-together char codes or
+ *    little-endian words (spaced out, one character a line, zero-width spaces, fullwidth forms,
+ *    `tr a-z A-Z`, `rev`, `hexdump`, `od -tx2`/`-tx4`, `xxd -e`, short dumps: a dump line
  *    is replaced whole with its neighbours); `\U0000…`, `\u{…}` and `&#x00…;` escapes; and
  *    gzip or zlib data in base64 that inflates to any of this; environment values become
  *    `[REDACTED:NAME]`;
