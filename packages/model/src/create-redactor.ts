@@ -1,3 +1,5 @@
+import { gunzipSync, inflateSync, constants as zlibConstants } from 'node:zlib';
+
 /**
  * The one secret redactor of closedloop. Providers, tools, the verifier and cortex's journal all
  * use it, so a secret is removed the same way wherever text leaves the process: tool results,
@@ -298,6 +300,148 @@ function encodedVariants(value: string): string[] {
   return [...variants].filter((variant) => variant.length >= Math.min(fragmentLength, value.length));
 }
 
+/**
+ * More encoded forms of a value, looked for by their windows only (not in the pattern of full
+ * forms, which V8 scans many times slower past about 20 KB): uuencode, Ascii85 and base85,
+ * rot47, HTML-escaped, quoted-printable, shell-escaped (of a value too short for windows, in the
+ * pattern too). Forms shorter than a window are left out: they hold fewer than 12 bytes of it.
+ */
+function windowedVariants(value: string): string[] {
+  const bytes = [...Buffer.from(value, 'utf8')];
+  const variants = [
+    ...blockVariants(bytes, uuAlphabet, 3),
+    ...base85Alphabets.flatMap((alphabet) => base85Variants(bytes, alphabet)),
+    // What `tr '!-~' 'P-~!-O'`, `html.escape`, `quopri` and bash's `printf %q` make of it (base32,
+    // `rev` and rot13 keep a value's letters and digits: the skeleton scan looks for those).
+    value.replace(/[!-~]/g, (c) => rotate(c, 33, 94, 47)),
+    value.replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? '&#x27;',
+    ),
+    bytes
+      .map((byte) =>
+        byte === 61 || byte > 126 ? `=${byte.toString(16).toUpperCase()}` : String.fromCharCode(byte),
+      )
+      .join(''),
+    value.replace(/[ \t\n'"\\|&;()<>!{}*[?\]^$`]|^[~#]/g, '\\$&'),
+  ];
+  return variants.filter((variant) => variant.length >= fragmentLength && variant !== value);
+}
+
+function rotate(char: string, base: number, size: number, by: number): string {
+  return String.fromCharCode(((char.charCodeAt(0) - base + by) % size) + base);
+}
+
+const base64Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const base32Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+/**
+ * uuencode's characters, `` ` `` for zero as GNU uuencode prints it (Python's `b2a_uu` prints a
+ * space: the windows around a zero sextet differ, the others match).
+ */
+const uuAlphabet = `\`${Array.from({ length: 63 }, (_, i) => String.fromCharCode(33 + i)).join('')}`;
+
+/** Ascii85 (`base64.a85encode`, PostScript, PDF) and base85 (`base64.b85encode`, git). */
+const base85Alphabets = [
+  Array.from({ length: 85 }, (_, i) => String.fromCharCode(33 + i)).join(''),
+  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~',
+];
+
+/**
+ * The base-85 encodings of `bytes` (four bytes to five characters) at each byte offset inside a
+ * longer encoded text: the groups wholly inside the value.
+ */
+function base85Variants(bytes: readonly number[], alphabet: string): string[] {
+  const out: string[] = [];
+  for (let offset = 0; offset < 4; offset++) {
+    let encoded = '';
+    for (let start = (4 - offset) % 4; start + 4 <= bytes.length; start += 4) {
+      let group = 0;
+      for (let i = start; i < start + 4; i++) group = group * 256 + (bytes[i] as number);
+      let chars = '';
+      for (let i = 0; i < 5; i++) {
+        chars = (alphabet[group % 85] as string) + chars;
+        group = Math.floor(group / 85);
+      }
+      encoded += chars;
+    }
+    if (encoded.length >= fragmentLength) out.push(encoded);
+  }
+  return out;
+}
+
+/**
+ * The encodings of `bytes` in a base of `alphabet` (32 or 64 characters) whose blocks hold
+ * `block` bytes, at each byte offset inside a longer encoded text, without the characters that
+ * mix in the bytes before and after (as {@link base64Variants} does for base64).
+ */
+function blockVariants(bytes: readonly number[], alphabet: string, block: number): string[] {
+  const bitsPerChar = Math.log2(alphabet.length);
+  const out: string[] = [];
+  for (let offset = 0; offset < block; offset++) {
+    let encoded = '';
+    let value = 0;
+    let bits = 0;
+    // Encode the value after `offset` zero bytes, then drop the characters that hold any of them.
+    const stream = [...new Array<number>(offset).fill(0), ...bytes];
+    for (const byte of stream) {
+      value = ((value << 8) | byte) & 0xffff;
+      bits += 8;
+      while (bits >= bitsPerChar) {
+        encoded += alphabet[(value >>> (bits - bitsPerChar)) & (alphabet.length - 1)];
+        bits -= bitsPerChar;
+      }
+    }
+    const skip = Math.ceil((offset * 8) / bitsPerChar);
+    const middle = encoded.slice(skip);
+    if (middle.length >= fragmentLength) out.push(middle);
+  }
+  return out;
+}
+
+/**
+ * The forms of a value the skeleton scan looks for (their squeezed, lower-case text: see
+ * {@link skeleton}): the value, reversed (`rev`), in rot13, in hex (also reversed), base64 and
+ * base32 (whose case a command may change, or which it may wrap over lines); decimal numbers run
+ * together (`[115, 107]` → `115107`, a partial array of char codes); base64 of its UTF-16LE and
+ * of its base64; and little-endian words of 2 and 4 bytes at each alignment (`hexdump`,
+ * `od -tx2`/`-tx4`, `xxd -e`): the words wholly inside the value. (`0x73` and `\\u0073` are the
+ * byte-dump scan's; `\\U00000073`, `\\u{73}` and `&#x0073;` are decoded first, see
+ * {@link redactRareEscapes}.)
+ */
+function skeletonVariants(value: string): string[] {
+  const bytes = [...Buffer.from(value, 'utf8')];
+  const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0'));
+  const out = [
+    value,
+    [...value].reverse().join(''),
+    value.replace(/[A-Za-z]/g, (c) => rotate(c, c <= 'Z' ? 65 : 97, 26, 13)),
+    hex.join(''),
+    // `xxd -p | rev`, and the bytes in reverse order (`rev | xxd -p`, `fold -w2 | tac`).
+    [...hex.join('')].reverse().join(''),
+    [...hex].reverse().join(''),
+    ...base64Variants(value),
+    ...blockVariants(bytes, base32Alphabet, 5),
+    bytes.join(''),
+    // PowerShell's `-EncodedCommand` and `[Convert]::ToBase64String([Text.Encoding]::Unicode…)`.
+    ...blockVariants([...Buffer.from(value, 'utf16le')], base64Alphabet, 3),
+    // Encoded twice: `base64 | base64`.
+    ...blockVariants([...Buffer.from(Buffer.from(value, 'utf8').toString('base64'))], base64Alphabet, 3),
+  ];
+  for (const width of [2, 4]) {
+    for (let alignment = 0; alignment < width; alignment++) {
+      let words = '';
+      // The first whole word starts where the value's bytes reach a multiple of `width`.
+      for (let start = (width - alignment) % width; start + width <= bytes.length; start += width)
+        words += hex
+          .slice(start, start + width)
+          .reverse()
+          .join('');
+      out.push(words);
+    }
+  }
+  return out;
+}
+
 /** True for values that are not worth treating as secrets (paths, booleans, plain numbers). */
 function isTrivialValue(value: string): boolean {
   return (
@@ -308,29 +452,42 @@ function isTrivialValue(value: string): boolean {
   );
 }
 
-interface KnownIndex {
-  /** Full values and encodings, longest first, with their labels. */
-  values: Map<string, string>;
-  pattern: RegExp | undefined;
+/** Windows of known values and the bit set that finds them (see {@link windowStarts}). */
+interface WindowSet {
   /** Every `fragmentLength`-character window of every value → its label. */
   windows: Map<string, string>;
   /**
-   * A Bloom-style bit set over the hash of every `gramLength`-character gram of every window. A
+   * A Bloom filter (two bits a gram) over every `gramLength`-character gram of every window. A
    * window always holds a gram that starts at a multiple of `gramStride` of the text, so the scan
    * hashes only those grams, and slices and looks up windows only around the rare grams whose
-   * bit is set (no false negatives: the same hash of the same characters).
+   * bits are both set (no false negatives: the same hash of the same characters).
    */
   gramBits: Uint32Array;
   /** `gramBits` has `2 ** (32 - gramShift)` bits. */
   gramShift: number;
-  /** Every value is long enough to have windows: a text without a window holds no value either. */
-  allWindowed: boolean;
+}
+
+interface KnownIndex extends WindowSet {
+  /** Full values and encodings, longest first, with their labels. */
+  values: Map<string, string>;
+  pattern: RegExp | undefined;
+  /**
+   * The windows of the skeletons of the forms of every value the skeleton scan looks for
+   * ({@link skeletonVariants}), and for each window the length of the shortest run of skeleton
+   * it may be part of to be replaced.
+   */
+  skeletons: WindowSet & { needs: Map<string, number> };
+  /** The full forms too short to have windows (a text without a window can only hold these). */
+  shortPattern: RegExp | undefined;
   /** The shortest text `redactKnown` can change (the shortest value or encoding, or a window). */
   shortest: number;
-  /** The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value first. */
-  dumps: RegExp | undefined;
+  /**
+   * The first piece of any numeric byte dump of any value (see {@link dumpSources}), longest value
+   * first, in patterns of at most {@link dumpPatternLimit} characters each.
+   */
+  dumps: RegExp[];
   /** The same for `od -c` dumps (case-sensitive), looked for only in a text holding a window. */
-  charDumps: RegExp | undefined;
+  charDumps: RegExp[];
   /** The dump forms of each value, longest first: which one starts where `dumps` matched, how far. */
   dumpOf: { label: string; forms: DumpForm[] }[];
   /** No text shorter than this holds a dump (one character per byte, a separator between). */
@@ -342,23 +499,38 @@ const gramLength = 6;
 /** Every `fragmentLength` window of a text holds a gram starting at a multiple of this. */
 const gramStride = fragmentLength - gramLength + 1;
 
-/** The bit, in a set of `2 ** (32 - shift)` bits, of the gram of `text` at `start`. */
-function gramBit(text: string, start: number, shift: number): number {
+/** The second bit of a gram whose hash is `hash` (the first is `Math.imul(hash, 0x9e3779b1) >>> shift`). */
+function secondBit(hash: number, shift: number): number {
+  return Math.imul(hash ^ (hash >>> 15), 0x85ebca6b) >>> shift;
+}
+
+/**
+ * The hash of the gram of `text` at `start` (its two bits are mixed from it). {@link scanText}
+ * hashes the grams of a skeleton the same way without making the skeleton.
+ */
+function gramHash(text: string, start: number): number {
   let hash = 0;
   for (let i = start; i < start + gramLength; i++)
-    hash = (Math.imul(hash, 0x01000193) + text.charCodeAt(i)) | 0;
-  return Math.imul(hash, 0x9e3779b1) >>> shift;
+    hash = (Math.imul(hash, gramBase) + text.charCodeAt(i)) | 0;
+  return hash;
 }
+
+const gramBase = 0x01000193;
 
 function hasBit(bits: Uint32Array, bit: number): boolean {
   return ((bits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
+}
+
+/** True when both bits of the gram whose hash is `hash` are set. */
+function hasGram(bits: Uint32Array, hash: number, shift: number): boolean {
+  return hasBit(bits, Math.imul(hash, 0x9e3779b1) >>> shift) && hasBit(bits, secondBit(hash, shift));
 }
 
 /**
  * The starts of the windows of known values in `text`, ascending. With the shortcuts it looks
  * only at the window starts near a gram whose bit is set; without, at every start.
  */
-function windowStarts(text: string, index: KnownIndex, shortcuts: boolean): number[] {
+function windowStarts(text: string, index: WindowSet, shortcuts: boolean): number[] {
   const starts: number[] = [];
   const last = text.length - fragmentLength;
   if (!shortcuts) {
@@ -367,7 +539,7 @@ function windowStarts(text: string, index: KnownIndex, shortcuts: boolean): numb
   }
   const { gramBits, gramShift } = index;
   for (let p = 0; p + gramLength <= text.length; p += gramStride) {
-    if (!hasBit(gramBits, gramBit(text, p, gramShift))) continue;
+    if (!hasGram(gramBits, gramHash(text, p), gramShift)) continue;
     // The windows that hold this gram at one of the first `gramStride` offsets (the others hold
     // the gram at the next multiple of the stride).
     for (let i = Math.max(0, p - gramStride + 1); i <= p && i <= last; i++)
@@ -380,68 +552,161 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * The Bloom filter over the grams of `windows` (about 64 bits a window, between 2¹⁰ and 2²²
+ * bits), hashed from `sources`, the texts the windows were cut from.
+ */
+function windowSet(windows: Map<string, string>, sources: readonly string[]): WindowSet {
+  let bitsLog = 10;
+  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 64) bitsLog++;
+  const gramShift = 32 - bitsLog;
+  const gramBits = new Uint32Array(2 ** (bitsLog - 5));
+  // Every gram of every window is a gram of the text it was cut from (and each is hashed once,
+  // not once for each of the windows that hold it).
+  for (const source of sources) {
+    for (let j = 0; j + gramLength <= source.length; j++) {
+      const hash = gramHash(source, j);
+      const first = Math.imul(hash, 0x9e3779b1) >>> gramShift;
+      const second = secondBit(hash, gramShift);
+      gramBits[first >>> 5] = (gramBits[first >>> 5] as number) | (1 << (first & 31));
+      gramBits[second >>> 5] = (gramBits[second >>> 5] as number) | (1 << (second & 31));
+    }
+  }
+  return { windows, gramBits, gramShift };
+}
+
+/**
+ * The skeleton of a text: its ASCII letters and digits, lower-case, everything else dropped. A
+ * value whose characters a command spreads out (`sed 's/./& /g'`, one per line, zero-width
+ * spaces between, cut over lines), escapes (`printf %q`, `\x73`, `&#x0073;`) or changes the case
+ * of (`tr a-z A-Z`, upper-case hex, base32 in lower case) keeps its skeleton.
+ */
+function skeleton(text: string): string {
+  return withoutFullwidth(text)
+    .replace(/[^A-Za-z0-9]+/g, '')
+    .toLowerCase();
+}
+
+/** Fullwidth forms (`Ｚｑ８`, U+FF01–U+FF5E) are their ASCII characters to the skeleton scan. */
+const fullwidthOffset = 0xfee0;
+
+/** `text` with its fullwidth forms as ASCII (the same length: one code unit each). */
+function withoutFullwidth(text: string): string {
+  return /[\uff01-\uff5e]/.test(text)
+    ? text.replace(/[\uff01-\uff5e]/g, (char) => String.fromCharCode(char.charCodeAt(0) - fullwidthOffset))
+    : text;
+}
+
+/**
+ * A window of a skeleton with fewer different characters than this is not looked for (`000000000000`
+ * is in every dump's offsets; a skeleton window of a random value has eight or more).
+ */
+const skeletonMinimumVariety = 5;
+
+/** How many different characters a skeleton window (`[a-z0-9]` only) holds. */
+function variety(window: string): number {
+  let letters = 0;
+  let digits = 0;
+  for (let i = 0; i < window.length; i++) {
+    const c = window.charCodeAt(i);
+    if (c >= 97) letters |= 1 << (c - 97);
+    else digits |= 1 << (c - 48);
+  }
+  return bitCount(letters) + bitCount(digits);
+}
+
+function bitCount(bits: number): number {
+  let count = 0;
+  for (let rest = bits; rest !== 0; rest &= rest - 1) count++;
+  return count;
+}
+
 function buildKnownIndex(entries: ReadonlyMap<string, string>): KnownIndex {
   const values = new Map<string, string>();
   const windows = new Map<string, string>();
+  const skeletonWindows = new Map<string, string>();
+  const skeletonNeeds = new Map<string, number>();
+  const windowSources: string[] = [];
+  const skeletonSources: string[] = [];
+  const addSkeleton = (variant: string, label: string, characters: number): void => {
+    const squeezed = skeleton(variant);
+    if (squeezed.length >= fragmentLength) skeletonSources.push(squeezed);
+    // A run must stand for `fragmentLength` characters of the value (or all of it): 24 hex
+    // digits, 16 base64 characters, 12 letters and digits of the value itself.
+    const need = Math.min(squeezed.length, Math.ceil((fragmentLength * squeezed.length) / characters));
+    for (let i = 0; i + fragmentLength <= squeezed.length; i++) {
+      const window = squeezed.slice(i, i + fragmentLength);
+      const known = skeletonNeeds.get(window);
+      if (known !== undefined) {
+        if (need < known) skeletonNeeds.set(window, need);
+      } else if (variety(window) >= skeletonMinimumVariety) {
+        skeletonWindows.set(window, label);
+        skeletonNeeds.set(window, need);
+      }
+    }
+  };
   for (const [value, label] of entries) {
-    for (const variant of encodedVariants(value)) {
-      if (!values.has(variant)) values.set(variant, label);
+    const full = encodedVariants(value);
+    const windowed = windowedVariants(value);
+    // A value too short for windows puts every text through the pattern anyway: its other
+    // forms go there too (they are as short).
+    if (value.length < fragmentLength + 4) full.push(...windowed);
+    for (const variant of full) if (!values.has(variant)) values.set(variant, label);
+    for (const variant of [...full, ...windowed]) {
       if (variant.length < fragmentLength + 4) continue;
+      windowSources.push(variant);
       for (let i = 0; i + fragmentLength <= variant.length; i++) {
         const window = variant.slice(i, i + fragmentLength);
         if (!windows.has(window)) windows.set(window, label);
       }
     }
+    const characters = [...value].length;
+    for (const variant of skeletonVariants(value)) addSkeleton(variant, label, characters);
   }
   const sorted = [...values.keys()].sort((a, b) => b.length - a.length);
-  // About 32 bits per gram (few false hits), between 2¹⁰ and 2²² bits.
-  let bitsLog = 10;
-  while (bitsLog < 22 && 2 ** bitsLog < windows.size * 32) bitsLog++;
-  const gramShift = 32 - bitsLog;
-  const gramBits = new Uint32Array(2 ** (bitsLog - 5));
-  for (const window of windows.keys()) {
-    for (let j = 0; j + gramLength <= fragmentLength; j++) {
-      const bit = gramBit(window, j, gramShift);
-      gramBits[bit >>> 5] = (gramBits[bit >>> 5] as number) | (1 << (bit & 31));
-    }
-  }
-  let allWindowed = true;
-  for (const value of values.keys()) if (value.length < fragmentLength + 4) allWindowed = false;
-  let shortest = windows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
+  const short = sorted.filter((value) => value.length < fragmentLength + 4);
+  let shortest = windows.size > 0 || skeletonWindows.size > 0 ? fragmentLength : Number.POSITIVE_INFINITY;
   for (const value of values.keys()) shortest = Math.min(shortest, value.length);
   return {
     values,
-    windows,
-    gramBits,
-    gramShift,
-    allWindowed,
+    ...windowSet(windows, windowSources),
+    skeletons: { ...windowSet(skeletonWindows, skeletonSources), needs: skeletonNeeds },
+    shortPattern: short.length > 0 ? new RegExp(short.map(escapeRegExp).join('|'), 'g') : undefined,
     shortest,
     pattern: sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined,
     ...buildDumps(entries),
   };
 }
 
-/** Replaces byte dumps of known values, full values, then any run of text made of fragments of one. */
-function redactKnown(input: string, index: KnownIndex): string {
+/**
+ * Replaces compressed blobs holding a known value, byte dumps of known values, full values, any
+ * run of text made of fragments of one, then any run whose skeleton is made of fragments of the
+ * skeleton of one (see {@link redactSkeletons}).
+ */
+function redactKnown(input: string, index: KnownIndex, nested = false): string {
   const shortcuts = redactorShortcuts.enabled;
+  const scanned = shortcuts ? scanText(input, index.skeletons) : mayHoldSkeletonWindow | mayHoldBase64Run;
+  let text = nested || (scanned & mayHoldBase64Run) === 0 ? input : redactCompressed(input, index);
+  if (!nested) text = redactRareEscapes(text, index);
   // First, while a dump's ASCII column still holds the pieces of the value its bytes spell.
-  let text = input;
-  const mayHoldDump = index.dumps !== undefined && input.length >= index.shortestDump;
-  if (mayHoldDump) text = redactDumps(text, index, index.dumps as RegExp);
-  // A value in the text would start a window there: without a window, nothing to replace.
-  if (
-    shortcuts &&
-    index.allWindowed &&
-    (text.length < fragmentLength || windowStarts(text, index, true).length === 0)
-  )
-    return text;
+  const mayHoldDump = index.dumps.length > 0 && text.length >= index.shortestDump;
+  if (mayHoldDump) for (const dumps of index.dumps) text = redactDumps(text, index, dumps);
+  // A value with windows in the text would start a window there: without a window, only the
+  // values too short for windows can be in it (a short password among long keys: their pattern
+  // is small, the pattern of every form of every value is not).
+  if (shortcuts && (text.length < fragmentLength || windowStarts(text, index, true).length === 0)) {
+    if (index.shortPattern !== undefined)
+      text = text.replace(index.shortPattern, (match) => index.values.get(match) ?? marker);
+    return redactSkeletons(text, index, text === input ? scanned : undefined);
+  }
   // An `od -c` dump holds a window: looked for only now (its pattern starts with three spaces,
   // scanning every text for it cost as much as all the numeric forms together).
-  if (mayHoldDump) text = redactDumps(text, index, index.charDumps as RegExp);
+  if (mayHoldDump) for (const dumps of index.charDumps) text = redactDumps(text, index, dumps);
   let out = index.pattern
     ? text.replace(index.pattern, (match) => index.values.get(match) ?? '[REDACTED]')
     : text;
-  if (index.windows.size === 0 || out.length < fragmentLength) return out;
+  if (index.windows.size === 0 || out.length < fragmentLength)
+    return redactSkeletons(out, index, out === input ? scanned : undefined);
   const ranges: [number, number, string][] = [];
   for (const i of windowStarts(out, index, shortcuts)) {
     const label = index.windows.get(out.slice(i, i + fragmentLength)) as string;
@@ -453,7 +718,249 @@ function redactKnown(input: string, index: KnownIndex): string {
     const [start, end, label] = ranges[r] as [number, number, string];
     out = out.slice(0, start) + label + out.slice(end);
   }
-  return out;
+  return redactSkeletons(out, index, out === input ? scanned : undefined);
+}
+
+/** `\U0000XXXX` (Python), `\u{X…}` (JavaScript, Rust), `&#x00XX;` (zero-padded HTML). */
+const rareEscapePattern = /\\U0000([0-9a-f]{4})|\\u\{([0-9a-f]{1,6})\}|&#x0+([0-9a-f]{1,6});?/gi;
+
+/**
+ * Escapes too rare, or too long, for the byte-dump scan (whose pattern must stay small): when a
+ * text holds one, it is decoded (every such escape becomes its character) and looked at again;
+ * if a known value comes out, the decoded, redacted text is the answer.
+ */
+function redactRareEscapes(text: string, index: KnownIndex): string {
+  if (!text.includes('\\U0000') && !text.includes('\\u{') && !text.includes('&#x0')) return text;
+  const decoded = text.replace(rareEscapePattern, (sequence, a?: string, b?: string, c?: string) => {
+    const point = Number.parseInt(a ?? b ?? c ?? '', 16);
+    return point <= 0x10ffff ? String.fromCodePoint(point) : sequence;
+  });
+  if (decoded === text) return text;
+  const redacted = redactKnown(decoded, index, true);
+  return redacted === decoded ? text : redacted;
+}
+
+/** {@link scanText}: the skeleton of the text holds a gram of a skeleton window. */
+const mayHoldSkeletonWindow = 1;
+/** {@link scanText}: the text holds a run of 16 or more base64 characters (a compressed blob may). */
+const mayHoldBase64Run = 2;
+
+/**
+ * One pass over `text` that tells what the rarer scans could find: whether its skeleton (see
+ * {@link skeleton}) holds a gram whose bit is set in `set` — the grams {@link windowStarts} would
+ * hash in the skeleton, hashed the same way without making the skeleton — and whether it holds
+ * a run of base64 long enough for a compressed blob. Most texts hold neither.
+ */
+function scanText(text: string, set: WindowSet): number {
+  const { gramBits, gramShift } = set;
+  const ring = scanRing;
+  let found = 0;
+  let slot = 0;
+  let untilGram = gramLength;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 0xff01 && c <= 0xff5e) c -= fullwidthOffset;
+    if (c >= 65 && c <= 90) c |= 32;
+    else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+      // `+` and `/` go on a base64 run; anything else ends it.
+      run = c === 43 || c === 47 ? run + 1 : 0;
+      continue;
+    }
+    if (++run >= 16) found |= mayHoldBase64Run;
+    ring[slot] = c;
+    slot = slot === gramLength - 1 ? 0 : slot + 1;
+    if (--untilGram === 0) {
+      untilGram = gramStride;
+      // The last `gramLength` letters and digits, oldest first (from `slot`), hashed as `gramHash` does.
+      let hash = 0;
+      for (let j = 0, k = slot; j < gramLength; j++, k = k === gramLength - 1 ? 0 : k + 1)
+        hash = (Math.imul(hash, gramBase) + (ring[k] as number)) | 0;
+      if (hasGram(gramBits, hash, gramShift)) {
+        found |= mayHoldSkeletonWindow;
+        if (found === (mayHoldSkeletonWindow | mayHoldBase64Run)) break;
+      }
+    }
+  }
+  return found;
+}
+
+const scanRing = new Int32Array(gramLength);
+
+/** True for an ASCII letter or digit (what a {@link skeleton} keeps). */
+function isAlphanumeric(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/**
+ * Replaces every run of the text whose skeleton (see {@link skeleton}) is made of windows of the
+ * skeleton of a known value or encoding, from its first to its last letter or digit: the value
+ * spread out, cut over lines, escaped or in another case. A run inside a line of a hex dump
+ * (`hexdump`, `od -tx2`, `xxd -e`…: an offset column, words of hex digits, an ASCII column)
+ * takes the whole line and the dump lines right before and after it, which hold the value's
+ * first and last bytes (in words shared with other bytes) and its characters in the ASCII column.
+ */
+function redactSkeletons(text: string, index: KnownIndex, scanned?: number): string {
+  const set = index.skeletons;
+  if (set.windows.size === 0 || text.length < fragmentLength) return text;
+  const shortcuts = redactorShortcuts.enabled;
+  if (shortcuts && ((scanned ?? scanText(text, set)) & mayHoldSkeletonWindow) === 0) return text;
+  let squeezed = skeleton(text);
+  if (squeezed.length < fragmentLength) return text;
+  let starts = windowStarts(squeezed, set, shortcuts);
+  if (starts.length === 0) return text;
+  // A dump's offset column and ASCII column cut the run of its bytes at every line: read past them.
+  let source = withoutFullwidth(text);
+  const masked = maskDumpColumns(source);
+  if (masked !== source) {
+    source = masked;
+    squeezed = skeleton(masked);
+    starts = windowStarts(squeezed, set, shortcuts);
+  }
+  // Runs of windows in the skeleton, each with the shortest run its windows must be part of.
+  const runs: [number, number, string, number][] = [];
+  for (const i of starts) {
+    const window = squeezed.slice(i, i + fragmentLength);
+    const need = set.needs.get(window) as number;
+    const last = runs.at(-1);
+    if (last && i <= last[1]) {
+      last[1] = i + fragmentLength;
+      last[3] = Math.min(last[3], need);
+    } else runs.push([i, i + fragmentLength, set.windows.get(window) as string, need]);
+  }
+  const ranges: [number, number, string][] = [];
+  let positions: Int32Array | undefined;
+  for (const [start, end, label, need] of runs) {
+    if (end - start < need) continue;
+    if (positions === undefined) {
+      // Where each character of the skeleton is in the text.
+      positions = new Int32Array(squeezed.length);
+      for (let i = 0, k = 0; i < source.length; i++)
+        if (isAlphanumeric(source.charCodeAt(i))) positions[k++] = i;
+    }
+    const range: [number, number, string] = [
+      positions[start] as number,
+      (positions[end - 1] as number) + 1,
+      label,
+    ];
+    widenToDumpLines(text, range);
+    ranges.push(range);
+  }
+  if (ranges.length === 0) return text;
+  let out = '';
+  let copied = 0;
+  for (const [start, end, label] of ranges) {
+    if (end <= copied) continue;
+    out += text.slice(copied, Math.max(copied, start)) + label;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
+/**
+ * A line of a hex dump with its offset column (`00000010:`, `0000020`, at the start of the line)
+ * and its ASCII column (after two spaces, or `|…|`; not more words: `hexdump -x` puts four spaces
+ * between them): 1 offset, 2 words (at most 64: a dump line has 32 at most; the bound keeps a
+ * long line that is not one from costing more than linear time), 3 ASCII column.
+ */
+const dumpColumnsPattern =
+  /^((?:0x)?[0-9a-f]{7,8}:?[\t ]+)((?:[0-9a-f]{2}){1,32}(?:[\t ]{1,4}(?:[0-9a-f]{2}){1,32}){0,63})([\t ]{2,}(?![0-9a-f \t]*$)[^\n]*|[\t ]*)$/gim;
+
+/** `text` with the offset and ASCII columns of its hex dump lines blanked out (same length). */
+function maskDumpColumns(text: string): string {
+  if (!text.includes('\n')) return text;
+  return text.replace(
+    dumpColumnsPattern,
+    (_line, offset: string, words: string, ascii: string) =>
+      `${' '.repeat(offset.length)}${words}${' '.repeat(ascii.length)}`,
+  );
+}
+
+/** One line of a hex dump: an optional offset column, words of hex digits, an optional ASCII column. */
+const dumpLinePattern =
+  /^[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?(?=[^\n]*[0-9])[0-9a-f]{2,64}(?:[\t ]{1,3}[0-9a-f]{2,64})*(?:[\t ]*|[\t ]{2,}[^\n]*)$/i;
+
+/** Widens `range` to whole dump lines, and the dump lines next to them, when it starts in one. */
+function widenToDumpLines(text: string, range: [number, number, string]): void {
+  const lineStart = (at: number) => text.lastIndexOf('\n', at - 1) + 1;
+  const lineEnd = (at: number) => {
+    const end = text.indexOf('\n', at);
+    return end === -1 ? text.length : end;
+  };
+  const isDumpLine = (start: number) => dumpLinePattern.test(text.slice(start, lineEnd(start)));
+  let start = lineStart(range[0]);
+  if (!isDumpLine(start)) return;
+  if (start > 0 && isDumpLine(lineStart(start - 1))) start = lineStart(start - 1);
+  let end = lineEnd(Math.max(range[1] - 1, range[0]));
+  if (end < text.length && isDumpLine(end + 1)) end = lineEnd(end + 1);
+  range[0] = start;
+  range[1] = end;
+}
+
+/**
+ * A base64 run that starts as gzip (`H4sI`) or zlib data (`eJ…`, `eN…`, `eA…`, `eF…`) does.
+ * The gate before it ({@link mayHoldCompressed}) keeps the scan off texts without one.
+ */
+const compressedPattern = /(?:H4sI|eJ[wxyz]|eN[opqr]|eA[EFGH]|eF[4-7])[A-Za-z0-9+/]{12,}={0,2}/g;
+
+function mayHoldCompressed(text: string): boolean {
+  return (
+    text.includes('H4sI') ||
+    text.includes('eJ') ||
+    text.includes('eN') ||
+    text.includes('eA') ||
+    text.includes('eF')
+  );
+}
+
+/** A compressed blob is inflated up to this many bytes (the rest of a larger one is not looked at). */
+const inflateLimit = 1 << 20;
+/** The bytes all the compressed blobs of one text may inflate to, together. */
+const inflateBudget = 4 << 20;
+
+/**
+ * The start of what `bytes` (gzip or zlib data, whole or cut) inflate to, at most `limit` bytes:
+ * a blob that inflates to more is inflated from fewer of its bytes (halved until it fits), so
+ * padding after a value does not hide it. Undefined for data that is not compressed.
+ */
+function inflateStart(bytes: Buffer, gzip: boolean, limit: number): Buffer | undefined {
+  for (let length = bytes.length; length >= 16; length = Math.floor(length / 2)) {
+    try {
+      const options = { maxOutputLength: limit, finishFlush: zlibConstants.Z_SYNC_FLUSH };
+      const part = bytes.subarray(0, length);
+      return gzip ? gunzipSync(part, options) : inflateSync(part, options);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Replaces each base64 blob of gzip or zlib data (`gzip | base64`, `zlib.compress`, a
+ * `Content-Encoding: gzip` body) whose inflated text holds a known value (or a window of one)
+ * with that value's label: compression turns a value into bits that depend on everything around
+ * it, so there is no encoded form to look for, but inflating the blob gives the text back.
+ */
+function redactCompressed(text: string, index: KnownIndex): string {
+  if (!mayHoldCompressed(text)) return text;
+  // A text of many small blobs that each inflate to a lot (zip bombs) costs at most this much.
+  let budget = inflateBudget;
+  return text.replace(compressedPattern, (blob) => {
+    if (budget <= 0) return blob;
+    const inflated = inflateStart(
+      Buffer.from(blob, 'base64'),
+      blob.startsWith('H4sI'),
+      Math.min(inflateLimit, budget),
+    );
+    budget -= Math.max(inflated?.length ?? 0, 1024);
+    if (inflated === undefined) return blob;
+    for (const inner of [inflated.toString('utf8'), inflated.toString('latin1')]) {
+      const redacted = redactKnown(inner, index, true);
+      if (redacted !== inner) return /\[REDACTED[^\]]*\]/.exec(redacted)?.[0] ?? marker;
+    }
+    return blob;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,7 +982,12 @@ const dumpSeparator = String.raw`[\t ,:;.'"-]{0,4}`;
  */
 const dumpLineBreak = String.raw`(?:[\t ,]*|  [^\n]{1,80})\n[\t ]*(?:(?:0x)?[0-9a-f]{4,16}:?[\t ]+)?`;
 const dumpGap = `(?:${dumpSeparator}|${dumpLineBreak})`;
-/** Before the number of a byte: `0x73`, `\x73`, `\u0073`, `%73`, `&#x73;`, `&#115;`, `\163`. */
+/**
+ * Before the number of a byte: `0x73`, `\x73`, `\u0073`, `%73`, `&#x73;`, `&#115;`, `\163`. (Each
+ * alternative is repeated for every byte of every head: the union of the heads of 20 values must
+ * stay under the 20 KB past which V8 no longer compiles a pattern to machine code, 10× slower.
+ * Rarer forms, `\u{73}` and `&#x0073;`, are left to the skeleton scan.)
+ */
 const bytePrefix = String.raw`(?:0x|\\x|\\u00|%|&#x?|\\)?`;
 /** The prefix of the first byte of a dump, which the scan leaves out (see {@link byteNumber}). */
 const firstBytePrefix = /(?:0x|\\x|\\u00|%|&#x?|\\)$/i;
@@ -552,6 +1064,14 @@ function dumpSources(value: string): [DumpSources, DumpSources] {
   ];
 }
 
+/**
+ * The largest pattern of dump heads, in characters. Past about 20 KB V8 scans with a pattern
+ * many times slower (measured on 2 KB texts: 4 µs with the heads of 22 random keys, 20.3 KB;
+ * 27 µs with 24, 22.2 KB; 60 µs with 30): more values make more patterns, each scanned on its own
+ * (two patterns for 30 values: 8 µs). Up to about 20 values fit in one.
+ */
+const dumpPatternLimit = 19_000;
+
 function buildDumps(
   entries: ReadonlyMap<string, string>,
 ): Pick<KnownIndex, 'dumps' | 'charDumps' | 'dumpOf' | 'shortestDump'> {
@@ -581,8 +1101,22 @@ function buildDumps(
     charHeads.push(chars.head);
     shortestDump = Math.min(shortestDump, 2 * [...value].length - 1);
   }
-  const union = (sources: string[], flags: string) =>
-    sources.length > 0 ? new RegExp(sources.map((source) => `(?:${source})`).join('|'), flags) : undefined;
+  const union = (sources: string[], flags: string): RegExp[] => {
+    const patterns: RegExp[] = [];
+    let chunk: string[] = [];
+    let size = 0;
+    for (const source of sources) {
+      if (chunk.length > 0 && size + source.length + 5 > dumpPatternLimit) {
+        patterns.push(new RegExp(chunk.join('|'), flags));
+        chunk = [];
+        size = 0;
+      }
+      chunk.push(`(?:${source})`);
+      size += source.length + 5;
+    }
+    if (chunk.length > 0) patterns.push(new RegExp(chunk.join('|'), flags));
+    return patterns;
+  };
   return {
     dumps: union(heads, 'gi'),
     charDumps: union(charHeads, 'g'),
@@ -1148,12 +1682,20 @@ const memoTextLimit = 65_536;
  *
  * 1. **known secrets by value** — the values of secret-named environment variables
  *    (`OPENAI_API_KEY`, `DB_PASS`, `GITHUB_TOKEN`… at least `minLength` characters), `secrets`,
- *    and every value given to {@link registerSecret} — also URL-encoded, JSON-escaped, hex and
- *    base64 encoded (at any byte offset), and any run of ≥ 12 characters of them (a partial read
- *    of a key line, a key split across lines or chunks), and byte dumps of them (one hex, decimal
- *    or octal number per byte with any prefix and separator: `73:6b:…`, `\x73\x6b…`,
- *    `0x73, 0x6b, …`, `[115,107,…]`; line-wrapped xxd, `hexdump -C` and `od` dumps up to the end
- *    of their last line, ASCII column included); environment values become `[REDACTED:NAME]`;
+ *    and every value given to {@link registerSecret} — also URL-encoded, JSON-, HTML- and
+ *    shell-escaped, quoted-printable, hex, base64, uuencoded, Ascii85 and base85 (at any byte
+ *    offset), rot47, and any run of ≥ 12 characters of them (a partial read of a key line, a key split
+ *    across lines or chunks); byte dumps of them (one hex, decimal or octal number per byte with
+ *    any prefix and separator: `73:6b:…`, `\x73\x6b…`, `0x73, 0x6b, …`, `[115,107,…]`;
+ *    line-wrapped xxd, `hexdump -C` and `od` dumps up to the end of their last line, ASCII column
+ *    included); runs whose letters and digits, in any case and whatever stands between them, are
+ *    those of ≥ 12 characters of a value, reversed or in rot13, or of its hex (also reversed),
+ *    base64 (also of its UTF-16 or of its base64), base32, run-together char codes or
+ *    little-endian words (spaced out, one character a line, zero-width spaces, fullwidth forms,
+ *    `tr a-z A-Z`, `rev`, `hexdump`, `od -tx2`/`-tx4`, `xxd -e`, short dumps: a dump line
+ *    is replaced whole with its neighbours); `\U0000…`, `\u{…}` and `&#x00…;` escapes; and
+ *    gzip or zlib data in base64 that inflates to any of this; environment values become
+ *    `[REDACTED:NAME]`;
  * 2. **key shapes** — PEM, OpenSSH and PGP private keys (with or without END line, and bare key
  *    bodies), `Authorization:`/`Cookie:` headers, bearer/token/basic credentials in any case,
  *    `sk-…`, `ghp_…`, `github_pat_…`, `glpat-…`, `xox?-…`, `npm_…`, `hf_…`, Stripe, SendGrid,

@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib';
+
 /**
  * The redaction corpus: texts that hold a secret (each `leak` must be gone after redaction, each
  * `keep` must stay) and clean texts that must come out unchanged. `known` lists values the
@@ -40,6 +42,30 @@ const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 /** The bytes of `text` as two-digit hex numbers. */
 const hexBytes = (text: string) =>
   [...Buffer.from(text, 'utf8')].map((byte) => byte.toString(16).padStart(2, '0'));
+
+/** RFC 4648 base32 of `text` (as `base32` prints it). */
+function base32(text: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const byte of Buffer.from(text, 'utf8')) bits += byte.toString(2).padStart(8, '0');
+  let out = '';
+  for (let i = 0; i < bits.length; i += 5)
+    out += alphabet[Number.parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
+}
+
+/** `text` as `hexdump` prints it by default: offset, eight 16-bit little-endian words a line. */
+function hexdumpWords(text: string): string {
+  const bytes = Buffer.concat([Buffer.from(text, 'utf8'), Buffer.alloc(1)]);
+  const lines: string[] = [];
+  for (let offset = 0; offset + 1 < bytes.length; offset += 16) {
+    const words: string[] = [];
+    for (let i = offset; i < Math.min(offset + 16, bytes.length - 1); i += 2)
+      words.push(((bytes[i + 1] ?? 0) * 256 + (bytes[i] ?? 0)).toString(16).padStart(4, '0'));
+    lines.push(`${offset.toString(16).padStart(7, '0')} ${words.join(' ')}`);
+  }
+  return lines.join('\n');
+}
 
 /** `text` as `xxd` prints it: offset, 16 bytes in groups of two, ASCII column. */
 function xxd(text: string): string {
@@ -487,6 +513,56 @@ export const leakCases: readonly RedactionCase[] = [
     ],
     known: { SERVICE_TOKEN: plainKey },
   },
+  // Transformations a hostile command makes to get a known value past a plain scan.
+  {
+    name: 'known value with a space after every character',
+    kind: 'encoded',
+    text: `echo: ${[...plainKey].join(' ')}`,
+    leaks: pieces([...plainKey].join(' '), 9),
+    keep: ['echo:'],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'known value one character a line',
+    kind: 'split',
+    text: `${[...plainKey].join('\n')}\ndone`,
+    leaks: pieces([...plainKey].join('\n'), 9),
+    keep: ['done'],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'known value reversed, and in upper case',
+    kind: 'encoded',
+    text: `${[...plainKey].reverse().join('')} / ${plainKey.toUpperCase()}`,
+    leaks: [...pieces([...plainKey].reverse().join(''), 8), ...pieces(plainKey.toUpperCase(), 8)],
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'base32 of a known value in lower case',
+    kind: 'encoded',
+    text: `b32 ${base32(plainKey).toLowerCase()}`,
+    leaks: pieces(base32(plainKey).toLowerCase(), 10),
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'hexdump (16-bit little-endian words) of a known value',
+    kind: 'encoded',
+    text: hexdumpWords(`#${plainKey}\n`),
+    leaks: pieces(hexdumpWords(`#${plainKey}\n`).split('\n')[0]?.slice(8) ?? '', 10),
+    known: { SERVICE_TOKEN: plainKey },
+  },
+  {
+    name: 'gzip | base64 of a known value',
+    kind: 'encoded',
+    text: `H4sI blob: ${gzipSync(Buffer.from(`token=${plainKey}\n`)).toString('base64')}`,
+    leaks: [
+      gzipSync(Buffer.from(`token=${plainKey}\n`))
+        .toString('base64')
+        .slice(20),
+    ],
+    keep: ['blob:'],
+    known: { SERVICE_TOKEN: plainKey },
+  },
   // Byte dumps: one token per byte, a separator between, wrapped in lines by dump tools.
   {
     name: 'hex bytes of a known value, colon-separated',
@@ -622,4 +698,8 @@ export const cleanTexts: readonly string[] = [
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk',
   'const tokens = tokenize(text); tokenCount = tokens.length;',
   'secretsManager.getSecretValue({ SecretId: name })',
+  // Spaced-out words, dumps and compressed blobs of ordinary text.
+  'W A R N I N G :   t h e   b u i l d   i s   s l o w',
+  '0000000 6568 6c6c 206f 6f77 6c72 2c64 6e20 746f\n0000010 6968 676e 7320 6365 6572 2074 6568 6572',
+  'H4sIAAAAAAAAA8tIzcnJVyjPL8pJUQQAlQYXNgwAAAA=',
 ];
