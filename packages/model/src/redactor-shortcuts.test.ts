@@ -72,7 +72,8 @@ const piece = fc.oneof(
 );
 const noise = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(''));
 
-describe('the redactor shortcuts', () => {
+// Thousands of fresh redactors each (an index built per run): CPU-bound, slow on a loaded machine.
+describe('the redactor shortcuts', { timeout: 90_000 }, () => {
   it('change nothing: corpus texts inside random text redact as on the full path', () => {
     const corpus = [
       ...leakCases.map((testCase) => ({ text: testCase.text, env: testCase.known ?? {} })),

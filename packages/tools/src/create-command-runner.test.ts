@@ -523,6 +523,30 @@ s.on('data', (d) => console.log(String(d).trim())); s.on('error', (e) => console
     }
   });
 
+  it("holds closedloop's folder while any command runs: one ending does not open it to another", async () => {
+    await ws.write(
+      'slow.cjs',
+      `const fs = require('node:fs');
+setTimeout(() => {
+  try { fs.writeFileSync('.closedloop/x', 'forged'); console.log('forged'); }
+  catch (error) { console.log(error.code); }
+}, 1500);`,
+    );
+    await ws.write('quick.cjs', '');
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const slow = runner.run(['node', 'slow.cjs']);
+    // Started while the slow one runs, and ended long before it writes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await runner.run(['node', 'quick.cjs'])).exitCode).toBe(0);
+    expect(await ws.exists('.closedloop')).toBe(true);
+    expect((await slow).stdout).toBe('EROFS\n');
+    expect(await ws.exists('.closedloop')).toBe(false);
+    // A folder that was there before stays, empty or not.
+    await ws.write('.closedloop/keep.txt', 'k');
+    expect((await runner.run(['node', 'quick.cjs'])).exitCode).toBe(0);
+    expect(await ws.read('.closedloop/keep.txt')).toBe('k');
+  });
+
   it("keeps closedloop's own folder (.closedloop, run journals) and readOnly folders read-only", async () => {
     await ws.write('.closedloop/runs/r1.jsonl', '{"type":"run-started"}\n');
     await ws.write('journal/r2.jsonl', '{"type":"run-started"}\n');
@@ -577,10 +601,9 @@ for (const folder of ['.closedloop', 'state/journal']) {
       expect(result.stdout).toBe(
         '.closedloop EROFS\n.closedloop EBUSY\nstate/journal EROFS\nstate/journal EBUSY\n',
       );
-      for (const folder of ['.closedloop', 'state/journal']) {
-        expect((await lstat(path.join(ws.root, folder))).isDirectory()).toBe(true);
-        expect(await readdir(path.join(ws.root, folder))).toEqual([]);
-      }
+      // Made for the command, removed after it (nothing of closedloop's left in the workspace).
+      for (const folder of ['.closedloop', 'state/journal', 'state'])
+        expect(await ws.exists(folder)).toBe(false);
       // A readOnly folder behind a link out of the workspace is nothing to make.
       expect(await readdir(outside.root)).toEqual([]);
     } finally {

@@ -26,8 +26,8 @@ import {
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
-  ensureReadOnlyFolders,
   guardGitDirectories,
+  holdReadOnlyFolders,
   probeSandbox,
   type SandboxMode,
   type SandboxOptions,
@@ -347,8 +347,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         const outer = limits && !group?.boundsProcesses ? await pidNamespacePrefix(limits) : [];
         // closedloop's own folder and the readOnly ones are bound read-only: they must exist for
         // that, or the command could make them.
-        await ensureReadOnlyFolders(realRoot, sandbox.readOnly);
-        const restoreGitDirectories = await guardGitDirectories(realRoot);
+        const releaseFolders = await holdReadOnlyFolders(realRoot, sandbox.readOnly);
+        const restoreGitDirectories = await guardGitDirectories(realRoot).catch(async (error: unknown) => {
+          await releaseFolders();
+          throw error;
+        });
         let refused: string[] = [];
         try {
           for (let attempt = 1; ; attempt++) {
@@ -368,7 +371,11 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
             if (attempt >= 3 || !(await socketVanished(result, wrapper))) break;
           }
         } finally {
-          refused = await restoreGitDirectories();
+          try {
+            refused = await restoreGitDirectories();
+          } finally {
+            await releaseFolders();
+          }
         }
         if (refused.length > 0) {
           result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: moved aside git settings that run programs, which the command left for git outside the sandbox: ${refused.join('; ')}.\n`;

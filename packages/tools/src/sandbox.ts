@@ -10,7 +10,7 @@ import {
   realpathSync,
   statSync,
 } from 'node:fs';
-import { lstat, mkdir, readdir, readlink, realpath, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, realpath, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
@@ -64,27 +64,64 @@ export interface SandboxOptions {
  */
 export const productStateFolder = '.closedloop';
 
+/** Folders made for commands that are running, by absolute path: how many hold each, and what was made. */
+const heldFolders = new Map<string, { holders: number; made: Promise<string[]> }>();
+
 /**
- * Makes {@link productStateFolder} and the `readOnly` folders inside `root` (absolute, or relative
- * to it) folders before a sandboxed command starts, when nothing is there: the sandbox binds them
- * read-only only when they exist, so a command run before closedloop first wrote there could
- * otherwise create them — forged journals, a `workspace-id` of another workspace, or a symbolic
- * link (`.closedloop -> /etc/cron.d`) that closedloop itself would then write through, outside the
- * sandbox. The missing folders are made through descriptors without following links (a link on
- * the way, to anywhere, makes nothing); something already there is left as it is (the bind then
- * follows it only to a folder inside the workspace). Failures are ignored: a workspace this process
- * cannot write, a command cannot either.
+ * Makes the folders of `target` from the first missing one down (through descriptors, never
+ * following a link: a link on the way, to anywhere, makes nothing); returns those it made,
+ * deepest first.
  */
-export async function ensureReadOnlyFolders(root: string, readOnly: readonly string[] = []): Promise<void> {
+async function makeMissing(root: string, target: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let folder = target; folder !== root && isInside(root, folder); folder = path.dirname(folder)) {
+    if ((await lstat(folder).catch(() => undefined)) !== undefined) break;
+    missing.push(folder);
+  }
+  if (missing.length === 0) return [];
+  const opened = await openFolderBeneath(root, path.relative(root, target), { create: true }).catch(
+    () => undefined,
+  );
+  await opened?.close();
+  return opened === undefined ? [] : missing;
+}
+
+/**
+ * Holds {@link productStateFolder} and the `readOnly` folders inside `root` (absolute, or relative
+ * to it) as folders while a sandboxed command runs, making those that are missing: the sandbox
+ * binds them read-only only when they exist, so a command run before closedloop first wrote there
+ * could otherwise create them — forged journals, a `workspace-id` of another workspace, or a
+ * symbolic link (`.closedloop -> /etc/cron.d`) that closedloop itself would then write through,
+ * outside the sandbox. Something already there is left as it is (the bind then follows it only to
+ * a folder inside the workspace). The returned release, called when the command has ended,
+ * removes what was made once no other running command holds it and it is still empty (nothing of
+ * closedloop's is left in a workspace that had none). Failures to make are ignored: a workspace
+ * this process cannot write, a command cannot either.
+ */
+export async function holdReadOnlyFolders(
+  root: string,
+  readOnly: readonly string[] = [],
+): Promise<() => Promise<void>> {
+  const held: string[] = [];
   for (const folder of [productStateFolder, ...readOnly]) {
     const target = path.resolve(root, folder);
     if (target === root || !isInside(root, target)) continue;
-    if ((await lstat(target).catch(() => undefined)) !== undefined) continue;
-    const opened = await openFolderBeneath(root, path.relative(root, target), { create: true }).catch(
-      () => undefined,
-    );
-    await opened?.close();
+    // Claimed before any await: a command starting meanwhile shares this hold, never a second one.
+    const hold = heldFolders.get(target) ?? { holders: 0, made: makeMissing(root, target) };
+    hold.holders++;
+    heldFolders.set(target, hold);
+    held.push(target);
+    await hold.made;
   }
+  return async () => {
+    for (const target of held) {
+      const hold = heldFolders.get(target);
+      if (hold === undefined || --hold.holders > 0) continue;
+      heldFolders.delete(target);
+      // rmdir removes only an empty folder and never follows a link.
+      for (const folder of await hold.made) if ((await rmdir(folder).catch(() => false)) === false) break;
+    }
+  };
 }
 
 /** Credential stores (of the home folder, and root's of the system) that commands never see (when the sandbox is on). */
