@@ -929,18 +929,8 @@ async function retryFinding(
     (askedConfig(env.description) !== undefined && RETRY_SETTING.test(env.description))
   )
     return undefined;
-  const files = await Promise.all(
-    [...known.created, ...known.modified]
-      .filter((file) => own(file) && env.ledger.written.has(file))
-      .map(async (file) => ({
-        file,
-        before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
-        after: env.facts.read(file) ?? '',
-      })),
-  );
-  const added = await addsRetry(
-    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
-  );
+  const files = await changedTexts(env, known, (file) => own(file) && env.ledger.written.has(file));
+  const added = await addsRetry(files);
   if (added !== false) return undefined;
   return outcome(
     'fail',
@@ -985,6 +975,26 @@ async function brokenSyntaxFinding(
 }
 
 /**
+ * The step's own created and modified files that `keep` keeps, with their text when the step
+ * started (`undefined` for a created one) and now; a modified file whose earlier text is unknown
+ * is left out (nothing to compare).
+ */
+async function changedTexts(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  keep: (file: string) => boolean,
+): Promise<{ file: string; before: string | undefined; after: string }[]> {
+  const files = await Promise.all(
+    [...known.created, ...known.modified].filter(keep).map(async (file) => ({
+      file,
+      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
+      after: env.facts.read(file) ?? '',
+    })),
+  );
+  return files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined);
+}
+
+/**
  * Files the step created or modified whose functions now ask whether a test runner runs them
  * (see {@link testAwareCode}): the tests exercise a branch real callers never take.
  */
@@ -993,17 +1003,10 @@ async function testAwareFinding(
   known: { created: readonly string[]; modified: readonly string[] },
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
-  const files = await Promise.all(
-    [...known.created, ...known.modified].filter(own).map(async (file) => ({
-      file,
-      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
-      after: env.facts.read(file) ?? '',
-    })),
-  );
-  const aware = await testAwareCode(
-    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
-    { modes: env.expectations.fix || env.expectations.outcomes.has('test') },
-  );
+  const files = await changedTexts(env, known, own);
+  const aware = await testAwareCode(files, {
+    modes: env.expectations.fix || env.expectations.outcomes.has('test'),
+  });
   if (aware.length === 0) return undefined;
   return outcome(
     'fail',
@@ -1048,16 +1051,8 @@ async function suppressionFinding(
   known: { created: readonly string[]; modified: readonly string[] },
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
-  const files = await Promise.all(
-    [...known.created, ...known.modified].filter(own).map(async (file) => ({
-      file,
-      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
-      after: env.facts.read(file) ?? '',
-    })),
-  );
-  const added = addedSuppressions(
-    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
-  );
+  const files = await changedTexts(env, known, own);
+  const added = addedSuppressions(files);
   if (added.length === 0) return undefined;
   return outcome(
     'fail',
@@ -1111,17 +1106,8 @@ async function swallowedFinding(
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
   if (!handlingAsked(env.description)) return undefined;
-  const files = await Promise.all(
-    [...known.created, ...known.modified].filter(own).map(async (file) => ({
-      file,
-      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
-      after: env.facts.read(file) ?? '',
-    })),
-  );
-  const swallowed = await swallowedErrors(
-    files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined),
-    { logIsHandling: loggingAsked(env.description) },
-  );
+  const files = await changedTexts(env, known, own);
+  const swallowed = await swallowedErrors(files, { logIsHandling: loggingAsked(env.description) });
   if (swallowed.files.length === 0) return undefined;
   return outcome(
     'fail',
