@@ -8,23 +8,13 @@
  * (about 10 s).
  */
 import { createRedactor as createRedactorNow } from '../src/create-redactor';
+import { random, words } from './bench-text';
 
 type Create = typeof createRedactorNow;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000);
 const SECRETS = Number(process.env.BENCH_SECRETS ?? 20);
 
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const next = random(7);
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const token = (length: number) =>
@@ -34,10 +24,6 @@ const token = (length: number) =>
 const env: Record<string, string> = {};
 for (let i = 0; i < SECRETS; i++) env[`SERVICE_${i}_TOKEN`] = token(16 + ((i * 7) % 48));
 
-const words = (
-  'the step reads config file and writes output module test passes build fails with error in ' +
-  'function handler request response value cache index import export const return await async'
-).split(' ');
 const sentence = (count: number) =>
   Array.from({ length: count }, () => words[Math.floor(next() * words.length)]).join(' ');
 

@@ -14,28 +14,13 @@
  * `npx tsx --conditions=@closedloop/source packages/model/bench/redactor.bench.ts`).
  */
 import { createRedactor, registerSecret } from '@closedloop/model';
+import { random, words } from './bench-text';
 import { createRedactor as createRedactorBefore } from './redactor-before';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-/** Deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const next = random(16);
-const words = (
-  'the step reads config file and writes output module test passes build fails with error in ' +
-  'function handler request response value cache index import export const return await async'
-).split(' ');
 const sentence = (count: number, salt: string): string => {
   const parts: string[] = [];
   for (let i = 0; i < count; i++) parts.push(words[Math.floor(next() * words.length)] as string);
