@@ -588,8 +588,9 @@ for (const file of ['.closedloop/runs/r1.jsonl', 'journal/r2.jsonl', '.closedloo
 for (const folder of ['.closedloop', 'state/journal']) {
   try { fs.writeFileSync(folder + '/r9.jsonl', 'forged'); console.log(folder, 'forged'); }
   catch (error) { console.log(folder, error.code); }
+  // Refused (EBUSY: a mount point; Node 24's rmSync reports it without a code).
   try { fs.rmSync(folder, { recursive: true, force: true }); fs.symlinkSync(${JSON.stringify(outside.root)}, folder); console.log(folder, 'linked'); }
-  catch (error) { console.log(folder, error.code); }
+  catch { console.log(folder, 'kept'); }
 }`,
       );
       expect(await ws.exists('.closedloop')).toBe(false);
@@ -599,7 +600,7 @@ for (const folder of ['.closedloop', 'state/journal']) {
       });
       const result = await runner.run(['node', 'plant.cjs']);
       expect(result.stdout).toBe(
-        '.closedloop EROFS\n.closedloop EBUSY\nstate/journal EROFS\nstate/journal EBUSY\n',
+        '.closedloop EROFS\n.closedloop kept\nstate/journal EROFS\nstate/journal kept\n',
       );
       // Made for the command, removed after it (nothing of closedloop's left in the workspace).
       for (const folder of ['.closedloop', 'state/journal', 'state'])
