@@ -11,7 +11,7 @@ import {
   type FindingLike,
   type TerminationDecision,
 } from './decide-termination';
-import { snapshotBeforeDispatch } from './dispatch-snapshot';
+import { judgedByWorkspace, snapshotBeforeDispatch } from './dispatch-snapshot';
 import { directPlan, draftPlan } from './draft-plan';
 import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
@@ -33,6 +33,7 @@ import { createStallDetector, normalizeError, type StallDetector } from './stall
 import { fingerprintWorkspace, hashJson } from './state-hash';
 import { createStepTask } from './step-task';
 import type { StopReason } from './stop-reason';
+import { createWorkspaceLock } from './workspace-lock';
 
 type StopCause = { stopReason: StopReason; reason: string };
 
@@ -76,6 +77,8 @@ export class RunSession {
   #verificationScope: string | undefined;
   /** Interrupted steps continued from the journal, with what their executor replays (used once). */
   #replays = new Map<StepId, StepReplay>();
+  /** Concurrent steps' tool calls share the workspace; one judged by its fingerprint acts alone. */
+  #workspaceLock = createWorkspaceLock();
 
   constructor(options: {
     config: SessionConfig;
@@ -487,6 +490,7 @@ export class RunSession {
     return {
       commit: () => this.bus.flush(),
       snapshot: (call) => snapshotBeforeDispatch({ workspace, tool: call.tool, input: call.input }),
+      acquire: (call) => this.#workspaceLock.acquire(judgedByWorkspace(call) ? 'exclusive' : 'shared'),
       identifyProcess,
       ...(replay !== undefined ? { replay } : {}),
     };
