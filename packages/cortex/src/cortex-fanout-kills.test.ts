@@ -46,7 +46,11 @@ describe('kill -9 in a fan-out of non-idempotent calls (concurrency 2, fsync jou
     const env = world('reference');
     const run = await runNode(child, env);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout) as Answer).toMatchObject({ ...expected, answer: 'appended every step' });
+    expect(JSON.parse(run.stdout) as Answer).toMatchObject({
+      ...expected,
+      answer: 'appended every step',
+      asked: ['c appends to appends.txt'],
+    });
     expect(appends(env.ROOT)).toEqual(['a', 'b', 'c']);
   }, 30_000);
 
@@ -112,12 +116,13 @@ async function trial(
 }
 
 describe("kill -9 at the fan-out's kill points, resumed to the uninterrupted end", () => {
-  it('between an append and its record, during the final answer, in a torn or unsynced group commit', async () => {
+  it('between an append and its record, during the final answer, while a human is asked, in a torn or unsynced group commit', async () => {
     const points = [
       'after-effect:a',
       'after-effect:b',
       'after-effect:c',
       'on-aggregate',
+      'on-approval',
       'torn-journal:2',
       'torn-journal:4',
       'torn-journal:7',

@@ -12,6 +12,7 @@
  * - `torn-journal:<n>`: in the middle of the n-th journal group write (half of it reaches the
  *   file): the journal ends in a torn line while the fan-out's other step is in flight;
  * - `in-fsync:<n>`: while the n-th group's fdatasync runs (written, not yet acknowledged);
+ * - `on-approval`: while the human is asked to approve step c's append (a guard asks for it);
  * - `none`: not at all.
  * The resume's human approves every question (printed as `asked`). Prints
  * `{ stopReason, statuses, answer, asked }` when the run ends.
@@ -149,7 +150,17 @@ const cortex = createCortex({
   concurrency: 2,
   store,
   onUncertain: 'ask',
+  // Step c's append needs a human's approval (asked of onApproval, journaled question then answer).
+  executor: {
+    guard: {
+      check: async ({ args }) =>
+        (args as { step?: string }).step === 'c'
+          ? { action: 'ask-human', reason: 'c appends to appends.txt' }
+          : { action: 'allow' },
+    },
+  },
   onApproval: (request: { reason?: string }) => {
+    if (kill === 'on-approval') die();
     asked.push(request.reason ?? '');
     return { approved: true, note: 'approved by the fan-out kill test' };
   },
