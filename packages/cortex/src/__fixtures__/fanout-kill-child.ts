@@ -14,14 +14,15 @@
  * - `in-fsync:<n>`: while the n-th group's fdatasync runs (written, not yet acknowledged);
  * - `on-approval`: while the human is asked to approve step c's append (a guard asks for it);
  * - `none`: not at all.
- * The resume's human approves every question (printed as `asked`). Prints
+ * STEP_TOOL=command: the steps append with the real `run_command` (`node append.js <step>`, sandbox
+ * off) instead of the custom tool. The resume's human approves every question (printed as `asked`). Prints
  * `{ stopReason, statuses, answer, asked }` when the run ends.
  */
 import fs, { appendFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { ScriptedModel } from '@closedloop/model/testing';
-import { defineTool } from '@closedloop/tools';
+import { defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { createCortex } from '../create-cortex';
@@ -59,7 +60,7 @@ const step = (id: string, dependsOn: string[]) => ({
   id,
   description: `append ${id}`,
   dependsOn,
-  requiredTools: ['append'],
+  requiredTools: [env.STEP_TOOL === 'command' ? 'run_command' : 'append'],
   successCriteria: [],
   protocols: [],
 });
@@ -113,6 +114,18 @@ const append = defineTool({
   },
 });
 
+const commands = env.STEP_TOOL === 'command';
+if (commands && env.PHASE !== 'resume') {
+  fs.writeFileSync(
+    join(root, 'append.js'),
+    "require('fs').appendFileSync('appends.txt', process.argv[2] + '\\n');\n",
+  );
+}
+const appendCall = (id: string) =>
+  commands
+    ? { id: `call-${id}-append`, name: 'run_command', arguments: { argv: ['node', 'append.js', id] } }
+    : { id: `call-${id}-append`, name: 'append', arguments: { step: id } };
+
 const model = new ScriptedModel({
   matchers: [
     {
@@ -127,7 +140,7 @@ const model = new ScriptedModel({
         const id = stepIdOf(request) ?? '?';
         const turn = request.messages.filter((message) => message.role === 'assistant').length;
         return turn === 0
-          ? { toolCalls: [{ id: `call-${id}-append`, name: 'append', arguments: { step: id } }] }
+          ? { toolCalls: [appendCall(id)] }
           : {
               toolCalls: [
                 {
@@ -144,7 +157,7 @@ const model = new ScriptedModel({
 const asked: string[] = [];
 const cortex = createCortex({
   model,
-  tools: [append],
+  tools: commands ? workspaceTools({ root, sandbox: 'off' }) : [append],
   workspace: root,
   planning: 'always',
   concurrency: 2,
@@ -154,7 +167,7 @@ const cortex = createCortex({
   executor: {
     guard: {
       check: async ({ args }) =>
-        (args as { step?: string }).step === 'c'
+        (args as { step?: string }).step === 'c' || JSON.stringify(args).includes('"c"')
           ? { action: 'ask-human', reason: 'c appends to appends.txt' }
           : { action: 'allow' },
     },
