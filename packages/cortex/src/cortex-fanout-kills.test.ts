@@ -63,6 +63,20 @@ describe('kill -9 in a fan-out of non-idempotent calls (concurrency 2, fsync jou
     expect(JSON.parse(resumed.stdout) as Answer).toMatchObject(expected);
     expect(appends(env.ROOT)).toEqual(['a', 'b', 'c']);
   }, 30_000);
+
+  it("killed after b's verification re-ran its build while a was still running: a appends once", async () => {
+    const env = { ...world('verified-meanwhile'), STEP_TOOL: 'build-b' };
+    const first = await runNode(child, {
+      ...env,
+      KILL: 'after-type:step-verified/1',
+      APPEND_DELAY_MS: '1500',
+    });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout) as Answer).toMatchObject(expected);
+    expect(appends(env.ROOT)).toEqual(['a', 'c']);
+  }, 30_000);
 });
 
 /**

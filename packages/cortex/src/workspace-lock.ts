@@ -1,3 +1,5 @@
+import type { CommandRunner } from '@closedloop/tools';
+
 /**
  * A readers-writer lock over the run's workspace, for journaled runs: most tool calls act on it
  * side by side (`shared`), but a call that resume can only judge by the whole workspace's
@@ -44,6 +46,31 @@ export function createWorkspaceLock(): WorkspaceLock {
         });
         pump();
       });
+    },
+  };
+}
+
+/**
+ * `runner` whose commands act on the workspace under `lock`, shared: a step's verification
+ * re-running a claimed command waits while another step's call acts alone.
+ */
+export function lockedRunner(runner: CommandRunner, lock: WorkspaceLock): CommandRunner {
+  return {
+    get root() {
+      return runner.root;
+    },
+    get policy() {
+      return runner.policy;
+    },
+    check: (argv, options) => runner.check(argv, options),
+    sandboxStatus: () => runner.sandboxStatus(),
+    async run(argv, options) {
+      const release = await lock.acquire('shared');
+      try {
+        return await runner.run(argv, options);
+      } finally {
+        release();
+      }
     },
   };
 }

@@ -15,7 +15,9 @@
  * - `on-approval`: while the human is asked to approve step c's append (a guard asks for it);
  * - `none`: not at all.
  * STEP_TOOL=command: the steps append with the real `run_command` (`node append.js <step>`, sandbox
- * off) instead of the custom tool. The resume's human approves every question (printed as `asked`). Prints
+ * off) instead of the custom tool. STEP_TOOL=build-b: step b instead runs `node build.js` (it rewrites
+ * built.txt) and claims it passed, so its verification re-runs it while a's append may be in
+ * flight. The resume's human approves every question (printed as `asked`). Prints
  * `{ stopReason, statuses, answer, asked }` when the run ends.
  */
 import fs, { appendFileSync } from 'node:fs';
@@ -60,7 +62,9 @@ const step = (id: string, dependsOn: string[]) => ({
   id,
   description: `append ${id}`,
   dependsOn,
-  requiredTools: [env.STEP_TOOL === 'command' ? 'run_command' : 'append'],
+  requiredTools: [
+    env.STEP_TOOL === 'command' || (env.STEP_TOOL === 'build-b' && id === 'b') ? 'run_command' : 'append',
+  ],
   successCriteria: [],
   protocols: [],
 });
@@ -115,6 +119,14 @@ const append = defineTool({
 });
 
 const commands = env.STEP_TOOL === 'command';
+const buildB = env.STEP_TOOL === 'build-b';
+if (buildB && env.PHASE !== 'resume') {
+  // 300 ms: step a's append waits for it to finish, then b's verification re-runs it meanwhile.
+  fs.writeFileSync(
+    join(root, 'build.js'),
+    "setTimeout(() => require('fs').writeFileSync('built.txt', 'built\\n'), 300);\n",
+  );
+}
 if (commands && env.PHASE !== 'resume') {
   fs.writeFileSync(
     join(root, 'append.js'),
@@ -122,11 +134,20 @@ if (commands && env.PHASE !== 'resume') {
   );
 }
 const appendCall = (id: string) =>
-  commands
-    ? { id: `call-${id}-append`, name: 'run_command', arguments: { argv: ['node', 'append.js', id] } }
+  commands || (buildB && id === 'b')
+    ? {
+        id: `call-${id}-append`,
+        name: 'run_command',
+        arguments: { argv: buildB ? ['node', 'build.js'] : ['node', 'append.js', id] },
+      }
     : { id: `call-${id}-append`, name: 'append', arguments: { step: id } };
 
 const model = new ScriptedModel({
+  // build-b: step a's first turn comes 100 ms late, so b's build holds the workspace first.
+  latencyMs: (request) =>
+    buildB && stepIdOf(request) === 'a' && !request.messages.some((message) => message.role === 'assistant')
+      ? 100
+      : 0,
   matchers: [
     {
       match: () => true,
@@ -146,7 +167,13 @@ const model = new ScriptedModel({
                 {
                   id: `call-${id}-mark`,
                   name: 'mark_step',
-                  arguments: { status: 'success', notes: `[SUCCESS]: appended ${id}` },
+                  arguments: {
+                    status: 'success',
+                    notes: `[SUCCESS]: appended ${id}`,
+                    ...(buildB && id === 'b'
+                      ? { claims: { commandsPassed: [{ argv: ['node', 'build.js'] }] } }
+                      : {}),
+                  },
                 },
               ],
             };
@@ -157,7 +184,11 @@ const model = new ScriptedModel({
 const asked: string[] = [];
 const cortex = createCortex({
   model,
-  tools: commands ? workspaceTools({ root, sandbox: 'off' }) : [append],
+  tools: commands
+    ? workspaceTools({ root, sandbox: 'off' })
+    : buildB
+      ? [append, ...workspaceTools({ root, sandbox: 'off' })]
+      : [append],
   workspace: root,
   planning: 'always',
   concurrency: 2,
