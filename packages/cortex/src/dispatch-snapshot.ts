@@ -211,6 +211,17 @@ export function gitFingerprint(workspace: string): string | undefined {
 }
 
 /**
+ * Whether resume judges an uninterrupted `tool` call with `input` by the whole workspace's
+ * fingerprint (a non-idempotent tool that is not a file tool with a path): such a call must act
+ * alone on the workspace for that evidence to be its own.
+ */
+export function judgedByWorkspace(options: { tool: AnyTool; input: unknown }): boolean {
+  const input = (options.input ?? {}) as { path?: unknown };
+  if (fileEffectTools.has(options.tool.name) && typeof input.path === 'string') return false;
+  return !options.tool.idempotent;
+}
+
+/**
  * The snapshot journaled before `tool` runs with `input` (see {@link DispatchSnapshot}), or
  * `undefined` when resume needs none (idempotent tools are simply re-run) or there is no
  * workspace to look at.

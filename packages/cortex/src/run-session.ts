@@ -1,6 +1,7 @@
 import type { StepJournal, StepReplay } from '@closedloop/executor';
 import { Plan, type PlanEvent, type PlanSnapshot, type StepId } from '@closedloop/plan';
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
+import { createCommandRunner } from '@closedloop/tools';
 import { runInProcessScope } from '@closedloop/tools/internal';
 import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
 import { ApprovalDesk } from './approvals';
@@ -11,7 +12,7 @@ import {
   type FindingLike,
   type TerminationDecision,
 } from './decide-termination';
-import { snapshotBeforeDispatch } from './dispatch-snapshot';
+import { judgedByWorkspace, snapshotBeforeDispatch } from './dispatch-snapshot';
 import { directPlan, draftPlan } from './draft-plan';
 import { errorCode, errorMessage } from './error-message';
 import { repairGoal } from './goal-repair';
@@ -33,6 +34,7 @@ import { createStallDetector, normalizeError, type StallDetector } from './stall
 import { fingerprintWorkspace, hashJson } from './state-hash';
 import { createStepTask } from './step-task';
 import type { StopReason } from './stop-reason';
+import { createWorkspaceLock, lockedRunner } from './workspace-lock';
 
 type StopCause = { stopReason: StopReason; reason: string };
 
@@ -76,6 +78,9 @@ export class RunSession {
   #verificationScope: string | undefined;
   /** Interrupted steps continued from the journal, with what their executor replays (used once). */
   #replays = new Map<StepId, StepReplay>();
+  /** Concurrent steps' tool calls share the workspace; one judged by its fingerprint acts alone. */
+  #workspaceLock = createWorkspaceLock();
+  #lockedConfig: SessionConfig | undefined;
 
   constructor(options: {
     config: SessionConfig;
@@ -356,9 +361,27 @@ export class RunSession {
     }
   }
 
+  /**
+   * The config a step runs with: in a journaled run with a workspace, the verifier's commands
+   * (its runner, or the default one it would make) take the workspace lock shared, so a step's
+   * verification never changes the workspace while another step's call acts alone on it.
+   */
+  #stepConfig(): SessionConfig {
+    const config = this.#config;
+    if (config.store === undefined || config.workspace === undefined) return config;
+    this.#lockedConfig ??= {
+      ...config,
+      runner: lockedRunner(
+        config.runner ?? createCommandRunner({ root: config.workspace }),
+        this.#workspaceLock,
+      ),
+    };
+    return this.#lockedConfig;
+  }
+
   /** Runs a ready step here, or hands it to the configured step runner. */
   #runStep(plan: Plan, stepId: StepId, signal: AbortSignal): Promise<StepRunOutcome> {
-    const config = this.#config;
+    const config = this.#stepConfig();
     const runHere = () =>
       runStep(
         {
@@ -487,6 +510,7 @@ export class RunSession {
     return {
       commit: () => this.bus.flush(),
       snapshot: (call) => snapshotBeforeDispatch({ workspace, tool: call.tool, input: call.input }),
+      acquire: (call) => this.#workspaceLock.acquire(judgedByWorkspace(call) ? 'exclusive' : 'shared'),
       identifyProcess,
       ...(replay !== undefined ? { replay } : {}),
     };

@@ -174,6 +174,8 @@ interface PendingCall {
   call: ToolCall;
   ledgerId: string;
   outcome?: CallOutcome;
+  /** Lets other calls act on the workspace again (see {@link StepJournal.acquire}). */
+  release?: () => void;
 }
 
 const neverAborted = new AbortController().signal;
@@ -741,7 +743,14 @@ class StepRun {
         text: errorText('execution-failed', this.registry.redact(describeError(error))),
       };
     }
-    this.record(item, outcome);
+    try {
+      this.record(item, outcome);
+    } finally {
+      // After the result is staged: the next call's dispatch commit makes it durable first.
+      const release = item.release;
+      item.release = undefined;
+      release?.();
+    }
   }
 
   private async execute(item: PendingCall): Promise<CallOutcome> {
@@ -927,6 +936,14 @@ class StepRun {
     processTag: string,
   ): Promise<CallOutcome | undefined> {
     const journal = this.journal!;
+    if (journal.acquire !== undefined) {
+      item.release = await journal.acquire({
+        stepId: this.stepId,
+        callId: item.ledgerId,
+        tool: checked.tool,
+        input: checked.input,
+      });
+    }
     let before: unknown;
     try {
       before = await journal.snapshot?.({

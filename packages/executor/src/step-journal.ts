@@ -64,6 +64,14 @@ export interface StepJournal {
    * start time), journaled in `tool-call-process-started` (committed at once).
    */
   identifyProcess?(pid: number): unknown;
+  /**
+   * Waits until the call may act on the workspace and returns the function that lets others act
+   * again, which the executor calls once the call's result is recorded (or it ended without one).
+   * Taken before the call's snapshot: cortex lets a call judged on resume by the whole
+   * workspace's fingerprint (a command, a custom non-idempotent tool) act alone, so a change
+   * found after a crash is that call's own, not a concurrent step's.
+   */
+  acquire?(call: DispatchedCall): Promise<() => void>;
   replay?: StepReplay;
 }
 
