@@ -227,6 +227,7 @@ export async function runRemoteStep(
       stopped ??
       (await runStep(
         {
+          runId,
           plan,
           config,
           meter,

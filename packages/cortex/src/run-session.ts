@@ -385,6 +385,7 @@ export class RunSession {
     const runHere = () =>
       runStep(
         {
+          runId: this.runId,
           plan,
           config,
           meter: this.#meter,

@@ -27,6 +27,8 @@ import type { SessionConfig } from './session-config';
 
 /** What {@link runStep} needs from its run. */
 export interface RunStepContext {
+  /** The run the step belongs to (its steps' walks of the workspace may serve each other). */
+  runId: string;
   plan: Plan;
   config: SessionConfig;
   meter: ModelMeter;
@@ -188,6 +190,12 @@ function retryInstructions(report: VerificationReport, reason: string): string {
   ].join('\n');
 }
 
+/**
+ * How old a walk of the workspace by the same run a step's baseline may reuse (see `reuse` of
+ * `snapshotWorkspace`): short enough that the step could as well have started then.
+ */
+const baselineReuseMs = 50;
+
 async function executeAndVerify(
   context: RunStepContext,
   stepId: StepId,
@@ -200,8 +208,12 @@ async function executeAndVerify(
   // continued from the journal acted before this process started, so a snapshot now would hide
   // its own changes: it is judged without one (file times since its first call, git, the ledger).
   const resumed = firstJournal?.replay !== undefined;
+  // A walk of the workspace moments ago, with no tool call or command of this process run since
+  // (the previous step's final one, typically), is the workspace as this step finds it.
   const baseline =
-    config.workspace !== undefined && !resumed ? snapshotWorkspace(config.workspace) : undefined;
+    config.workspace !== undefined && !resumed
+      ? snapshotWorkspace(config.workspace, { reuse: { scope: context.runId, withinMs: baselineReuseMs } })
+      : undefined;
   // A step interrupted in its retry continues the retry (its earlier attempt was verified already).
   let feedback = firstJournal?.replay?.instructions;
   let attempts = Math.max((firstJournal?.replay?.attempt ?? 1) - 1, 0);

@@ -6,6 +6,7 @@ import { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 import { ToolError } from './tool-error';
 import { truncateText } from './truncate-text';
+import { beginWorkspaceActivity } from './workspace-activity';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -292,18 +293,24 @@ export function createToolRegistry(
     // Armed before the call: a tool that sets its own timer of the same length (an MCP client's)
     // must not beat the registry's.
     const timeout = delay(timeoutMs);
+    // Activity until the tool's own work settles, which can be after a timeout or an abort.
+    const ended = beginWorkspaceActivity();
     try {
       returned = tool.execute(call.input, toolContext);
     } catch (error) {
       threw = true;
       returned = error;
     }
-    if (threw) race = { kind: 'threw', error: returned };
-    else if (typeof (returned as { then?: unknown } | null)?.then !== 'function') {
+    if (threw) {
+      ended();
+      race = { kind: 'threw', error: returned };
+    } else if (typeof (returned as { then?: unknown } | null)?.then !== 'function') {
       // A synchronous tool: no race and no signal.
+      ended();
       race = { kind: 'done', output: returned };
     } else {
       const running = Promise.resolve(returned);
+      running.then(ended, ended);
       let cancelAbort: (() => void) | undefined;
       const aborted = new Promise<Race>((resolve) => {
         cancelAbort = onAbort(context.signal, () => resolve({ kind: 'aborted' }));

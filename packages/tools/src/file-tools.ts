@@ -18,6 +18,7 @@ import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import { productStateFolder } from './sandbox';
 import type { AnyTool } from './tool';
 import { ToolError } from './tool-error';
+import { beginWorkspaceActivity } from './workspace-activity';
 
 /** Options the file tools share. */
 export interface FileToolsOptions {
@@ -125,6 +126,15 @@ async function closeBoth(opened: { file: FileHandle; folder: FileHandle }): Prom
  * outside the workspace is followed. Returns the workspace-relative paths removed.
  */
 export async function removeInterruptedWrites(root: string, userPath: string): Promise<string[]> {
+  const ended = beginWorkspaceActivity();
+  try {
+    return await removeInterruptedWritesOf(root, userPath);
+  } finally {
+    ended();
+  }
+}
+
+async function removeInterruptedWritesOf(root: string, userPath: string): Promise<string[]> {
   const normalized = path.posix.normalize(userPath.replace(/\\/g, '/')).replace(/\/+$/, '');
   let parent: string;
   try {

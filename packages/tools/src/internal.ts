@@ -16,3 +16,4 @@ export {
   runInProcessScope,
 } from './run-process';
 export { truncateText } from './truncate-text';
+export { beginWorkspaceActivity, workspaceActivity } from './workspace-activity';

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, constants, openSync, readdirSync, readFileSync } from 'node:fs';
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { beginWorkspaceActivity } from './workspace-activity';
 
 /** The result of one finished (or killed) process. */
 export interface ProcessResult {
@@ -355,11 +356,13 @@ export function runProcess(
   const reapDetached = (options.reapDetached ?? true) && process.platform === 'linux';
   const tag = options.tag ?? randomUUID();
   const scope = processScope.getStore();
-  return new Promise<ProcessRunResult>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(options.signal.reason ?? new Error('aborted'));
-      return;
-    }
+  if (options.signal?.aborted) return Promise.reject(options.signal.reason ?? new Error('aborted'));
+  // Activity until the process and its tree are gone: reaped, or in a pid namespace that dies with
+  // it (`reapDetached: false`); for good where detached descendants are neither (not Linux):
+  // nothing tells when they stop writing.
+  const ended = beginWorkspaceActivity();
+  const treeEnds = reapDetached || options.reapDetached === false;
+  const running = new Promise<ProcessRunResult>((resolve, reject) => {
     const first: ('ignore' | 'pipe')[] = [
       options.stdin === undefined ? 'ignore' : 'pipe',
       'pipe',
@@ -533,4 +536,6 @@ export function runProcess(
       void finish();
     });
   });
+  if (treeEnds) running.then(ended, ended);
+  return running;
 }

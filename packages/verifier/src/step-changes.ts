@@ -12,6 +12,7 @@ import {
   type GitRefs,
   type PathChange,
   readGitRefs,
+  snapshotAfter,
   snapshotWorkspace,
   type WorkspaceChanges,
   type WorkspaceSnapshot,
@@ -281,7 +282,7 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
 function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
   let diff: WorkspaceChanges | undefined;
   const current = () => {
-    diff ??= diffSnapshots(baseline, snapshotWorkspace(baseline.root));
+    diff ??= diffSnapshots(baseline, snapshotAfter(baseline));
     return diff;
   };
   return {

@@ -1,6 +1,7 @@
 import type { ChatModel } from '@closedloop/model';
 import { type Plan, parseStepNotes, type Step, type StepId } from '@closedloop/plan';
 import type { CommandRunner } from '@closedloop/tools';
+import { beginWorkspaceActivity } from '@closedloop/tools/internal';
 import { resolveProtocols } from './builtin-protocols';
 import { checkClaims } from './check-claims';
 import { checkFailedCommands } from './check-commands';
@@ -540,7 +541,14 @@ export async function verifyStep(
         ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      const result = await runProtocols(protocols, ctx, options.signal ? { signal: options.signal } : {});
+      // A protocol is code of its own (a user's, too) that may write the workspace by any means:
+      // while it runs and once it ran, no earlier walk stands for the workspace now.
+      const ended = beginWorkspaceActivity();
+      const result = await runProtocols(
+        protocols,
+        ctx,
+        options.signal ? { signal: options.signal } : {},
+      ).finally(ended);
       findings.push(...result.findings);
       timings.push(...result.timings);
     }

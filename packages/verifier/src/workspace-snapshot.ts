@@ -14,7 +14,7 @@ import {
   statfsSync,
 } from 'node:fs';
 import path from 'node:path';
-import { openedInside } from '@closedloop/tools/internal';
+import { openedInside, workspaceActivity } from '@closedloop/tools/internal';
 import { isLineEntryFile } from './line-entries';
 
 /** What a snapshot keeps of one file. */
@@ -76,6 +76,18 @@ export interface SnapshotOptions {
    * way.
    */
   cache?: boolean;
+  /**
+   * Walks of one run (`scope`, e.g. its id): this walk is recorded as the scope's last one when
+   * nothing of this process — no tool call, no command (`workspaceActivity` of `@closedloop/tools`)
+   * — is running; and with `withinMs`, the scope's last walk of this root is returned instead of
+   * walking again when it was taken at most `withinMs` ago, with the same `maxFiles` and
+   * `maxHashBytes`, and nothing of this process has started or ended since. The snapshot is then
+   * the workspace as it was at that walk's `takenAt` — for a step's baseline, as if the step had
+   * started then. Writers outside this process in that window are not told apart from the
+   * caller's own changes, as they are not during the rest of a step; a scope keeps another run's
+   * (or a test's) walks out. Default: always walk, record nothing.
+   */
+  reuse?: { scope: string; withinMs?: number };
 }
 
 /** Folders never walked: VCS data and caches whose content is no one's work. */
@@ -172,6 +184,50 @@ interface DirectoryListing {
  */
 const rootCaches = new Map<string, Map<string, DirectoryListing>>();
 const MAX_CACHED_ROOTS = 8;
+
+/** A scope's last walk of a root, taken while nothing of this process ran (`reuse`). */
+interface LastWalk {
+  readonly scope: string;
+  readonly snapshot: WorkspaceSnapshot;
+  /** `performance.now()` when the walk started. */
+  readonly startedAt: number;
+  /** The activity epoch when the walk was taken (nothing was running). */
+  readonly epoch: number;
+  readonly maxFiles: number;
+  readonly maxHashBytes: number;
+}
+/** Root (real path) → the last recorded walk of it; the roots of {@link rootCaches}. */
+const lastWalks = new Map<string, LastWalk>();
+/** The `reuse.scope` each recorded (or reused) snapshot was taken under. */
+const snapshotScopes = new WeakMap<WorkspaceSnapshot, string>();
+
+/** `realRoot`'s last walk when `options` may reuse it now (see `SnapshotOptions.reuse`). */
+function reusableWalk(
+  realRoot: string,
+  options: { scope: string; withinMs: number; maxFiles: number; maxHashBytes: number },
+): WorkspaceSnapshot | undefined {
+  const last = lastWalks.get(realRoot);
+  if (
+    last === undefined ||
+    last.scope !== options.scope ||
+    last.maxFiles !== options.maxFiles ||
+    last.maxHashBytes !== options.maxHashBytes
+  )
+    return undefined;
+  const activity = workspaceActivity();
+  if (activity.running !== 0 || activity.epoch !== last.epoch) return undefined;
+  return performance.now() - last.startedAt <= options.withinMs ? last.snapshot : undefined;
+}
+
+/**
+ * The workspace now, for the end of the step `baseline` began: walked under the baseline's
+ * `reuse` scope, so the next step of the same run may start from it.
+ */
+export function snapshotAfter(baseline: WorkspaceSnapshot): WorkspaceSnapshot {
+  const scope = snapshotScopes.get(baseline);
+  return snapshotWorkspace(baseline.root, scope === undefined ? {} : { reuse: { scope } });
+}
+
 /**
  * A state (or a listing) is cached only when the file's (directory's) mtime and ctime are this
  * much older than the snapshot's start: file times come from a coarse kernel clock, so a write in
@@ -559,6 +615,7 @@ export function readGitRefs(root: string): GitRefs | undefined {
  * changes.status('src/a.ts'); // 'created' | 'modified' | 'deleted' | 'unchanged' | 'unknown'
  */
 export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): WorkspaceSnapshot {
+  const startedAt = performance.now();
   const takenAt = Date.now();
   let realRoot: string;
   try {
@@ -568,11 +625,17 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   }
   const maxFiles = options.maxFiles ?? 50_000;
   const maxHashBytes = options.maxHashBytes ?? 2_000_000;
+  const useCache = options.cache !== false;
+  const reuse = useCache ? options.reuse : undefined;
+  if (reuse?.withinMs !== undefined && reuse.withinMs > 0) {
+    const reused = reusableWalk(realRoot, { ...reuse, withinMs: reuse.withinMs, maxFiles, maxHashBytes });
+    if (reused !== undefined) return reused;
+  }
+  const activity = workspaceActivity();
   const files = new Map<string, FileState>();
   const texts = new Map<string, string>();
   const packages = new Map<string, string>();
   let truncated = false;
-  const useCache = options.cache !== false;
   const previous = useCache ? rootCaches.get(realRoot) : undefined;
   const next = new Map<string, DirectoryListing>();
   const racyBefore = takenAt - RACY_MARGIN_MS;
@@ -631,15 +694,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
     }
   };
   walk(realRoot, '', 0);
-  if (useCache) {
-    rootCaches.delete(realRoot);
-    rootCaches.set(realRoot, next);
-    for (const oldest of rootCaches.keys()) {
-      if (rootCaches.size <= MAX_CACHED_ROOTS) break;
-      rootCaches.delete(oldest);
-    }
-  }
-  return {
+  const snapshot: WorkspaceSnapshot = {
     root: realRoot,
     takenAt,
     files,
@@ -648,6 +703,30 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
     git: readGitRefs(realRoot),
     truncated,
   };
+  if (useCache) {
+    rootCaches.delete(realRoot);
+    rootCaches.set(realRoot, next);
+    if (reuse !== undefined) {
+      snapshotScopes.set(snapshot, reuse.scope);
+      lastWalks.delete(realRoot);
+      // Only a walk taken while nothing of this process could write is a moment's exact state.
+      if (activity.running === 0)
+        lastWalks.set(realRoot, {
+          scope: reuse.scope,
+          snapshot,
+          startedAt,
+          epoch: activity.epoch,
+          maxFiles,
+          maxHashBytes,
+        });
+    }
+    for (const oldest of rootCaches.keys()) {
+      if (rootCaches.size <= MAX_CACHED_ROOTS) break;
+      rootCaches.delete(oldest);
+      lastWalks.delete(oldest);
+    }
+  }
+  return snapshot;
 }
 
 /** How one path changed between two snapshots. */
