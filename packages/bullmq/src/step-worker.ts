@@ -297,7 +297,10 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
   ): Promise<StepJobResult> {
     const jobId = job.id!;
     const data = parseJob(stepJobSchema, job.data, jobId);
-    const attempt = token ?? `${name}:${Date.now()}`;
+    // Unique per attempt: BullMQ hands a worker's token on to the next job it fetches on
+    // completion, so the same job taken again by the same worker (after it went back to the
+    // queue) may come with the same token — and a transcript tells attempts apart by this.
+    const attempt = `${token ?? name}/${randomUUID().slice(0, 8)}`;
     const started = performance.now();
     const controller = new AbortController();
     const forward = () => controller.abort(signal?.reason);
