@@ -27,7 +27,7 @@ function connect(): Redis {
   return client;
 }
 
-const ttlMs = 600;
+const ttlMs = 1000;
 
 /** A lock of one attempt of step job `owner`, on its own connection; `lost` collects onLost calls. */
 function lockOf(
@@ -148,13 +148,13 @@ describe('createRedisWorkspaceLock (real Redis, one connection per holder)', () 
   it('a dead holder whose job is over (completed, failed or gone) is freed by the next acquirer', async () => {
     const key = freshKey();
     const dead = lockOf(key, 'job-gone');
+    const started = Date.now();
     await dead.lock.acquire('exclusive');
     dead.client.disconnect();
     const other = lockOf(key, 'job-b');
-    const started = Date.now();
     const release = await other.lock.acquire('exclusive');
-    // Not before the dead grant's TTL ran out (Redis's clock).
-    expect(Date.now() - started).toBeGreaterThanOrEqual(ttlMs - 50);
+    // Not before the dead grant's TTL ran out (Redis's clock, the same machine's).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(ttlMs - 20);
     release();
   });
 
