@@ -28,6 +28,11 @@ export function redisKeys(prefix: string) {
     meta: (runId: string) => `${prefix}:run:${runId}:meta`,
     /** The identity of the workspace a run's steps act on (`.closedloop/workspace-id` of the first worker's). */
     workspace: (runId: string) => `${prefix}:run:${runId}:workspace`,
+    /**
+     * The readers-writer lock of a run's steps on one workspace (JSON state, changed by Lua):
+     * `workspace` is the folder's identity (`.closedloop/workspace-id` and its inode).
+     */
+    workspaceLock: (runId: string, workspace: string) => `${prefix}:run:${runId}:workspace-lock:${workspace}`,
     /** A run's lease: its one live owner (JSON holder), expiring unless renewed. */
     lease: (runId: string) => `${prefix}:run:${runId}:lease`,
     /** Stream of one step job's journaled events, every attempt's, each entry tagged with its attempt. */

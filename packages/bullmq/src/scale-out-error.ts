@@ -21,6 +21,12 @@ export type ScaleOutErrorCode =
    * folder, a stale copy): it refuses the step instead of acting on the wrong files.
    */
   | 'workspace-mismatch'
+  /**
+   * A step's grant of the run's workspace lock is gone (taken over by the step's next attempt,
+   * freed as dead, or Redis unreachable while renewing it): the attempt stops instead of acting
+   * without the lock.
+   */
+  | 'workspace-lock-lost'
   /** A run was cancelled while it waited for a coordinator: it never started and has no result. */
   | 'run-cancelled'
   /**

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Cortex, type CortexOptions, createCortex, type RunEvent } from '@closedloop/cortex';
-import { type Job, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { closeRedis, connectRedis, type RedisConnection } from './redis-connection';
+import { createRedisWorkspaceLock, type RedisWorkspaceLock } from './redis-workspace-lock';
 import { ScaleOutError } from './scale-out-error';
 import {
   checkGroup,
@@ -29,6 +30,12 @@ export type StepWorkerEvent =
   | { type: 'step-taken'; jobId: string; runId: string; stepId: string; attempt: number }
   | { type: 'step-done'; jobId: string; runId: string; stepId: string; status: string; durationMs: number }
   | { type: 'step-error'; jobId: string; runId: string; stepId: string; error: string }
+  /**
+   * The step waited on the workspace lock of a worker that died, whose own step waits for a slot:
+   * it went back to the queue (delayed `delayMs`) to free its slot, and continues from its
+   * transcript when taken again.
+   */
+  | { type: 'step-yielded'; jobId: string; runId: string; stepId: string; delayMs: number }
   | { type: 'worker-error'; error: string };
 
 /** Options of {@link createStepWorker}. */
@@ -142,6 +149,13 @@ function transcriptJournal(
   };
 }
 
+/** Why a step's attempt stopped to free its slot (see {@link StepWorkerEvent} `step-yielded`). */
+class LockYield extends Error {
+  constructor() {
+    super('the step waits on a dead holder of the workspace lock whose step waits for a slot');
+  }
+}
+
 /** Where a workspace keeps its identity (a random id, created by the first worker that needs it). */
 const workspaceIdFile = join('.closedloop', 'workspace-id');
 
@@ -220,12 +234,15 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
    */
   /** Runs whose recorded workspace identity this worker has seen match its own (run id → identity). */
   const matched = new Map<string, string>();
-  const checkWorkspace = async (data: StepJobData, workspace: string | undefined): Promise<void> => {
-    if (workspace === undefined) return;
+  const checkWorkspace = async (
+    data: StepJobData,
+    workspace: string | undefined,
+  ): Promise<string | undefined> => {
+    if (workspace === undefined) return undefined;
     const mine = workspaceIdentity(workspace);
     // The recorded identity never changes once set (`NX`): a run whose steps this worker already
     // found acting on this very workspace needs no round trip (the folder is still checked above).
-    if (matched.get(data.runId) === mine) return;
+    if (matched.get(data.runId) === mine) return mine;
     const key = keys.workspace(data.runId);
     // One round trip: record this workspace unless one is recorded, then read what is.
     const replies = await client.pipeline().set(key, mine, 'PX', retentionMs, 'NX').get(key).exec();
@@ -244,6 +261,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
     matched.set(data.runId, mine);
     // A worker serves many runs over its life: remember the latest few.
     if (matched.size > 256) matched.delete(matched.keys().next().value as string);
+    return mine;
   };
 
   const cortexFor = (data: StepJobData): Promise<{ cortex: Cortex; workspace: string | undefined }> => {
@@ -279,13 +297,17 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
   ): Promise<StepJobResult> {
     const jobId = job.id!;
     const data = parseJob(stepJobSchema, job.data, jobId);
-    const attempt = token ?? `${name}:${Date.now()}`;
+    // Unique per attempt: BullMQ hands a worker's token on to the next job it fetches on
+    // completion, so the same job taken again by the same worker (after it went back to the
+    // queue) may come with the same token — and a transcript tells attempts apart by this.
+    const attempt = `${token ?? name}/${randomUUID().slice(0, 8)}`;
     const started = performance.now();
     const controller = new AbortController();
     const forward = () => controller.abort(signal?.reason);
     if (signal?.aborted) forward();
     else signal?.addEventListener('abort', forward, { once: true });
     running.set(jobId, controller);
+    let workspaceLock: RedisWorkspaceLock | undefined;
     options.onEvent?.({
       type: 'step-taken',
       jobId,
@@ -295,7 +317,24 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
     });
     try {
       const { cortex, workspace } = await cortexFor(data);
-      await checkWorkspace(data, workspace);
+      const identity = await checkWorkspace(data, workspace);
+      // The run's steps on this workspace, on every worker, share one readers-writer lock: a call
+      // judged on resume by the workspace's fingerprint acts alone (see redis-workspace-lock.ts).
+      if (identity !== undefined) {
+        workspaceLock = createRedisWorkspaceLock({
+          client,
+          key: keys.workspaceLock(data.runId, identity),
+          queuePrefix: prefix,
+          owner: jobId,
+          attempt,
+          queue: job.queueName,
+          ttlMs: settings.lockDuration,
+          retentionMs,
+          signal: controller.signal,
+          onLost: (error) => controller.abort(error),
+          onYield: () => controller.abort(new LockYield()),
+        });
+      }
       // The job's first start (no attempt before it, not a retry): no history to read, so the
       // step's first group claims the transcript (one round trip less). Any later attempt claims
       // first — fencing off earlier attempts — and continues from what they journaled (durable
@@ -311,6 +350,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
           history,
           signal: controller.signal,
           journal: journal.write,
+          ...(workspaceLock !== undefined ? { workspaceLock } : {}),
         });
       let history: RunEvent[] = first ? [] : await claimed();
       let journal = transcriptJournal(transcripts, jobId, attempt, first);
@@ -354,6 +394,14 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
         ...(modelUnavailable !== undefined ? { modelUnavailable } : {}),
       };
     } catch (error) {
+      if (controller.signal.reason instanceof LockYield && token !== undefined) {
+        // Back to the queue, without counting as a failed attempt: the next attempt claims the
+        // transcript and continues from it (this one did not start the call it waited for).
+        const delayMs = Math.max(50, Math.floor(settings.lockDuration / 2));
+        await job.moveToDelayed(Date.now() + delayMs, token);
+        options.onEvent?.({ type: 'step-yielded', jobId, runId: data.runId, stepId: data.stepId, delayMs });
+        throw new DelayedError();
+      }
       options.onEvent?.({
         type: 'step-error',
         jobId,
@@ -363,6 +411,7 @@ export function createStepWorker(options: StepWorkerOptions): StepWorker {
       });
       throw error;
     } finally {
+      await workspaceLock?.close();
       running.delete(jobId);
       signal?.removeEventListener('abort', forward);
     }

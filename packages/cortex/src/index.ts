@@ -52,3 +52,4 @@ export type { StepRunOutcome } from './schedule-steps';
 export type { AcceptUnverified, ExecutorSettings, PlanningMode } from './session-config';
 export type { AdoptOptions, StepTask, StepTaskRunner } from './step-task';
 export { isStopReason, type StopReason, stopReasons } from './stop-reason';
+export type { WorkspaceLock } from './workspace-lock';

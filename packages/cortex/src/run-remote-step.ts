@@ -1,8 +1,14 @@
 import type { DispatchedCall } from '@closedloop/executor';
 import { Plan, type StepId } from '@closedloop/plan';
+import { createCommandRunner } from '@closedloop/tools';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
-import { type DispatchSnapshot, resolveWorkspacePath, snapshotBeforeDispatch } from './dispatch-snapshot';
+import {
+  type DispatchSnapshot,
+  judgedByWorkspace,
+  resolveWorkspacePath,
+  snapshotBeforeDispatch,
+} from './dispatch-snapshot';
 import { errorMessage } from './error-message';
 import { identifyProcess, stopLeftoverVerification, verificationScopeOf } from './leftover-processes';
 import { createModelMeter } from './meter-model';
@@ -15,6 +21,7 @@ import { assertRunId, type RunStore } from './run-store';
 import type { StepRunOutcome } from './schedule-steps';
 import type { SessionConfig } from './session-config';
 import { applyStepHistory } from './step-task';
+import { lockedRunner, type WorkspaceLock } from './workspace-lock';
 
 /** Input of `cortex.runStep`: one step of a run that another process coordinates. */
 export interface RemoteStepInput {
@@ -50,6 +57,15 @@ export interface RemoteStepInput {
    */
   history?: readonly RunEvent[];
   signal?: AbortSignal;
+  /**
+   * The run's workspace lock, shared by every process that runs the run's steps on the same
+   * workspace (`@closedloop/bullmq` workers pass a Redis one). With a `journal`, a call judged on
+   * resume by the whole workspace's fingerprint (a command, a custom non-idempotent tool) takes
+   * it `exclusive` before its snapshot and other calls take it `shared`; the verifier's commands
+   * take it `shared`. Without it the step takes no lock: concurrent steps of the run elsewhere
+   * could then make a change that this step's resume takes for its call's effect.
+   */
+  workspaceLock?: WorkspaceLock;
 }
 
 /** What `cortex.runStep` resolves with. */
@@ -160,7 +176,30 @@ export async function runRemoteStep(
       error,
     );
   }
-  const { journal } = input;
+  const { journal, workspaceLock } = input;
+  if (
+    workspaceLock !== undefined &&
+    (typeof workspaceLock !== 'object' ||
+      workspaceLock === null ||
+      typeof workspaceLock.acquire !== 'function')
+  ) {
+    throw invalid('runStep: workspaceLock must be an object with an acquire(mode) method.', {
+      runId,
+      stepId,
+    });
+  }
+  // The verifier's commands share the workspace with other steps' calls: a fingerprint-judged
+  // call elsewhere acts alone.
+  const stepConfig: SessionConfig =
+    workspaceLock !== undefined && config.workspace !== undefined
+      ? {
+          ...config,
+          runner: lockedRunner(
+            config.runner ?? createCommandRunner({ root: config.workspace }),
+            workspaceLock,
+          ),
+        }
+      : config;
   const failJournal = (error: unknown): never => {
     controller.abort(error);
     throw error;
@@ -229,7 +268,7 @@ export async function runRemoteStep(
         {
           runId,
           plan,
-          config,
+          config: stepConfig,
           meter,
           approvals,
           request,
@@ -254,6 +293,12 @@ export async function runRemoteStep(
                         input: call.input,
                       }),
                     identifyProcess,
+                    ...(workspaceLock !== undefined
+                      ? {
+                          acquire: (call: DispatchedCall) =>
+                            workspaceLock.acquire(judgedByWorkspace(call) ? 'exclusive' : 'shared'),
+                        }
+                      : {}),
                     ...(replay !== undefined ? { replay } : {}),
                   };
                   replay = undefined;

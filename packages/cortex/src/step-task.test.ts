@@ -408,6 +408,79 @@ describe('stepRunner: steps run in another cortex and are adopted', () => {
     expect(received.slice(dispatched + 1).some((entry) => entry.fileThen)).toBe(true);
   });
 
+  it('with a workspaceLock, a remote step takes it as a local step does: its command alone, its edit shared; a bad lock is refused', async () => {
+    const commandPlan = { ...plan, steps: [step('a')] };
+    const model = () =>
+      scenarioModel({
+        plans: [commandPlan],
+        steps: {
+          a: [
+            { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', '-e', 'process.exit(0)'] } }] },
+            { toolCalls: [{ name: 'write_file', arguments: { path: 'a.txt', content: 'A' } }] },
+            {
+              toolCalls: [
+                {
+                  name: 'mark_step',
+                  arguments: {
+                    status: 'success',
+                    notes: '[SUCCESS]: wrote a.txt',
+                    claims: { filesWritten: ['a.txt'] },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+        answer: 'Wrote a.txt.',
+      });
+    const coordinatorSide = await world();
+    let snapshot: PlanSnapshot | undefined;
+    await createCortex({
+      ...coordinatorSide.options(model()),
+      stepRunner: async (task) => {
+        snapshot ??= task.snapshot();
+        return task.runHere();
+      },
+    }).run('write a.txt after a check');
+    const fresh = {
+      ...snapshot!,
+      steps: snapshot!.steps.map((entry) => ({ ...entry, status: 'in_progress' as const, ledger: [] })),
+    };
+    const remote = await world();
+    const taken: string[] = [];
+    let held = 0;
+    const { outcome } = await createCortex(remote.options(model())).runStep({
+      runId: 'run-1',
+      request: 'write a.txt after a check',
+      stepId: 'a',
+      plan: fresh,
+      journal: () => {},
+      workspaceLock: {
+        async acquire(mode) {
+          taken.push(mode);
+          held++;
+          return () => {
+            held--;
+          };
+        },
+      },
+    });
+    expect(outcome.status).toBe('completed');
+    // The command alone, the write shared (mark_step acts on no workspace: no lock); every grant
+    // was given back.
+    expect(taken).toEqual(['exclusive', 'shared']);
+    expect(held).toBe(0);
+    await expect(
+      createCortex(remote.options(model())).runStep({
+        runId: 'run-1',
+        request: 'x',
+        stepId: 'a',
+        plan: fresh,
+        workspaceLock: {} as never,
+      }),
+    ).rejects.toSatisfy((error) => CortexError.isInstance(error) && error.code === 'invalid-step-task');
+  });
+
   it("commits a remote step's journal at its commit points only (no timer groups), with each event's JSON", async () => {
     // Model turns slower than the bus's 10 ms commit timer: a timer would commit in between.
     const slow = () =>

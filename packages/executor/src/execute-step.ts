@@ -937,12 +937,24 @@ class StepRun {
   ): Promise<CallOutcome | undefined> {
     const journal = this.journal!;
     if (journal.acquire !== undefined) {
-      item.release = await journal.acquire({
-        stepId: this.stepId,
-        callId: item.ledgerId,
-        tool: checked.tool,
-        input: checked.input,
-      });
+      try {
+        item.release = await journal.acquire({
+          stepId: this.stepId,
+          callId: item.ledgerId,
+          tool: checked.tool,
+          input: checked.input,
+        });
+      } catch (error) {
+        // A wait given up because the step was aborted (a lock that stops waiting when its
+        // holder must stop): the call never started, so it is left `pending` like any call the
+        // abort cut off — not recorded as failed, which a resume would replay as its result.
+        if (!this.signal.aborted) throw error;
+        return {
+          ok: false,
+          aborted: true,
+          text: errorText('aborted', `Not run: the step was aborted before "${item.call.name}" started.`),
+        };
+      }
     }
     let before: unknown;
     try {

@@ -296,4 +296,38 @@ describe('executeStep with a journal: durable replay', () => {
       }
     }
   });
+
+  it('a lock wait given up because the step was aborted leaves the call pending, not failed; another refusal is its error', async () => {
+    for (const aborted of [true, false]) {
+      const { plan, stepId } = inProgressPlan();
+      const controller = new AbortController();
+      const ran: string[] = [];
+      const events: ExecutorEvent[] = [];
+      const result = await executeStep(plan, stepId, {
+        model: new ScriptedModel({ turns: [toolCallTurn('echo', { text: 'a' }), textTurn('done')] }),
+        tools: [countingEcho(ran)],
+        signal: controller.signal,
+        onEvent: (event) => events.push(event),
+        journal: {
+          commit: async () => {},
+          acquire: async () => {
+            if (!aborted) throw new Error('the lock is unreachable');
+            const reason = new Error('the lock holder must stop');
+            controller.abort(reason);
+            throw reason;
+          },
+        },
+      });
+      expect(ran).toEqual([]);
+      expect(events.some((event) => event.type === 'tool-call-dispatched')).toBe(false);
+      const [call] = plan.step(stepId).ledger;
+      if (aborted) {
+        expect(result.stopReason).toBe('aborted');
+        expect(call).toMatchObject({ tool: 'echo', status: 'pending' });
+      } else {
+        expect(call).toMatchObject({ tool: 'echo', status: 'error' });
+        expect(call!.error).toContain('the lock is unreachable');
+      }
+    }
+  });
 });

@@ -69,7 +69,9 @@ export interface StepJournal {
    * again, which the executor calls once the call's result is recorded (or it ended without one).
    * Taken before the call's snapshot: cortex lets a call judged on resume by the whole
    * workspace's fingerprint (a command, a custom non-idempotent tool) act alone, so a change
-   * found after a crash is that call's own, not a concurrent step's.
+   * found after a crash is that call's own, not a concurrent step's. When it rejects after the
+   * step's signal aborted, the call is left `pending` (it never started); any other rejection is
+   * the call's error result.
    */
   acquire?(call: DispatchedCall): Promise<() => void>;
   replay?: StepReplay;

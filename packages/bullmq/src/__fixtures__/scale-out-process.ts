@@ -4,6 +4,7 @@
  * Prints one JSON line per event on stdout ("ready" first); with `quiet`, a worker leaves out its
  * per-step lines (`step-taken`, `step-done`), as a benchmark that does not read them asks.
  */
+import type { ApprovalRequest } from '@closedloop/cortex';
 import { createCoordinator } from '../coordinator';
 import type { RunSpec } from '../step-jobs';
 import { createStepWorker } from '../step-worker';
@@ -36,7 +37,20 @@ const freeze =
 // CLOSEDLOOP_WORKSPACE=<dir>: this process's cortex acts on <dir> instead of the run's workspace
 // (a worker whose factory maps the run to another folder: another mount of it, or a copy).
 const workspace = process.env.CLOSEDLOOP_WORKSPACE;
-const baseCortex = (spec: RunSpec) => scenarioCortex(workspace === undefined ? spec : { ...spec, workspace });
+// CLOSEDLOOP_APPROVE=1: a worker approves every question (an interrupted call is accepted as done
+// when the workspace changed since it started, run again when it did not), printing each.
+const approve = process.env.CLOSEDLOOP_APPROVE === '1';
+const baseCortex = (spec: RunSpec) => {
+  const options = scenarioCortex(workspace === undefined ? spec : { ...spec, workspace });
+  if (!approve) return options;
+  return {
+    ...options,
+    onApproval: (request: ApprovalRequest) => {
+      print({ type: 'approval', stepId: request.stepId, kind: request.kind, reason: request.reason });
+      return { approved: true };
+    },
+  };
+};
 const cortex =
   freeze === undefined
     ? baseCortex

@@ -20,7 +20,8 @@ export interface ScenarioSettings {
   runConcurrency: number;
   /**
    * The step whose effect is a command instead of an edit: `node <commandScript> <stepId>`, a
-   * script the test puts in the workspace (it may take its time, to be interrupted).
+   * script the test puts in the workspace (it may take its time, to be interrupted). Several
+   * steps: their ids separated by commas.
    */
   commandStep?: string;
 }
@@ -111,7 +112,7 @@ export function scenarioModel(settings: ScenarioSettings): ScriptedModel {
     const path = `out/${stepId}.txt`;
     if (turn === 0)
       return { toolCalls: [{ name: 'write_file', arguments: { path, content: `${stepId}\n` } }] };
-    if (turn === 1 && stepId === settings.commandStep) {
+    if (turn === 1 && settings.commandStep?.split(',').includes(stepId)) {
       return { toolCalls: [{ name: 'run_command', arguments: { argv: ['node', commandScript, stepId] } }] };
     }
     if (turn === 1) {

@@ -12,6 +12,8 @@ function describeWorkerEvent(event: StepWorkerEvent): string {
       return `${event.status} ${event.stepId} of ${event.runId} in ${event.durationMs} ms`;
     case 'step-error':
       return `step ${event.stepId} of ${event.runId} stopped: ${event.error}`;
+    case 'step-yielded':
+      return `put ${event.stepId} of ${event.runId} back for ${event.delayMs} ms: it waits on the workspace lock of a dead worker's step`;
     case 'worker-error':
       return `error: ${event.error}`;
   }
