@@ -173,6 +173,34 @@ describe('an event stream without event: lines (Anthropic-compatible gateways)',
   });
 });
 
+describe('an unnamed error a gateway injects into a named stream', () => {
+  it("Anthropic's error shape is the typed overload, not a cut connection (LF, CRLF and lone-CR line ends)", async () => {
+    const recorded = read('gateway-unnamed-error-in-named-stream');
+    for (const newline of ['\n', '\r\n', '\r']) {
+      server.script([
+        {
+          type: 'response',
+          response: { ...recorded, body: recorded.body.replaceAll('\n', newline) },
+          chunking: 'bytes',
+        },
+      ]);
+      const { parts, error } = await collectStream(model().doStream(ask));
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['overloaded', true]);
+      expect((error as ModelError).message).toMatch(/overloaded_error: Overloaded/);
+      expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    }
+  });
+
+  it("OpenAI's error shape ({error: {type, message}}) inside a tool call is the typed rate limit, and no call", async () => {
+    server.script(sse('gateway-openai-shaped-error-in-named-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['rate-limited', true]);
+    expect(parts.some((part) => part.type === 'finish' || part.type === 'tool-call')).toBe(false);
+  });
+});
+
 describe('tool-call ids from other providers in the history', () => {
   it("are sent valid and unique (Kimi's functions.x:0, call_0 every turn, an empty id); each result follows its call", async () => {
     const answer = fixtureReplies(new URL('./__fixtures__/', import.meta.url));
