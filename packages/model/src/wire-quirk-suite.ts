@@ -527,6 +527,19 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'network', isRetryable: true, message: /Model unloaded/ } },
   },
   {
+    title:
+      "a web UI's HTML page with a 200 (baseURL without /api, an SPA answering every path), streamed: a non-retryable invalid-response",
+    fixture: 'open-webui-spa-page-200',
+    call: 'stream',
+    expected: { error: { code: 'invalid-response', isRetryable: false, message: /HTML page/ } },
+  },
+  {
+    title: "a web UI's HTML page with a 200, not streamed: a non-retryable invalid-response",
+    fixture: 'open-webui-spa-page-200',
+    call: 'generate',
+    expected: { error: { code: 'invalid-response', isRetryable: false } },
+  },
+  {
     title: "LM Studio's 200 for a path it does not serve: a non-retryable bad-request",
     fixture: 'lmstudio-unexpected-endpoint-200',
     call: 'generate',

@@ -22,6 +22,8 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  htmlPageError,
+  isHtmlContentType,
   parseToolCall,
   type StallGuardedStream,
   streamStallError,
@@ -316,6 +318,16 @@ export class AnthropicChatModel implements ChatModel {
           .withResponse();
         message = data;
         requestId = request_id ?? undefined;
+        const contentType = response.headers.get('content-type');
+        if (isHtmlContentType(contentType)) {
+          throw htmlPageError({
+            provider: this.provider,
+            contentType: contentType ?? '',
+            body: typeof data === 'string' ? data : undefined,
+            requestId,
+            streaming: false,
+          });
+        }
         // A 200 whose body is an error (gateways, proxies): classified by its type, like an error event.
         if (isErrorBody(message)) throw new APIError(undefined, message, undefined, response.headers);
         if (message?.stop_reason !== 'pause_turn' || !Array.isArray(message.content)) break;
@@ -408,7 +420,18 @@ export class AnthropicChatModel implements ChatModel {
       .messages.create(body, { signal })
       .withResponse();
     const requestId = request_id ?? undefined;
-    if ((response.headers.get('content-type') ?? '').includes('json')) {
+    const contentType = response.headers.get('content-type');
+    if (isHtmlContentType(contentType)) {
+      // A web page (a web UI, a login): the SDK would read no events from it.
+      throw htmlPageError({
+        provider: this.provider,
+        contentType: contentType ?? '',
+        body: await response.text(),
+        requestId,
+        streaming: true,
+      });
+    }
+    if ((contentType ?? '').includes('json')) {
       // A JSON body instead of an event stream: the SDK would read no events from it.
       const parsed: unknown = JSON.parse(await response.text());
       if (isErrorBody(parsed)) throw new APIError(undefined, parsed, undefined, response.headers);

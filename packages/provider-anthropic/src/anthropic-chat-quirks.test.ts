@@ -201,6 +201,21 @@ describe('an unnamed error a gateway injects into a named stream', () => {
   });
 });
 
+describe('an HTML login page with a 200 (an access proxy in front of the gateway)', () => {
+  it('is a non-retryable invalid-response naming the page, streamed and not, sent once', async () => {
+    server.script([...sse('cloudflare-access-login-200'), ...json('cloudflare-access-login-200')]);
+    const streamed = await collectStream(model().doStream(ask));
+    const plain = await modelRejection(model().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/HTML page \(text\/html, titled "Sign in ・ Cloudflare Access"\)/);
+    }
+    expect(streamed.parts).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
 describe('tool-call ids from other providers in the history', () => {
   it("are sent valid and unique (Kimi's functions.x:0, call_0 every turn, an empty id); each result follows its call", async () => {
     const answer = fixtureReplies(new URL('./__fixtures__/', import.meta.url));

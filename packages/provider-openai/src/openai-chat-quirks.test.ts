@@ -306,3 +306,43 @@ describe('a Responses API stream that never closes', () => {
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
   });
 });
+
+describe("a web UI's HTML page with a 200 (the baseURL misses the API's path)", () => {
+  it('through the Responses API too: a non-retryable invalid-response naming the page, streamed and not', async () => {
+    const responses = () =>
+      createOpenAI({ apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` }).responses('gpt-5');
+    server.script([...sse('open-webui-spa-page-200'), ...json('open-webui-spa-page-200')]);
+    const streamed = await collectStream(responses().doStream(ask));
+    const plain = await modelRejection(responses().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/HTML page \(text\/html; charset=utf-8, titled "Open WebUI"\)/);
+    }
+    expect(streamed.parts).toEqual([]);
+  });
+
+  it('an empty 200 through the Responses API is a typed invalid-response with the request id', async () => {
+    server.script([
+      {
+        type: 'response',
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-request-id': 'req_empty' },
+          body: '',
+        },
+      },
+    ]);
+    const error = await modelRejection(
+      createOpenAI({ apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })
+        .responses('gpt-5')
+        .doGenerate(ask),
+    );
+    expect([error.code, error.isRetryable, error.requestId]).toEqual([
+      'invalid-response',
+      false,
+      'req_empty',
+    ]);
+    expect(error.message).toMatch(/the response is not valid JSON/);
+  });
+});

@@ -13,7 +13,9 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  htmlPageError,
   isCompleteToolArguments,
+  isHtmlContentType,
   parseToolCall,
   resultToStream,
   type StallGuardedStream,
@@ -243,12 +245,30 @@ export class OpenAIResponsesModel implements ChatModel {
     const warnings: string[] = [];
     try {
       const body = this.#body(request, false, warnings) as ResponseCreateParamsNonStreaming;
-      const { data, request_id } = await this.#config
-        .client()
-        .responses.create(body, { signal })
-        .withResponse();
-      response = data as unknown as Json;
-      requestId = request_id ?? undefined;
+      // The raw response, read here: the SDK's own reading of a body that is not a JSON object
+      // (an HTML page, an empty or plain-text 200) fails with a TypeError that quotes the body.
+      const http = await this.#config.client().responses.create(body, { signal }).asResponse();
+      requestId = http.headers.get('x-request-id') ?? undefined;
+      const contentType = http.headers.get('content-type');
+      const raw = await http.text();
+      if (isHtmlContentType(contentType)) {
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: raw,
+          requestId,
+          streaming: false,
+        });
+      }
+      try {
+        response = JSON.parse(raw) as Json;
+      } catch (error) {
+        throw this.#invalid(
+          `the response is not valid JSON (${(error as Error).message})`,
+          requestId,
+          raw.slice(0, 4096),
+        );
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -324,7 +344,17 @@ export class OpenAIResponsesModel implements ChatModel {
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
         cancel: () => data.controller.abort(),
       });
-      if ((response.headers.get('content-type') ?? '').includes('json')) {
+      const contentType = response.headers.get('content-type');
+      if (isHtmlContentType(contentType)) {
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: await response.text(),
+          requestId,
+          streaming: true,
+        });
+      }
+      if ((contentType ?? '').includes('json')) {
         // A JSON body instead of an event stream (the SDK would read no events from it): its
         // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
         const json: unknown = JSON.parse(await response.text());
