@@ -228,6 +228,20 @@ describe('events without data (a gateway keep-alive, an event: line split from i
     expect(error).toBeUndefined();
     expect(finishedResult(parts).text).toBe('Hello there.');
   });
+
+  it('also with lone-CR line ends (each a line end in SSE), event by event', async () => {
+    const recorded = read('gateway-empty-events-stream');
+    for (const chunking of ['events', 'bytes'] as const) {
+      server.script([
+        { type: 'response', response: { ...recorded, body: recorded.body.replaceAll('\n', '\r') }, chunking },
+      ]);
+      const { parts, error } = await collectStream(model('gateway').doStream(ask));
+      expect(error).toBeUndefined();
+      const result = finishedResult(parts);
+      expect(result.text).toBe('Hello there.');
+      expect(result.usage).toEqual({ inputTokens: 9, outputTokens: 3, totalTokens: 12 });
+    }
+  });
 });
 
 describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {

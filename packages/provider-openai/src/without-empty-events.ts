@@ -1,10 +1,11 @@
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-const blankLine = /\r?\n\r?\n/;
-const dataLine = /(?:^|\n)data:/;
-const eventLine = /(?:^|\n)event:/;
+// SSE line ends are `\r\n`, `\n` or a lone `\r`: a blank line is two of them in a row.
+const blankLine = /(?:\r\n|\r|\n)(?:\r\n|\r|\n)/;
+const dataLine = /(?:^|[\r\n])data:/;
+const eventLine = /(?:^|[\r\n])event:/;
 
-const doneLine = /(?:^|\n)data: ?\[DONE\]/;
+const doneLine = /(?:^|[\r\n])data: ?\[DONE\]/;
 
 /** Streams read through {@link withoutEmptyEvents}, and whether their `data: [DONE]` arrived. */
 const ended = new WeakMap<Response, { done: boolean }>();
