@@ -201,6 +201,17 @@ describe('an unnamed error a gateway injects into a named stream', () => {
   });
 });
 
+describe('one JSON error body under an event-stream content type (a gateway)', () => {
+  it('is its typed error, not a retryable "cut stream"', async () => {
+    server.script(sse('gateway-json-error-as-event-stream', { chunking: 'bytes' }));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['rate-limited', true]);
+    expect((error as ModelError).message).toMatch(/30,000 input tokens per minute/);
+    expect(parts).toEqual([]);
+  });
+});
+
 describe('an HTML login page with a 200 (an access proxy in front of the gateway)', () => {
   it('is a non-retryable invalid-response naming the page, streamed and not, sent once', async () => {
     server.script([...sse('cloudflare-access-login-200'), ...json('cloudflare-access-login-200')]);

@@ -28,6 +28,9 @@ function nameEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array
   const encoder = new TextEncoder();
   let pending = '';
   let named = false;
+  // A body that starts with `{` is one JSON value under an event-stream content type (a proxy's
+  // error body): no SSE line starts with `{`. It is held whole and passed on as one event's data.
+  let json: boolean | undefined;
   /** The `event:` line to put before `line`, or `''`. */
   const nameFor = (line: string, end: string): string => {
     if (line === '') named = false;
@@ -60,11 +63,27 @@ function nameEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         pending += decoder.decode(chunk, { stream: true });
+        if (json === undefined) {
+          const start = /[^\s\uFEFF]/.exec(pending);
+          if (!start) return;
+          json = start[0] === '{';
+        }
+        if (json) return;
         const out = rewrite(false);
         if (out !== '') controller.enqueue(encoder.encode(out));
       },
       flush(controller) {
         pending += decoder.decode();
+        if (json) {
+          const data = pending
+            .trim()
+            .split(/\r\n|\r|\n/)
+            .map((line) => `data: ${line}\n`)
+            .join('');
+          // Named from the whole value (a pretty-printed body's first line is only `{`).
+          const type = dataType(pending.trim());
+          pending = `${type ? `event: ${type}\n` : ''}${data}\n`;
+        }
         const out = rewrite(true);
         if (out !== '') controller.enqueue(encoder.encode(out));
       },
@@ -76,8 +95,9 @@ function nameEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array
  * Wraps `fetch` so an event stream's events that carry only `data:` lines (some
  * Anthropic-compatible gateways, for every event or for an error they inject) reach the SDK with
  * Anthropic's `event:` names, instead of being dropped event by event by the SDK (an empty answer,
- * or an overload read as a cut connection: "the stream ended before message_stop"). Named events,
- * and everything that is not an event stream, pass through unchanged.
+ * or an overload read as a cut connection: "the stream ended before message_stop"); an event
+ * stream whose body is one JSON error object reaches it as that error's event. Named events, and
+ * everything that is not an event stream, pass through unchanged.
  */
 export function withAnthropicEventNames(fetchImpl: Fetch): Fetch {
   return async (input, init) => {

@@ -244,6 +244,36 @@ describe('events without data (a gateway keep-alive, an event: line split from i
   });
 });
 
+describe('one JSON value under an event-stream content type (a proxy that labels every answer text/event-stream)', () => {
+  it('an error object is its typed error, sent once (not a retryable "cut stream")', async () => {
+    server.script(sse('json-error-as-event-stream'));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['bad-request', false]);
+    expect((error as ModelError).message).toMatch(
+      /model_not_found: The model `gpt-4.1-mini-2025` does not exist/,
+    );
+    expect(parts).toEqual([]);
+  });
+
+  it('a whole completion is the same answer as under application/json', async () => {
+    const completion = read('json-completion-to-stream');
+    server.script([
+      ...json('json-completion-to-stream'),
+      {
+        type: 'response',
+        response: { ...completion, headers: { ...completion.headers, 'content-type': 'text/event-stream' } },
+        chunking: 'bytes',
+      },
+    ]);
+    const asJson = await collectStream(model('vllm').doStream(ask));
+    const asEvents = await collectStream(model('vllm').doStream(ask));
+    expect(asEvents.error).toBeUndefined();
+    expect(finishedResult(asEvents.parts)).toEqual(finishedResult(asJson.parts));
+    expect(finishedResult(asEvents.parts).toolCalls.map((call) => call.name)).toEqual(['get_weather']);
+  });
+});
+
 describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {
   it('is a retryable invalid-response with the failed generation, and generate samples again', async () => {
     server.script(json('groq-tool-use-failed'));

@@ -33,10 +33,20 @@ function dropEmptyEvents(
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let pending = '';
+  // A body that starts with `{` or `[` is one JSON value under an event-stream content type (a
+  // proxy's error, a whole completion), not events: no SSE line starts with `{`, and the SDK
+  // would read nothing from it. It is held whole and passed on as the data of one event.
+  let json: boolean | undefined;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         pending += decoder.decode(chunk, { stream: true });
+        if (json === undefined) {
+          const start = /[^\s\uFEFF]/.exec(pending);
+          if (!start) return;
+          json = start[0] === '{' || start[0] === '[';
+        }
+        if (json) return;
         let out = '';
         for (let match = blankLine.exec(pending); match; match = blankLine.exec(pending)) {
           const end = match.index + match[0].length;
@@ -51,6 +61,11 @@ function dropEmptyEvents(
       },
       flush(controller) {
         pending += decoder.decode();
+        if (json) {
+          const lines = pending.trim().split(/\r\n|\r|\n/);
+          controller.enqueue(encoder.encode(`${lines.map((line) => `data: ${line}`).join('\n')}\n\n`));
+          return;
+        }
         if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending))) {
           if (doneLine.test(pending)) state.done = true;
           controller.enqueue(encoder.encode(pending));
@@ -64,8 +79,10 @@ function dropEmptyEvents(
  * Wraps `fetch` so events without data (a gateway's `event: ping` keep-alive, an `event:` line
  * separated from its `data:` by a blank line) are dropped from event streams before the SDK
  * reads them, as the SSE specification says, instead of failing the stream with "Unexpected end
- * of JSON input". Every other event, and every response that is not an event stream, passes
- * through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
+ * of JSON input"; and an event stream whose body is one JSON value (a proxy's error or a whole
+ * completion sent as `text/event-stream`) reaches the SDK as that value's one event, instead of
+ * as no event at all (a cut stream). Every other event, and every response that is not an event
+ * stream, passes through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
  */
 export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
