@@ -263,6 +263,23 @@ export class AnthropicChatModel implements ChatModel {
     });
   }
 
+  /**
+   * The error for `stop_reason: "tool_use"` without a tool call: the model stopped to have a tool
+   * run, and what it asked for never arrived (a proxy lost the block). Never a clean answer.
+   */
+  #toolUseWithoutCall(requestId: string | undefined, text: string): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the stop reason is "tool_use" but no tool call arrived${
+        requestId ? ` (request ${requestId})` : ''
+      }; the call the model asked for is missing, so the answer is incomplete`,
+      isRetryable: false,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+      ...(text !== '' ? { rawOutput: text } : {}),
+    });
+  }
+
   #result(parts: {
     text: string;
     toolCalls: ToolCall[];
@@ -396,6 +413,8 @@ export class AnthropicChatModel implements ChatModel {
         }
       }
     }
+    if (message.stop_reason === 'tool_use' && toolCalls.length === 0 && !answered)
+      throw this.#toolUseWithoutCall(requestId, text);
     return this.#result({
       text,
       toolCalls,
@@ -509,6 +528,38 @@ export class AnthropicChatModel implements ChatModel {
               model ??= event.message.model;
               container = event.message.container ?? container;
               usage = mergeAnthropicUsage(undefined, event.message.usage);
+              // Gateways that turn a whole response into a stream may put its content here (the
+              // SDK's own accumulator starts from it): each block is a started and closed one.
+              for (const [index, block] of (event.message.content ?? []).entries()) {
+                content[index] = { ...block };
+                if (block.type === 'text' && block.text) {
+                  text += block.text;
+                  yield { type: 'text-delta', delta: block.text };
+                } else if (block.type === 'thinking') {
+                  reasoning.push({ text: block.thinking ?? '', signature: block.signature });
+                  if (block.thinking) yield { type: 'reasoning-delta', delta: block.thinking };
+                } else if (block.type === 'tool_use') {
+                  const rawArguments = JSON.stringify(block.input ?? {});
+                  if (responseTool && block.name === responseTool.name) {
+                    const json = structuredText(block.input, responseTool);
+                    text += json;
+                    answered = true;
+                    yield { type: 'text-delta', delta: json };
+                    continue;
+                  }
+                  const released = release();
+                  if (released) yield released;
+                  const ordinal = toolOrdinal++;
+                  yield {
+                    type: 'tool-call-delta',
+                    index: ordinal,
+                    id: block.id,
+                    name: block.name,
+                    argumentsDelta: rawArguments,
+                  };
+                  held = parseToolCall({ id: block.id, name: block.name, rawArguments });
+                }
+              }
               break;
             case 'content_block_start': {
               const released = release();
@@ -692,6 +743,8 @@ export class AnthropicChatModel implements ChatModel {
     if (pausedUsage) usage = addAnthropicUsage(pausedUsage, usage);
     const released = release();
     if (released) yield released;
+    if (rawStopReason === 'tool_use' && toolCalls.length === 0 && !answered)
+      throw this.#toolUseWithoutCall(requestId, text);
     yield {
       type: 'finish',
       result: this.#result({

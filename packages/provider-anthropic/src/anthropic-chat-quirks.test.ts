@@ -212,6 +212,38 @@ describe('one JSON error body under an event-stream content type (a gateway)', (
   });
 });
 
+describe("a gateway's whole message in message_start (no content blocks)", () => {
+  it('is the answer: its text and its tool call', async () => {
+    server.script(sse('gateway-whole-message-in-message-start-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const last = parts.at(-1);
+    expect(last?.type).toBe('finish');
+    const result = last?.type === 'finish' ? last.result : undefined;
+    expect(result?.text).toBe("I'll read the README first.");
+    expect(result?.toolCalls.map((call) => [call.id, call.name, call.rawArguments])).toEqual([
+      ['toolu_01GwWhole', 'read_file', '{"path":"README.md"}'],
+    ]);
+    expect(result?.finishReason).toBe('tool-calls');
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+  });
+});
+
+describe('stop_reason "tool_use" without a tool_use block (a proxy lost it)', () => {
+  it('is an invalid-response, streamed and not: never a clean "tool-calls" finish with no call', async () => {
+    server.script([...sse('proxy-tool-use-without-block-stream'), ...json('proxy-tool-use-without-block')]);
+    const streamed = await collectStream(model().doStream(ask));
+    const plain = await modelRejection(model().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/the stop reason is "tool_use" but no tool call arrived/);
+      expect(error.rawOutput).toBe('Running the tests now.');
+    }
+    expect(streamed.parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
 describe('an HTML login page with a 200 (an access proxy in front of the gateway)', () => {
   it('is a non-retryable invalid-response naming the page, streamed and not, sent once', async () => {
     server.script([...sse('cloudflare-access-login-200'), ...json('cloudflare-access-login-200')]);
