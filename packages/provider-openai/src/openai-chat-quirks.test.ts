@@ -274,6 +274,29 @@ describe('one JSON value under an event-stream content type (a proxy that labels
   });
 });
 
+describe('a stream that ends right after its last data line, without the closing blank line', () => {
+  it('keeps that last chunk (the finish_reason and usage), as sent in pieces or in one write', async () => {
+    for (const chunking of ['events', 'bytes', 'whole'] as const) {
+      server.script(sse('finish-chunk-without-closing-blank-line-stream', { chunking }));
+      const { parts, error } = await collectStream(model('gateway').doStream(ask));
+      expect(error).toBeUndefined();
+      const result = finishedResult(parts);
+      expect([result.text, result.finishReason]).toEqual(['All 212 tests passed.', 'stop']);
+      expect(result.usage).toEqual({ inputTokens: 57, outputTokens: 6, totalTokens: 63 });
+    }
+  });
+
+  it('a last line whose JSON is cut is still a cut stream (retryable), not an answer', async () => {
+    const recorded = read('finish-chunk-without-closing-blank-line-stream');
+    server.script([
+      { type: 'response', response: { ...recorded, body: recorded.body.slice(0, -40) }, chunking: 'events' },
+    ]);
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['network', true]);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
 describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {
   it('is a retryable invalid-response with the failed generation, and generate samples again', async () => {
     server.script(json('groq-tool-use-failed'));
