@@ -496,6 +496,15 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title:
+      'a 429 insufficient_quota (the quota is used up): rate-limited, not retryable, with its request id',
+    fixture: 'insufficient-quota-429',
+    call: 'generate',
+    expected: {
+      error: { code: 'rate-limited', isRetryable: false, message: /req_5c1f0e9a2b7d4c3e8f6a1b2c3d4e5f60/ },
+    },
+  },
+  {
     title: 'a 429 without retry-after: rate-limited, retryable',
     fixture: 'rate-limited-reset-headers',
     call: 'generate',
