@@ -572,12 +572,18 @@ export class AISDKChatModel implements ChatModel {
     };
   }
 
-  #error(error: unknown, signal: AbortSignal | undefined, timedOut = false): ModelError {
+  #error(
+    error: unknown,
+    signal: AbortSignal | undefined,
+    timedOut = false,
+    requestId?: string | undefined,
+  ): ModelError {
     return mapAISDKError(error, {
       provider: this.provider,
       signal,
       timedOut,
       secrets: this.#options.secrets ?? [],
+      requestId,
     });
   }
 
@@ -1275,10 +1281,10 @@ export class AISDKChatModel implements ChatModel {
               break;
             }
             const bare = bareErrorChunk(lastRaw);
-            if (bare) throw this.#error(bare, signal);
+            if (bare) throw this.#error(bare, signal, false, requestId);
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
-            throw this.#error(part.error, signal);
+            throw this.#error(part.error, signal, false, requestId);
           }
         }
       }

@@ -73,6 +73,8 @@ export interface MapAISDKErrorOptions {
   timedOut?: boolean;
   /** Literal secrets (API keys) removed from messages and the cause. */
   secrets?: readonly string[];
+  /** The response's request id, for an error that carries none (a stream's `error` part). */
+  requestId?: string | undefined;
 }
 
 /**
@@ -233,11 +235,15 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
     const type = text(inner.type) ?? text(inner.status);
     const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
     const message = text(inner.message) ?? JSON.stringify(inner).slice(0, 300);
+    const { requestId } = options;
     return new ModelError({
       code: classifyHttpError({ type, code, message }),
       message: redact(
-        `${provider}: error event in stream${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}`,
+        `${provider}: error event in stream${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
       ),
+      ...(requestId ? { requestId } : {}),
       ...(usedUpQuota(type, code) ? { isRetryable: false } : {}),
       provider,
     });
