@@ -263,6 +263,19 @@ export class AnthropicChatModel implements ChatModel {
     });
   }
 
+  /** The error for a tool_use block without a tool name (a proxy's translation): nothing to run. */
+  #nameless(id: string | undefined, requestId: string | undefined): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: tool call ${id ? JSON.stringify(id) : '(no id)'} has no tool name${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      isRetryable: false,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
   /**
    * The error for `stop_reason: "tool_use"` without a tool call: the model stopped to have a tool
    * run, and what it asked for never arrived (a proxy lost the block). Never a clean answer.
@@ -404,6 +417,7 @@ export class AnthropicChatModel implements ChatModel {
           text += structuredText(block.input, responseTool);
           answered = true;
         } else {
+          if (!block.name) throw this.#nameless(block.id, requestId);
           toolCalls.push({
             id: block.id,
             name: block.name,
@@ -557,6 +571,7 @@ export class AnthropicChatModel implements ChatModel {
                     name: block.name,
                     argumentsDelta: rawArguments,
                   };
+                  if (!block.name) throw this.#nameless(block.id, requestId);
                   held = parseToolCall({ id: block.id, name: block.name, rawArguments });
                 }
               }
@@ -661,6 +676,7 @@ export class AnthropicChatModel implements ChatModel {
                   block.raw = block.initial;
                   yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: block.raw };
                 }
+                if (!block.name) throw this.#nameless(block.id, requestId);
                 held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
                 block.closed = true;
               } else if (block?.kind === 'response' && responseTool) {

@@ -244,6 +244,20 @@ describe('stop_reason "tool_use" without a tool_use block (a proxy lost it)', ()
   });
 });
 
+describe('a tool_use block without a tool name (a proxy lost it)', () => {
+  it('is an invalid-response, not a call to run', async () => {
+    server.script(sse('proxy-nameless-tool-use-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual([
+      'invalid-response',
+      false,
+    ]);
+    expect((error as ModelError).message).toMatch(/tool call "toolu_01Nameless" has no tool name/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
 describe('an HTML login page with a 200 (an access proxy in front of the gateway)', () => {
   it('is a non-retryable invalid-response naming the page, streamed and not, sent once', async () => {
     server.script([...sse('cloudflare-access-login-200'), ...json('cloudflare-access-login-200')]);
