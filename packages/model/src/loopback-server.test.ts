@@ -123,6 +123,61 @@ describe('startLoopbackServer', () => {
     expect(await (await fetch(server.url)).text()).toBe(body);
   });
 
+  it('keeps lone-CR line endings and a last event without its blank line byte for byte', async () => {
+    const cr = 'data: {"n":1}\r\rdata: {"n":2}\r\r';
+    const unterminated = 'data: {"n":1}\n\ndata: {"n":2}';
+    server.script([
+      { type: 'response', response: { ...sseResponse, body: cr }, chunking: 'events', limitEvents: 1 },
+      { type: 'response', response: { ...sseResponse, body: unterminated }, chunking: 'events' },
+      { type: 'response', response: { ...sseResponse, body: `\n\n${unterminated}\n` }, chunking: 'events' },
+    ]);
+    expect(await (await fetch(server.url)).text()).toBe('data: {"n":1}\r\r');
+    expect(await (await fetch(server.url)).text()).toBe(unterminated);
+    expect(await (await fetch(server.url)).text()).toBe(`\n\n${unterminated}\n`);
+  });
+
+  it('frames a recorded reply itself: transfer-encoding, content-length and connection are dropped', async () => {
+    const recorded = parseRecordedResponse(
+      'HTTP/2 200\ncontent-type: application/json\ntransfer-encoding: chunked\ncontent-length: 5\nconnection: keep-alive\nx-request-id: req_2\n\n{"ok":true}',
+    );
+    expect(recorded.status).toBe(200);
+    for (const chunking of ['whole', 'events', 'bytes'] as const) {
+      server.script([{ type: 'response', response: recorded, chunking }]);
+      const response = await fetch(server.url);
+      expect(response.headers.get('x-request-id')).toBe('req_2');
+      expect(await response.text()).toBe('{"ok":true}');
+    }
+  });
+
+  it('encodes a body recorded decoded under content-encoding gzip, deflate or br, flushed event by event', async () => {
+    for (const encoding of ['gzip', 'x-gzip', 'deflate', 'br', 'identity']) {
+      const headers = { 'content-type': 'text/event-stream', 'content-encoding': encoding };
+      server.script([
+        { type: 'response', response: { status: 200, headers, body: sseBody } },
+        { type: 'response', response: { status: 200, headers, body: sseBody }, chunking: 'events' },
+        {
+          type: 'response',
+          response: { status: 200, headers, body: sseBody },
+          limitEvents: 1,
+          chunking: 'events',
+          after: 'hold',
+        },
+      ]);
+      expect(await (await fetch(server.url)).text()).toBe(sseBody);
+      expect(await (await fetch(server.url)).text()).toBe(sseBody);
+      // The first event reaches the client while the stream is held open (not stuck in the compressor).
+      const controller = new AbortController();
+      const held = await fetch(server.url, { signal: controller.signal });
+      const reader = (held.body as ReadableStream<Uint8Array>).getReader();
+      let text = '';
+      while (!text.endsWith('\n\n')) text += Buffer.from((await reader.read()).value ?? []).toString('utf8');
+      expect(text).toBe('data: {"n":1}\n\n');
+      controller.abort();
+    }
+    const error = errorOf(() => parseRecordedResponse('HTTP/1.1 200 OK\ncontent-encoding: zstd\n\n{}'));
+    expect(error).toMatchObject({ code: 'invalid-fixture', message: /unsupported content-encoding "zstd"/ });
+  });
+
   it('bytes: writes each event in two parts cut inside its first multi-byte character', async () => {
     const body = 'data: {"t":"caf\u00e9"}\n\ndata: {"t":"\u{1F600}"}\n\ndata: [DONE]\n\n';
     server.script([{ type: 'response', response: { ...sseResponse, body }, chunking: 'bytes' }]);

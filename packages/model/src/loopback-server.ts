@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  brotliCompressSync,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  deflateSync,
+  gzipSync,
+} from 'node:zlib';
 import { ConformanceError } from './conformance-error';
 
 /** One request the loopback server received. */
@@ -102,8 +110,10 @@ function invalidFixture(message: string, cause?: unknown): ConformanceError {
 }
 
 /**
- * Parses a `.http` fixture: a status line (`HTTP/1.1 200 OK`), header lines, a blank line, then
- * the body verbatim (JSON, or SSE events separated by blank lines). Throws
+ * Parses a `.http` fixture: a status line (`HTTP/1.1 200 OK`, or `HTTP/2 200` as `curl -i`
+ * prints it), header lines, a blank line, then the body verbatim (JSON, or SSE events separated
+ * by blank lines), stored decoded: a `content-encoding` of gzip, x-gzip, deflate, br or identity
+ * is applied again when the reply is written; any other is an `invalid-fixture`. Throws
  * `ConformanceError('invalid-fixture')` naming the bad line.
  *
  * @example
@@ -115,7 +125,7 @@ export function parseRecordedResponse(text: string): RecordedResponse {
   // The body stays byte for byte (a server's CRLF line endings included).
   const body = split ? text.slice(split.index + split[0].length) : '';
   const [statusLine = '', ...headerLines] = head.split(/\r?\n/);
-  const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
+  const match = /^HTTP\/(?:1\.[01]|2(?:\.0)?|3) (\d{3})/.exec(statusLine);
   if (!match?.[1]) {
     throw invalidFixture(
       `fixture does not start with an HTTP status line such as "HTTP/1.1 200 OK": ${JSON.stringify(statusLine)}`,
@@ -130,6 +140,7 @@ export function parseRecordedResponse(text: string): RecordedResponse {
     }
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
+  checkContentEncoding(headers);
   return { status: Number(match[1]), headers, body };
 }
 
@@ -151,12 +162,29 @@ export function readRecordedResponse(path: string | URL): RecordedResponse {
   }
 }
 
+/**
+ * The body's SSE events, each with the blank line that ends it, byte for byte: `\n`, `\r\n` and
+ * lone `\r` line endings are kept as recorded, and a last event recorded without its closing blank
+ * line is sent without it (real servers end streams that way; the client must not lose it).
+ */
 function splitEvents(body: string): string[] {
-  const newline = body.includes('\r\n') ? '\r\n' : '\n';
-  return body
-    .split(/(?:\r?\n){2,}/)
-    .filter((event) => event.trim() !== '')
-    .map((event) => `${event}${newline}${newline}`);
+  const events: string[] = [];
+  let pending = '';
+  let start = 0;
+  for (const match of body.matchAll(/(?:\r\n|\r|\n){2,}/g)) {
+    const end = match.index + match[0].length;
+    pending += body.slice(start, end);
+    start = end;
+    // Separators before the first event belong to it, not to an event of their own.
+    if (pending.trim() !== '') {
+      events.push(pending);
+      pending = '';
+    }
+  }
+  const rest = pending + body.slice(start);
+  if (rest.trim() !== '') events.push(rest);
+  else if (rest !== '' && events.length > 0) events[events.length - 1] += rest;
+  return events;
 }
 
 /**
@@ -166,6 +194,13 @@ function splitEvents(body: string): string[] {
 function byteSplit(bytes: Buffer): number {
   const continuation = bytes.findIndex((byte) => (byte & 0xc0) === 0x80);
   return continuation > 0 ? continuation : Math.floor(bytes.length / 2);
+}
+
+/** The middle of `text`, moved off the second half of a surrogate pair (an emoji stays whole). */
+function textMiddle(text: string): number {
+  const middle = Math.floor(text.length / 2);
+  const code = text.charCodeAt(middle - 1);
+  return code >= 0xd800 && code <= 0xdbff ? middle - 1 : middle;
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -178,6 +213,92 @@ function tick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Headers of a recording that describe how its bytes were framed on the original connection
+ * (`content-length` of another body, `transfer-encoding: chunked`, the connection's own
+ * keep-alive): the loopback server frames its reply itself, so they are left out.
+ */
+const framingHeaders = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+type Encoding = 'gzip' | 'deflate' | 'br' | undefined;
+
+const encodings: Readonly<Record<string, Encoding>> = {
+  gzip: 'gzip',
+  'x-gzip': 'gzip',
+  deflate: 'deflate',
+  br: 'br',
+  identity: undefined,
+};
+
+function replayHeaders(recorded: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(recorded)) {
+    if (framingHeaders.has(name)) continue;
+    if (name === 'content-encoding' && contentEncoding(recorded) === undefined) continue;
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** The fixture's `content-encoding` (its body is stored decoded; the server encodes it again). */
+function contentEncoding(headers: Record<string, string>): Encoding {
+  const value = headers['content-encoding']?.trim().toLowerCase();
+  return value === undefined || value === '' ? undefined : encodings[value];
+}
+
+function checkContentEncoding(headers: Record<string, string>): void {
+  const value = headers['content-encoding']?.trim().toLowerCase();
+  if (value === undefined || value === '' || value in encodings) return;
+  throw invalidFixture(
+    `unsupported content-encoding ${JSON.stringify(value)} in fixture (the body is stored decoded; the loopback server can encode gzip, x-gzip, deflate, br or identity)`,
+  );
+}
+
+function encode(body: Buffer, encoding: Encoding): Buffer {
+  if (encoding === 'gzip') return gzipSync(body);
+  if (encoding === 'deflate') return deflateSync(body);
+  if (encoding === 'br') return brotliCompressSync(body);
+  return body;
+}
+
+interface Sink {
+  /** Writes `bytes` and, through a compressor, flushes them to the client. */
+  write(bytes: Buffer): Promise<void>;
+  end(): void;
+}
+
+function encoder(res: ServerResponse, encoding: Encoding): Sink {
+  if (encoding === undefined) {
+    return {
+      write: async (bytes) => {
+        if (!res.destroyed && !res.writableEnded) res.write(bytes);
+      },
+      end: () => res.end(),
+    };
+  }
+  const compressor =
+    encoding === 'gzip' ? createGzip() : encoding === 'deflate' ? createDeflate() : createBrotliCompress();
+  compressor.on('data', (chunk: Buffer) => {
+    if (!res.destroyed && !res.writableEnded) res.write(chunk);
+  });
+  compressor.on('end', () => {
+    if (!res.destroyed && !res.writableEnded) res.end();
+  });
+  compressor.on('error', () => res.destroy());
+  res.once('close', () => compressor.destroy());
+  return {
+    write: (bytes) =>
+      new Promise((resolve) => {
+        if (compressor.destroyed || compressor.writableEnded) return resolve();
+        compressor.write(bytes);
+        compressor.flush(() => resolve());
+      }),
+    end: () => {
+      if (!compressor.destroyed) compressor.end();
+    },
+  };
+}
+
 async function writeReply(
   res: ServerResponse,
   reply: LoopbackReply,
@@ -186,11 +307,12 @@ async function writeReply(
 ): Promise<void> {
   if (reply.type === 'compute') {
     const response = await reply.respond(request);
+    const body = encode(Buffer.from(response.body), contentEncoding(response.headers));
     res.writeHead(response.status, {
-      ...response.headers,
-      'content-length': String(Buffer.byteLength(response.body)),
+      ...replayHeaders(response.headers),
+      'content-length': String(body.length),
     });
-    res.end(response.body);
+    res.end(body);
     return;
   }
   if (reply.type === 'endless') {
@@ -217,35 +339,41 @@ async function writeReply(
     return;
   }
   const { response, chunking = 'whole', after = 'end', limitEvents } = reply;
-  const headers = { ...response.headers };
+  const headers = replayHeaders(response.headers);
+  const encoding = contentEncoding(response.headers);
   if (chunking === 'whole' && after === 'end' && limitEvents === undefined) {
-    headers['content-length'] = String(Buffer.byteLength(response.body));
+    const body = encode(Buffer.from(response.body), encoding);
+    headers['content-length'] = String(body.length);
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
   }
   res.writeHead(response.status, headers);
+  // An encoded body goes through one compressor, flushed after every write, so each write
+  // reaches the client as soon as it is made (as a compressing server streams SSE).
+  const sink = encoder(res, encoding);
   if (chunking === 'whole') {
-    res.write(response.body);
+    await sink.write(Buffer.from(response.body));
   } else {
     const events = splitEvents(response.body).slice(0, limitEvents);
     res.flushHeaders();
     for (const event of events) {
       if (res.destroyed) return;
-      if (chunking === 'bytes') {
-        const bytes = Buffer.from(event);
-        const cut = byteSplit(bytes);
-        res.write(bytes.subarray(0, cut));
-        await tick();
-        res.write(bytes.subarray(cut));
-      } else {
-        const middle = Math.floor(event.length / 2);
-        res.write(event.slice(0, middle));
-        await tick();
-        res.write(event.slice(middle));
-      }
+      const bytes = Buffer.from(event);
+      // `bytes`: cut inside the first multi-byte character; `events`: in the middle of the text.
+      const cut =
+        chunking === 'bytes' ? byteSplit(bytes) : Buffer.byteLength(event.slice(0, textMiddle(event)));
+      await sink.write(bytes.subarray(0, cut));
+      await tick();
+      await sink.write(bytes.subarray(cut));
       await tick();
     }
   }
-  if (after === 'end') res.end();
-  else if (after === 'destroy') {
+  if (after === 'end') {
+    sink.end();
+    return;
+  }
+  if (after === 'destroy') {
     await tick();
     res.socket?.destroy();
   } else if (res.socket) {
@@ -254,7 +382,7 @@ async function writeReply(
     if (keepAlive) {
       const timer = setInterval(() => {
         if (res.destroyed || res.writableEnded) clearInterval(timer);
-        else res.write(keepAlive.text);
+        else void sink.write(Buffer.from(keepAlive.text));
       }, keepAlive.everyMs);
       timer.unref();
       res.once('close', () => clearInterval(timer));

@@ -496,6 +496,15 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title:
+      'a 429 insufficient_quota (the quota is used up): rate-limited, not retryable, with its request id',
+    fixture: 'insufficient-quota-429',
+    call: 'generate',
+    expected: {
+      error: { code: 'rate-limited', isRetryable: false, message: /req_5c1f0e9a2b7d4c3e8f6a1b2c3d4e5f60/ },
+    },
+  },
+  {
     title: 'a 429 without retry-after: rate-limited, retryable',
     fixture: 'rate-limited-reset-headers',
     call: 'generate',
@@ -525,6 +534,19 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     fixture: 'error-string-200',
     call: 'generate',
     expected: { error: { code: 'network', isRetryable: true, message: /Model unloaded/ } },
+  },
+  {
+    title:
+      "a web UI's HTML page with a 200 (baseURL without /api, an SPA answering every path), streamed: a non-retryable invalid-response",
+    fixture: 'open-webui-spa-page-200',
+    call: 'stream',
+    expected: { error: { code: 'invalid-response', isRetryable: false, message: /HTML page/ } },
+  },
+  {
+    title: "a web UI's HTML page with a 200, not streamed: a non-retryable invalid-response",
+    fixture: 'open-webui-spa-page-200',
+    call: 'generate',
+    expected: { error: { code: 'invalid-response', isRetryable: false } },
   },
   {
     title: "LM Studio's 200 for a path it does not serve: a non-retryable bad-request",

@@ -17,7 +17,9 @@ import {
   checkModelId,
   checkProviderOptions,
   defaultStreamIdleTimeoutMs,
+  htmlPageError,
   isCompleteToolArguments,
+  isHtmlContentType,
   parseToolCall,
   restatedArguments,
   streamStallError,
@@ -570,12 +572,18 @@ export class AISDKChatModel implements ChatModel {
     };
   }
 
-  #error(error: unknown, signal: AbortSignal | undefined, timedOut = false): ModelError {
+  #error(
+    error: unknown,
+    signal: AbortSignal | undefined,
+    timedOut = false,
+    requestId?: string | undefined,
+  ): ModelError {
     return mapAISDKError(error, {
       provider: this.provider,
       signal,
       timedOut,
       secrets: this.#options.secrets ?? [],
+      requestId,
     });
   }
 
@@ -962,17 +970,19 @@ export class AISDKChatModel implements ChatModel {
     // Not a cut connection: the server answered with one JSON body (an error such as LM Studio's
     // 200 for a wrong path, or a whole response) that the AI SDK reads no events from.
     const jsonBody = (): ModelError | undefined =>
-      typeof contentType === 'string' && contentType.includes('json') && text === ''
-        ? new ModelError({
-            code: 'invalid-response',
-            message: `${this.provider}: the server answered a streaming request with a JSON body (${contentType}), not an event stream${
-              requestId ? ` (request ${requestId})` : ''
-            }; check the baseURL, or call generate without streaming to see the body`,
-            isRetryable: false,
-            provider: this.provider,
-            ...(requestId ? { requestId } : {}),
-          })
-        : undefined;
+      typeof contentType === 'string' && isHtmlContentType(contentType) && text === ''
+        ? htmlPageError({ provider: this.provider, contentType, requestId, streaming: true })
+        : typeof contentType === 'string' && contentType.includes('json') && text === ''
+          ? new ModelError({
+              code: 'invalid-response',
+              message: `${this.provider}: the server answered a streaming request with a JSON body (${contentType}), not an event stream${
+                requestId ? ` (request ${requestId})` : ''
+              }; check the baseURL, or call generate without streaming to see the body`,
+              isRetryable: false,
+              provider: this.provider,
+              ...(requestId ? { requestId } : {}),
+            })
+          : undefined;
     const reasoning: ReasoningPart[] = [];
     const reasoningById = new Map<string, ReasoningPart>();
     const inputs = new Map<
@@ -1271,10 +1281,10 @@ export class AISDKChatModel implements ChatModel {
               break;
             }
             const bare = bareErrorChunk(lastRaw);
-            if (bare) throw this.#error(bare, signal);
+            if (bare) throw this.#error(bare, signal, false, requestId);
             // The AI SDK reports a stream that ended early as an error part: a cut connection.
             if (isCutStream(part.error)) throw jsonBody() ?? this.#cut(text, requestId);
-            throw this.#error(part.error, signal);
+            throw this.#error(part.error, signal, false, requestId);
           }
         }
       }

@@ -427,3 +427,13 @@ describe('the deprecated function_call streamed (older Azure API versions), whic
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
+
+describe("a stream's error event", () => {
+  it("keeps the response's request id (x-request-id), as the OpenAI adapter does", async () => {
+    server.script(sse('event-error-code-details-stream'));
+    const { error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect((error as ModelError).requestId).toBe('req_event_error_details');
+    expect((error as ModelError).message).toMatch(/\(request req_event_error_details\)/);
+  });
+});

@@ -57,6 +57,14 @@ function header(headers: unknown, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * OpenAI's `insufficient_quota` (a 429, or an error event): the account's quota or credit is
+ * used up, and retrying cannot bring it back — not retryable, as the OpenAI adapter maps it.
+ */
+function usedUpQuota(type: string | undefined, code: string | number | undefined): boolean {
+  return type === 'insufficient_quota' || code === 'insufficient_quota';
+}
+
 /** Options of {@link mapAISDKError}. */
 export interface MapAISDKErrorOptions {
   provider: string;
@@ -65,6 +73,8 @@ export interface MapAISDKErrorOptions {
   timedOut?: boolean;
   /** Literal secrets (API keys) removed from messages and the cause. */
   secrets?: readonly string[];
+  /** The response's request id, for an error that carries none (a stream's `error` part). */
+  requestId?: string | undefined;
 }
 
 /**
@@ -74,7 +84,8 @@ export interface MapAISDKErrorOptions {
  * request id from the response headers; a 2xx that could not be parsed → `invalid-response`;
  * errors without a status (stream error parts, `{ code: 400 }` bodies) by their code, type and
  * message; JSON/validation errors → `invalid-response`; aborts → `aborted`; the bridge's timeout
- * → `timeout`; connection failures → `network`. Messages are redacted with `secrets`.
+ * → `timeout`; connection failures → `network`; a used-up quota (`insufficient_quota`) is not
+ * retryable. Messages are redacted with `secrets`.
  */
 export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): ModelError {
   const { provider, signal, timedOut, secrets = [] } = options;
@@ -188,6 +199,7 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
         }`,
       ),
       status,
+      ...(usedUpQuota(type, code) ? { isRetryable: false } : {}),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       ...(requestId ? { requestId } : {}),
       provider,
@@ -223,11 +235,16 @@ export function mapAISDKError(error: unknown, options: MapAISDKErrorOptions): Mo
     const type = text(inner.type) ?? text(inner.status);
     const code = typeof inner.code === 'number' ? inner.code : text(inner.code);
     const message = text(inner.message) ?? JSON.stringify(inner).slice(0, 300);
+    const { requestId } = options;
     return new ModelError({
       code: classifyHttpError({ type, code, message }),
       message: redact(
-        `${provider}: error event in stream${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}`,
+        `${provider}: error event in stream${code !== undefined ? ` ${code}` : type ? ` ${type}` : ''}: ${message}${
+          requestId ? ` (request ${requestId})` : ''
+        }`,
       ),
+      ...(requestId ? { requestId } : {}),
+      ...(usedUpQuota(type, code) ? { isRetryable: false } : {}),
       provider,
     });
   }

@@ -22,6 +22,8 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  htmlPageError,
+  isHtmlContentType,
   parseToolCall,
   type StallGuardedStream,
   streamStallError,
@@ -261,6 +263,36 @@ export class AnthropicChatModel implements ChatModel {
     });
   }
 
+  /** The error for a tool_use block without a tool name (a proxy's translation): nothing to run. */
+  #nameless(id: string | undefined, requestId: string | undefined): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: tool call ${id ? JSON.stringify(id) : '(no id)'} has no tool name${
+        requestId ? ` (request ${requestId})` : ''
+      }`,
+      isRetryable: false,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
+  /**
+   * The error for `stop_reason: "tool_use"` without a tool call: the model stopped to have a tool
+   * run, and what it asked for never arrived (a proxy lost the block). Never a clean answer.
+   */
+  #toolUseWithoutCall(requestId: string | undefined, text: string): ModelError {
+    return new ModelError({
+      code: 'invalid-response',
+      message: `${this.provider}: the stop reason is "tool_use" but no tool call arrived${
+        requestId ? ` (request ${requestId})` : ''
+      }; the call the model asked for is missing, so the answer is incomplete`,
+      isRetryable: false,
+      provider: this.provider,
+      ...(requestId ? { requestId } : {}),
+      ...(text !== '' ? { rawOutput: text } : {}),
+    });
+  }
+
   #result(parts: {
     text: string;
     toolCalls: ToolCall[];
@@ -316,6 +348,16 @@ export class AnthropicChatModel implements ChatModel {
           .withResponse();
         message = data;
         requestId = request_id ?? undefined;
+        const contentType = response.headers.get('content-type');
+        if (isHtmlContentType(contentType)) {
+          throw htmlPageError({
+            provider: this.provider,
+            contentType: contentType ?? '',
+            body: typeof data === 'string' ? data : undefined,
+            requestId,
+            streaming: false,
+          });
+        }
         // A 200 whose body is an error (gateways, proxies): classified by its type, like an error event.
         if (isErrorBody(message)) throw new APIError(undefined, message, undefined, response.headers);
         if (message?.stop_reason !== 'pause_turn' || !Array.isArray(message.content)) break;
@@ -375,6 +417,7 @@ export class AnthropicChatModel implements ChatModel {
           text += structuredText(block.input, responseTool);
           answered = true;
         } else {
+          if (!block.name) throw this.#nameless(block.id, requestId);
           toolCalls.push({
             id: block.id,
             name: block.name,
@@ -384,6 +427,8 @@ export class AnthropicChatModel implements ChatModel {
         }
       }
     }
+    if (message.stop_reason === 'tool_use' && toolCalls.length === 0 && !answered)
+      throw this.#toolUseWithoutCall(requestId, text);
     return this.#result({
       text,
       toolCalls,
@@ -408,7 +453,18 @@ export class AnthropicChatModel implements ChatModel {
       .messages.create(body, { signal })
       .withResponse();
     const requestId = request_id ?? undefined;
-    if ((response.headers.get('content-type') ?? '').includes('json')) {
+    const contentType = response.headers.get('content-type');
+    if (isHtmlContentType(contentType)) {
+      // A web page (a web UI, a login): the SDK would read no events from it.
+      throw htmlPageError({
+        provider: this.provider,
+        contentType: contentType ?? '',
+        body: await response.text(),
+        requestId,
+        streaming: true,
+      });
+    }
+    if ((contentType ?? '').includes('json')) {
       // A JSON body instead of an event stream: the SDK would read no events from it.
       const parsed: unknown = JSON.parse(await response.text());
       if (isErrorBody(parsed)) throw new APIError(undefined, parsed, undefined, response.headers);
@@ -486,6 +542,39 @@ export class AnthropicChatModel implements ChatModel {
               model ??= event.message.model;
               container = event.message.container ?? container;
               usage = mergeAnthropicUsage(undefined, event.message.usage);
+              // Gateways that turn a whole response into a stream may put its content here (the
+              // SDK's own accumulator starts from it): each block is a started and closed one.
+              for (const [index, block] of (event.message.content ?? []).entries()) {
+                content[index] = { ...block };
+                if (block.type === 'text' && block.text) {
+                  text += block.text;
+                  yield { type: 'text-delta', delta: block.text };
+                } else if (block.type === 'thinking') {
+                  reasoning.push({ text: block.thinking ?? '', signature: block.signature });
+                  if (block.thinking) yield { type: 'reasoning-delta', delta: block.thinking };
+                } else if (block.type === 'tool_use') {
+                  const rawArguments = JSON.stringify(block.input ?? {});
+                  if (responseTool && block.name === responseTool.name) {
+                    const json = structuredText(block.input, responseTool);
+                    text += json;
+                    answered = true;
+                    yield { type: 'text-delta', delta: json };
+                    continue;
+                  }
+                  const released = release();
+                  if (released) yield released;
+                  const ordinal = toolOrdinal++;
+                  yield {
+                    type: 'tool-call-delta',
+                    index: ordinal,
+                    id: block.id,
+                    name: block.name,
+                    argumentsDelta: rawArguments,
+                  };
+                  if (!block.name) throw this.#nameless(block.id, requestId);
+                  held = parseToolCall({ id: block.id, name: block.name, rawArguments });
+                }
+              }
               break;
             case 'content_block_start': {
               const released = release();
@@ -587,6 +676,7 @@ export class AnthropicChatModel implements ChatModel {
                   block.raw = block.initial;
                   yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: block.raw };
                 }
+                if (!block.name) throw this.#nameless(block.id, requestId);
                 held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
                 block.closed = true;
               } else if (block?.kind === 'response' && responseTool) {
@@ -669,6 +759,8 @@ export class AnthropicChatModel implements ChatModel {
     if (pausedUsage) usage = addAnthropicUsage(pausedUsage, usage);
     const released = release();
     if (released) yield released;
+    if (rawStopReason === 'tool_use' && toolCalls.length === 0 && !answered)
+      throw this.#toolUseWithoutCall(requestId, text);
     yield {
       type: 'finish',
       result: this.#result({

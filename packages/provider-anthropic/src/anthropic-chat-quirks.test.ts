@@ -173,6 +173,106 @@ describe('an event stream without event: lines (Anthropic-compatible gateways)',
   });
 });
 
+describe('an unnamed error a gateway injects into a named stream', () => {
+  it("Anthropic's error shape is the typed overload, not a cut connection (LF, CRLF and lone-CR line ends)", async () => {
+    const recorded = read('gateway-unnamed-error-in-named-stream');
+    for (const newline of ['\n', '\r\n', '\r']) {
+      server.script([
+        {
+          type: 'response',
+          response: { ...recorded, body: recorded.body.replaceAll('\n', newline) },
+          chunking: 'bytes',
+        },
+      ]);
+      const { parts, error } = await collectStream(model().doStream(ask));
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['overloaded', true]);
+      expect((error as ModelError).message).toMatch(/overloaded_error: Overloaded/);
+      expect(parts.some((part) => part.type === 'finish')).toBe(false);
+    }
+  });
+
+  it("OpenAI's error shape ({error: {type, message}}) inside a tool call is the typed rate limit, and no call", async () => {
+    server.script(sse('gateway-openai-shaped-error-in-named-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['rate-limited', true]);
+    expect(parts.some((part) => part.type === 'finish' || part.type === 'tool-call')).toBe(false);
+  });
+});
+
+describe('one JSON error body under an event-stream content type (a gateway)', () => {
+  it('is its typed error, not a retryable "cut stream"', async () => {
+    server.script(sse('gateway-json-error-as-event-stream', { chunking: 'bytes' }));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['rate-limited', true]);
+    expect((error as ModelError).message).toMatch(/30,000 input tokens per minute/);
+    expect(parts).toEqual([]);
+  });
+});
+
+describe("a gateway's whole message in message_start (no content blocks)", () => {
+  it('is the answer: its text and its tool call', async () => {
+    server.script(sse('gateway-whole-message-in-message-start-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const last = parts.at(-1);
+    expect(last?.type).toBe('finish');
+    const result = last?.type === 'finish' ? last.result : undefined;
+    expect(result?.text).toBe("I'll read the README first.");
+    expect(result?.toolCalls.map((call) => [call.id, call.name, call.rawArguments])).toEqual([
+      ['toolu_01GwWhole', 'read_file', '{"path":"README.md"}'],
+    ]);
+    expect(result?.finishReason).toBe('tool-calls');
+    expect(parts.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+  });
+});
+
+describe('stop_reason "tool_use" without a tool_use block (a proxy lost it)', () => {
+  it('is an invalid-response, streamed and not: never a clean "tool-calls" finish with no call', async () => {
+    server.script([...sse('proxy-tool-use-without-block-stream'), ...json('proxy-tool-use-without-block')]);
+    const streamed = await collectStream(model().doStream(ask));
+    const plain = await modelRejection(model().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/the stop reason is "tool_use" but no tool call arrived/);
+      expect(error.rawOutput).toBe('Running the tests now.');
+    }
+    expect(streamed.parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('a tool_use block without a tool name (a proxy lost it)', () => {
+  it('is an invalid-response, not a call to run', async () => {
+    server.script(sse('proxy-nameless-tool-use-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual([
+      'invalid-response',
+      false,
+    ]);
+    expect((error as ModelError).message).toMatch(/tool call "toolu_01Nameless" has no tool name/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
+  });
+});
+
+describe('an HTML login page with a 200 (an access proxy in front of the gateway)', () => {
+  it('is a non-retryable invalid-response naming the page, streamed and not, sent once', async () => {
+    server.script([...sse('cloudflare-access-login-200'), ...json('cloudflare-access-login-200')]);
+    const streamed = await collectStream(model().doStream(ask));
+    const plain = await modelRejection(model().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/HTML page \(text\/html, titled "Sign in ・ Cloudflare Access"\)/);
+    }
+    expect(streamed.parts).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
 describe('tool-call ids from other providers in the history', () => {
   it("are sent valid and unique (Kimi's functions.x:0, call_0 every turn, an empty id); each result follows its call", async () => {
     const answer = fixtureReplies(new URL('./__fixtures__/', import.meta.url));

@@ -1,79 +1,103 @@
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-/** The `type` of an event's JSON data, or `undefined`. */
+/**
+ * The event name for an event's JSON data: its `type` (`message_start`, `error`, …), or `error`
+ * for a bare `{"error": {…}}` (a gateway's own error in OpenAI's shape); `undefined` otherwise.
+ */
 function dataType(data: string): string | undefined {
   try {
-    const parsed: unknown = JSON.parse(data);
-    const type = (parsed as { type?: unknown } | null)?.type;
-    return typeof type === 'string' && /^[a-z_]+$/.test(type) ? type : undefined;
+    const parsed = JSON.parse(data) as { type?: unknown; error?: unknown } | null;
+    const type = parsed?.type;
+    if (typeof type === 'string') return /^[a-z_]+$/.test(type) ? type : undefined;
+    return typeof parsed?.error === 'object' && parsed.error !== null ? 'error' : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Adds the `event:` line to every event of a stream that has only `data:` lines, from the data's
- * `type` (`data: {"type":"message_start",…}` → `event: message_start`). Anthropic always names
- * its events and the SDK drops unnamed ones; some Anthropic-compatible gateways leave the names
- * out. Decided on the first event: a stream that names it passes through untouched.
+ * Adds the `event:` line to every event that has only `data:` lines, from the data's `type`
+ * (`data: {"type":"message_start",…}` → `event: message_start`). Anthropic always names its
+ * events and the SDK drops unnamed ones; some Anthropic-compatible gateways leave the names out —
+ * of every event, or only of an error they inject into a named stream (an overload mid-answer
+ * that would otherwise read as a cut connection). Named events pass through unchanged; `\n`,
+ * `\r\n` and lone `\r` line endings are all read as line ends.
  */
 function nameEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  let mode: 'undecided' | 'pass' | 'name' = 'undecided';
   let pending = '';
   let named = false;
-  const rewrite = (lines: string[]): string => {
+  // A body that starts with `{` is one JSON value under an event-stream content type (a proxy's
+  // error body): no SSE line starts with `{`. It is held whole and passed on as one event's data.
+  let json: boolean | undefined;
+  /** The `event:` line to put before `line`, or `''`. */
+  const nameFor = (line: string, end: string): string => {
+    if (line === '') named = false;
+    else if (line.startsWith('event:')) named = true;
+    else if (!named && line.startsWith('data:')) {
+      named = true;
+      const type = dataType(line.slice(5).trim());
+      if (type) return `event: ${type}${end}`;
+    }
+    return '';
+  };
+  const rewrite = (final: boolean): string => {
     let out = '';
-    for (const line of lines) {
-      const bare = line.endsWith('\r') ? line.slice(0, -1) : line;
-      if (bare === '') named = false;
-      else if (bare.startsWith('event:')) named = true;
-      else if (!named && bare.startsWith('data:')) {
-        const type = dataType(bare.slice(5).trim());
-        if (type) out += `event: ${type}\n`;
-        named = true;
-      }
-      out += `${line}\n`;
+    let start = 0;
+    for (const match of pending.matchAll(/\r\n|\r|\n/g)) {
+      // A `\r` that ends the chunk may be the first half of a `\r\n`: wait for the next chunk.
+      if (!final && match[0] === '\r' && match.index + 1 === pending.length) break;
+      const line = pending.slice(start, match.index);
+      out += `${nameFor(line, match[0])}${line}${match[0]}`;
+      start = match.index + match[0].length;
+    }
+    pending = pending.slice(start);
+    if (final && pending !== '') {
+      out += `${nameFor(pending, '\n')}${pending}`;
+      pending = '';
     }
     return out;
   };
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        if (mode === 'pass') {
-          controller.enqueue(chunk);
-          return;
-        }
         pending += decoder.decode(chunk, { stream: true });
-        if (mode === 'undecided') {
-          const first = pending.match(/^(?:event|data):/m);
-          if (!first) return;
-          mode = first[0] === 'event:' ? 'pass' : 'name';
-          if (mode === 'pass') {
-            controller.enqueue(encoder.encode(pending));
-            pending = '';
-            return;
-          }
+        if (json === undefined) {
+          const start = /[^\s\uFEFF]/.exec(pending);
+          if (!start) return;
+          json = start[0] === '{';
         }
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        controller.enqueue(encoder.encode(rewrite(lines)));
+        if (json) return;
+        const out = rewrite(false);
+        if (out !== '') controller.enqueue(encoder.encode(out));
       },
       flush(controller) {
         pending += decoder.decode();
-        if (pending === '') return;
-        controller.enqueue(encoder.encode(mode === 'name' ? rewrite([pending]).slice(0, -1) : pending));
+        if (json) {
+          const data = pending
+            .trim()
+            .split(/\r\n|\r|\n/)
+            .map((line) => `data: ${line}\n`)
+            .join('');
+          // Named from the whole value (a pretty-printed body's first line is only `{`).
+          const type = dataType(pending.trim());
+          pending = `${type ? `event: ${type}\n` : ''}${data}\n`;
+        }
+        const out = rewrite(true);
+        if (out !== '') controller.enqueue(encoder.encode(out));
       },
     }),
   );
 }
 
 /**
- * Wraps `fetch` so an event stream whose events carry only `data:` lines (some Anthropic-compatible
- * gateways) reaches the SDK with Anthropic's `event:` names, instead of being dropped event by
- * event by the SDK (an empty answer, then "the stream ended before message_stop"). Streams that
- * name their events, and everything that is not an event stream, pass through untouched.
+ * Wraps `fetch` so an event stream's events that carry only `data:` lines (some
+ * Anthropic-compatible gateways, for every event or for an error they inject) reach the SDK with
+ * Anthropic's `event:` names, instead of being dropped event by event by the SDK (an empty answer,
+ * or an overload read as a cut connection: "the stream ended before message_stop"); an event
+ * stream whose body is one JSON error object reaches it as that error's event. Named events, and
+ * everything that is not an event stream, pass through unchanged.
  */
 export function withAnthropicEventNames(fetchImpl: Fetch): Fetch {
   return async (input, init) => {

@@ -91,6 +91,9 @@ describe('mapOpenAIError', () => {
     );
     expect(error.code).toBe('rate-limited');
     expect(error.isRetryable).toBe(false);
+    // Not the rate limit's "retry later" advice: retrying cannot help.
+    expect(error.message).toMatch(/quota is used up: retrying cannot help/);
+    expect(error.message).not.toMatch(/retry later/);
   });
 
   it('maps transport errors', () => {

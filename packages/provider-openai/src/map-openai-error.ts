@@ -45,7 +45,12 @@ export function mapOpenAIError(error: unknown, context: MapErrorContext): ModelE
     classes,
     hints,
     refine: ({ code, type }) =>
-      code === 'insufficient_quota' || type === 'insufficient_quota' ? { isRetryable: false } : undefined,
+      code === 'insufficient_quota' || type === 'insufficient_quota'
+        ? {
+            isRetryable: false,
+            hint: 'The quota is used up: retrying cannot help; check the plan and billing details',
+          }
+        : undefined,
   });
   const body = error instanceof APIError && isRecord(error.error) ? error.error : undefined;
   if (body && typeof body.code === 'string' && failedGenerationCodes.has(body.code)) {

@@ -11,7 +11,9 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  htmlPageError,
   isCompleteToolArguments,
+  isHtmlContentType,
   parseToolCall,
   restatedArguments,
   type StallGuardedStream,
@@ -223,12 +225,22 @@ export class OpenAIChatModel implements ChatModel {
     const warnings: string[] = [];
     try {
       const body = this.#body(request, false, warnings) as ChatCompletionCreateParamsNonStreaming;
-      const { data, request_id } = await this.#config
+      const { data, request_id, response } = await this.#config
         .client()
         .chat.completions.create(body, { signal })
         .withResponse();
       completion = data;
       requestId = request_id ?? undefined;
+      const contentType = response.headers.get('content-type');
+      if (isHtmlContentType(contentType)) {
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: typeof data === 'string' ? data : undefined,
+          requestId,
+          streaming: false,
+        });
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -492,7 +504,18 @@ export class OpenAIChatModel implements ChatModel {
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
         cancel: () => data.controller.abort(),
       });
-      if ((response.headers.get('content-type') ?? '').includes('json')) {
+      const contentType = response.headers.get('content-type');
+      if (isHtmlContentType(contentType)) {
+        // A web page (a web UI, a login): the SDK would read no events from it.
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: await response.text(),
+          requestId,
+          streaming: true,
+        });
+      }
+      if ((contentType ?? '').includes('json')) {
         wholeBody = true;
         // A JSON body instead of an event stream (the SDK would read no events from it): an error
         // object is thrown like one in a stream; a whole completion (a server that ignores

@@ -228,6 +228,73 @@ describe('events without data (a gateway keep-alive, an event: line split from i
     expect(error).toBeUndefined();
     expect(finishedResult(parts).text).toBe('Hello there.');
   });
+
+  it('also with lone-CR line ends (each a line end in SSE), event by event', async () => {
+    const recorded = read('gateway-empty-events-stream');
+    for (const chunking of ['events', 'bytes'] as const) {
+      server.script([
+        { type: 'response', response: { ...recorded, body: recorded.body.replaceAll('\n', '\r') }, chunking },
+      ]);
+      const { parts, error } = await collectStream(model('gateway').doStream(ask));
+      expect(error).toBeUndefined();
+      const result = finishedResult(parts);
+      expect(result.text).toBe('Hello there.');
+      expect(result.usage).toEqual({ inputTokens: 9, outputTokens: 3, totalTokens: 12 });
+    }
+  });
+});
+
+describe('one JSON value under an event-stream content type (a proxy that labels every answer text/event-stream)', () => {
+  it('an error object is its typed error, sent once (not a retryable "cut stream")', async () => {
+    server.script(sse('json-error-as-event-stream'));
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['bad-request', false]);
+    expect((error as ModelError).message).toMatch(
+      /model_not_found: The model `gpt-4.1-mini-2025` does not exist/,
+    );
+    expect(parts).toEqual([]);
+  });
+
+  it('a whole completion is the same answer as under application/json', async () => {
+    const completion = read('json-completion-to-stream');
+    server.script([
+      ...json('json-completion-to-stream'),
+      {
+        type: 'response',
+        response: { ...completion, headers: { ...completion.headers, 'content-type': 'text/event-stream' } },
+        chunking: 'bytes',
+      },
+    ]);
+    const asJson = await collectStream(model('vllm').doStream(ask));
+    const asEvents = await collectStream(model('vllm').doStream(ask));
+    expect(asEvents.error).toBeUndefined();
+    expect(finishedResult(asEvents.parts)).toEqual(finishedResult(asJson.parts));
+    expect(finishedResult(asEvents.parts).toolCalls.map((call) => call.name)).toEqual(['get_weather']);
+  });
+});
+
+describe('a stream that ends right after its last data line, without the closing blank line', () => {
+  it('keeps that last chunk (the finish_reason and usage), as sent in pieces or in one write', async () => {
+    for (const chunking of ['events', 'bytes', 'whole'] as const) {
+      server.script(sse('finish-chunk-without-closing-blank-line-stream', { chunking }));
+      const { parts, error } = await collectStream(model('gateway').doStream(ask));
+      expect(error).toBeUndefined();
+      const result = finishedResult(parts);
+      expect([result.text, result.finishReason]).toEqual(['All 212 tests passed.', 'stop']);
+      expect(result.usage).toEqual({ inputTokens: 57, outputTokens: 6, totalTokens: 63 });
+    }
+  });
+
+  it('a last line whose JSON is cut is still a cut stream (retryable), not an answer', async () => {
+    const recorded = read('finish-chunk-without-closing-blank-line-stream');
+    server.script([
+      { type: 'response', response: { ...recorded, body: recorded.body.slice(0, -40) }, chunking: 'events' },
+    ]);
+    const { parts, error } = await collectStream(model('gateway').doStream(ask));
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual(['network', true]);
+    expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
 });
 
 describe("Groq's 400 tool_use_failed (its parser could not read the model's tool call)", () => {
@@ -304,5 +371,45 @@ describe('a Responses API stream that never closes', () => {
     expect((error as ModelError).code).toBe('network');
     expect((error as ModelError).message).toMatch(/stalled \(no event for 300 ms/);
     expect(parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
+describe("a web UI's HTML page with a 200 (the baseURL misses the API's path)", () => {
+  it('through the Responses API too: a non-retryable invalid-response naming the page, streamed and not', async () => {
+    const responses = () =>
+      createOpenAI({ apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` }).responses('gpt-5');
+    server.script([...sse('open-webui-spa-page-200'), ...json('open-webui-spa-page-200')]);
+    const streamed = await collectStream(responses().doStream(ask));
+    const plain = await modelRejection(responses().doGenerate(ask));
+    for (const error of [streamed.error as ModelError, plain]) {
+      expect(ModelError.isInstance(error)).toBe(true);
+      expect([error.code, error.isRetryable]).toEqual(['invalid-response', false]);
+      expect(error.message).toMatch(/HTML page \(text\/html; charset=utf-8, titled "Open WebUI"\)/);
+    }
+    expect(streamed.parts).toEqual([]);
+  });
+
+  it('an empty 200 through the Responses API is a typed invalid-response with the request id', async () => {
+    server.script([
+      {
+        type: 'response',
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-request-id': 'req_empty' },
+          body: '',
+        },
+      },
+    ]);
+    const error = await modelRejection(
+      createOpenAI({ apiKey: 'sk-loopback-000000', baseURL: `${server.url}/v1` })
+        .responses('gpt-5')
+        .doGenerate(ask),
+    );
+    expect([error.code, error.isRetryable, error.requestId]).toEqual([
+      'invalid-response',
+      false,
+      'req_empty',
+    ]);
+    expect(error.message).toMatch(/the response is not valid JSON/);
   });
 });

@@ -13,7 +13,9 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  htmlPageError,
   isCompleteToolArguments,
+  isHtmlContentType,
   parseToolCall,
   resultToStream,
   type StallGuardedStream,
@@ -107,6 +109,21 @@ function reasoningPart(item: Json): ReasoningPart {
   const id = text(item.id);
   if (id) part.providerData = { itemId: id };
   return part;
+}
+
+/** Response statuses that hold no finished answer (a background response, a cancelled one). */
+const unfinishedStatuses: ReadonlySet<string> = new Set(['queued', 'in_progress', 'cancelled']);
+
+/** The `output_text` of the `message` items of a response's `output`, joined. */
+function outputText(output: readonly Json[]): string {
+  let answer = '';
+  for (const item of output) {
+    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const content of item.content)
+      if (isRecord(content) && content.type === 'output_text' && typeof content.text === 'string')
+        answer += content.text;
+  }
+  return answer;
 }
 
 interface PendingCall {
@@ -243,12 +260,30 @@ export class OpenAIResponsesModel implements ChatModel {
     const warnings: string[] = [];
     try {
       const body = this.#body(request, false, warnings) as ResponseCreateParamsNonStreaming;
-      const { data, request_id } = await this.#config
-        .client()
-        .responses.create(body, { signal })
-        .withResponse();
-      response = data as unknown as Json;
-      requestId = request_id ?? undefined;
+      // The raw response, read here: the SDK's own reading of a body that is not a JSON object
+      // (an HTML page, an empty or plain-text 200) fails with a TypeError that quotes the body.
+      const http = await this.#config.client().responses.create(body, { signal }).asResponse();
+      requestId = http.headers.get('x-request-id') ?? undefined;
+      const contentType = http.headers.get('content-type');
+      const raw = await http.text();
+      if (isHtmlContentType(contentType)) {
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: raw,
+          requestId,
+          streaming: false,
+        });
+      }
+      try {
+        response = JSON.parse(raw) as Json;
+      } catch (error) {
+        throw this.#invalid(
+          `the response is not valid JSON (${(error as Error).message})`,
+          requestId,
+          raw.slice(0, 4096),
+        );
+      }
     } catch (error) {
       throw this.#error(error, signal);
     }
@@ -266,6 +301,15 @@ export class OpenAIResponsesModel implements ChatModel {
     }
     if (text(response.status) === 'failed' || isRecord(response.error)) {
       throw this.#bodyError(response.error, signal);
+    }
+    const status = text(response.status);
+    if (status !== undefined && unfinishedStatuses.has(status)) {
+      // No answer yet (or none coming): never an empty result with an unknown finish reason.
+      throw this.#invalid(
+        `the response has status "${status}": it holds no finished answer`,
+        requestId,
+        JSON.stringify(response).slice(0, 4096),
+      );
     }
     let answer = '';
     let refusal = '';
@@ -294,6 +338,9 @@ export class OpenAIResponsesModel implements ChatModel {
         calls.push(call);
       }
     }
+    // The SDK's convenience field, from a server that sends it without the output items.
+    if (answer === '' && refusal === '' && calls.length === 0 && typeof response.output_text === 'string')
+      answer = response.output_text;
     return this.#result({
       response,
       text: answer,
@@ -324,7 +371,17 @@ export class OpenAIResponsesModel implements ChatModel {
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
         cancel: () => data.controller.abort(),
       });
-      if ((response.headers.get('content-type') ?? '').includes('json')) {
+      const contentType = response.headers.get('content-type');
+      if (isHtmlContentType(contentType)) {
+        throw htmlPageError({
+          provider: this.provider,
+          contentType: contentType ?? '',
+          body: await response.text(),
+          requestId,
+          streaming: true,
+        });
+      }
+      if ((contentType ?? '').includes('json')) {
         // A JSON body instead of an event stream (the SDK would read no events from it): its
         // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
         const json: unknown = JSON.parse(await response.text());
@@ -342,6 +399,8 @@ export class OpenAIResponsesModel implements ChatModel {
     }
 
     let answer = '';
+    // Text that only the done events carried (`output_text.done`, a message's `output_item.done`).
+    let doneText = '';
     let refusal = '';
     const reasoning: ReasoningPart[] = [];
     const reasoningByItem = new Map<string, ReasoningPart>();
@@ -431,7 +490,9 @@ export class OpenAIResponsesModel implements ChatModel {
           }
           case 'response.output_item.done': {
             const item = isRecord(event.item) ? event.item : {};
-            if (item.type === 'reasoning') {
+            if (item.type === 'message' && answer === '') {
+              doneText += outputText([item]);
+            } else if (item.type === 'reasoning') {
               const part = reasoningFor(text(item.id));
               const done = reasoningPart(item);
               if (done.signature) part.signature = done.signature;
@@ -490,6 +551,56 @@ export class OpenAIResponsesModel implements ChatModel {
         provider: this.provider,
         ...(requestId ? { requestId } : {}),
       });
+    }
+    // What the terminal response holds and the events did not carry (servers that stream only
+    // the done events, or only the finished response): its text, and its function calls.
+    const finalOutput = Array.isArray(final.output) ? final.output.filter(isRecord) : [];
+    if (answer === '') {
+      const whole = outputText(finalOutput) || doneText;
+      if (whole !== '') {
+        answer = whole;
+        yield { type: 'text-delta', delta: whole };
+      }
+    }
+    for (const item of finalOutput) {
+      if (item.type !== 'function_call') continue;
+      const itemId = text(item.id);
+      const callId = text(item.call_id);
+      const known =
+        (itemId ? calls.get(itemId) : undefined) ??
+        [...calls.values()].find((call) => callId !== undefined && call.callId === callId);
+      const finalArguments = typeof item.arguments === 'string' ? item.arguments : undefined;
+      const finished = text(item.status) === 'completed' && finalArguments !== undefined;
+      if (known) {
+        if (known.done || !finished) continue;
+        if (finalArguments.startsWith(known.rawArguments) && finalArguments !== known.rawArguments)
+          yield {
+            type: 'tool-call-delta',
+            index: known.ordinal,
+            argumentsDelta: finalArguments.slice(known.rawArguments.length),
+          };
+        known.rawArguments = finalArguments;
+        known.callId ??= callId;
+        if (known.name === '' && typeof item.name === 'string') known.name = item.name;
+        known.done = true;
+        continue;
+      }
+      const call: PendingCall = {
+        itemId,
+        callId,
+        name: typeof item.name === 'string' ? item.name : '',
+        rawArguments: finalArguments ?? '',
+        ordinal: calls.size,
+        done: finished || (text(item.status) === undefined && finalArguments !== undefined),
+      };
+      calls.set(itemId ?? `#${call.ordinal}`, call);
+      yield {
+        type: 'tool-call-delta',
+        index: call.ordinal,
+        ...(call.callId ? { id: call.callId } : {}),
+        ...(call.name ? { name: call.name } : {}),
+        argumentsDelta: call.rawArguments,
+      };
     }
     const cut = cutOffReason(final);
     for (const call of calls.values()) {

@@ -1,10 +1,11 @@
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-const blankLine = /\r?\n\r?\n/;
-const dataLine = /(?:^|\n)data:/;
-const eventLine = /(?:^|\n)event:/;
+// SSE line ends are `\r\n`, `\n` or a lone `\r`: a blank line is two of them in a row.
+const blankLine = /(?:\r\n|\r|\n)(?:\r\n|\r|\n)/;
+const dataLine = /(?:^|[\r\n])data:/;
+const eventLine = /(?:^|[\r\n])event:/;
 
-const doneLine = /(?:^|\n)data: ?\[DONE\]/;
+const doneLine = /(?:^|[\r\n])data: ?\[DONE\]/;
 
 /** Streams read through {@link withoutEmptyEvents}, and whether their `data: [DONE]` arrived. */
 const ended = new WeakMap<Response, { done: boolean }>();
@@ -16,6 +17,30 @@ const ended = new WeakMap<Response, { done: boolean }>();
  */
 export function streamEndedWithDone(response: Response): boolean | undefined {
   return ended.get(response)?.done;
+}
+
+/**
+ * The blank line that dispatches the last event of a stream that ended without it, when that
+ * event's data is whole (JSON, or `[DONE]`): the SSE specification drops an unterminated event,
+ * and servers that end their stream right after the finish chunk's line lost their finish reason
+ * and usage that way (the answer failed as cut). An event whose data is cut stays unterminated.
+ */
+function closingBlankLine(last: string): string {
+  if (/(?:\r\n|\r|\n)(?:\r\n|\r|\n)$/.test(last)) return '';
+  const data = last
+    .split(/\r\n|\r|\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+  if (data === '') return '';
+  if (data !== '[DONE]') {
+    try {
+      JSON.parse(data);
+    } catch {
+      return '';
+    }
+  }
+  return /(?:\r\n|\r|\n)$/.test(last) ? '\n' : '\n\n';
 }
 
 /**
@@ -32,10 +57,20 @@ function dropEmptyEvents(
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let pending = '';
+  // A body that starts with `{` or `[` is one JSON value under an event-stream content type (a
+  // proxy's error, a whole completion), not events: no SSE line starts with `{`, and the SDK
+  // would read nothing from it. It is held whole and passed on as the data of one event.
+  let json: boolean | undefined;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         pending += decoder.decode(chunk, { stream: true });
+        if (json === undefined) {
+          const start = /[^\s\uFEFF]/.exec(pending);
+          if (!start) return;
+          json = start[0] === '{' || start[0] === '[';
+        }
+        if (json) return;
         let out = '';
         for (let match = blankLine.exec(pending); match; match = blankLine.exec(pending)) {
           const end = match.index + match[0].length;
@@ -50,9 +85,14 @@ function dropEmptyEvents(
       },
       flush(controller) {
         pending += decoder.decode();
+        if (json) {
+          const lines = pending.trim().split(/\r\n|\r|\n/);
+          controller.enqueue(encoder.encode(`${lines.map((line) => `data: ${line}`).join('\n')}\n\n`));
+          return;
+        }
         if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending))) {
           if (doneLine.test(pending)) state.done = true;
-          controller.enqueue(encoder.encode(pending));
+          controller.enqueue(encoder.encode(pending + closingBlankLine(pending)));
         }
       },
     }),
@@ -63,8 +103,10 @@ function dropEmptyEvents(
  * Wraps `fetch` so events without data (a gateway's `event: ping` keep-alive, an `event:` line
  * separated from its `data:` by a blank line) are dropped from event streams before the SDK
  * reads them, as the SSE specification says, instead of failing the stream with "Unexpected end
- * of JSON input". Every other event, and every response that is not an event stream, passes
- * through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
+ * of JSON input"; and an event stream whose body is one JSON value (a proxy's error or a whole
+ * completion sent as `text/event-stream`) reaches the SDK as that value's one event, instead of
+ * as no event at all (a cut stream). Every other event, and every response that is not an event
+ * stream, passes through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
  */
 export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
