@@ -22,11 +22,12 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
+  sandbox = 'off';
   await ws.cleanup();
 });
 
-const registry = () =>
-  createToolRegistry(workspaceTools({ root: ws.root, sandbox: 'off' }), { redactor: false });
+let sandbox: 'off' | 'auto' = 'off';
+const registry = () => createToolRegistry(workspaceTools({ root: ws.root, sandbox }), { redactor: false });
 async function status(): Promise<GitStatus> {
   const outcome = await registry().execute('git_status', {}, context());
   if (outcome.status !== 'success') throw new Error(outcome.text);
@@ -39,31 +40,36 @@ async function diff(input: Record<string, unknown> = {}): Promise<string> {
 }
 
 describe('git_status and git_diff show what the index bits hide', () => {
-  it('a change under skip-worktree or assume-unchanged, marked hidden', async () => {
-    await ws.git('update-index', '--skip-worktree', 'a.txt');
-    await ws.git('update-index', '--assume-unchanged', 'b.txt', 'c.txt');
-    await ws.write('a.txt', 'a changed\n');
-    await ws.write('b.txt', 'b changed\n');
-    await rm(path.join(ws.root, 'c.txt'));
-    // git itself shows a clean work tree.
-    expect(await ws.git('status', '--porcelain')).toBe('');
-    const shown = await status();
-    expect(shown.clean).toBe(false);
-    expect(shown.files).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ path: 'a.txt', kind: 'modified', hiddenBy: 'skip-worktree' }),
-        expect.objectContaining({ path: 'b.txt', kind: 'modified', hiddenBy: 'assume-unchanged' }),
-        expect.objectContaining({ path: 'c.txt', kind: 'deleted', hiddenBy: 'assume-unchanged' }),
-      ]),
-    );
-    const text = await diff();
-    expect(text).toContain("the index's skip-worktree bit hides this file");
-    expect(text).toContain('+a changed');
-    expect(text).toContain('-b\n+b changed');
-    expect(text).toMatch(/--- a\/c\.txt\n\+\+\+ \/dev\/null/);
-    expect(await diff({ paths: ['b.txt'] })).not.toContain('a.txt');
-    expect(await diff({ stat: true })).toMatch(/a\.txt \| modified \(not shown by git/);
-  });
+  it.each(['off', 'auto'] as const)(
+    'a change under skip-worktree or assume-unchanged, marked hidden (sandbox %s)',
+    async (mode) => {
+      sandbox = mode;
+      await ws.git('update-index', '--skip-worktree', 'a.txt');
+      await ws.git('update-index', '--assume-unchanged', 'b.txt', 'c.txt');
+      await ws.write('a.txt', 'a changed\n');
+      await ws.write('b.txt', 'b changed\n');
+      await rm(path.join(ws.root, 'c.txt'));
+      // git itself shows a clean work tree.
+      expect(await ws.git('status', '--porcelain')).toBe('');
+      const shown = await status();
+      expect(shown.clean).toBe(false);
+      expect(shown.files).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ path: 'a.txt', kind: 'modified', hiddenBy: 'skip-worktree' }),
+          expect.objectContaining({ path: 'b.txt', kind: 'modified', hiddenBy: 'assume-unchanged' }),
+          expect.objectContaining({ path: 'c.txt', kind: 'deleted', hiddenBy: 'assume-unchanged' }),
+        ]),
+      );
+      const text = await diff();
+      expect(text).toContain("the index's skip-worktree bit hides this file");
+      expect(text).toContain('+a changed');
+      expect(text).toContain('-b\n+b changed');
+      expect(text).toMatch(/--- a\/c\.txt\n\+\+\+ \/dev\/null/);
+      expect(await diff({ paths: ['b.txt'] })).not.toContain('a.txt');
+      expect(await diff({ stat: true })).toMatch(/a\.txt \| modified \(not shown by git/);
+      sandbox = 'off';
+    },
+  );
 
   it('an unchanged file under a bit is not reported', async () => {
     await ws.git('update-index', '--skip-worktree', 'a.txt');
@@ -73,7 +79,8 @@ describe('git_status and git_diff show what the index bits hide', () => {
 });
 
 describe('git_status shows new files hidden by ignore rules the history does not hold', () => {
-  it('.git/info/exclude', async () => {
+  it.each(['off', 'auto'] as const)('.git/info/exclude (sandbox %s)', async (mode) => {
+    sandbox = mode;
     await ws.write('secret.ts', 'x\n');
     await writeFile(path.join(ws.root, '.git', 'info', 'exclude'), 'secret.ts\n');
     expect(await ws.git('status', '--porcelain')).toBe('');
@@ -85,6 +92,7 @@ describe('git_status shows new files hidden by ignore rules the history does not
         rule: '.git/info/exclude:1:secret.ts',
       }),
     ]);
+    sandbox = 'off';
   });
 
   it('a new .gitignore that ignores itself, and a changed committed one', async () => {
