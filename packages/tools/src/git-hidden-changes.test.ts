@@ -161,6 +161,20 @@ describe('workspace git configuration does not change what the git tools show', 
     expect(text).toContain('# shown as text');
   });
 
+  it("core.worktree pointing git at another folder: an error, never another folder's status", async () => {
+    const other = await createTempWorkspace({ files: { 'x.txt': 'x\n' } });
+    try {
+      await ws.git('config', 'core.worktree', other.root);
+      for (const tool of ['git_status', 'git_diff']) {
+        const outcome = await registry().execute(tool, {}, context());
+        expect(outcome.status).toBe('error');
+        expect(outcome.text).toMatch(/core\.worktree/);
+      }
+    } finally {
+      await other.cleanup();
+    }
+  });
+
   it('a real binary file stays binary', async () => {
     await ws.write('a.txt', 'a\0b\n');
     expect(await diff()).toContain('Binary files a/a.txt and b/a.txt differ');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import {
   type HiddenIndexEntry,
@@ -40,6 +40,14 @@ export interface GitReadResult {
  */
 export type GitRead = (args: string[], stdin?: string) => Promise<GitReadResult>;
 
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
 /** The ignore file sources git may trust: a `.gitignore` in the work tree, not one of git's own files. */
 function isWorkTreeGitignore(source: string): boolean {
   return (
@@ -54,13 +62,22 @@ function isWorkTreeGitignore(source: string): boolean {
  * "could not look" for "nothing hidden".
  */
 export async function findHiddenChanges(gitTop: string, git: GitRead): Promise<HiddenChange[]> {
+  // `core.worktree` in the repository's configuration (a command can write it; `-c` cannot
+  // override it) makes every git view show another folder: refuse rather than show it.
+  const top = await git(['rev-parse', '--show-toplevel']);
+  if (top.exitCode !== 0) throw new Error(`git rev-parse failed (exit ${top.exitCode})`);
+  const shown = top.stdout.trim();
+  if (realPath(shown) !== realPath(gitTop))
+    throw new Error(
+      `git's work tree is ${JSON.stringify(shown)}, not the repository's folder ${JSON.stringify(gitTop)}: its configuration (core.worktree) points git at another folder, so git status and git diff would not show this workspace. Remove that setting (git config --unset core.worktree).`,
+    );
   const hidden: HiddenChange[] = [];
   let entries = readHiddenIndexEntries(gitTop);
   if (entries === undefined) {
     // An index this reader does not understand: git lists every entry's tag.
-    const listed = await git(['ls-files', '-v', '-s', '-z', '--full-name', '--', '.']);
-    if (listed.exitCode !== 0) throw new Error(`git ls-files failed (exit ${listed.exitCode})`);
-    entries = parseLsFilesTags(listed.stdout);
+    const tags = await git(['ls-files', '-v', '-s', '-z', '--full-name', '--', '.']);
+    if (tags.exitCode !== 0) throw new Error(`git ls-files failed (exit ${tags.exitCode})`);
+    entries = parseLsFilesTags(tags.stdout);
   }
   for (const entry of entries) {
     const kind = hiddenEntryChange(gitTop, entry);
@@ -78,7 +95,7 @@ export async function findHiddenChanges(gitTop: string, git: GitRead): Promise<H
     '.',
   ]);
   if (status.exitCode !== 0) throw new Error(`git status failed (exit ${status.exitCode})`);
-  const shown: string[] = [...hidden.map((change) => change.path)];
+  const listed: string[] = [...hidden.map((change) => change.path)];
   const ignored: string[] = [];
   const records = status.stdout.split('\0');
   for (let index = 0; index < records.length; index++) {
@@ -86,14 +103,14 @@ export async function findHiddenChanges(gitTop: string, git: GitRead): Promise<H
     if (record.length < 4) continue;
     const code = record.slice(0, 2);
     if (code === '!!') ignored.push(record.slice(3));
-    else shown.push(record.slice(3));
+    else listed.push(record.slice(3));
     if (code.includes('R') || code.includes('C')) index++;
   }
   if (ignored.length === 0) return hidden;
   // A `.gitignore` is trusted when git has it as committed: not new, changed, ignored or hidden.
   const untrusted = (source: string) =>
     !isWorkTreeGitignore(source) ||
-    shown.some((item) => item === source || (item.endsWith('/') && source.startsWith(item))) ||
+    listed.some((item) => item === source || (item.endsWith('/') && source.startsWith(item))) ||
     ignored.some((item) => item === source || (item.endsWith('/') && source.startsWith(item)));
   const checked = await git(
     ['check-ignore', '--verbose', '--stdin', '-z'],

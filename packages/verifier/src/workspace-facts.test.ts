@@ -109,6 +109,14 @@ describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
     expect(diff).toContain('+++ b/new.ts');
   });
 
+  it('refuses a repository whose core.worktree points git at another folder (fails closed)', async () => {
+    const ws = await repo({ 'a.ts': 'a\n' });
+    const other = await repo({ 'b.ts': 'b\n' }, false);
+    await ws.write('a.ts', 'a2\n');
+    await ws.git('config', 'core.worktree', other.root);
+    await expect(createWorkspaceFacts(ws.root).changes()).rejects.toThrow(/core\.worktree|git status failed/);
+  });
+
   it('counts changes a step already committed when given the base commit', async () => {
     const ws = await repo({ 'a.txt': '1\n' });
     const base = (await ws.git('rev-parse', 'HEAD')).trim();
