@@ -1,8 +1,20 @@
+import path from 'node:path';
 import type { Redactor } from '@closedloop/model';
 import { z } from 'zod';
 import type { CommandPolicy } from './command-policy';
 import { type CommandRunner, createCommandRunner } from './create-command-runner';
 import { defineTool } from './define-tool';
+import {
+  findGitTop,
+  findHiddenChanges,
+  formatHiddenDiff,
+  type GitRead,
+  type HiddenBy,
+  type HiddenChange,
+  replaceBinarySections,
+  textShownAsBinary,
+} from './hidden-changes';
+import { inspectInside } from './inspect-inside';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import type { ResourceLimits } from './resource-limits';
 import type { ProcessResult } from './run-process';
@@ -134,6 +146,39 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     return result.stdout;
   };
 
+  /** git for {@link findHiddenChanges}: the exit code is the caller's to judge. */
+  const gitRead =
+    (signal: AbortSignal): GitRead =>
+    async (args, stdin) => {
+      const result = await runner.run(['git', '--no-pager', ...args], {
+        timeoutMs: defaultTimeoutMs,
+        maxOutputBytes: 16 * 1024 * 1024,
+        signal,
+        ...(stdin !== undefined ? { stdin } : {}),
+      });
+      return {
+        exitCode: result.timedOut || result.truncated ? null : result.exitCode,
+        stdout: result.stdout,
+      };
+    };
+
+  /**
+   * The changes under the workspace git does not show (index bits, ignore rules not committed),
+   * with the repository's top and the workspace's folder in it (`''` at the top).
+   */
+  const hiddenChanges = async (
+    signal: AbortSignal,
+  ): Promise<{ hidden: HiddenChange[]; gitTop: string | undefined; prefix: string }> => {
+    const realRoot = await resolveInWorkspace(root, '.');
+    const gitTop = findGitTop(realRoot);
+    if (gitTop === undefined) return { hidden: [], gitTop, prefix: '' };
+    const prefix = path.relative(gitTop, realRoot).split(path.sep).join('/');
+    const hidden = (await findHiddenChanges(gitTop, gitRead(signal))).filter(
+      (change) => prefix === '' || change.path.startsWith(`${prefix}/`),
+    );
+    return { hidden, gitTop, prefix };
+  };
+
   const gitStatus = defineTool({
     name: 'git_status',
     description:
@@ -141,8 +186,27 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
     input: z.object({}),
     idempotent: true,
     async execute(_input, { signal }) {
-      const out = await git(['status', '--porcelain=v1', '-z', '--branch', '--untracked-files=all'], signal);
-      return parseGitStatus(out);
+      const out = await git(
+        ['status', '--porcelain=v1', '-z', '--branch', '--untracked-files=all', '--ignore-submodules=none'],
+        signal,
+      );
+      const status = parseGitStatus(out);
+      const { hidden } = await hiddenChanges(signal);
+      const listed = new Set(status.files.map((file) => file.path));
+      for (const change of hidden) {
+        if (listed.has(change.path)) continue;
+        const letter = change.kind === 'deleted' ? 'D' : change.kind === 'untracked' ? '?' : 'M';
+        status.files.push({
+          path: change.path,
+          index: change.kind === 'untracked' ? '?' : ' ',
+          workTree: letter,
+          kind: change.kind === 'other' ? 'type-changed' : change.kind,
+          hiddenBy: change.hiddenBy,
+          ...(change.rule !== undefined ? { rule: change.rule } : {}),
+        });
+      }
+      status.clean = status.files.length === 0;
+      return status;
     },
   });
 
@@ -168,12 +232,50 @@ export function commandTools(options: CommandToolsOptions): AnyTool[] {
       for (const userPath of input.paths ?? []) {
         paths.push(workspaceRelative(realRoot, await resolveInWorkspace(root, userPath)));
       }
-      const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color'];
+      const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--ignore-submodules=none'];
       if (input.staged) args.push('--cached');
       if (input.stat) args.push('--stat');
       if (input.ref !== undefined) args.push(input.ref);
-      args.push('--', ...paths);
-      const out = await git(args, signal);
+      let out = await git([...args, '--', ...paths], signal);
+      const { hidden, gitTop, prefix } = await hiddenChanges(signal);
+      if (gitTop !== undefined && !input.stat) {
+        // A text file an attribute marks binary (`-diff`, `binary`: a command can write them).
+        const asText = textShownAsBinary(out, gitTop).filter(
+          (file) => prefix === '' || file.startsWith(`${prefix}/`),
+        );
+        if (asText.length > 0) {
+          const text = await git(
+            [...args, '--text', '--', ...asText.map((file) => path.join(gitTop, file))],
+            signal,
+          );
+          out = replaceBinarySections(out, text, asText);
+        }
+      }
+      // Only the work tree hides index-bit changes: the staged view (index against HEAD) is whole.
+      if (!input.staged && gitTop !== undefined) {
+        const wanted = (repoPath: string) =>
+          paths.length === 0 ||
+          paths.some((item) => {
+            const full = prefix === '' ? item : item === '.' ? prefix : `${prefix}/${item}`;
+            return repoPath === full || repoPath.startsWith(`${full}/`) || full === '.';
+          });
+        for (const change of hidden) {
+          if (change.hiddenBy === 'ignore-rule' || !wanted(change.path)) continue;
+          if (input.stat) {
+            out += ` ${change.path} | ${change.kind} (not shown by git: the index's ${change.hiddenBy} bit hides it)\n`;
+            continue;
+          }
+          const before =
+            change.oid === undefined ? undefined : await gitRead(signal)(['cat-file', 'blob', change.oid]);
+          const now = inspectInside(gitTop, path.join(gitTop, change.path), 2 * 1024 * 1024);
+          out += formatHiddenDiff({
+            path: change.path,
+            hiddenBy: change.hiddenBy,
+            before: before?.exitCode === 0 ? before.stdout : undefined,
+            after: now.type === 'file' ? now.content.toString('utf8') : undefined,
+          });
+        }
+      }
       return out === '' ? '(no changes)' : out;
     },
   });
@@ -200,6 +302,13 @@ export interface GitStatusEntry {
     | 'ignored'
     | 'conflicted'
     | 'type-changed';
+  /**
+   * Set when git's own status does not show this change (see `HiddenBy`): the index's
+   * `assume-unchanged` / `skip-worktree` bit, or an ignore rule that is not committed.
+   */
+  hiddenBy?: HiddenBy;
+  /** The ignore rule that hides it, `<source>:<line>:<pattern>` (`hiddenBy: 'ignore-rule'`). */
+  rule?: string;
 }
 
 /** What `git_status` returns. */

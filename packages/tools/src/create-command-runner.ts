@@ -117,7 +117,14 @@ export interface CommandRunner {
 const injectingEnv =
   /^(?:LD_|DYLD_|NODE_OPTIONS$|NODE_PATH$|NODE_REPL_EXTERNAL_MODULE$|BASH_ENV$|ENV$|PS4$|PROMPT_COMMAND$|SHELLOPTS$|PYTHON(?:STARTUP|PATH|HOME|INSPECT)$|PERL5?(?:LIB|OPT)$|RUBYOPT$|RUBYLIB$|GIT_(?!OPTIONAL_LOCKS$|AUTHOR_(?:NAME|EMAIL|DATE)$|COMMITTER_(?:NAME|EMAIL|DATE)$)|npm_config_|NPM_CONFIG_|PNPM_|YARN_|PATH$|HOME$|CLOSEDLOOP_)/;
 
-/** `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos. */
+/**
+ * `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos; and
+ * none of the repository's settings that change what `git status` and `git diff` show (a command
+ * can write the repository's configuration): untracked files listed, ignore and attribute files
+ * outside the work tree not read, paths with their `a/` and `b/` prefixes from the repository's
+ * top, submodules compared. `diff.external` and textconv drivers cannot be switched off by a
+ * setting: readers pass `--no-ext-diff --no-textconv`.
+ */
 export const gitHardening: readonly string[] = [
   'core.hooksPath=/dev/null',
   'core.fsmonitor=false',
@@ -126,6 +133,15 @@ export const gitHardening: readonly string[] = [
   'color.ui=false',
   'credential.helper=',
   'safe.bareRepository=explicit',
+  'status.showUntrackedFiles=normal',
+  'core.excludesFile=/dev/null',
+  'core.attributesFile=/dev/null',
+  'diff.noprefix=false',
+  'diff.mnemonicPrefix=false',
+  'diff.relative=false',
+  'diff.ignoreSubmodules=none',
+  'diff.srcPrefix=a/',
+  'diff.dstPrefix=b/',
 ];
 
 let identity: Promise<Record<string, string>> | undefined;

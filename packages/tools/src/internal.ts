@@ -6,6 +6,26 @@
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
 export { removeInterruptedWrites } from './file-tools';
+export {
+  findGitTop,
+  findHiddenChanges,
+  formatHiddenDiff,
+  type GitRead,
+  type GitReadResult,
+  type HiddenBy,
+  type HiddenChange,
+  replaceBinarySections,
+  textShownAsBinary,
+} from './hidden-changes';
+export {
+  blobOid,
+  gitDirOf,
+  type HiddenIndexEntry,
+  hiddenEntryChange,
+  parseHiddenIndexEntries,
+  parseLsFilesTags,
+  readHiddenIndexEntries,
+} from './hidden-index-entries';
 export { type InsideEntry, inspectInside, openedInside } from './inspect-inside';
 export { type JsonMeasure, measureJson } from './json-limits';
 export { normalizeToolArguments, parseToolInput } from './parse-tool-input';

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { checkTag, isTagCommand } from './asked-tags';
 import { type Claim, describeClaim, type TestCountClaim } from './claim-types';
 import { isTestCommand } from './command-runs';
 import type { Tooling } from './detect-tooling';
@@ -686,6 +687,22 @@ export async function checkClaims(claims: readonly Claim[], env: ClaimCheckEnvir
           claim,
           'pass',
           `Claim "${label}" holds: branch ${claim.name} is at ${now.slice(0, 12)}.`,
+        );
+      }
+      case 'git-tag': {
+        const checked = await checkTag(claim, {
+          refs: changes.refs(),
+          git: env.git,
+          tagCommandPassed: ledger.commands.some((entry) => entry.run.passed && isTagCommand(entry.run.argv)),
+        });
+        return claimFinding(
+          claim,
+          checked.status,
+          checked.status === 'pass'
+            ? `Claim "${label}" holds: ${checked.message}.`
+            : checked.status === 'error'
+              ? `Claim "${label}" could not be checked: ${checked.message}.`
+              : `Claim "${label}" is false: ${checked.message}.`,
         );
       }
       case 'git-push': {

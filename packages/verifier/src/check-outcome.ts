@@ -6,6 +6,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
 import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
@@ -51,7 +52,7 @@ export interface OutcomeEnvironment {
   verifyStartedAt?: number;
 }
 
-const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch'];
+const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch', 'tag'];
 
 const NOUN: Record<ExpectedOutcome, string> = {
   write: 'create or change files',
@@ -62,6 +63,7 @@ const NOUN: Record<ExpectedOutcome, string> = {
   commit: 'commit',
   push: 'push',
   branch: 'create a branch',
+  tag: 'create or delete a git tag',
   read: 'read or inspect the workspace',
 };
 
@@ -870,6 +872,28 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           )
         : outcome('fail', `The step was asked to ${NOUN.branch}, but no new branch exists.`),
     );
+  }
+
+  if (expectations.outcomes.has('tag')) {
+    const tagCommandPassed = ledger.commands.some(
+      (entry) => entry.run.passed && isTagCommand(entry.run.argv),
+    );
+    for (const tag of expectations.tags) {
+      const checked = await checkTag(tag, {
+        refs,
+        tagCommandPassed,
+        ...(env.git !== undefined ? { git: env.git } : {}),
+      });
+      const asked = `${tag.action === 'create' ? 'create' : 'delete'} the git tag${tag.name !== undefined ? ` ${tag.name}` : ''}${tag.target !== undefined ? ` on ${tag.target}` : ''}`;
+      findings.push(
+        outcome(
+          checked.status,
+          checked.status === 'pass'
+            ? `The step was asked to ${asked}: ${checked.message}.`
+            : `The step was asked to ${asked}, but ${checked.message}.`,
+        ),
+      );
+    }
   }
 
   // "Make the port configurable: read it from the environment" asks the program to read, not the step.

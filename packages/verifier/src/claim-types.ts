@@ -41,6 +41,15 @@ export type Claim =
     }
   | { kind: 'git-commit'; hash?: string; source: ClaimSource; text: string }
   | { kind: 'git-branch'; name: string; source: ClaimSource; text: string }
+  /** A git tag created (optionally on a named commit) or deleted. */
+  | {
+      kind: 'git-tag';
+      name: string;
+      action: 'create' | 'delete';
+      target?: string;
+      source: ClaimSource;
+      text: string;
+    }
   | { kind: 'git-push'; remote?: string; branch?: string; source: ClaimSource; text: string }
   | {
       kind: 'dependency-installed';
@@ -70,6 +79,8 @@ function claimKey(claim: Claim): string {
       return `${claim.kind}:${claim.hash ?? ''}`;
     case 'git-branch':
       return `${claim.kind}:${claim.name}`;
+    case 'git-tag':
+      return `${claim.kind}:${claim.action}:${claim.name}:${claim.target ?? ''}`;
     case 'git-push':
       return `${claim.kind}:${claim.remote ?? ''}:${claim.branch ?? ''}`;
     case 'dependency-installed':
@@ -131,6 +142,8 @@ export function describeClaim(claim: Claim): string {
       return claim.hash ? `committed ${claim.hash}` : 'committed';
     case 'git-branch':
       return `created branch ${claim.name}`;
+    case 'git-tag':
+      return `${claim.action === 'create' ? 'created' : 'deleted'} tag ${claim.name}${claim.target ? ` on ${claim.target}` : ''}`;
     case 'git-push':
       return `pushed${claim.branch ? ` ${claim.branch}` : ''}${claim.remote ? ` to ${claim.remote}` : ''}`;
     case 'dependency-installed':

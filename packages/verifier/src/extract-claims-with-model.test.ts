@@ -31,6 +31,27 @@ describe('extractClaimsWithModel (factored claim extraction)', () => {
     expect(request?.tools).toBeUndefined();
   });
 
+  it('lists git tags created and deleted', async () => {
+    const text = '[SUCCESS]: Release v1.2.0 is tagged; the old v1.1.0-rc tag is gone.';
+    const model = new ScriptedModel({
+      turns: [
+        {
+          text: JSON.stringify({
+            claims: [
+              { kind: 'git-tag-created', name: 'v1.2.0', quote: 'Release v1.2.0 is tagged' },
+              { kind: 'git-tag-deleted', name: 'v1.1.0-rc', quote: 'the old v1.1.0-rc tag is gone' },
+            ],
+          }),
+        },
+      ],
+    });
+    const claims = await extractClaimsWithModel(model, text);
+    expect(claims.map(({ text: _text, ...claim }) => claim)).toEqual([
+      { kind: 'git-tag', name: 'v1.2.0', action: 'create', source: 'model' },
+      { kind: 'git-tag', name: 'v1.1.0-rc', action: 'delete', source: 'model' },
+    ]);
+  });
+
   it('returns no claims when the model fails or the text is empty', async () => {
     const failing = new ScriptedModel({
       turns: [{ error: new ModelError({ code: 'invalid-response', message: 'x', isRetryable: false }) }],

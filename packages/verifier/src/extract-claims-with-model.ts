@@ -22,6 +22,8 @@ export const modelClaimsSchema = z.object({
           'typecheck-passed',
           'git-commit',
           'git-branch',
+          'git-tag-created',
+          'git-tag-deleted',
           'git-push',
           'dependency-installed',
         ]),
@@ -29,7 +31,7 @@ export const modelClaimsSchema = z.object({
         file: z.string().optional(),
         /** The destination of a move. */
         to: z.string().optional(),
-        /** A symbol, branch or package name. */
+        /** A symbol, branch, tag or package name. */
         name: z.string().optional(),
         /** A command line. */
         command: z.string().optional(),
@@ -47,7 +49,7 @@ export const claimExtractionSystemPrompt = [
   'You list the checkable claims a software agent made about its OWN work, as data.',
   'A claim is an action the agent reports as done on an object: a file it created, modified, deleted or moved;',
   'a function or class it added; a command or test suite it says passed (with the number of tests if given);',
-  'a commit, branch or push it made; a dependency it installed.',
+  'a commit, branch, git tag (created or deleted) or push it made; a dependency it installed.',
   'Do NOT list: files it only read, mentioned or based its work on ("based on the Id type in src/types.ts"),',
   'plans, intentions, negated or failed actions ("could not create X", "will add Y"), or anything it did not claim.',
   'Quote the words that make each claim. If there are none, return an empty list.',
@@ -144,6 +146,16 @@ export async function extractClaimsWithModel(
         break;
       case 'git-branch':
         if (item.name) claims.push({ kind: 'git-branch', name: item.name, ...context });
+        break;
+      case 'git-tag-created':
+      case 'git-tag-deleted':
+        if (item.name)
+          claims.push({
+            kind: 'git-tag',
+            name: item.name,
+            action: item.kind === 'git-tag-created' ? 'create' : 'delete',
+            ...context,
+          });
         break;
       case 'git-push':
         claims.push({ kind: 'git-push', ...context });

@@ -1,4 +1,5 @@
 import type { StepClaims } from '@closedloop/plan';
+import { tagNameIn, tagTargetIn } from './asked-tags';
 import { normalizeLayout } from './claim-layout';
 import { type Claim, type ClaimSource, dedupeClaims, type TestCountClaim } from './claim-types';
 import { findPaths, isFileToken } from './find-paths';
@@ -839,6 +840,46 @@ function reported(sentence: string, index: number): boolean {
   );
 }
 
+/**
+ * Tags said to be made or deleted: "created the tag v1.2.0", "tagged HEAD~1 as v1.0.0", "deleted
+ * tag v0.9", "已创建标签 v1.3.0", "タグ v1 を作成しました". A tag push ("pushed the tag") is a push.
+ */
+function tagClaims(sentence: string, context: ClaimContext): Claim[] {
+  const claims: Claim[] = [];
+  const english = [
+    ...sentence.matchAll(
+      /(?<![\w-])(?:(?<verb>created|made|added|cut|deleted|removed|dropped)\s+(?:the\s+|a\s+|an\s+)?(?:new\s+)?(?:annotated\s+|lightweight\s+)?(?:git\s+|release\s+|version\s+)?tags?\b|tagged\b)(?<rest>[^.;。]*(?:\.\d[^.;。]*)*)/gi,
+    ),
+  ];
+  for (const match of english) {
+    if (!reported(sentence, match.index)) continue;
+    const rest = match.groups?.rest ?? '';
+    const tagged = match.groups?.verb === undefined;
+    const name = tagNameIn(tagged ? rest.replace(/^.*?\b(?=as\b|with\b)/i, '') : `tag ${rest}`);
+    if (name === undefined || /^(?:and|to|from|for|the|on|at|it)$/i.test(name)) continue;
+    const action = /^(?:deleted|removed|dropped)$/i.test(match.groups?.verb ?? '') ? 'delete' : 'create';
+    const target = action === 'create' ? tagTargetIn(`${match[0]}`) : undefined;
+    claims.push({ kind: 'git-tag', name, action, ...(target !== undefined ? { target } : {}), ...context });
+  }
+  if (english.length > 0) return claims;
+  const cjk =
+    /(?<verb>创建|創建|新建|打|添加|删除|刪除|移除)了?\s*(?:一个|一個)?\s*(?:git\s*)?(?:标签|標籤|tag)\s*(?<name>[`'"「]?[\w./+-]+)|タグ\s*(?<ja>[`'"「]?[\w./+-]+)[`'"」]?\s*を\s*(?<javerb>作成|付け|削除)(?:しました|した|ました)/u.exec(
+      sentence,
+    );
+  if (cjk && !ZH_NEGATION.test(sentence.slice(0, cjk.index).slice(-6))) {
+    const name = (cjk.groups?.name ?? cjk.groups?.ja ?? '').replace(/^[`'"「]/, '').replace(/[.,]+$/, '');
+    const verb = cjk.groups?.verb ?? cjk.groups?.javerb ?? '';
+    if (name !== '')
+      claims.push({
+        kind: 'git-tag',
+        name,
+        action: /删除|刪除|移除|削除/u.test(verb) ? 'delete' : 'create',
+        ...context,
+      });
+  }
+  return claims;
+}
+
 function gitClaims(sentence: string, context: ClaimContext): Claim[] {
   const claims: Claim[] = [];
   const commit =
@@ -876,6 +917,7 @@ function gitClaims(sentence: string, context: ClaimContext): Claim[] {
       : !ZH_NEGATION.test(sentence.slice(0, branch.index).slice(-6));
     if (ok) claims.push({ kind: 'git-branch', name: branchName.replace(/[.,]+$/, ''), ...context });
   }
+  claims.push(...tagClaims(sentence, context));
   const push = /(?<![\w-])pushed\b(?<rest>[^.;。]*)/i.exec(sentence);
   const zhPush = /(?:已经?|成功)?\s*推送(?:了|到|至|成功)|プッシュ(?:しました|した|済み)/u.exec(sentence);
   if (

@@ -193,6 +193,7 @@ const EFFECT_CLAIMS: ReadonlySet<Claim['kind']> = new Set([
   'symbol-added',
   'git-commit',
   'git-branch',
+  'git-tag',
   'git-push',
   'dependency-installed',
 ]);

@@ -1,3 +1,4 @@
+import { type TagAction, tagNameIn, tagTargetIn } from './asked-tags';
 import { symbolsAt } from './extract-claims';
 import { findPaths } from './find-paths';
 import { splitCommandLine } from './split-command-line';
@@ -12,6 +13,7 @@ export type ExpectedOutcome =
   | 'commit'
   | 'push'
   | 'branch'
+  | 'tag'
   | 'read';
 
 /** What a step was asked to do, read from its description (imperative verbs in EN/ZH/JA). */
@@ -33,6 +35,8 @@ export interface StepExpectations {
   commands: string[][];
   /** Packages named for installation. */
   packages: string[];
+  /** Git tags the step was asked to create or delete (outcome `tag`). */
+  tags: TagAction[];
   /** Symbols the step was asked to add ("Add isPrime to src/math.js", "exporting isPrime(n)"). */
   symbols: { name: string; file?: string; exported?: true }[];
   /** The step is a fix (test tampering matters). */
@@ -65,6 +69,9 @@ const WORD_END = '(?![\\w/-]|\\.\\w)';
 const EN_IMPERATIVE = new RegExp(
   [
     `(?<install>\\binstall\\b|\\badd\\s+(?:[\`'"]?@?[\\w./-]+[\`'"]?\\s+)?(?:as\\s+a\\s+)?(?:dev\\s*)?dependenc(?:y|ies)\\b)`,
+    // Before commit, create and delete: "Tag the previous commit (HEAD~1) as v1.0.0" is one tag ask.
+    '(?<untag>\\b(?:delete|remove|drop)\\s+(?:the\\s+|a\\s+|an\\s+)?(?:old\\s+|stale\\s+)?(?:git\\s+|release\\s+|version\\s+)?tag\\b)',
+    '(?<tag>\\b(?:create|make|add|cut|apply|put)\\s+(?:a\\s+|an\\s+|the\\s+)?(?:new\\s+)?(?:annotated\\s+|lightweight\\s+)?(?:git\\s+|release\\s+|version\\s+)?tag\\b|\\btag\\s+(?:[^.;,\\n]{0,60}?\\s)?(?:as|with\\s+(?:the\\s+)?(?:name|tag))\\s|\\btag\\s+(?=[`\'"]?v?\\d))',
     '(?<commit>\\bcommit\\b)',
     '(?<push>\\bpush\\b)',
     '(?<branch>\\b(?:create|make|check\\s+out|start)\\s+(?:a\\s+)?(?:new\\s+)?(?:git\\s+)?branch\\b)',
@@ -79,10 +86,10 @@ const EN_IMPERATIVE = new RegExp(
 );
 
 const ZH_IMPERATIVE =
-  /(?<install>安装|安裝)|(?<commit>提交)|(?<push>推送)|(?<branch>(?:创建|新建|建立)\s*(?:一个|新的?)?\s*分支)|(?<delete>删除|刪除|移除|删掉|刪掉|去掉|去除)|(?<modify>修改|更新|编辑|編輯|修复|修復|修正|重构|重構|调整|調整|优化|優化|替换|替換|迁移|遷移|升级|升級|重命名|改名|移动|移動|完善|改进|改進|改写|改寫|补全|補全)|(?<create>创建|創建|新建|新增|添加|增加|加入|编写|編寫|撰写|撰寫|写|寫|实现|實現|实作|實作|生成|定义|定義|搭建|初始化|配置|开发|開發|补充|補充|导出|導出)|(?<test>测试|測試|验证|驗證|确保|確保)|(?<run>运行|運行|执行|執行|构建|構建|编译|編譯|跑)|(?<read>阅读|閱讀|查看|检查|檢查|分析|调查|調查|列出|查找|搜索|确认|確認|总结|總結|解释|解釋|审查|審查|了解|评估|評估|研究|找出|统计|統計)/gu;
+  /(?<untag>(?:删除|刪除|移除|删掉|刪掉)\s*(?:git\s*)?(?:标签|標籤|tag))|(?<tag>(?:(?:为|為|给|給|在)\s*)?(?:(?:当前|當前|最新|上一个|上一個|这个|這個)\s*的?\s*提交\s*上?\s*)?(?:创建|創建|新建|打|添加)\s*(?:一个|一個)?\s*(?:新的?)?\s*(?:git\s*)?(?:标签|標籤|tag))|(?<install>安装|安裝)|(?<commit>提交)|(?<push>推送)|(?<branch>(?:创建|新建|建立)\s*(?:一个|新的?)?\s*分支)|(?<delete>删除|刪除|移除|删掉|刪掉|去掉|去除)|(?<modify>修改|更新|编辑|編輯|修复|修復|修正|重构|重構|调整|調整|优化|優化|替换|替換|迁移|遷移|升级|升級|重命名|改名|移动|移動|完善|改进|改進|改写|改寫|补全|補全)|(?<create>创建|創建|新建|新增|添加|增加|加入|编写|編寫|撰写|撰寫|写|寫|实现|實現|实作|實作|生成|定义|定義|搭建|初始化|配置|开发|開發|补充|補充|导出|導出)|(?<test>测试|測試|验证|驗證|确保|確保)|(?<run>运行|運行|执行|執行|构建|構建|编译|編譯|跑)|(?<read>阅读|閱讀|查看|检查|檢查|分析|调查|調查|列出|查找|搜索|确认|確認|总结|總結|解释|解釋|审查|審查|了解|评估|評估|研究|找出|统计|統計)/gu;
 
 const JA_IMPERATIVE =
-  /(?<install>インストール)|(?<commit>コミット)|(?<push>プッシュ)|(?<branch>ブランチを(?:新規)?作成)|(?<delete>削除|除去)|(?<modify>修正|更新|変更|編集|改修|リファクタ(?:リング)?|最適化|移行|置換|置き換え|リネーム|名前を変更|移動|改善|書き換え|直)|(?<create>新規作成|作成|追加|実装|生成|定義|構築|初期化|設定|書|作)|(?<test>テスト|検証|確かめ)|(?<run>実行|ビルド|コンパイル)|(?<read>読|確認|調査|分析|一覧|検索|探|レビュー|要約|説明|把握|調べ)/gu;
+  /(?<untag>タグ\s*[`'"「]?[\w./+-]*[`'"」]?\s*を削除)|(?<tag>(?:(?:現在の|最新の|直前の|この)?コミットに\s*)?(?:[`'"「]?[\w./+-]+[`'"」]?\s*(?:という)?\s*)?タグ\s*(?:[`'"「]?[\w./+-]+[`'"」]?\s*)?を?\s*(?:作成|付け|打|追加))|(?<install>インストール)|(?<commit>コミット)|(?<push>プッシュ)|(?<branch>ブランチを(?:新規)?作成)|(?<delete>削除|除去)|(?<modify>修正|更新|変更|編集|改修|リファクタ(?:リング)?|最適化|移行|置換|置き換え|リネーム|名前を変更|移動|改善|書き換え|直)|(?<create>新規作成|作成|追加|実装|生成|定義|構築|初期化|設定|書|作)|(?<test>テスト|検証|確かめ)|(?<run>実行|ビルド|コンパイル)|(?<read>読|確認|調査|分析|一覧|検索|探|レビュー|要約|説明|把握|調べ)/gu;
 
 /** What may stand before an English imperative in its clause ("Then run", "please add", "1. Create"). */
 const IMPERATIVE_LEAD =
@@ -101,7 +108,9 @@ const TEST_WORDS =
 
 function categoryOf(
   groups: Record<string, string | undefined>,
-): ExpectedOutcome | 'create' | 'modify' | undefined {
+): ExpectedOutcome | 'create' | 'modify' | 'untag' | undefined {
+  if (groups.untag) return 'untag';
+  if (groups.tag) return 'tag';
   if (groups.install) return 'install';
   if (groups.commit) return 'commit';
   if (groups.push) return 'push';
@@ -173,6 +182,7 @@ export function stepExpectations(description: string): StepExpectations {
   const remove: string[] = [];
   const changeEach: string[] = [];
   const verbs: string[] = [];
+  const tags: TagAction[] = [];
   let fix = false;
   let testsAreTarget = false;
   let runTests = false;
@@ -217,7 +227,23 @@ export function stepExpectations(description: string): StepExpectations {
         )
       )
         continue;
-      hits.push({ index: match.index, end: match.index + match[0].length, category, word: match[0] });
+      let kind: typeof category | undefined = category;
+      // "Remove the tag from index.html": an HTML tag, not a git one (a git tag has a name like a
+      // version, or git / release / version around it).
+      if (
+        (category === 'tag' || category === 'untag') &&
+        tagNameIn(`${match[0]}${after}`) === undefined &&
+        !/\bgit\b|\breleases?\b|\bversions?\b|标签|標籤|タグ/iu.test(`${match[0]}${after}`)
+      )
+        kind =
+          pattern === EN_IMPERATIVE &&
+          !/^(?:create|make|add|cut|apply|put|delete|remove|drop)\b/i.test(match[0])
+            ? undefined
+            : category === 'tag'
+              ? 'create'
+              : 'delete';
+      if (kind === undefined) continue;
+      hits.push({ index: match.index, end: match.index + match[0].length, category: kind, word: match[0] });
     }
   }
   hits.sort((a, b) => a.index - b.index);
@@ -394,6 +420,21 @@ export function stepExpectations(description: string): StepExpectations {
           runTests = true;
         } else outcomes.add('run');
         break;
+      case 'tag':
+      case 'untag': {
+        outcomes.add('tag');
+        const where = japanese ? text.slice(Math.max(0, hit.index - 40), hit.end) : `${hit.word}${segment}`;
+        const name = tagNameIn(where, {
+          loose: /\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}/u.test(hit.word),
+        });
+        const target = category === 'tag' ? tagTargetIn(where) : undefined;
+        tags.push({
+          action: category === 'tag' ? 'create' : 'delete',
+          ...(name !== undefined ? { name } : {}),
+          ...(target !== undefined ? { target } : {}),
+        });
+        break;
+      }
       default:
         outcomes.add(category);
     }
@@ -444,6 +485,7 @@ export function stepExpectations(description: string): StepExpectations {
     remove: [...new Set(remove)],
     commands,
     packages,
+    tags,
     fix,
     testsAreTarget,
     verbs,

@@ -1,4 +1,4 @@
-import { rm, symlink } from 'node:fs/promises';
+import { chmod, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
@@ -60,9 +60,62 @@ describe('createWorkspaceFacts', { timeout: 30_000 }, () => {
       expect(diff).toContain("the index's assume-unchanged bit hides this file");
       expect(diff).toContain('--- a/a.ts\n+++ b/a.ts\n@@ -1,1 +1,1 @@\n-a\n+a2\n');
       expect(diff).toContain('--- a/b.ts\n+++ b/b.ts\n@@ -1,1 +1,1 @@\n-b\n+b2\n');
-      expect(diff).toContain('--- a/c.ts\n+++ /dev/null\n@@ -1,1 +1,0 @@\n-c\n');
+      expect(diff).toContain('--- a/c.ts\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-c\n');
     },
   );
+
+  it('sees new files hidden by ignore rules a command added (.git/info/exclude, a self-ignoring .gitignore)', async () => {
+    const ws = await repo({ 'a.ts': 'a\n', '.gitignore': 'node_modules/\n' });
+    await ws.write('node_modules/x/index.js', 'x\n');
+    await ws.write('secret.ts', 's\n');
+    await writeFile(path.join(ws.root, '.git', 'info', 'exclude'), 'secret.ts\n');
+    await ws.write('gen/.gitignore', '*\n');
+    await ws.write('gen/out.js', 'o\n');
+    expect(await ws.git('status', '--porcelain')).toBe('');
+    const facts = createWorkspaceFacts(ws.root);
+    const changes = [...((await facts.changes()) ?? new Map()).values()];
+    expect(changes.sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+      { path: 'gen/.gitignore', kind: 'untracked', hiddenBy: 'ignore-rule' },
+      { path: 'gen/out.js', kind: 'untracked', hiddenBy: 'ignore-rule' },
+      { path: 'secret.ts', kind: 'untracked', hiddenBy: 'ignore-rule' },
+    ]);
+    const diff = await facts.diff();
+    expect(diff).toContain('an ignore rule that is not committed hides this file');
+    expect(diff).toContain('--- /dev/null\n+++ b/secret.ts\n@@ -0,0 +1,1 @@\n+s\n');
+  });
+
+  it('is not fooled by the repository configuration or attributes a command wrote', async () => {
+    const ws = await repo({ 'a.ts': 'a\n', 'b.ts': 'b\n' });
+    const quiet = path.join(ws.root, '.git', 'quiet.sh');
+    await writeFile(quiet, '#!/bin/sh\nexit 0\n');
+    await chmod(quiet, 0o755);
+    await writeFile(path.join(ws.root, '.git', 'excludes'), 'new.ts\n');
+    await ws.git('config', 'status.showUntrackedFiles', 'no');
+    await ws.git('config', 'core.excludesFile', path.join(ws.root, '.git', 'excludes'));
+    await ws.git('config', 'diff.noprefix', 'true');
+    await ws.git('config', 'diff.external', quiet);
+    await writeFile(path.join(ws.root, '.git', 'info', 'attributes'), 'b.ts -diff\n');
+    await ws.write('a.ts', 'a2\n');
+    await ws.write('b.ts', 'b2\n');
+    await ws.write('new.ts', 'n\n');
+    const facts = createWorkspaceFacts(ws.root);
+    const changes = (await facts.changes()) ?? new Map();
+    expect(changes.get('new.ts')).toEqual({ path: 'new.ts', kind: 'untracked' });
+    const diff = await facts.diff();
+    expect(diff).toContain('diff --git a/a.ts b/a.ts');
+    expect(diff).toContain('-a\n+a2');
+    expect(diff).toContain('-b\n+b2');
+    expect(diff).not.toContain('Binary files');
+    expect(diff).toContain('+++ b/new.ts');
+  });
+
+  it('refuses a repository whose core.worktree points git at another folder (fails closed)', async () => {
+    const ws = await repo({ 'a.ts': 'a\n' });
+    const other = await repo({ 'b.ts': 'b\n' }, false);
+    await ws.write('a.ts', 'a2\n');
+    await ws.git('config', 'core.worktree', other.root);
+    await expect(createWorkspaceFacts(ws.root).changes()).rejects.toThrow(/core\.worktree|git status failed/);
+  });
 
   it('counts changes a step already committed when given the base commit', async () => {
     const ws = await repo({ 'a.txt': '1\n' });

@@ -1,15 +1,16 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRunner } from '@closedloop/tools';
-import { inspectInside } from '@closedloop/tools/internal';
-import { excerpt } from './finding';
 import {
-  blobOid,
-  gitDirOf,
-  type HiddenIndexEntry,
-  parseHiddenIndexEntries,
-  parseLsFilesTags,
-} from './hidden-index-entries';
+  findGitTop,
+  findHiddenChanges,
+  formatHiddenDiff,
+  type HiddenBy,
+  inspectInside,
+  replaceBinarySections,
+  textShownAsBinary,
+} from '@closedloop/tools/internal';
+import { excerpt } from './finding';
 import { commandProblem, runCommand } from './run-command';
 
 /** How git sees one changed path. */
@@ -22,9 +23,11 @@ export interface ChangedFile {
   /**
    * Set when git itself does not show the change: the index's `assume-unchanged` or
    * `skip-worktree` bit hides the file from `git status` and `git diff` (a command can set them),
-   * and its content differs from the index's (or, assume-unchanged, it is gone).
+   * and its content differs from the index's (or, assume-unchanged, it is gone); or
+   * `ignore-rule`: a new file ignored by a rule git's history does not hold (`.git/info/exclude`,
+   * a `.gitignore` that is new or changed).
    */
-  hiddenBy?: HiddenIndexEntry['bit'];
+  hiddenBy?: HiddenBy;
 }
 
 /** Options of {@link createWorkspaceFacts}. */
@@ -93,16 +96,6 @@ export function realRootOf(root: string): string {
   }
 }
 
-function findGitTop(root: string): string | undefined {
-  let dir = root;
-  for (;;) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
 function toPosix(file: string): string {
   return file.split(path.sep).join('/');
 }
@@ -129,24 +122,6 @@ export function readInside(realRoot: string, file: string, maxBytes: number): st
   return entry.type === 'file' ? entry.content.toString('utf8') : undefined;
 }
 
-/** The length of the repository's object ids: 32 bytes when it uses SHA-256, else 20. */
-function oidBytes(gitDir: string | undefined): 20 | 32 {
-  if (gitDir === undefined) return 20;
-  let common = gitDir;
-  try {
-    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    // Not a linked worktree: the config is in the git directory itself.
-  }
-  try {
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(path.join(common, 'config'), 'utf8'))
-      ? 32
-      : 20;
-  } catch {
-    return 20;
-  }
-}
-
 /**
  * Creates the cached fact source for one verification of a workspace.
  *
@@ -163,9 +138,10 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
   const contents = new Map<string, string | undefined>();
   let changesPromise: Promise<ReadonlyMap<string, ChangedFile> | undefined> | undefined;
 
-  const git = (args: string[]) =>
+  const git = (args: string[], stdin?: string) =>
     runCommand({
       argv: ['git', ...args],
+      ...(stdin !== undefined ? { stdin } : {}),
       cwd: realRoot,
       timeoutMs,
       env: GIT_ENV,
@@ -239,54 +215,30 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
         if (!changes.has(rel)) changes.set(rel, { path: rel, kind: kindOf(code.slice(0, 1)) });
       }
     }
-    for (const entry of await hiddenEntries()) {
-      if (prefix !== '' && !entry.path.startsWith(`${prefix}/`)) continue;
-      const rel = prefix === '' ? entry.path : entry.path.slice(prefix.length + 1);
-      if (changes.has(rel)) continue;
-      const kind = hiddenChange(entry);
-      if (kind === undefined) continue;
-      changes.set(rel, { path: rel, kind, hiddenBy: entry.bit });
-      hiddenOids.set(rel, entry.oid);
+    const hidden = await findHiddenChanges(gitTop, (args, stdin) =>
+      git(args, stdin).then((result) => ({
+        exitCode: result.truncated || result.timedOut ? null : result.exitCode,
+        stdout: result.stdout,
+      })),
+    );
+    for (const change of hidden) {
+      if (prefix !== '' && !change.path.startsWith(`${prefix}/`)) continue;
+      const rel = prefix === '' ? change.path : change.path.slice(prefix.length + 1);
+      if (!rel.endsWith('/')) {
+        if (!changes.has(rel)) changes.set(rel, { path: rel, kind: change.kind, hiddenBy: change.hiddenBy });
+        if (change.oid !== undefined) hiddenOids.set(rel, change.oid);
+        continue;
+      }
+      // A folder every file of which an ignore rule hides: its files, one by one.
+      const listed = await git(['ls-files', '-z', '--others', '--', rel]);
+      if (listed.exitCode !== 0)
+        throw new Error(`git ls-files failed (exit ${listed.exitCode}): ${excerpt(listed.output, 500)}`);
+      for (const file of listed.stdout.split('\0')) {
+        if (file !== '' && !changes.has(file))
+          changes.set(file, { path: file, kind: 'untracked', hiddenBy: change.hiddenBy });
+      }
     }
     return changes;
-  };
-
-  /** Index entries whose bits hide them from git (read from the index itself: no process). */
-  const hiddenEntries = async (): Promise<HiddenIndexEntry[]> => {
-    if (gitTop === undefined) return [];
-    const gitDir = gitDirOf(gitTop);
-    let index: Buffer | undefined;
-    try {
-      if (gitDir !== undefined) index = readFileSync(path.join(gitDir, 'index'));
-    } catch (error) {
-      // No index yet (a repository before its first add): nothing can be hidden.
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    }
-    const parsed = index === undefined ? undefined : parseHiddenIndexEntries(index, oidBytes(gitDir));
-    if (parsed !== undefined) return parsed;
-    // An index this reader does not understand: git lists every entry's tag (fail closed on error).
-    const listed = await git(['ls-files', '-v', '-s', '-z', '--full-name', '--', '.']);
-    if (listed.exitCode !== 0)
-      throw new Error(`git ls-files failed (exit ${listed.exitCode}): ${excerpt(listed.output, 500)}`);
-    return parseLsFilesTags(listed.stdout);
-  };
-
-  /** How a hidden entry changed: its content against the index's, undefined when it did not. */
-  const hiddenChange = (entry: HiddenIndexEntry): ChangeKind | undefined => {
-    const file = path.join(gitTop ?? realRoot, entry.path);
-    let content: Buffer;
-    try {
-      const info = lstatSync(file);
-      if (info.isSymbolicLink()) content = Buffer.from(readlinkSync(file));
-      else if (!info.isFile()) return 'other';
-      // Too large to hash here: changed as far as anyone can tell (never "unchanged" unseen).
-      else if (info.size > 64 * 1024 * 1024) return 'modified';
-      else content = readFileSync(file);
-    } catch {
-      // Gone: a sparse checkout leaves skip-worktree files out on purpose; assume-unchanged does not.
-      return entry.bit === 'skip-worktree' ? undefined : 'deleted';
-    }
-    return blobOid(content, entry.oid.length === 64 ? 32 : 20) === entry.oid ? undefined : 'modified';
   };
 
   const hiddenOids = new Map<string, string>();
@@ -294,21 +246,12 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
   const hiddenDiff = async (change: ChangedFile): Promise<string> => {
     const oid = hiddenOids.get(change.path);
     const before = oid === undefined ? undefined : await git(['cat-file', 'blob', oid]);
-    const lines = (text: string | undefined) => {
-      const split = (text ?? '').split('\n');
-      if (split.at(-1) === '') split.pop();
-      return split;
-    };
-    const old = lines(before?.exitCode === 0 ? before.stdout : undefined);
-    const now = change.kind === 'deleted' ? [] : lines(facts.read(change.path));
-    return (
-      `diff --git a/${change.path} b/${change.path}\n` +
-      `# not shown by git: the index's ${change.hiddenBy} bit hides this file from git status and git diff\n` +
-      `--- a/${change.path}\n+++ ${change.kind === 'deleted' ? '/dev/null' : `b/${change.path}`}\n` +
-      `@@ -1,${old.length} +1,${now.length} @@\n` +
-      [...old.map((line) => `-${line}`), ...now.map((line) => `+${line}`)].join('\n') +
-      '\n'
-    );
+    return formatHiddenDiff({
+      path: change.path,
+      hiddenBy: change.hiddenBy ?? 'ignore-rule',
+      before: before?.exitCode === 0 ? before.stdout : undefined,
+      after: change.kind === 'deleted' ? undefined : facts.read(change.path),
+    });
   };
 
   const facts: WorkspaceFacts = {
@@ -330,12 +273,20 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
     },
     async diff(maxChars = 60_000) {
       if (gitTop === undefined) return '';
-      const tracked = await git(['diff', '--no-color', '--relative', baseRef, '--']);
+      // No external diff or textconv program of the repository's configuration, and a text file an
+      // attribute marks binary (`-diff`, `binary`: a command can write them) shown as text.
+      const args = ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '--relative', baseRef];
+      const tracked = await git([...args, '--']);
       let text = tracked.exitCode === 0 ? tracked.stdout : '';
+      const asText = textShownAsBinary(text, realRoot);
+      if (asText.length > 0) {
+        const shown = await git([...args, '--text', '--', ...asText]);
+        if (shown.exitCode === 0) text = replaceBinarySections(text, shown.stdout, asText);
+      }
       const changes = await facts.changes();
       for (const change of changes?.values() ?? []) {
         if (text.length >= maxChars) break;
-        if (change.hiddenBy !== undefined) {
+        if (change.hiddenBy !== undefined && change.hiddenBy !== 'ignore-rule') {
           text += await hiddenDiff(change);
           continue;
         }
@@ -344,6 +295,15 @@ export function createWorkspaceFacts(root: string, options: WorkspaceFactsOption
         if (content === undefined) continue;
         const lines = content.split('\n');
         if (lines.at(-1) === '') lines.pop();
+        if (change.hiddenBy === 'ignore-rule') {
+          text += formatHiddenDiff({
+            path: change.path,
+            hiddenBy: 'ignore-rule',
+            before: undefined,
+            after: content,
+          });
+          continue;
+        }
         text += `diff --git a/${change.path} b/${change.path}\nnew file\n--- /dev/null\n+++ b/${change.path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((line) => `+${line}`).join('\n')}\n`;
       }
       return text.length > maxChars

@@ -21,7 +21,6 @@
  * `{ stopReason, statuses, answer, asked }` when the run ends.
  */
 import fs, { appendFileSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { ScriptedModel } from '@closedloop/model/testing';
 import { defineTool, workspaceTools } from '@closedloop/tools';
@@ -30,33 +29,16 @@ import { aggregatorSystemPrompt } from '../aggregate-answer';
 import { createCortex } from '../create-cortex';
 import { plannerSystemPrompt } from '../draft-plan';
 import { createJsonlRunStore } from '../jsonl-run-store';
-import type { RunStore } from '../run-store';
+import { createKillingStore, die, killInJournalWrite, storeKillOf } from './killing-store';
 import { stepIdOf } from './scenario-model';
 
 const env = process.env;
 const root = env.ROOT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
-const die = () => process.kill(process.pid, 'SIGKILL');
 const appendDelay = Number(env.APPEND_DELAY_MS ?? 0);
 
-if (kill === 'torn-journal' || kill === 'in-fsync') {
-  let groups = 0;
-  const writeSync = fs.writeSync;
-  fs.writeSync = ((fd: number, buffer: unknown, ...rest: unknown[]) => {
-    if (Buffer.isBuffer(buffer) && buffer.subarray(0, 7).toString() === '{"seq":') {
-      groups++;
-      if (kill === 'torn-journal' && groups === Number(arg)) {
-        writeSync(fd, buffer, 0, Math.floor(buffer.length / 2));
-        die();
-      }
-      // The group's fdatasync is started right after this write returns, on the thread pool; a
-      // microtask runs before its completion can be delivered: the kill lands while it runs.
-      if (kill === 'in-fsync' && groups === Number(arg)) queueMicrotask(die);
-    }
-    return (writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
-  }) as typeof fs.writeSync;
-  syncBuiltinESMExports();
-}
+if (kill === 'torn-journal' || kill === 'in-fsync')
+  killInJournalWrite({ group: Number(arg), how: kill === 'torn-journal' ? 'torn' : 'in-fsync', cut: 'half' });
 
 const step = (id: string, dependsOn: string[]) => ({
   id,
@@ -76,31 +58,7 @@ const plan = {
 };
 
 const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'fsync' });
-let appended = 0;
-let typesSeen = 0;
-const store: RunStore = {
-  read: (runId) => inner.read(runId),
-  list: () => inner.list(),
-  writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
-  readMeta: (runId) => inner.readMeta(runId),
-  acquireLease: (runId, options) => inner.acquireLease(runId, options),
-  repair: (runId) => inner.repair(runId),
-  async append(runId, records) {
-    if (kill === 'after-type') {
-      const [type, nth = '1'] = (arg ?? '').split('/');
-      const at = records.findIndex((record) => record.event.type === type && ++typesSeen === Number(nth));
-      if (at !== -1) {
-        await inner.append(runId, records.slice(0, at + 1));
-        die();
-        await new Promise(() => {});
-      }
-    }
-    await inner.append(runId, records);
-    const before = appended;
-    appended += records.length;
-    if (kill === 'after-event' && before < Number(arg) && appended >= Number(arg)) die();
-  },
-};
+const store = createKillingStore(inner, storeKillOf(kill, arg));
 
 const append = defineTool({
   name: 'append',
@@ -219,7 +177,7 @@ try {
       stopReason: result.stopReason,
       statuses: Object.fromEntries(result.report.steps.map((s) => [s.id, s.status])),
       answer: result.answer,
-      events: appended,
+      events: store.appended,
       asked,
     }),
   );

@@ -25,12 +25,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { open } from 'node:fs/promises';
-import { syncBuiltinESMExports } from 'node:module';
 import { createCommandRunner, defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { createCortex } from '../create-cortex';
 import { createJsonlRunStore } from '../jsonl-run-store';
-import type { RunStore } from '../run-store';
+import { createKillingStore, killInJournalWrite, storeKillOf } from './killing-store';
 import { lyingStep, scenarioModel } from './scenario-model';
 
 const env = process.env;
@@ -47,26 +46,9 @@ if (env.KILL_AFTER_MS !== undefined)
 const content = env.CONTENT!;
 const [kill, arg] = (env.KILL ?? 'none').split(':');
 
-if (kill === 'torn-journal') {
-  // The n-th journal group write gets part of the way — cut inside a multibyte character when
-  // the group has one — then the process dies: a torn last line, as a kill mid-write(2) leaves.
-  let groups = 0;
-  const writeSync = fs.writeSync;
-  fs.writeSync = ((fd: number, buffer: unknown, ...rest: unknown[]) => {
-    if (
-      Buffer.isBuffer(buffer) &&
-      buffer.subarray(0, 7).toString() === '{"seq":' &&
-      ++groups === Number(arg)
-    ) {
-      const multibyte = buffer.findIndex((byte) => byte >= 0x80);
-      const cut = multibyte === -1 ? Math.floor(buffer.length / 2) : multibyte + 1;
-      writeSync(fd, buffer, 0, cut);
-      process.kill(process.pid, 'SIGKILL');
-    }
-    return (writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
-  }) as typeof fs.writeSync;
-  syncBuiltinESMExports();
-}
+// The n-th journal group write gets part of the way — cut inside a multibyte character when the
+// group has one — then the process dies: a torn last line, as a kill mid-write(2) leaves.
+if (kill === 'torn-journal') killInJournalWrite({ group: Number(arg), how: 'torn', cut: 'in-multibyte' });
 
 if (kill === 'mid-write') {
   const probe = await open(process.execPath, 'r');
@@ -85,46 +67,16 @@ if (kill === 'mid-write') {
 }
 
 const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
-let appended = 0;
-let typesSeen = 0;
-const store: RunStore = {
-  read: (runId) => inner.read(runId),
-  list: () => inner.list(),
-  writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
-  readMeta: (runId) => inner.readMeta(runId),
-  async acquireLease(runId, options) {
-    const lease = await inner.acquireLease(runId, options);
-    // HOLD_UNTIL: the holder waits for that file before it goes on, so a second resumer started
-    // alongside it surely finds the run leased, however the two processes are scheduled.
+const store = createKillingStore(inner, storeKillOf(kill, arg), {
+  // HOLD_UNTIL: the holder waits for that file before it goes on, so a second resumer started
+  // alongside it surely finds the run leased, however the two processes are scheduled.
+  onLease: async () => {
     const hold = env.HOLD_UNTIL;
     for (let waited = 0; hold !== undefined && !fs.existsSync(hold) && waited < 30_000; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    return lease;
   },
-  repair: (runId) => inner.repair(runId),
-  async append(runId, records) {
-    if (kill === 'after-type') {
-      // after-type:<type>[:<nth>]: the records up to and including the nth event of that type
-      // reach the journal, then the process dies — as when the work after that event is slow.
-      const [type, nth = '1'] = (arg ?? '').split('/');
-      const at = records.findIndex((record) => {
-        return record.event.type === type && ++typesSeen === Number(nth);
-      });
-      if (at !== -1) {
-        await inner.append(runId, records.slice(0, at + 1));
-        process.kill(process.pid, 'SIGKILL');
-        await new Promise(() => {});
-      }
-    }
-    await inner.append(runId, records);
-    const before = appended;
-    appended += records.length;
-    if (kill === 'after-event' && before < Number(arg) && appended >= Number(arg)) {
-      process.kill(process.pid, 'SIGKILL');
-    }
-  },
-};
+});
 const commit = defineTool({
   name: 'commit',
   description: 'Commits what is staged (git commit).',
@@ -342,7 +294,7 @@ try {
     env.PHASE === 'resume'
       ? await cortex.resume(env.RUN_ID!)
       : await cortex.run('Do the task', { runId: env.RUN_ID! });
-  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: appended, asked }));
+  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: store.appended, asked }));
 } catch (error) {
   // A refusal (a typed CortexError) is an answer too: print its code.
   process.stdout.write(JSON.stringify({ error: (error as { code?: string }).code ?? String(error) }));

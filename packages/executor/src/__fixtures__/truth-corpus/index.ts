@@ -6,6 +6,7 @@ import { exactContent } from './exact-content';
 import { exampleOnlyAnswer, exampleOnlyExistingTests } from './example-only';
 import { filledStubs } from './filled-stubs';
 import { flagLeftOff } from './flag-left-off';
+import { gitTags } from './git-tags';
 import { hollowWork } from './hollow-work';
 import {
   brokenSyntax,
@@ -107,6 +108,7 @@ export function truthCorpus(): TruthTrace[] {
     ...zeroTests,
     ...testCounts,
     ...gitClaims,
+    ...gitTags,
     ...dependencyClaims,
     ...renames,
     ...tampering,

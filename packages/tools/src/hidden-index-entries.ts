@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -111,4 +111,64 @@ export function blobOid(content: Buffer, oidBytes: 20 | 32): string {
     .update(`blob ${content.length}\0`)
     .update(content)
     .digest('hex');
+}
+
+/** The length of the repository's object ids: 32 bytes when it uses SHA-256, else 20. */
+export function oidBytesOf(gitDir: string | undefined): 20 | 32 {
+  if (gitDir === undefined) return 20;
+  let common = gitDir;
+  try {
+    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // Not a linked worktree: the config is in the git directory itself.
+  }
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(path.join(common, 'config'), 'utf8'))
+      ? 32
+      : 20;
+  } catch {
+    return 20;
+  }
+}
+
+/**
+ * The hidden entries of the index of the repository at `gitTop`, read from the index file (no
+ * process): `[]` without an index, `undefined` when the index is one this reader does not
+ * understand (the caller then asks `git ls-files -v -s -z` and uses {@link parseLsFilesTags}).
+ */
+export function readHiddenIndexEntries(gitTop: string): HiddenIndexEntry[] | undefined {
+  const gitDir = gitDirOf(gitTop);
+  if (gitDir === undefined) return undefined;
+  let index: Buffer;
+  try {
+    index = readFileSync(path.join(gitDir, 'index'));
+  } catch (error) {
+    // No index yet (a repository before its first add): nothing can be hidden.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+  }
+  return parseHiddenIndexEntries(index, oidBytesOf(gitDir));
+}
+
+/**
+ * How a hidden entry's file changed: its content against the index's (`modified`), gone
+ * (`deleted`, assume-unchanged only: a sparse checkout leaves skip-worktree files out on
+ * purpose), not a file any more (`other`); undefined when it did not change.
+ */
+export function hiddenEntryChange(
+  gitTop: string,
+  entry: HiddenIndexEntry,
+): 'modified' | 'deleted' | 'other' | undefined {
+  const file = path.join(gitTop, entry.path);
+  let content: Buffer;
+  try {
+    const info = lstatSync(file);
+    if (info.isSymbolicLink()) content = Buffer.from(readlinkSync(file));
+    else if (!info.isFile()) return 'other';
+    // Too large to hash here: changed as far as anyone can tell (never "unchanged" unseen).
+    else if (info.size > 64 * 1024 * 1024) return 'modified';
+    else content = readFileSync(file);
+  } catch {
+    return entry.bit === 'skip-worktree' ? undefined : 'deleted';
+  }
+  return blobOid(content, entry.oid.length === 64 ? 32 : 20) === entry.oid ? undefined : 'modified';
 }
