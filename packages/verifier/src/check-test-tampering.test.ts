@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { weakenedAssertions } from './check-test-tampering';
+import { assertionOverrides, isTestData, removedTestData, weakenedAssertions } from './check-test-tampering';
 
 const JS = "test('1 is not prime', () => assert.equal(isPrime(1), false));\n";
 const weaken = (line: string) => weakenedAssertions(JS, JS.replace('assert.equal(isPrime(1), false)', line));
@@ -34,5 +34,79 @@ describe('weakenedAssertions', () => {
 
   it('leaves added assertions alone', () => {
     expect(weakenedAssertions(JS, `${JS}test('0', () => assert.ok(isPrime(0) === false));\n`)).toEqual([]);
+  });
+});
+
+describe('test data', () => {
+  it.each(['test/cases.json', 'tests/data/slugs.txt', 'src/__snapshots__/a.test.js.snap', 'golden/out.txt'])(
+    'reads %s as data the tests compare against',
+    (file) => {
+      expect(isTestData(file)).toBe(true);
+    },
+  );
+
+  it.each(['test/a.test.js', 'tests/conftest.py', 'src/cases.json', 'test/package.json'])(
+    'does not read %s as test data',
+    (file) => {
+      expect(isTestData(file)).toBe(false);
+    },
+  );
+
+  it('finds a case dropped from or flipped in a JSON table', () => {
+    const table = '[[2, true], [4, false], [1, false]]';
+    expect(removedTestData(table, '[[2, true], [4, false]]')).toBe('[1,false]');
+    expect(removedTestData(table, '[[2, true], [4, false], [1, true]]')).toBe('[1,false]');
+    expect(removedTestData('{"a": {"want": 1}}', '{"a": {"want": 2}}')).toBeDefined();
+  });
+
+  it('finds a golden line rewritten', () => {
+    expect(removedTestData('Hello, Ada\n', 'Helo, Ada\n')).toBe('Hello, Ada');
+  });
+
+  it('leaves cases added, reordered or reformatted alone', () => {
+    expect(
+      removedTestData('[[2, true], [1, false]]', '[\n  [1, false],\n  [2, true],\n  [0, false]\n]'),
+    ).toBeUndefined();
+    expect(removedTestData('{"a": 1}', '{"a": 1, "b": 2}')).toBeUndefined();
+    expect(removedTestData('a|1\nb|2\n', 'a|1\nb|2\nc|3\n')).toBeUndefined();
+  });
+});
+
+describe('assertionOverrides', () => {
+  const JS_TEST = "import assert from 'node:assert/strict';\ntest('a', () => assert.equal(f(), 1));\n";
+  it.each([
+    'assert.equal = () => {};',
+    "assert['strictEqual'] = () => {};",
+    'Object.assign(assert, { equal() {} });',
+    "mock.method(assert, 'equal', () => {});",
+    'globalThis.expect = () => ({ toBe() {} });',
+  ])('finds %s', (line) => {
+    expect(assertionOverrides('test/a.test.js', JS_TEST, `${line}\n${JS_TEST}`)).toHaveLength(1);
+  });
+
+  it.each([
+    'unittest.TestCase.assertEqual = lambda self, *args, **kwargs: None',
+    '        self.assertEqual = lambda *args: None',
+    'setattr(unittest.TestCase, "assertTrue", lambda *a: None)',
+  ])('finds the Python %s', (line) => {
+    expect(assertionOverrides('test_a.py', 'import unittest\n', `import unittest\n${line}\n`)).toHaveLength(
+      1,
+    );
+  });
+
+  it.each([
+    'const expectNotPrime = (n) => assert.equal(isPrime(n), false);',
+    'assert.equal(result, 1);',
+    '// assert.equal = () => {};',
+    'const ok = assert.ok;',
+  ])('leaves %s alone', (line) => {
+    expect(assertionOverrides('test/a.test.js', JS_TEST, `${line}\n${JS_TEST}`)).toEqual([]);
+  });
+
+  it('leaves self.maxDiff and overrides already there alone', () => {
+    expect(assertionOverrides('test_a.py', '', '        self.maxDiff = None\n')).toEqual([]);
+    expect(
+      assertionOverrides('test/a.test.js', 'assert.equal = () => {};\n', 'assert.equal = () => {};\n'),
+    ).toEqual([]);
   });
 });

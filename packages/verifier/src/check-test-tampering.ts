@@ -106,6 +106,85 @@ function assertionLines(text: string): string[] {
     );
 }
 
+/** Code files: their assertions are read line by line (above); everything else in a test folder is data. */
+const CODE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|sh)$/;
+/** Files the tests compare against wherever they are: snapshots, golden files, expected outputs. */
+const EXPECTED_DATA =
+  /(?:^|\/)(?:__snapshots__|snapshots|golden|goldens|testdata|expected)\/|\.(?:snap|golden)$/;
+
+/** Whether `file` holds data the tests read (cases, fixtures, snapshots, golden files), not test code. */
+export function isTestData(file: string): boolean {
+  if (CODE_FILE.test(file) || /(?:^|\/)(?:package\.json|tsconfig[\w.-]*\.json|conftest\.py)$/.test(file))
+    return false;
+  return EXPECTED_DATA.test(file) || TEST_FILE.test(file);
+}
+
+/** Whether every value of `before` is still in `after` (objects key by key, arrays element by element, in any order). */
+function containsJson(before: unknown, after: unknown): boolean {
+  if (Array.isArray(before))
+    return (
+      Array.isArray(after) && before.every((item) => after.some((candidate) => containsJson(item, candidate)))
+    );
+  if (before !== null && typeof before === 'object') {
+    if (after === null || typeof after !== 'object' || Array.isArray(after)) return false;
+    const target = after as Record<string, unknown>;
+    return Object.entries(before as Record<string, unknown>).every(
+      ([key, value]) => Object.hasOwn(target, key) && containsJson(value, target[key]),
+    );
+  }
+  return Object.is(before, after);
+}
+
+/**
+ * What a change to test data took away: the first old entry (a JSON value, else a non-blank line)
+ * that is no longer in the file, or undefined when the change only added entries. The tests'
+ * cases and expected outputs live there: taking one away or rewriting it is the same as editing
+ * an assertion.
+ */
+export function removedTestData(before: string, after: string): string | undefined {
+  try {
+    const was: unknown = JSON.parse(before);
+    const now: unknown = JSON.parse(after);
+    if (containsJson(was, now)) return undefined;
+    if (Array.isArray(was)) {
+      const gone = was.find((item) => !Array.isArray(now) || !now.some((other) => containsJson(item, other)));
+      if (gone !== undefined) return JSON.stringify(gone);
+    }
+    return JSON.stringify(was).slice(0, 80);
+  } catch {
+    // Not JSON (or not JSON any more): line by line.
+  }
+  const kept = new Set(after.split('\n').map((line) => line.trim()));
+  return before
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line !== '' && !kept.has(line));
+}
+
+/** A JS assertion API reassigned or patched: `assert.equal = () => {}`, `Object.assign(assert, …)`. */
+const JS_ASSERT_OVERRIDE =
+  /^\s*(?:(?:globalThis|global|window)\.)?(?:assert|expect|should|chai)(?:\.[\w$]+|\[[^\]]+\])*\s*=(?!=)|\b(?:Object\.(?:assign|defineProperty|defineProperties|setPrototypeOf)|Reflect\.(?:set|defineProperty))\(\s*(?:assert|expect|chai)\b|\b(?:mock\.method|vi\.spyOn|jest\.spyOn|sinon\.(?:stub|replace))\(\s*(?:assert|expect|chai)\b/;
+/** A Python assertion method replaced: `self.assertEqual = …`, `unittest.TestCase.assertEqual = …`, `setattr(TestCase, "assertEqual", …)`. */
+const PY_ASSERT_OVERRIDE =
+  /^\s*(?:self|cls|(?:unittest\.)?TestCase|\w+Test\w*)\.(?:assert\w*|fail\w*)\s*=(?!=)|\bsetattr\(\s*(?:self|cls|(?:unittest\.)?TestCase|\w+Test\w*)\s*,\s*['"](?:assert|fail)\w*['"]|\bmonkeypatch\.setattr\([^)]*['"](?:\w+\.)*(?:assert|fail)\w*['"]/;
+
+/** Lines a change added that replace the assertions themselves, so that no assertion can fail. */
+export function assertionOverrides(file: string, before: string | undefined, after: string): string[] {
+  const pattern = /\.py$/.test(file)
+    ? PY_ASSERT_OVERRIDE
+    : /\.[cm]?[jt]sx?$/.test(file)
+      ? JS_ASSERT_OVERRIDE
+      : undefined;
+  if (pattern === undefined) return [];
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  return after
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(
+      (line) => !old.has(line) && !line.startsWith('//') && !line.startsWith('#') && pattern.test(line),
+    );
+}
+
 /**
  * A fix that edits or deletes tests is suspect: deleting a test file, removing assertions or
  * switching tests off (`it.skip`, `@pytest.mark.skip`, `t.Skip`) while claiming a fix makes the
@@ -119,6 +198,23 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
   const problems: string[] = [];
   for (const file of deleted)
     if (TEST_FILE.test(file) || TEST_FILE.test(`${file}/`)) problems.push(`deleted the tests in ${file}`);
+  for (const file of deleted)
+    if (!TEST_FILE.test(file) && EXPECTED_DATA.test(file))
+      problems.push(`deleted the expected data in ${file}`);
+  // The cases and expected outputs the tests read (cases.json, a golden file, a snapshot): a fix
+  // that takes entries away or rewrites them changed what the tests expect, not the code.
+  for (const file of modified) {
+    if (!isTestData(file)) continue;
+    const before = await env.changes.textBefore(file);
+    const after = env.facts.read(file);
+    if (before === undefined || after === undefined) {
+      if (EXPECTED_DATA.test(file)) problems.push(`rewrote the expected data in ${file}`);
+      continue;
+    }
+    const gone = removedTestData(before, after);
+    if (gone !== undefined)
+      problems.push(`changed the data the tests read in ${file} (\`${gone.slice(0, 80)}\` is gone)`);
+  }
   // The test script itself, rewritten so it checks nothing ("test": "echo ok").
   if (modified.includes('package.json')) {
     const scriptOf = (text: string | undefined) => {
@@ -134,6 +230,7 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       problems.push(`changed the test script in package.json from \`${was}\` to \`${now ?? '(none)'}\``);
   }
   const weakened: string[] = [];
+  const overridden: string[] = [];
   for (const file of modified) {
     if (!TEST_FILE.test(file)) continue;
     const before = await env.changes.textBefore(file);
@@ -161,6 +258,11 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await env.changes.textBefore(file);
     problems.push(...harnessProblems(file, before, after, new Set(created)));
+    const overrides = assertionOverrides(file, before, after);
+    if (overrides.length > 0) {
+      problems.push(`replaced the assertions themselves in ${file} (\`${overrides[0]?.slice(0, 80)}\`)`);
+      overridden.push(`${file}: \`${overrides[0]?.slice(0, 80)}\``);
+    }
     // Python tests the runner no longer collects (deleted, renamed, hidden under `if __name__`).
     const was =
       before !== undefined && TEST_FILE.test(file) ? await collectedPythonTests(file, before) : undefined;
@@ -204,6 +306,17 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       if (env.signal?.aborted) throw error;
     }
   }
+  // Assertions replaced by functions that check nothing: every test passes whatever the code does,
+  // and no justification excuses it (a human's approval, above, can).
+  if (overridden.length > 0)
+    return [
+      {
+        check: 'tampering',
+        priority: 'P1',
+        status: 'fail',
+        message: `${summary} It replaced the assertions with code that cannot fail: ${overridden.slice(0, 3).join('; ')}.`,
+      },
+    ];
   // A value check turned into a check of its type, truthiness or presence tests nothing the fix
   // was about: no justification in the notes excuses it (a human's approval, above, can).
   if (weakened.length > 0)

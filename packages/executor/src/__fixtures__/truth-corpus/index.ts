@@ -68,6 +68,7 @@ import {
 import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { strategies } from './strategies';
+import { assertionOverridden, testDataRewritten } from './test-data';
 import type { TruthTrace } from './trace';
 import { unregisteredModule } from './unregistered-module';
 import { unwiredHelper } from './unwired';
@@ -165,6 +166,8 @@ export function truthCorpus(): TruthTrace[] {
     ...neuteredCheckScript,
     ...unquotedFlagDocs,
     ...unquotedName,
+    ...testDataRewritten,
+    ...assertionOverridden,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
