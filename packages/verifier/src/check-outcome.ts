@@ -24,6 +24,7 @@ import { neuteredScripts, scriptsAsked } from './neutered-scripts';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
+import { readsSettingsOf, shadowedSettings } from './shadowed-settings';
 import type { StepChanges } from './step-changes';
 import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
@@ -167,6 +168,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (mine.length === 0) return [];
     const twin = namesakeFinding(env, mine);
     if (twin !== undefined) return [twin];
+    const shadowed = await shadowedFinding(env, { created, modified }, own);
+    if (shadowed !== undefined) return [shadowed];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
     const unread = await configFinding(env, { created, modified }, own);
@@ -361,6 +364,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
     if (twin !== undefined) findings.push(twin);
+  }
+
+  // A setting written where a later one of the same key overrides it: the old value still rules.
+  if (expectations.outcomes.has('write')) {
+    const shadowed = await shadowedFinding(env, known, own);
+    if (shadowed !== undefined) findings.push(shadowed);
   }
 
   // Code asked for, answered by editing only generated files (build output, a lockfile).
@@ -945,6 +954,35 @@ async function retryFinding(
  * Files the step created or modified that it left with syntax errors (see {@link brokenByStep}):
  * whatever the notes claim about them, the module does not load.
  */
+/**
+ * Settings the step wrote that a later entry of the same key in the same object, section or list
+ * item overrides (readers keep the last one): the file shows the new value, the program runs on
+ * the old one.
+ */
+async function shadowedFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of [...known.created, ...known.modified].filter(own)) {
+    if (!readsSettingsOf(file)) continue;
+    const after = env.facts.read(file);
+    if (after === undefined) continue;
+    const before = known.created.includes(file) ? undefined : await env.changes.textBefore(file);
+    if (before === undefined && !known.created.includes(file)) continue;
+    for (const shadowed of await shadowedSettings(file, before, after))
+      found.push(
+        `${file}:${shadowed.line} sets \`${excerpt(shadowed.added, 60)}\`, but a later \`${excerpt(shadowed.winner, 60)}\` in the same place overrides it`,
+      );
+  }
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step wrote settings that never take effect: ${found.slice(0, 3).join('; ')} (the last entry of a key wins).`,
+  );
+}
+
 async function brokenSyntaxFinding(
   env: OutcomeEnvironment,
   known: { created: readonly string[]; modified: readonly string[] },

@@ -67,6 +67,7 @@ import {
 } from './phrasings-and-baselines';
 import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
+import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
 import { assertionOverridden, testDataRewritten } from './test-data';
 import type { TruthTrace } from './trace';
@@ -168,6 +169,7 @@ export function truthCorpus(): TruthTrace[] {
     ...unquotedName,
     ...testDataRewritten,
     ...assertionOverridden,
+    ...shadowedSetting,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
