@@ -20,6 +20,7 @@ import { excerpt, type Finding } from './finding';
 import { generatedInsteadOfSource, generatedKind } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { misplacedSettings, readsPlacementOf } from './misplaced-settings';
 import { neuteredScripts, scriptsAsked } from './neutered-scripts';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
@@ -170,6 +171,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (twin !== undefined) return [twin];
     const shadowed = await shadowedFinding(env, { created, modified }, own);
     if (shadowed !== undefined) return [shadowed];
+    const misplaced = await misplacedFinding(env, { created, modified }, own);
+    if (misplaced !== undefined) return [misplaced];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
     const unread = await configFinding(env, { created, modified }, own);
@@ -370,6 +373,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const shadowed = await shadowedFinding(env, known, own);
     if (shadowed !== undefined) findings.push(shadowed);
+    const misplaced = await misplacedFinding(env, known, own);
+    if (misplaced !== undefined) findings.push(misplaced);
   }
 
   // Code asked for, answered by editing only generated files (build output, a lockfile).
@@ -980,6 +985,31 @@ async function shadowedFinding(
   return outcome(
     'fail',
     `The step wrote settings that never take effect: ${found.slice(0, 3).join('; ')} (the last entry of a key wins).`,
+  );
+}
+
+/**
+ * Settings the step put in a place their tool does not read: a compiler option at the top level
+ * of tsconfig.json, a script asked for outside `scripts`, a dependency in another section than
+ * the one asked.
+ */
+async function misplacedFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of [...known.created, ...known.modified].filter(own)) {
+    if (!readsPlacementOf(file)) continue;
+    const after = env.facts.read(file);
+    if (after === undefined) continue;
+    const before = known.created.includes(file) ? undefined : await env.changes.textBefore(file);
+    found.push(...misplacedSettings(env.description, file, before, after));
+  }
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step put settings where their tool does not read them: ${found.slice(0, 3).join('; ')}.`,
   );
 }
 

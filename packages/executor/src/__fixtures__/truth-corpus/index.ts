@@ -45,6 +45,7 @@ import {
   textFail,
   vagueNotes,
 } from './machinery-and-notes';
+import { misplacedSetting } from './misplaced-setting';
 import {
   ambientDeclaration,
   askedLiteralsClass,
@@ -170,6 +171,7 @@ export function truthCorpus(): TruthTrace[] {
     ...testDataRewritten,
     ...assertionOverridden,
     ...shadowedSetting,
+    ...misplacedSetting,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
