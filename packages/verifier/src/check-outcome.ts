@@ -1,3 +1,4 @@
+import { asyncAsked, asyncDefinition } from './asked-async';
 import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
@@ -173,6 +174,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (shadowed !== undefined) return [shadowed];
     const misplaced = await misplacedFinding(env, { created, modified }, own);
     if (misplaced !== undefined) return [misplaced];
+    const sync = await asyncFinding(env, { created, modified }, own);
+    if (sync !== undefined) return [sync];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
     const unread = await configFinding(env, { created, modified }, own);
@@ -375,6 +378,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (shadowed !== undefined) findings.push(shadowed);
     const misplaced = await misplacedFinding(env, known, own);
     if (misplaced !== undefined) findings.push(misplaced);
+    const sync = await asyncFinding(env, known, own);
+    if (sync !== undefined) findings.push(sync);
   }
 
   // Code asked for, answered by editing only generated files (build output, a lockfile).
@@ -1010,6 +1015,38 @@ async function misplacedFinding(
   return outcome(
     'fail',
     `The step put settings where their tool does not read them: ${found.slice(0, 3).join('; ')}.`,
+  );
+}
+
+/**
+ * A function asked to become async whose definition in the files the step changed is still
+ * synchronous (a doc comment, a name or a body change does not make it async).
+ */
+async function asyncFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const names = asyncAsked(env.description);
+  if (names.length === 0) return undefined;
+  const files = [...known.created, ...known.modified].filter(own);
+  const still: string[] = [];
+  for (const name of names) {
+    const where: string[] = [];
+    let isAsync = false;
+    for (const file of files) {
+      const text = env.facts.read(file);
+      if (text === undefined) continue;
+      const how = await asyncDefinition(file, text, name);
+      if (how === 'async') isAsync = true;
+      else if (how === 'sync') where.push(file);
+    }
+    if (!isAsync && where.length > 0) still.push(`\`${name}\` in ${where.slice(0, 2).join(', ')}`);
+  }
+  if (still.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to make a function async, but ${still.join('; ')} ${still.length > 1 ? 'are' : 'is'} still defined without \`async\`.`,
   );
 }
 

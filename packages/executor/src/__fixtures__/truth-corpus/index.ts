@@ -1,4 +1,5 @@
 import { askedWork } from './asked-work';
+import { asyncNotMade } from './async-not-made';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { configUnread } from './config-unread';
 import { docsUnbacked } from './docs-unbacked';
@@ -172,6 +173,7 @@ export function truthCorpus(): TruthTrace[] {
     ...assertionOverridden,
     ...shadowedSetting,
     ...misplacedSetting,
+    ...asyncNotMade,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
