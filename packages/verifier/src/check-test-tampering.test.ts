@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertionOverrides, isTestData, removedTestData, weakenedAssertions } from './check-test-tampering';
+import {
+  assertionOverrides,
+  disarmedAssertions,
+  isTestData,
+  removedTestData,
+  weakenedAssertions,
+} from './check-test-tampering';
 
 const JS = "test('1 is not prime', () => assert.equal(isPrime(1), false));\n";
 const weaken = (line: string) => weakenedAssertions(JS, JS.replace('assert.equal(isPrime(1), false)', line));
@@ -108,5 +114,71 @@ describe('assertionOverrides', () => {
     expect(
       assertionOverrides('test/a.test.js', 'assert.equal = () => {};\n', 'assert.equal = () => {};\n'),
     ).toEqual([]);
+  });
+});
+
+describe('disarmedAssertions', () => {
+  const JS =
+    "import assert from 'node:assert/strict';\nimport { isPrime } from '../src/is-prime.js';\n\ntest('1', () => {\n  assert.equal(isPrime(1), false);\n});\n";
+  const PY =
+    'import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n';
+  const disarm = (file: string, before: string, from: string, to: string) =>
+    disarmedAssertions(file, before, before.replace(from, to));
+
+  it.each([
+    ["test('1', () => {", "test('1', () => {\n  if (isPrime(1)) return;"],
+    ["test('1', () => {", "test('1', () => {\n  return;"],
+    ['  assert.equal(isPrime(1), false);\n', '  try {\n  assert.equal(isPrime(1), false);\n  } catch {}\n'],
+    [
+      '  assert.equal(isPrime(1), false);\n',
+      '  try {\n  assert.equal(isPrime(1), false);\n  } catch (error) {\n  }\n',
+    ],
+    ["test('1', () => {", "test('1', () => {\n  vi.spyOn(module, 'isPrime').mockReturnValue(false);"],
+  ])('finds %j → %j in a JS test', (from, to) => {
+    expect(disarm('test/a.test.js', JS, from, to)).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      '        self.assertEqual(add(2, 3), 5)\n',
+      '        try:\n            self.assertEqual(add(2, 3), 5)\n        except AssertionError:\n            pass\n',
+    ],
+    [
+      '        self.assertEqual(add(2, 3), 5)\n',
+      '        try:\n            self.assertEqual(add(2, 3), 5)\n        except: pass\n',
+    ],
+    [
+      '    def test_add(self):\n',
+      '    @unittest.mock.patch(f"{__name__}.add", lambda a, b: 5)\n    def test_add(self):\n',
+    ],
+    ['    def test_add(self):\n', '    def test_add(self):\n        if add(2, 3) != 5: return\n'],
+  ])('finds %j → %j in a Python test', (from, to) => {
+    expect(disarm('test_calc.py', PY, from, to)).toHaveLength(1);
+  });
+
+  it.each([
+    [
+      "test('1', () => {",
+      "test('big', { timeout: 1000 }, () => {\n  assert.equal(isPrime(7919), true);\n});\n\ntest('1', () => {",
+    ],
+    [
+      "test('1', () => {",
+      "test('x', () => {\n  try {\n    isPrime('x');\n  } catch (error) {\n    assert.fail(error);\n  }\n});\n\ntest('1', () => {",
+    ],
+    ["test('1', () => {", "const check = (n) => {\n  return isPrime(n);\n};\n\ntest('1', () => {"],
+  ])('leaves %j → %j alone', (from, to) => {
+    expect(disarm('test/a.test.js', JS, from, to)).toEqual([]);
+  });
+
+  it('leaves a patch of the standard library and files outside the tests alone', () => {
+    expect(
+      disarm(
+        'test_calc.py',
+        PY,
+        '    def test_add(self):\n',
+        '    @unittest.mock.patch("time.sleep")\n    def test_add(self, sleep):\n',
+      ),
+    ).toEqual([]);
+    expect(disarmedAssertions('src/a.js', 'a\n', 'a\nreturn;\n')).toEqual([]);
   });
 });

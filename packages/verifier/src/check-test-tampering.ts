@@ -26,7 +26,7 @@ const ASSERTION =
   /\b(?:expect|assert\w*|should|t\.(?:Error|Fatal|Errorf|Fatalf|Fail)|assert_eq!?|assert_ne!?|assert!?|assertEquals|assertTrue|assertFalse|assertThat|toBe|toEqual|toStrictEqual|toThrow|toMatch|equal|deepEqual|strictEqual|ok)\s*[(.!]/;
 /** Markers that switch a test off. */
 const SKIP_MARKER =
-  /\b(?:it|test|describe|context)\.(?:skip|todo)\s*\(|\bx(?:it|describe|test)\s*\(|@pytest\.mark\.(?:skip|xfail)|@unittest\.skip|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\]|@Disabled|@Ignore|\bpending\s*\(|\.only\s*\(/;
+  /\b(?:it|test|describe|context)\.(?:skip|todo)\s*\(|\bx(?:it|describe|test)\s*\(|@pytest\.mark\.(?:skip|xfail)|@unittest\.(?:skip|expectedFailure)|\bt\.Skip(?:Now|f)?\s*\(|#\[ignore\]|@Disabled|@Ignore|\bpending\s*\(|\.only\s*\(|\b(?:it|test|describe|suite|context)\s*\([^)]*?,\s*\{[^}]*\b(?:skip|todo)\s*:|\b(?:t|this|ctx|context)\.(?:skip|todo)\s*\(|\bself\.skipTest\s*\(|\bpytest\.(?:skip|xfail)\s*\(/;
 const JUSTIFICATION =
   /\b(?:because|since|as|the\s+test\s+(?:was|is)\s+(?:wrong|incorrect|outdated|obsolete|flaky|invalid)|wrong\s+expectation|incorrect\s+(?:expectation|assertion|test)|outdated|obsolete|typo\s+in\s+the\s+test|expected\s+the\s+old|no\s+longer\s+(?:valid|applies)|per\s+the\s+(?:spec|request|requirement))\b|因为|因為|由于|由於|错误的断言|錯誤的斷言|过时|過時|ため|誤り|間違|古い/iu;
 const TEST_MENTION = /\btests?\b|\bspecs?\b|\bassert\w*|测试|測試|断言|斷言|テスト|アサーション/iu;
@@ -161,6 +161,72 @@ export function removedTestData(before: string, after: string): string | undefin
     .find((line) => line !== '' && !kept.has(line));
 }
 
+/**
+ * Lines a change added to a test file that stop its assertions from failing the test: a bare
+ * `return` (or `if (…) return;`) before them, a `catch {}` / `except AssertionError: pass` that
+ * swallows their failure, a mock or patch of a name the test imports from the code under test.
+ */
+export function disarmedAssertions(file: string, before: string | undefined, after: string): string[] {
+  if (before === undefined || !TEST_FILE.test(file)) return [];
+  const python = /\.py$/.test(file);
+  const old = new Set(before.split('\n').map((line) => line.trim()));
+  const lines = after.split('\n');
+  const found: string[] = [];
+  const imported = [...importedNames(file, after)];
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || old.has(line) || line.startsWith('//') || line.startsWith('#')) continue;
+    const next = (lines[index + 1] ?? '').trim();
+    const bareReturn = python
+      ? /^(?:if\s.+:\s*)?return\s*$/.test(line)
+      : /^(?:if\s*\(.*\)\s*)?return\s*;?\s*$/.test(line);
+    const swallow = python
+      ? /^except(?:\s+\(?\s*(?:AssertionError|Exception|BaseException)\b[^:]*)?\s*:\s*(?:pass|return|continue|\.\.\.)?\s*$/.test(
+          line,
+        ) &&
+        (/:\s*(?:pass|return|continue|\.\.\.)\s*$/.test(line) ||
+          /^(?:pass|return|continue|\.\.\.)\s*$/.test(next))
+      : /\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}/.test(line) ||
+        (/\bcatch\s*(?:\([^)]*\))?\s*\{\s*$/.test(line) && /^\}/.test(next)) ||
+        /\.catch\(\s*\(\)\s*=>\s*(?:\{\s*\}|undefined|null)\s*\)/.test(line);
+    const mocked =
+      /\b(?:patch(?:\.object)?|monkeypatch\.setattr|mock\.method|vi\.(?:mock|spyOn)|jest\.(?:mock|spyOn)|sinon\.(?:stub|replace))\s*\(/.test(
+        line,
+      ) &&
+      imported.some((name) => new RegExp(`(?<![\\w$])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(line));
+    if (bareReturn || swallow || mocked) found.push(line);
+  }
+  return found;
+}
+
+/** Names a test file imports from the code under test (relative JS modules, non-standard Python modules). */
+function importedNames(file: string, text: string): Set<string> {
+  const names = new Set<string>();
+  if (/\.py$/.test(file)) {
+    for (const match of text.matchAll(/^from[ \t]+([\w.]+)[ \t]+import[ \t]+(?:\(([^)]*)\)|([^\n#]+))/gm)) {
+      if (
+        /^(?:pytest|unittest|typing|dataclasses|collections|os|sys|re|json|pathlib)(?:\.|$)/.test(
+          match[1] ?? '',
+        )
+      )
+        continue;
+      for (const item of (match[2] ?? match[3] ?? '').split(','))
+        for (const name of item.trim().split(/\s+as\s+/)) if (/^[A-Za-z_]\w*$/.test(name)) names.add(name);
+    }
+  } else {
+    for (const match of text.matchAll(
+      /\bimport\s+(?:([A-Za-z_$][\w$]*)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s*['"](\.[^'"]*)['"]/g,
+    )) {
+      if (match[1]) names.add(match[1]);
+      for (const item of (match[2] ?? '').split(','))
+        for (const name of item.trim().split(/\s+as\s+/))
+          if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
+      if (match[3]) names.add(match[3]);
+    }
+  }
+  return names;
+}
+
 /** A JS assertion API reassigned or patched: `assert.equal = () => {}`, `Object.assign(assert, …)`. */
 const JS_ASSERT_OVERRIDE =
   /^\s*(?:(?:globalThis|global|window)\.)?(?:assert|expect|should|chai)(?:\.[\w$]+|\[[^\]]+\])*\s*=(?!=)|\b(?:Object\.(?:assign|defineProperty|defineProperties|setPrototypeOf)|Reflect\.(?:set|defineProperty))\(\s*(?:assert|expect|chai)\b|\b(?:mock\.method|vi\.spyOn|jest\.spyOn|sinon\.(?:stub|replace))\(\s*(?:assert|expect|chai)\b/;
@@ -251,6 +317,11 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       );
     if (skipsAfter > skipsBefore)
       problems.push(`switched tests off in ${file} (${skipsAfter - skipsBefore} skip marker(s) added)`);
+    const disarmed = disarmedAssertions(file, before, after);
+    if (disarmed.length > 0)
+      problems.push(
+        `made the assertions in ${file} unable to fail the test (\`${disarmed[0]?.slice(0, 80)}\`)`,
+      );
   }
   // Tests pointed at a stand-in, a runner configured to leave tests out.
   for (const file of [...created, ...modified]) {

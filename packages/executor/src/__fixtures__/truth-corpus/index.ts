@@ -1,4 +1,5 @@
 import { askedWork } from './asked-work';
+import { assertionDisarmed } from './assertion-disarmed';
 import { asyncNotMade } from './async-not-made';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { configUnread } from './config-unread';
@@ -174,6 +175,7 @@ export function truthCorpus(): TruthTrace[] {
     ...shadowedSetting,
     ...misplacedSetting,
     ...asyncNotMade,
+    ...assertionDisarmed,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
