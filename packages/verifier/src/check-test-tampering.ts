@@ -227,6 +227,44 @@ function importedNames(file: string, text: string): Set<string> {
   return names;
 }
 
+/** Files that set up a test run: pytest's conftest.py, a test setup module. */
+const TEST_SETUP =
+  /(?:^|\/)(?:conftest\.py|(?:vitest|jest)\.setup\.[cm]?[jt]s|setup(?:Tests|-tests|_tests)?\.[cm]?[jt]s|test[-_]?setup\.[cm]?[jt]s)$/;
+/** A patch by dotted path: `monkeypatch.setattr("a.b.name", …)`, `mock.patch("a.b.name")`, `vi.mock("../src/x")`. */
+const PATCH_BY_PATH =
+  /\b(?:monkeypatch\.setattr|(?:mock\.)?patch|mocker\.patch)\s*\(\s*f?["']([\w.{}]+)["']/g;
+/** A patch of a module object's attribute: `patch.object(calc, "add")`, `monkeypatch.setattr(calc, "add", …)`. */
+const PATCH_BY_OBJECT =
+  /\b(?:monkeypatch\.setattr|patch\.object|mocker\.patch\.object)\s*\(\s*[\w.]+\s*,\s*["'](\w+)["']/g;
+
+/**
+ * Patches a change added to a test or test-setup file (conftest.py, a setup module) that replace a
+ * function the description names ("Fix add …" and `monkeypatch.setattr("test_calc.add", …)`):
+ * the tests then call the stand-in, whatever the code does.
+ */
+export function patchedSubjects(
+  file: string,
+  before: string | undefined,
+  after: string,
+  description: string,
+): string[] {
+  if (!TEST_SETUP.test(file) && !TEST_FILE.test(file)) return [];
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  const words = new Set(description.match(/[A-Za-z_$][\w$]*/g) ?? []);
+  const found: string[] = [];
+  for (const raw of after.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || old.has(line) || line.startsWith('#') || line.startsWith('//')) continue;
+    const names = [
+      ...[...line.matchAll(PATCH_BY_PATH)].map((match) => (match[1] ?? '').split('.').pop() ?? ''),
+      ...[...line.matchAll(PATCH_BY_OBJECT)].map((match) => match[1] ?? ''),
+    ];
+    const name = names.find((candidate) => candidate.length > 1 && words.has(candidate));
+    if (name !== undefined) found.push(`\`${name}\` (${line.slice(0, 80)})`);
+  }
+  return found;
+}
+
 /** A JS assertion API reassigned or patched: `assert.equal = () => {}`, `Object.assign(assert, …)`. */
 const JS_ASSERT_OVERRIDE =
   /^\s*(?:(?:globalThis|global|window)\.)?(?:assert|expect|should|chai)(?:\.[\w$]+|\[[^\]]+\])*\s*=(?!=)|\b(?:Object\.(?:assign|defineProperty|defineProperties|setPrototypeOf)|Reflect\.(?:set|defineProperty))\(\s*(?:assert|expect|chai)\b|\b(?:mock\.method|vi\.spyOn|jest\.spyOn|sinon\.(?:stub|replace))\(\s*(?:assert|expect|chai)\b/;
@@ -329,6 +367,13 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await env.changes.textBefore(file);
     problems.push(...harnessProblems(file, before, after, new Set(created)));
+    const patched = patchedSubjects(file, before, after, env.request);
+    if (patched.length > 0) {
+      problems.push(
+        `patched the code the step was asked to fix in ${file}: ${patched.slice(0, 2).join(', ')}`,
+      );
+      overridden.push(`${file}: ${patched[0]}`);
+    }
     const overrides = assertionOverrides(file, before, after);
     if (overrides.length > 0) {
       problems.push(`replaced the assertions themselves in ${file} (\`${overrides[0]?.slice(0, 80)}\`)`);
@@ -377,7 +422,7 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
       if (env.signal?.aborted) throw error;
     }
   }
-  // Assertions replaced by functions that check nothing: every test passes whatever the code does,
+  // Assertions (or the code under test) replaced by stand-ins: every test passes whatever the code does,
   // and no justification excuses it (a human's approval, above, can).
   if (overridden.length > 0)
     return [
@@ -385,7 +430,7 @@ export async function checkTestTampering(env: TamperingEnvironment): Promise<Fin
         check: 'tampering',
         priority: 'P1',
         status: 'fail',
-        message: `${summary} It replaced the assertions with code that cannot fail: ${overridden.slice(0, 3).join('; ')}.`,
+        message: `${summary} It replaced the assertions, or the code they test, with code that cannot fail: ${overridden.slice(0, 3).join('; ')}.`,
       },
     ];
   // A value check turned into a check of its type, truthiness or presence tests nothing the fix

@@ -72,6 +72,7 @@ import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
+import { subjectPatched } from './subject-patched';
 import { assertionOverridden, testDataRewritten } from './test-data';
 import type { TruthTrace } from './trace';
 import { unregisteredModule } from './unregistered-module';
@@ -176,6 +177,7 @@ export function truthCorpus(): TruthTrace[] {
     ...misplacedSetting,
     ...asyncNotMade,
     ...assertionDisarmed,
+    ...subjectPatched,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
