@@ -33,6 +33,7 @@ import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
 import { testAwareCode, testEnvironmentAsked } from './test-aware-code';
+import { configNamed, isVariantConfig, nearbyTexts } from './unloaded-configs';
 import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
@@ -174,6 +175,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (shadowed !== undefined) return [shadowed];
     const misplaced = await misplacedFinding(env, { created, modified }, own);
     if (misplaced !== undefined) return [misplaced];
+    const unloaded = await unloadedConfigFinding(env, { created }, own);
+    if (unloaded !== undefined) return [unloaded];
     const sync = await asyncFinding(env, { created, modified }, own);
     if (sync !== undefined) return [sync];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
@@ -378,6 +381,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (shadowed !== undefined) findings.push(shadowed);
     const misplaced = await misplacedFinding(env, known, own);
     if (misplaced !== undefined) findings.push(misplaced);
+    const unloaded = await unloadedConfigFinding(env, known, own);
+    if (unloaded !== undefined) findings.push(unloaded);
     const sync = await asyncFinding(env, known, own);
     if (sync !== undefined) findings.push(sync);
   }
@@ -1047,6 +1052,35 @@ async function asyncFinding(
   return outcome(
     'fail',
     `The step was asked to make a function async, but ${still.join('; ')} ${still.length > 1 ? 'are' : 'is'} still defined without \`async\`.`,
+  );
+}
+
+/**
+ * Tool configuration the step created under a variant name (`tsconfig.strict.json`) that nothing
+ * loads: no other file of the workspace names it, and the description did not ask for that file.
+ */
+async function unloadedConfigFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const named = new Set(findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []));
+  const unloaded: string[] = [];
+  for (const file of known.created.filter(own)) {
+    const base = file.slice(file.lastIndexOf('/') + 1);
+    if (!isVariantConfig(file) || named.has(file) || env.description.includes(base)) continue;
+    if (configNamed(file, nearbyTexts(env.facts, file))) continue;
+    if (env.git !== undefined) {
+      const result = await env.git(['grep', '-l', '--untracked', '-F', '-e', base]);
+      if (result.exitCode === 0 && result.stdout.split('\n').some((other) => other !== '' && other !== file))
+        continue;
+    }
+    unloaded.push(file);
+  }
+  if (unloaded.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step wrote tool configuration to ${unloaded.slice(0, 3).join(', ')}, which no other file names: the tool loads only its default file unless told, so the setting takes no effect.`,
   );
 }
 

@@ -75,6 +75,7 @@ import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
 import { assertionOverridden, testDataRewritten } from './test-data';
 import type { TruthTrace } from './trace';
+import { unloadedConfig } from './unloaded-config';
 import { unregisteredModule } from './unregistered-module';
 import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
@@ -178,6 +179,7 @@ export function truthCorpus(): TruthTrace[] {
     ...asyncNotMade,
     ...assertionDisarmed,
     ...subjectPatched,
+    ...unloadedConfig,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
