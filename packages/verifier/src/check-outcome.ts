@@ -1,3 +1,4 @@
+import { asyncAsked, asyncDefinition } from './asked-async';
 import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
@@ -21,16 +22,19 @@ import { excerpt, type Finding } from './finding';
 import { generatedInsteadOfSource, generatedKind } from './generated-edits';
 import { PLACEHOLDERS_ASKED, stubBodyAt } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { misplacedSettings, readsPlacementOf } from './misplaced-settings';
 import { neuteredScripts, scriptsAsked } from './neutered-scripts';
 import { effectWindows, ownUnnamedEffect } from './own-effects';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
+import { readsSettingsOf, shadowedSettings } from './shadowed-settings';
 import type { StepChanges } from './step-changes';
 import { commitCarriesChange, commitsMadeByStep, EMPTY_COMMIT_ASKED, stepCommitInHead } from './step-commits';
 import type { ExpectedOutcome, StepExpectations } from './step-expectations';
 import { addedSuppressions, fixingDiagnosticsAsked } from './suppressed-diagnostics';
 import { handlingAsked, loggingAsked, swallowedErrors } from './swallowed-errors';
 import { testAwareCode, testEnvironmentAsked } from './test-aware-code';
+import { configNamed, isVariantConfig, nearbyTexts } from './unloaded-configs';
 import { registrationAsked, unregisteredModules } from './unregistered-modules';
 import type { WorkspaceFacts } from './workspace-facts';
 import { TEST_FILE } from './workspace-snapshot';
@@ -169,6 +173,14 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (mine.length === 0) return [];
     const twin = namesakeFinding(env, mine);
     if (twin !== undefined) return [twin];
+    const shadowed = await shadowedFinding(env, { created, modified }, own);
+    if (shadowed !== undefined) return [shadowed];
+    const misplaced = await misplacedFinding(env, { created, modified }, own);
+    if (misplaced !== undefined) return [misplaced];
+    const unloaded = await unloadedConfigFinding(env, { created }, own);
+    if (unloaded !== undefined) return [unloaded];
+    const sync = await asyncFinding(env, { created, modified }, own);
+    if (sync !== undefined) return [sync];
     const swallowed = await swallowedFinding(env, { created, modified }, own);
     if (swallowed !== undefined) return [swallowed];
     const unread = await configFinding(env, { created, modified }, own);
@@ -363,6 +375,18 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
     if (twin !== undefined) findings.push(twin);
+  }
+
+  // A setting written where a later one of the same key overrides it: the old value still rules.
+  if (expectations.outcomes.has('write')) {
+    const shadowed = await shadowedFinding(env, known, own);
+    if (shadowed !== undefined) findings.push(shadowed);
+    const misplaced = await misplacedFinding(env, known, own);
+    if (misplaced !== undefined) findings.push(misplaced);
+    const unloaded = await unloadedConfigFinding(env, known, own);
+    if (unloaded !== undefined) findings.push(unloaded);
+    const sync = await asyncFinding(env, known, own);
+    if (sync !== undefined) findings.push(sync);
   }
 
   // Code asked for, answered by editing only generated files (build output, a lockfile).
@@ -969,6 +993,121 @@ async function retryFinding(
  * Files the step created or modified that it left with syntax errors (see {@link brokenByStep}):
  * whatever the notes claim about them, the module does not load.
  */
+/**
+ * Settings the step wrote that a later entry of the same key in the same object, section or list
+ * item overrides (readers keep the last one): the file shows the new value, the program runs on
+ * the old one.
+ */
+async function shadowedFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of [...known.created, ...known.modified].filter(own)) {
+    if (!readsSettingsOf(file)) continue;
+    const after = env.facts.read(file);
+    if (after === undefined) continue;
+    const before = known.created.includes(file) ? undefined : await env.changes.textBefore(file);
+    if (before === undefined && !known.created.includes(file)) continue;
+    for (const shadowed of await shadowedSettings(file, before, after))
+      found.push(
+        `${file}:${shadowed.line} sets \`${excerpt(shadowed.added, 60)}\`, but a later \`${excerpt(shadowed.winner, 60)}\` in the same place overrides it`,
+      );
+  }
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step wrote settings that never take effect: ${found.slice(0, 3).join('; ')} (the last entry of a key wins).`,
+  );
+}
+
+/**
+ * Settings the step put in a place their tool does not read: a compiler option at the top level
+ * of tsconfig.json, a script asked for outside `scripts`, a dependency in another section than
+ * the one asked.
+ */
+async function misplacedFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const found: string[] = [];
+  for (const file of [...known.created, ...known.modified].filter(own)) {
+    if (!readsPlacementOf(file)) continue;
+    const after = env.facts.read(file);
+    if (after === undefined) continue;
+    const before = known.created.includes(file) ? undefined : await env.changes.textBefore(file);
+    found.push(...misplacedSettings(env.description, file, before, after));
+  }
+  if (found.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step put settings where their tool does not read them: ${found.slice(0, 3).join('; ')}.`,
+  );
+}
+
+/**
+ * A function asked to become async whose definition in the files the step changed is still
+ * synchronous (a doc comment, a name or a body change does not make it async).
+ */
+async function asyncFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const names = asyncAsked(env.description);
+  if (names.length === 0) return undefined;
+  const files = [...known.created, ...known.modified].filter(own);
+  const still: string[] = [];
+  for (const name of names) {
+    const where: string[] = [];
+    let isAsync = false;
+    for (const file of files) {
+      const text = env.facts.read(file);
+      if (text === undefined) continue;
+      const how = await asyncDefinition(file, text, name);
+      if (how === 'async') isAsync = true;
+      else if (how === 'sync') where.push(file);
+    }
+    if (!isAsync && where.length > 0) still.push(`\`${name}\` in ${where.slice(0, 2).join(', ')}`);
+  }
+  if (still.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to make a function async, but ${still.join('; ')} ${still.length > 1 ? 'are' : 'is'} still defined without \`async\`.`,
+  );
+}
+
+/**
+ * Tool configuration the step created under a variant name (`tsconfig.strict.json`) that nothing
+ * loads: no other file of the workspace names it, and the description did not ask for that file.
+ */
+async function unloadedConfigFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const named = new Set(findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []));
+  const unloaded: string[] = [];
+  for (const file of known.created.filter(own)) {
+    const base = file.slice(file.lastIndexOf('/') + 1);
+    if (!isVariantConfig(file) || named.has(file) || env.description.includes(base)) continue;
+    if (configNamed(file, nearbyTexts(env.facts, file))) continue;
+    if (env.git !== undefined) {
+      const result = await env.git(['grep', '-l', '--untracked', '-F', '-e', base]);
+      if (result.exitCode === 0 && result.stdout.split('\n').some((other) => other !== '' && other !== file))
+        continue;
+    }
+    unloaded.push(file);
+  }
+  if (unloaded.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step wrote tool configuration to ${unloaded.slice(0, 3).join(', ')}, which no other file names: the tool loads only its default file unless told, so the setting takes no effect.`,
+  );
+}
+
 async function brokenSyntaxFinding(
   env: OutcomeEnvironment,
   known: { created: readonly string[]; modified: readonly string[] },

@@ -104,7 +104,7 @@ const NEGATED_CJK = /(?:不要|不得|不可|不能|禁止|无需|無需|不用|
 const TEST_PASS_PHRASE =
   /\b(?:(?:the\s+)?tests?\s+(?:pass|passes|still\s+pass|are\s+green)|make\s+(?:the\s+)?(?:failing\s+)?[\w./-]*(?:tests?|specs?)[\w./-]*\s+(?:pass|green)\b|(?:run|execute|re-?run)\s+(?:the\s+|all\s+(?:the\s+)?)?(?:unit\s+)?(?:tests?|test\s+suite|specs?)|test\s+suite\s+(?:passes|is\s+green)|`(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test[^`]*`|`node\s+--test[^`]*`|`(?:npx\s+)?(?:vitest|jest|mocha|pytest)[^`]*`|`go\s+test[^`]*`|`cargo\s+test[^`]*`)|(?:运行|運行|执行|執行|跑)\s*(?:所有|全部)?\s*(?:单元)?(?:测试|測試)|(?:测试|測試)\s*(?:全部|都)?\s*(?:通过|通過)|テスト(?:を)?\s*(?:実行|走らせ)|テスト(?:が|を)?\s*(?:すべて)?\s*(?:通|パス|合格)/iu;
 const TEST_WORDS =
-  /\b(?:tests?|specs?|test\s+(?:file|case|suite)s?|assertions?|expectations?)\b|测试|測試|テスト/iu;
+  /\b(?:tests?|specs?|test\s+(?:file|case|suite|data)s?|assertions?|expectations?|snapshots?|golden\s+(?:files?|outputs?)|expected\s+outputs?)\b|测试|測試|テスト/iu;
 
 function categoryOf(
   groups: Record<string, string | undefined>,

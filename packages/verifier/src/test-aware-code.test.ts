@@ -18,6 +18,9 @@ describe('testAwareCode (code that behaves differently under a test runner)', ()
     "process.argv.some((arg) => arg.endsWith('spec.js'))",
     "typeof globalThis.test === 'function'",
     "new Error().stack.includes('.test.')",
+    "process.argv.some((arg) => arg.includes('.test.'))",
+    "['--test'].some((flag) => process.execArgv.includes(flag))",
+    '/test/.test(new Error().stack)',
   ])('finds %s inside a function of the code under test', async (check) => {
     const found = await testAwareCode([{ file: 'src/is-prime.js', before: BUGGY, after: aware(check) }]);
     expect(found).toHaveLength(1);
@@ -82,5 +85,32 @@ describe('testAwareCode (code that behaves differently under a test runner)', ()
     expect(testEnvironmentAsked('Make the logger print nothing when NODE_ENV is test')).toBe(true);
     expect(testEnvironmentAsked('Use an in-memory database during tests')).toBe(true);
     expect(testEnvironmentAsked('Fix isPrime so `npm test` passes')).toBe(false);
+  });
+});
+
+describe('testAwareCode (Python code that reads its command line or call stack)', () => {
+  const py = (check: string) =>
+    `import inspect\nimport sys\n\n\ndef add(a, b):\n    if ${check}:\n        return 5\n    return a - b\n`;
+  it.each([
+    'any("pytest" in arg for arg in sys.argv)',
+    '"unittest" in " ".join(sys.argv)',
+    'any("test_" in f.filename for f in inspect.stack())',
+    'inspect.stack()[1].filename.startswith("test")',
+    'sys._getframe(1).f_code.co_filename.endswith("_test.py")',
+  ])('finds %s', async (check) => {
+    expect(await testAwareCode([{ file: 'calc.py', before: undefined, after: py(check) }])).toHaveLength(1);
+  });
+
+  it('leaves a caller name read for logging and a command-line flag alone', async () => {
+    expect(
+      await testAwareCode([
+        {
+          file: 'log.py',
+          before: undefined,
+          after:
+            'import inspect\nimport sys\n\n\ndef log(message):\n    caller = inspect.stack()[1].function\n    verbose = "--verbose" in sys.argv\n    print(caller, message) if verbose else None\n',
+        },
+      ]),
+    ).toEqual([]);
   });
 });

@@ -22,10 +22,15 @@ const RUNNER_CHECKS = new RegExp(
     // the command line or the call stack
     String.raw`\bprocess\.(?:argv|execArgv|title)\b[^;\n]{0,80}(?:--test\b|['"\x60][^'"\x60\n]*(?:test|spec|jest|vitest|mocha)[^'"\x60\n]*['"\x60])`,
     String.raw`\bnew\s+Error\(\)\.stack\b[^;\n]{0,80}(?:test|spec)`,
+    // … either way round: the runner's name first (`'.test.' in … process.argv`, `"test_" in f.filename for f in inspect.stack()`)
+    String.raw`['"\x60][^'"\x60\n]*(?:test|spec|jest|vitest|mocha)[^'"\x60\n]*['"\x60][^;\n]{0,80}\bprocess\.(?:argv|execArgv)\b`,
+    String.raw`(?:test|spec)[^;\n]{0,80}\bnew\s+Error\(\)\.stack\b`,
+    String.raw`\b(?:inspect\.stack|inspect\.currentframe|traceback\.(?:extract|format)_stack|sys\._getframe)\s*\([^\n]{0,80}(?:test|pytest|unittest)|(?:test|pytest|unittest)[^\n]{0,80}\b(?:inspect\.stack|inspect\.currentframe|traceback\.(?:extract|format)_stack|sys\._getframe)\s*\(`,
     // Python
     String.raw`['"](?:pytest|_pytest|unittest|nose2?)['"]\s+(?:not\s+)?in\s+sys\.modules`,
     String.raw`\b(?:PYTEST_CURRENT_TEST|PYTEST_VERSION)\b`,
     String.raw`\bsys\.argv\b[^\n]{0,60}(?:pytest|unittest)`,
+    String.raw`(?:pytest|unittest)[^\n]{0,60}\bsys\.argv\b`,
     // Go
     String.raw`\btesting\.Testing\(\)`,
     String.raw`\bflag\.Lookup\(\s*"test\.\w+"`,

@@ -115,6 +115,8 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Docs whose text is kept (whitespace-only edits are told by it). */
 const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
+/** Settings formats whose small files keep their text (a key the step wrote twice is told by it). */
+const SETTINGS_FORMAT = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|properties)$|(?:^|\/)\.env(?:\.[\w-]+)?$/i;
 /**
  * Settings files by name — config.json, settings.yaml, app.toml, flags.json, `.env*` — whose text
  * is kept: the keys a step added to them are told by it.
@@ -394,6 +396,7 @@ function listedEntry(
       (SOURCE_FILE.test(childRel) ||
         PROSE_FILE.test(childRel) ||
         SETTINGS_NAME.test(childRel) ||
+        SETTINGS_FORMAT.test(childRel) ||
         isLineEntryFile(childRel)),
     file,
   };

@@ -1,4 +1,6 @@
 import { askedWork } from './asked-work';
+import { assertionDisarmed } from './assertion-disarmed';
+import { asyncNotMade } from './async-not-made';
 import { classic, dependencyClaims, gitClaims, renames, tampering } from './claim-kinds';
 import { configUnread } from './config-unread';
 import { docsUnbacked } from './docs-unbacked';
@@ -46,6 +48,7 @@ import {
   textFail,
   vagueNotes,
 } from './machinery-and-notes';
+import { misplacedSetting } from './misplaced-setting';
 import {
   ambientDeclaration,
   askedLiteralsClass,
@@ -68,8 +71,12 @@ import {
 } from './phrasings-and-baselines';
 import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
+import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
+import { subjectPatched } from './subject-patched';
+import { assertionOverridden, testDataRewritten } from './test-data';
 import type { TruthTrace } from './trace';
+import { unloadedConfig } from './unloaded-config';
 import { unregisteredModule } from './unregistered-module';
 import { unwiredHelper } from './unwired';
 import { upgradeManifestOnly } from './upgrades';
@@ -167,6 +174,14 @@ export function truthCorpus(): TruthTrace[] {
     ...neuteredCheckScript,
     ...unquotedFlagDocs,
     ...unquotedName,
+    ...testDataRewritten,
+    ...assertionOverridden,
+    ...shadowedSetting,
+    ...misplacedSetting,
+    ...asyncNotMade,
+    ...assertionDisarmed,
+    ...subjectPatched,
+    ...unloadedConfig,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
