@@ -6,7 +6,7 @@ import {
 } from '@closedloop/executor';
 import type { ModelError } from '@closedloop/model';
 import type { Plan, StepId } from '@closedloop/plan';
-import { runInProcessScope } from '@closedloop/tools/internal';
+import { isCountedRegistry, runInProcessScope } from '@closedloop/tools/internal';
 import {
   createToolCallGuard,
   snapshotWorkspace,
@@ -212,7 +212,13 @@ async function executeAndVerify(
   // (the previous step's final one, typically), is the workspace as this step finds it.
   const baseline =
     config.workspace !== undefined && !resumed
-      ? snapshotWorkspace(config.workspace, { reuse: { scope: context.runId, withinMs: baselineReuseMs } })
+      ? snapshotWorkspace(config.workspace, {
+          reuse: {
+            scope: context.runId,
+            // A registry not made by createToolRegistry could write uncounted: no reuse then.
+            withinMs: isCountedRegistry(config.registry) ? baselineReuseMs : 0,
+          },
+        })
       : undefined;
   // A step interrupted in its retry continues the retry (its earlier attempt was verified already).
   let feedback = firstJournal?.replay?.instructions;

@@ -6,7 +6,7 @@ import { normalizeToolArguments, parseToolInput } from './parse-tool-input';
 import type { AnyTool, ToolContext, ToolErrorCode, ToolOutcome, ToolProgress } from './tool';
 import { ToolError } from './tool-error';
 import { truncateText } from './truncate-text';
-import { beginWorkspaceActivity } from './workspace-activity';
+import { beginWorkspaceActivity, markCountedRegistry } from './workspace-activity';
 
 /** Options of {@link createToolRegistry}. */
 export interface ToolRegistryOptions {
@@ -386,7 +386,7 @@ export function createToolRegistry(
     }
   };
 
-  return {
+  const registry: ToolRegistry = {
     tools: list,
     get: (name) => byName.get(name),
     has: (name) => byName.has(name),
@@ -407,4 +407,6 @@ export function createToolRegistry(
     executeValidated,
     redact,
   };
+  markCountedRegistry(registry);
+  return registry;
 }

@@ -36,4 +36,4 @@ export {
   runInProcessScope,
 } from './run-process';
 export { truncateText } from './truncate-text';
-export { beginWorkspaceActivity, workspaceActivity } from './workspace-activity';
+export { beginWorkspaceActivity, isCountedRegistry, workspaceActivity } from './workspace-activity';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { type CommandRunner, createCommandRunner, ToolError } from '@closedloop/tools';
+import { beginWorkspaceActivity } from '@closedloop/tools/internal';
 
 /** Options of {@link runCommand}. */
 export interface RunCommandOptions {
@@ -97,6 +98,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   }
   const cwd = path.relative(runner.root, path.resolve(options.cwd)) || '.';
   const maxOutputChars = options.maxOutputChars ?? 200_000;
+  // Activity until the runner is done, whatever runner it is (its own processes, its clean-up).
+  const ended = beginWorkspaceActivity();
   try {
     const result = await runner.run(argv, {
       cwd,
@@ -138,6 +141,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
           ? `command not found: ${argv[0]} (ENOENT)`
           : `${code ?? 'error'}: ${error instanceof Error ? error.message : String(error)}`,
     });
+  } finally {
+    ended();
   }
 }
 

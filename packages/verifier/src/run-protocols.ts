@@ -1,3 +1,4 @@
+import { beginWorkspaceActivity } from '@closedloop/tools/internal';
 import { z } from 'zod';
 import {
   type Finding,
@@ -115,6 +116,9 @@ async function runOne(
   aborted.catch(() => {});
   const ctx = scopeContext(base, { signal: controller.signal, previousFindings });
   let running: Promise<unknown> | undefined;
+  // A protocol is code of its own (a user's, too) that may write the workspace by any means: it is
+  // activity until its run settles — after a timeout that left it running, too.
+  const ended = beginWorkspaceActivity();
   try {
     if (protocol.appliesTo) {
       const applies = await Promise.race([Promise.resolve(protocol.appliesTo(ctx)), aborted]);
@@ -163,6 +167,8 @@ async function runOne(
     if (timer) clearTimeout(timer);
     outer?.removeEventListener('abort', onOuterAbort);
     if (!controller.signal.aborted) controller.abort(new Error('protocol finished'));
+    if (running === undefined) ended();
+    else running.then(ended, ended);
   }
 }
 

@@ -1,7 +1,6 @@
 import type { ChatModel } from '@closedloop/model';
 import { type Plan, parseStepNotes, type Step, type StepId } from '@closedloop/plan';
 import type { CommandRunner } from '@closedloop/tools';
-import { beginWorkspaceActivity } from '@closedloop/tools/internal';
 import { resolveProtocols } from './builtin-protocols';
 import { checkClaims } from './check-claims';
 import { checkFailedCommands } from './check-commands';
@@ -541,14 +540,7 @@ export async function verifyStep(
         ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      // A protocol is code of its own (a user's, too) that may write the workspace by any means:
-      // while it runs and once it ran, no earlier walk stands for the workspace now.
-      const ended = beginWorkspaceActivity();
-      const result = await runProtocols(
-        protocols,
-        ctx,
-        options.signal ? { signal: options.signal } : {},
-      ).finally(ended);
+      const result = await runProtocols(protocols, ctx, options.signal ? { signal: options.signal } : {});
       findings.push(...result.findings);
       timings.push(...result.timings);
     }

@@ -1,13 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createToolRegistry, defineTool } from '@closedloop/tools';
-import { beginWorkspaceActivity } from '@closedloop/tools/internal';
+import { type CommandRunner, createToolRegistry, defineTool } from '@closedloop/tools';
+import { beginWorkspaceActivity, isCountedRegistry, workspaceActivity } from '@closedloop/tools/internal';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { planWithStep, writeCall } from './__fixtures__/step-trace';
 import { useTempWorkspaces } from './__fixtures__/temp-workspaces';
-import type { Protocol } from './protocol';
+import { createProtocolContext, type Protocol } from './protocol';
 import { runCommand } from './run-command';
+import { runProtocols } from './run-protocols';
 import { verifyStep } from './verify-step';
 import { diffSnapshots, snapshotWorkspace } from './workspace-snapshot';
 
@@ -170,5 +171,78 @@ describe("verifyStep and the next step's baseline", () => {
     const { ws } = await verifiedStep(['REPORTER']);
     const next = snapshotWorkspace(ws.root, reuse);
     expect(next.files.has('report.txt')).toBe(true);
+  });
+
+  it('not while a protocol that timed out still runs, nor before it settles', async () => {
+    const ws = await workspace({ 'README.md': '# r\n' });
+    let finish: () => void = () => {};
+    const slow: Protocol = {
+      name: 'SLOW',
+      priority: 'P1',
+      layer: 1,
+      timeoutMs: 20,
+      // Ignores its signal: keeps going after the timeout, and writes then.
+      run: (ctx) =>
+        new Promise((resolve) => {
+          finish = () => {
+            writeFileSync(path.join(ctx.workspace, 'late.txt'), 'late\n');
+            resolve([]);
+          };
+        }),
+    };
+    const result = await runProtocols([slow], createProtocolContext({ workspace: ws.root }));
+    expect(result.findings[0]).toMatchObject({ check: 'SLOW', status: 'error' });
+    const during = snapshotWorkspace(ws.root, { reuse: run });
+    expect(snapshotWorkspace(ws.root, reuse)).not.toBe(during);
+    finish();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(snapshotWorkspace(ws.root, reuse).files.has('late.txt')).toBe(true);
+  });
+});
+
+describe('what counts as activity', () => {
+  it("a command the verifier runs through any runner — a caller's own too — counts until the runner is done", async () => {
+    const ws = await workspace({ 'README.md': '# r\n' });
+    const seen: number[] = [];
+    const runner = {
+      root: ws.root,
+      async run() {
+        seen.push(workspaceActivity().running);
+        writeFileSync(path.join(ws.root, 'own.txt'), 'own\n');
+        return {
+          exitCode: 0,
+          signal: null,
+          stdout: '',
+          stderr: '',
+          timedOut: false,
+          truncated: false,
+          durationMs: 1,
+        };
+      },
+    } as unknown as CommandRunner;
+    const before = snapshotWorkspace(ws.root, { reuse: run });
+    const result = await runCommand({ argv: ['node', '--version'], cwd: ws.root, runner });
+    expect(result.exitCode).toBe(0);
+    expect(seen[0]).toBeGreaterThan(0);
+    const after = snapshotWorkspace(ws.root, reuse);
+    expect(after).not.toBe(before);
+    expect(after.files.has('own.txt')).toBe(true);
+  });
+
+  it('only registries createToolRegistry made count their calls', () => {
+    expect(isCountedRegistry(createToolRegistry([]))).toBe(true);
+    expect(isCountedRegistry({ execute: async () => ({ status: 'success', output: '' }) })).toBe(false);
+    expect(isCountedRegistry(undefined)).toBe(false);
+  });
+
+  it('one pair of counters per process, whichever copy of the tools package counts', () => {
+    const shared = (globalThis as Record<symbol, { epoch: number; running: number }>)[
+      Symbol.for('closedloop.workspaceActivity')
+    ];
+    const before = workspaceActivity().epoch;
+    const end = beginWorkspaceActivity();
+    expect(shared?.epoch).toBe(before + 1);
+    expect(shared?.running).toBe(workspaceActivity().running);
+    end();
   });
 });
