@@ -214,10 +214,7 @@ export function mapSdkError(error: unknown, options: MapSdkErrorOptions): ModelE
   if (error instanceof SyntaxError) {
     return new ModelError({
       code: 'invalid-response',
-      // V8 (Node >= 22) appends "(line 1 column N)" to the position it already gives: one message on every Node.
-      message: redact(
-        `${provider}: the response is not valid JSON (${error.message.replace(/ \(line \d+ column \d+\)$/, '')})`,
-      ),
+      message: redact(`${provider}: the response is not valid JSON (${jsonSyntaxMessage(error)})`),
       provider,
       cause,
     });
@@ -251,4 +248,13 @@ export function mapSdkError(error: unknown, options: MapSdkErrorOptions): ModelE
     provider,
     cause,
   });
+}
+
+/**
+ * The message of a `JSON.parse` error, the same on every Node: V8 (Node >= 22) appends
+ * "(line 1 column N)" to the position it already gives.
+ */
+export function jsonSyntaxMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/ \(line \d+ column \d+\)$/, '');
 }

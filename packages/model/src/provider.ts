@@ -25,6 +25,7 @@ export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type HtmlPageErrorOptions, htmlPageError, isHtmlContentType } from './html-page';
 export {
   type ErrorClass,
+  jsonSyntaxMessage,
   type MapSdkErrorOptions,
   mapSdkError,
   type SdkApiErrorDetails,

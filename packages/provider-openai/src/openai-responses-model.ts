@@ -16,6 +16,7 @@ import {
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
+  jsonSyntaxMessage,
   parseToolCall,
   resultToStream,
   type StallGuardedStream,
@@ -279,7 +280,7 @@ export class OpenAIResponsesModel implements ChatModel {
         response = JSON.parse(raw) as Json;
       } catch (error) {
         throw this.#invalid(
-          `the response is not valid JSON (${(error as Error).message})`,
+          `the response is not valid JSON (${jsonSyntaxMessage(error)})`,
           requestId,
           raw.slice(0, 4096),
         );

@@ -384,7 +384,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
                 ...(outer.length > 0 ? { outerNamespace: true } : {}),
               },
             );
-            if (attempt >= 3 || !(await socketVanished(result, wrapper))) break;
+            if (attempt >= 3 || !(await coveredPathVanished(result, wrapper))) break;
           }
         } finally {
           try {
@@ -431,20 +431,21 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
 }
 
 /**
- * True when bubblewrap could not start the command because a host socket it was covering vanished
- * between listing and mounting (its folder removed: the mount point cannot be made). The command
- * never ran, so it is started again with a fresh list. Only bubblewrap's own one-line error for a
- * path it was given to cover, gone now, counts.
+ * True when bubblewrap could not start the command because a path it was to cover — a host socket,
+ * a credential store, a private folder of `/etc` — vanished between listing and mounting (removed:
+ * under a read-only folder the mount point cannot be made). The command never ran, so it is started
+ * again with a fresh list. Only bubblewrap's own one-line error for a path it was given as a mount
+ * target, gone now, counts.
  */
-async function socketVanished(result: ProcessRunResult, wrapper: readonly string[]): Promise<boolean> {
+async function coveredPathVanished(result: ProcessRunResult, wrapper: readonly string[]): Promise<boolean> {
   if (result.exitCode === 0 || result.stdout !== '') return false;
-  const target = /^bwrap: Can't (?:mkdir parents for|create file at) (\/[^\n]*): [^\n]*\n?$/.exec(
+  const target = /^bwrap: Can't (?:mkdir parents for|mkdir|create file at) (\/[^\n]*): [^\n]*\n?$/.exec(
     result.stderr,
   )?.[1];
   if (target === undefined) return false;
   const covered = wrapper.some(
     (arg, index) =>
-      arg === target && wrapper[index - 1] === '/dev/null' && wrapper[index - 2] === '--ro-bind',
+      arg === target && (wrapper[index - 1] === '--tmpfs' || wrapper[index - 2] === '--ro-bind'),
   );
   return (
     covered &&

@@ -405,6 +405,42 @@ exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
   });
 });
 
+describe.runIf(hasSandbox)('a hidden folder that vanishes between listing and mounting', () => {
+  it('starts the command again with a fresh list (the folder, under a read-only one, goes right before bubblewrap runs)', async () => {
+    // Under a read-only folder bubblewrap cannot make the mount point of a folder that is gone: the
+    // race of a private folder of /etc removed while a command starts.
+    const folder = path.join(ws.root, 'conf', 'private.d');
+    await import('node:fs/promises').then(({ mkdir }) => mkdir(folder, { recursive: true }));
+    const calls = path.join(host, 'hidden-calls.log');
+    const wrapper = path.join(host, 'bwrap-hidden-racing');
+    await writeFile(
+      wrapper,
+      `#!/bin/sh
+for arg in "$@"; do
+  if [ "$arg" = ${JSON.stringify(folder)} ]; then
+    echo covering >> ${JSON.stringify(calls)}
+    rm -rf ${JSON.stringify(folder)}
+  fi
+done
+exec ${JSON.stringify(probe.available ? probe.executable : 'bwrap')} "$@"
+`,
+    );
+    await chmod(wrapper, 0o755);
+    await ws.write('hello.cjs', "console.log('ran');\n");
+    const runner = createCommandRunner({
+      root: ws.root,
+      sandbox: { mode: 'required', bubblewrap: wrapper, readOnly: ['conf'], hide: [folder] },
+    });
+    const result = await runner.run(['node', 'hello.cjs']);
+    expect({ exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      exitCode: 0,
+      stdout: 'ran\n',
+      stderr: '',
+    });
+    expect(await readFile(calls, 'utf8')).toBe('covering\n');
+  });
+});
+
 const isRoot = process.getuid?.() === 0;
 const hasPython = (() => {
   try {
