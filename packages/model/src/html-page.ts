@@ -56,3 +56,19 @@ export function htmlPageError(options: HtmlPageErrorOptions): ModelError {
     ...(requestId ? { requestId } : {}),
   });
 }
+
+/**
+ * Throws {@link htmlPageError} when `response` is an HTML page (its body read for the title);
+ * returns otherwise, the body unread.
+ *
+ * @example
+ * await rejectHtmlPage(response, { provider, requestId, streaming: true });
+ */
+export async function rejectHtmlPage(
+  response: { headers: { get(name: string): string | null }; text(): Promise<string> },
+  options: Omit<HtmlPageErrorOptions, 'contentType' | 'body'>,
+): Promise<void> {
+  const contentType = response.headers.get('content-type');
+  if (!isHtmlContentType(contentType)) return;
+  throw htmlPageError({ ...options, contentType: contentType ?? '', body: await response.text() });
+}

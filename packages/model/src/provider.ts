@@ -22,7 +22,7 @@ export {
 export { contentPartSource } from './content-parts';
 export { redactsToItselfWith } from './create-redactor';
 export { type ExtractJsonResult, extractJson } from './extract-json';
-export { type HtmlPageErrorOptions, htmlPageError, isHtmlContentType } from './html-page';
+export { type HtmlPageErrorOptions, htmlPageError, isHtmlContentType, rejectHtmlPage } from './html-page';
 export {
   type ErrorClass,
   jsonSyntaxMessage,

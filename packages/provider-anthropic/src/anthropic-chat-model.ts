@@ -25,6 +25,7 @@ import {
   htmlPageError,
   isHtmlContentType,
   parseToolCall,
+  rejectHtmlPage,
   type StallGuardedStream,
   streamStallError,
   truncatedToolCallError,
@@ -453,17 +454,9 @@ export class AnthropicChatModel implements ChatModel {
       .messages.create(body, { signal })
       .withResponse();
     const requestId = request_id ?? undefined;
+    // A web page (a web UI, a login): the SDK would read no events from it.
+    await rejectHtmlPage(response, { provider: this.provider, requestId, streaming: true });
     const contentType = response.headers.get('content-type');
-    if (isHtmlContentType(contentType)) {
-      // A web page (a web UI, a login): the SDK would read no events from it.
-      throw htmlPageError({
-        provider: this.provider,
-        contentType: contentType ?? '',
-        body: await response.text(),
-        requestId,
-        streaming: true,
-      });
-    }
     if ((contentType ?? '').includes('json')) {
       // A JSON body instead of an event stream: the SDK would read no events from it.
       const parsed: unknown = JSON.parse(await response.text());

@@ -15,6 +15,7 @@ import {
   isCompleteToolArguments,
   isHtmlContentType,
   parseToolCall,
+  rejectHtmlPage,
   restatedArguments,
   type StallGuardedStream,
   streamStallError,
@@ -504,17 +505,9 @@ export class OpenAIChatModel implements ChatModel {
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
         cancel: () => data.controller.abort(),
       });
+      // A web page (a web UI, a login): the SDK would read no events from it.
+      await rejectHtmlPage(response, { provider: this.provider, requestId, streaming: true });
       const contentType = response.headers.get('content-type');
-      if (isHtmlContentType(contentType)) {
-        // A web page (a web UI, a login): the SDK would read no events from it.
-        throw htmlPageError({
-          provider: this.provider,
-          contentType: contentType ?? '',
-          body: await response.text(),
-          requestId,
-          streaming: true,
-        });
-      }
       if ((contentType ?? '').includes('json')) {
         wholeBody = true;
         // A JSON body instead of an event stream (the SDK would read no events from it): an error

@@ -18,6 +18,7 @@ import {
   isHtmlContentType,
   jsonSyntaxMessage,
   parseToolCall,
+  rejectHtmlPage,
   resultToStream,
   type StallGuardedStream,
   streamStallError,
@@ -372,16 +373,9 @@ export class OpenAIResponsesModel implements ChatModel {
         onStall: (ms) => streamStallError(this.provider, ms, { requestId: id }),
         cancel: () => data.controller.abort(),
       });
+      // A web page (a web UI, a login): the SDK would read no events from it.
+      await rejectHtmlPage(response, { provider: this.provider, requestId, streaming: true });
       const contentType = response.headers.get('content-type');
-      if (isHtmlContentType(contentType)) {
-        throw htmlPageError({
-          provider: this.provider,
-          contentType: contentType ?? '',
-          body: await response.text(),
-          requestId,
-          streaming: true,
-        });
-      }
       if ((contentType ?? '').includes('json')) {
         // A JSON body instead of an event stream (the SDK would read no events from it): its
         // error, or the whole response (a gateway that ignores `stream: true`) replayed as parts.
