@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { ScaleOutError } from './scale-out-error';
 
@@ -95,4 +96,23 @@ export async function pingRedis(
   } finally {
     client.disconnect();
   }
+}
+
+/**
+ * A Lua script called by its SHA1 (`EVALSHA`): its text crosses the wire — and is hashed by
+ * Redis — once, when Redis does not know it yet (`NOSCRIPT`: a restart, `SCRIPT FLUSH`), not with
+ * every call as with `EVAL`. Each call runs the script atomically, as `EVAL` does.
+ */
+export function luaScript(
+  lua: string,
+): (client: Redis, keys: readonly string[], ...args: string[]) => Promise<unknown> {
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return async (client, keys, ...args) => {
+    try {
+      return await client.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return client.eval(lua, keys.length, ...keys, ...args);
+    }
+  };
 }

@@ -8,6 +8,7 @@ import {
   startHeartbeat,
 } from '@closedloop/cortex/store';
 import type { Redis } from 'ioredis';
+import { luaScript } from './redis-connection';
 
 /** Redis's clock in epoch ms: every machine judges staleness by the same clock. */
 const now = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
@@ -74,6 +75,10 @@ function parseHolder(text: string): Partial<LeaseHolder> {
   }
 }
 
+const runAcquire = luaScript(acquireScript);
+const runRenew = luaScript(renewScript);
+const runRelease = luaScript(releaseScript);
+
 /**
  * A run's lease in Redis (one live owner across every machine): a key holding the holder,
  * expiring `ttlMs` after its last renewal, taken and renewed atomically (Lua). A holder whose key
@@ -89,7 +94,7 @@ export async function acquireRedisLease(
   const holder = newLeaseHolder(purpose, ttlMs);
   let reply: [number, string | null];
   try {
-    reply = (await client.eval(acquireScript, 1, key, JSON.stringify(holder), String(ttlMs))) as [
+    reply = (await runAcquire(client, [key], JSON.stringify(holder), String(ttlMs))) as [
       number,
       string | null,
     ];
@@ -106,9 +111,7 @@ export async function acquireRedisLease(
     holder.renewedAt = Date.now();
     let other: string | null;
     try {
-      other = (await client.eval(renewScript, 1, key, String(ttlMs), JSON.stringify(holder))) as
-        | string
-        | null;
+      other = (await runRenew(client, [key], String(ttlMs), JSON.stringify(holder))) as string | null;
     } catch (error) {
       throw storeFailed('renew', runId, error);
     }
@@ -130,7 +133,7 @@ export async function acquireRedisLease(
       if (released) return;
       released = true;
       stopHeartbeat();
-      await client.eval(releaseScript, 1, key, holder.token).catch(() => undefined);
+      await runRelease(client, [key], holder.token).catch(() => undefined);
     },
   };
 }

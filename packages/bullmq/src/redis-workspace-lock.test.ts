@@ -181,4 +181,44 @@ describe('createRedisWorkspaceLock (real Redis, one connection per holder)', () 
       (error) => ScaleOutError.isInstance(error) && error.code === 'invalid-options',
     );
   });
+
+  it('scripts run by their SHA; a Redis that forgot them (restart, SCRIPT FLUSH) is sent the text again', async () => {
+    const key = freshKey();
+    const { lock, client } = lockOf(key, 'job-a');
+    const first = await lock.acquire('exclusive');
+    first();
+    await client.script('FLUSH');
+    const second = await lock.acquire('exclusive');
+    expect(lock.held().size).toBe(1);
+    second();
+  });
+
+  it('closing: an attempt with nothing left sends nothing; one that still holds or waits drops it', async () => {
+    const key = freshKey();
+    const admin = connect();
+    const calls = async () => {
+      const info = await admin.info('commandstats');
+      return [...info.matchAll(/^cmdstat_(evalsha|eval):calls=(\d+)/gm)].reduce(
+        (total, match) => total + Number(match[2]),
+        0,
+      );
+    };
+    // Released its grant: close is free, and the next exclusive request goes at once.
+    const done = lockOf(key, 'job-a');
+    (await done.lock.acquire('shared'))();
+    await sleep(50); // the release (sent without waiting) has landed
+    const before = await calls();
+    await done.lock.close();
+    expect(await calls()).toBe(before);
+    const other = lockOf(key, 'job-b');
+    expect(await settlesWithin(other.lock.acquire('exclusive'), 500)).toBe(true);
+    // Still holding at its end: close drops the grant, and the waiting request is granted.
+    const holding = lockOf(key, 'job-c');
+    await other.lock.close();
+    await holding.lock.acquire('shared');
+    const waiting = lockOf(key, 'job-d').lock.acquire('exclusive');
+    expect(await settlesWithin(waiting, 200)).toBe(false);
+    await holding.lock.close();
+    expect(await settlesWithin(waiting, 1000)).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkspaceLock } from '@closedloop/cortex';
 import type { Redis } from 'ioredis';
+import { luaScript } from './redis-connection';
 import { ScaleOutError } from './scale-out-error';
 
 /** Redis's clock in epoch ms: every machine judges a lease by the same clock. */
@@ -160,6 +161,12 @@ if raw then save(tonumber(ARGV[3])) end
 return 1
 `;
 
+const runAcquire = luaScript(acquireScript);
+const runRenew = luaScript(renewScript);
+const runRelease = luaScript(releaseScript);
+const runFree = luaScript(freeScript);
+const runClose = luaScript(closeScript);
+
 /** An expired grant in the way of an acquire, as the acquire script reports it. */
 interface Orphan {
   token: string;
@@ -258,10 +265,9 @@ export function createRedisWorkspaceLock(options: RedisWorkspaceLockOptions): Re
     renewing = true;
     try {
       const pairs = [...held].map(([token, epoch]) => `${token}:${epoch}`);
-      const gone = (await client.eval(
-        renewScript,
-        1,
-        key,
+      const gone = (await runRenew(
+        client,
+        [key],
         String(ttlMs),
         String(retentionMs),
         attempt,
@@ -310,6 +316,10 @@ export function createRedisWorkspaceLock(options: RedisWorkspaceLockOptions): Re
     return active !== null ? 'running' : 'queued';
   };
   let yielded = false;
+  /** Acquires in progress. */
+  let pending = 0;
+  /** A grant was taken: its acquire dropped the grants earlier attempts of the step left. */
+  let grantedOnce = false;
 
   return {
     held: () => held,
@@ -321,69 +331,75 @@ export function createRedisWorkspaceLock(options: RedisWorkspaceLockOptions): Re
         });
       }
       if (closed) throw failed('take', new Error('the attempt is over'));
-      const token = randomUUID();
-      let delay = 5;
-      for (;;) {
-        if (signal?.aborted || lost) {
-          await client.eval(releaseScript, 1, key, token, String(retentionMs)).catch(() => undefined);
-          throw signal?.aborted
-            ? signal.reason
-            : failed('take', new Error('a grant of this attempt was lost'));
-        }
-        let reply: [number, number | string];
-        try {
-          reply = (await client.eval(
-            acquireScript,
-            1,
-            key,
-            token,
-            mode,
-            owner,
-            attempt,
-            queue,
-            String(ttlMs),
-            String(retentionMs),
-          )) as [number, number | string];
-        } catch (error) {
-          throw failed('take', error);
-        }
-        if (reply[0] === 1) {
-          held.set(token, Number(reply[1]));
-          heartbeat();
-          let released = false;
-          return () => {
-            if (released) return;
-            released = true;
-            const epoch = held.get(token);
-            held.delete(token);
-            quiet();
-            if (epoch === undefined) return;
-            void client
-              .eval(releaseScript, 1, key, token, String(retentionMs))
-              .then((wasHeld) => {
-                if (wasHeld !== 1) loseGrant('it was gone when the call ended');
-              })
-              .catch(() => undefined);
-          };
-        }
-        const orphans = JSON.parse(String(reply[1])) as Orphan[] | Record<string, never>;
-        for (const orphan of Array.isArray(orphans) ? orphans : []) {
-          const state = await jobOf(orphan).catch(() => 'running' as const);
-          if (state === 'over') {
-            await client
-              .eval(freeScript, 1, key, orphan.token, orphan.attempt, String(retentionMs))
-              .catch(() => undefined);
-          } else if (state === 'queued' && options.onYield !== undefined && !yielded) {
-            yielded = true;
-            options.onYield();
+      // Counted until it returns or throws: an attempt that ends with none in progress,
+      // none held and one granted before needs no closing round trip (see `close`).
+      pending += 1;
+      try {
+        const token = randomUUID();
+        let delay = 5;
+        for (;;) {
+          if (signal?.aborted || lost) {
+            await runRelease(client, [key], token, String(retentionMs)).catch(() => undefined);
+            throw signal?.aborted
+              ? signal.reason
+              : failed('take', new Error('a grant of this attempt was lost'));
           }
+          let reply: [number, number | string];
+          try {
+            reply = (await runAcquire(
+              client,
+              [key],
+              token,
+              mode,
+              owner,
+              attempt,
+              queue,
+              String(ttlMs),
+              String(retentionMs),
+            )) as [number, number | string];
+          } catch (error) {
+            throw failed('take', error);
+          }
+          if (reply[0] === 1) {
+            held.set(token, Number(reply[1]));
+            grantedOnce = true;
+            heartbeat();
+            let released = false;
+            return () => {
+              if (released) return;
+              released = true;
+              const epoch = held.get(token);
+              held.delete(token);
+              quiet();
+              if (epoch === undefined) return;
+              void runRelease(client, [key], token, String(retentionMs))
+                .then((wasHeld) => {
+                  if (wasHeld !== 1) loseGrant('it was gone when the call ended');
+                })
+                .catch(() => undefined);
+            };
+          }
+          const orphans = JSON.parse(String(reply[1])) as Orphan[] | Record<string, never>;
+          for (const orphan of Array.isArray(orphans) ? orphans : []) {
+            const state = await jobOf(orphan).catch(() => 'running' as const);
+            if (state === 'over') {
+              await runFree(client, [key], orphan.token, orphan.attempt, String(retentionMs)).catch(
+                () => undefined,
+              );
+            } else if (state === 'queued' && options.onYield !== undefined && !yielded) {
+              yielded = true;
+              options.onYield();
+            }
+          }
+          try {
+            await sleep(delay, undefined, signal ? { signal } : undefined);
+          } catch {
+            // aborted: handled at the top of the loop
+          }
+          delay = Math.min(delay * 2, 100, Math.max(1, Math.floor(ttlMs / 3)));
         }
-        try {
-          await sleep(delay, undefined, signal ? { signal } : undefined);
-        } catch {
-          // aborted: handled at the top of the loop
-        }
-        delay = Math.min(delay * 2, 100, Math.max(1, Math.floor(ttlMs / 3)));
+      } finally {
+        pending -= 1;
       }
     },
     async close() {
@@ -391,8 +407,13 @@ export function createRedisWorkspaceLock(options: RedisWorkspaceLockOptions): Re
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
+      const idle = held.size === 0 && pending === 0;
       held.clear();
-      await client.eval(closeScript, 1, key, owner, attempt, String(retentionMs)).catch(() => undefined);
+      // Nothing of this attempt is left to drop — every grant was released (in order on this
+      // connection, before anything sent later), no wait is registered — and its first grant
+      // dropped what earlier attempts held: no round trip. Otherwise drop what is left.
+      if (idle && grantedOnce) return;
+      await runClose(client, [key], owner, attempt, String(retentionMs)).catch(() => undefined);
     },
   };
 }

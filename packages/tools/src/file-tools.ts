@@ -1,10 +1,10 @@
 import { constants } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
 import { gitProtectedReason } from './git-repository';
 import {
+  type Descriptor,
   lstatBeneath,
   openFileBeneath,
   openFolderBeneath,
@@ -84,7 +84,7 @@ function looksBinary(buffer: Buffer): boolean {
  * says so: a failed write never leaves a half-written file behind that looks like the call's result.
  */
 async function replaceContent(options: {
-  folder: FileHandle;
+  folder: Descriptor;
   name: string;
   realRoot: string;
   relative: string;
@@ -115,8 +115,9 @@ async function replaceContent(options: {
   }
 }
 
-async function closeBoth(opened: { file: FileHandle; folder: FileHandle }): Promise<void> {
-  await Promise.allSettled([opened.file.close(), opened.folder.close()]);
+function closeBoth(opened: { file: Descriptor; folder: Descriptor }): void {
+  opened.file.close();
+  opened.folder.close();
 }
 
 /**
@@ -143,7 +144,7 @@ async function removeInterruptedWritesOf(root: string, userPath: string): Promis
     return []; // the folder is gone (or was never there): nothing was left in it
   }
   const realRoot = await realRootOf(root);
-  let folder: FileHandle;
+  let folder: Descriptor;
   try {
     folder = await openFolderBeneath(realRoot, path.relative(realRoot, parent));
   } catch (error) {
@@ -151,10 +152,10 @@ async function removeInterruptedWritesOf(root: string, userPath: string): Promis
     throw error;
   }
   try {
-    const removed = await removeInterruptedWritesBeneath(folder, path.posix.basename(normalized), parent);
+    const removed = removeInterruptedWritesBeneath(folder, path.posix.basename(normalized), parent);
     return removed.map((name) => workspaceRelative(realRoot, path.join(parent, name)));
   } finally {
-    await folder.close();
+    folder.close();
   }
 }
 
@@ -179,7 +180,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const realRoot = await realRootOf(root);
       const relative = workspaceRelative(realRoot, absolute);
       if (absolute === realRoot) throw new Error('The workspace root is a directory: use list_dir.');
-      let opened: { file: FileHandle; folder: FileHandle };
+      let opened: { file: Descriptor; folder: Descriptor };
       try {
         opened = await openFileBeneath(realRoot, path.relative(realRoot, absolute), constants.O_RDONLY);
       } catch (error) {
@@ -188,7 +189,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         throw error;
       }
       try {
-        const stats = await opened.file.stat();
+        const stats = opened.file.stat();
         if (stats.isDirectory()) throw new Error(`${relative} is a directory: use list_dir.`);
         if (stats.nlink > 1 && !readableHardLink(relative))
           throw refuseHardLink(relative, stats.nlink, 'read');
@@ -197,7 +198,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
             `${relative} is ${stats.size} bytes, over the ${maxReadBytes}-byte read limit. Search it with run_command (rg/grep) instead.`,
           );
         }
-        const buffer = await opened.file.readFile();
+        const buffer = opened.file.readFile();
         if (looksBinary(buffer))
           throw new Error(
             `${relative} is a binary file (${buffer.length} bytes); read_file reads text only.`,
@@ -212,7 +213,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         if (end < start) throw new Error(`end_line ${end} is before start_line ${start}.`);
         return lines.slice(start - 1, end).join('\n');
       } finally {
-        await closeBoth(opened);
+        closeBoth(opened);
       }
     },
   });
@@ -238,8 +239,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       // then replaces it atomically (a temporary file renamed over it).
       const target = path.relative(realRoot, absolute);
       const name = path.basename(target);
-      let existing: { file: FileHandle; folder: FileHandle } | undefined;
-      let folder: FileHandle;
+      let existing: { file: Descriptor; folder: Descriptor } | undefined;
+      let folder: Descriptor;
       try {
         try {
           existing = await openFileBeneath(realRoot, target, constants.O_RDWR, { createParents: true });
@@ -259,7 +260,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         let mode: number | undefined;
         let owner: { uid: number; gid: number } | undefined;
         if (existing !== undefined) {
-          const stats = await existing.file.stat();
+          const stats = existing.file.stat();
           if (stats.isDirectory()) throw new Error(`${relative} is a directory: give a file path.`);
           if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
           mode = stats.mode & 0o7777;
@@ -281,8 +282,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           created: existing === undefined,
         };
       } finally {
-        if (existing !== undefined) await closeBoth(existing);
-        else await folder.close().catch(() => {});
+        if (existing !== undefined) closeBoth(existing);
+        else folder.close();
       }
     },
   });
@@ -303,7 +304,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const realRoot = await realRootOf(root);
       const relative = workspaceRelative(realRoot, absolute);
       await assertNotProtected(input.path, realRoot, absolute);
-      let opened: { file: FileHandle; folder: FileHandle };
+      let opened: { file: Descriptor; folder: Descriptor };
       try {
         opened = await openFileBeneath(realRoot, path.relative(realRoot, absolute), constants.O_RDWR);
       } catch (error) {
@@ -312,9 +313,9 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         throw error;
       }
       try {
-        const stats = await opened.file.stat();
+        const stats = opened.file.stat();
         if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
-        const original = await opened.file.readFile();
+        const original = opened.file.readFile();
         const text = original.toString('utf8');
         const first = text.indexOf(input.old_string);
         if (first === -1) {
@@ -343,7 +344,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         const line = text.slice(0, first).split('\n').length;
         return { path: relative, replacements: 1, line };
       } finally {
-        await closeBoth(opened);
+        closeBoth(opened);
       }
     },
   });
@@ -361,7 +362,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const absolute = await resolveInWorkspace(root, input.path);
       const realRoot = await realRootOf(root);
       const relative = workspaceRelative(realRoot, absolute);
-      let top: FileHandle;
+      let top: Descriptor;
       try {
         top = await openFolderBeneath(realRoot, path.relative(realRoot, absolute));
       } catch (error) {
@@ -372,10 +373,8 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       }
       const entries: { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size?: number }[] = [];
       let truncated = false;
-      const walk = async (folder: FileHandle, folderAbsolute: string): Promise<void> => {
-        const dirents = (await readFolder(folder, folderAbsolute)).sort((a, b) =>
-          a.name.localeCompare(b.name),
-        );
+      const walk = async (folder: Descriptor, folderAbsolute: string): Promise<void> => {
+        const dirents = readFolder(folder, folderAbsolute).sort((a, b) => a.name.localeCompare(b.name));
         for (const dirent of dirents) {
           if (entries.length >= maxListEntries) {
             truncated = true;
@@ -387,7 +386,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           else if (dirent.isDirectory()) {
             entries.push({ path: entryPath, type: 'directory' });
             if (input.recursive && !skippedInRecursiveListing.has(dirent.name)) {
-              let child: FileHandle;
+              let child: Descriptor;
               try {
                 child = await openFolderBeneath(realRoot, path.relative(realRoot, full));
               } catch (error) {
@@ -397,11 +396,11 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
               try {
                 await walk(child, full);
               } finally {
-                await child.close();
+                child.close();
               }
             }
           } else if (dirent.isFile()) {
-            const size = (await lstatBeneath(folder, dirent.name, full)).size;
+            const size = lstatBeneath(folder, dirent.name, full).size;
             entries.push({ path: entryPath, type: 'file', size });
           } else entries.push({ path: entryPath, type: 'other' });
         }
@@ -409,7 +408,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       try {
         await walk(top, absolute);
       } finally {
-        await top.close();
+        top.close();
       }
       return { path: relative, entries, truncated };
     },
@@ -440,13 +439,13 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       try {
         let stats: Awaited<ReturnType<typeof lstatBeneath>>;
         try {
-          stats = await lstatBeneath(folder, name, named);
+          stats = lstatBeneath(folder, name, named);
         } catch (error) {
           if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
           throw error;
         }
         if (stats.isSymbolicLink()) {
-          await unlinkBeneath(folder, name, named);
+          unlinkBeneath(folder, name, named);
           return { path: relative, deleted: 'symlink' as const };
         }
         if (stats.isDirectory()) {
@@ -455,10 +454,10 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
           await removeTreeBeneath(folder, name, named);
           return { path: relative, deleted: 'directory' as const };
         }
-        await unlinkBeneath(folder, name, named);
+        unlinkBeneath(folder, name, named);
         return { path: relative, deleted: 'file' as const };
       } finally {
-        await folder.close();
+        folder.close();
       }
     },
   });

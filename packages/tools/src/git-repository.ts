@@ -1,9 +1,10 @@
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 
-async function kind(target: string): Promise<'file' | 'directory' | 'other' | undefined> {
+function kind(target: string): 'file' | 'directory' | 'other' | undefined {
   try {
-    const stats = await lstat(target);
+    const stats = lstatSync(target, { throwIfNoEntry: false });
+    if (stats === undefined) return undefined;
     return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'other';
   } catch {
     return undefined;
@@ -20,7 +21,7 @@ async function markerCount(dir: string, adding: string | undefined): Promise<num
   let count = 0;
   for (const [name, expected] of Object.entries(markers)) {
     if (name === adding) count++;
-    else if ((await kind(path.join(dir, name))) === expected) count++;
+    else if (kind(path.join(dir, name)) === expected) count++;
   }
   return count;
 }

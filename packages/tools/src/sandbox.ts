@@ -82,7 +82,7 @@ async function makeMissing(root: string, target: string): Promise<string[]> {
   const opened = await openFolderBeneath(root, path.relative(root, target), { create: true }).catch(
     () => undefined,
   );
-  await opened?.close();
+  opened?.close();
   return opened === undefined ? [] : missing;
 }
 

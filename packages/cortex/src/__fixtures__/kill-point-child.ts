@@ -24,7 +24,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import { open } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { createCommandRunner, defineTool, workspaceTools } from '@closedloop/tools';
 import { z } from 'zod';
 import { createCortex } from '../create-cortex';
@@ -51,19 +51,22 @@ const [kill, arg] = (env.KILL ?? 'none').split(':');
 if (kill === 'torn-journal') killInJournalWrite({ group: Number(arg), how: 'torn', cut: 'in-multibyte' });
 
 if (kill === 'mid-write') {
-  const probe = await open(process.execPath, 'r');
-  const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
-  await probe.close();
-  const write = proto.write;
+  // Every write(2) through node:fs, ESM named imports included (synced below): the file tools
+  // write the content with one `writeSync` on the temporary file's descriptor.
+  const write = fs.writeSync;
   const target = Buffer.from(content, 'utf8');
-  proto.write = async function (this: unknown, buffer: unknown, ...rest: unknown[]) {
+  (fs as { writeSync: (...args: unknown[]) => number }).writeSync = (
+    fd: unknown,
+    buffer: unknown,
+    ...rest: unknown[]
+  ) => {
     if (Buffer.isBuffer(buffer) && buffer.equals(target)) {
-      await write.call(this, buffer, 0, Number(arg), 0);
+      write(fd as number, buffer, 0, Number(arg), 0);
       process.kill(process.pid, 'SIGKILL');
-      await new Promise(() => {});
     }
-    return write.call(this, buffer, ...rest);
+    return (write as (...args: unknown[]) => number)(fd, buffer, ...rest);
   };
+  syncBuiltinESMExports();
 }
 
 const inner = createJsonlRunStore({ dir: env.STORE_DIR!, durability: 'batch' });
