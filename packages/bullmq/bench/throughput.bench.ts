@@ -21,8 +21,9 @@
  * so t₁ is measured, not assumed. The figure printed beside it, ⌈steps ÷ (perWorker × W)⌉ ×
  * stepMs, is the nominal ideal (zero engine cost). The ideal assumes the slots, not the cores,
  * bound the makespan. That holds at W = 1 and 2; at W = 4 on a 2-core machine a scaled-out step's
- * CPU (~18–21 ms across coordinator, workers and Redis, printed per run) keeps both cores mostly busy,
- * and steps also wait for a core — which the slot-based ideal does not count.
+ * CPU (~17–20 ms across coordinator, workers and Redis, printed per run) keeps both cores busy
+ * about half the time, and steps also wait for a core — which the slot-based ideal does not count:
+ * W = 4 is the tightest of the three, and the most sensitive to other load on the machine.
  * Target: makespan ≤ 1.2 × ideal for every W.
  */
 import { randomUUID } from 'node:crypto';
