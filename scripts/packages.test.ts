@@ -126,15 +126,28 @@ describe.concurrent('published packages', () => {
         }
       });
 
-      it('packs dist and sources without tests, fixtures or benchmarks', slow, async () => {
+      it('packs its build alone: no sources, source maps, tests, fixtures or benchmarks', slow, async () => {
         const { pkg } = await packed(folder);
         const { stdout } = await run('tar', ['-tzf', pkg.tarball], { maxBuffer: 16 * 1024 * 1024 });
         const files = stdout.split('\n').filter((line) => line !== '');
         expect(files).toContain('package/dist/index.js');
         expect(files).toContain('package/dist/index.d.ts');
         expect(
-          files.filter((file) => /\.test(-d)?\.|__fixtures__|__snapshots__|^package\/bench\//.test(file)),
+          files.filter(
+            (file) => !/^package\/(?:dist\/|package\.json$|README\.md$|LICENSE$|CHANGELOG\.md$)/.test(file),
+          ),
         ).toEqual([]);
+        expect(files.filter((file) => /\.map$|\.test(-d)?\.|__fixtures__|__snapshots__/.test(file))).toEqual(
+          [],
+        );
+        // The workspace's source condition (`./src/*.ts`) is dropped when packing (.pnpmfile.cjs):
+        // the tarball resolves to its build only.
+        const { stdout: packedManifest } = await run('tar', ['-xzOf', pkg.tarball, 'package/package.json']);
+        const { exports } = JSON.parse(packedManifest) as { exports: Record<string, unknown> };
+        for (const [subpath, conditions] of Object.entries(exports)) {
+          if (typeof conditions === 'object' && conditions !== null)
+            expect(Object.keys(conditions), subpath).toEqual(['types', 'import', 'default']);
+        }
       });
 
       it('passes publint', slow, async () => {
