@@ -1,0 +1,194 @@
+import { execFile, spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
+import { createToolRegistry, type ToolRegistry } from './create-tool-registry';
+import type { ToolContext } from './tool';
+import { workspaceTools } from './workspace-tools';
+
+// The file tools make their system calls synchronously (cheap metadata calls): these attacks check
+// that nothing a hostile workspace holds turns that into a stalled event loop or an unbounded read.
+
+const context = (): ToolContext => ({ signal: new AbortController().signal, callId: 'c' });
+
+let ws: TempWorkspace;
+let registry: ToolRegistry;
+
+beforeEach(async () => {
+  ws = await createTempWorkspace({ files: { 'a.txt': 'hello\n' } });
+  registry = createToolRegistry(
+    workspaceTools({ root: ws.root, maxReadBytes: 1000, maxEditBytes: 64 * 1024 }),
+    { redactor: false },
+  );
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+/** How many turns the event loop took (setImmediate callbacks that ran) while `run` was pending. */
+async function turnsDuring<T>(run: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    return { result: await run(), turns };
+  } finally {
+    running = false;
+  }
+}
+
+describe('bounded reads', () => {
+  it('read_file never returns more than the read limit of a file growing while it is read', async () => {
+    const file = path.join(ws.root, 'grow.txt');
+    writeFileSync(file, '');
+    // Emptied, then grown past the limit, again and again: a stat sees it small, the read big.
+    const writer = spawn(
+      'sh',
+      ['-c', `while :; do : > "$1"; head -c 200000 /dev/zero | tr '\\0' a >> "$1"; done`, 'sh', file],
+      { stdio: 'ignore' },
+    );
+    const lengths: number[] = [];
+    try {
+      const until = Date.now() + 3_000;
+      while (Date.now() < until) {
+        const outcome = await registry.execute('read_file', { path: 'grow.txt' }, context());
+        if (outcome.status === 'success') lengths.push(outcome.text.length);
+        else expect(outcome.text).toContain('read limit');
+      }
+    } finally {
+      writer.kill('SIGKILL');
+    }
+    expect(lengths.length).toBeGreaterThan(0);
+    expect(lengths.filter((length) => length > 1000)).toEqual([]);
+  });
+
+  it('edit_file refuses a file over its limit without reading it (a sparse 400 MB file)', async () => {
+    const fd = openSync(path.join(ws.root, 'sparse.txt'), 'w');
+    ftruncateSync(fd, 400 * 1024 * 1024);
+    closeSync(fd);
+    const started = performance.now();
+    const outcome = await registry.execute(
+      'edit_file',
+      { path: 'sparse.txt', old_string: 'a', new_string: 'b' },
+      context(),
+    );
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(outcome.status).toBe('error');
+    expect(outcome.text).toContain('over the 65536-byte edit limit');
+  });
+
+  it('edit_file still edits a file under its limit', async () => {
+    writeFileSync(path.join(ws.root, 'mid.txt'), `${'x'.repeat(60_000)}\nneedle\n`);
+    const outcome = await registry.execute(
+      'edit_file',
+      { path: 'mid.txt', old_string: 'needle', new_string: 'thread' },
+      context(),
+    );
+    expect(outcome).toMatchObject({ status: 'success' });
+  });
+});
+
+describe('large folders do not hold the event loop', () => {
+  it('delete_file of a tree of 10 000 files lets the event loop run while it deletes', async () => {
+    for (let d = 0; d < 50; d++) {
+      mkdirSync(path.join(ws.root, 'tree', `d${d}`), { recursive: true });
+      for (let i = 0; i < 200; i++) writeFileSync(path.join(ws.root, 'tree', `d${d}`, `f${i}`), '');
+    }
+    // Seen from the event loop, a deletion that never yields is all or nothing.
+    let sawPartial = false;
+    let running = true;
+    const poll = () => {
+      if (!running) return;
+      let left = 0;
+      for (let d = 0; d < 50; d++) if (existsSync(path.join(ws.root, 'tree', `d${d}`))) left++;
+      if (left > 0 && left < 50) sawPartial = true;
+      setImmediate(poll);
+    };
+    setImmediate(poll);
+    const outcome = await registry.execute('delete_file', { path: 'tree', recursive: true }, context());
+    running = false;
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(existsSync(path.join(ws.root, 'tree'))).toBe(false);
+    expect(sawPartial).toBe(true);
+  });
+
+  it('list_dir of a folder of 20 000 names lets the event loop run while it reads', async () => {
+    const many = path.join(ws.root, 'many');
+    mkdirSync(many);
+    for (let i = 0; i < 20_000; i++) writeFileSync(path.join(many, `n${i}`), '');
+    const { result, turns } = await turnsDuring(() =>
+      registry.execute('list_dir', { path: 'many' }, context()),
+    );
+    expect(result).toMatchObject({ status: 'success' });
+    expect(result.text).toContain('"truncated":true');
+    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(readdirSync(many)).toHaveLength(20_000);
+  });
+});
+
+describe('deep trees', () => {
+  it('list_dir walks 1500 nested folders in linear time (each opened from its parent, not the root)', async () => {
+    await promisify(execFile)('sh', [
+      '-c',
+      'cd "$1" && i=0; while [ $i -lt 1500 ]; do mkdir d && cd d; i=$((i+1)); done; touch f',
+      'sh',
+      ws.root,
+    ]);
+    const started = performance.now();
+    const outcome = await registry.execute('list_dir', { path: '.', recursive: true }, context());
+    const elapsed = performance.now() - started;
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(outcome.text).toContain('"truncated":true');
+    // Walking down from the root for each folder is quadratic: seconds here, all of it synchronous.
+    expect(elapsed).toBeLessThan(1_000);
+  });
+});
+
+describe('sockets and files used as folders', () => {
+  it('refuses a unix socket as a file with a clear, typed error', async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(ws.root, 'sock'), resolve));
+    try {
+      for (const [tool, args] of [
+        ['read_file', { path: 'sock' }],
+        ['write_file', { path: 'sock', content: 'x' }],
+        ['edit_file', { path: 'sock', old_string: 'a', new_string: 'b' }],
+      ] as const) {
+        const outcome = await registry.execute(tool, args, context());
+        expect(outcome, tool).toMatchObject({ status: 'error', code: 'path-escape' });
+        expect(outcome.text, tool).toContain('not a regular file');
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('says a parent is a file, without naming descriptor paths', async () => {
+    for (const [tool, args] of [
+      ['read_file', { path: 'a.txt/b' }],
+      ['edit_file', { path: 'a.txt/b', old_string: 'a', new_string: 'b' }],
+      ['delete_file', { path: 'a.txt/b' }],
+    ] as const) {
+      const outcome = await registry.execute(tool, args, context());
+      expect(outcome.status, tool).toBe('error');
+      expect(outcome.text, tool).toContain('A parent of a.txt/b is a file, not a folder');
+      expect(outcome.text, tool).not.toContain('/proc/self/fd');
+    }
+  });
+});
