@@ -6,6 +6,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import net from 'node:net';
@@ -189,6 +190,68 @@ describe('sockets and files used as folders', () => {
       expect(outcome.status, tool).toBe('error');
       expect(outcome.text, tool).toContain('A parent of a.txt/b is a file, not a folder');
       expect(outcome.text, tool).not.toContain('/proc/self/fd');
+    }
+  });
+});
+
+describe('descriptors', () => {
+  it('closes every descriptor on every refusal and failure', async () => {
+    const root = ws.root;
+    await promisify(execFile)('mkfifo', [path.join(root, 'pipe')]);
+    mkdirSync(path.join(root, 'dir', 'sub'), { recursive: true });
+    writeFileSync(path.join(root, 'big.txt'), 'a'.repeat(5000));
+    writeFileSync(path.join(root, 'bin'), Buffer.from([0, 1, 2]));
+    writeFileSync(path.join(root, 'dup.txt'), 'x x');
+    symlinkSync('/etc/passwd', path.join(root, 'escape'));
+    symlinkSync('/proc/self/root', path.join(root, 'proc-root'));
+    symlinkSync('loop-b', path.join(root, 'loop-a'));
+    symlinkSync('loop-a', path.join(root, 'loop-b'));
+    await promisify(execFile)('git', ['init', '-q', path.join(root, 'repo')]);
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(root, 'sock'), resolve));
+    const calls: [string, Record<string, unknown>][] = [];
+    for (const target of [
+      'missing',
+      'dir',
+      'pipe',
+      'sock',
+      'big.txt',
+      'bin',
+      'escape',
+      'proc-root/etc/passwd',
+      'loop-a',
+      'a.txt/b',
+    ])
+      calls.push(['read_file', { path: target }]);
+    for (const target of ['missing', 'dup.txt', 'dir', 'pipe', 'sock', 'a.txt/b', 'repo/.git/config'])
+      calls.push(['edit_file', { path: target, old_string: 'x', new_string: 'y' }]);
+    for (const target of [
+      'dir',
+      'pipe',
+      'sock',
+      'a.txt/b',
+      'a.txt/b/c',
+      'repo/.git/config',
+      'escape',
+      'x'.repeat(300),
+    ])
+      calls.push(['write_file', { path: target, content: 'x' }]);
+    for (const target of ['a.txt', 'missing', 'pipe', 'escape', 'a.txt/b'])
+      calls.push(['list_dir', { path: target }]);
+    for (const target of ['missing', 'dir', 'repo/.git', 'a.txt/b'])
+      calls.push(['delete_file', { path: target }]);
+    const open = () => readdirSync('/proc/self/fd').length;
+    try {
+      for (const [tool, args] of calls) {
+        const outcome = await registry.execute(tool, args, context());
+        expect(outcome.status, `${tool} ${JSON.stringify(args)}`).toBe('error');
+      }
+      const before = open();
+      for (let round = 0; round < 20; round++)
+        for (const [tool, args] of calls) await registry.execute(tool, args, context());
+      expect(open()).toBe(before);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
