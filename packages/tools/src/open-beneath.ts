@@ -8,7 +8,7 @@ import {
   fstatSync,
   fsync,
   lstatSync,
-  mkdirSync,
+  mkdir,
   open,
   opendirSync,
   openSync,
@@ -28,6 +28,7 @@ import { promisify } from 'node:util';
 import { ToolError } from './tool-error';
 
 const fsyncAsync = promisify(fsync);
+const mkdirAsync = promisify(mkdir);
 const openAsync = promisify(open);
 
 /**
@@ -179,11 +180,19 @@ export async function openFolderBeneath(
   return openFolderBeneathNow(root, relative, options);
 }
 
-function openFolderBeneathNow(root: string, relative: string, options: { create?: boolean }): Descriptor {
+/**
+ * {@link openFolderBeneath}: synchronous calls, except making a folder, which creates an inode
+ * (up to ~0.5 ms on some disks, and a path may make thousands): off the event loop.
+ */
+async function openFolderBeneathNow(
+  root: string,
+  relative: string,
+  options: { create?: boolean },
+): Promise<Descriptor> {
   if (!procFd) {
     // No descriptor-relative paths: open the approved path directly and verify by inode.
     const absolute = path.join(root, relative);
-    if (options.create) mkdirSync(absolute, { recursive: true });
+    if (options.create) await mkdirAsync(absolute, { recursive: true });
     const handle = openDescriptor(absolute, folderFlags);
     const opened = handle.stat();
     const now = lstatSync(absolute);
@@ -195,17 +204,22 @@ function openFolderBeneathNow(root: string, relative: string, options: { create?
   }
   let dir = openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY);
   const segments = relative === '' || relative === '.' ? [] : relative.split(/[\\/]/).filter((s) => s !== '');
+  // Once one folder was missing and made, those below it are too: made without trying to open
+  // them first (an error thrown a level costs more than the calls).
+  let making = false;
   try {
     for (const segment of segments) {
       const next = beneath(dir, segment);
       let child: Descriptor;
       try {
+        if (making) await mkdirAsync(next);
         child = openDescriptor(next, folderFlags);
       } catch (error) {
         const code = errnoCode(error);
-        if (code === 'ENOENT' && options.create) {
+        if ((code === 'ENOENT' || (making && code === 'EEXIST')) && options.create) {
+          making = true;
           try {
-            mkdirSync(next);
+            await mkdirAsync(next);
           } catch (mkdirError) {
             if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
           }
@@ -244,7 +258,7 @@ export async function openChildFolder(
   root: string,
   relative: string,
 ): Promise<Descriptor> {
-  if (!procFd) return openFolderBeneathNow(root, relative, {});
+  if (!procFd) return await openFolderBeneathNow(root, relative, {});
   if (name === '' || name === '.' || name === '..' || name.includes('/'))
     throw new Error(`${JSON.stringify(name)} is not a folder name.`);
   let child: Descriptor;
@@ -287,7 +301,7 @@ export async function openFileBeneath(
 ): Promise<{ file: Descriptor; folder: Descriptor }> {
   const parent = path.posix.dirname(relative.split(path.sep).join('/'));
   const name = path.posix.basename(relative.split(path.sep).join('/'));
-  const folder = openFolderBeneathNow(root, parent === '.' ? '' : parent, {
+  const folder = await openFolderBeneathNow(root, parent === '.' ? '' : parent, {
     create: options.createParents ?? false,
   });
   try {
