@@ -48,6 +48,7 @@ describe('file tools against a parent folder swapped for a symlink in a loop', (
           ['edit_file', { path: 'inside/f.txt', old_string: 'INSIDE', new_string: 'INSIDE' }],
           ['edit_file', { path: 'inside/g.txt', old_string: 'g', new_string: 'g' }],
           ['list_dir', { path: 'inside' }],
+          ['list_dir', { path: '.', recursive: true }],
           ['delete_file', { path: 'inside/g.txt' }],
         ];
         for (const [tool, args] of calls) {

@@ -6,9 +6,10 @@ import { gitProtectedReason } from './git-repository';
 import {
   type Descriptor,
   lstatBeneath,
+  openChildFolder,
   openFileBeneath,
   openFolderBeneath,
-  readFolder,
+  readFolderInTurns,
   removeInterruptedWritesBeneath,
   removeTreeBeneath,
   replaceFileBeneath,
@@ -25,6 +26,8 @@ export interface FileToolsOptions {
   root: string;
   /** `read_file` refuses larger files. Default 5 MiB. */
   maxReadBytes?: number;
+  /** `edit_file` refuses larger files (it reads and searches them whole). Default 16 MiB. */
+  maxEditBytes?: number;
   /** `list_dir` stops after this many entries. Default 1000. */
   maxListEntries?: number;
 }
@@ -37,6 +40,10 @@ function errnoCode(error: unknown): string | undefined {
 
 function notFound(relative: string, cause: unknown): Error {
   return new Error(`${relative} does not exist. Use list_dir to see what is there.`, { cause });
+}
+
+function parentIsFile(relative: string, cause: unknown): Error {
+  return new Error(`A parent of ${relative} is a file, not a folder.`, { cause });
 }
 
 async function realRootOf(root: string): Promise<string> {
@@ -163,6 +170,7 @@ async function removeInterruptedWritesOf(root: string, userPath: string): Promis
 export function fileTools(options: FileToolsOptions): AnyTool[] {
   const { root } = options;
   const maxReadBytes = options.maxReadBytes ?? 5 * 1024 * 1024;
+  const maxEditBytes = options.maxEditBytes ?? 16 * 1024 * 1024;
   const maxListEntries = options.maxListEntries ?? 1000;
 
   const readFile = defineTool({
@@ -186,6 +194,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory: use list_dir.`);
+        if (errnoCode(error) === 'ENOTDIR') throw parentIsFile(relative, error);
         throw error;
       }
       try {
@@ -193,12 +202,14 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
         if (stats.isDirectory()) throw new Error(`${relative} is a directory: use list_dir.`);
         if (stats.nlink > 1 && !readableHardLink(relative))
           throw refuseHardLink(relative, stats.nlink, 'read');
-        if (stats.size > maxReadBytes) {
-          throw new Error(
-            `${relative} is ${stats.size} bytes, over the ${maxReadBytes}-byte read limit. Search it with run_command (rg/grep) instead.`,
+        const overLimit = (size: string) =>
+          new Error(
+            `${relative} is ${size}, over the ${maxReadBytes}-byte read limit. Search it with run_command (rg/grep) instead.`,
           );
-        }
-        const buffer = opened.file.readFile();
+        if (stats.size > maxReadBytes) throw overLimit(`${stats.size} bytes`);
+        // Bounded whatever the stat said: the file may grow while it is read.
+        const buffer = opened.file.readAtMost(maxReadBytes, stats.size);
+        if (buffer.length > maxReadBytes) throw overLimit('growing');
         if (looksBinary(buffer))
           throw new Error(
             `${relative} is a binary file (${buffer.length} bytes); read_file reads text only.`,
@@ -310,12 +321,20 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
         if (errnoCode(error) === 'EISDIR') throw new Error(`${relative} is a directory, not a file.`);
+        if (errnoCode(error) === 'ENOTDIR') throw parentIsFile(relative, error);
         throw error;
       }
       try {
         const stats = opened.file.stat();
         if (stats.nlink > 1) throw refuseHardLink(relative, stats.nlink, 'write');
-        const original = opened.file.readFile();
+        // Read, searched and rewritten whole, synchronously: bounded, so no file holds the event loop.
+        const overLimit = (size: string) =>
+          new Error(
+            `${relative} is ${size}, over the ${maxEditBytes}-byte edit limit. Change it with run_command instead.`,
+          );
+        if (stats.size > maxEditBytes) throw overLimit(`${stats.size} bytes`);
+        const original = opened.file.readAtMost(maxEditBytes, stats.size);
+        if (original.length > maxEditBytes) throw overLimit('growing');
         const text = original.toString('utf8');
         const first = text.indexOf(input.old_string);
         if (first === -1) {
@@ -374,7 +393,9 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const entries: { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size?: number }[] = [];
       let truncated = false;
       const walk = async (folder: Descriptor, folderAbsolute: string): Promise<void> => {
-        const dirents = readFolder(folder, folderAbsolute).sort((a, b) => a.name.localeCompare(b.name));
+        const dirents = (await readFolderInTurns(folder, folderAbsolute)).sort((a, b) =>
+          a.name.localeCompare(b.name),
+        );
         for (const dirent of dirents) {
           if (entries.length >= maxListEntries) {
             truncated = true;
@@ -388,7 +409,7 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
             if (input.recursive && !skippedInRecursiveListing.has(dirent.name)) {
               let child: Descriptor;
               try {
-                child = await openFolderBeneath(realRoot, path.relative(realRoot, full));
+                child = await openChildFolder(folder, dirent.name, realRoot, path.relative(realRoot, full));
               } catch (error) {
                 if (ToolError.isInstance(error)) continue; // swapped for a link meanwhile: not followed
                 throw error;
@@ -435,7 +456,14 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
       const relative = workspaceRelative(realRoot, named);
       await assertNotProtected(input.path, realRoot, absolute);
       await assertNotProtected(input.path, realRoot, named);
-      const folder = await openFolderBeneath(realRoot, path.relative(realRoot, parent));
+      let folder: Descriptor;
+      try {
+        folder = await openFolderBeneath(realRoot, path.relative(realRoot, parent));
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') throw notFound(relative, error);
+        if (errnoCode(error) === 'ENOTDIR') throw parentIsFile(relative, error);
+        throw error;
+      }
       try {
         let stats: Awaited<ReturnType<typeof lstatBeneath>>;
         try {

@@ -8,12 +8,13 @@ import {
   fstatSync,
   fsync,
   lstatSync,
-  mkdirSync,
+  mkdir,
   open,
+  opendirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readlinkSync,
+  readSync,
   renameSync,
   rmdirSync,
   type Stats,
@@ -22,10 +23,12 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ToolError } from './tool-error';
 
 const fsyncAsync = promisify(fsync);
+const mkdirAsync = promisify(mkdir);
 const openAsync = promisify(open);
 
 /**
@@ -43,9 +46,26 @@ export class Descriptor {
     return fstatSync(this.fd);
   }
 
-  /** The rest of the file from the current position (the whole file when just opened). */
-  readFile(): Buffer {
-    return readFileSync(this.fd);
+  /**
+   * The file from its start, but never more than `limit + 1` bytes: a result longer than `limit`
+   * means the file is over it, whatever a stat said before (a file growing or refilled while it
+   * is read yields no more). `sizeHint` (the size a stat gave) sizes the first buffer.
+   */
+  readAtMost(limit: number, sizeHint: number): Buffer {
+    let buffer = Buffer.allocUnsafe(Math.min(limit, Math.max(0, sizeHint)) + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (length > limit) break;
+        const grown = Buffer.allocUnsafe(Math.min(limit + 1, buffer.length * 2));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      const read = readSync(this.fd, buffer, length, buffer.length - length, length);
+      if (read === 0) break;
+      length += read;
+    }
+    return buffer.subarray(0, length);
   }
 
   /** Writes `length` bytes of `buffer` from `offset` at `position`; returns how many were written. */
@@ -115,6 +135,15 @@ function changed(relative: string, cause?: unknown): ToolError {
   });
 }
 
+function notRegular(relative: string, cause?: unknown): ToolError {
+  return new ToolError({
+    code: 'path-escape',
+    message: `Path ${JSON.stringify(relative)} is refused: it is not a regular file (a pipe, socket or device).`,
+    details: { path: relative, reason: 'not a regular file' },
+    cause,
+  });
+}
+
 /** The path of `name` inside the folder open as `dir`. */
 export function beneath(dir: Descriptor, name: string): string {
   return procFd ? `/proc/self/fd/${dir.fd}/${name}` : name;
@@ -151,11 +180,19 @@ export async function openFolderBeneath(
   return openFolderBeneathNow(root, relative, options);
 }
 
-function openFolderBeneathNow(root: string, relative: string, options: { create?: boolean }): Descriptor {
+/**
+ * {@link openFolderBeneath}: synchronous calls, except making a folder, which creates an inode
+ * (up to ~0.5 ms on some disks, and a path may make thousands): off the event loop.
+ */
+async function openFolderBeneathNow(
+  root: string,
+  relative: string,
+  options: { create?: boolean },
+): Promise<Descriptor> {
   if (!procFd) {
     // No descriptor-relative paths: open the approved path directly and verify by inode.
     const absolute = path.join(root, relative);
-    if (options.create) mkdirSync(absolute, { recursive: true });
+    if (options.create) await mkdirAsync(absolute, { recursive: true });
     const handle = openDescriptor(absolute, folderFlags);
     const opened = handle.stat();
     const now = lstatSync(absolute);
@@ -167,17 +204,22 @@ function openFolderBeneathNow(root: string, relative: string, options: { create?
   }
   let dir = openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY);
   const segments = relative === '' || relative === '.' ? [] : relative.split(/[\\/]/).filter((s) => s !== '');
+  // Once one folder was missing and made, those below it are too: made without trying to open
+  // them first (an error thrown a level costs more than the calls).
+  let making = false;
   try {
     for (const segment of segments) {
       const next = beneath(dir, segment);
       let child: Descriptor;
       try {
+        if (making) await mkdirAsync(next);
         child = openDescriptor(next, folderFlags);
       } catch (error) {
         const code = errnoCode(error);
-        if (code === 'ENOENT' && options.create) {
+        if ((code === 'ENOENT' || (making && code === 'EEXIST')) && options.create) {
+          making = true;
           try {
-            mkdirSync(next);
+            await mkdirAsync(next);
           } catch (mkdirError) {
             if (errnoCode(mkdirError) !== 'EEXIST') throw mkdirError;
           }
@@ -203,6 +245,41 @@ function openFolderBeneathNow(root: string, relative: string, options: { create?
   }
 }
 
+/**
+ * Opens the folder `name` (one name, as listed) of the open folder `parent` without following a
+ * symlink: one open, where {@link openFolderBeneath} walks down from the root (a walk of a deep
+ * tree would cost the square of its depth). `relative` (the folder's path under `root`) names it
+ * in errors and is opened the portable way where there are no descriptor-relative paths. The
+ * caller closes the returned descriptor.
+ */
+export async function openChildFolder(
+  parent: Descriptor,
+  name: string,
+  root: string,
+  relative: string,
+): Promise<Descriptor> {
+  if (!procFd) return await openFolderBeneathNow(root, relative, {});
+  if (name === '' || name === '.' || name === '..' || name.includes('/'))
+    throw new Error(`${JSON.stringify(name)} is not a folder name.`);
+  let child: Descriptor;
+  try {
+    child = openDescriptor(beneath(parent, name), folderFlags);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && isSymlink(beneath(parent, name))))
+      throw changed(relative, error);
+    throw error;
+  }
+  try {
+    // The parent may have been moved out of the root since it was opened.
+    assertOpenedInside(child, root, relative);
+  } catch (error) {
+    child.close();
+    throw error;
+  }
+  return child;
+}
+
 function isSymlink(target: string): boolean {
   try {
     return lstatSync(target).isSymbolicLink();
@@ -224,7 +301,7 @@ export async function openFileBeneath(
 ): Promise<{ file: Descriptor; folder: Descriptor }> {
   const parent = path.posix.dirname(relative.split(path.sep).join('/'));
   const name = path.posix.basename(relative.split(path.sep).join('/'));
-  const folder = openFolderBeneathNow(root, parent === '.' ? '' : parent, {
+  const folder = await openFolderBeneathNow(root, parent === '.' ? '' : parent, {
     create: options.createParents ?? false,
   });
   try {
@@ -239,18 +316,14 @@ export async function openFileBeneath(
       );
     } catch (error) {
       if (errnoCode(error) === 'ELOOP') throw changed(relative, error);
+      // A unix socket cannot be opened at all: refused as what it is, like a pipe or a device.
+      if (errnoCode(error) === 'ENXIO') throw notRegular(relative, error);
       throw error;
     }
     try {
       assertOpenedInside(file, root, relative);
       const stats = file.stat();
-      if (!stats.isFile() && !stats.isDirectory()) {
-        throw new ToolError({
-          code: 'path-escape',
-          message: `Path ${JSON.stringify(relative)} is refused: it is not a regular file (a pipe, socket or device).`,
-          details: { path: relative, reason: 'not a regular file' },
-        });
-      }
+      if (!stats.isFile() && !stats.isDirectory()) throw notRegular(relative);
     } catch (error) {
       file.close();
       throw error;
@@ -272,6 +345,28 @@ export function readFolder(folder: Descriptor, fallbackAbsolute: string): Dirent
   return readdirSync(procFd ? `/proc/self/fd/${folder.fd}` : fallbackAbsolute, { withFileTypes: true });
 }
 
+/** How many names {@link readFolderInTurns} and {@link removeTreeBeneath} handle per turn of the event loop (~1 ms). */
+const namesPerTurn = 2048;
+
+/**
+ * Lists an open folder like {@link readFolder}, with synchronous reads, but gives the event loop a
+ * turn every few thousand names: a folder of a million names (a hostile command makes one in
+ * seconds) never holds it for long.
+ */
+export async function readFolderInTurns(folder: Descriptor, fallbackAbsolute: string): Promise<Dirent[]> {
+  const dir = opendirSync(procFd ? `/proc/self/fd/${folder.fd}` : fallbackAbsolute, { bufferSize: 256 });
+  const entries: Dirent[] = [];
+  try {
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      entries.push(entry);
+      if (entries.length % namesPerTurn === 0) await nextTurn();
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return entries;
+}
+
 /** Unlinks `name` (a file or a symlink, never followed) from an open folder. */
 export function unlinkBeneath(folder: Descriptor, name: string, fallbackAbsolute: string): void {
   unlinkSync(procFd ? beneath(folder, name) : fallbackAbsolute);
@@ -280,7 +375,8 @@ export function unlinkBeneath(folder: Descriptor, name: string, fallbackAbsolute
 /**
  * Deletes the folder `name` of an open folder and everything in it, descending through
  * descriptors with `O_NOFOLLOW`: a symlink met on the way is unlinked, never followed, even if it
- * was swapped in during the walk.
+ * was swapped in during the walk. Synchronous calls, with a turn of the event loop every few
+ * thousand names: a tree of a million files never holds it for long.
  */
 export async function removeTreeBeneath(
   folder: Descriptor,
@@ -292,10 +388,11 @@ export async function removeTreeBeneath(
     await rm(fallbackAbsolute, { recursive: true });
     return;
   }
-  removeTreeBeneathNow(folder, name);
+  await removeTreeIn(folder, name, { names: 0 });
 }
 
-function removeTreeBeneathNow(folder: Descriptor, name: string): void {
+/** {@link removeTreeBeneath} on Linux; `done.names` counts the names removed, for turns of the event loop. */
+async function removeTreeIn(folder: Descriptor, name: string, done: { names: number }): Promise<void> {
   const target = beneath(folder, name);
   let child: Descriptor;
   try {
@@ -310,9 +407,10 @@ function removeTreeBeneathNow(folder: Descriptor, name: string): void {
     throw error;
   }
   try {
-    for (const entry of readdirSync(`/proc/self/fd/${child.fd}`, { withFileTypes: true })) {
-      if (entry.isDirectory()) removeTreeBeneathNow(child, entry.name);
+    for (const entry of await readFolderInTurns(child, '')) {
+      if (entry.isDirectory()) await removeTreeIn(child, entry.name, done);
       else unlinkSync(beneath(child, entry.name));
+      if (++done.names % namesPerTurn === 0) await nextTurn();
     }
   } finally {
     child.close();

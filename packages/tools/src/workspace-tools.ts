@@ -8,6 +8,8 @@ export interface WorkspaceToolsOptions extends CommandToolsOptions {
   root: string;
   /** `read_file` refuses larger files. Default 5 MiB. */
   maxReadBytes?: number;
+  /** `edit_file` refuses larger files. Default 16 MiB. */
+  maxEditBytes?: number;
   /** `list_dir` stops after this many entries. Default 1000. */
   maxListEntries?: number;
 }
