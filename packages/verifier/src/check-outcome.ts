@@ -7,6 +7,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
@@ -175,6 +176,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (twin !== undefined) return [twin];
     const shadowed = await shadowedFinding(env, { created, modified }, own);
     if (shadowed !== undefined) return [shadowed];
+    const unset = await settingValueFinding(env, { created, modified }, own);
+    if (unset !== undefined) return [unset];
     const misplaced = await misplacedFinding(env, { created, modified }, own);
     if (misplaced !== undefined) return [misplaced];
     const unloaded = await unloadedConfigFinding(env, { created }, own);
@@ -381,6 +384,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const shadowed = await shadowedFinding(env, known, own);
     if (shadowed !== undefined) findings.push(shadowed);
+    const unset = await settingValueFinding(env, known, own);
+    if (unset !== undefined) findings.push(unset);
     const misplaced = await misplacedFinding(env, known, own);
     if (misplaced !== undefined) findings.push(misplaced);
     const unloaded = await unloadedConfigFinding(env, known, own);
@@ -1019,6 +1024,43 @@ async function shadowedFinding(
   return outcome(
     'fail',
     `The step wrote settings that never take effect: ${found.slice(0, 3).join('; ')} (the last entry of a key wins).`,
+  );
+}
+
+/**
+ * Settings the description asks to set to a value ("Set timeout to 30 in config.yaml") that the
+ * entry a reader takes does not hold: the value only in a comment, or under the same key nested
+ * elsewhere while the one the program reads keeps its old value. A file without the key at all
+ * is not judged here (the key may be spelled otherwise).
+ */
+async function settingValueFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const wrong: string[] = [];
+  for (const { key, value, files } of askedSettingValues(env.description)) {
+    const targets = files.length > 0 ? files : [...known.created, ...known.modified].filter(own);
+    const seen: string[] = [];
+    let held = false;
+    for (const file of targets) {
+      const text = env.facts.read(file);
+      if (text === undefined) continue;
+      const actual = await settingValue(file, text, key);
+      if (actual === undefined || actual === null) continue;
+      if (isAskedValue(actual.value, value)) {
+        held = true;
+        break;
+      }
+      seen.push(`${file}:${actual.line} sets it to \`${excerpt(actual.value, 40)}\``);
+    }
+    if (!held && seen.length > 0)
+      wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+  }
+  if (wrong.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to set ${wrong.slice(0, 3).join('; ')} (a value in a comment or under another parent is not read).`,
   );
 }
 
