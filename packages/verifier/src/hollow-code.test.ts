@@ -98,6 +98,29 @@ describe('stubs', () => {
     expect(await stubBodyAt('a.js', js, 1)).toMatch(/constant/);
   });
 
+  it('passes a stub on to the functions that only hand their work to it', async () => {
+    const js =
+      "function convert(text) {\n  throw new Error('not implemented');\n}\nexport function parseDuration(text) {\n  return convert(text);\n}\nexport const parse = async (t) => await parseDuration(t);\nclass P {\n  run(x) { return this.impl(x); }\n  impl(x) { throw new Error('TODO'); }\n}\nconst id = (x) => x;\nexport function wrap(x) { return id(x); }\nexport function real(x) { return convert(x) + 1; }\n";
+    const stubs = (await listFunctionBodies('a.js', js))?.map((fn) => [fn.name, fn.stub]);
+    expect(stubs).toEqual([
+      ['convert', expect.stringMatching(/only throws/)],
+      ['parseDuration', expect.stringMatching(/^it only calls `convert`, which is a stub \(it only throws/)],
+      ['parse', expect.stringMatching(/^it only calls `parseDuration`, which is a stub \(it only throws/)],
+      ['run', expect.stringMatching(/only calls `impl`/)],
+      ['impl', expect.stringMatching(/only throws/)],
+      ['id', expect.stringMatching(/unchanged/)],
+      // An identity helper is honest code too; a body that computes more than the call is not a stub.
+      ['wrap', undefined],
+      ['real', undefined],
+    ]);
+    const py =
+      'def _impl(x):\n    raise NotImplementedError\n\ndef parse(x):\n    """Parse x."""\n    return _impl(x)\n';
+    expect((await listFunctionBodies('a.py', py))?.map((fn) => [fn.name, fn.stub !== undefined])).toEqual([
+      ['_impl', true],
+      ['parse', true],
+    ]);
+  });
+
   it('reads special cases: bodies that answer literal inputs and are stubs for any other input', async () => {
     const js = [
       'function a(n) {\n  if (n === 5) return 120;\n  return 1;\n}',

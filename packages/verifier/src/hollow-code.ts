@@ -588,6 +588,51 @@ function judgeBody(
   return undefined;
 }
 
+/**
+ * The function a body only hands its work to — `return convert(text)`, `=> convert(text)`,
+ * `return await this.convert(text)`, `self._convert(text)` as the one statement — if it does.
+ */
+function delegateOf(source: SourceTree, body: SyntaxNode[]): string | undefined {
+  const live = body.filter(
+    (statement, index) =>
+      !(
+        index === 0 &&
+        statement.name === 'ExpressionStatement' &&
+        statements(statement)[0]?.name === 'String'
+      ),
+  );
+  if (live.length !== 1) return undefined;
+  const only = live[0] as SyntaxNode;
+  let expression: SyntaxNode | undefined =
+    only.name === 'ReturnStatement' || only.name === 'ExpressionStatement'
+      ? statements(only).filter((child) => child.name !== 'return')[0]
+      : only;
+  while (expression?.name === 'AwaitExpression' || expression?.name === 'ParenthesizedExpression')
+    expression = statements(expression).filter((child) => child.name !== 'await')[0];
+  if (expression?.name !== 'CallExpression') return undefined;
+  const callee = source.textOf(expression.firstChild);
+  return /^(?:(?:this|self|cls)\.)?([A-Za-z_$][\w$]*)$/.exec(callee)?.[1];
+}
+
+/**
+ * Marks as stubs the functions that only hand their work to a stub of the same file (`return
+ * convert(text)` where `convert` only throws "not implemented"), through any chain of such calls.
+ * Bodies that honest code also has (empty, identity) are not passed on.
+ */
+function passStubsOn(found: FunctionBody[], delegates: Map<FunctionBody, string>): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [fn, callee] of delegates) {
+      if (fn.stub !== undefined) continue;
+      const target = found.find((other) => other !== fn && other.name === callee && other.stub !== undefined);
+      if (target?.stub === undefined || EMPTY_BODY.has(target.stub)) continue;
+      fn.stub = `it only calls \`${callee}\`, which is a stub (${target.stub.replace(/^it only calls .*?which is a stub \((.*)\)$/, '$1')})`;
+      delete fn.specialCases;
+      changed = true;
+    }
+  }
+}
+
 /** Functions declared in a JS/TS or Python file, with the stub judgement of each body. */
 export async function listFunctionBodies(
   fileName: string,
@@ -600,6 +645,7 @@ export async function listFunctionBodies(
   )
     return undefined;
   const found: FunctionBody[] = [];
+  const delegates = new Map<FunctionBody, string>();
   if (source.language === 'python') {
     for (const definition of descendants(source.root, 'FunctionDefinition')) {
       const body = definition.getChild('Body');
@@ -611,14 +657,18 @@ export async function listFunctionBodies(
       const stub = abstract ? undefined : judgeBody(source, statements(body), params, true);
       const specialCases =
         abstract || stub !== undefined ? undefined : specialCasesOf(source, statements(body), params, true);
-      found.push({
+      const fn: FunctionBody = {
         name: source.textOf(definition.getChild('VariableName')),
         line: source.lineOf(definition),
         body: source.textOf(body),
         stub,
         ...(specialCases ? { specialCases } : {}),
-      });
+      };
+      found.push(fn);
+      const callee = abstract ? undefined : delegateOf(source, statements(body));
+      if (callee !== undefined) delegates.set(fn, callee);
     }
+    passStubsOn(found, delegates);
     return found;
   }
   const add = (name: string, at: SyntaxNode, fn: SyntaxNode) => {
@@ -641,13 +691,20 @@ export async function listFunctionBodies(
         if (otherwise !== undefined && cases.inputs.length > 0) specialCases = { ...cases, otherwise };
       }
     }
-    found.push({
+    const entry: FunctionBody = {
       name,
       line: source.lineOf(at),
       body: source.textOf(block ?? expression ?? fn),
       stub,
       ...(specialCases ? { specialCases } : {}),
-    });
+    };
+    found.push(entry);
+    const callee = block
+      ? delegateOf(source, statements(block))
+      : expression
+        ? delegateOf(source, [expression])
+        : undefined;
+    if (callee !== undefined) delegates.set(entry, callee);
   };
   for (const node of descendants(
     source.root,
@@ -676,6 +733,7 @@ export async function listFunctionBodies(
       });
     }
   }
+  passStubsOn(found, delegates);
   return found;
 }
 
