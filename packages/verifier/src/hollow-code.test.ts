@@ -47,6 +47,58 @@ describe('listTestCases: test cases that cannot fail', () => {
     ]);
   });
 
+  it('finds tests generated from an empty table, and assertions in loops that never run', async () => {
+    const js = [
+      "import { test, it, describe, expect } from 'vitest';",
+      'const cases = [];',
+      'for (const [a, b] of cases) {',
+      "  test('sum ' + a, () => { expect(sum(a, b)).toBe(3); });",
+      '}',
+      "[].forEach((c) => it('each ' + c, () => expect(sum(c, c)).toBe(2)));",
+      "test.each([])('table %s', (a) => { expect(sum(a, 1)).toBe(2); });",
+      "describe.each([])('group %s', (g) => { it('inner', () => { expect(sum(g, 1)).toBe(2); }); });",
+      "it('loops over nothing', () => { for (const c of []) expect(sum(c, 1)).toBe(2); });",
+      'const real = [[1, 2, 3]];',
+      'for (const [a, b, c] of real) {',
+      "  test('real ' + a, () => { expect(sum(a, b)).toBe(c); });",
+      '}',
+      'const filled = [];',
+      'filled.push([1, 1, 2]);',
+      "for (const [a, b, c] of filled) test('filled', () => { expect(sum(a, b)).toBe(c); });",
+      "it('loops over data', () => { for (const c of real) expect(sum(c[0], c[1])).toBe(c[2]); });",
+    ].join('\n');
+    const hollow = (await listTestCases('sum.test.js', js))?.map((entry) => [entry.name, entry.hollow]);
+    expect(hollow).toEqual([
+      ["'sum ' + a", expect.stringMatching(/empty table/)],
+      ["'each ' + c", expect.stringMatching(/empty table/)],
+      ["'table %s'", expect.stringMatching(/empty table/)],
+      ["'inner'", expect.stringMatching(/empty table/)],
+      ["'loops over nothing'", 'no live assertion about a value'],
+      ["'real ' + a", undefined],
+      ["'filled'", undefined],
+      ["'loops over data'", undefined],
+    ]);
+    const py = [
+      'import pytest',
+      '@pytest.mark.parametrize("a,b", [])',
+      'def test_table(a, b):',
+      '    assert add(a, b) == 3',
+      '',
+      '@pytest.mark.parametrize("a,b", [(1, 2)])',
+      'def test_real(a, b):',
+      '    assert add(a, b) == 3',
+      '',
+      'def test_loop():',
+      '    for c in []:',
+      '        assert add(c, 1) == 2',
+    ].join('\n');
+    expect((await listTestCases('test_add.py', py))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ['test_table', expect.stringMatching(/empty table/)],
+      ['test_real', undefined],
+      ['test_loop', 'no live assertion about a value'],
+    ]);
+  });
+
   it('judges Python tests the same way', async () => {
     const text =
       'def test_pass():\n    pass\n\ndef test_true():\n    """doc"""\n    assert True\n\ndef test_dead():\n    if False:\n        assert f(1)\n\ndef test_swallow():\n    try:\n        assert f(1) == 2\n    except Exception:\n        pass\n\ndef test_real():\n    assert f(1) == 2\n\ndef test_raises():\n    with pytest.raises(ValueError):\n        f(None)\n\nclass TestX:\n    def test_self(self):\n        self.assertEqual(1, 1)\n';

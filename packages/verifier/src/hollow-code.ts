@@ -154,6 +154,85 @@ function judgeCall(source: SourceTree, call: SyntaxNode): 'trivial' | 'assertion
   return 'call';
 }
 
+/** An empty literal collection: `[]`, `{}`, `()`, `''`, `new Set()`, `range(0)`. */
+function isEmptyLiteral(source: SourceTree, node: SyntaxNode | undefined | null): boolean {
+  if (!node) return false;
+  const text = source.textOf(node).replace(/\s+/g, '');
+  return /^(?:\[\]|\{\}|\(\)|''|""|``|new(?:Set|Map|Array)\(\)|(?:set|list|dict|tuple)\(\)|range\(0?\)|Object\.(?:keys|values|entries)\(\{\}\))$/.test(
+    text,
+  );
+}
+
+/**
+ * Whether `node` is an empty literal collection, or a name bound once (`const cases = []`,
+ * `CASES = []`) to one that nothing in the file adds to (no `push`, `append`, `add`, `set`,
+ * `unshift`, `extend`, `insert`, index assignment or reassignment).
+ */
+function isEmptyCollection(source: SourceTree, node: SyntaxNode | undefined | null): boolean {
+  if (!node) return false;
+  if (isEmptyLiteral(source, node)) return true;
+  if (node.name !== 'VariableName') return false;
+  const name = source.textOf(node);
+  const escaped = name.replace(/[$]/g, '\\$');
+  const text = source.textOf(source.root);
+  const bindings = [
+    ...text.matchAll(new RegExp(`(?<![\\w$.])${escaped}\\s*(?::[^=\\n]+)?=(?![=>])\\s*([^\\n;]*)`, 'g')),
+  ];
+  if (bindings.length !== 1) return false;
+  const value = (bindings[0]?.[1] ?? '').replace(/\s+/g, '').replace(/(?:as\w+|;)$/, '');
+  if (!/^(?:\[\]|\{\}|\(\)|new(?:Set|Map|Array)\(\)|(?:set|list|dict|tuple)\(\))$/.test(value)) return false;
+  return !new RegExp(
+    `(?<![\\w$])${escaped}\\s*(?:\\.\\s*(?:push|append|add|set|unshift|extend|insert|splice|update|concat)\\b|\\[[^\\]]*\\]\\s*=(?!=)|\\+=)`,
+  ).test(text);
+}
+
+/** A loop that runs its body zero times: over an empty collection, or `while (false)`. */
+function neverLoops(source: SourceTree, loop: SyntaxNode): boolean {
+  if (loop.name === 'WhileStatement') {
+    const condition = statements(loop).find((child) => child.name !== 'while');
+    const inner = condition?.name === 'ParenthesizedExpression' ? statements(condition)[0] : condition;
+    return inner !== undefined && isConstant(source, inner) && isFalsyConstant(source, inner);
+  }
+  if (loop.name !== 'ForStatement') return false;
+  const spec = loop.getChild('ForOfSpec') ?? loop.getChild('ForInSpec');
+  if (spec) return isEmptyCollection(source, statements(spec).at(-1));
+  // Python: `for x in <iterable>:` — the child after `in`.
+  const children = statements(loop);
+  const at = children.findIndex((child) => child.name === 'in');
+  return at >= 0 && isEmptyCollection(source, children[at + 1]);
+}
+
+/**
+ * Why a test call never runs because of where it is: inside a loop over an empty collection, a
+ * `forEach`/`map` of one, or a `test.each([])` / `describe.each([])` / `@pytest.mark.parametrize`
+ * over an empty table.
+ */
+function neverGenerated(source: SourceTree, call: SyntaxNode): string | undefined {
+  const callee = call.firstChild;
+  if (callee?.name === 'CallExpression' && /\.each$/.test(source.textOf(callee.firstChild))) {
+    if (isEmptyCollection(source, statements(callee.getChild('ArgList'))[0])) return EMPTY_TABLE;
+  }
+  for (let node = call.parent; node; node = node.parent) {
+    if ((node.name === 'ForStatement' || node.name === 'WhileStatement') && neverLoops(source, node))
+      return EMPTY_TABLE;
+    if (node.name === 'CallExpression') {
+      const outer = node.firstChild;
+      if (outer?.name === 'MemberExpression' && /\.(?:forEach|map|flatMap)$/.test(source.textOf(outer))) {
+        if (isEmptyCollection(source, outer.firstChild)) return EMPTY_TABLE;
+      }
+      if (
+        outer?.name === 'CallExpression' &&
+        /^(?:describe|suite|context)\.each$/.test(source.textOf(outer.firstChild))
+      ) {
+        if (isEmptyCollection(source, statements(outer.getChild('ArgList'))[0])) return EMPTY_TABLE;
+      }
+    }
+  }
+  return undefined;
+}
+
+const EMPTY_TABLE = 'it never runs: it is generated from an empty table';
+
 /**
  * Whether a list of statements can fail: `undefined` when it can (a live assertion about a
  * value, or a call of the code under test), else why it cannot.
@@ -200,6 +279,10 @@ function canFail(source: SourceTree, body: SyntaxNode[], python: boolean): boole
       }
       case 'PassStatement':
         continue;
+      case 'ForStatement':
+      case 'WhileStatement':
+        if (neverLoops(source, statement)) continue;
+        return true;
       case 'Block':
         if (canFail(source, statements(statement), python)) return true;
         continue;
@@ -261,11 +344,24 @@ export async function listTestCases(fileName: string, text: string): Promise<Tes
       const name = source.textOf(definition.getChild('VariableName'));
       if (!/^test/.test(name)) continue;
       const body = definition.getChild('Body');
+      const decorators =
+        definition.parent?.name === 'DecoratedStatement'
+          ? childrenOf(definition.parent).filter((child) => child.name === 'Decorator')
+          : [];
+      const emptyTable = decorators.some(
+        (decorator) =>
+          /parametrize$/.test(source.textOf(decorator).split('(')[0] ?? '') &&
+          isEmptyCollection(source, statements(decorator.getChild('ArgList'))[1]),
+      );
       cases.push({
         name,
         line: source.lineOf(definition),
         body: source.textOf(body),
-        hollow: canFail(source, statements(body), true) ? undefined : 'no live assertion about a value',
+        hollow: emptyTable
+          ? EMPTY_TABLE
+          : canFail(source, statements(body), true)
+            ? undefined
+            : 'no live assertion about a value',
       });
     }
     return cases;
@@ -294,11 +390,14 @@ export async function listTestCases(fileName: string, text: string): Promise<Tes
             ? !['trivial', 'noise'].includes(judgeCall(source, expression))
             : !isConstant(source, expression),
         );
+    const never = neverGenerated(source, call);
     cases.push({
       name: title,
       line: source.lineOf(call),
       body: source.textOf(fn),
-      hollow: fails ? undefined : body.length === 0 ? 'an empty body' : 'no live assertion about a value',
+      hollow:
+        never ??
+        (fails ? undefined : body.length === 0 ? 'an empty body' : 'no live assertion about a value'),
     });
   }
   return cases;
