@@ -57,6 +57,10 @@ export interface OutcomeEnvironment {
   verifyStartedAt?: number;
 }
 
+/** Words that ask for a file to be moved or kept somewhere else, not only to be gone. */
+const MOVE_ASKED =
+  /\b(?:move[sd]?|moving|renam\w+|archiv\w+|relocat\w+|back(?:ed)?[\s-]?up|backups?|keep\s+a\s+copy|into|mv)\b/i;
+
 const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch', 'tag'];
 
 const NOUN: Record<ExpectedOutcome, string> = {
@@ -519,12 +523,28 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   }
 
   if (expectations.outcomes.has('delete')) {
+    // A file asked to go whose content reappeared under another path the step made (`x.js.bak`,
+    // `old/x.js`) was moved aside, not deleted — unless a move or the new path was asked.
+    const movedAside = async (file: string): Promise<string | undefined> => {
+      if (MOVE_ASKED.test(env.description)) return undefined;
+      let to = changes.moved().find((move) => move.from === file)?.to;
+      if (to === undefined) {
+        // Without a baseline: a file the step created holding what the deleted one held.
+        const before = await changes.textBefore(file);
+        if (before !== undefined && before.trim() !== '')
+          to = known.created.find((created) => created !== file && facts.read(created) === before);
+      }
+      return to === undefined || env.description.includes(to) ? undefined : to;
+    };
     if (expectations.remove.length > 0) {
       const problems: string[] = [];
       for (const file of expectations.remove) {
         const rel = facts.relative(file);
         if (rel === undefined) continue;
+        const aside = facts.exists(rel) ? undefined : await movedAside(rel);
         if (facts.exists(rel)) problems.push(`${rel} still exists`);
+        else if (aside !== undefined)
+          problems.push(`${rel} was moved to ${aside}, not deleted (its content is still in the workspace)`);
         else if (
           (await changes.status(rel)) === 'unchanged' &&
           !known.deleted.some((file) => file.startsWith(`${rel}/`))
@@ -535,6 +555,21 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         problems.length > 0
           ? outcome('fail', `The step was asked to ${NOUN.delete}: ${problems.join('; ')}.`)
           : outcome('pass', `The step was asked to ${NOUN.delete}: ${expectations.remove.join(', ')} gone.`),
+      );
+    } else if (
+      known.deleted.length > 0 &&
+      (await Promise.all(known.deleted.map(movedAside))).every((to) => to !== undefined)
+    ) {
+      const aside = await Promise.all(
+        known.deleted.slice(0, 3).map(async (file) => [file, await movedAside(file)]),
+      );
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.delete}, but it only moved files aside: ${aside
+            .map(([file, to]) => `${file} → ${to}`)
+            .join(', ')} (their content is still in the workspace).`,
+        ),
       );
     } else if (known.deleted.length > 0) {
       findings.push(
