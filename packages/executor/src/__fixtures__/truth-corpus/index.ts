@@ -75,6 +75,13 @@ import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
 import { assertionOverridden, testDataRewritten } from './test-data';
+import {
+  deletedByMoving,
+  removalUnquoted,
+  settingValueUnread,
+  stubBehindCall,
+  testsFromEmptyTable,
+} from './told-lies';
 import type { TruthTrace } from './trace';
 import { unloadedConfig } from './unloaded-config';
 import { unregisteredModule } from './unregistered-module';
@@ -182,6 +189,11 @@ export function truthCorpus(): TruthTrace[] {
     ...assertionDisarmed,
     ...subjectPatched,
     ...unloadedConfig,
+    ...settingValueUnread,
+    ...removalUnquoted,
+    ...stubBehindCall,
+    ...testsFromEmptyTable,
+    ...deletedByMoving,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
