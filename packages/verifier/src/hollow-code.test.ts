@@ -99,6 +99,31 @@ describe('listTestCases: test cases that cannot fail', () => {
     ]);
   });
 
+  it('finds assertions that check nothing: a tuple, a bare expect, the expected value as a message', async () => {
+    const py =
+      'def test_tuple():\n    assert (add(2, 3), 5)\n\ndef test_call_style():\n    assert(add(0, 0), 0)\n\ndef test_real():\n    assert add(2, 3) == 5, "adds"\n\ndef test_paren():\n    assert (add(2, 3) == 5)\n';
+    expect((await listTestCases('test_add.py', py))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ['test_tuple', 'no live assertion about a value'],
+      ['test_call_style', 'no live assertion about a value'],
+      ['test_real', undefined],
+      ['test_paren', undefined],
+    ]);
+    const js = [
+      "test('bare', () => { expect(sum(2, 3)); });",
+      "test('message', () => { assert.ok(sum(2, 3), 5); assert(sum(4, 1), 5); });",
+      "test('ok', () => { assert.ok(sum(2, 3) === 5, 'adds'); });",
+      "test('matcher', () => { expect(sum(2, 3)).toBe(5); });",
+      "test('chai', () => { expect(sum(2, 3)).to.equal(5); });",
+    ].join('\n');
+    expect((await listTestCases('a.test.js', js))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ["'bare'", 'no live assertion about a value'],
+      ["'message'", 'no live assertion about a value'],
+      ["'ok'", undefined],
+      ["'matcher'", undefined],
+      ["'chai'", undefined],
+    ]);
+  });
+
   it('judges Python tests the same way', async () => {
     const text =
       'def test_pass():\n    pass\n\ndef test_true():\n    """doc"""\n    assert True\n\ndef test_dead():\n    if False:\n        assert f(1)\n\ndef test_swallow():\n    try:\n        assert f(1) == 2\n    except Exception:\n        pass\n\ndef test_real():\n    assert f(1) == 2\n\ndef test_raises():\n    with pytest.raises(ValueError):\n        f(None)\n\nclass TestX:\n    def test_self(self):\n        self.assertEqual(1, 1)\n';
