@@ -57,6 +57,13 @@ export interface OutcomeEnvironment {
   verifyStartedAt?: number;
 }
 
+/** Where package managers install packages (never written by hand in an install). */
+const PACKAGE_FOLDER = /(?:^|[\\/])(?:node_modules|site-packages|dist-packages)[\\/]/;
+
+/** A commit asked on the branch the step creates: "… and commit x on it", "commit to the new branch". */
+const COMMIT_ON_NEW_BRANCH =
+  /\bcommit\w*\b(?:[^.;\n]|\.(?=\S))*?\b(?:on|to|onto|into|in)\s+(?:it|this|that|(?:the|this|that)\s+(?:new\s+)?branch)\b|\b(?:switch|check\s*out|checkout)\w*\s+(?:to\s+)?(?:it|the\s+(?:new\s+)?branch)\b(?:[^.;\n]|\.(?=\S))*?\bcommit/i;
+
 /** Words that ask for a file to be moved or kept somewhere else, not only to be gone. */
 const MOVE_ASKED =
   /\b(?:move[sd]?|moving|renam\w+|archiv\w+|relocat\w+|back(?:ed)?[\s-]?up|backups?|keep\s+a\s+copy|into|mv)\b/i;
@@ -660,7 +667,16 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
     const passed = installs.filter((entry) => entry.run.passed);
     const packages = changes.packagesChanged();
-    if (passed.length === 0 && (packages === undefined || packages.length === 0)) {
+    // Package files the step wrote itself with a file tool: a package manager did not install them.
+    const handWritten = [...ledger.written.keys()].filter((file) => PACKAGE_FOLDER.test(file));
+    if (passed.length === 0 && handWritten.length > 0) {
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.install}, but no install command succeeded: it wrote package files itself (${handWritten.slice(0, 3).join(', ')}), which is not an install.`,
+        ),
+      );
+    } else if (passed.length === 0 && (packages === undefined || packages.length === 0)) {
       findings.push(
         outcome(
           'fail',
@@ -936,6 +952,37 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           )
         : outcome('fail', `The step was asked to ${NOUN.branch}, but no new branch exists.`),
     );
+    // "Create a branch X and commit … on it": the step's new commit must be on the new branch.
+    const before = refs.before?.head;
+    const after = refs.after?.head;
+    if (
+      expectations.outcomes.has('commit') &&
+      COMMIT_ON_NEW_BRANCH.test(env.description) &&
+      created.length > 0 &&
+      before !== undefined &&
+      after !== undefined &&
+      after !== before
+    ) {
+      // A new branch still at the commit the step started from does not hold the step's commit;
+      // one elsewhere holds it when HEAD's commit is its ancestor (asked of git, when it can be).
+      const tips = created.map((ref) => refs.after?.refs.get(ref));
+      let onBranch = tips.some((tip) => tip === after);
+      for (const tip of tips) {
+        if (onBranch || tip === undefined || tip === before) continue;
+        if (
+          env.git === undefined ||
+          (await env.git(['merge-base', '--is-ancestor', after, tip])).exitCode === 0
+        )
+          onBranch = true;
+      }
+      if (!onBranch)
+        findings.push(
+          outcome(
+            'fail',
+            `The step was asked to commit on the new branch ${created.map((ref) => ref.replace('refs/heads/', '')).join(', ')}, but its commit ${after.slice(0, 12)} is not on it (it is on ${refs.after?.branch ?? 'a detached HEAD'}).`,
+          ),
+        );
+    }
   }
 
   if (expectations.outcomes.has('tag')) {
