@@ -11,6 +11,11 @@ describe('askedSettingValues', () => {
     ],
     ['In .env, set the LOG_LEVEL variable to debug', [{ key: 'LOG_LEVEL', value: 'debug', files: ['.env'] }]],
     ['Update the version to 1.2.0', [{ key: 'version', value: '1.2.0', files: [] }]],
+    [
+      'Bump the version to 2.0.0 in package.json',
+      [{ key: 'version', value: '2.0.0', files: ['package.json'] }],
+    ],
+    ['Raise maxConnections to 50 in db.toml', [{ key: 'maxConnections', value: '50', files: ['db.toml'] }]],
   ])('%s', (description, expected) => {
     expect(askedSettingValues(description)).toEqual(expected);
   });
@@ -22,6 +27,8 @@ describe('askedSettingValues', () => {
     'Change the button color to the brand blue',
     'Create src/slugify.js exporting slugify(text)',
     'Update config.yaml to the new format',
+    'Increase the timeout to 60 seconds in config.yaml',
+    'Lower it to 5',
   ])('asks for no value: %s', (description) => {
     expect(askedSettingValues(description)).toEqual([]);
   });

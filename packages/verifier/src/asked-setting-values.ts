@@ -20,9 +20,9 @@ export interface AskedSettingValue {
 
 const QUOTED_OR_BARE = (name: string) =>
   `(?:\`(?<${name}1>[^\`\\n]{1,80})\`|"(?<${name}2>[^"\\n]{1,80})"|'(?<${name}3>[^'\\n]{1,80})'|(?<${name}4>[A-Za-z0-9_$@./:+-]{1,80}))`;
-/** "set KEY [setting] [in FILE] to VALUE" (also change, update, configure). */
+/** "set KEY [setting] [in FILE] to VALUE" (also change, update, configure, bump, raise, lower…). */
 const SET = new RegExp(
-  `\\b(?:set|change|update|configure)\\s+(?:the\\s+)?(?:value\\s+of\\s+(?:the\\s+)?)?${QUOTED_OR_BARE('key')}(?:\\s+(?:setting|option|key|value|field|entry|property|variable))?(?:\\s+(?:in|of)\\s+(?:the\\s+)?\\S+?(?:\\s+file)?)?\\s+(?:to|=)\\s+${QUOTED_OR_BARE('value')}(?<after>\\s+\\S+)?`,
+  `\\b(?:set|change|update|configure|bump|raise|increase|lower|decrease|reduce)\\s+(?:the\\s+)?(?:value\\s+of\\s+(?:the\\s+)?)?${QUOTED_OR_BARE('key')}(?:\\s+(?:setting|option|key|value|field|entry|property|variable))?(?:\\s+(?:in|of)\\s+(?:the\\s+)?\\S+?(?:\\s+file)?)?\\s+(?:to|=)\\s+${QUOTED_OR_BARE('value')}(?<after>\\s+\\S+)?`,
   'gi',
 );
 /** Words that are not a key ("set up", "set it to"). */
