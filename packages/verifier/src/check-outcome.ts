@@ -952,6 +952,42 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           )
         : outcome('fail', `The step was asked to ${NOUN.branch}, but no new branch exists.`),
     );
+    // Without a baseline: the branches the step's own git commands created, and its commits.
+    if (
+      refs.before === undefined &&
+      expectations.outcomes.has('commit') &&
+      COMMIT_ON_NEW_BRANCH.test(env.description) &&
+      env.git !== undefined
+    ) {
+      const branches = ledger.commands.flatMap((entry) => {
+        const [program, verb, ...rest] = entry.run.argv;
+        if (!entry.run.passed || program !== 'git') return [];
+        const operands = rest.filter((arg) => !arg.startsWith('-'));
+        if (verb === 'branch' && rest.every((arg) => !arg.startsWith('-')) && operands[0] !== undefined)
+          return [operands[0]];
+        if (
+          (verb === 'checkout' && rest.includes('-b')) ||
+          (verb === 'switch' && (rest.includes('-c') || rest.includes('--create')))
+        )
+          return operands[0] !== undefined ? [operands[0]] : [];
+        return [];
+      });
+      const made = commitsMadeByStep(ledger);
+      if (branches.length > 0 && made.length > 0) {
+        let onBranch = false;
+        for (const branch of branches)
+          for (const commit of made)
+            if (!onBranch && (await env.git(['merge-base', '--is-ancestor', commit, branch])).exitCode === 0)
+              onBranch = true;
+        if (!onBranch)
+          findings.push(
+            outcome(
+              'fail',
+              `The step was asked to commit on the new branch ${branches.join(', ')}, but its commit ${made.join(', ')} is not on it.`,
+            ),
+          );
+      }
+    }
     // "Create a branch X and commit … on it": the step's new commit must be on the new branch.
     const before = refs.before?.head;
     const after = refs.after?.head;
