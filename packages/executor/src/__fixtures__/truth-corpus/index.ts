@@ -76,8 +76,13 @@ import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
 import { assertionOverridden, testDataRewritten } from './test-data';
 import {
+  assertionChecksNothing,
+  commitOffBranch,
   deletedByMoving,
+  installByHand,
+  markupCommentDocs,
   removalUnquoted,
+  renameUnquoted,
   settingValueUnread,
   stubBehindCall,
   testsFromEmptyTable,
@@ -194,6 +199,11 @@ export function truthCorpus(): TruthTrace[] {
     ...stubBehindCall,
     ...testsFromEmptyTable,
     ...deletedByMoving,
+    ...assertionChecksNothing,
+    ...commitOffBranch,
+    ...installByHand,
+    ...markupCommentDocs,
+    ...renameUnquoted,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();
