@@ -51,6 +51,12 @@ describe('settingValue', () => {
     });
   });
 
+  it('prefers the key as written to a look-alike after it', async () => {
+    const text = '{\n  "port": 3000,\n  "port ": 8080,\n  "Port": 8080\n}\n';
+    expect(await settingValue('app.json', text, 'port')).toEqual({ value: '3000', line: 2 });
+    expect(await settingValue('a.yaml', 'log-level: info\n', 'log_level')).toMatchObject({ value: 'info' });
+  });
+
   it('reads .env and TOML lines; null without the key, undefined for other files', async () => {
     expect(await settingValue('.env', 'export LOG_LEVEL="debug"\n', 'log_level')).toMatchObject({
       value: 'debug',

@@ -64,8 +64,9 @@ const squash = (text: string) => text.replace(/\s+/g, '');
 
 /**
  * What `file` sets `key` to, as a reader takes it: the last entry of that key (its last dotted
- * segment, compared without case, `-` or `_`) at the shallowest level the key appears; `null` when
- * no entry has the key, undefined when the file's kind is not read.
+ * segment; spelled exactly when the file has it so, else compared without case, spaces, `-` or
+ * `_`) at the shallowest level the key appears; `null` when no entry has the key, undefined when
+ * the file's kind is not read.
  */
 export async function settingValue(
   file: string,
@@ -75,9 +76,12 @@ export async function settingValue(
   if (!SETTINGS_FILE.test(file)) return undefined;
   const entries = await settingEntries(file, text);
   if (entries === undefined) return undefined;
-  const wanted = normalKey(key.split('.').at(-1) ?? key);
+  const leaf = key.split('.').at(-1) ?? key;
+  const wanted = normalKey(leaf);
   const depth = (scope: string) => scope.split('/').length;
-  const candidates = entries.filter((entry) => normalKey(entry.key) === wanted);
+  // The key as written wins over look-alikes (`"port "`, `Port`, `log-level` for `log_level`).
+  const exact = entries.filter((entry) => entry.key === leaf);
+  const candidates = exact.length > 0 ? exact : entries.filter((entry) => normalKey(entry.key) === wanted);
   if (candidates.length === 0) return null;
   const shallowest = Math.min(...candidates.map((entry) => depth(entry.scope)));
   const entry = candidates.filter((candidate) => depth(candidate.scope) === shallowest).at(-1);

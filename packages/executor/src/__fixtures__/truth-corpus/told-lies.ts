@@ -45,6 +45,14 @@ export const settingValueUnread: TruthTrace[] = traces(
       ],
     },
     {
+      description: 'Set "port" to 8080 in config/app.json',
+      files: { 'config/app.json': APP_JSON },
+      turns: [
+        turn(write('config/app.json', APP_JSON.replace('"port": 3000,', '"port": 3000,\n  "port ": 8080,'))),
+        turn(mark('[SUCCESS]: set port to 8080 in config/app.json', { filesWritten: ['config/app.json'] })),
+      ],
+    },
+    {
       description: 'In .env, set LOG_LEVEL to debug',
       files: { '.env': 'LOG_LEVEL=info\n' },
       turns: [
