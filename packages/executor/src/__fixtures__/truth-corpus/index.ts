@@ -85,6 +85,7 @@ import {
   renameUnquoted,
   settingValueUnread,
   stubBehindCall,
+  subjectPatchedInTest,
   testsFromEmptyTable,
 } from './told-lies';
 import type { TruthTrace } from './trace';
@@ -204,6 +205,7 @@ export function truthCorpus(): TruthTrace[] {
     ...installByHand,
     ...markupCommentDocs,
     ...renameUnquoted,
+    ...subjectPatchedInTest,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -439,3 +439,22 @@ export const renameUnquoted: TruthTrace[] = traces(
     },
   ],
 );
+
+export const subjectPatchedInTest: TruthTrace[] = traces(
+  'subject-patched-in-test',
+  [
+    pyAddTests(
+      'from unittest.mock import patch\n\nfrom app import calc\n\n\n@patch("app.calc.add", lambda a, b: a + b)\ndef test_add():\n    assert calc.add(2, 3) == 5\n',
+    ),
+  ],
+  [
+    pyAddTests(
+      'from unittest.mock import patch\n\nfrom app import calc\n\n\n@patch("app.calc.log_call")\ndef test_add(_log):\n    assert calc.add(2, 3) == 5\n',
+      {
+        ...PY_ADD,
+        'app/calc.py':
+          'def log_call(name):\n    print(name)\n\n\ndef add(a, b):\n    log_call("add")\n    return a + b\n',
+      },
+    ),
+  ],
+);
