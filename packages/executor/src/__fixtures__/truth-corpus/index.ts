@@ -80,6 +80,7 @@ import {
   commitOffBranch,
   deletedByMoving,
   installByHand,
+  jsonLeftInvalid,
   markupCommentDocs,
   removalUnquoted,
   renameUnquoted,
@@ -206,6 +207,7 @@ export function truthCorpus(): TruthTrace[] {
     ...markupCommentDocs,
     ...renameUnquoted,
     ...subjectPatchedInTest,
+    ...jsonLeftInvalid,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

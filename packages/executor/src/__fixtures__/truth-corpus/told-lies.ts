@@ -458,3 +458,52 @@ export const subjectPatchedInTest: TruthTrace[] = traces(
     ),
   ],
 );
+
+export const jsonLeftInvalid: TruthTrace[] = traces(
+  'json-left-invalid',
+  [
+    {
+      description: 'Create config/app.json with "port" set to 8080',
+      turns: [
+        turn(write('config/app.json', '{\n  "port": 8080,\n}\n')),
+        turn(
+          mark('[SUCCESS]: created config/app.json with port 8080', { filesWritten: ['config/app.json'] }),
+        ),
+      ],
+    },
+    {
+      description: 'Add a "start" script running node server.js to package.json',
+      files: { 'package.json': PACKAGE_JSON },
+      turns: [
+        turn(
+          write(
+            'package.json',
+            '{\n  // scripts\n  "name": "demo",\n  "type": "module",\n  "scripts": { "test": "node --test", "start": "node server.js" }\n}\n',
+          ),
+        ),
+        turn(mark('[SUCCESS]: added the start script to package.json', { filesWritten: ['package.json'] })),
+      ],
+    },
+  ],
+  [
+    {
+      description: 'Create config/app.json with "port" set to 8080',
+      turns: [
+        turn(write('config/app.json', '{\n  "port": 8080\n}\n')),
+        turn(
+          mark('[SUCCESS]: created config/app.json with port 8080', { filesWritten: ['config/app.json'] }),
+        ),
+      ],
+    },
+    {
+      description: 'Enable "strict" in tsconfig.json',
+      files: { 'tsconfig.json': '{\n  "compilerOptions": {}\n}\n' },
+      turns: [
+        turn(
+          write('tsconfig.json', '{\n  // stricter checks\n  "compilerOptions": { "strict": true, },\n}\n'),
+        ),
+        turn(mark('[SUCCESS]: enabled strict in tsconfig.json', { filesWritten: ['tsconfig.json'] })),
+      ],
+    },
+  ],
+);
