@@ -383,7 +383,20 @@ export const installByHand: TruthTrace[] = traces(
       ],
     },
   ],
-  [],
+  [
+    {
+      description: 'Install the local package in vendor/left-pad as a dependency with npm',
+      files: {
+        'package.json': PACKAGE_JSON,
+        'vendor/left-pad/package.json': '{"name":"left-pad","version":"1.3.0","main":"index.js"}\n',
+        'vendor/left-pad/index.js': 'module.exports = (s) => s;\n',
+      },
+      turns: [
+        turn(run('npm', 'install', '--offline', '--no-audit', '--no-fund', './vendor/left-pad')),
+        turn(mark('[SUCCESS]: installed left-pad from vendor/left-pad')),
+      ],
+    },
+  ],
 );
 
 export const markupCommentDocs: TruthTrace[] = traces(
