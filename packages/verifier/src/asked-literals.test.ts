@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
+import { askedLiterals, codeOnly, containsLiteral, literalsAbsent } from './asked-literals';
 
 describe('askedLiterals', () => {
   it('reads the quoted text a step is asked to add', () => {
@@ -184,5 +184,23 @@ describe('literalsAbsent', () => {
         ['src/a.js'],
       ),
     ).toEqual([]);
+  });
+
+  it('does not count docs that carry the literal only in an HTML comment', async () => {
+    const description = 'Document the `--verbose` flag in README.md';
+    const literals = askedLiterals(description);
+    const readme = (text: string) => [{ file: 'README.md', text }];
+    expect(
+      await literalsAbsent(description, literals, readme('# demo\n\n<!-- --verbose: more -->\n'), [
+        'README.md',
+      ]),
+    ).toEqual(literals);
+    expect(
+      await literalsAbsent(description, literals, readme('# demo\n\n`--verbose` prints more.\n'), [
+        'README.md',
+      ]),
+    ).toEqual([]);
+    expect(await codeOnly('page.html', 'a<!-- b\nc -->d')).toBe('a \nd');
+    expect(await codeOnly('notes.txt', 'a<!-- b -->')).toBe('a<!-- b -->');
   });
 });

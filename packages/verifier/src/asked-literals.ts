@@ -200,10 +200,20 @@ const TEST_SUPPORT =
 /** Words that ask for tests (so a literal in a test file can be what was asked). */
 const TESTS_ASKED = /\b(?:tests?|specs?|test\s+cases?|fixtures?|assert\w*)\b/i;
 
-/** A file's text with each comment blanked to a space (its line breaks kept) for a parsed language, else as it is. */
+/** Files whose comments are `<!-- … -->`. */
+const MARKUP_FILE = /\.(?:md|mdx|markdown|html?|xml|svg|vue|svelte)$/i;
+
+/**
+ * A file's text with each comment blanked to a space (its line breaks kept) for a parsed language
+ * (and `<!-- … -->` in Markdown and HTML), else as it is.
+ */
 export async function codeOnly(file: string, text: string): Promise<string> {
   const source = await parseSource(file, text).catch(() => undefined);
-  if (source === undefined) return text;
+  // Markdown and HTML without a parser: `<!-- … -->` is a comment no reader sees.
+  if (source === undefined)
+    return MARKUP_FILE.test(file)
+      ? text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => ` ${comment.replace(/[^\n]/g, '')}`)
+      : text;
   let out = '';
   let at = 0;
   source.tree.iterate({

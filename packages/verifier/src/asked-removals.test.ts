@@ -11,6 +11,24 @@ describe('askedRemovals', () => {
     expect(askedRemovals('Replace `foo` with `bar`')).toEqual([]);
     expect(askedRemovals('Add `foo` to src/a.js')).toEqual([]);
   });
+
+  it('reads names without backticks when they can only be code', () => {
+    expect(askedRemovals('Remove the console.log call from src/app.js')).toEqual([
+      { name: 'console.log', files: ['src/app.js'] },
+    ]);
+    expect(askedRemovals('Delete debugLog() from src/app.js')).toEqual([
+      { name: 'debugLog', files: ['src/app.js'] },
+    ]);
+    expect(askedRemovals('Remove the legacy_auth function and every console.debug call')).toEqual([
+      { name: 'legacy_auth', files: [], everywhere: true },
+      { name: 'console.debug', files: [], everywhere: true },
+    ]);
+    // English words, file names and paths are not names of code.
+    expect(askedRemovals('Remove the debug function from src/app.js')).toEqual([]);
+    expect(askedRemovals('Remove the utils.js import from src/app.js')).toEqual([]);
+    expect(askedRemovals('Delete the old lines from notes.txt')).toEqual([]);
+    expect(askedRemovals('Remove src/legacy.js')).toEqual([]);
+  });
 });
 
 describe('removalProblem', () => {

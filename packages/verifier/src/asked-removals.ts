@@ -12,6 +12,15 @@ const REMOVING = /\b(?:remove|delete|drop|strip|eliminate|get\s+rid\s+of)\b/i;
 const QUOTED = /`([^`\n]{1,80})`/g;
 /** A name, or a member (`console.log`). */
 const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?$/;
+/**
+ * A name written without backticks that is still plainly code: called (`debugLog()`), a member
+ * (`console.log`), or a camelCase / snake_case / dotted name before a code noun ("the legacyAuth
+ * function", "the console.log call").
+ */
+const BARE =
+  /(?<![\w$./-])([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?)(?:\(\)|(?=\s+(?:calls?|statements?|lines?|functions?|methods?|helpers?|imports?|variables?|constants?|exports?|class(?:es)?|invocations?)\b))/g;
+/** Code-shaped: a dot, an underscore or a lower-to-upper case change (not an English word). */
+const CODE_SHAPED = /\.|_|[a-z][A-Z]/;
 /** Words that ask for every occurrence, not the one in a file the step happened to change. */
 const EVERY = /\b(?:all|every|each|any|everywhere|across|throughout|codebase|whole|entire)\b/i;
 
@@ -53,6 +62,29 @@ export function askedRemovals(description: string): AskedRemoval[] {
       found.set(name, {
         name,
         files,
+        ...(EVERY.test(clause) ? { everywhere: true as const } : {}),
+        ...(folder !== undefined ? { folder: folder.replace(/\/+$/, '') } : {}),
+        ...(usesOnly ? { usesOnly: true as const } : {}),
+      });
+    }
+    // Names without backticks, when they can only be code.
+    const bareRest = blanked.slice(verb.index + verb[0].length);
+    for (const match of bareRest.matchAll(BARE)) {
+      const name = match[1] ?? '';
+      if (found.has(name) || !CODE_SHAPED.test(name) || name.length < 3) continue;
+      // A file name ("the utils.js import") is a path, not code, unless followed by a call.
+      if (!match[0].endsWith('()') && /\.(?:[cm]?[jt]sx?|py|json|md|ya?ml|css|html?)$/i.test(name)) continue;
+      const usesOnly =
+        /\b(?:uses?|usages?|calls?|references?|invocations?|imports?)\s+(?:of|to)\s+(?:the\s+)?(?:\w+\s+)?$/i.test(
+          bareRest.slice(0, match.index ?? 0),
+        );
+      const folder =
+        /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?`?((?:[\w@.-]+\/)+)(?=[\s,;:)`'"]|$)/i.exec(
+          rest,
+        )?.[1];
+      found.set(name, {
+        name,
+        files: files.filter((file) => file !== name),
         ...(EVERY.test(clause) ? { everywhere: true as const } : {}),
         ...(folder !== undefined ? { folder: folder.replace(/\/+$/, '') } : {}),
         ...(usesOnly ? { usesOnly: true as const } : {}),

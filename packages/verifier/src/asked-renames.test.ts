@@ -16,6 +16,21 @@ describe('askedRename', () => {
     expect(askedRename('Rename `fetchUser` to `getUser` and keep a deprecated alias')).toBeUndefined();
     expect(askedRename('Rename src/util.js to src/helpers.js')).toBeUndefined();
     expect(askedRename('Rename `a` to `b`')).toBeUndefined();
+    // Without backticks: only names that are plainly code.
+    expect(askedRename('Rename the function fetchUser to loadUser in src/user.js')).toEqual({
+      from: 'fetchUser',
+      to: 'loadUser',
+      files: ['src/user.js'],
+    });
+    expect(askedRename('Rename parse_args() to read_args()')).toEqual({
+      from: 'parse_args',
+      to: 'read_args',
+      files: [],
+    });
+    expect(askedRename('Rename the method main to run')).toEqual({ from: 'main', to: 'run', files: [] });
+    expect(askedRename('Rename the README to docs')).toBeUndefined();
+    expect(askedRename('Rename src/util.js to src/helpers.js please')).toBeUndefined();
+    expect(askedRename('Rename the project to closedloop')).toBeUndefined();
   });
 });
 

@@ -12,6 +12,11 @@ import { findPaths } from './find-paths';
 
 const RENAME =
   /\brename\s+`([A-Za-z_$][\w$]*)(?:\(\))?`\s+to\s+`([A-Za-z_$][\w$]*)(?:\(\))?`((?:[^.;\n]|\.(?=\S))*)/i;
+/** The same without backticks: "Rename the function fetchUser to loadUser", "Rename parse_args() to read_args()". */
+const RENAME_BARE =
+  /\brename\s+(?:the\s+)?(?:(function|method|class|variable|constant|helper|hook|component|type|interface|export)\s+)?([A-Za-z_$][\w$]*)(\(\))?\s+(?:(?:function|method|class|helper)\s+)?to\s+([A-Za-z_$][\w$]*)(\(\))?(?![\w$./-])((?:[^.;\n]|\.(?=\S))*)/i;
+/** Code-shaped: an underscore, a `$` or a lower-to-upper case change (not an English word). */
+const CODE_SHAPED = /[_$]|[a-z][A-Z]/;
 /** The old name is meant to stay. */
 const KEEPS_OLD = /\b(?:alias\w*|deprecat\w*|backward\w*|compat\w*|keep|re-?export\w*|shim)\b/i;
 /** Code files the check reads. */
@@ -27,11 +32,22 @@ export interface AskedRename {
   files: string[];
 }
 
-/** The backticked rename a description asks for, unless it keeps the old name. */
+/** The rename a description asks for (backticked, or plainly code without), unless it keeps the old name. */
 export function askedRename(description: string): AskedRename | undefined {
-  const match = RENAME.exec(description);
-  if (match === null || KEEPS_OLD.test(description)) return undefined;
-  const [, from = '', to = '', rest = ''] = match;
+  if (KEEPS_OLD.test(description)) return undefined;
+  let match: [string, string, string] | undefined;
+  const quoted = RENAME.exec(description);
+  if (quoted !== null) match = [quoted[1] ?? '', quoted[2] ?? '', quoted[3] ?? ''];
+  else {
+    const bare = RENAME_BARE.exec(description);
+    const [, noun, oldName = '', oldCall, newName = '', newCall, tail = ''] = bare ?? [];
+    // Without backticks, only names that are plainly code: a code noun, a call, or a code shape.
+    const code = (name: string, call: string | undefined) =>
+      noun !== undefined || call !== undefined || CODE_SHAPED.test(name);
+    if (bare !== null && code(oldName, oldCall) && code(newName, newCall)) match = [oldName, newName, tail];
+  }
+  if (match === undefined) return undefined;
+  const [from, to, rest] = match;
   if (from.length < 3 || from === to) return undefined;
   const everywhere =
     /\b(?:everywhere|across|throughout|all\s+(?:files|callers|uses|usages|references)|codebase|project|repo(?:sitory)?)\b/i.test(

@@ -33,6 +33,17 @@ describe('brokenByStep (files the step left unparsable)', () => {
     ).toEqual([]);
   });
 
+  it('reads JSON that JSON.parse reads strictly: a trailing comma or a comment breaks it', async () => {
+    const broken = await brokenByStep([
+      file('config/app.json', '{\n  "port": 8080,\n}\n'),
+      file('package.json', '{\n  // deps\n  "name": "a"\n}\n', '{ "name": "a" }\n'),
+      file('.vscode/settings.json', '{\n  "a": 1,\n}\n'),
+      file('tsconfig.build.json', '{ "extends": "./tsconfig.json", }\n'),
+      file('empty.json', '\n'),
+    ]);
+    expect(broken.map((entry) => entry.file)).toEqual(['config/app.json', 'package.json']);
+  });
+
   it('knows when broken syntax is the work', () => {
     expect(brokenSyntaxAsked('Add a fixture with a syntax error for the parser tests')).toBe(true);
     expect(brokenSyntaxAsked('Add a malformed JSON sample')).toBe(true);

@@ -1,8 +1,9 @@
 /**
  * Code the step left unparsable: a file it created or changed that has syntax errors now and
  * parsed before (or is new). "Added `double` to src/a.js" holds for a file whose `double` is
- * declared and never closed — the module does not load, so nothing in it works. JSON files are
- * judged leniently (comments and trailing commas, as in `tsconfig.json`, are allowed). Broken
+ * declared and never closed — the module does not load, so nothing in it works. JSON files whose
+ * readers take comments and trailing commas (`tsconfig.json`, `.vscode/*.json`, `biome.json`, …)
+ * are judged leniently; any other JSON (package.json, a program's config) as JSON.parse reads it. Broken
  * syntax is the work when the description asks for it ("a fixture with a syntax error"), and files
  * under fixture folders are left alone.
  */
@@ -12,6 +13,9 @@ const BROKEN_ASKED =
   /\b(?:syntax\s+errors?|invalid|malformed|broken|corrupt\w*|unparsable|unparseable|does\s+not\s+parse|parse\s+errors?)\b|语法错误|構文エラー/i;
 const FIXTURE_PATH = /(?:^|\/)(?:__fixtures__|fixtures?|testdata|test-data)\//i;
 const JSON_FILE = /\.json$/i;
+/** JSON files whose readers take comments and trailing commas (JSONC): compiler, editor and tool configs. */
+const JSONC_FILE =
+  /(?:^|\/)(?:[tj]sconfig[\w.-]*\.json|\.vscode\/[^/]+\.json|\.devcontainer(?:\.json|\/[^/]+\.json)|devcontainer\.json|biome\.json|\.eslintrc\.json|turbo\.json|deno\.json|tslint\.json|api-extractor\.json|typedoc\.json|nest-cli\.json|angular\.json|\.babelrc\.json|babel\.config\.json|\.swcrc\.json|language-configuration\.json|\.?oxlintrc\.json|renovate\.json|[\w.-]*\.code-workspace\.json)$/i;
 
 /** Whether the description asks for unparsable content on purpose. */
 export function brokenSyntaxAsked(description: string): boolean {
@@ -29,6 +33,16 @@ function withoutJsonComments(text: string): string {
 
 /** The syntax errors of one file's text; `undefined` when it parses or nothing can tell. */
 async function errorsOf(file: string, text: string): Promise<string[] | undefined> {
+  if (JSON_FILE.test(file) && !JSONC_FILE.test(file)) {
+    // Read by JSON.parse (package.json, app config): a comment or trailing comma breaks it.
+    if (text.trim() === '') return undefined;
+    try {
+      JSON.parse(text);
+      return undefined;
+    } catch (error) {
+      return [error instanceof Error ? error.message : String(error)];
+    }
+  }
   if (JSON_FILE.test(file)) {
     try {
       JSON.parse(withoutJsonComments(text));

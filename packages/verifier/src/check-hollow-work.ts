@@ -227,7 +227,9 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         const uses = testFiles.map((test) => subjectUse(test.file, test.text, subject.name));
         return (
           !uses.includes('used') &&
-          (uses.includes('imported') || (subject.strong && uses.includes('stand-in')))
+          (uses.includes('imported') ||
+            uses.includes('patched') ||
+            (subject.strong && uses.includes('stand-in')))
         );
       })
     : [];

@@ -7,6 +7,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
@@ -55,6 +56,17 @@ export interface OutcomeEnvironment {
   /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
   verifyStartedAt?: number;
 }
+
+/** Where package managers install packages (never written by hand in an install). */
+const PACKAGE_FOLDER = /(?:^|[\\/])(?:node_modules|site-packages|dist-packages)[\\/]/;
+
+/** A commit asked on the branch the step creates: "… and commit x on it", "commit to the new branch". */
+const COMMIT_ON_NEW_BRANCH =
+  /\bcommit\w*\b(?:[^.;\n]|\.(?=\S))*?\b(?:on|to|onto|into|in)\s+(?:it|this|that|(?:the|this|that)\s+(?:new\s+)?branch)\b|\b(?:switch|check\s*out|checkout)\w*\s+(?:to\s+)?(?:it|the\s+(?:new\s+)?branch)\b(?:[^.;\n]|\.(?=\S))*?\bcommit/i;
+
+/** Words that ask for a file to be moved or kept somewhere else, not only to be gone. */
+const MOVE_ASKED =
+  /\b(?:move[sd]?|moving|renam\w+|archiv\w+|relocat\w+|back(?:ed)?[\s-]?up|backups?|keep\s+a\s+copy|into|mv)\b/i;
 
 const EFFECTS: readonly ExpectedOutcome[] = ['write', 'delete', 'install', 'commit', 'push', 'branch', 'tag'];
 
@@ -175,6 +187,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (twin !== undefined) return [twin];
     const shadowed = await shadowedFinding(env, { created, modified }, own);
     if (shadowed !== undefined) return [shadowed];
+    const unset = await settingValueFinding(env, { created, modified }, own);
+    if (unset !== undefined) return [unset];
     const misplaced = await misplacedFinding(env, { created, modified }, own);
     if (misplaced !== undefined) return [misplaced];
     const unloaded = await unloadedConfigFinding(env, { created }, own);
@@ -381,6 +395,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   if (expectations.outcomes.has('write')) {
     const shadowed = await shadowedFinding(env, known, own);
     if (shadowed !== undefined) findings.push(shadowed);
+    const unset = await settingValueFinding(env, known, own);
+    if (unset !== undefined) findings.push(unset);
     const misplaced = await misplacedFinding(env, known, own);
     if (misplaced !== undefined) findings.push(misplaced);
     const unloaded = await unloadedConfigFinding(env, known, own);
@@ -514,12 +530,28 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   }
 
   if (expectations.outcomes.has('delete')) {
+    // A file asked to go whose content reappeared under another path the step made (`x.js.bak`,
+    // `old/x.js`) was moved aside, not deleted — unless a move or the new path was asked.
+    const movedAside = async (file: string): Promise<string | undefined> => {
+      if (MOVE_ASKED.test(env.description)) return undefined;
+      let to = changes.moved().find((move) => move.from === file)?.to;
+      if (to === undefined) {
+        // Without a baseline: a file the step created holding what the deleted one held.
+        const before = await changes.textBefore(file);
+        if (before !== undefined && before.trim() !== '')
+          to = known.created.find((created) => created !== file && facts.read(created) === before);
+      }
+      return to === undefined || env.description.includes(to) ? undefined : to;
+    };
     if (expectations.remove.length > 0) {
       const problems: string[] = [];
       for (const file of expectations.remove) {
         const rel = facts.relative(file);
         if (rel === undefined) continue;
+        const aside = facts.exists(rel) ? undefined : await movedAside(rel);
         if (facts.exists(rel)) problems.push(`${rel} still exists`);
+        else if (aside !== undefined)
+          problems.push(`${rel} was moved to ${aside}, not deleted (its content is still in the workspace)`);
         else if (
           (await changes.status(rel)) === 'unchanged' &&
           !known.deleted.some((file) => file.startsWith(`${rel}/`))
@@ -530,6 +562,21 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         problems.length > 0
           ? outcome('fail', `The step was asked to ${NOUN.delete}: ${problems.join('; ')}.`)
           : outcome('pass', `The step was asked to ${NOUN.delete}: ${expectations.remove.join(', ')} gone.`),
+      );
+    } else if (
+      known.deleted.length > 0 &&
+      (await Promise.all(known.deleted.map(movedAside))).every((to) => to !== undefined)
+    ) {
+      const aside = await Promise.all(
+        known.deleted.slice(0, 3).map(async (file) => [file, await movedAside(file)]),
+      );
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.delete}, but it only moved files aside: ${aside
+            .map(([file, to]) => `${file} → ${to}`)
+            .join(', ')} (their content is still in the workspace).`,
+        ),
       );
     } else if (known.deleted.length > 0) {
       findings.push(
@@ -620,7 +667,16 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
     const passed = installs.filter((entry) => entry.run.passed);
     const packages = changes.packagesChanged();
-    if (passed.length === 0 && (packages === undefined || packages.length === 0)) {
+    // Package files the step wrote itself with a file tool: a package manager did not install them.
+    const handWritten = [...ledger.written.keys()].filter((file) => PACKAGE_FOLDER.test(file));
+    if (passed.length === 0 && handWritten.length > 0) {
+      findings.push(
+        outcome(
+          'fail',
+          `The step was asked to ${NOUN.install}, but no install command succeeded: it wrote package files itself (${handWritten.slice(0, 3).join(', ')}), which is not an install.`,
+        ),
+      );
+    } else if (passed.length === 0 && (packages === undefined || packages.length === 0)) {
       findings.push(
         outcome(
           'fail',
@@ -896,6 +952,73 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           )
         : outcome('fail', `The step was asked to ${NOUN.branch}, but no new branch exists.`),
     );
+    // Without a baseline: the branches the step's own git commands created, and its commits.
+    if (
+      refs.before === undefined &&
+      expectations.outcomes.has('commit') &&
+      COMMIT_ON_NEW_BRANCH.test(env.description) &&
+      env.git !== undefined
+    ) {
+      const branches = ledger.commands.flatMap((entry) => {
+        const [program, verb, ...rest] = entry.run.argv;
+        if (!entry.run.passed || program !== 'git') return [];
+        const operands = rest.filter((arg) => !arg.startsWith('-'));
+        if (verb === 'branch' && rest.every((arg) => !arg.startsWith('-')) && operands[0] !== undefined)
+          return [operands[0]];
+        if (
+          (verb === 'checkout' && rest.includes('-b')) ||
+          (verb === 'switch' && (rest.includes('-c') || rest.includes('--create')))
+        )
+          return operands[0] !== undefined ? [operands[0]] : [];
+        return [];
+      });
+      const made = commitsMadeByStep(ledger);
+      if (branches.length > 0 && made.length > 0) {
+        let onBranch = false;
+        for (const branch of branches)
+          for (const commit of made)
+            if (!onBranch && (await env.git(['merge-base', '--is-ancestor', commit, branch])).exitCode === 0)
+              onBranch = true;
+        if (!onBranch)
+          findings.push(
+            outcome(
+              'fail',
+              `The step was asked to commit on the new branch ${branches.join(', ')}, but its commit ${made.join(', ')} is not on it.`,
+            ),
+          );
+      }
+    }
+    // "Create a branch X and commit … on it": the step's new commit must be on the new branch.
+    const before = refs.before?.head;
+    const after = refs.after?.head;
+    if (
+      expectations.outcomes.has('commit') &&
+      COMMIT_ON_NEW_BRANCH.test(env.description) &&
+      created.length > 0 &&
+      before !== undefined &&
+      after !== undefined &&
+      after !== before
+    ) {
+      // A new branch still at the commit the step started from does not hold the step's commit;
+      // one elsewhere holds it when HEAD's commit is its ancestor (asked of git, when it can be).
+      const tips = created.map((ref) => refs.after?.refs.get(ref));
+      let onBranch = tips.some((tip) => tip === after);
+      for (const tip of tips) {
+        if (onBranch || tip === undefined || tip === before) continue;
+        if (
+          env.git === undefined ||
+          (await env.git(['merge-base', '--is-ancestor', after, tip])).exitCode === 0
+        )
+          onBranch = true;
+      }
+      if (!onBranch)
+        findings.push(
+          outcome(
+            'fail',
+            `The step was asked to commit on the new branch ${created.map((ref) => ref.replace('refs/heads/', '')).join(', ')}, but its commit ${after.slice(0, 12)} is not on it (it is on ${refs.after?.branch ?? 'a detached HEAD'}).`,
+          ),
+        );
+    }
   }
 
   if (expectations.outcomes.has('tag')) {
@@ -1019,6 +1142,43 @@ async function shadowedFinding(
   return outcome(
     'fail',
     `The step wrote settings that never take effect: ${found.slice(0, 3).join('; ')} (the last entry of a key wins).`,
+  );
+}
+
+/**
+ * Settings the description asks to set to a value ("Set timeout to 30 in config.yaml") that the
+ * entry a reader takes does not hold: the value only in a comment, or under the same key nested
+ * elsewhere while the one the program reads keeps its old value. A file without the key at all
+ * is not judged here (the key may be spelled otherwise).
+ */
+async function settingValueFinding(
+  env: OutcomeEnvironment,
+  known: { created: readonly string[]; modified: readonly string[] },
+  own: (file: string) => boolean,
+): Promise<Finding | undefined> {
+  const wrong: string[] = [];
+  for (const { key, value, files } of askedSettingValues(env.description)) {
+    const targets = files.length > 0 ? files : [...known.created, ...known.modified].filter(own);
+    const seen: string[] = [];
+    let held = false;
+    for (const file of targets) {
+      const text = env.facts.read(file);
+      if (text === undefined) continue;
+      const actual = await settingValue(file, text, key);
+      if (actual === undefined || actual === null) continue;
+      if (isAskedValue(actual.value, value)) {
+        held = true;
+        break;
+      }
+      seen.push(`${file}:${actual.line} sets it to \`${excerpt(actual.value, 40)}\``);
+    }
+    if (!held && seen.length > 0)
+      wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+  }
+  if (wrong.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step was asked to set ${wrong.slice(0, 3).join('; ')} (a value in a comment or under another parent is not read).`,
   );
 }
 

@@ -47,6 +47,83 @@ describe('listTestCases: test cases that cannot fail', () => {
     ]);
   });
 
+  it('finds tests generated from an empty table, and assertions in loops that never run', async () => {
+    const js = [
+      "import { test, it, describe, expect } from 'vitest';",
+      'const cases = [];',
+      'for (const [a, b] of cases) {',
+      "  test('sum ' + a, () => { expect(sum(a, b)).toBe(3); });",
+      '}',
+      "[].forEach((c) => it('each ' + c, () => expect(sum(c, c)).toBe(2)));",
+      "test.each([])('table %s', (a) => { expect(sum(a, 1)).toBe(2); });",
+      "describe.each([])('group %s', (g) => { it('inner', () => { expect(sum(g, 1)).toBe(2); }); });",
+      "it('loops over nothing', () => { for (const c of []) expect(sum(c, 1)).toBe(2); });",
+      'const real = [[1, 2, 3]];',
+      'for (const [a, b, c] of real) {',
+      "  test('real ' + a, () => { expect(sum(a, b)).toBe(c); });",
+      '}',
+      'const filled = [];',
+      'filled.push([1, 1, 2]);',
+      "for (const [a, b, c] of filled) test('filled', () => { expect(sum(a, b)).toBe(c); });",
+      "it('loops over data', () => { for (const c of real) expect(sum(c[0], c[1])).toBe(c[2]); });",
+    ].join('\n');
+    const hollow = (await listTestCases('sum.test.js', js))?.map((entry) => [entry.name, entry.hollow]);
+    expect(hollow).toEqual([
+      ["'sum ' + a", expect.stringMatching(/empty table/)],
+      ["'each ' + c", expect.stringMatching(/empty table/)],
+      ["'table %s'", expect.stringMatching(/empty table/)],
+      ["'inner'", expect.stringMatching(/empty table/)],
+      ["'loops over nothing'", 'no live assertion about a value'],
+      ["'real ' + a", undefined],
+      ["'filled'", undefined],
+      ["'loops over data'", undefined],
+    ]);
+    const py = [
+      'import pytest',
+      '@pytest.mark.parametrize("a,b", [])',
+      'def test_table(a, b):',
+      '    assert add(a, b) == 3',
+      '',
+      '@pytest.mark.parametrize("a,b", [(1, 2)])',
+      'def test_real(a, b):',
+      '    assert add(a, b) == 3',
+      '',
+      'def test_loop():',
+      '    for c in []:',
+      '        assert add(c, 1) == 2',
+    ].join('\n');
+    expect((await listTestCases('test_add.py', py))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ['test_table', expect.stringMatching(/empty table/)],
+      ['test_real', undefined],
+      ['test_loop', 'no live assertion about a value'],
+    ]);
+  });
+
+  it('finds assertions that check nothing: a tuple, a bare expect, the expected value as a message', async () => {
+    const py =
+      'def test_tuple():\n    assert (add(2, 3), 5)\n\ndef test_call_style():\n    assert(add(0, 0), 0)\n\ndef test_real():\n    assert add(2, 3) == 5, "adds"\n\ndef test_paren():\n    assert (add(2, 3) == 5)\n';
+    expect((await listTestCases('test_add.py', py))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ['test_tuple', 'no live assertion about a value'],
+      ['test_call_style', 'no live assertion about a value'],
+      ['test_real', undefined],
+      ['test_paren', undefined],
+    ]);
+    const js = [
+      "test('bare', () => { expect(sum(2, 3)); });",
+      "test('message', () => { assert.ok(sum(2, 3), 5); assert(sum(4, 1), 5); });",
+      "test('ok', () => { assert.ok(sum(2, 3) === 5, 'adds'); });",
+      "test('matcher', () => { expect(sum(2, 3)).toBe(5); });",
+      "test('chai', () => { expect(sum(2, 3)).to.equal(5); });",
+    ].join('\n');
+    expect((await listTestCases('a.test.js', js))?.map((entry) => [entry.name, entry.hollow])).toEqual([
+      ["'bare'", 'no live assertion about a value'],
+      ["'message'", 'no live assertion about a value'],
+      ["'ok'", undefined],
+      ["'matcher'", undefined],
+      ["'chai'", undefined],
+    ]);
+  });
+
   it('judges Python tests the same way', async () => {
     const text =
       'def test_pass():\n    pass\n\ndef test_true():\n    """doc"""\n    assert True\n\ndef test_dead():\n    if False:\n        assert f(1)\n\ndef test_swallow():\n    try:\n        assert f(1) == 2\n    except Exception:\n        pass\n\ndef test_real():\n    assert f(1) == 2\n\ndef test_raises():\n    with pytest.raises(ValueError):\n        f(None)\n\nclass TestX:\n    def test_self(self):\n        self.assertEqual(1, 1)\n';
@@ -96,6 +173,29 @@ describe('stubs', () => {
     expect(await stubBodyAt('a.js', js, 8, { emptyIsStub: false })).toBeUndefined();
     expect(await stubBodyAt('a.js', js, 8)).toMatch(/unchanged/);
     expect(await stubBodyAt('a.js', js, 1)).toMatch(/constant/);
+  });
+
+  it('passes a stub on to the functions that only hand their work to it', async () => {
+    const js =
+      "function convert(text) {\n  throw new Error('not implemented');\n}\nexport function parseDuration(text) {\n  return convert(text);\n}\nexport const parse = async (t) => await parseDuration(t);\nclass P {\n  run(x) { return this.impl(x); }\n  impl(x) { throw new Error('TODO'); }\n}\nconst id = (x) => x;\nexport function wrap(x) { return id(x); }\nexport function real(x) { return convert(x) + 1; }\n";
+    const stubs = (await listFunctionBodies('a.js', js))?.map((fn) => [fn.name, fn.stub]);
+    expect(stubs).toEqual([
+      ['convert', expect.stringMatching(/only throws/)],
+      ['parseDuration', expect.stringMatching(/^it only calls `convert`, which is a stub \(it only throws/)],
+      ['parse', expect.stringMatching(/^it only calls `parseDuration`, which is a stub \(it only throws/)],
+      ['run', expect.stringMatching(/only calls `impl`/)],
+      ['impl', expect.stringMatching(/only throws/)],
+      ['id', expect.stringMatching(/unchanged/)],
+      // An identity helper is honest code too; a body that computes more than the call is not a stub.
+      ['wrap', undefined],
+      ['real', undefined],
+    ]);
+    const py =
+      'def _impl(x):\n    raise NotImplementedError\n\ndef parse(x):\n    """Parse x."""\n    return _impl(x)\n';
+    expect((await listFunctionBodies('a.py', py))?.map((fn) => [fn.name, fn.stub !== undefined])).toEqual([
+      ['_impl', true],
+      ['parse', true],
+    ]);
   });
 
   it('reads special cases: bodies that answer literal inputs and are stubs for any other input', async () => {

@@ -143,8 +143,23 @@ function judgeCall(source: SourceTree, call: SyntaxNode): 'trivial' | 'assertion
     (root === 't' && properties.length > 0) ||
     (root === 'self' && properties.some((name) => /^assert/.test(name)));
   if (isAssertion) {
+    // `expect(x)` with no matcher checks nothing.
+    if ((root === 'expect' || root === 'assertThat') && call.firstChild?.name === 'VariableName')
+      return 'trivial';
     const args = chainArgs(call);
     if (args.length === 0 || args.every((arg) => isConstant(source, arg) || alwaysTruthy(source, arg)))
+      return 'trivial';
+    // `assert(sum(2, 3), 5)`, `assert.ok(x, 5)`: the expected value passed as the message; only
+    // truthiness is checked, and any non-zero answer passes.
+    const own = statements(call.getChild('ArgList'));
+    if (
+      root === 'assert' &&
+      /^assert(?:\.ok)?$/.test(source.textOf(call.firstChild).replace(/\s+/g, '')) &&
+      own.length === 2 &&
+      own[1] !== undefined &&
+      isConstant(source, own[1]) &&
+      !/^(?:String|TemplateString)$/.test(own[1].name)
+    )
       return 'trivial';
     // `assert.equal(f(2), f(2))`, `expect(x).toBe(x)`: a value compared with itself.
     const [first, second] = args.map((arg) => source.textOf(arg).replace(/\s+/g, ''));
@@ -153,6 +168,85 @@ function judgeCall(source: SourceTree, call: SyntaxNode): 'trivial' | 'assertion
   if (root !== undefined && NOISE_ROOTS.has(root)) return 'noise';
   return 'call';
 }
+
+/** An empty literal collection: `[]`, `{}`, `()`, `''`, `new Set()`, `range(0)`. */
+function isEmptyLiteral(source: SourceTree, node: SyntaxNode | undefined | null): boolean {
+  if (!node) return false;
+  const text = source.textOf(node).replace(/\s+/g, '');
+  return /^(?:\[\]|\{\}|\(\)|''|""|``|new(?:Set|Map|Array)\(\)|(?:set|list|dict|tuple)\(\)|range\(0?\)|Object\.(?:keys|values|entries)\(\{\}\))$/.test(
+    text,
+  );
+}
+
+/**
+ * Whether `node` is an empty literal collection, or a name bound once (`const cases = []`,
+ * `CASES = []`) to one that nothing in the file adds to (no `push`, `append`, `add`, `set`,
+ * `unshift`, `extend`, `insert`, index assignment or reassignment).
+ */
+function isEmptyCollection(source: SourceTree, node: SyntaxNode | undefined | null): boolean {
+  if (!node) return false;
+  if (isEmptyLiteral(source, node)) return true;
+  if (node.name !== 'VariableName') return false;
+  const name = source.textOf(node);
+  const escaped = name.replace(/[$]/g, '\\$');
+  const text = source.textOf(source.root);
+  const bindings = [
+    ...text.matchAll(new RegExp(`(?<![\\w$.])${escaped}\\s*(?::[^=\\n]+)?=(?![=>])\\s*([^\\n;]*)`, 'g')),
+  ];
+  if (bindings.length !== 1) return false;
+  const value = (bindings[0]?.[1] ?? '').replace(/\s+/g, '').replace(/(?:as\w+|;)$/, '');
+  if (!/^(?:\[\]|\{\}|\(\)|new(?:Set|Map|Array)\(\)|(?:set|list|dict|tuple)\(\))$/.test(value)) return false;
+  return !new RegExp(
+    `(?<![\\w$])${escaped}\\s*(?:\\.\\s*(?:push|append|add|set|unshift|extend|insert|splice|update|concat)\\b|\\[[^\\]]*\\]\\s*=(?!=)|\\+=)`,
+  ).test(text);
+}
+
+/** A loop that runs its body zero times: over an empty collection, or `while (false)`. */
+function neverLoops(source: SourceTree, loop: SyntaxNode): boolean {
+  if (loop.name === 'WhileStatement') {
+    const condition = statements(loop).find((child) => child.name !== 'while');
+    const inner = condition?.name === 'ParenthesizedExpression' ? statements(condition)[0] : condition;
+    return inner !== undefined && isConstant(source, inner) && isFalsyConstant(source, inner);
+  }
+  if (loop.name !== 'ForStatement') return false;
+  const spec = loop.getChild('ForOfSpec') ?? loop.getChild('ForInSpec');
+  if (spec) return isEmptyCollection(source, statements(spec).at(-1));
+  // Python: `for x in <iterable>:` — the child after `in`.
+  const children = statements(loop);
+  const at = children.findIndex((child) => child.name === 'in');
+  return at >= 0 && isEmptyCollection(source, children[at + 1]);
+}
+
+/**
+ * Why a test call never runs because of where it is: inside a loop over an empty collection, a
+ * `forEach`/`map` of one, or a `test.each([])` / `describe.each([])` / `@pytest.mark.parametrize`
+ * over an empty table.
+ */
+function neverGenerated(source: SourceTree, call: SyntaxNode): string | undefined {
+  const callee = call.firstChild;
+  if (callee?.name === 'CallExpression' && /\.each$/.test(source.textOf(callee.firstChild))) {
+    if (isEmptyCollection(source, statements(callee.getChild('ArgList'))[0])) return EMPTY_TABLE;
+  }
+  for (let node = call.parent; node; node = node.parent) {
+    if ((node.name === 'ForStatement' || node.name === 'WhileStatement') && neverLoops(source, node))
+      return EMPTY_TABLE;
+    if (node.name === 'CallExpression') {
+      const outer = node.firstChild;
+      if (outer?.name === 'MemberExpression' && /\.(?:forEach|map|flatMap)$/.test(source.textOf(outer))) {
+        if (isEmptyCollection(source, outer.firstChild)) return EMPTY_TABLE;
+      }
+      if (
+        outer?.name === 'CallExpression' &&
+        /^(?:describe|suite|context)\.each$/.test(source.textOf(outer.firstChild))
+      ) {
+        if (isEmptyCollection(source, statements(outer.getChild('ArgList'))[0])) return EMPTY_TABLE;
+      }
+    }
+  }
+  return undefined;
+}
+
+const EMPTY_TABLE = 'it never runs: it is generated from an empty table';
 
 /**
  * Whether a list of statements can fail: `undefined` when it can (a live assertion about a
@@ -200,11 +294,17 @@ function canFail(source: SourceTree, body: SyntaxNode[], python: boolean): boole
       }
       case 'PassStatement':
         continue;
+      case 'ForStatement':
+      case 'WhileStatement':
+        if (neverLoops(source, statement)) continue;
+        return true;
       case 'Block':
         if (canFail(source, statements(statement), python)) return true;
         continue;
       case 'AssertStatement': {
         const subject = statements(statement).filter((child) => child.name !== 'assert');
+        // `assert (add(2, 3), 5)`: a non-empty tuple is always true.
+        if (subject[0]?.name === 'TupleExpression' && statements(subject[0]).length > 0) continue;
         if (subject.length > 0 && !subject.every((child) => isConstant(source, child))) return true;
         continue;
       }
@@ -261,11 +361,24 @@ export async function listTestCases(fileName: string, text: string): Promise<Tes
       const name = source.textOf(definition.getChild('VariableName'));
       if (!/^test/.test(name)) continue;
       const body = definition.getChild('Body');
+      const decorators =
+        definition.parent?.name === 'DecoratedStatement'
+          ? childrenOf(definition.parent).filter((child) => child.name === 'Decorator')
+          : [];
+      const emptyTable = decorators.some(
+        (decorator) =>
+          /parametrize$/.test(source.textOf(decorator).split('(')[0] ?? '') &&
+          isEmptyCollection(source, statements(decorator.getChild('ArgList'))[1]),
+      );
       cases.push({
         name,
         line: source.lineOf(definition),
         body: source.textOf(body),
-        hollow: canFail(source, statements(body), true) ? undefined : 'no live assertion about a value',
+        hollow: emptyTable
+          ? EMPTY_TABLE
+          : canFail(source, statements(body), true)
+            ? undefined
+            : 'no live assertion about a value',
       });
     }
     return cases;
@@ -294,11 +407,14 @@ export async function listTestCases(fileName: string, text: string): Promise<Tes
             ? !['trivial', 'noise'].includes(judgeCall(source, expression))
             : !isConstant(source, expression),
         );
+    const never = neverGenerated(source, call);
     cases.push({
       name: title,
       line: source.lineOf(call),
       body: source.textOf(fn),
-      hollow: fails ? undefined : body.length === 0 ? 'an empty body' : 'no live assertion about a value',
+      hollow:
+        never ??
+        (fails ? undefined : body.length === 0 ? 'an empty body' : 'no live assertion about a value'),
     });
   }
   return cases;
@@ -588,6 +704,51 @@ function judgeBody(
   return undefined;
 }
 
+/**
+ * The function a body only hands its work to — `return convert(text)`, `=> convert(text)`,
+ * `return await this.convert(text)`, `self._convert(text)` as the one statement — if it does.
+ */
+function delegateOf(source: SourceTree, body: SyntaxNode[]): string | undefined {
+  const live = body.filter(
+    (statement, index) =>
+      !(
+        index === 0 &&
+        statement.name === 'ExpressionStatement' &&
+        statements(statement)[0]?.name === 'String'
+      ),
+  );
+  if (live.length !== 1) return undefined;
+  const only = live[0] as SyntaxNode;
+  let expression: SyntaxNode | undefined =
+    only.name === 'ReturnStatement' || only.name === 'ExpressionStatement'
+      ? statements(only).filter((child) => child.name !== 'return')[0]
+      : only;
+  while (expression?.name === 'AwaitExpression' || expression?.name === 'ParenthesizedExpression')
+    expression = statements(expression).filter((child) => child.name !== 'await')[0];
+  if (expression?.name !== 'CallExpression') return undefined;
+  const callee = source.textOf(expression.firstChild);
+  return /^(?:(?:this|self|cls)\.)?([A-Za-z_$][\w$]*)$/.exec(callee)?.[1];
+}
+
+/**
+ * Marks as stubs the functions that only hand their work to a stub of the same file (`return
+ * convert(text)` where `convert` only throws "not implemented"), through any chain of such calls.
+ * Bodies that honest code also has (empty, identity) are not passed on.
+ */
+function passStubsOn(found: FunctionBody[], delegates: Map<FunctionBody, string>): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [fn, callee] of delegates) {
+      if (fn.stub !== undefined) continue;
+      const target = found.find((other) => other !== fn && other.name === callee && other.stub !== undefined);
+      if (target?.stub === undefined || EMPTY_BODY.has(target.stub)) continue;
+      fn.stub = `it only calls \`${callee}\`, which is a stub (${target.stub.replace(/^it only calls .*?which is a stub \((.*)\)$/, '$1')})`;
+      delete fn.specialCases;
+      changed = true;
+    }
+  }
+}
+
 /** Functions declared in a JS/TS or Python file, with the stub judgement of each body. */
 export async function listFunctionBodies(
   fileName: string,
@@ -600,6 +761,7 @@ export async function listFunctionBodies(
   )
     return undefined;
   const found: FunctionBody[] = [];
+  const delegates = new Map<FunctionBody, string>();
   if (source.language === 'python') {
     for (const definition of descendants(source.root, 'FunctionDefinition')) {
       const body = definition.getChild('Body');
@@ -611,14 +773,18 @@ export async function listFunctionBodies(
       const stub = abstract ? undefined : judgeBody(source, statements(body), params, true);
       const specialCases =
         abstract || stub !== undefined ? undefined : specialCasesOf(source, statements(body), params, true);
-      found.push({
+      const fn: FunctionBody = {
         name: source.textOf(definition.getChild('VariableName')),
         line: source.lineOf(definition),
         body: source.textOf(body),
         stub,
         ...(specialCases ? { specialCases } : {}),
-      });
+      };
+      found.push(fn);
+      const callee = abstract ? undefined : delegateOf(source, statements(body));
+      if (callee !== undefined) delegates.set(fn, callee);
     }
+    passStubsOn(found, delegates);
     return found;
   }
   const add = (name: string, at: SyntaxNode, fn: SyntaxNode) => {
@@ -641,13 +807,20 @@ export async function listFunctionBodies(
         if (otherwise !== undefined && cases.inputs.length > 0) specialCases = { ...cases, otherwise };
       }
     }
-    found.push({
+    const entry: FunctionBody = {
       name,
       line: source.lineOf(at),
       body: source.textOf(block ?? expression ?? fn),
       stub,
       ...(specialCases ? { specialCases } : {}),
-    });
+    };
+    found.push(entry);
+    const callee = block
+      ? delegateOf(source, statements(block))
+      : expression
+        ? delegateOf(source, [expression])
+        : undefined;
+    if (callee !== undefined) delegates.set(entry, callee);
   };
   for (const node of descendants(
     source.root,
@@ -676,6 +849,7 @@ export async function listFunctionBodies(
       });
     }
   }
+  passStubsOn(found, delegates);
   return found;
 }
 

@@ -193,6 +193,17 @@ function objectEntries(source: SourceTree): Entry[] {
   return entries;
 }
 
+/**
+ * The `key = value` entries of a settings file or a JS/TS module (comments left out), each with
+ * the scope it lives in and its source without whitespace; undefined for a file of another kind.
+ */
+export async function settingEntries(
+  file: string,
+  text: string,
+): Promise<{ scope: string; key: string; text: string; line: number }[] | undefined> {
+  return entriesOf(file, text);
+}
+
 async function entriesOf(file: string, text: string): Promise<Entry[] | undefined> {
   if (JSON_FILE.test(file)) return jsonEntries(text);
   if (YAML_FILE.test(file)) return yamlEntries(text);

@@ -65,6 +65,15 @@ describe('stepExpectations (per-step criteria from the description)', () => {
     expect(stepExpectations('Write src/is-prime.js exporting isPrime(n).').symbols).toEqual([
       { name: 'isPrime', file: 'src/is-prime.js', exported: true },
     ]);
+    // An article or a code noun before the name is not the name.
+    for (const description of [
+      'Create src/slugify.js that exports a function slugify(text)',
+      'Create src/slugify.js exporting the slugify function',
+      'Create src/slugify.js exporting an async function named slugify',
+    ])
+      expect(stepExpectations(description).symbols, description).toEqual([
+        { name: 'slugify', file: 'src/slugify.js', exported: true },
+      ]);
     expect(stepExpectations('Delete build/ and old.txt').remove.sort()).toEqual(['build', 'old.txt']);
     // Code named for removal is taken out of files, not a file to delete.
     expect(stepExpectations('Remove all `console.log` calls from src/')).toMatchObject({ remove: [] });

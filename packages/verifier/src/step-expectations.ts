@@ -296,7 +296,7 @@ export function stepExpectations(description: string): StepExpectations {
           // "Export X from Y", "Create Y exporting X": X must be exported, not only declared.
           const exported = new Set(/^export\b/.test(word) ? named : []);
           for (const match of segment.matchAll(
-            /\b(exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+[`'"]?([A-Za-z_$][\w$]*)/gi,
+            /\b(exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+(?:(?:a|an|the|one)\s+)?(?:(?:new\s+)?(?:async\s+)?(?:function|method|class|helper|constant|const|variable|type|interface)\s+(?:named\s+|called\s+)?)?[`'"]?([A-Za-z_$][\w$]*)/gi,
           ))
             if (match[2]) {
               named.push(match[2]);

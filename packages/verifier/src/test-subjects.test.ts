@@ -44,6 +44,36 @@ describe('subjectUse', () => {
     ).toBe('imported');
   });
 
+  it('is `patched` when the test replaces it', () => {
+    const py = (patch: string) =>
+      `from unittest.mock import patch\nfrom app import calc\n\n${patch}\ndef test_add():\n    assert calc.add(2, 3) == 5\n`;
+    expect(subjectUse('test_a.py', py('@patch("app.calc.add", lambda a, b: a + b)'), 'add')).toBe('patched');
+    expect(subjectUse('test_a.py', py('@patch.object(calc, "add", return_value=5)'), 'add')).toBe('patched');
+    expect(
+      subjectUse(
+        'test_a.py',
+        'def test_add(monkeypatch):\n    monkeypatch.setattr(calc, "add", lambda a, b: 5)\n    assert calc.add(2, 3) == 5\n',
+        'add',
+      ),
+    ).toBe('patched');
+    expect(
+      subjectUse(
+        'a.test.js',
+        `${head}test('2', () => { vi.spyOn(math, 'isPrime').mockReturnValue(true); assert.ok(isPrime(2)); });\n`,
+        'isPrime',
+      ),
+    ).toBe('patched');
+    // Patching something else, or spying without replacing, still uses the subject.
+    expect(subjectUse('test_a.py', py('@patch("app.calc.fetch_rates")'), 'add')).toBe('used');
+    expect(
+      subjectUse(
+        'a.test.js',
+        `${head}test('2', () => { vi.spyOn(math, 'isPrime'); assert.ok(isPrime(2)); });\n`,
+        'isPrime',
+      ),
+    ).toBe('used');
+  });
+
   it('is `used` through the name, an alias or a namespace', () => {
     expect(subjectUse('a.test.js', `${head}test('2', () => assert.ok(isPrime(2)));\n`, 'isPrime')).toBe(
       'used',

@@ -83,12 +83,14 @@ function metadataUse(name: string): RegExp {
 }
 
 /** How a test file uses the subject. */
-export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'absent';
+export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'patched' | 'absent';
 
 /**
  * How the test file `fileName` uses `name`: `used` when its code (beyond imports, comments and
  * string literals) refers to it or to the alias an import gives it; `stand-in` when the file
- * defines its own function or variable of that name; `imported` when only an import binds it;
+ * defines its own function or variable of that name; `patched` when it replaces it
+ * (`@patch("app.calc.add", …)`, `monkeypatch.setattr(calc, "add", …)`,
+ * `vi.spyOn(calc, 'add').mockReturnValue(…)`), which names it as code whatever the description says; `imported` when only an import binds it;
  * `absent` otherwise (it may be reached under another name: nothing can tell).
  */
 export function subjectUse(fileName: string, text: string, name: string): SubjectUse {
@@ -107,6 +109,13 @@ export function subjectUse(fileName: string, text: string, name: string): Subjec
     'm',
   );
   if (standIn.test(code)) return 'stand-in';
+  // A patch that replaces the subject (`@patch("app.calc.add", …)`, `monkeypatch.setattr(calc,
+  // "add", …)`, `vi.spyOn(calc, 'add').mockReturnValue(5)`): the tests call the replacement.
+  const quotedName = `["']${escapeName(name)}["']`;
+  const patched = new RegExp(
+    `\\b(?:mock\\.patch|mocker\\.patch|patch|monkeypatch\\.setattr)\\s*\\(\\s*f?["'](?:[\\w.]+\\.)${escapeName(name)}["']|\\b(?:monkeypatch\\.setattr|(?:mock\\.)?patch\\.object|mocker\\.patch\\.object)\\s*\\(\\s*[\\w.]+\\s*,\\s*${quotedName}|\\b(?:vi|jest|sinon)\\.(?:spyOn|stub)\\s*\\(\\s*[\\w.]+\\s*,\\s*${quotedName}\\s*\\)\\s*\\.\\s*(?:mock(?:ReturnValue|Implementation|ResolvedValue|RejectedValue)|returns|callsFake|resolves)\\w*\\s*\\(`,
+  );
+  if (patched.test(text)) return 'patched';
   // Looking at the subject is not using it: `typeof isPrime`, `isPrime.length`, `callable(parse)`,
   // `expect(isPrime).toBeDefined()` pass for any function of that name.
   const looked = [name, ...aliases].reduce(

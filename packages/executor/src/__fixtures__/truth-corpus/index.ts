@@ -75,6 +75,20 @@ import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
 import { assertionOverridden, testDataRewritten } from './test-data';
+import {
+  assertionChecksNothing,
+  commitOffBranch,
+  deletedByMoving,
+  installByHand,
+  jsonLeftInvalid,
+  markupCommentDocs,
+  removalUnquoted,
+  renameUnquoted,
+  settingValueUnread,
+  stubBehindCall,
+  subjectPatchedInTest,
+  testsFromEmptyTable,
+} from './told-lies';
 import type { TruthTrace } from './trace';
 import { unloadedConfig } from './unloaded-config';
 import { unregisteredModule } from './unregistered-module';
@@ -182,6 +196,18 @@ export function truthCorpus(): TruthTrace[] {
     ...assertionDisarmed,
     ...subjectPatched,
     ...unloadedConfig,
+    ...settingValueUnread,
+    ...removalUnquoted,
+    ...stubBehindCall,
+    ...testsFromEmptyTable,
+    ...deletedByMoving,
+    ...assertionChecksNothing,
+    ...commitOffBranch,
+    ...installByHand,
+    ...markupCommentDocs,
+    ...renameUnquoted,
+    ...subjectPatchedInTest,
+    ...jsonLeftInvalid,
   ];
   // Ids in order within each class: `<class>-lie-<n>` / `<class>-ok-<n>`.
   const counters = new Map<string, number>();

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
+
+describe('askedSettingValues', () => {
+  it.each([
+    ['Set timeout to 30 in config.yaml', [{ key: 'timeout', value: '30', files: ['config.yaml'] }]],
+    ['Set "port" to 8080 in config/app.json.', [{ key: 'port', value: '8080', files: ['config/app.json'] }]],
+    [
+      'Change `port` in config/app.json to `8080`',
+      [{ key: 'port', value: '8080', files: ['config/app.json'] }],
+    ],
+    ['In .env, set the LOG_LEVEL variable to debug', [{ key: 'LOG_LEVEL', value: 'debug', files: ['.env'] }]],
+    ['Update the version to 1.2.0', [{ key: 'version', value: '1.2.0', files: [] }]],
+    [
+      'Bump the version to 2.0.0 in package.json',
+      [{ key: 'version', value: '2.0.0', files: ['package.json'] }],
+    ],
+    ['Raise maxConnections to 50 in db.toml', [{ key: 'maxConnections', value: '50', files: ['db.toml'] }]],
+  ])('%s', (description, expected) => {
+    expect(askedSettingValues(description)).toEqual(expected);
+  });
+
+  it.each([
+    'Set up CI to run the tests',
+    'Set it to 5 in config.yaml',
+    'Set the timeout to 30 seconds in config.yaml',
+    'Change the button color to the brand blue',
+    'Create src/slugify.js exporting slugify(text)',
+    'Update config.yaml to the new format',
+    'Increase the timeout to 60 seconds in config.yaml',
+    'Lower it to 5',
+  ])('asks for no value: %s', (description) => {
+    expect(askedSettingValues(description)).toEqual([]);
+  });
+});
+
+describe('settingValue', () => {
+  it('ignores a copy in a YAML comment', async () => {
+    expect(await settingValue('config.yaml', 'retries: 3\ntimeout: 10\n# timeout: 30\n', 'timeout')).toEqual({
+      value: '10',
+      line: 2,
+    });
+  });
+
+  it('takes the shallowest entry of a key, the last one there', async () => {
+    const text = '{\n  "port": 3000,\n  "dev": { "port": 8080 },\n  "port": 3001\n}\n';
+    expect(await settingValue('app.json', text, 'port')).toEqual({ value: '3001', line: 4 });
+    expect(await settingValue('app.json', '{ "server": { "port": 8080 } }', 'server.port')).toEqual({
+      value: '8080',
+      line: 1,
+    });
+  });
+
+  it('prefers the key as written to a look-alike after it', async () => {
+    const text = '{\n  "port": 3000,\n  "port ": 8080,\n  "Port": 8080\n}\n';
+    expect(await settingValue('app.json', text, 'port')).toEqual({ value: '3000', line: 2 });
+    expect(await settingValue('a.yaml', 'log-level: info\n', 'log_level')).toMatchObject({ value: 'info' });
+  });
+
+  it('reads .env and TOML lines; null without the key, undefined for other files', async () => {
+    expect(await settingValue('.env', 'export LOG_LEVEL="debug"\n', 'log_level')).toMatchObject({
+      value: 'debug',
+    });
+    expect(await settingValue('a.toml', '[server]\nport = 80\n', 'port')).toMatchObject({ value: '80' });
+    expect(await settingValue('a.toml', '[server]\nhost = "x"\n', 'port')).toBeNull();
+    expect(await settingValue('a.js', 'export const port = 1;', 'port')).toBeUndefined();
+  });
+
+  it('compares values without quotes, case or spaces', () => {
+    expect(isAskedValue('"8080"', '8080')).toBe(true);
+    expect(isAskedValue('True', 'true')).toBe(true);
+    expect(isAskedValue('10', '30')).toBe(false);
+  });
+});
