@@ -36,6 +36,20 @@ export interface AskedRemoval {
   usesOnly?: true;
 }
 
+/** The words before a name ask to remove its uses, not its declaration ("calls to the `x`"). */
+function asksForUsesOnly(before: string): boolean {
+  return /\b(?:uses?|usages?|calls?|references?|invocations?|imports?)\s+(?:of|to)\s+(?:the\s+)?(?:\w+\s+)?$/i.test(
+    before,
+  );
+}
+
+/** The folder a removal is limited to ("from `src/legacy/`"), with its trailing slash. */
+function folderNamedIn(text: string): string | undefined {
+  return /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?`?((?:[\w@.-]+\/)+)(?=[\s,;:)`'"]|$)/i.exec(
+    text,
+  )?.[1];
+}
+
 /** The backticked identifiers a description asks to remove (not paths, not swaps). */
 export function askedRemovals(description: string): AskedRemoval[] {
   const found = new Map<string, AskedRemoval>();
@@ -48,17 +62,11 @@ export function askedRemovals(description: string): AskedRemoval[] {
     const rest = clause.slice(verb.index + verb[0].length);
     const files = findPaths(rest).map((path) => path.file);
     for (const match of rest.matchAll(QUOTED)) {
-      const usesOnly =
-        /\b(?:uses?|usages?|calls?|references?|invocations?|imports?)\s+(?:of|to)\s+(?:the\s+)?(?:\w+\s+)?$/i.test(
-          rest.slice(0, match.index ?? 0),
-        );
+      const usesOnly = asksForUsesOnly(rest.slice(0, match.index ?? 0));
       const name = (match[1] ?? '').replace(/\(\)$/, '').trim();
       if (!IDENTIFIER.test(name) || name.length < 3) continue;
       if (files.some((file) => file === name || file.endsWith(`/${name}`))) continue;
-      const folder =
-        /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?`?((?:[\w@.-]+\/)+)(?=[\s,;:)`'"]|$)/i.exec(
-          rest,
-        )?.[1];
+      const folder = folderNamedIn(rest);
       found.set(name, {
         name,
         files,
@@ -74,14 +82,8 @@ export function askedRemovals(description: string): AskedRemoval[] {
       if (found.has(name) || !CODE_SHAPED.test(name) || name.length < 3) continue;
       // A file name ("the utils.js import") is a path, not code, unless followed by a call.
       if (!match[0].endsWith('()') && /\.(?:[cm]?[jt]sx?|py|json|md|ya?ml|css|html?)$/i.test(name)) continue;
-      const usesOnly =
-        /\b(?:uses?|usages?|calls?|references?|invocations?|imports?)\s+(?:of|to)\s+(?:the\s+)?(?:\w+\s+)?$/i.test(
-          bareRest.slice(0, match.index ?? 0),
-        );
-      const folder =
-        /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?`?((?:[\w@.-]+\/)+)(?=[\s,;:)`'"]|$)/i.exec(
-          rest,
-        )?.[1];
+      const usesOnly = asksForUsesOnly(bareRest.slice(0, match.index ?? 0));
+      const folder = folderNamedIn(rest);
       found.set(name, {
         name,
         files: files.filter((file) => file !== name),
