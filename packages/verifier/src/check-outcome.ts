@@ -51,8 +51,8 @@ export interface OutcomeEnvironment {
   allowCommand(argv: readonly string[]): boolean | Promise<boolean>;
   rerun(argv: readonly string[]): Promise<CommandResult>;
   tooling(): Promise<Tooling>;
-  /** Runs git in the workspace (commit ancestry without a baseline). */
-  git?: (args: readonly string[]) => Promise<CommandResult>;
+  /** Runs git in the workspace (commit ancestry without a baseline, `git grep` across it). */
+  git: (args: readonly string[]) => Promise<CommandResult>;
   /** When the verification started (epoch ms): changes after it are the verifier's own re-runs. */
   verifyStartedAt?: number;
 }
@@ -543,13 +543,19 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       }
       return to === undefined || env.description.includes(to) ? undefined : to;
     };
+    // Every deleted file paired with where it went, when no file was named (read once, below).
+    const asides =
+      expectations.remove.length === 0
+        ? await Promise.all(known.deleted.map(async (file) => [file, await movedAside(file)] as const))
+        : [];
     if (expectations.remove.length > 0) {
       const problems: string[] = [];
       for (const file of expectations.remove) {
         const rel = facts.relative(file);
         if (rel === undefined) continue;
-        const aside = facts.exists(rel) ? undefined : await movedAside(rel);
-        if (facts.exists(rel)) problems.push(`${rel} still exists`);
+        const exists = facts.exists(rel);
+        const aside = exists ? undefined : await movedAside(rel);
+        if (exists) problems.push(`${rel} still exists`);
         else if (aside !== undefined)
           problems.push(`${rel} was moved to ${aside}, not deleted (its content is still in the workspace)`);
         else if (
@@ -563,17 +569,12 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           ? outcome('fail', `The step was asked to ${NOUN.delete}: ${problems.join('; ')}.`)
           : outcome('pass', `The step was asked to ${NOUN.delete}: ${expectations.remove.join(', ')} gone.`),
       );
-    } else if (
-      known.deleted.length > 0 &&
-      (await Promise.all(known.deleted.map(movedAside))).every((to) => to !== undefined)
-    ) {
-      const aside = await Promise.all(
-        known.deleted.slice(0, 3).map(async (file) => [file, await movedAside(file)]),
-      );
+    } else if (asides.length > 0 && asides.every(([, to]) => to !== undefined)) {
       findings.push(
         outcome(
           'fail',
-          `The step was asked to ${NOUN.delete}, but it only moved files aside: ${aside
+          `The step was asked to ${NOUN.delete}, but it only moved files aside: ${asides
+            .slice(0, 3)
             .map(([file, to]) => `${file} → ${to}`)
             .join(', ')} (their content is still in the workspace).`,
         ),
@@ -727,7 +728,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     // "Remove all `console.log` calls (from src/)": every code file that has it, not only the
     // ones the step changed.
     const everywhere =
-      removal.files.length === 0 && removal.everywhere === true && env.git !== undefined
+      removal.files.length === 0 && removal.everywhere === true
         ? await env
             .git(['grep', '-l', '-F', '-e', removal.name])
             .then((result) =>
@@ -770,13 +771,11 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
             ...new Set([
               ...known.created,
               ...known.modified,
-              ...(env.git === undefined
-                ? []
-                : await env
-                    .git(['grep', '-l', '-w', '-F', '-e', rename.from])
-                    .then((result) =>
-                      result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
-                    )),
+              ...(await env
+                .git(['grep', '-l', '-w', '-F', '-e', rename.from])
+                .then((result) =>
+                  result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
+                )),
             ]),
           ];
     const left: string[] = [];
@@ -828,7 +827,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   const refs = changes.refs();
   /** A failing finding when the step's commits record no change (and an empty one was not asked for). */
   const emptyCommit = async (from: string | undefined, to: string): Promise<Finding | undefined> => {
-    if (env.git === undefined || EMPTY_COMMIT_ASKED.test(env.description)) return undefined;
+    if (EMPTY_COMMIT_ASKED.test(env.description)) return undefined;
     if ((await commitCarriesChange(from, to, env.git)) !== false) return undefined;
     return outcome(
       'fail',
@@ -838,7 +837,6 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   // Asked to commit: what the step wrote (or the description names) must be in the commit, not
   // left in the working tree ("Change a and b, then commit both" → `git add a`, commit).
   const uncommitted = async (): Promise<Finding | undefined> => {
-    if (env.git === undefined) return undefined;
     const named = new Set(
       [...expectations.create, ...expectations.change, ...expectations.changeEach, ...expectations.remove]
         .map((file) => facts.relative(file))
@@ -886,7 +884,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
           entry.run.passed && /^git$/.test(entry.run.argv[0] ?? '') && entry.run.argv.includes('commit'),
       );
       const made = commitsMadeByStep(ledger);
-      if (made.length > 0 && refs.after.head !== undefined && env.git !== undefined) {
+      if (made.length > 0 && refs.after.head !== undefined) {
         const kept = await stepCommitInHead(made, refs.after.head, env.git);
         findings.push(
           kept !== undefined
@@ -956,8 +954,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (
       refs.before === undefined &&
       expectations.outcomes.has('commit') &&
-      COMMIT_ON_NEW_BRANCH.test(env.description) &&
-      env.git !== undefined
+      COMMIT_ON_NEW_BRANCH.test(env.description)
     ) {
       const branches = ledger.commands.flatMap((entry) => {
         const [program, verb, ...rest] = entry.run.argv;
@@ -1005,11 +1002,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       let onBranch = tips.some((tip) => tip === after);
       for (const tip of tips) {
         if (onBranch || tip === undefined || tip === before) continue;
-        if (
-          env.git === undefined ||
-          (await env.git(['merge-base', '--is-ancestor', after, tip])).exitCode === 0
-        )
-          onBranch = true;
+        if ((await env.git(['merge-base', '--is-ancestor', after, tip])).exitCode === 0) onBranch = true;
       }
       if (!onBranch)
         findings.push(
@@ -1029,7 +1022,7 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
       const checked = await checkTag(tag, {
         refs,
         tagCommandPassed,
-        ...(env.git !== undefined ? { git: env.git } : {}),
+        git: env.git,
       });
       const asked = `${tag.action === 'create' ? 'create' : 'delete'} the git tag${tag.name !== undefined ? ` ${tag.name}` : ''}${tag.target !== undefined ? ` on ${tag.target}` : ''}`;
       findings.push(
@@ -1254,11 +1247,9 @@ async function unloadedConfigFinding(
     const base = file.slice(file.lastIndexOf('/') + 1);
     if (!isVariantConfig(file) || named.has(file) || env.description.includes(base)) continue;
     if (configNamed(file, nearbyTexts(env.facts, file))) continue;
-    if (env.git !== undefined) {
-      const result = await env.git(['grep', '-l', '--untracked', '-F', '-e', base]);
-      if (result.exitCode === 0 && result.stdout.split('\n').some((other) => other !== '' && other !== file))
-        continue;
-    }
+    const result = await env.git(['grep', '-l', '--untracked', '-F', '-e', base]);
+    if (result.exitCode === 0 && result.stdout.split('\n').some((other) => other !== '' && other !== file))
+      continue;
     unloaded.push(file);
   }
   if (unloaded.length === 0) return undefined;
@@ -1403,14 +1394,13 @@ async function generatedFinding(
   // Most steps change ordinary files: the workspace's file list (one git command) is read only
   // when every changed file is generated and one is build output, whose source it looks for.
   if (kinds.includes(undefined)) return undefined;
-  const tracked =
-    env.git === undefined || !kinds.includes('build output')
-      ? []
-      : await env
-          .git(['ls-files', '--cached', '--others', '--exclude-standard'])
-          .then((result) =>
-            result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
-          );
+  const tracked = kinds.includes('build output')
+    ? await env
+        .git(['ls-files', '--cached', '--others', '--exclude-standard'])
+        .then((result) =>
+          result.exitCode === 0 ? result.stdout.split('\n').filter((line) => line !== '') : [],
+        )
+    : [];
   const found = generatedInsteadOfSource(env.description, changed, tracked);
   if (found.length === 0) return undefined;
   return outcome(
@@ -1490,17 +1480,14 @@ async function flagFinding(
     !TEST_FILE.test(file) && !/\.(?:md|mdx|markdown|txt|rst|adoc)$/i.test(file);
   const off: string[] = [];
   for (const flag of flags) {
-    const elsewhere =
-      env.git === undefined
-        ? []
-        : await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', flag]).then((result) =>
-            result.exitCode === 0
-              ? result.stdout
-                  .split('\n')
-                  .filter((file) => file !== '')
-                  .slice(0, 40)
-              : [],
-          );
+    const elsewhere = await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', flag]).then((result) =>
+      result.exitCode === 0
+        ? result.stdout
+            .split('\n')
+            .filter((file) => file !== '')
+            .slice(0, 40)
+        : [],
+    );
     const files = [...new Set([...mine, ...named, ...elsewhere])].filter(counts);
     let setting: 'on' | 'off' | undefined;
     const where: string[] = [];
@@ -1567,7 +1554,7 @@ async function configFinding(
     // Settings classes read an env var by its field's name (pydantic's `api_timeout` for API_TIMEOUT).
     if (how === 'absent' && asked.envVars.includes(name) && name.includes('_'))
       how = await settingRead(name.toLowerCase(), code);
-    if (how !== 'read' && env.git !== undefined) {
+    if (how !== 'read') {
       const elsewhere = await env.git(['grep', '-l', '--untracked', '-w', '-F', '-e', name]).then((result) =>
         result.exitCode === 0
           ? result.stdout
