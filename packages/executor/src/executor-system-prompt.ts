@@ -37,7 +37,8 @@ mark_step takes:
   - filesWritten: paths you created or changed,
   - filesDeleted: paths you removed,
   - symbolsAdded: { file, name, kind } for functions, classes, interfaces, types, variables you added,
-  - commandsPassed: { argv } for commands you ran that exited 0 (the verifier runs them again).
+  - commandsPassed: { argv } for commands you ran that exited 0 (the verifier runs them again),
+  - tags: { name, action: "create" | "delete", target? } for git tags you created (on target) or deleted.
 Claim only what the tool results showed. A wrong claim fails the step.
 
 Call mark_step once, on its own, after you have seen the results of your other tool calls. It ends the step.`;

@@ -16,13 +16,18 @@ describe('mark_step', () => {
     const parsed = markStepInputSchema.parse({
       status: 'success',
       notes: 'done',
-      claims: { symbolsAdded: [{ file: 'a.ts', name: 'a' }], commandsPassed: [{ argv: ['npm', 'test'] }] },
+      claims: {
+        symbolsAdded: [{ file: 'a.ts', name: 'a' }],
+        commandsPassed: [{ argv: ['npm', 'test'] }],
+        tags: [{ name: 'v1.0.0' }],
+      },
     });
     expect(parsed.claims).toEqual({
       filesWritten: [],
       filesDeleted: [],
       symbolsAdded: [{ file: 'a.ts', name: 'a', kind: 'any' }],
       commandsPassed: [{ argv: ['npm', 'test'] }],
+      tags: [{ name: 'v1.0.0', action: 'create' }],
     });
   });
 

@@ -62,7 +62,7 @@ export interface MarkStepOptions {
   output?: string;
   /** Files the step produced or touched. */
   files?: readonly string[];
-  /** Structured claims for the verifier (files written, symbols added, commands that passed). */
+  /** Structured claims for the verifier (files written, symbols added, commands that passed, git tags). */
   claims?: StepClaimsInput;
 }
 
@@ -193,6 +193,7 @@ function copyClaims(claims: StepClaims): StepClaims {
     filesDeleted: [...claims.filesDeleted],
     symbolsAdded: claims.symbolsAdded.map((symbol) => ({ ...symbol })),
     commandsPassed: claims.commandsPassed.map((command) => ({ argv: [...command.argv] })),
+    tags: (claims.tags ?? []).map((tag) => ({ ...tag })),
   };
 }
 

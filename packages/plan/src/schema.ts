@@ -58,6 +58,16 @@ export const stepClaimsSchema = z.object({
     )
     .default([]),
   commandsPassed: z.array(z.object({ argv: z.array(z.string()).min(1) })).default([]),
+  /** Git tags the step created (optionally on a named commit or ref) or deleted. */
+  tags: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        action: z.enum(['create', 'delete']).default('create'),
+        target: z.string().min(1).optional(),
+      }),
+    )
+    .default([]),
 });
 export type StepClaims = z.infer<typeof stepClaimsSchema>;
 export type StepClaimsInput = z.input<typeof stepClaimsSchema>;

@@ -235,12 +235,18 @@ describe('claimsFromStepClaims', () => {
         filesDeleted: ['b.ts'],
         symbolsAdded: [{ file: 'a.ts', name: 'f', kind: 'function' }],
         commandsPassed: [{ argv: ['npm', 'test'] }],
+        tags: [
+          { name: 'v1.2.0', action: 'create', target: 'main' },
+          { name: 'v0.9', action: 'delete' },
+        ],
       }).map(({ text, ...claim }) => claim),
     ).toEqual([
       { kind: 'file-written', file: 'a.ts', action: 'written', source: 'claims' },
       { kind: 'file-deleted', file: 'b.ts', source: 'claims' },
       { kind: 'symbol-added', name: 'f', file: 'a.ts', symbolKind: 'function', source: 'claims' },
       { kind: 'command-passed', argv: ['npm', 'test'], source: 'claims' },
+      { kind: 'git-tag', name: 'v1.2.0', action: 'create', target: 'main', source: 'claims' },
+      { kind: 'git-tag', name: 'v0.9', action: 'delete', source: 'claims' },
     ]);
     expect(claimsFromStepClaims(undefined)).toEqual([]);
   });

@@ -1087,5 +1087,17 @@ export function claimsFromStepClaims(stepClaims: StepClaims | undefined): Claim[
     if (install) claims.push(...install);
     else claims.push({ kind: 'command-passed', argv: [...command.argv], ...context });
   }
+  // Claims stored before tags were a field have none.
+  for (const tag of stepClaims.tags ?? []) {
+    const on = tag.target !== undefined ? ` on ${tag.target}` : '';
+    claims.push({
+      kind: 'git-tag',
+      name: tag.name,
+      action: tag.action,
+      ...(tag.target !== undefined ? { target: tag.target } : {}),
+      source: 'claims',
+      text: `${tag.action === 'create' ? 'created' : 'deleted'} the git tag ${tag.name}${on}`,
+    });
+  }
   return dedupeClaims(claims);
 }

@@ -54,6 +54,7 @@ const demoClaims = claimsFromStepClaims({
   filesDeleted: [],
   symbolsAdded: [{ file: 'src/is-prime.js', name: 'isPrime', kind: 'function' }],
   commandsPassed: [],
+  tags: [],
 });
 
 describe('control tools are never evidence', () => {

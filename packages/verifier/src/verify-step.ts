@@ -121,7 +121,8 @@ function hasStructuredClaims(step: Step): boolean {
     claims.filesWritten.length +
       claims.filesDeleted.length +
       claims.symbolsAdded.length +
-      claims.commandsPassed.length >
+      claims.commandsPassed.length +
+      (claims.tags?.length ?? 0) >
     0
   );
 }
