@@ -1341,7 +1341,8 @@ async function testAwareFinding(
 
 /**
  * package.json files the step changed whose check scripts now exit 0 whatever happens (see
- * {@link neuteredScripts}): a pass of `npm run build` proves nothing after that.
+ * {@link neuteredScripts}), or preload a file of the workspace: a pass of `npm run build` proves
+ * nothing after that.
  */
 async function neuteredScriptFinding(
   env: OutcomeEnvironment,
@@ -1355,7 +1356,7 @@ async function neuteredScriptFinding(
   if (found.length === 0) return undefined;
   return outcome(
     'fail',
-    `The step rewrote check script(s) so they exit 0 whatever happens: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
+    `The step rewrote check script(s) so they exit 0 whatever happens or first run a file of the workspace that can rewrite their result: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
   );
 }
 

@@ -15,6 +15,30 @@ describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)',
     expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
   });
 
+  it.each([
+    ['test', 'node --test', 'node --require ./rig.cjs --test'],
+    ['test', 'node --test', 'node -r ./rig.cjs --test'],
+    ['test', 'node --test', 'node --import=./rig.mjs --test'],
+    ['test', 'node --test', "NODE_OPTIONS='--require ./rig.cjs' node --test"],
+    ['test', 'node --test', 'NODE_OPTIONS=--import=./lib/rig.mjs node --test'],
+    ['test', 'vitest run', 'cross-env NODE_OPTIONS="-r ./rig.cjs" vitest run'],
+    ['test', 'node --test', 'node --test --test-reporter=./forged.mjs'],
+    ['test', 'node --test', 'node --env-file=.env.test --test'],
+    ['test:unit', 'jest', 'node --loader ./hook.mjs node_modules/.bin/jest'],
+  ])('finds %s: `%s` → `%s` (a module of the workspace preloaded into the run)', (name, was, now) => {
+    expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
+  });
+
+  it('leaves preloads of installed packages and preloads the script already had alone', () => {
+    for (const [was, now] of [
+      ['node --test', 'node --import tsx --test'],
+      ['mocha', 'mocha -r ts-node/register'],
+      ['node --require ./setup.cjs --test', 'node --require ./setup.cjs --test test/'],
+      ['jest', 'NODE_OPTIONS=--experimental-vm-modules jest --ci'],
+    ] as const)
+      expect(neuteredScripts(pkg({ test: was }), pkg({ test: now })), `${was} → ${now}`).toEqual([]);
+  });
+
   it('leaves real changes, other scripts and unparsable files alone', () => {
     for (const [was, now] of [
       ['tsc', 'tsc -p tsconfig.build.json'],
