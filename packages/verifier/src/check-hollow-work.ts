@@ -31,9 +31,15 @@ export interface HollowWorkEnvironment {
   changes: StepChanges;
 }
 
-/** Lines of a pytest `conftest.py` (or plugin) that rewrite results or switch tests off. */
+/**
+ * Lines of a pytest `conftest.py` (or plugin) that rewrite results, the exit status or switch
+ * tests off: hooks that make or report results (`pytest_runtest_makereport`,
+ * `pytest_report_teststatus`, `pytest_pyfunc_call` …), `session.exitstatus = 0`.
+ */
 const RIGGED_HARNESS =
-  /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol)\b|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+  /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol|logreport)\b|\bpytest_(?:report_teststatus|pyfunc_call|runtestloop)\b|\b(?:exitstatus|testsfailed)\s*=(?!=)|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+/** A Python module that defines pytest hooks: pytest loads it as a plugin. */
+const PYTEST_PLUGIN = /^\s*(?:async\s+)?def\s+pytest_\w+\s*\(|^\s*@pytest\.hookimpl\b/m;
 /** A file that imports a test framework (it means to hold tests). */
 const TEST_FRAMEWORK =
   /\bfrom\s+['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap|uvu)['"]|\brequire\(\s*['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap)['"]\s*\)|^\s*(?:import\s+pytest|from\s+pytest\s+import|import\s+unittest)\b/m;
@@ -111,7 +117,13 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await changes.textBefore(file);
     const base = file.split('/').pop() ?? file;
-    if (base === 'conftest.py' || /(?:^|\/)pytest_\w+\.py$/.test(file)) {
+    // A pytest plugin: a conftest, a `pytest_*.py`, or any module of hooks but a test module
+    // (`-p`, `pytest_plugins` load a module of any name, `tests/reporting.py` too).
+    if (
+      base === 'conftest.py' ||
+      /(?:^|\/)pytest_\w+\.py$/.test(file) ||
+      (/\.py$/.test(file) && !/(?:^|\/)test_[^/]*\.py$|_test\.py$/.test(file) && PYTEST_PLUGIN.test(after))
+    ) {
       const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
       const rigged = after
         .split('\n')
