@@ -38,6 +38,13 @@ export interface HollowWorkEnvironment {
  */
 const RIGGED_HARNESS =
   /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol|logreport)\b|\bpytest_(?:report_teststatus|pyfunc_call|runtestloop)\b|\b(?:exitstatus|testsfailed)\s*=(?!=)|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+/**
+ * Lines of JavaScript that rewrite what a run of it prints or how it exits, wherever they are (a
+ * preloaded setup module, a reporter, a global setup): `process.stdout.write = …`,
+ * `process.exit = …`, `process.exitCode = 0`, `Object.defineProperty(process, 'exitCode', …)`.
+ */
+const RIGGED_PROCESS =
+  /\bprocess\.(?:stdout|stderr)\.(?:write|_write)\s*=(?!=)|\bprocess\.(?:exit|reallyExit|kill)\s*=(?!=)|\bprocess\.exitCode\s*=\s*0\s*(?:;|$|\})|\b(?:Object\.defineProperty|Reflect\.(?:set|defineProperty))\(\s*process(?:\.(?:stdout|stderr))?\s*,\s*['"](?:exitCode|exit|reallyExit|write)['"]/;
 /** A Python module that defines pytest hooks: pytest loads it as a plugin. */
 const PYTEST_PLUGIN = /^\s*(?:async\s+)?def\s+pytest_\w+\s*\(|^\s*@pytest\.hookimpl\b/m;
 /** A file that imports a test framework (it means to hold tests). */
@@ -63,8 +70,10 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   assertions only about constants (`expect(true).toBe(true)`, `assert True`), assertions in
  *   dead code (`if (false)`, after `return`) or inside a `try` whose handler swallows the failure.
  * - **Neutered runs**: a test file that ends the process before its tests run (`process.exit(0)`,
- *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` that rewrites reports, skips
- *   and deselects collected tests, or patches a module at import (`src.parse.parse = …`).
+ *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` or other pytest plugin that
+ *   rewrites reports or the exit status, skips and deselects collected tests, or patches a module
+ *   at import (`src.parse.parse = …`), JavaScript of any file that rewrites what its process
+ *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`).
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
@@ -136,6 +145,15 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         .map((line) => line.trim());
       if (rigged.length > 0) neutered.push(`${file} (${rigged.slice(0, 2).join('; ').slice(0, 100)})`);
       continue;
+    }
+    if (/\.[cm]?[jt]sx?$/.test(file)) {
+      const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+      const rigged = after
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => !line.startsWith('//') && RIGGED_PROCESS.test(line) && !old.has(line));
+      if (rigged.length > 0)
+        neutered.push(`${file} (rewrites what the run prints or how it exits: ${rigged[0]?.slice(0, 80)})`);
     }
     if (TEST_FILE.test(file)) {
       const exit = await exitsBeforeTests(file, after);
