@@ -1352,11 +1352,13 @@ async function neuteredScriptFinding(
   const found: string[] = [];
   for (const file of known.modified.filter((file) => own(file) && /(?:^|\/)package\.json$/.test(file)))
     for (const script of neuteredScripts(await env.changes.textBefore(file), env.facts.read(file)))
-      found.push(`\`${script.name}\` in ${file} (\`${script.was}\` → \`${script.now}\`)`);
+      found.push(
+        `\`${script.name}\` in ${file} (${script.was === '' ? `added: \`${script.now}\`` : `\`${script.was}\` → \`${script.now}\``})`,
+      );
   if (found.length === 0) return undefined;
   return outcome(
     'fail',
-    `The step rewrote check script(s) so they exit 0 whatever happens or first run a file of the workspace that can rewrite their result: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
+    `The step rewrote check script(s) so they exit 0 whatever happens, or run code of the workspace first or around them that can rewrite their result: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
   );
 }
 

@@ -29,6 +29,21 @@ describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)',
     expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
   });
 
+  it('finds a pre or post hook added to a check script (it can swap the code or the tests around the run)', () => {
+    const was = pkg({ test: 'node --test' });
+    expect(neuteredScripts(was, pkg({ test: 'node --test', pretest: 'node swap-in-fixed.js' }))).toEqual([
+      { name: 'pretest', was: '', now: 'node swap-in-fixed.js' },
+    ]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', posttest: 'git checkout src' }))).toEqual([
+      { name: 'posttest', was: '', now: 'git checkout src' },
+    ]);
+    // A hook the project had, a hook of a script that is no check, a new check script: left alone.
+    const hooked = pkg({ test: 'node --test', pretest: 'tsc' });
+    expect(neuteredScripts(hooked, pkg({ test: 'node --test', pretest: 'tsc -p .' }))).toEqual([]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', prestart: 'node gen.js' }))).toEqual([]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', lint: 'eslint .' }))).toEqual([]);
+  });
+
   it('leaves preloads of installed packages and preloads the script already had alone', () => {
     for (const [was, now] of [
       ['node --test', 'node --import tsx --test'],

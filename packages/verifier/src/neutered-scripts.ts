@@ -4,7 +4,8 @@
  * that runs none of the programs it ran (`node build.js` → `node -e 0`, `eslint .` → `echo ok`).
  * `npm run build` then "passes" and checks nothing. So is a script that now preloads a file of the
  * workspace into what it runs (`node -r ./rig.cjs --test`, `NODE_OPTIONS=--import=./x.mjs`): that
- * module runs first and can make a failing run print and exit as a passing one. Changing a script is the work when the
+ * module runs first and can make a failing run print and exit as a passing one. So is a `pre`/`post`
+ * hook added to a check script (`pretest`), which runs around it. Changing a script is the work when the
  * description talks about scripts or package.json.
  */
 
@@ -115,7 +116,15 @@ export function neuteredScripts(
   const was = scriptsOf(before);
   const now = scriptsOf(after);
   if (was === undefined || now === undefined) return [];
-  return Object.entries(was).flatMap(([name, script]) => {
+  // A `pre`/`post` hook added to a check script the project had: npm runs it around every run of
+  // that script (the verifier's re-run too), where it can swap the code or the tests in and out.
+  const hooks = Object.entries(now).flatMap(([name, script]) => {
+    const base = /^(?:pre|post)(.+)$/.exec(name)?.[1];
+    return base !== undefined && was[name] === undefined && was[base] !== undefined && CHECK_SCRIPT.test(base)
+      ? [{ name, was: '', now: script }]
+      : [];
+  });
+  const changed = Object.entries(was).flatMap(([name, script]) => {
     const next = now[name];
     if (!CHECK_SCRIPT.test(name) || next === undefined || next === script) return [];
     const masked = MASKED.test(next) && !MASKED.test(script);
@@ -126,4 +135,5 @@ export function neuteredScripts(
     const preloaded = [...preloadedFiles(next)].some((file) => !preloadedBefore.has(file));
     return masked || replaced || preloaded ? [{ name, was: script, now: next }] : [];
   });
+  return [...changed, ...hooks];
 }
