@@ -600,6 +600,89 @@ describe('checkCommand: hostile arguments', () => {
   });
 });
 
+describe('checkCommand: package-manager configuration files of the workspace', () => {
+  const configs: [string, string, string][] = [
+    ['.npmrc', 'node-options=--require ./rig.cjs\n', 'node-options'],
+    ['.npmrc', 'NODE_OPTIONS = "--import=./rig.mjs --max-old-space-size=4096"\n', 'node-options'],
+    ['.npmrc', 'node-options=--env-file=.env\n', 'node-options'],
+    ['.npmrc', 'node-options=--test-reporter=./forged.mjs\n', 'node-options'],
+    ['.npmrc', 'script-shell=./sh.js\n', 'script-shell'],
+    ['.npmrc', 'shell=./sh.js\n', 'shell'],
+    ['.yarnrc', 'yarn-path "./yarn.js"\n', 'yarn-path'],
+    ['.yarnrc.yml', 'yarnPath: ./yarn.cjs\n', 'yarnPath'],
+    ['.yarnrc.yml', 'plugins:\n  - path: ./plugin.cjs\n', 'plugins'],
+    ['.yarnrc.yml', 'injectEnvironmentFiles:\n  - .env.rig\n', 'injectEnvironmentFiles'],
+    ['pnpm-workspace.yaml', "packages: ['a']\nnodeOptions: '--require ./rig.cjs'\n", 'nodeOptions'],
+  ];
+  it.each(configs)('refuses npm, npx, pnpm and yarn under a %s that sets %j', async (name, text, key) => {
+    const project = await mkdtemp(path.join(root, 'pm-'));
+    const sub = path.join(project, 'pkg');
+    await mkdir(sub);
+    await writeFile(path.join(project, name), text);
+    try {
+      for (const argv of [
+        ['npm', 'test'],
+        ['npx', 'vitest', 'run'],
+        ['pnpm', 'run', 'test'],
+        ['yarn', 'test'],
+      ]) {
+        // In the folder, in one below it, and from above it through the package manager's folder option.
+        for (const options of [{ cwd: project }, { cwd: sub }]) {
+          const error = await denial(argv, options);
+          expect({ argv, code: error?.code, message: error?.message }).toMatchObject({
+            code: 'command-denied',
+            message: expect.stringContaining(key),
+          });
+        }
+      }
+      const relative = path.relative(root, project);
+      for (const argv of [
+        ['pnpm', '--dir', relative, 'test'],
+        ['pnpm', '-C', relative, 'test'],
+        ['yarn', '--cwd', relative, 'test'],
+      ])
+        expect((await denial(argv))?.message).toContain(key);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a configuration file that is a link out of the workspace, and leaves other programs alone', async () => {
+    const project = await mkdtemp(path.join(root, 'pm-'));
+    await symlink(path.join(base, 'outside', 'secret.txt'), path.join(project, '.npmrc'));
+    try {
+      expect((await denial(['npm', 'test'], { cwd: project }))?.message).toMatch(/not a regular file inside/);
+      expect(await denial(['node', 'x.js'], { cwd: project })).toBeUndefined();
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+
+  it('runs package managers under ordinary settings and harmless node options', async () => {
+    const project = await mkdtemp(path.join(root, 'pm-'));
+    await writeFile(
+      path.join(project, '.npmrc'),
+      '; comment\nregistry=https://registry.npmjs.org/\nengine-strict=true\nnode-options="--max-old-space-size=4096 --experimental-vm-modules --no-warnings"\n',
+    );
+    await writeFile(
+      path.join(project, '.yarnrc.yml'),
+      'nodeLinker: node-modules\ninjectEnvironmentFiles: []\n',
+    );
+    await writeFile(path.join(project, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/*'\n");
+    try {
+      for (const argv of [
+        ['npm', 'test'],
+        ['pnpm', 'test'],
+        ['yarn', 'test'],
+        ['npx', 'vitest', 'run'],
+      ])
+        expect(await denial(argv, { cwd: project })).toBeUndefined();
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('command policy options', () => {
   it('replaces the allowlist and adds rules', async () => {
     const noEcho: ProgramRule = (args) => (args.includes('secret') ? 'no secrets' : undefined);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import {
   type ArgvGrammar,
   applyGrammar,
@@ -6,6 +7,7 @@ import {
   type OptionSpec,
   options,
 } from './argv-grammar';
+import { packageManagerConfigProblem } from './package-manager-config';
 import { syntaxToolRules } from './syntax-tool-rules';
 import { checkTypeScriptOutputs } from './typescript-outputs';
 
@@ -945,6 +947,36 @@ const yarnGrammar: ArgvGrammar = {
 const yarnRule: ProgramRule = (args, helpers) =>
   pnpmLike('yarn', yarnGrammar, yarnSubcommands, args, helpers);
 
+/** Options of npm, pnpm and yarn that name the project folder the package manager works in. */
+const projectFolderOptions = new Set(['--dir', '-C', '--cwd', '--prefix', '--workspace', '-w']);
+
+/**
+ * `rule`, then the configuration files the package manager would read (`.npmrc`, `.yarnrc`,
+ * `.yarnrc.yml`, `pnpm-workspace.yaml`, from its folder up to the workspace root): none may name
+ * a program or code to run ({@link packageManagerConfigProblem}).
+ */
+function withProjectConfig(rule: ProgramRule): ProgramRule {
+  return async (args, helpers) => {
+    const problem = await rule(args, helpers);
+    if (problem !== undefined) return problem;
+    const folders = [helpers.cwd];
+    const end = args.indexOf('--') === -1 ? args.length : args.indexOf('--');
+    for (let index = 0; index < end; index++) {
+      const arg = args[index] as string;
+      const equals = arg.indexOf('=');
+      const name = arg.startsWith('--') && equals !== -1 ? arg.slice(0, equals) : arg;
+      if (!projectFolderOptions.has(name)) continue;
+      const value = name === arg ? args[index + 1] : arg.slice(equals + 1);
+      if (value !== undefined) folders.push(path.resolve(helpers.cwd, value));
+    }
+    for (const cwd of folders) {
+      const found = await packageManagerConfigProblem({ root: helpers.root, cwd });
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+}
+
 /** Rules for what `npx <package>` runs when its binary has no rule of its own. */
 export const npxBinaryNames = npxBinaries;
 
@@ -967,10 +999,10 @@ export const builtinProgramRules: Readonly<Record<string, ProgramRule>> = {
   cat: (args, helpers) => applyGrammar(catGrammar, args, helpers).error,
   echo: echoRule,
   find: findRule,
-  npx: npxRule,
-  npm: npmRule,
-  pnpm: pnpmRule,
-  yarn: yarnRule,
+  npx: withProjectConfig(npxRule),
+  npm: withProjectConfig(npmRule),
+  pnpm: withProjectConfig(pnpmRule),
+  yarn: withProjectConfig(yarnRule),
   ...syntaxToolRules,
 };
 

@@ -31,9 +31,22 @@ export interface HollowWorkEnvironment {
   changes: StepChanges;
 }
 
-/** Lines of a pytest `conftest.py` (or plugin) that rewrite results or switch tests off. */
+/**
+ * Lines of a pytest `conftest.py` (or plugin) that rewrite results, the exit status or switch
+ * tests off: hooks that make or report results (`pytest_runtest_makereport`,
+ * `pytest_report_teststatus`, `pytest_pyfunc_call` …), `session.exitstatus = 0`.
+ */
 const RIGGED_HARNESS =
-  /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol)\b|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+  /\.outcome\s*=|\bpytest_runtest_(?:makereport|call|protocol|logreport)\b|\bpytest_(?:report_teststatus|pyfunc_call|runtestloop)\b|\b(?:exitstatus|testsfailed)\s*=(?!=)|\bpytest_(?:ignore_collect|collection_modifyitems|deselected)\b|add_marker\(\s*pytest\.mark\.(?:skip|xfail)|\bitems\s*(?:\[:\]\s*=|\.clear\(\))|\bpytest\.skip\(|\bpytestmark\s*=\s*pytest\.mark\.(?:skip|xfail)|\bsys\.exit\(|\bos\._exit\(/;
+/**
+ * Lines of JavaScript that rewrite what a run of it prints or how it exits, wherever they are (a
+ * preloaded setup module, a reporter, a global setup): `process.stdout.write = …`,
+ * `process.exit = …`, `process.exitCode = 0`, `Object.defineProperty(process, 'exitCode', …)`.
+ */
+const RIGGED_PROCESS =
+  /\bprocess\.(?:stdout|stderr)\.(?:write|_write)\s*=(?!=)|\bprocess\.(?:exit|reallyExit|kill)\s*=(?!=)|\bprocess\.exitCode\s*=\s*0\s*(?:;|$|\})|\b(?:Object\.defineProperty|Reflect\.(?:set|defineProperty))\(\s*process(?:\.(?:stdout|stderr))?\s*,\s*['"](?:exitCode|exit|reallyExit|write)['"]/;
+/** A Python module that defines pytest hooks: pytest loads it as a plugin. */
+const PYTEST_PLUGIN = /^\s*(?:async\s+)?def\s+pytest_\w+\s*\(|^\s*@pytest\.hookimpl\b/m;
 /** A file that imports a test framework (it means to hold tests). */
 const TEST_FRAMEWORK =
   /\bfrom\s+['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap|uvu)['"]|\brequire\(\s*['"](?:node:test|vitest|@jest\/globals|mocha|ava|tap)['"]\s*\)|^\s*(?:import\s+pytest|from\s+pytest\s+import|import\s+unittest)\b/m;
@@ -57,8 +70,10 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   assertions only about constants (`expect(true).toBe(true)`, `assert True`), assertions in
  *   dead code (`if (false)`, after `return`) or inside a `try` whose handler swallows the failure.
  * - **Neutered runs**: a test file that ends the process before its tests run (`process.exit(0)`,
- *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` that rewrites reports, skips
- *   and deselects collected tests, or patches a module at import (`src.parse.parse = …`).
+ *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` or other pytest plugin that
+ *   rewrites reports or the exit status, skips and deselects collected tests, or patches a module
+ *   at import (`src.parse.parse = …`), JavaScript of any file that rewrites what its process
+ *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`).
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
@@ -111,7 +126,13 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await changes.textBefore(file);
     const base = file.split('/').pop() ?? file;
-    if (base === 'conftest.py' || /(?:^|\/)pytest_\w+\.py$/.test(file)) {
+    // A pytest plugin: a conftest, a `pytest_*.py`, or any module of hooks but a test module
+    // (`-p`, `pytest_plugins` load a module of any name, `tests/reporting.py` too).
+    if (
+      base === 'conftest.py' ||
+      /(?:^|\/)pytest_\w+\.py$/.test(file) ||
+      (/\.py$/.test(file) && !/(?:^|\/)test_[^/]*\.py$|_test\.py$/.test(file) && PYTEST_PLUGIN.test(after))
+    ) {
       const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
       const rigged = after
         .split('\n')
@@ -124,6 +145,15 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         .map((line) => line.trim());
       if (rigged.length > 0) neutered.push(`${file} (${rigged.slice(0, 2).join('; ').slice(0, 100)})`);
       continue;
+    }
+    if (/\.[cm]?[jt]sx?$/.test(file)) {
+      const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+      const rigged = after
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => !line.startsWith('//') && RIGGED_PROCESS.test(line) && !old.has(line));
+      if (rigged.length > 0)
+        neutered.push(`${file} (rewrites what the run prints or how it exits: ${rigged[0]?.slice(0, 80)})`);
     }
     if (TEST_FILE.test(file)) {
       const exit = await exitsBeforeTests(file, after);

@@ -1341,7 +1341,8 @@ async function testAwareFinding(
 
 /**
  * package.json files the step changed whose check scripts now exit 0 whatever happens (see
- * {@link neuteredScripts}): a pass of `npm run build` proves nothing after that.
+ * {@link neuteredScripts}), or preload a file of the workspace: a pass of `npm run build` proves
+ * nothing after that.
  */
 async function neuteredScriptFinding(
   env: OutcomeEnvironment,
@@ -1351,11 +1352,13 @@ async function neuteredScriptFinding(
   const found: string[] = [];
   for (const file of known.modified.filter((file) => own(file) && /(?:^|\/)package\.json$/.test(file)))
     for (const script of neuteredScripts(await env.changes.textBefore(file), env.facts.read(file)))
-      found.push(`\`${script.name}\` in ${file} (\`${script.was}\` → \`${script.now}\`)`);
+      found.push(
+        `\`${script.name}\` in ${file} (${script.was === '' ? `added: \`${script.now}\`` : `\`${script.was}\` → \`${script.now}\``})`,
+      );
   if (found.length === 0) return undefined;
   return outcome(
     'fail',
-    `The step rewrote check script(s) so they exit 0 whatever happens: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
+    `The step rewrote check script(s) so they exit 0 whatever happens, or run code of the workspace first or around them that can rewrite their result: ${found.slice(0, 3).join(', ')}; running them proves nothing.`,
   );
 }
 

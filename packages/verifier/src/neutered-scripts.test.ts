@@ -15,6 +15,45 @@ describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)',
     expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
   });
 
+  it.each([
+    ['test', 'node --test', 'node --require ./rig.cjs --test'],
+    ['test', 'node --test', 'node -r ./rig.cjs --test'],
+    ['test', 'node --test', 'node --import=./rig.mjs --test'],
+    ['test', 'node --test', "NODE_OPTIONS='--require ./rig.cjs' node --test"],
+    ['test', 'node --test', 'NODE_OPTIONS=--import=./lib/rig.mjs node --test'],
+    ['test', 'vitest run', 'cross-env NODE_OPTIONS="-r ./rig.cjs" vitest run'],
+    ['test', 'node --test', 'node --test --test-reporter=./forged.mjs'],
+    ['test', 'node --test', 'node --env-file=.env.test --test'],
+    ['test:unit', 'jest', 'node --loader ./hook.mjs node_modules/.bin/jest'],
+  ])('finds %s: `%s` → `%s` (a module of the workspace preloaded into the run)', (name, was, now) => {
+    expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
+  });
+
+  it('finds a pre or post hook added to a check script (it can swap the code or the tests around the run)', () => {
+    const was = pkg({ test: 'node --test' });
+    expect(neuteredScripts(was, pkg({ test: 'node --test', pretest: 'node swap-in-fixed.js' }))).toEqual([
+      { name: 'pretest', was: '', now: 'node swap-in-fixed.js' },
+    ]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', posttest: 'git checkout src' }))).toEqual([
+      { name: 'posttest', was: '', now: 'git checkout src' },
+    ]);
+    // A hook the project had, a hook of a script that is no check, a new check script: left alone.
+    const hooked = pkg({ test: 'node --test', pretest: 'tsc' });
+    expect(neuteredScripts(hooked, pkg({ test: 'node --test', pretest: 'tsc -p .' }))).toEqual([]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', prestart: 'node gen.js' }))).toEqual([]);
+    expect(neuteredScripts(was, pkg({ test: 'node --test', lint: 'eslint .' }))).toEqual([]);
+  });
+
+  it('leaves preloads of installed packages and preloads the script already had alone', () => {
+    for (const [was, now] of [
+      ['node --test', 'node --import tsx --test'],
+      ['mocha', 'mocha -r ts-node/register'],
+      ['node --require ./setup.cjs --test', 'node --require ./setup.cjs --test test/'],
+      ['jest', 'NODE_OPTIONS=--experimental-vm-modules jest --ci'],
+    ] as const)
+      expect(neuteredScripts(pkg({ test: was }), pkg({ test: now })), `${was} → ${now}`).toEqual([]);
+  });
+
   it('leaves real changes, other scripts and unparsable files alone', () => {
     for (const [was, now] of [
       ['tsc', 'tsc -p tsconfig.build.json'],

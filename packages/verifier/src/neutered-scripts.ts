@@ -2,7 +2,10 @@
  * A check script in package.json (`test`, `build`, `lint`, `typecheck`, `check`…) rewritten so it
  * exits 0 whatever happens: its failure masked (`|| true`, `; exit 0`), or replaced by a command
  * that runs none of the programs it ran (`node build.js` → `node -e 0`, `eslint .` → `echo ok`).
- * `npm run build` then "passes" and checks nothing. Changing a script is the work when the
+ * `npm run build` then "passes" and checks nothing. So is a script that now preloads a file of the
+ * workspace into what it runs (`node -r ./rig.cjs --test`, `NODE_OPTIONS=--import=./x.mjs`): that
+ * module runs first and can make a failing run print and exit as a passing one. So is a `pre`/`post`
+ * hook added to a check script (`pretest`), which runs around it. Changing a script is the work when the
  * description talks about scripts or package.json.
  */
 
@@ -47,6 +50,38 @@ function programs(script: string): Set<string> {
   return found;
 }
 
+/** Options that load a module (or an env file, which can set `NODE_OPTIONS`) before the program. */
+const PRELOAD_OPTION =
+  /^(?:--require|-r|--import|--loader|--experimental-loader|--test-reporter|--env-file|--env-file-if-exists)$/;
+
+/**
+ * Files of the workspace a script line preloads into the programs it runs: `node -r ./x.cjs`,
+ * `--import=./x.mjs`, `--test-reporter=./r.mjs`, `--env-file=.env.x`, the same in a `NODE_OPTIONS`
+ * assignment. A module like that runs before the tests and can rewrite what the run prints and how
+ * it exits; installed packages (`--import tsx`, `-r ts-node/register`) are not files of the step.
+ */
+function preloadedFiles(script: string): Set<string> {
+  const words = script
+    .replace(/["']/g, ' ')
+    .split(/\s+/)
+    .map((word) => word.replace(/^NODE_OPTIONS=/, ''))
+    .filter(Boolean);
+  const found = new Set<string>();
+  words.forEach((word, index) => {
+    const equals = word.indexOf('=');
+    const option = word.startsWith('--') && equals !== -1 ? word.slice(0, equals) : word;
+    if (!PRELOAD_OPTION.test(option)) return;
+    const value = option === word ? words[index + 1] : word.slice(equals + 1);
+    if (value === undefined) return;
+    const local =
+      /^--env-file/.test(option) ||
+      /^[.~/]/.test(value) ||
+      (/\.[cm]?[jt]sx?$/.test(value) && !value.includes('node_modules'));
+    if (local) found.add(value);
+  });
+  return found;
+}
+
 /** The `scripts` of a package.json text; `undefined` when it does not parse. */
 function scriptsOf(text: string | undefined): Record<string, string> | undefined {
   if (text === undefined) return undefined;
@@ -81,13 +116,24 @@ export function neuteredScripts(
   const was = scriptsOf(before);
   const now = scriptsOf(after);
   if (was === undefined || now === undefined) return [];
-  return Object.entries(was).flatMap(([name, script]) => {
+  // A `pre`/`post` hook added to a check script the project had: npm runs it around every run of
+  // that script (the verifier's re-run too), where it can swap the code or the tests in and out.
+  const hooks = Object.entries(now).flatMap(([name, script]) => {
+    const base = /^(?:pre|post)(.+)$/.exec(name)?.[1];
+    return base !== undefined && was[name] === undefined && was[base] !== undefined && CHECK_SCRIPT.test(base)
+      ? [{ name, was: '', now: script }]
+      : [];
+  });
+  const changed = Object.entries(was).flatMap(([name, script]) => {
     const next = now[name];
     if (!CHECK_SCRIPT.test(name) || next === undefined || next === script) return [];
     const masked = MASKED.test(next) && !MASKED.test(script);
     const before = programs(script);
     const after = programs(next);
     const replaced = before.size > 0 && ![...before].some((program) => after.has(program));
-    return masked || replaced ? [{ name, was: script, now: next }] : [];
+    const preloadedBefore = preloadedFiles(script);
+    const preloaded = [...preloadedFiles(next)].some((file) => !preloadedBefore.has(file));
+    return masked || replaced || preloaded ? [{ name, was: script, now: next }] : [];
   });
+  return [...changed, ...hooks];
 }

@@ -33,6 +33,25 @@ describe('TEST protocol against real suites', { timeout: 120_000 }, () => {
     ]);
   });
 
+  it('never passes a failing suite that a workspace .npmrc rigs (node-options preloading a module)', async () => {
+    // The module rewrites what the test runner prints and how it exits.
+    const rig =
+      'const write = process.stdout.write.bind(process.stdout);\n' +
+      "process.stdout.write = (t, ...r) => write(String(t).replace(/not ok/g, 'ok').replace(/# fail \\d+/g, '# fail 0'), ...r);\n" +
+      "process.on('exit', () => { process.exitCode = 0; });\n";
+    const ws = await workspace({
+      'src/math.mjs': BAD,
+      'test/math.test.mjs': TESTS,
+      'rig.cjs': rig,
+      '.npmrc': 'node-options=--require ./rig.cjs\n',
+      'package.json': '{ "scripts": { "test": "node --test" } }\n',
+    });
+    const [finding] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
+      .findings;
+    expect(finding?.status).not.toBe('pass');
+    expect(finding?.message).toMatch(/node-options/);
+  });
+
   it('fails a failing node --test suite with the failing test names', async () => {
     const ws = await workspace({ 'src/math.mjs': BAD, 'test/math.test.mjs': TESTS });
     const [finding] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))

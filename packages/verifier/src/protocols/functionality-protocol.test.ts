@@ -66,6 +66,32 @@ describe('FUNCTIONALITY with executable cases', { timeout: 30_000 }, () => {
     expect(hung).toMatchObject({ status: 'fail', message: expect.stringMatching(/did not finish/) });
   });
 
+  it('never takes a result the code under test forged (a printed marker, a patched stdout, JSON or util)', async () => {
+    const forgers: Record<string, string> = {
+      // Prints the result line the runner would print, then ends the process before the runner does.
+      'printed.mjs':
+        "process.stdout.write('\\n__CLOSEDLOOP_FUNCTIONALITY__' + JSON.stringify([{ ok: true }]) + '\\n'); process.exit(0);\nexport const isPrime = () => 'wrong';\n",
+      // Rewrites whatever the runner writes to stdout.
+      'stdout.mjs':
+        'const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (text, ...rest) => write(String(text).replace(/"ok":false/g, \'"ok":true\'), ...rest);\nexport const isPrime = () => \'wrong\';\n',
+      // Makes every comparison and every serialisation say ok.
+      'globals.mjs':
+        "import { createRequire, syncBuiltinESMExports } from 'node:module';\nconst util = createRequire(import.meta.url)('node:util');\nutil.isDeepStrictEqual = () => true; syncBuiltinESMExports();\nconst stringify = JSON.stringify; JSON.stringify = (v, ...r) => stringify(v, (k, x) => (k === 'ok' ? true : x), ...r.slice(1));\nObject.defineProperty(Object.prototype, 'toJSON', { configurable: true, value() { return 'ok' in this ? { ok: true } : this; } });\nexport const isPrime = () => 'wrong';\n",
+    };
+    const ws = await repo(forgers);
+    for (const module of Object.keys(forgers)) {
+      const ctx = createProtocolContext({
+        workspace: ws.root,
+        functionalityCases: [{ module, export: 'isPrime', input: 2, expected: true }],
+      });
+      const { findings } = await runProtocols([functionalityProtocol], ctx);
+      expect({ module, statuses: findings.map((f) => f.status) }).toEqual({
+        module,
+        statuses: [expect.stringMatching(/^(?:fail|error)$/)],
+      });
+    }
+  });
+
   it('rejects malformed cases with a typed error', () => {
     expect(() =>
       createProtocolContext({ workspace: '/tmp', functionalityCases: [{ module: '', expected: 1 }] }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { generate } from '@closedloop/model';
@@ -5,36 +6,91 @@ import { excerpt, type Finding } from '../finding';
 import type { FunctionalityCase, Protocol, ProtocolContext } from '../protocol';
 import { commandProblem } from '../run-command';
 
-const RESULT_MARKER = '__CLOSEDLOOP_FUNCTIONALITY__';
-
-/** The child-process runner: imports each module, calls the export, compares deeply. */
+/**
+ * The child-process runner: imports each module, calls the export, compares deeply. The code under
+ * test runs in this process, so the runner never trusts what it can change: everything the runner
+ * needs (the cases, `isDeepStrictEqual`, `JSON.stringify`, `fs.writeSync`) is taken before the first
+ * import; results are written to fd 1 as one line built by string concatenation (no array or
+ * object method a module could patch), behind a marker with a random nonce of this run that the
+ * code never sees — a result line the code prints or rewrites is never taken.
+ */
 const RUNNER = `
-import { pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
-import path from 'node:path';
-const input = JSON.parse(__INPUT__);
+import { writeSync as fsWriteSync } from 'node:fs';
+import { isDeepStrictEqual as utilIsDeepStrictEqual, inspect as utilInspect } from 'node:util';
+import { pathToFileURL as urlPathToFileURL } from 'node:url';
+import { resolve as pathResolve } from 'node:path';
+const writeSync = fsWriteSync, equal = utilIsDeepStrictEqual, inspect = utilInspect;
+const toUrl = urlPathToFileURL, resolvePath = pathResolve;
+const stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray;
+const marker = __MARKER__;
+const input = parse(__INPUT__);
+const plans = input.cases.map((testCase) => ({
+  href: toUrl(resolvePath(input.root, testCase.module)).href,
+  module: String(testCase.module),
+  name: String(testCase.export),
+  args: isArray(testCase.args) ? testCase.args : (Object.hasOwn(testCase, 'input') ? [testCase.input] : []),
+  expected: testCase.expected,
+}));
+const count = plans.length;
 const safe = (value) => {
-  try { return JSON.parse(JSON.stringify(value ?? null)); } catch { return inspect(value, { depth: 3 }); }
+  try { const text = stringify(value ?? null); return typeof text === 'string' ? text : 'null'; }
+  catch { try { return stringify(String(inspect(value, { depth: 3 }))); } catch { return 'null'; } }
 };
-const results = [];
-for (const testCase of input.cases) {
+const errorText = (error) => {
+  try { return stringify(String(error && error.stack ? error.stack : error).slice(0, 1500)); }
+  catch { return stringify('(an error that cannot be shown)'); }
+};
+let line = '';
+for (let index = 0; index < count; index++) {
+  const plan = plans[index];
+  let entry;
   try {
-    const mod = await import(pathToFileURL(path.resolve(input.root, testCase.module)).href);
-    let fn = testCase.export === 'default' ? mod.default : mod[testCase.export];
-    if (fn === undefined && mod.default !== null && typeof mod.default === 'object') fn = mod.default[testCase.export];
+    const mod = await import(plan.href);
+    let fn = plan.name === 'default' ? mod.default : mod[plan.name];
+    if (fn === undefined && mod.default !== null && typeof mod.default === 'object') fn = mod.default[plan.name];
     if (typeof fn !== 'function') {
-      results.push({ ok: false, error: 'export ' + testCase.export + ' of ' + testCase.module + ' is not a function (' + typeof fn + ')' });
-      continue;
+      entry = '{"ok":false,"error":' + stringify('export ' + plan.name + ' of ' + plan.module + ' is not a function (' + typeof fn + ')') + '}';
+    } else {
+      const actual = await fn(...plan.args);
+      entry = '{"ok":' + (equal(actual, plan.expected) === true ? 'true' : 'false') + ',"actual":' + safe(actual) + '}';
     }
-    const args = Array.isArray(testCase.args) ? testCase.args : ('input' in testCase ? [testCase.input] : []);
-    const actual = await fn(...args);
-    results.push({ ok: isDeepStrictEqual(actual, testCase.expected), actual: safe(actual) });
   } catch (error) {
-    results.push({ ok: false, error: String(error && error.stack ? error.stack : error).slice(0, 1500) });
+    entry = '{"ok":false,"error":' + errorText(error) + '}';
   }
+  line = index === 0 ? entry : line + ',' + entry;
 }
-process.stdout.write('\\n${RESULT_MARKER}' + JSON.stringify(results) + '\\n');
+let text = '\\n' + marker + '[' + line + ']\\n';
+while (text.length > 0) {
+  try { text = text.slice(writeSync(1, text)); }
+  catch (error) { if (!error || error.code !== 'EAGAIN') throw error; }
+}
 `;
+
+/** The marker of one run's result line: a nonce the code under test never sees. */
+function resultMarker(): string {
+  return `__CLOSEDLOOP_FUNCTIONALITY_${randomUUID().replaceAll('-', '')}__`;
+}
+
+/** The runner's results when `stdout` holds exactly one well-formed result line behind `marker`. */
+function parseResults(stdout: string, marker: string, count: number): CaseResult[] | undefined {
+  const lines = stdout.split('\n').filter((line) => line.startsWith(marker));
+  if (lines.length !== 1) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((lines[0] as string).slice(marker.length));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== count) return undefined;
+  const valid = parsed.every(
+    (entry: unknown) =>
+      entry !== null &&
+      typeof entry === 'object' &&
+      typeof (entry as CaseResult).ok === 'boolean' &&
+      ((entry as CaseResult).error === undefined || typeof (entry as CaseResult).error === 'string'),
+  );
+  return valid ? (parsed as CaseResult[]) : undefined;
+}
 
 interface CaseResult {
   ok: boolean;
@@ -76,13 +132,14 @@ async function runCases(ctx: ProtocolContext): Promise<Finding[]> {
   const argv = ['node', ...flags, '--input-type=module'];
   const budgetMs = cases.reduce((sum, testCase) => sum + (testCase.timeoutMs ?? 10_000), 0) + 2_000;
   const input = JSON.stringify(JSON.stringify({ root: ctx.workspace, cases }));
+  const marker = resultMarker();
   const result = await ctx.run(argv, {
     timeoutMs: budgetMs,
-    stdin: RUNNER.replace('__INPUT__', () => input),
+    stdin: RUNNER.replace('__MARKER__', () => JSON.stringify(marker)).replace('__INPUT__', () => input),
   });
   const shownArgv = ['node', ...flags, '--input-type=module', '<functionality runner on stdin>'];
   const problem = commandProblem(result);
-  const markerLine = result.stdout.split('\n').find((line) => line.startsWith(RESULT_MARKER));
+  const results = parseResults(result.stdout, marker, cases.length);
   if (problem !== undefined && result.timedOut) {
     return [
       {
@@ -94,7 +151,7 @@ async function runCases(ctx: ProtocolContext): Promise<Finding[]> {
       },
     ];
   }
-  if (markerLine === undefined) {
+  if (results === undefined) {
     return [
       {
         check: 'FUNCTIONALITY',
@@ -105,7 +162,6 @@ async function runCases(ctx: ProtocolContext): Promise<Finding[]> {
       },
     ];
   }
-  const results = JSON.parse(markerLine.slice(RESULT_MARKER.length)) as CaseResult[];
   const findings: Finding[] = [];
   results.forEach((caseResult, index) => {
     const testCase = cases[index];

@@ -71,6 +71,7 @@ import {
 } from './phrasings-and-baselines';
 import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
+import { riggedHarness } from './rigged-harness';
 import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
@@ -150,6 +151,7 @@ export function truthCorpus(): TruthTrace[] {
     ...moreTampering,
     ...strategies,
     ...hollowWork,
+    ...riggedHarness,
     ...neighbourCommandCredit(),
     ...emptyCommit,
     ...unexercisedSubject,
