@@ -7,7 +7,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
-import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
+import { askedSettingValues, isAskedValue, mentionsKey, settingValue } from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
@@ -1141,8 +1141,11 @@ async function shadowedFinding(
 /**
  * Settings the description asks to set to a value ("Set timeout to 30 in config.yaml") that the
  * entry a reader takes does not hold: the value only in a comment, or under the same key nested
- * elsewhere while the one the program reads keeps its old value. A file without the key at all
- * is not judged here (the key may be spelled otherwise).
+ * elsewhere while the one the program reads keeps its old value, or under another table or
+ * section than the one asked ("port in the [server] table", "database.pool"). A settings file the
+ * sentence names that has no entry of the key at all, nor a key that may spell it otherwise
+ * (`TIMEOUT_SECONDS` for `timeout`), does not hold it either: "set timeout to 30 and retries to
+ * 5 in config.yaml" with only the timeout written.
  */
 async function settingValueFinding(
   env: OutcomeEnvironment,
@@ -1150,23 +1153,40 @@ async function settingValueFinding(
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
   const wrong: string[] = [];
-  for (const { key, value, files } of askedSettingValues(env.description)) {
-    const targets = files.length > 0 ? files : [...known.created, ...known.modified].filter(own);
+  for (const { key, value, files, parents } of askedSettingValues(env.description)) {
+    const named = files.length > 0;
+    const targets = named ? files : [...known.created, ...known.modified].filter(own);
     const seen: string[] = [];
+    const missing: string[] = [];
     let held = false;
     for (const file of targets) {
       const text = env.facts.read(file);
       if (text === undefined) continue;
-      const actual = await settingValue(file, text, key);
-      if (actual === undefined || actual === null) continue;
+      const actual = await settingValue(file, text, key, parents);
+      if (actual === undefined) continue;
+      if (actual === null) {
+        if (named && (await mentionsKey(file, text, key)) === false) missing.push(file);
+        continue;
+      }
+      if (actual.elsewhere !== undefined) {
+        const where = actual.elsewhere === '' ? 'at the top level' : `under \`${actual.elsewhere}\``;
+        seen.push(
+          `${file}:${actual.line} has it only ${where}, not under \`${[...(parents ?? []), ...key.split('.').slice(0, -1)].join('.')}\``,
+        );
+        continue;
+      }
       if (isAskedValue(actual.value, value)) {
         held = true;
         break;
       }
       seen.push(`${file}:${actual.line} sets it to \`${excerpt(actual.value, 40)}\``);
     }
-    if (!held && seen.length > 0)
-      wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+    if (held) continue;
+    if (seen.length > 0) wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+    else if (missing.length > 0)
+      wrong.push(
+        `\`${key}\` to \`${value}\`, but ${missing.slice(0, 2).join(' and ')} has no \`${key}\` entry`,
+      );
   }
   if (wrong.length === 0) return undefined;
   return outcome(
