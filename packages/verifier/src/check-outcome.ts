@@ -3,6 +3,7 @@ import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRe
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
 import { flagSetting, flagsAskedOn } from './asked-flags';
+import { askedGitOperations, checkGitOperation } from './asked-git-operations';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
@@ -176,6 +177,9 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ) !== undefined
       : effectWindows(ledger).length > 0);
   if (asked.length === 0) {
+    // "Revert the commit …", "Stash the changes": the repository says whether it happened.
+    const operations = await gitOperationFindings(env);
+    if (operations.length > 0) return operations;
     // No verb of the description was recognised: a tool it names, or the step's own changes.
     const named = namedToolEvidence(expectations, env.description, ledger);
     if (named !== undefined) return [named];
@@ -1036,6 +1040,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
+  findings.push(...(await gitOperationFindings(env)));
+
   // "Make the port configurable: read it from the environment" asks the program to read, not the step.
   if (expectations.outcomes.has('read') && askedConfig(env.description) === undefined) {
     findings.push(
@@ -1045,6 +1051,33 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
             `The step was asked to ${NOUN.read}: ${ledger.readCount} read call(s) succeeded${ledger.read.size > 0 ? ` (${[...ledger.read.keys()].slice(0, 5).join(', ')})` : ''}.`,
           )
         : outcome('fail', `The step was asked to ${NOUN.read}, but no read call succeeded.`),
+    );
+  }
+  return findings;
+}
+
+/**
+ * Merges, reverts and stashes the description asks for ({@link askedGitOperations}), judged on the
+ * repository: they leave no file of their own to check.
+ */
+async function gitOperationFindings(env: OutcomeEnvironment): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const operation of askedGitOperations(env.description)) {
+    const checked = await checkGitOperation(operation, { refs: env.changes.refs(), git: env.git });
+    if (checked === undefined) continue;
+    const asked =
+      operation.kind === 'merge'
+        ? `merge ${operation.branch}${operation.into !== undefined ? ` into ${operation.into}` : ''}`
+        : operation.kind === 'stash'
+          ? 'stash the changes'
+          : `revert ${operation.subject !== undefined ? `"${operation.subject}"` : (operation.hash ?? 'the last commit')}`;
+    findings.push(
+      outcome(
+        checked.status,
+        checked.status === 'pass'
+          ? `The step was asked to ${asked}: ${checked.message}.`
+          : `The step was asked to ${asked}, but ${checked.message}.`,
+      ),
     );
   }
   return findings;
