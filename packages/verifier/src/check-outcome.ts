@@ -189,6 +189,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (mine.length === 0) return [];
     const twin = namesakeFinding(env, mine);
     if (twin !== undefined) return [twin];
+    const rolledBack = await rolledBackFinding(env, modified.filter(own));
+    if (rolledBack !== undefined) return [rolledBack];
     const shadowed = await shadowedFinding(env, { created, modified }, own);
     if (shadowed !== undefined) return [shadowed];
     const unset = await settingValueFinding(env, { created, modified }, own);
@@ -393,6 +395,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
     if (twin !== undefined) findings.push(twin);
+    const rolledBack = await rolledBackFinding(env, known.modified.filter(own));
+    if (rolledBack !== undefined) findings.push(rolledBack);
   }
 
   // A setting written where a later one of the same key overrides it: the old value still rules.
@@ -1054,6 +1058,64 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     );
   }
   return findings;
+}
+
+/** Words that ask to put earlier content back: then a file at an older version is the ask. */
+const ROLLBACK_ASKED =
+  /\b(?:revert\w*|undo\w*|undid|restor\w*|roll\w*\s*back|rollback|reset\w*|back\s*out|go\s+back|previous\s+version|old\s+version|earlier\s+version|downgrad\w*|cherry-?pick\w*|rebas\w*|merg\w*|checkout|check\s+out)\b|回滚|还原|撤销|元に戻/iu;
+
+/** Whether two texts share a word of four letters or more (`feature` in "feat: feature flag"). */
+function sharesWords(a: string, b: string): boolean {
+  const words = (text: string) => new Set(text.toLowerCase().match(/\p{L}{4,}/gu) ?? []);
+  const theirs = words(b);
+  return [...words(a)].some((word) => theirs.has(word));
+}
+
+/**
+ * A failing finding when the step put a file it was not asked about back to the content an
+ * earlier commit gave it (`git checkout HEAD~1 -- src/app.js` slipped into "add a changelog entry
+ * and commit it"): it undid earlier work nobody asked it to touch. Files the description names,
+ * work whose commit subject shares a word with the description ("Disable the feature flag" and
+ * "feat: feature flag"), and descriptions that ask to revert, restore or roll back anything, are
+ * not judged.
+ */
+async function rolledBackFinding(
+  env: OutcomeEnvironment,
+  modified: readonly string[],
+): Promise<Finding | undefined> {
+  if (modified.length === 0 || ROLLBACK_ASKED.test(env.description)) return undefined;
+  const head = env.changes.refs().before?.head;
+  if (head === undefined) return undefined;
+  const named = new Set(findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []));
+  const base = (file: string) => file.split('/').at(-1) ?? file;
+  const namedBases = new Set([...named].map(base));
+  const undone: string[] = [];
+  for (const file of modified.slice(0, 20)) {
+    if (named.has(file) || namedBases.has(base(file))) continue;
+    const log = await env.git(['log', '--format=%H%x09%s', '-n', '20', head, '--', file]);
+    if (log.exitCode !== 0) continue;
+    // The first commit listed made the content the step started from; the others, older ones.
+    const older = log.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split('\t') as [string, string?]);
+    const [latest, latestSubject] = log.stdout.trim().split('\n')[0]?.split('\t') ?? [];
+    // "Disable the feature flag" may well undo "feat: feature flag": the ask is about that work.
+    if (sharesWords(latestSubject ?? '', env.description)) continue;
+    for (const [commit, subject] of older) {
+      if (commit === '' || (await env.git(['diff', '--quiet', commit, '--', file])).exitCode !== 0) continue;
+      undone.push(
+        `${file} is back to its content of ${commit.slice(0, 12)} (${excerpt(subject ?? '', 40)}), undoing ${latest?.slice(0, 12)} (${excerpt(latestSubject ?? '', 40)})`,
+      );
+      break;
+    }
+  }
+  if (undone.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step rolled back earlier work it was not asked to touch: ${undone.slice(0, 3).join('; ')}.`,
+  );
 }
 
 /**
