@@ -8,6 +8,7 @@ import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
+import { askedRowRemovals, rowsLeft } from './asked-row-removals';
 import { askedSettingValues, isAskedValue, mentionsKey, settingValue } from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
@@ -669,6 +670,25 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         `The step was asked to move ${upgrade.name} to ${upgrade.version}, but ${disagreement}: an install from the project's records does not get the version asked.`,
       ),
     );
+
+  // "Remove the row for Bob from data/people.csv": the row is gone from that file.
+  for (const { value, file } of askedRowRemovals(env.description)) {
+    const rel = facts.relative(file);
+    const text = rel === undefined ? undefined : facts.read(rel);
+    if (rel === undefined || text === undefined) continue;
+    const left = rowsLeft(text, value);
+    findings.push(
+      left.length === 0
+        ? outcome(
+            'pass',
+            `The step was asked to remove the row for \`${value}\` from ${rel}: no line holds it.`,
+          )
+        : outcome(
+            'fail',
+            `The step was asked to remove the row for \`${value}\` from ${rel}, but line ${left.slice(0, 3).join(', ')} still holds it.`,
+          ),
+    );
+  }
 
   if (expectations.outcomes.has('install')) {
     const installs = ledger.commands.filter((entry) =>
