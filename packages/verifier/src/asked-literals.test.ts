@@ -203,4 +203,44 @@ describe('literalsAbsent', () => {
     expect(await codeOnly('page.html', 'a<!-- b\nc -->d')).toBe('a \nd');
     expect(await codeOnly('notes.txt', 'a<!-- b -->')).toBe('a<!-- b -->');
   });
+
+  it('blanks whole-line comments of shell scripts, ignore lists, settings files and SQL', async () => {
+    expect(await codeOnly('build.sh', '#!/bin/bash\n# set -e\necho "#x"\n')).toBe(
+      '#!/bin/bash\n \necho "#x"\n',
+    );
+    expect(await codeOnly('.gitignore', 'node_modules/\n  # dist/\n')).toBe('node_modules/\n \n');
+    expect(await codeOnly('m/002.sql', '-- ALTER TABLE a;\n/* x\ny */SELECT 1;\n')).toBe(' \n \nSELECT 1;\n');
+    expect(await codeOnly('notes.txt', '# heading\n')).toBe('# heading\n');
+  });
+
+  it('does not count a flag only mentioned in help text; counts it declared by an option string or a name', async () => {
+    const description = 'Add a `--dry-run` flag to the argument parser in cli.py';
+    const dryRun = askedLiterals(description);
+    const asked = ['cli.py'];
+    const parser = (line: string) => [
+      { file: 'cli.py', text: `import argparse\n\nparser = argparse.ArgumentParser()\n${line}\n` },
+    ];
+    expect(
+      await literalsAbsent(description, dryRun, parser('parser.description = "tool (see --dry-run)"'), asked),
+    ).toEqual(dryRun);
+    expect(
+      await literalsAbsent(description, dryRun, parser('parser.add_argument("-n", "--dry-run")'), asked),
+    ).toEqual([]);
+    expect(
+      await literalsAbsent(
+        description,
+        dryRun,
+        parser('parser.add_argument("--dry-run", help="no writes")'),
+        asked,
+      ),
+    ).toEqual([]);
+    expect(
+      await literalsAbsent(
+        'Add a `--dry-run` flag to src/cli.js',
+        dryRun,
+        [{ file: 'src/cli.js', text: "program.option('-d, --dry-run', 'print only');\n" }],
+        ['src/cli.js'],
+      ),
+    ).toEqual([]);
+  });
 });

@@ -203,17 +203,30 @@ const TESTS_ASKED = /\b(?:tests?|specs?|test\s+cases?|fixtures?|assert\w*)\b/i;
 /** Files whose comments are `<!-- … -->`. */
 const MARKUP_FILE = /\.(?:md|mdx|markdown|html?|xml|svg|vue|svelte)$/i;
 
+/** Files whose whole-line comments start with `#`: shell, ignore lists, YAML, TOML, INI, .env, Makefile, Dockerfile. */
+const HASH_COMMENT_FILE =
+  /\.(?:sh|bash|zsh|ksh|fish|ya?ml|toml|ini|cfg|conf|properties|env|r|rb|pl|tf|hcl|nix|cmake)$|(?:^|\/)(?:\.[\w-]*ignore|\.env(?:\.[\w-]+)?|\.editorconfig|\.gitattributes|Makefile|GNUmakefile|Dockerfile(?:\.[\w-]+)?|Containerfile|CODEOWNERS|requirements[\w-]*\.txt|Procfile|Gemfile|Brewfile)$/i;
+/** Files whose comments are `-- …` and `/* … *\/`: SQL, Lua, Haskell. */
+const DASH_COMMENT_FILE = /\.(?:sql|psql|lua|hs)$/i;
+
+const blank = (comment: string) => ` ${comment.replace(/[^\n]/g, '')}`;
+
 /**
- * A file's text with each comment blanked to a space (its line breaks kept) for a parsed language
- * (and `<!-- … -->` in Markdown and HTML), else as it is.
+ * A file's text with each comment blanked to a space (its line breaks kept) for a parsed language,
+ * `<!-- … -->` in Markdown and HTML, whole-line `#` comments in shell scripts, ignore lists and
+ * settings files, `--` and `/* … *\/` comments in SQL; else as it is.
  */
 export async function codeOnly(file: string, text: string): Promise<string> {
   const source = await parseSource(file, text).catch(() => undefined);
-  // Markdown and HTML without a parser: `<!-- … -->` is a comment no reader sees.
-  if (source === undefined)
-    return MARKUP_FILE.test(file)
-      ? text.replace(/<!--[\s\S]*?(?:-->|$)/g, (comment) => ` ${comment.replace(/[^\n]/g, '')}`)
-      : text;
+  if (source === undefined) {
+    // Markdown and HTML without a parser: `<!-- … -->` is a comment no reader sees.
+    if (MARKUP_FILE.test(file)) return text.replace(/<!--[\s\S]*?(?:-->|$)/g, blank);
+    // A shebang (`#!/bin/sh`) is read by the kernel: it stays.
+    if (HASH_COMMENT_FILE.test(file)) return text.replace(/^[ \t]*#(?!!).*$/gm, blank);
+    if (DASH_COMMENT_FILE.test(file))
+      return text.replace(/\/\*[\s\S]*?(?:\*\/|$)/g, blank).replace(/^[ \t]*--.*$/gm, blank);
+    return text;
+  }
   let out = '';
   let at = 0;
   source.tree.iterate({
@@ -234,6 +247,25 @@ export async function codeWithoutStrings(file: string, text: string): Promise<st
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const wordIn = (text: string, word: string) =>
+  new RegExp(`(?<![\\w$-])${escapeRegExp(word)}(?![\\w$-])`).test(text);
+/** The contents of a code text's string literals. */
+const stringsOf = (code: string) =>
+  [...code.matchAll(/(["'`])((?:\\.|(?!\1)[^\\\n])*)\1/g)].map((match) => match[2] ?? '');
+/**
+ * Whether a string literal declares the flag: every word of it is a flag, a metavar (`<n>`,
+ * `[file]`, `FILE`) or the flag's bare name, and one of them is the flag (`'-n, --dry-run'`,
+ * `"--port <number>"`, `"dry-run"`).
+ */
+function optionLike(content: string, flag: string, bare: string): boolean {
+  const words = content.split(/[\s,|=]+/).filter((word) => word !== '');
+  return (
+    words.some((word) => word === flag || word === bare) &&
+    words.every(
+      (word) => /^-/.test(word) || /^[<[].*[>\]]$/.test(word) || /^[A-Z][A-Z_]*$/.test(word) || word === bare,
+    )
+  );
+}
 
 /**
  * The asked literals no changed file carries where a program reads it. A code literal
@@ -294,8 +326,30 @@ export async function literalsAbsent(
             ].map((text) => ({ text, code: true }))
           : []),
       ];
-      if (!programs.some((text) => spellings.some((spelling) => containsLiteral(text, spelling))))
-        absent.push(literal);
+      const parsedFiles = files.filter(({ file }) => !PROSE_FILE.test(file));
+      const declared = await Promise.all(
+        parsedFiles.map(async ({ file, text }, index) => {
+          const program = programs[index] ?? '';
+          if (!spellings.some((spelling) => containsLiteral(program, spelling))) return false;
+          // A flag in a parsed language is declared by an option-like string (`"--dry-run"`,
+          // `'-n, --dry-run'`, `"dry-run"`) or an identifier (`dry_run`), not by help text that
+          // mentions it ("tool (see --dry-run)").
+          if (
+            !literal.text.startsWith('-') ||
+            (await parseSource(file, text).catch(() => undefined)) === undefined
+          )
+            return true;
+          const bareCode = await codeWithoutStrings(file, text);
+          if (
+            [bare, ...spellings.slice(1).map((spelling) => spelling.text)].some((word) =>
+              wordIn(bareCode, word),
+            )
+          )
+            return true;
+          return stringsOf(program).some((content) => optionLike(content, literal.text, bare));
+        }),
+      );
+      if (!declared.includes(true)) absent.push(literal);
       continue;
     }
     if (!literal.code || commentAsked || COMMENT_LITERAL.test(literal.text)) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
+import { askedSettingValues, isAskedValue, mentionsKey, settingValue } from './asked-setting-values';
 
 describe('askedSettingValues', () => {
   it.each([
@@ -16,6 +16,26 @@ describe('askedSettingValues', () => {
       [{ key: 'version', value: '2.0.0', files: ['package.json'] }],
     ],
     ['Raise maxConnections to 50 in db.toml', [{ key: 'maxConnections', value: '50', files: ['db.toml'] }]],
+    [
+      'In config.yaml set timeout to 30, retries to 5 and `mode` to "fast"',
+      [
+        { key: 'timeout', value: '30', files: ['config.yaml'] },
+        { key: 'retries', value: '5', files: ['config.yaml'] },
+        { key: 'mode', value: 'fast', files: ['config.yaml'] },
+      ],
+    ],
+    [
+      'Set timeout to 30 and restart to apply it in config.yaml',
+      [{ key: 'timeout', value: '30', files: ['config.yaml'] }],
+    ],
+    [
+      'Set port to 8080 in the [server] table of config.toml',
+      [{ key: 'port', value: '8080', files: ['config.toml'], parents: ['server'] }],
+    ],
+    [
+      'Set pool to 10 under `database` in config.yaml',
+      [{ key: 'pool', value: '10', files: ['config.yaml'], parents: ['database'] }],
+    ],
   ])('%s', (description, expected) => {
     expect(askedSettingValues(description)).toEqual(expected);
   });
@@ -64,6 +84,35 @@ describe('settingValue', () => {
     expect(await settingValue('a.toml', '[server]\nport = 80\n', 'port')).toMatchObject({ value: '80' });
     expect(await settingValue('a.toml', '[server]\nhost = "x"\n', 'port')).toBeNull();
     expect(await settingValue('a.js', 'export const port = 1;', 'port')).toBeUndefined();
+  });
+
+  it('asks the key under the parents named or dotted, and says where it lies instead', async () => {
+    const toml = '[server]\nhost = "0.0.0.0"\n\n[database]\nport = 8080\n';
+    expect(await settingValue('a.toml', toml, 'port', ['server'])).toEqual({
+      value: '8080',
+      line: 5,
+      elsewhere: 'database',
+    });
+    expect(await settingValue('a.toml', `${toml}[app.server]\nport = 80\n`, 'port', ['server'])).toEqual({
+      value: '80',
+      line: 7,
+    });
+    const yaml = 'database:\n  url: x\ncache:\n  pool: 10\n';
+    expect(await settingValue('c.yaml', yaml, 'database.pool')).toMatchObject({ elsewhere: 'cache' });
+    expect(await settingValue('c.yaml', 'database:\n  pool: 10\n', 'database.pool')).toEqual({
+      value: '10',
+      line: 2,
+    });
+    expect(await settingValue('a.properties', 'log.level=debug\n', 'log.level')).toEqual({
+      value: 'debug',
+      line: 1,
+    });
+  });
+
+  it('knows keys the file may spell otherwise', async () => {
+    expect(await mentionsKey('c.yaml', 'timeout_seconds: 30\n', 'timeout')).toBe(true);
+    expect(await mentionsKey('c.yaml', 'timeout: 30\n# retries: 5\n', 'retries')).toBe(false);
+    expect(await mentionsKey('c.md', 'x', 'retries')).toBeUndefined();
   });
 
   it('compares values without quotes, case or spaces', () => {

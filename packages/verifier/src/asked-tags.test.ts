@@ -12,12 +12,13 @@ const workspace = useTempWorkspaces({ git: true });
 
 describe('tags asked for in a step description', () => {
   it.each<[string, TagAction[]]>([
-    ['Tag the current commit as v1.2.0', [{ action: 'create', name: 'v1.2.0' }]],
+    ['Tag the current commit as v1.2.0', [{ action: 'create', name: 'v1.2.0', target: 'HEAD' }]],
+    ['Tag the previous commit (HEAD~1) as v1.0.0', [{ action: 'create', name: 'v1.0.0', target: 'HEAD~1' }]],
+    ['Tag the latest commit as v1.2.0', [{ action: 'create', name: 'v1.2.0', target: 'HEAD' }]],
     [
       'Create an annotated tag v2.0.0 with the message "Release 2.0.0"',
-      [{ action: 'create', name: 'v2.0.0' }],
+      [{ action: 'create', name: 'v2.0.0', annotated: true }],
     ],
-    ['Tag the previous commit (HEAD~1) as v1.0.0', [{ action: 'create', name: 'v1.0.0', target: 'HEAD~1' }]],
     [
       'Create a tag `release-3` on commit 3f2a9c1',
       [{ action: 'create', name: 'release-3', target: '3f2a9c1' }],
@@ -107,6 +108,35 @@ describe('checkTag reads the real repository', () => {
       message: expect.stringMatching(/already existed/),
     });
     expect(await check({ action: 'create' })).toMatchObject({ status: 'pass' });
+    expect(await check({ action: 'create', name: 'v2.0.0', annotated: true })).toMatchObject({
+      status: 'pass',
+    });
+    expect(await check({ action: 'create', name: 'v1.0.0', annotated: true })).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/lightweight/),
+    });
+    expect(await check({ action: 'create', name: 'v1.0.0', target: 'HEAD' })).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/not on HEAD/),
+    });
+  });
+
+  it('"the latest commit" is HEAD when the step started, or HEAD after the step committed', async () => {
+    const { ws, git } = await repository();
+    const before = readGitRefs(ws.root);
+    await ws.write('b.txt', 'b\n');
+    await ws.git('add', '-A');
+    await ws.git('commit', '-m', 'b');
+    await ws.git('tag', 'v1.1.0');
+    await ws.git('tag', 'v1.0.0', 'HEAD~1');
+    const after = readGitRefs(ws.root);
+    const check = (tag: TagAction) => checkTag(tag, { refs: { before, after }, git, tagCommandPassed: true });
+    expect(await check({ action: 'create', name: 'v1.1.0', target: 'HEAD' })).toMatchObject({
+      status: 'pass',
+    });
+    expect(await check({ action: 'create', name: 'v1.0.0', target: 'HEAD' })).toMatchObject({
+      status: 'pass',
+    });
   });
 
   it('a deleted tag must be gone, and have been there', async () => {

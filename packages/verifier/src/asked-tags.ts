@@ -6,8 +6,20 @@ export interface TagAction {
   action: 'create' | 'delete';
   /** The tag's name (`v1.2.0`); undefined when the text names none ("tag the release"). */
   name?: string;
-  /** The commit it must point at, as named (`HEAD~1`, `3f2a9c1`); undefined: any. */
+  /**
+   * The commit it must point at, as named (`HEAD~1`, `3f2a9c1`); `HEAD` for "the latest commit"
+   * (the step's starting HEAD or its HEAD now); undefined: any.
+   */
   target?: string;
+  /** An annotated tag was asked ("an annotated tag", "with the message …"): a lightweight one is not it. */
+  annotated?: true;
+}
+
+/** Words that ask for an annotated tag object, not a lightweight ref. */
+export function asksAnnotatedTag(text: string): boolean {
+  return /\bannotated\b|\bsigned\s+tag\b|\btag\b(?:[^.;\n]|\.(?=\S))*\bwith\s+(?:the\s+|a\s+)?(?:message|annotation)\b/i.test(
+    text,
+  );
 }
 
 /** A tag name as people write them: a version (`v1.2.0`, `1.2`), or any name quoted. */
@@ -33,8 +45,17 @@ export function tagTargetIn(text: string): string | undefined {
       text,
     )?.[1];
   if (named !== undefined) return named;
-  if (/\b(?:previous|last|prior|parent)\s+commit\b|上一个提交|上一個提交|直前のコミット/iu.test(text))
+  if (
+    /\b(?:previous|prior|parent)\s+commit\b|\bcommit\s+before\s+(?:the\s+)?(?:last|latest)\b|上一个提交|上一個提交|直前のコミット/iu.test(
+      text,
+    )
+  )
     return 'HEAD~1';
+  if (
+    /\b(?:last|latest|current|most\s+recent|newest|head)\s+commit\b/i.test(text) ||
+    /\bHEAD\b(?![~^])/.test(text)
+  )
+    return 'HEAD';
   return undefined;
 }
 
@@ -97,6 +118,16 @@ export async function checkTag(
       return { status: 'pass', message: `${made.map((name) => name.slice(10)).join(', ')} created` };
     ref = made[0];
   }
+  if (tag.annotated && ref !== undefined) {
+    if (env.git === undefined)
+      return { status: 'error', message: `whether tag ${ref.slice(10)} is annotated could not be read` };
+    const kind = await env.git(['cat-file', '-t', ref]);
+    if (kind.exitCode !== 0 || kind.stdout.trim() !== 'tag')
+      return {
+        status: 'fail',
+        message: `tag ${ref.slice(10)} is a lightweight tag (a ${kind.stdout.trim() || 'missing'} ref), not the annotated tag asked`,
+      };
+  }
   if (tag.target === undefined || ref === undefined)
     return { status: 'pass', message: `tag ${tag.name} is at ${now.get(ref ?? '')?.slice(0, 12)}` };
   if (env.git === undefined)
@@ -114,7 +145,12 @@ export async function checkTag(
     return { status: 'fail', message: `tag ${ref.slice(10)} does not point at a commit` };
   if (wanted.exitCode !== 0) return { status: 'fail', message: `there is no commit ${tag.target}` };
   const on = tagged.stdout.trim();
-  return on === wanted.stdout.trim()
+  // "The latest commit": HEAD when the step started, or HEAD now (a step that commits, then tags).
+  const current =
+    tag.target === 'HEAD'
+      ? (await env.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).stdout.trim()
+      : '';
+  return on === wanted.stdout.trim() || (current !== '' && on === current)
     ? { status: 'pass', message: `tag ${ref.slice(10)} is on ${tag.target} (${on.slice(0, 12)})` }
     : {
         status: 'fail',

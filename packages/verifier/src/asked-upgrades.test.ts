@@ -17,6 +17,11 @@ describe('askedUpgrade', () => {
       name: 'typescript',
       version: '5.4.5',
     });
+    expect(askedUpgrade('Pin requests to version 2.31.0 in requirements.txt')).toEqual({
+      name: 'requests',
+      version: '2.31.0',
+      pinned: true,
+    });
     expect(askedUpgrade('Upgrade the dependencies')).toBeUndefined();
     expect(askedUpgrade('Update the README to 2 sections')).toBeUndefined();
   });
@@ -25,6 +30,20 @@ describe('askedUpgrade', () => {
 describe('upgradeDisagreement', () => {
   const upgrade = { name: 'left-pad', version: '1.3.0' };
   const files = (entries: Record<string, string>) => (file: string) => entries[file];
+
+  it('asks a pinned version to be exact, in package.json and requirements.txt', () => {
+    const pinned = { ...upgrade, pinned: true as const };
+    expect(upgradeDisagreement(pinned, files({ 'package.json': manifest('^1.3.0') }))).toMatch(/a range/);
+    expect(upgradeDisagreement(pinned, files({ 'package.json': manifest('1.3.0') }))).toBeUndefined();
+    const requests = { name: 'requests', version: '2.31.0', pinned: true as const };
+    const reqs = (line: string) => files({ 'requirements.txt': `flask==3.0.0\n${line}\n` });
+    expect(upgradeDisagreement(requests, reqs('requests>=2.31.0'))).toMatch(/a range/);
+    expect(upgradeDisagreement(requests, reqs('requests'))).toMatch(/with no version/);
+    expect(upgradeDisagreement(requests, reqs('Requests[socks]==2.31.0  # http'))).toBeUndefined();
+    expect(
+      upgradeDisagreement({ name: 'requests', version: '2.31.0' }, reqs('requests>=2.31.0')),
+    ).toBeUndefined();
+  });
 
   it('is silent when manifest, lockfile and node_modules agree, or the manifest does not list it', () => {
     expect(upgradeDisagreement(upgrade, files({ 'package.json': manifest('^1.3.0') }))).toBeUndefined();

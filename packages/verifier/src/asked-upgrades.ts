@@ -11,6 +11,8 @@ export interface AskedUpgrade {
   name: string;
   /** The version asked, without a range operator (`^4.17.21` → `4.17.21`). */
   version: string;
+  /** "Pin requests to 2.31.0", "exact version": a range that allows other versions is not it. */
+  pinned?: true;
 }
 
 const UPGRADE =
@@ -23,7 +25,27 @@ export function askedUpgrade(description: string): AskedUpgrade | undefined {
   const version = match?.[2] ?? match?.[3];
   if (!name || !version || /^(?:the|a|an|all|it|them|dependencies|deps|packages|version)$/i.test(name))
     return undefined;
-  return { name, version };
+  const pinned =
+    /^pin$/i.test(match?.[0].split(/\s/)[0] ?? '') ||
+    /\b(?:pinn(?:ed|ing)|exact(?:ly)?)\s+(?:version|at|to)\b|\bexact\s+version\b/i.test(description);
+  return pinned ? { name, version, pinned: true } : { name, version };
+}
+
+/** A range that admits only one version (`1.3.0`, `=1.3.0`, `==1.3.0`), not `^1.3.0`, `>=1.3.0`, `1.x`. */
+const EXACT = /^(?:={0,3})\s*v?\d+(?:\.\d+){0,2}(?:-[\w.]+)?$/;
+
+/** A Python requirement name as pip compares them (`Foo_Bar` is `foo-bar`). */
+const pythonName = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+/** The requirement of `name` in a requirements file: its version specifier (`''` when none). */
+function requirement(text: string | undefined, name: string): string | undefined {
+  if (text === undefined) return undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s#.*$/, '').trim();
+    const match = /^([A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*([^;]*)/.exec(line);
+    if (match?.[1] !== undefined && pythonName(match[1]) === pythonName(name)) return (match[2] ?? '').trim();
+  }
+  return undefined;
 }
 
 /** Whether a resolved version is the asked one (`1.3` asks for any `1.3.x`). */
@@ -98,9 +120,20 @@ export function upgradeDisagreement(
   read: (file: string) => string | undefined,
 ): string | undefined {
   const range = manifestRange(read('package.json'), upgrade.name);
-  if (range === undefined) return undefined;
-  if (!new RegExp(`(?<![\\d.])${escapeRegExp(upgrade.version)}(?![\\d])`).test(range))
-    return `package.json still asks for ${upgrade.name}@${range}`;
+  const named = new RegExp(`(?<![\\d.])${escapeRegExp(upgrade.version)}(?![\\d])`);
+  if (range === undefined) {
+    // Python: requirements.txt names the version (`==` when it was to be pinned).
+    const spec = requirement(read('requirements.txt'), upgrade.name);
+    if (spec === undefined) return undefined;
+    if (!named.test(spec))
+      return `requirements.txt asks for ${upgrade.name}${spec === '' ? ' with no version' : spec}`;
+    if (upgrade.pinned && !/^===?\s*v?\d/.test(spec))
+      return `requirements.txt asks for ${upgrade.name}${spec}, a range, not the pinned version`;
+    return undefined;
+  }
+  if (!named.test(range)) return `package.json still asks for ${upgrade.name}@${range}`;
+  if (upgrade.pinned && !EXACT.test(range.trim()))
+    return `package.json asks for ${upgrade.name}@${range}, a range, not the pinned version`;
   for (const [file, version] of lockedVersions(read, upgrade.name))
     if (!sameVersion(version, upgrade.version))
       return `package.json asks for ${upgrade.name}@${range}, but ${file} still resolves ${version}`;

@@ -20,6 +20,24 @@ describe('brokenByStep (files the step left unparsable)', () => {
     expect(broken[0]?.errors.length).toBeGreaterThan(0);
   });
 
+  it('finds CSV and TSV rows with another number of fields than the header', async () => {
+    const people = 'name,age,city\nAlice,30,Paris\n';
+    const broken = await brokenByStep([
+      file('data/people.csv', `${people}Carol,41\n`, people),
+      file('data/a.tsv', 'a\tb\n1\t2\t3\n'),
+    ]);
+    expect(broken).toEqual([
+      { file: 'data/people.csv', errors: ['line 3 has 2 field(s), the header has 3'] },
+      { file: 'data/a.tsv', errors: ['line 2 has 3 field(s), the header has 2'] },
+    ]);
+    expect(
+      await brokenByStep([
+        file('data/people.csv', `${people}"Carol, Jr.",41,"Lyon\nRhône"\r\n\n`, people),
+        file('data/old.csv', 'a,b\n1\n2,3\n', 'a,b\n1\n'),
+      ]),
+    ).toEqual([]);
+  });
+
   it('leaves valid code, JSONC, earlier breakage, fixtures and unknown languages alone', async () => {
     expect(
       await brokenByStep([

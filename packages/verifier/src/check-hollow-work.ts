@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { codeOnly } from './asked-literals';
 import type { Finding } from './finding';
 import {
   exitsBeforeTests,
@@ -20,6 +21,11 @@ import { TEST_FILE } from './workspace-snapshot';
 const MODULE_PATCH = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*=(?!=)/;
 
 /** Files that are empty by design. */
+/** Words that ask for comments: a file of comments is then what was asked. */
+const COMMENTS_ASKED =
+  /\b(?:comments?|commented|placeholder|template|skeleton|stub|todo|license|header|notes?)\b/i;
+/** Prose and data files: read as text, no comments to blank. */
+const PROSE = /\.(?:md|mdx|markdown|txt|rst|adoc|csv|tsv|json)$/i;
 const KEEP_FILE = /(?:^|\/)(?:__init__\.py|\.gitkeep|\.keep|\.nojekyll|py\.typed|\.gitignore|\.npmignore)$/;
 
 /** What {@link checkHollowWork} needs. */
@@ -90,7 +96,8 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   and holds test cases, outside the default test places (`TEST_FILE`), that the project's runner
  *   configuration does not collect ({@link testCollection}: include/testMatch/spec globs, `node
  *   --test` arguments, pytest `testpaths`/`python_files`); unverified (`error`) when the
- *   configuration cannot be read precisely.
+ *   configuration cannot be read precisely. A file named like a test (`spec/sum.test.js`,
+ *   `tests/calc_check.py`) whose added cases the configuration plainly leaves out fails too.
  * - **Tests that never run**: every test case the step added is skipped, todo, in a skipped group
  *   (`test.skip`, `xit`, `{ skip: true }`, `describe.skip`, `@pytest.mark.skip`), unless asked.
  * - **Unexercised subject**: asked for tests of a named function ("Add tests for isPrime"), the
@@ -119,6 +126,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const testFiles: { file: string; text: string; added: boolean }[] = [];
   const addedCases: { where: string; skipped: boolean }[] = [];
   const uncollected: string[] = [];
+  const namedTests: string[] = [];
   const specialCased: { file: string; fn: FunctionBody; cases: SpecialCases }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   for (const file of touched) {
@@ -169,7 +177,11 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       for (const test of cases)
         if (test.hollow !== undefined && !oldBodies.has(test.body))
           hollowTests.push(`${file}:${test.line} ${test.name.slice(0, 40)} (${test.hollow})`);
-      testFiles.push({ file, text: after, added: cases.some((test) => !oldBodies.has(test.body)) });
+      const added = cases.some((test) => !oldBodies.has(test.body));
+      testFiles.push({ file, text: after, added });
+      // A test file by its name, yet outside what the runner's configuration collects
+      // (`python_files = test_*.py` and `tests/calc_check.py`, `node --test test/` and `spec/`).
+      if (added) namedTests.push(file);
       // Cases the step added that the runner will not run: skipped, todo, in a skipped group.
       const lines = after.split('\n');
       const groupSkipped = SKIPPED_GROUP.test(after) && !(before !== undefined && SKIPPED_GROUP.test(before));
@@ -209,12 +221,16 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   }
   // Tests outside the runner's default places, in a project whose test configuration never
   // names their folder or file: the run the step reports did not include them.
-  if (uncollected.length > 0) {
+  if (uncollected.length > 0 || namedTests.length > 0) {
     const commands = ledger.commands.filter((entry) => entry.ran).map((entry) => entry.run.argv);
     const judged = uncollected.map((file) => ({
       file,
       how: testCollection(file, (rel) => facts.read(rel), commands),
     }));
+    // Named like tests: judged only when the configuration plainly leaves them out.
+    for (const file of namedTests)
+      if (testCollection(file, (rel) => facts.read(rel), commands) === 'lost')
+        judged.push({ file, how: 'lost' });
     const lost = judged.filter((entry) => entry.how === 'lost').map((entry) => entry.file);
     const unknown = judged.filter((entry) => entry.how === 'unknown').map((entry) => entry.file);
     if (lost.length > 0)
@@ -271,18 +287,27 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         { file: testFiles[0]?.file ?? '' },
       ),
     );
-  // Files the step was asked to create, created empty.
+  // Files the step was asked to create, created empty, or holding only comments (a migration
+  // whose statement is commented out, a script of `#` lines): nothing in them runs.
   const emptyAsked = /\bempty\b|空/iu.test(env.description);
+  const commentsAsked = COMMENTS_ASKED.test(env.description);
   for (const file of env.expectations.create) {
     const rel = facts.relative(file);
     if (rel === undefined || emptyAsked || !created.includes(rel) || KEEP_FILE.test(rel)) continue;
-    if ((facts.read(rel) ?? 'x').trim() === '') hollowFiles.push(rel);
+    const text = facts.read(rel) ?? 'x';
+    if (text.trim() === '') hollowFiles.push(rel);
+    else if (
+      !commentsAsked &&
+      !PROSE.test(rel) &&
+      (await codeOnly(rel, text)).replace(/^#!.*$/m, '').trim() === ''
+    )
+      hollowFiles.push(rel);
   }
   if (hollowFiles.length > 0)
     findings.push(
       finding(
         'fail',
-        `The step was asked to create ${hollowFiles.join(', ')}, but created ${hollowFiles.length > 1 ? 'them' : 'it'} empty.`,
+        `The step was asked to create ${hollowFiles.join(', ')}, but created ${hollowFiles.length > 1 ? 'them' : 'it'} empty (or holding only comments).`,
         {
           file: hollowFiles[0] ?? '',
         },
@@ -313,8 +338,8 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         )
       : [];
   const examples = [env.description, ...testFiles.map((test) => test.text), ...existing].join('\n');
-  const onlyExamples = specialCased.filter(({ cases }) =>
-    answersOnlyExamples(cases, env.description, examples),
+  const onlyExamples = specialCased.filter(({ fn, cases }) =>
+    answersOnlyExamples(cases, env.description, examples, fn.name),
   );
   if (onlyExamples.length > 0)
     findings.push(
@@ -405,6 +430,24 @@ function existingTestsNaming(
 
 /** Booleans: a predicate whose rule is the example itself (`isAdmin(role)`: `role === 'admin'`) looks the same. */
 const BOOLEAN = /^(?:true|false|True|False)$/;
+const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+
+/**
+ * Whether a predicate's literals can be its rule: it lists a set (`isVowel`: `'a'`…`'u'`,
+ * `isWeekend`: Saturday and Sunday), compares with a number or a short text, names the literal
+ * (`is_admin` and `"admin"`), or the request says the literal outside an example call ("true when
+ * env is 'production'"). One example text answered and nothing else (`is_palindrome(text)`:
+ * `text == 'racecar'`, asked "is_palindrome('racecar') is True") is no rule.
+ */
+function predicateRule(cases: SpecialCases, name: string, description: string): boolean {
+  if (cases.inputs.length > 1) return true;
+  const input = cases.inputs[0] ?? '';
+  if (!/^(['"`]).*\1$/s.test(input)) return true;
+  const word = letters(literalWords(input));
+  if (word.length < 2 || letters(name).includes(word)) return true;
+  const calls = new RegExp(`${name.replace(/[$]/g, '\\$')}\\s*\\([^)]*\\)`, 'g');
+  return letters(description.replace(calls, ' ')).includes(word);
+}
 /** The request itself gives a fallback for inputs it does not list ("anything else → 8080"). */
 const FALLBACK_ASKED =
   /\b(?:otherwise|else|other(?:\s+\w+)?\s+(?:inputs?|values?|cases?|codes?|names?|keys?)|any\s+other|default(?:s|ing)?|fall\s*back|unknown|unsupported|only\s+(?:for|when|if))\b|否则|其他|それ以外/iu;
@@ -416,11 +459,17 @@ function literalWords(literal: string): string {
 
 /**
  * Whether a special-cased function answers only examples: every literal it tests is one the request
- * (or a test the step wrote) mentions, its answers are not only booleans, and the request gives no
- * fallback for the other inputs.
+ * (or a test the step wrote) mentions, its answers are not only booleans of a predicate whose rule
+ * the literals may be ({@link predicateRule}), and the request gives no fallback for the other inputs.
  */
-function answersOnlyExamples(cases: SpecialCases, description: string, examples: string): boolean {
-  if (cases.outputs.every((output) => BOOLEAN.test(output))) return false;
+function answersOnlyExamples(
+  cases: SpecialCases,
+  description: string,
+  examples: string,
+  name: string,
+): boolean {
+  if (cases.outputs.every((output) => BOOLEAN.test(output)) && predicateRule(cases, name, description))
+    return false;
   if (FALLBACK_ASKED.test(description)) return false;
   return cases.inputs.every((input) => {
     const words = literalWords(input);

@@ -3,11 +3,13 @@ import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRe
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
 import { flagSetting, flagsAskedOn } from './asked-flags';
+import { askedGitOperations, checkGitOperation } from './asked-git-operations';
 import { askedLiterals, containsLiteral, literalsAbsent } from './asked-literals';
 import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
-import { askedSettingValues, isAskedValue, settingValue } from './asked-setting-values';
+import { askedRowRemovals, rowsLeft } from './asked-row-removals';
+import { askedSettingValues, isAskedValue, mentionsKey, settingValue } from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
@@ -176,6 +178,9 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         ) !== undefined
       : effectWindows(ledger).length > 0);
   if (asked.length === 0) {
+    // "Revert the commit …", "Stash the changes": the repository says whether it happened.
+    const operations = await gitOperationFindings(env);
+    if (operations.length > 0) return operations;
     // No verb of the description was recognised: a tool it names, or the step's own changes.
     const named = namedToolEvidence(expectations, env.description, ledger);
     if (named !== undefined) return [named];
@@ -185,6 +190,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (mine.length === 0) return [];
     const twin = namesakeFinding(env, mine);
     if (twin !== undefined) return [twin];
+    const rolledBack = await rolledBackFinding(env, modified.filter(own));
+    if (rolledBack !== undefined) return [rolledBack];
     const shadowed = await shadowedFinding(env, { created, modified }, own);
     if (shadowed !== undefined) return [shadowed];
     const unset = await settingValueFinding(env, { created, modified }, own);
@@ -389,6 +396,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const twin = namesakeFinding(env, [...known.created, ...known.modified].filter(own));
     if (twin !== undefined) findings.push(twin);
+    const rolledBack = await rolledBackFinding(env, known.modified.filter(own));
+    if (rolledBack !== undefined) findings.push(rolledBack);
   }
 
   // A setting written where a later one of the same key overrides it: the old value still rules.
@@ -661,6 +670,25 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
         `The step was asked to move ${upgrade.name} to ${upgrade.version}, but ${disagreement}: an install from the project's records does not get the version asked.`,
       ),
     );
+
+  // "Remove the row for Bob from data/people.csv": the row is gone from that file.
+  for (const { value, file } of askedRowRemovals(env.description)) {
+    const rel = facts.relative(file);
+    const text = rel === undefined ? undefined : facts.read(rel);
+    if (rel === undefined || text === undefined) continue;
+    const left = rowsLeft(text, value);
+    findings.push(
+      left.length === 0
+        ? outcome(
+            'pass',
+            `The step was asked to remove the row for \`${value}\` from ${rel}: no line holds it.`,
+          )
+        : outcome(
+            'fail',
+            `The step was asked to remove the row for \`${value}\` from ${rel}, but line ${left.slice(0, 3).join(', ')} still holds it.`,
+          ),
+    );
+  }
 
   if (expectations.outcomes.has('install')) {
     const installs = ledger.commands.filter((entry) =>
@@ -1036,6 +1064,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     }
   }
 
+  findings.push(...(await gitOperationFindings(env)));
+
   // "Make the port configurable: read it from the environment" asks the program to read, not the step.
   if (expectations.outcomes.has('read') && askedConfig(env.description) === undefined) {
     findings.push(
@@ -1045,6 +1075,91 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
             `The step was asked to ${NOUN.read}: ${ledger.readCount} read call(s) succeeded${ledger.read.size > 0 ? ` (${[...ledger.read.keys()].slice(0, 5).join(', ')})` : ''}.`,
           )
         : outcome('fail', `The step was asked to ${NOUN.read}, but no read call succeeded.`),
+    );
+  }
+  return findings;
+}
+
+/** Words that ask to put earlier content back: then a file at an older version is the ask. */
+const ROLLBACK_ASKED =
+  /\b(?:revert\w*|undo\w*|undid|restor\w*|roll\w*\s*back|rollback|reset\w*|back\s*out|go\s+back|previous\s+version|old\s+version|earlier\s+version|downgrad\w*|cherry-?pick\w*|rebas\w*|merg\w*|checkout|check\s+out)\b|回滚|还原|撤销|元に戻/iu;
+
+/** Whether two texts share a word of four letters or more (`feature` in "feat: feature flag"). */
+function sharesWords(a: string, b: string): boolean {
+  const words = (text: string) => new Set(text.toLowerCase().match(/\p{L}{4,}/gu) ?? []);
+  const theirs = words(b);
+  return [...words(a)].some((word) => theirs.has(word));
+}
+
+/**
+ * A failing finding when the step put a file it was not asked about back to the content an
+ * earlier commit gave it (`git checkout HEAD~1 -- src/app.js` slipped into "add a changelog entry
+ * and commit it"): it undid earlier work nobody asked it to touch. Files the description names,
+ * work whose commit subject shares a word with the description ("Disable the feature flag" and
+ * "feat: feature flag"), and descriptions that ask to revert, restore or roll back anything, are
+ * not judged.
+ */
+async function rolledBackFinding(
+  env: OutcomeEnvironment,
+  modified: readonly string[],
+): Promise<Finding | undefined> {
+  if (modified.length === 0 || ROLLBACK_ASKED.test(env.description)) return undefined;
+  const head = env.changes.refs().before?.head;
+  if (head === undefined) return undefined;
+  const named = new Set(findPaths(env.description).flatMap((found) => env.facts.relative(found.file) ?? []));
+  const base = (file: string) => file.split('/').at(-1) ?? file;
+  const namedBases = new Set([...named].map(base));
+  const undone: string[] = [];
+  for (const file of modified.slice(0, 20)) {
+    if (named.has(file) || namedBases.has(base(file))) continue;
+    const log = await env.git(['log', '--format=%H%x09%s', '-n', '20', head, '--', file]);
+    if (log.exitCode !== 0) continue;
+    // The first commit listed made the content the step started from; the others, older ones.
+    const older = log.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split('\t') as [string, string?]);
+    const [latest, latestSubject] = log.stdout.trim().split('\n')[0]?.split('\t') ?? [];
+    // "Disable the feature flag" may well undo "feat: feature flag": the ask is about that work.
+    if (sharesWords(latestSubject ?? '', env.description)) continue;
+    for (const [commit, subject] of older) {
+      if (commit === '' || (await env.git(['diff', '--quiet', commit, '--', file])).exitCode !== 0) continue;
+      undone.push(
+        `${file} is back to its content of ${commit.slice(0, 12)} (${excerpt(subject ?? '', 40)}), undoing ${latest?.slice(0, 12)} (${excerpt(latestSubject ?? '', 40)})`,
+      );
+      break;
+    }
+  }
+  if (undone.length === 0) return undefined;
+  return outcome(
+    'fail',
+    `The step rolled back earlier work it was not asked to touch: ${undone.slice(0, 3).join('; ')}.`,
+  );
+}
+
+/**
+ * Merges, reverts and stashes the description asks for ({@link askedGitOperations}), judged on the
+ * repository: they leave no file of their own to check.
+ */
+async function gitOperationFindings(env: OutcomeEnvironment): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const operation of askedGitOperations(env.description)) {
+    const checked = await checkGitOperation(operation, { refs: env.changes.refs(), git: env.git });
+    if (checked === undefined) continue;
+    const asked =
+      operation.kind === 'merge'
+        ? `merge ${operation.branch}${operation.into !== undefined ? ` into ${operation.into}` : ''}`
+        : operation.kind === 'stash'
+          ? 'stash the changes'
+          : `revert ${operation.subject !== undefined ? `"${operation.subject}"` : (operation.hash ?? 'the last commit')}`;
+    findings.push(
+      outcome(
+        checked.status,
+        checked.status === 'pass'
+          ? `The step was asked to ${asked}: ${checked.message}.`
+          : `The step was asked to ${asked}, but ${checked.message}.`,
+      ),
     );
   }
   return findings;
@@ -1141,8 +1256,11 @@ async function shadowedFinding(
 /**
  * Settings the description asks to set to a value ("Set timeout to 30 in config.yaml") that the
  * entry a reader takes does not hold: the value only in a comment, or under the same key nested
- * elsewhere while the one the program reads keeps its old value. A file without the key at all
- * is not judged here (the key may be spelled otherwise).
+ * elsewhere while the one the program reads keeps its old value, or under another table or
+ * section than the one asked ("port in the [server] table", "database.pool"). A settings file the
+ * sentence names that has no entry of the key at all, nor a key that may spell it otherwise
+ * (`TIMEOUT_SECONDS` for `timeout`), does not hold it either: "set timeout to 30 and retries to
+ * 5 in config.yaml" with only the timeout written.
  */
 async function settingValueFinding(
   env: OutcomeEnvironment,
@@ -1150,23 +1268,40 @@ async function settingValueFinding(
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
   const wrong: string[] = [];
-  for (const { key, value, files } of askedSettingValues(env.description)) {
-    const targets = files.length > 0 ? files : [...known.created, ...known.modified].filter(own);
+  for (const { key, value, files, parents } of askedSettingValues(env.description)) {
+    const named = files.length > 0;
+    const targets = named ? files : [...known.created, ...known.modified].filter(own);
     const seen: string[] = [];
+    const missing: string[] = [];
     let held = false;
     for (const file of targets) {
       const text = env.facts.read(file);
       if (text === undefined) continue;
-      const actual = await settingValue(file, text, key);
-      if (actual === undefined || actual === null) continue;
+      const actual = await settingValue(file, text, key, parents);
+      if (actual === undefined) continue;
+      if (actual === null) {
+        if (named && (await mentionsKey(file, text, key)) === false) missing.push(file);
+        continue;
+      }
+      if (actual.elsewhere !== undefined) {
+        const where = actual.elsewhere === '' ? 'at the top level' : `under \`${actual.elsewhere}\``;
+        seen.push(
+          `${file}:${actual.line} has it only ${where}, not under \`${[...(parents ?? []), ...key.split('.').slice(0, -1)].join('.')}\``,
+        );
+        continue;
+      }
       if (isAskedValue(actual.value, value)) {
         held = true;
         break;
       }
       seen.push(`${file}:${actual.line} sets it to \`${excerpt(actual.value, 40)}\``);
     }
-    if (!held && seen.length > 0)
-      wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+    if (held) continue;
+    if (seen.length > 0) wrong.push(`\`${key}\` to \`${value}\`, but ${seen.slice(0, 2).join(' and ')}`);
+    else if (missing.length > 0)
+      wrong.push(
+        `\`${key}\` to \`${value}\`, but ${missing.slice(0, 2).join(' and ')} has no \`${key}\` entry`,
+      );
   }
   if (wrong.length === 0) return undefined;
   return outcome(

@@ -236,6 +236,26 @@ describe('stubs', () => {
       c: undefined,
     });
   });
+
+  it('reads a predicate that only compares its argument with literals as special cases', async () => {
+    const py =
+      'def is_palindrome(text):\n    return text == "racecar"\n\ndef is_vowel(c):\n    return c in ("a", "e")\n';
+    expect(
+      Object.fromEntries(
+        ((await listFunctionBodies('a.py', py)) ?? []).map((fn) => [fn.name, fn.specialCases]),
+      ),
+    ).toEqual({
+      is_palindrome: { inputs: ['"racecar"'], outputs: ['True'], otherwise: 'False' },
+      is_vowel: { inputs: ['"a"', '"e"'], outputs: ['True'], otherwise: 'False' },
+    });
+    const js =
+      "const isP = (t) => t === 'racecar';\nfunction isQ(t) {\n  return t.split('').reverse().join('') === t;\n}\n";
+    expect(
+      Object.fromEntries(
+        ((await listFunctionBodies('a.js', js)) ?? []).map((fn) => [fn.name, fn.specialCases]),
+      ),
+    ).toEqual({ isP: { inputs: ["'racecar'"], outputs: ['true'], otherwise: 'false' }, isQ: undefined });
+  });
 });
 
 describe('exitsBeforeTests', () => {

@@ -555,6 +555,13 @@ function conditionalAnswer(
     const inner = statements(value);
     if (inner.length === 1) return conditionalAnswer(source, inner[0], params, python, cases);
   }
+  // `return text == 'racecar'`: true for the literals compared, false for any other input.
+  const compared = cases !== undefined ? literalTest(source, value, params) : undefined;
+  if (cases !== undefined && compared !== undefined) {
+    cases.inputs.push(...compared);
+    cases.outputs.push(python ? 'True' : 'true');
+    return python ? 'False' : 'false';
+  }
   if (value?.name !== 'ConditionalExpression') return trivialAnswer(source, value, params);
   const parts = statements(value).filter((child) => !['LogicOp', 'if', 'else'].includes(child.name));
   const [condition, answer, other] = python ? [parts[1], parts[0], parts[2]] : parts;

@@ -1,4 +1,4 @@
-import { type TagAction, tagNameIn, tagTargetIn } from './asked-tags';
+import { asksAnnotatedTag, type TagAction, tagNameIn, tagTargetIn } from './asked-tags';
 import { symbolsAt } from './extract-claims';
 import { findPaths } from './find-paths';
 import { splitCommandLine } from './split-command-line';
@@ -432,6 +432,10 @@ export function stepExpectations(description: string): StepExpectations {
           action: category === 'tag' ? 'create' : 'delete',
           ...(name !== undefined ? { name } : {}),
           ...(target !== undefined ? { target } : {}),
+          ...(category === 'tag' &&
+          asksAnnotatedTag(`${text.slice(Math.max(0, hit.index - 24), hit.index)}${where}`)
+            ? { annotated: true as const }
+            : {}),
         });
         break;
       }

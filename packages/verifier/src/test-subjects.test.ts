@@ -44,6 +44,77 @@ describe('subjectUse', () => {
     ).toBe('imported');
   });
 
+  it('is `patched` when the test mocks the whole module it imports the subject from', () => {
+    const js = (...lines: string[]) => lines.join('\n');
+    expect(
+      subjectUse(
+        'sum.test.js',
+        js(
+          "import { sum } from '../src/sum.js';",
+          "jest.mock('../src/sum.js', () => ({ sum: jest.fn(() => 5) }));",
+          'expect(sum(2, 3)).toBe(5);',
+        ),
+        'sum',
+      ),
+    ).toBe('patched');
+    expect(
+      subjectUse(
+        'sum.test.ts',
+        js("import { sum } from '../src/sum';", "vi.mock('../src/sum.ts');", 'expect(sum(2, 3)).toBe(5);'),
+        'sum',
+      ),
+    ).toBe('patched');
+    expect(
+      subjectUse(
+        'sum.test.js',
+        js(
+          "mock.module('../src/sum.js', { namedExports: { sum: () => 5 } });",
+          "const { sum } = await import('../src/sum.js');",
+          'assert.equal(sum(2, 3), 5);',
+        ),
+        'sum',
+      ),
+    ).toBe('patched');
+    expect(
+      subjectUse(
+        'test_calc.py',
+        js(
+          'import sys',
+          'from app.calc import add',
+          'sys.modules["app.calc"] = FakeCalc()',
+          'assert add(2, 3) == 5',
+        ),
+        'add',
+      ),
+    ).toBe('patched');
+  });
+
+  it('is `used` when the mocked module is a dependency, or the mock keeps the real subject', () => {
+    const js = (...lines: string[]) => lines.join('\n');
+    expect(
+      subjectUse(
+        'user.test.js',
+        js(
+          "import { getUser } from '../src/user.js';",
+          "vi.mock('../src/db.js', () => ({ query: vi.fn() }));",
+          'expect(getUser(1)).toBeNull();',
+        ),
+        'getUser',
+      ),
+    ).toBe('used');
+    expect(
+      subjectUse(
+        'user.test.ts',
+        js(
+          "import { getUser } from '../src/user';",
+          "vi.mock('../src/user', async (importOriginal) => ({ ...(await importOriginal()), audit: vi.fn() }));",
+          'expect(getUser(1)).toBeNull();',
+        ),
+        'getUser',
+      ),
+    ).toBe('used');
+  });
+
   it('is `patched` when the test replaces it', () => {
     const py = (patch: string) =>
       `from unittest.mock import patch\nfrom app import calc\n\n${patch}\ndef test_add():\n    assert calc.add(2, 3) == 5\n`;

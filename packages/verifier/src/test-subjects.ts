@@ -82,6 +82,71 @@ function metadataUse(name: string): RegExp {
   );
 }
 
+/** A module path without `./`, extension or `/index`, to compare two specifiers of one file. */
+const moduleKey = (specifier: string) =>
+  specifier
+    .replace(/^(?:\.\/)+/, '')
+    .replace(/\.(?:[cm]?[jt]sx?)$/, '')
+    .replace(/\/index$/, '');
+
+/** The text of the call whose `(` is at `open`, to its matching `)` (strings skipped roughly). */
+function callText(text: string, open: number): string {
+  let depth = 0;
+  for (let index = open; index < text.length; index++) {
+    const char = text[index];
+    if (char === '"' || char === "'" || char === '`') {
+      const end = text.indexOf(char, index + 1);
+      if (end === -1) break;
+      index = end;
+    } else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) return text.slice(open, index + 1);
+  }
+  return text.slice(open);
+}
+
+/** Whole-module mocks: `vi.mock('m', …)`, `jest.mock`, `doMock`, `unstable_mockModule`, `mock.module`. */
+const MODULE_MOCK =
+  /\b(?:(?:vi|jest)\s*\.\s*(?:mock|doMock|unstable_mockModule)|mock\s*\.\s*module)\s*(\()\s*(['"`])([^'"`\n]+)\2/g;
+/** A factory that keeps the real module and replaces only some of its exports. */
+const KEEPS_ACTUAL = /\b(?:importActual|requireActual|importOriginal)\b|\.\.\.\s*(?:await\s+)?\w+\s*\(\s*\)/;
+
+/**
+ * Whether the test replaces the whole module it imports `name` from, so that the tests call the
+ * mock: an automock (`vi.mock('../src/sum')` without a factory), a factory that defines `name`,
+ * or one that does not keep the real module (`importActual`); in Python, `sys.modules[…]` or
+ * `patch.dict(sys.modules, …)` set for the module `name` is imported from.
+ */
+function mocksOwnModule(text: string, name: string): boolean {
+  const id = escapeName(name);
+  const word = new RegExp(`(?<![\\w$])${id}(?![\\w$])`);
+  const sources = new Set<string>();
+  const jsImport =
+    /\bimport\s+([^;]*?)\s+from\s*(['"])([^'"\n]+)\2|\b(?:const|let|var)\s+([^=;]+?)=\s*(?:await\s+)?(?:require|import)\s*\(\s*(['"])([^'"\n]+)\5/g;
+  for (const match of text.matchAll(jsImport)) {
+    const bound = match[1] ?? match[4] ?? '';
+    const specifier = match[3] ?? match[6];
+    if (specifier !== undefined && word.test(bound)) sources.add(moduleKey(specifier));
+  }
+  for (const match of text.matchAll(MODULE_MOCK)) {
+    const specifier = match[3] ?? '';
+    const call = callText(text, (match.index ?? 0) + match[0].indexOf('('));
+    const factory = call.slice(call.indexOf(specifier) + specifier.length + 1);
+    const hasFactory = /[^\s,)]/.test(factory);
+    if (hasFactory && word.test(factory)) return true;
+    if (!sources.has(moduleKey(specifier))) continue;
+    if (!hasFactory || !KEEPS_ACTUAL.test(factory)) return true;
+  }
+  const pyModules = [
+    ...text.matchAll(new RegExp(`^\\s*from\\s+([\\w.]+)\\s+import\\s+[^\\n]*\\b${id}\\b`, 'gm')),
+  ].map((match) => match[1] ?? '');
+  return pyModules.some((module) => {
+    const quoted = `["']${module.replace(/\./g, '\\.')}["']`;
+    return new RegExp(
+      `\\bsys\\.modules\\s*\\[\\s*${quoted}\\s*\\]\\s*=(?!=)|\\bpatch\\.dict\\(\\s*(?:sys\\.)?modules\\s*,\\s*\\{[^}]*${quoted}`,
+    ).test(text);
+  });
+}
+
 /** How a test file uses the subject. */
 export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'patched' | 'absent';
 
@@ -90,7 +155,9 @@ export type SubjectUse = 'used' | 'imported' | 'stand-in' | 'patched' | 'absent'
  * string literals) refers to it or to the alias an import gives it; `stand-in` when the file
  * defines its own function or variable of that name; `patched` when it replaces it
  * (`@patch("app.calc.add", …)`, `monkeypatch.setattr(calc, "add", …)`,
- * `vi.spyOn(calc, 'add').mockReturnValue(…)`), which names it as code whatever the description says; `imported` when only an import binds it;
+ * `vi.spyOn(calc, 'add').mockReturnValue(…)`, or a mock of the whole module it is imported from:
+ * `vi.mock('../src/calc')`, `jest.mock(…, factory)`, node:test's `mock.module(…)`,
+ * `sys.modules["app.calc"] = …`), which names it as code whatever the description says; `imported` when only an import binds it;
  * `absent` otherwise (it may be reached under another name: nothing can tell).
  */
 export function subjectUse(fileName: string, text: string, name: string): SubjectUse {
@@ -115,7 +182,7 @@ export function subjectUse(fileName: string, text: string, name: string): Subjec
   const patched = new RegExp(
     `\\b(?:mock\\.patch|mocker\\.patch|patch|monkeypatch\\.setattr)\\s*\\(\\s*f?["'](?:[\\w.]+\\.)${escapeName(name)}["']|\\b(?:monkeypatch\\.setattr|(?:mock\\.)?patch\\.object|mocker\\.patch\\.object)\\s*\\(\\s*[\\w.]+\\s*,\\s*${quotedName}|\\b(?:vi|jest|sinon)\\.(?:spyOn|stub)\\s*\\(\\s*[\\w.]+\\s*,\\s*${quotedName}\\s*\\)\\s*\\.\\s*(?:mock(?:ReturnValue|Implementation|ResolvedValue|RejectedValue)|returns|callsFake|resolves)\\w*\\s*\\(`,
   );
-  if (patched.test(text)) return 'patched';
+  if (patched.test(text) || mocksOwnModule(text, name)) return 'patched';
   // Looking at the subject is not using it: `typeof isPrime`, `isPrime.length`, `callable(parse)`,
   // `expect(isPrime).toBeDefined()` pass for any function of that name.
   const looked = [name, ...aliases].reduce(

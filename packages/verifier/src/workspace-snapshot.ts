@@ -115,6 +115,8 @@ const MAX_SOURCE_TEXT_BYTES = 64 * 1024;
 /** Docs whose text is kept (whitespace-only edits are told by it). */
 const PROSE_FILE = /\.(?:md|mdx|rst|txt|adoc)$/i;
 const SOURCE_FILE = /\.(?:[cm]?[jt]sx?|py|go|rs|java|kt|rb|php|cs|swift|scala|c|cc|cpp|h|hpp|vue|svelte)$/;
+/** Data tables whose small files keep their text (a row the step broke is told against it). */
+const DATA_FILE = /\.(?:csv|tsv)$/i;
 /** Settings formats whose small files keep their text (a key the step wrote twice is told by it). */
 const SETTINGS_FORMAT = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|properties)$|(?:^|\/)\.env(?:\.[\w-]+)?$/i;
 /**
@@ -397,6 +399,7 @@ function listedEntry(
         PROSE_FILE.test(childRel) ||
         SETTINGS_NAME.test(childRel) ||
         SETTINGS_FORMAT.test(childRel) ||
+        DATA_FILE.test(childRel) ||
         isLineEntryFile(childRel)),
     file,
   };
