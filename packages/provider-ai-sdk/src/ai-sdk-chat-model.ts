@@ -29,6 +29,7 @@ import {
 import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options';
+import { isPrivateMemberError, withRepairedFetch } from './with-repaired-fetch';
 
 /**
  * An AI SDK language model: the `@ai-sdk/provider` specification v2 (AI SDK 5), v3 (AI SDK 6) or
@@ -514,6 +515,8 @@ export class AISDKChatModel implements ChatModel {
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
   readonly #model: AISDKLanguageModel;
+  /** The model reading its event streams repaired (`withRepairedFetch`), while that works. */
+  #repaired: AISDKLanguageModel | undefined;
   readonly #options: FromAISDKOptions;
 
   constructor(model: AISDKLanguageModel, options: FromAISDKOptions = {}) {
@@ -537,6 +540,7 @@ export class AISDKChatModel implements ChatModel {
     });
     checkModelId({ factory: 'fromAISDK', provider, modelId: model.modelId });
     this.#model = model;
+    this.#repaired = withRepairedFetch(model);
     this.#options = options;
     this.provider = provider;
     this.modelId = model.modelId;
@@ -810,8 +814,21 @@ export class AISDKChatModel implements ChatModel {
     });
   }
 
-  /** Calls `doGenerate` or `doStream` with options built for the model's specification version. */
-  #call(kind: 'doGenerate' | 'doStream', options: unknown): PromiseLike<unknown> {
+  /**
+   * Calls `doGenerate` or `doStream` with options built for the model's specification version, on
+   * the model with repaired event streams when it has one; a model class whose methods refuse that
+   * object (`#private` fields) is called as given from then on.
+   */
+  async #call(kind: 'doGenerate' | 'doStream', options: unknown): Promise<unknown> {
+    const repaired = this.#repaired;
+    if (repaired) {
+      try {
+        return await (repaired[kind] as AnyLanguageModelCall).call(repaired, options);
+      } catch (error) {
+        if (!isPrivateMemberError(error)) throw error;
+        this.#repaired = undefined;
+      }
+    }
     return (this.#model[kind] as AnyLanguageModelCall).call(this.#model, options);
   }
 

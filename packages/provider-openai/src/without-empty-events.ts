@@ -20,30 +20,6 @@ export function streamEndedWithDone(response: Response): boolean | undefined {
 }
 
 /**
- * The blank line that dispatches the last event of a stream that ended without it, when that
- * event's data is whole (JSON, or `[DONE]`): the SSE specification drops an unterminated event,
- * and servers that end their stream right after the finish chunk's line lost their finish reason
- * and usage that way (the answer failed as cut). An event whose data is cut stays unterminated.
- */
-function closingBlankLine(last: string): string {
-  if (/(?:\r\n|\r|\n)(?:\r\n|\r|\n)$/.test(last)) return '';
-  const data = last
-    .split(/\r\n|\r|\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-    .join('\n');
-  if (data === '') return '';
-  if (data !== '[DONE]') {
-    try {
-      JSON.parse(data);
-    } catch {
-      return '';
-    }
-  }
-  return /(?:\r\n|\r|\n)$/.test(last) ? '\n' : '\n\n';
-}
-
-/**
  * Drops the events of an event stream that have an `event:` name but no `data:` line — what the
  * SSE specification says a client does with an empty data buffer. The SDK instead parses their
  * empty data as JSON and fails the whole stream, so a gateway's data-less keep-alive
@@ -92,7 +68,7 @@ function dropEmptyEvents(
         }
         if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending))) {
           if (doneLine.test(pending)) state.done = true;
-          controller.enqueue(encoder.encode(pending + closingBlankLine(pending)));
+          controller.enqueue(encoder.encode(pending));
         }
       },
     }),

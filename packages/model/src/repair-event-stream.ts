@@ -1,0 +1,134 @@
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+const CR = 13;
+const LF = 10;
+const newline = new Uint8Array([LF]);
+const blankLine = new Uint8Array([LF, LF]);
+
+/**
+ * `chunk` with every SSE line ending (`\r\n`, lone `\r`, `\n`) written as `\n`. `state.afterCR`
+ * says the previous chunk ended with a `\r` (already written as `\n`), so a `\n` that starts this
+ * chunk is the second half of that `\r\n`.
+ */
+function normalizeLineEnds(chunk: Uint8Array, state: { afterCR: boolean }): Uint8Array {
+  if (!state.afterCR && chunk.indexOf(CR) === -1) return chunk;
+  const out = new Uint8Array(chunk.length);
+  let length = 0;
+  for (let index = 0; index < chunk.length; index++) {
+    const byte = chunk[index] as number;
+    if (byte === LF && state.afterCR) {
+      state.afterCR = false;
+      continue;
+    }
+    state.afterCR = byte === CR;
+    out[length++] = byte === CR ? LF : byte;
+  }
+  return out.subarray(0, length);
+}
+
+/** Where the text after the last blank line (`\n\n`) of `bytes` starts, or -1 (none). */
+function afterLastBlankLine(bytes: Uint8Array, previousEndsWithLF: boolean): number {
+  for (let index = bytes.length - 1; index >= 0; index--) {
+    if (bytes[index] !== LF) continue;
+    if (index > 0 ? bytes[index - 1] === LF : previousEndsWithLF) return index + 1;
+  }
+  return -1;
+}
+
+/**
+ * The bytes that close the stream's last event, `last` (the text after its last blank line), when
+ * the server ended the stream without the blank line that dispatches it and its data is whole —
+ * JSON, or `[DONE]`; else none. The SSE specification drops such an event, and so do the SDKs'
+ * parsers: an answer's finish reason and usage, a `response.completed`, a stream error event were
+ * lost and a complete answer failed as a cut stream. An event whose data is cut stays
+ * unterminated (the stream reads as cut).
+ */
+function closingBytes(last: string): Uint8Array | undefined {
+  const data = last
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+  if (data.trim() === '') return undefined;
+  if (data.trim() !== '[DONE]') {
+    try {
+      JSON.parse(data);
+    } catch {
+      return undefined;
+    }
+  }
+  return last.endsWith('\n') ? newline : blankLine;
+}
+
+/**
+ * A server-sent event stream as every SSE parser reads it the same way: each line ending —
+ * `\r\n`, a lone `\r`, `\n`, mixed in one stream, split across network reads — written as `\n`,
+ * and a last event the server sent without its closing blank line closed when its data is whole
+ * (JSON or `[DONE]`). The AI SDK's parser (eventsource-parser) holds a `\r` that ends a read until
+ * the next one, so a stream with lone-`\r` line endings lost its last event; and every SDK drops
+ * an unterminated last event (the finish reason, the usage, the terminal event, an error event).
+ * A stream without `\r` costs one scan per read.
+ *
+ * @example
+ * ```ts
+ * const repaired = new Response(repairEventStream(response.body), response);
+ * ```
+ */
+export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const lineEnds = { afterCR: false };
+  // The text of the current event so far (after the last blank line), for the stream's end.
+  let last: Uint8Array[] = [];
+  let endsWithLF = false;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const normalized = normalizeLineEnds(chunk, lineEnds);
+        if (normalized.length === 0) return;
+        const start = afterLastBlankLine(normalized, endsWithLF);
+        if (start === -1) last.push(normalized);
+        else last = start < normalized.length ? [normalized.subarray(start)] : [];
+        endsWithLF = normalized[normalized.length - 1] === LF;
+        controller.enqueue(normalized);
+      },
+      flush(controller) {
+        if (last.length === 0) return;
+        const bytes = new Uint8Array(last.reduce((sum, part) => sum + part.length, 0));
+        let offset = 0;
+        for (const part of last) {
+          bytes.set(part, offset);
+          offset += part.length;
+        }
+        const closing = closingBytes(new TextDecoder().decode(bytes));
+        if (closing) controller.enqueue(closing);
+      },
+    }),
+  );
+}
+
+/** Whether a response is an event stream with a body (by its content type). */
+function isEventStream(response: Response): boolean {
+  return response.body !== null && (response.headers.get('content-type') ?? '').includes('text/event-stream');
+}
+
+/**
+ * Wraps `fetch` so the body of every `text/event-stream` response goes through
+ * {@link repairEventStream}: any SSE line ending is read as one, and a last event sent without its
+ * closing blank line is kept when its data is whole. Other responses pass through unchanged. Every
+ * closedloop adapter reads its provider's streams through it.
+ *
+ * @example
+ * ```ts
+ * const client = new Anthropic({ fetch: withRepairedEventStreams(fetch) });
+ * ```
+ */
+export function withRepairedEventStreams(fetchImpl: Fetch): Fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!isEventStream(response) || response.body === null) return response;
+    return new Response(repairEventStream(response.body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
