@@ -485,6 +485,15 @@ function isCutOff(reason: unknown): boolean {
   return unified === 'length' || unified === 'content-filter';
 }
 
+/**
+ * A finish reason no mapping knows (`other`/`unknown` after `rawFinishAliases`): whether the answer
+ * ended or was cut off is unknown, so a call whose arguments are not complete JSON was cut.
+ */
+function isUnknownFinish(reason: unknown): boolean {
+  const unified = unifiedReason(reason);
+  return unified === 'other' || unified === 'unknown';
+}
+
 function rawReason(reason: unknown): string {
   const raw = isRecord(reason) ? (reason.raw ?? reason.unified) : reason;
   return typeof raw === 'string' ? raw : 'unknown';
@@ -872,6 +881,19 @@ export class AISDKChatModel implements ChatModel {
     }
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
     this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
+    const unknownCut = isUnknownFinish(result.finishReason)
+      ? toolCalls.find(
+          (call) => call.rawArguments.trim() !== '' && !isCompleteToolArguments(call.rawArguments),
+        )
+      : undefined;
+    if (unknownCut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: unknownCut,
+        rawFinishReason: rawReason(result.finishReason),
+        requestId: requestIdOf(response.headers),
+      });
+    }
     if (isCutOff(result.finishReason)) {
       // A cut-off call: unparsable input, or (providers that parse it server-side, Anthropic)
       // the last thing the answer was writing.
@@ -1385,6 +1407,15 @@ export class AISDKChatModel implements ChatModel {
       });
     }
     this.#checkToolFinish(reason, toolCalls.length, text, requestId);
+    const [unknownCut] = isUnknownFinish(reason) ? held : [];
+    if (unknownCut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: unknownCut,
+        rawFinishReason: rawReason(reason),
+        requestId,
+      });
+    }
     for (const toolCall of held) yield { type: 'tool-call', toolCall };
     const result = this.#result({
       text,
