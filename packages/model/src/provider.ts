@@ -64,7 +64,13 @@ export {
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
-export { createToolCallIds, idDigest, type ToolCallIds, type ToolCallIdsOptions } from './tool-call-ids';
+export {
+  createToolCallIds,
+  idDigest,
+  responseToolCallIds,
+  type ToolCallIds,
+  type ToolCallIdsOptions,
+} from './tool-call-ids';
 export {
   isCompleteToolArguments,
   type TruncatedToolCallErrorOptions,
