@@ -21,6 +21,7 @@ import {
   isCompleteToolArguments,
   isHtmlContentType,
   parseToolCall,
+  responseToolCallIds,
   restatedArguments,
   streamStallError,
   truncatedToolCallError,
@@ -861,14 +862,18 @@ export class AISDKChatModel implements ChatModel {
     let text = '';
     const reasoning: ReasoningPart[] = [];
     const toolCalls: ToolCall[] = [];
+    // A server may send two calls with one id, or none: each call gets its own (pairing is by id).
+    const idOf = responseToolCallIds('call_');
     for (const part of content) {
       if (!isRecord(part)) continue;
       if (part.type === 'text' && typeof part.text === 'string') text += part.text;
       else if (part.type === 'reasoning' && typeof part.text === 'string') {
         const providerData = metadataData(part.providerMetadata);
         reasoning.push({ text: part.text, ...(providerData ? { providerData } : {}) });
-      } else if (part.type === 'tool-call' && part.providerExecuted !== true)
-        toolCalls.push(toolCallOf(part));
+      } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
+        const toolCall = toolCallOf(part);
+        toolCalls.push({ ...toolCall, id: idOf(toolCall.id) });
+      }
     }
     for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
       warnings.push(warningText(warning));
