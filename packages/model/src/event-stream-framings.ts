@@ -12,6 +12,8 @@ export interface EventStreamFraming {
   title: string;
   /** The recorded body (SSE events separated by blank lines) framed this way. */
   frame(body: string): string;
+  /** The `content-type` the server labels it with, when not the recorded one. */
+  contentType?: string;
 }
 
 /** A body's events, each as its lines (blank lines and line-ending style dropped). */
@@ -32,7 +34,7 @@ function eventsOf(body: string): string[][] {
 /**
  * How real servers and proxies frame the same event stream, all of which the SSE specification
  * allows or real traffic shows: `\r\n`, lone `\r` and mixed line endings; a last event without its
- * closing blank line (or without any line ending); comment lines (`: keep-alive`); `data:` and
+ * closing blank line (or without any line ending), also labelled `text/plain`; comment lines (`: keep-alive`); `data:` and
  * `event:` without the optional space; `id:` and `retry:` fields. An adapter must read every one
  * as it reads the stream as recorded.
  */
@@ -81,6 +83,14 @@ export const eventStreamFramings: readonly EventStreamFraming[] = [
       eventsOf(body)
         .map((lines) => lines.join('\r\n'))
         .join('\r\n\r\n'),
+  },
+  {
+    title: 'lone CR line endings, nothing after the last event, labelled text/plain (a proxy)',
+    contentType: 'text/plain; charset=utf-8',
+    frame: (body) =>
+      eventsOf(body)
+        .map((lines) => lines.join('\r'))
+        .join('\r\r'),
   },
   {
     title: 'comment lines in events and keep-alive comments between them',
@@ -185,15 +195,22 @@ export function runEventStreamFramingSuite(target: EventStreamFramingTarget): vo
     it.each(fixtures.map(([name, response]) => [name, response] as const))(
       '%s means the same in every framing',
       async (_, response) => {
-        const replay = async (body: string) => {
-          target.server.script([{ type: 'response', response: { ...response, body }, chunking: 'events' }]);
+        const replay = async (body: string, contentType?: string) => {
+          const headers = contentType
+            ? { ...response.headers, 'content-type': contentType }
+            : response.headers;
+          target.server.script([
+            { type: 'response', response: { ...response, headers, body }, chunking: 'events' },
+          ]);
           return summary(
             await collectStream(target.createModel({ serverUrl: target.server.url }).doStream(request)),
           );
         };
         const recorded = await replay(response.body);
         for (const framing of framings)
-          expect(await replay(framing.frame(response.body)), framing.title).toEqual(recorded);
+          expect(await replay(framing.frame(response.body), framing.contentType), framing.title).toEqual(
+            recorded,
+          );
       },
     );
   });

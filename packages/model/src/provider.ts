@@ -45,7 +45,7 @@ export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
 export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
-export { repairEventStream, withRepairedEventStreams } from './repair-event-stream';
+export { isEventStreamResponse, repairEventStream, withRepairedEventStreams } from './repair-event-stream';
 export { restatedArguments } from './restated-arguments';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repairEventStream, withRepairedEventStreams } from './repair-event-stream';
+import { isEventStreamResponse, repairEventStream, withRepairedEventStreams } from './repair-event-stream';
 
 const encoder = new TextEncoder();
 
@@ -63,5 +63,26 @@ describe('withRepairedEventStreams', () => {
     expect(await (await withRepairedEventStreams(reply('application/json'))('x')).text()).toBe(
       'data: {"a":1}\r\rdata: {"b":2}',
     );
+  });
+});
+
+describe('isEventStreamResponse', () => {
+  const response = (type: string, status = 200) =>
+    new Response('data: {}\n\n', { status, headers: { 'content-type': type } });
+  const streaming = { input: 'http://x/v1/chat/completions', init: { body: '{"model":"m","stream": true}' } };
+  const whole = { input: 'http://x/v1/chat/completions', init: { body: '{"model":"m"}' } };
+
+  it('is an event stream when labelled so, or a 200 to a streaming request labelled neither JSON nor HTML', () => {
+    expect(isEventStreamResponse(response('text/event-stream'), whole)).toBe(true);
+    expect(isEventStreamResponse(response('text/plain; charset=utf-8'), streaming)).toBe(true);
+    expect(
+      isEventStreamResponse(response('application/octet-stream'), {
+        input: 'http://x/v1beta/m:streamGenerateContent?alt=sse',
+      }),
+    ).toBe(true);
+    expect(isEventStreamResponse(response('text/plain'), whole)).toBe(false);
+    expect(isEventStreamResponse(response('application/json'), streaming)).toBe(false);
+    expect(isEventStreamResponse(response('text/html'), streaming)).toBe(false);
+    expect(isEventStreamResponse(response('text/plain', 502), streaming)).toBe(false);
   });
 });

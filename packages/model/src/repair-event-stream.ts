@@ -105,13 +105,33 @@ export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStr
   );
 }
 
-/** Whether a response is an event stream with a body (by its content type). */
-function isEventStream(response: Response): boolean {
-  return response.body !== null && (response.headers.get('content-type') ?? '').includes('text/event-stream');
+/** Whether a request asks for a stream: `"stream": true` in its JSON body, or `alt=sse` (Gemini). */
+function asksForStream(input: string | URL | Request, init: RequestInit | undefined): boolean {
+  const body = init?.body;
+  if (typeof body === 'string' && /"stream"\s*:\s*true/.test(body)) return true;
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  return /[?&]alt=sse(?:&|$)/.test(url);
 }
 
 /**
- * Wraps `fetch` so the body of every `text/event-stream` response goes through
+ * Whether `response` is a server-sent event stream: labelled `text/event-stream`, or a 200 to a
+ * streaming request (`"stream": true`, `alt=sse`) labelled as neither JSON nor HTML — proxies and
+ * small servers send streams as `text/plain` or `application/octet-stream`, and the SDKs read
+ * them as events all the same.
+ */
+export function isEventStreamResponse(
+  response: Response,
+  request: { input: string | URL | Request; init?: RequestInit | undefined },
+): boolean {
+  if (response.body === null) return false;
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('text/event-stream')) return true;
+  if (response.status !== 200 || /json|html|xml/i.test(type)) return false;
+  return asksForStream(request.input, request.init);
+}
+
+/**
+ * Wraps `fetch` so the body of every event stream ({@link isEventStreamResponse}) goes through
  * {@link repairEventStream}: any SSE line ending is read as one, and a last event sent without its
  * closing blank line is kept when its data is whole. Other responses pass through unchanged. Every
  * closedloop adapter reads its provider's streams through it.
@@ -124,7 +144,7 @@ function isEventStream(response: Response): boolean {
 export function withRepairedEventStreams(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (!isEventStream(response) || response.body === null) return response;
+    if (!isEventStreamResponse(response, { input, init }) || response.body === null) return response;
     return new Response(repairEventStream(response.body), {
       status: response.status,
       statusText: response.statusText,

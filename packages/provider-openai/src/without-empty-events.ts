@@ -1,3 +1,5 @@
+import { isEventStreamResponse } from '@closedloop/model/provider';
+
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 // SSE line ends are `\r\n`, `\n` or a lone `\r`: a blank line is two of them in a row.
@@ -87,8 +89,7 @@ function dropEmptyEvents(
 export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
-      return response;
+    if (!response.body || !isEventStreamResponse(response, { input, init })) return response;
     const state = { done: false };
     const filtered = new Response(dropEmptyEvents(response.body, state), {
       status: response.status,
