@@ -34,7 +34,8 @@ function eventsOf(body: string): string[][] {
 /**
  * How real servers and proxies frame the same event stream, all of which the SSE specification
  * allows or real traffic shows: `\r\n`, lone `\r` and mixed line endings; a last event without its
- * closing blank line (or without any line ending), also labelled `text/plain`; comment lines (`: keep-alive`); `data:` and
+ * closing blank line (or without any line ending), also labelled `text/plain`; comment lines (`: keep-alive`) and keep-alive events without data;
+ * `data:` and
  * `event:` without the optional space; `id:` and `retry:` fields. An adapter must read every one
  * as it reads the stream as recorded.
  */
@@ -98,6 +99,13 @@ export const eventStreamFramings: readonly EventStreamFraming[] = [
       `: stream opened\n\n${eventsOf(body)
         .map((lines) => `: keep-alive\n${lines.join('\n')}\n\n: ping\n\n`)
         .join('')}`,
+  },
+  {
+    title: 'keep-alive events without data between events (`event: ping`, an empty `data: `)',
+    frame: (body) =>
+      eventsOf(body)
+        .map((lines, index) => `${lines.join('\n')}\n\n${index % 2 === 0 ? 'event: ping\n\n' : 'data: \n\n'}`)
+        .join(''),
   },
   {
     title: '`data:`/`event:` without the space, `id:` and `retry:` fields',

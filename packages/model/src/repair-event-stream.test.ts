@@ -39,6 +39,19 @@ describe('repairEventStream', () => {
     expect(await repaired('event: ping')).toBe('event: ping');
   });
 
+  it("drops empty `data:` lines (a keep-alive's), also split across reads; other lines pass", async () => {
+    expect(await repaired('data: {"a":1}\n\ndata: \n\nevent: ping\ndata:\n\ndata: {"b":2}\n\n')).toBe(
+      'data: {"a":1}\n\n\nevent: ping\n\ndata: {"b":2}\n\n',
+    );
+    expect(await repaired('data: {"a":1}\n\nda', 'ta:', ' ', '\n\ndata', ': {"b":', '2}\n\n')).toBe(
+      'data: {"a":1}\n\n\ndata: {"b":2}\n\n',
+    );
+    expect(await repaired('data: {"a":1}\n\ndata: ')).toBe('data: {"a":1}\n\ndata: ');
+    expect(await repaired('data: {"a":\ndata: 1}\n\n', ': comment\n\n')).toBe(
+      'data: {"a":\ndata: 1}\n\n: comment\n\n',
+    );
+  });
+
   it('passes a stream without CR through read for read', async () => {
     const chunk = encoder.encode('data: {"a":1}\n\n');
     const reader = repairEventStream(

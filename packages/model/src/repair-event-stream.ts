@@ -26,6 +26,82 @@ function normalizeLineEnds(chunk: Uint8Array, state: { afterCR: boolean }): Uint
   return out.subarray(0, length);
 }
 
+const dataField = [100, 97, 116, 97, 58]; // `data:`
+const SPACE = 32;
+const TAB = 9;
+
+/**
+ * At a line start: the index after an empty `data:` line (`data:`, spaces, `\n`), `-1` when the
+ * line is something else, `-2` when the bytes end before that is known.
+ */
+function emptyDataLineEnd(bytes: Uint8Array, start: number): number {
+  let index = start;
+  for (const byte of dataField) {
+    if (index === bytes.length) return -2;
+    if (bytes[index++] !== byte) return -1;
+  }
+  while (index < bytes.length && (bytes[index] === SPACE || bytes[index] === TAB)) index++;
+  if (index === bytes.length) return -2;
+  return bytes[index] === LF ? index + 1 : -1;
+}
+
+/** Whether `bytes` may hold an empty `data:` line: a `:` followed by spaces and `\n`, or a cut line. */
+function mayHoldEmptyData(bytes: Uint8Array): boolean {
+  for (let colon = bytes.indexOf(58); colon !== -1; colon = bytes.indexOf(58, colon + 1)) {
+    let index = colon + 1;
+    while (index < bytes.length && (bytes[index] === SPACE || bytes[index] === TAB)) index++;
+    if (index === bytes.length || bytes[index] === LF) return true;
+  }
+  const lastLine = bytes.lastIndexOf(LF) + 1;
+  return lastLine < bytes.length && emptyDataLineEnd(bytes, lastLine) === -2;
+}
+
+/**
+ * `chunk` (line ends already `\n`) without its empty `data:` lines: a keep-alive `data: ` is an
+ * event with empty data, which JSON streams cannot mean — the AI SDK's parser failed the answer on
+ * it. A line the chunk ends in the middle of, that may still be one, waits in `state.carry`.
+ */
+function dropEmptyDataLines(
+  chunk: Uint8Array,
+  state: { carry: Uint8Array; atLineStart: boolean },
+): Uint8Array {
+  let bytes = chunk;
+  if (state.carry.length > 0) {
+    bytes = new Uint8Array(state.carry.length + chunk.length);
+    bytes.set(state.carry);
+    bytes.set(chunk, state.carry.length);
+    state.carry = new Uint8Array(0);
+  } else if (!mayHoldEmptyData(chunk)) {
+    state.atLineStart = chunk[chunk.length - 1] === LF;
+    return chunk;
+  }
+  const out = new Uint8Array(bytes.length);
+  let length = 0;
+  let index = 0;
+  let atLineStart = state.atLineStart;
+  while (index < bytes.length) {
+    if (atLineStart) {
+      const end = emptyDataLineEnd(bytes, index);
+      if (end >= 0) {
+        index = end;
+        continue;
+      }
+      if (end === -2) {
+        state.carry = bytes.slice(index);
+        break;
+      }
+    }
+    const lineEnd = bytes.indexOf(LF, index);
+    const stop = lineEnd === -1 ? bytes.length : lineEnd + 1;
+    out.set(bytes.subarray(index, stop), length);
+    length += stop - index;
+    index = stop;
+    atLineStart = lineEnd !== -1;
+  }
+  state.atLineStart = state.carry.length > 0 || atLineStart;
+  return out.subarray(0, length);
+}
+
 /** Where the text after the last blank line (`\n\n`) of `bytes` starts, or -1 (none). */
 function afterLastBlankLine(bytes: Uint8Array, previousEndsWithLF: boolean): number {
   for (let index = bytes.length - 1; index >= 0; index--) {
@@ -64,10 +140,11 @@ function closingBytes(last: string): Uint8Array | undefined {
  * A server-sent event stream as every SSE parser reads it the same way: each line ending —
  * `\r\n`, a lone `\r`, `\n`, mixed in one stream, split across network reads — written as `\n`,
  * and a last event the server sent without its closing blank line closed when its data is whole
- * (JSON or `[DONE]`). The AI SDK's parser (eventsource-parser) holds a `\r` that ends a read until
- * the next one, so a stream with lone-`\r` line endings lost its last event; and every SDK drops
- * an unterminated last event (the finish reason, the usage, the terminal event, an error event).
- * A stream without `\r` costs one scan per read.
+ * (JSON or `[DONE]`); a keep-alive's empty `data:` line dropped (JSON streams cannot mean empty
+ * data, and the AI SDK failed the answer on it). The AI SDK's parser (eventsource-parser) holds a
+ * `\r` that ends a read until the next one, so a stream with lone-`\r` line endings lost its last
+ * event; and every SDK drops an unterminated last event (the finish reason, the usage, the
+ * terminal event, an error event). A stream without `\r` or empty data costs two scans per read.
  *
  * @example
  * ```ts
@@ -76,13 +153,14 @@ function closingBytes(last: string): Uint8Array | undefined {
  */
 export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const lineEnds = { afterCR: false };
+  const dataLines = { carry: new Uint8Array(0), atLineStart: true };
   // The text of the current event so far (after the last blank line), for the stream's end.
   let last: Uint8Array[] = [];
   let endsWithLF = false;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        const normalized = normalizeLineEnds(chunk, lineEnds);
+        const normalized = dropEmptyDataLines(normalizeLineEnds(chunk, lineEnds), dataLines);
         if (normalized.length === 0) return;
         const start = afterLastBlankLine(normalized, endsWithLF);
         if (start === -1) last.push(normalized);
@@ -91,6 +169,11 @@ export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStr
         controller.enqueue(normalized);
       },
       flush(controller) {
+        // A cut line that was still possibly an empty `data:` line is not one: pass it on.
+        if (dataLines.carry.length > 0) {
+          controller.enqueue(dataLines.carry);
+          last.push(dataLines.carry);
+        }
         if (last.length === 0) return;
         const bytes = new Uint8Array(last.reduce((sum, part) => sum + part.length, 0));
         let offset = 0;
