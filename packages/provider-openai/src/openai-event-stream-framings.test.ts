@@ -1,4 +1,8 @@
-import { runEventStreamFramingSuite, useLoopbackServer } from '@closedloop/model/conformance';
+import {
+  eventStreamFramings,
+  runEventStreamFramingSuite,
+  useLoopbackServer,
+} from '@closedloop/model/conformance';
 import { createOpenAI } from './openai-provider';
 
 // Every recorded event stream means the same with any line ending, without the blank line after
@@ -7,6 +11,11 @@ import { createOpenAI } from './openai-provider';
 // streams its own way) and for OpenAI-compatible servers.
 const server = useLoopbackServer();
 const responses = (name: string) => name.startsWith('responses-');
+// OpenAI's own API never sends an `event:` without data, and `name: 'openai'` skips the filter
+// that drops one (≈ 0.2 ms per stream); empty `data:` lines are dropped for it like for any server.
+const openAIFramings = eventStreamFramings.filter(
+  (framing) => !framing.title.startsWith('keep-alive events'),
+);
 
 for (const [name, folder, include] of [
   ['openai', './__fixtures__/', undefined],
@@ -18,6 +27,7 @@ for (const [name, folder, include] of [
     server,
     directory: new URL(folder, import.meta.url),
     include: (fixture) => fixture !== 'proxy-keep-alive-never-closes-stream' && (include?.(fixture) ?? true),
+    ...(name === 'openai' ? { framings: openAIFramings } : {}),
     createModel: ({ serverUrl }) =>
       createOpenAI({ name, apiKey: 'sk-loopback-000000', baseURL: `${serverUrl}/v1` })('gpt-4.1'),
   });
@@ -31,6 +41,7 @@ for (const [folder, include] of [
     server,
     directory: new URL(folder, import.meta.url),
     ...(include ? { include } : {}),
+    framings: openAIFramings,
     createModel: ({ serverUrl }) =>
       createOpenAI({ name: 'openai', apiKey: 'sk-loopback-000000', baseURL: `${serverUrl}/v1` }).responses(
         'gpt-4.1',

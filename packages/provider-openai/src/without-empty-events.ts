@@ -98,11 +98,9 @@ function dropEmptyEvents(
  * completion sent as `text/event-stream`) reaches the SDK as that value's one event, instead of
  * as no event at all (a cut stream). Every other event, and every response that is not an event
  * stream, passes through unchanged. {@link streamEndedWithDone} tells whether a watched stream's
- * `[DONE]` came (`watchDone: false`: not watched, for OpenAI's own API, which always sends a
- * finish_reason).
+ * `[DONE]` came.
  */
-export function withoutEmptyEvents(fetchImpl: Fetch, options: { watchDone?: boolean } = {}): Fetch {
-  const { watchDone = true } = options;
+export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     if (!response.body || !isEventStreamResponse(response, { input, init })) return response;
@@ -112,7 +110,7 @@ export function withoutEmptyEvents(fetchImpl: Fetch, options: { watchDone?: bool
       statusText: response.statusText,
       headers: response.headers,
     });
-    if (watchDone) ended.set(filtered, state);
+    ended.set(filtered, state);
     return filtered;
   };
 }
