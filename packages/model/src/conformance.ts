@@ -3,6 +3,12 @@
 // it), and the adapter overhead benchmark.
 // Needs `vitest` (an optional peer dependency of @closedloop/model).
 export { ConformanceError, type ConformanceErrorCode } from './conformance-error';
+export {
+  type EventStreamFraming,
+  type EventStreamFramingTarget,
+  eventStreamFramings,
+  runEventStreamFramingSuite,
+} from './event-stream-framings';
 export { type FixtureReplies, fixtureReplies, type StreamReplyOptions } from './fixture-replies';
 export {
   type LoopbackReply,

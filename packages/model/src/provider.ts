@@ -45,6 +45,7 @@ export { parseToolCall } from './parse-tool-call';
 export { promptCacheKey } from './prompt-cache';
 export { parseRateLimitReset, type RateLimitResetSources } from './rate-limit-reset';
 export { type RedactSecretsOptions, redactSecrets } from './redact-secrets';
+export { isEventStreamResponse, repairEventStream, withRepairedEventStreams } from './repair-event-stream';
 export { restatedArguments } from './restated-arguments';
 export { type SanitizeErrorCauseOptions, sanitizeErrorCause } from './sanitize-error-cause';
 export {
@@ -63,7 +64,13 @@ export {
 } from './stream-to-result';
 export { strictSchemaProblem, useStrictTool } from './strict-schema';
 export { stripSchemaKeyword, type ToJsonSchemaOptions, toJsonSchema } from './to-tool-spec';
-export { createToolCallIds, idDigest, type ToolCallIds, type ToolCallIdsOptions } from './tool-call-ids';
+export {
+  createToolCallIds,
+  idDigest,
+  responseToolCallIds,
+  type ToolCallIds,
+  type ToolCallIdsOptions,
+} from './tool-call-ids';
 export {
   isCompleteToolArguments,
   type TruncatedToolCallErrorOptions,

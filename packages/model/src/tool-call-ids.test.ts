@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolCallIds, idDigest } from './tool-call-ids';
+import { createToolCallIds, idDigest, responseToolCallIds } from './tool-call-ids';
 
 const short = (id: string) => (id.length <= 8 ? id : `${id.slice(0, 3)}_${idDigest(id).slice(0, 4)}`);
 
@@ -27,5 +27,18 @@ describe('createToolCallIds', () => {
   it('idDigest is stable and tells ids with one prefix apart', () => {
     expect(idDigest('x'.repeat(70) + '1')).toBe(idDigest('x'.repeat(70) + '1'));
     expect(idDigest('x'.repeat(70) + '1')).not.toBe(idDigest('x'.repeat(70) + '2'));
+  });
+});
+
+describe('responseToolCallIds', () => {
+  it("keeps the provider's ids, makes a repeated one unique and gives a missing one a new id", () => {
+    const idOf = responseToolCallIds('toolu_');
+    expect([idOf('toolu_a'), idOf('toolu_a'), idOf(undefined), idOf(''), idOf('toolu_a')]).toEqual([
+      'toolu_a',
+      'toolu_a_2',
+      'toolu_2',
+      'toolu_3',
+      'toolu_a_3',
+    ]);
   });
 });

@@ -73,3 +73,25 @@ export function idDigest(id: string): string {
   }
   return hash.toString(36);
 }
+
+/**
+ * The ids of one response's tool calls, each its own: the provider's id when it sent one not yet
+ * used in the response, `<id>_2`, `<id>_3`, … for an id used again (a gateway that numbers every
+ * response's calls from the same id, or derives them from the tool name), `<prefix><n>` for a
+ * call without one. Results are paired with calls by id, so two calls of one answer must never
+ * share one. Call the returned function once per call, in order.
+ *
+ * @example
+ * const idOf = responseToolCallIds('toolu_');
+ * [idOf('toolu_1'), idOf('toolu_1'), idOf(undefined)] // ['toolu_1', 'toolu_1_2', 'toolu_2']
+ */
+export function responseToolCallIds(prefix: string): (id: string | null | undefined) => string {
+  const used = new Set<string>();
+  return (id) => {
+    const base = typeof id === 'string' && id.trim() !== '' ? id : `${prefix}${used.size}`;
+    let unique = base;
+    for (let n = 2; used.has(unique); n++) unique = `${base}_${n}`;
+    used.add(unique);
+    return unique;
+  };
+}

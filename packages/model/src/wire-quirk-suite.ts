@@ -206,6 +206,31 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title: 'a finish reason no mapping knows ("end") inside a tool call (streamed): a typed truncation error',
+    fixture: 'unknown-finish-mid-tool-call-stream',
+    call: 'stream',
+    expected: {
+      error: {
+        code: 'invalid-response',
+        isRetryable: false,
+        message: /"end"\) inside tool call "write_file"/,
+      },
+    },
+  },
+  {
+    title:
+      'a finish reason no mapping knows ("end") inside a tool call (not streamed): a typed truncation error',
+    fixture: 'unknown-finish-mid-tool-call',
+    call: 'generate',
+    expected: {
+      error: {
+        code: 'invalid-response',
+        isRetryable: false,
+        message: /"end"\) inside tool call "write_file"/,
+      },
+    },
+  },
+  {
     title: 'CRLF line endings and UTF-8 characters cut across network reads',
     fixture: 'crlf-multibyte-stream',
     call: 'stream',

@@ -21,6 +21,7 @@ import {
   isCompleteToolArguments,
   isHtmlContentType,
   parseToolCall,
+  responseToolCallIds,
   restatedArguments,
   streamStallError,
   truncatedToolCallError,
@@ -29,6 +30,7 @@ import {
 import type { LanguageModelV4 } from './language-model-v4';
 import { mapAISDKError } from './map-ai-sdk-error';
 import { toAISDKCallOptions } from './to-ai-sdk-call-options';
+import { isPrivateMemberError, withRepairedFetch } from './with-repaired-fetch';
 
 /**
  * An AI SDK language model: the `@ai-sdk/provider` specification v2 (AI SDK 5), v3 (AI SDK 6) or
@@ -484,6 +486,15 @@ function isCutOff(reason: unknown): boolean {
   return unified === 'length' || unified === 'content-filter';
 }
 
+/**
+ * A finish reason no mapping knows (`other`/`unknown` after `rawFinishAliases`): whether the answer
+ * ended or was cut off is unknown, so a call whose arguments are not complete JSON was cut.
+ */
+function isUnknownFinish(reason: unknown): boolean {
+  const unified = unifiedReason(reason);
+  return unified === 'other' || unified === 'unknown';
+}
+
 function rawReason(reason: unknown): string {
   const raw = isRecord(reason) ? (reason.raw ?? reason.unified) : reason;
   return typeof raw === 'string' ? raw : 'unknown';
@@ -514,6 +525,8 @@ export class AISDKChatModel implements ChatModel {
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
   readonly #model: AISDKLanguageModel;
+  /** The model reading its event streams repaired (`withRepairedFetch`), while that works. */
+  #repaired: AISDKLanguageModel | undefined;
   readonly #options: FromAISDKOptions;
 
   constructor(model: AISDKLanguageModel, options: FromAISDKOptions = {}) {
@@ -537,6 +550,7 @@ export class AISDKChatModel implements ChatModel {
     });
     checkModelId({ factory: 'fromAISDK', provider, modelId: model.modelId });
     this.#model = model;
+    this.#repaired = withRepairedFetch(model);
     this.#options = options;
     this.provider = provider;
     this.modelId = model.modelId;
@@ -810,8 +824,21 @@ export class AISDKChatModel implements ChatModel {
     });
   }
 
-  /** Calls `doGenerate` or `doStream` with options built for the model's specification version. */
-  #call(kind: 'doGenerate' | 'doStream', options: unknown): PromiseLike<unknown> {
+  /**
+   * Calls `doGenerate` or `doStream` with options built for the model's specification version, on
+   * the model with repaired event streams when it has one; a model class whose methods refuse that
+   * object (`#private` fields) is called as given from then on.
+   */
+  async #call(kind: 'doGenerate' | 'doStream', options: unknown): Promise<unknown> {
+    const repaired = this.#repaired;
+    if (repaired) {
+      try {
+        return await (repaired[kind] as AnyLanguageModelCall).call(repaired, options);
+      } catch (error) {
+        if (!isPrivateMemberError(error)) throw error;
+        this.#repaired = undefined;
+      }
+    }
     return (this.#model[kind] as AnyLanguageModelCall).call(this.#model, options);
   }
 
@@ -835,14 +862,18 @@ export class AISDKChatModel implements ChatModel {
     let text = '';
     const reasoning: ReasoningPart[] = [];
     const toolCalls: ToolCall[] = [];
+    // A server may send two calls with one id, or none: each call gets its own (pairing is by id).
+    const idOf = responseToolCallIds('call_');
     for (const part of content) {
       if (!isRecord(part)) continue;
       if (part.type === 'text' && typeof part.text === 'string') text += part.text;
       else if (part.type === 'reasoning' && typeof part.text === 'string') {
         const providerData = metadataData(part.providerMetadata);
         reasoning.push({ text: part.text, ...(providerData ? { providerData } : {}) });
-      } else if (part.type === 'tool-call' && part.providerExecuted !== true)
-        toolCalls.push(toolCallOf(part));
+      } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
+        const toolCall = toolCallOf(part);
+        toolCalls.push({ ...toolCall, id: idOf(toolCall.id) });
+      }
     }
     for (const warning of Array.isArray(result.warnings) ? result.warnings : [])
       warnings.push(warningText(warning));
@@ -855,6 +886,19 @@ export class AISDKChatModel implements ChatModel {
     }
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
     this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
+    const unknownCut = isUnknownFinish(result.finishReason)
+      ? toolCalls.find(
+          (call) => call.rawArguments.trim() !== '' && !isCompleteToolArguments(call.rawArguments),
+        )
+      : undefined;
+    if (unknownCut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: unknownCut,
+        rawFinishReason: rawReason(result.finishReason),
+        requestId: requestIdOf(response.headers),
+      });
+    }
     if (isCutOff(result.finishReason)) {
       // A cut-off call: unparsable input, or (providers that parse it server-side, Anthropic)
       // the last thing the answer was writing.
@@ -1368,6 +1412,15 @@ export class AISDKChatModel implements ChatModel {
       });
     }
     this.#checkToolFinish(reason, toolCalls.length, text, requestId);
+    const [unknownCut] = isUnknownFinish(reason) ? held : [];
+    if (unknownCut) {
+      throw truncatedToolCallError({
+        provider: this.provider,
+        call: unknownCut,
+        rawFinishReason: rawReason(reason),
+        requestId,
+      });
+    }
     for (const toolCall of held) yield { type: 'tool-call', toolCall };
     const result = this.#result({
       text,

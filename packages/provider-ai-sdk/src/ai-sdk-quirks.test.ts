@@ -437,3 +437,18 @@ describe("a stream's error event", () => {
     expect((error as ModelError).message).toMatch(/\(request req_event_error_details\)/);
   });
 });
+
+describe('tool-call ids a server repeats or leaves out (not streamed)', () => {
+  it('every call of the answer gets its own id: results are paired with calls by id', async () => {
+    server.script(json('duplicate-tool-call-ids'));
+    const result = await model().doGenerate(ask);
+    const ids = result.toolCalls.map((call) => call.id);
+    expect(result.toolCalls.map((call) => call.rawArguments)).toEqual([
+      '{"path":"a.md"}',
+      '{"path":"b.md"}',
+      '{"path":"c.md"}',
+    ]);
+    expect(ids.slice(0, 2)).toEqual(['call_read_file', 'call_read_file_2']);
+    expect(new Set(ids).size).toBe(3);
+  });
+});

@@ -23,9 +23,11 @@ import {
 import {
   checkStreamIdleTimeout,
   htmlPageError,
+  isCompleteToolArguments,
   isHtmlContentType,
   parseToolCall,
   rejectHtmlPage,
+  responseToolCallIds,
   type StallGuardedStream,
   streamStallError,
   truncatedToolCallError,
@@ -393,6 +395,8 @@ export class AnthropicChatModel implements ChatModel {
     let answered = false;
     const toolCalls: ToolCall[] = [];
     const reasoning: ReasoningPart[] = [];
+    // Gateways may send calls without ids, or two calls with one id.
+    const idOf = responseToolCallIds('toolu_');
     const last = message.content.at(-1);
     if (
       last?.type === 'tool_use' &&
@@ -420,7 +424,7 @@ export class AnthropicChatModel implements ChatModel {
         } else {
           if (!block.name) throw this.#nameless(block.id, requestId);
           toolCalls.push({
-            id: block.id,
+            id: idOf(block.id),
             name: block.name,
             arguments: block.input ?? {},
             rawArguments: JSON.stringify(block.input ?? {}),
@@ -500,6 +504,8 @@ export class AnthropicChatModel implements ChatModel {
     let text = '';
     let answered = false;
     let toolOrdinal = 0;
+    // Gateways may send calls without ids, or two calls with one id (over a paused turn too).
+    const idOf = responseToolCallIds('toolu_');
     let usage: AnthropicUsageFields | undefined;
     let rawStopReason: string | null | undefined;
     let id: string | undefined;
@@ -557,15 +563,16 @@ export class AnthropicChatModel implements ChatModel {
                   const released = release();
                   if (released) yield released;
                   const ordinal = toolOrdinal++;
+                  const callId = idOf(block.id);
                   yield {
                     type: 'tool-call-delta',
                     index: ordinal,
-                    id: block.id,
+                    id: callId,
                     name: block.name,
                     argumentsDelta: rawArguments,
                   };
                   if (!block.name) throw this.#nameless(block.id, requestId);
-                  held = parseToolCall({ id: block.id, name: block.name, rawArguments });
+                  held = parseToolCall({ id: callId, name: block.name, rawArguments });
                 }
               }
               break;
@@ -601,10 +608,11 @@ export class AnthropicChatModel implements ChatModel {
                     typeof input === 'object' && input !== null && Object.keys(input).length > 0
                       ? JSON.stringify(input)
                       : '';
+                  const callId = idOf(block.id);
                   blocks.set(event.index, {
                     kind: 'tool',
                     ordinal,
-                    id: block.id,
+                    id: callId,
                     name: block.name,
                     raw: '',
                     initial,
@@ -612,7 +620,7 @@ export class AnthropicChatModel implements ChatModel {
                   yield {
                     type: 'tool-call-delta',
                     index: ordinal,
-                    id: block.id,
+                    id: callId,
                     name: block.name,
                     argumentsDelta: '',
                   };
@@ -670,6 +678,9 @@ export class AnthropicChatModel implements ChatModel {
                   yield { type: 'tool-call-delta', index: block.ordinal, argumentsDelta: block.raw };
                 }
                 if (!block.name) throw this.#nameless(block.id, requestId);
+                // Blocks a gateway streams interleaved close one after another: each is a call.
+                const released = release();
+                if (released) yield released;
                 held = parseToolCall({ id: block.id, name: block.name, rawArguments: block.raw });
                 block.closed = true;
               } else if (block?.kind === 'response' && responseTool) {
@@ -689,7 +700,15 @@ export class AnthropicChatModel implements ChatModel {
               rawStopReason = event.delta.stop_reason ?? rawStopReason;
               container = event.delta.container ?? container;
               usage = mergeAnthropicUsage(usage, event.usage);
-              if (lastBlock?.kind === 'tool' && rawStopReason && cutOffStopReasons.has(rawStopReason)) {
+              if (
+                lastBlock?.kind === 'tool' &&
+                rawStopReason &&
+                (cutOffStopReasons.has(rawStopReason) ||
+                  // A stop reason no one knows says nothing about the call: unparsable input was cut.
+                  (mapAnthropicStopReason(rawStopReason) === 'unknown' &&
+                    lastBlock.raw.trim() !== '' &&
+                    !isCompleteToolArguments(lastBlock.raw)))
+              ) {
                 throw this.#truncated(
                   { id: lastBlock.id, name: lastBlock.name, rawArguments: lastBlock.raw },
                   rawStopReason,

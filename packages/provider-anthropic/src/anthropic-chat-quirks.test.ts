@@ -1,5 +1,11 @@
 import { generate, ModelError, type StreamPart } from '@closedloop/model';
-import { collectStream, fixtureReplies, modelRejection, replayFixtures } from '@closedloop/model/conformance';
+import {
+  collectStream,
+  finishedResult,
+  fixtureReplies,
+  modelRejection,
+  replayFixtures,
+} from '@closedloop/model/conformance';
 import { describe, expect, it } from 'vitest';
 import { createAnthropic } from './anthropic-provider';
 
@@ -343,5 +349,48 @@ describe('tool-call ids from other providers in the history', () => {
     });
     expect(server.requests[0]?.body).toContain('"tool_use_id":"toolu_01A09q90qw90lq917835lq9"');
     expect(server.requests[0]?.body).toContain('"id":"toolu_01A09q90qw90lq917835lq9"');
+  });
+});
+
+describe('tool_use blocks a gateway streams its own way', () => {
+  const calls = (parts: StreamPart[]) =>
+    parts.flatMap((part) =>
+      part.type === 'tool-call' ? [`${part.toolCall.id} ${part.toolCall.rawArguments}`] : [],
+    );
+
+  it('two blocks open at once, their deltas interleaved: both calls, none dropped', async () => {
+    server.script(sse('gateway-interleaved-tool-use-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    expect(calls(parts)).toEqual(['toolu_a {"path":"a"}', 'toolu_b {"path":"b"}']);
+    expect(finishedResult(parts).toolCalls.map((call) => call.name)).toEqual(['read_file', 'write_file']);
+  });
+
+  it('two calls with one id: each its own id, streamed or not (results are paired by id)', async () => {
+    server.script(sse('gateway-duplicate-tool-ids-stream'));
+    const { parts } = await collectStream(model().doStream(ask));
+    expect(calls(parts)).toEqual(['toolu_1 {"path":"a"}', 'toolu_1_2 {"path":"b"}']);
+    server.script(json('gateway-duplicate-tool-ids'));
+    const result = await model().doGenerate(ask);
+    expect(result.toolCalls.map((call) => call.id)).toEqual(['toolu_1', 'toolu_1_2']);
+  });
+
+  it('a call without an id gets one, streamed or not', async () => {
+    server.script(sse('gateway-tool-use-without-id-stream'));
+    const { parts } = await collectStream(model().doStream(ask));
+    expect(calls(parts)).toEqual(['toolu_0 {"path":"a"}']);
+    server.script(json('gateway-tool-use-without-id'));
+    expect((await model().doGenerate(ask)).toolCalls.map((call) => call.id)).toEqual(['toolu_0']);
+  });
+
+  it('a stop reason no mapping knows after a call with unparsable input: a truncation error, no call', async () => {
+    server.script(sse('unknown-stop-reason-mid-tool-use-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect([(error as ModelError).code, (error as ModelError).isRetryable]).toEqual([
+      'invalid-response',
+      false,
+    ]);
+    expect((error as ModelError).message).toMatch(/"end_of_text"\) inside tool call "write_file"/);
+    expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });

@@ -7,6 +7,7 @@ import {
   defaultStreamIdleTimeoutMs,
   environmentVariable,
   withBoundedResponses,
+  withRepairedEventStreams,
 } from '@closedloop/model/provider';
 import { AnthropicChatModel } from './anthropic-chat-model';
 import type { AnthropicChatSettings } from './build-anthropic-request';
@@ -120,8 +121,11 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       timeout: options.timeoutMs ?? 600_000,
       // Event streams without `event:` lines (some compatible gateways) get Anthropic's names;
       // Anthropic's own API always names them, so its streams skip the (≈ 0.15 ms) rewrite.
-      // Every body is bounded (an answer that never ends would fill the memory).
-      fetch: gateway ? withAnthropicEventNames(boundedFetch) : boundedFetch,
+      // Every body is bounded (an answer that never ends would fill the memory), and every event
+      // stream repaired (any line ending; a last event without its closing blank line kept).
+      fetch: gateway
+        ? withAnthropicEventNames(withRepairedEventStreams(boundedFetch))
+        : withRepairedEventStreams(boundedFetch),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;

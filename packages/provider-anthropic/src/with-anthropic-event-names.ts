@@ -1,3 +1,5 @@
+import { isEventStreamResponse } from '@closedloop/model/provider';
+
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
@@ -102,8 +104,7 @@ function nameEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array
 export function withAnthropicEventNames(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
-      return response;
+    if (!response.body || !isEventStreamResponse(response, { input, init })) return response;
     return new Response(nameEvents(response.body), {
       status: response.status,
       statusText: response.statusText,

@@ -111,6 +111,9 @@ function argumentText(value: unknown): string {
  */
 const cutOffFinishReasons: ReadonlySet<string> = new Set(['length', 'content_filter']);
 
+/** Finish reasons (canonical) of an answer the model ended itself: its calls are as it wrote them. */
+const endedFinishReasons: ReadonlySet<string> = new Set(['stop', 'tool_calls']);
+
 /**
  * Finish reasons of an answer the server gave up on without an error object: `error` (OpenRouter,
  * Mistral), `abort` (vLLM: the request was aborted server-side, e.g. preempted or shut down).
@@ -383,8 +386,9 @@ export class OpenAIChatModel implements ChatModel {
 
   /**
    * Throws for an answer that must not be returned: `finish_reason: "error"` (the server gave up
-   * mid-answer without an error object), or a cut-off (`length`, `content_filter`) inside a tool
-   * call's arguments.
+   * mid-answer without an error object), a cut-off (`length`, `content_filter`) inside a tool
+   * call's arguments, or a finish reason no mapping knows with a call whose arguments are not
+   * complete JSON (cut, as far as anyone can tell).
    */
   #checkFinish(
     rawFinishReason: string | null | undefined,
@@ -423,8 +427,12 @@ export class OpenAIChatModel implements ChatModel {
         text,
       );
     }
-    if (!reason || !cutOffFinishReasons.has(reason)) return;
-    const cut = calls.find((call) => !isCompleteToolArguments(call.rawArguments));
+    if (!reason || endedFinishReasons.has(reason)) return;
+    // A cut-off stops a call wherever it was; a reason no one knows (a gateway's `end`, `eos_id`)
+    // says nothing about the calls, so one whose arguments are not complete JSON was cut too.
+    const cut = cutOffFinishReasons.has(reason)
+      ? calls.find((call) => !isCompleteToolArguments(call.rawArguments))
+      : calls.find((call) => call.rawArguments.trim() !== '' && !isCompleteToolArguments(call.rawArguments));
     if (cut) {
       throw truncatedToolCallError({
         provider: this.provider,

@@ -6,6 +6,7 @@ import {
   defaultStreamIdleTimeoutMs,
   environmentVariable,
   withBoundedResponses,
+  withRepairedEventStreams,
 } from '@closedloop/model/provider';
 import OpenAI from 'openai';
 import type { OpenAIChatSettings } from './build-openai-request';
@@ -165,8 +166,9 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       maxBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
       provider,
     });
-    // Data-less events come from gateways and compatible servers, never from OpenAI itself; the
-    // filter costs ≈ 0.2 ms per stream, so OpenAI's own streams skip it.
+    // Data-less events (`event: ping`) come from gateways and compatible servers, never from
+    // OpenAI itself; the filter costs ≈ 0.2 ms per stream, so OpenAI's own streams skip it. Every
+    // stream gets the cheaper repair (line endings, the last event, empty `data:` lines).
     client = new OpenAI({
       // Local OpenAI-compatible servers usually need no key; the SDK insists on one.
       apiKey: apiKey ?? 'no-key',
@@ -176,7 +178,11 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       project: options.project ?? (usesOpenAIKey ? undefined : null),
       maxRetries: 0,
       timeout: options.timeoutMs ?? 600_000,
-      fetch: withOpenAIErrorBodies(usesOpenAIKey ? boundedFetch : withoutEmptyEvents(boundedFetch)),
+      fetch: withOpenAIErrorBodies(
+        usesOpenAIKey
+          ? withRepairedEventStreams(boundedFetch)
+          : withoutEmptyEvents(withRepairedEventStreams(boundedFetch)),
+      ),
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
     return client;

@@ -19,6 +19,7 @@ import {
   jsonSyntaxMessage,
   parseToolCall,
   rejectHtmlPage,
+  responseToolCallIds,
   resultToStream,
   type StallGuardedStream,
   streamStallError,
@@ -340,6 +341,8 @@ export class OpenAIResponsesModel implements ChatModel {
         calls.push(call);
       }
     }
+    // Two calls with one call_id (a compatible server) each get their own id: pairing is by id.
+    const idOf = responseToolCallIds('call_');
     // The SDK's convenience field, from a server that sends it without the output items.
     if (answer === '' && refusal === '' && calls.length === 0 && typeof response.output_text === 'string')
       answer = response.output_text;
@@ -347,7 +350,7 @@ export class OpenAIResponsesModel implements ChatModel {
       response,
       text: answer,
       refusal,
-      toolCalls: calls.map((call) => parseToolCall(call)),
+      toolCalls: calls.map((call) => parseToolCall({ ...call, id: idOf(call.id) })),
       reasoning,
       requestId,
       warnings,
@@ -403,6 +406,8 @@ export class OpenAIResponsesModel implements ChatModel {
     const calls = new Map<string, PendingCall>();
     const callsByOutputIndex = new Map<number, PendingCall>();
     const toolCalls: ToolCall[] = [];
+    // Two calls with one call_id (a compatible server) each get their own id: pairing is by id.
+    const idOf = responseToolCallIds('call_');
     let final: Json | undefined;
     let meta: Json = {};
 
@@ -509,7 +514,7 @@ export class OpenAIResponsesModel implements ChatModel {
               // Held until the response's status shows it was not cut off mid-call.
               if (isUnfinishedCall(item.status, call.rawArguments)) break;
               const toolCall = parseToolCall({
-                id: call.callId ?? call.itemId ?? `call_${call.ordinal}`,
+                id: idOf(call.callId ?? call.itemId ?? `call_${call.ordinal}`),
                 name: call.name,
                 rawArguments: call.rawArguments,
               });
@@ -611,7 +616,7 @@ export class OpenAIResponsesModel implements ChatModel {
         });
       }
       // A finished call with malformed arguments in a completed response: returned as before.
-      const toolCall = parseToolCall({ ...pending, id: pending.id ?? `call_${call.ordinal}` });
+      const toolCall = parseToolCall({ ...pending, id: idOf(pending.id ?? `call_${call.ordinal}`) });
       toolCalls.push(toolCall);
       yield { type: 'tool-call', toolCall };
     }

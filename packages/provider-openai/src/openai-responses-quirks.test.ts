@@ -67,3 +67,18 @@ describe('a response that is not finished', () => {
     expect(error.message).toMatch(/status "queued": it holds no finished answer/);
   });
 });
+
+describe('two function calls with one call_id (a compatible server)', () => {
+  it('each gets its own id, streamed or not: results are paired with calls by id', async () => {
+    server.script(sse('responses-duplicate-call-ids-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    const streamed = parts.flatMap((part) =>
+      part.type === 'tool-call' ? [`${part.toolCall.id} ${part.toolCall.rawArguments}`] : [],
+    );
+    expect(streamed).toEqual(['call_a {"path":"a"}', 'call_a_2 {"path":"b"}']);
+    expect(finishedResult(parts).toolCalls.map((call) => call.id)).toEqual(['call_a', 'call_a_2']);
+    server.script(json('responses-duplicate-call-ids'));
+    expect((await model().doGenerate(ask)).toolCalls.map((call) => call.id)).toEqual(['call_a', 'call_a_2']);
+  });
+});

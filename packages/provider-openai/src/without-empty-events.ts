@@ -1,9 +1,23 @@
+import { isEventStreamResponse } from '@closedloop/model/provider';
+
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 // SSE line ends are `\r\n`, `\n` or a lone `\r`: a blank line is two of them in a row.
 const blankLine = /(?:\r\n|\r|\n)(?:\r\n|\r|\n)/;
 const dataLine = /(?:^|[\r\n])data:/;
 const eventLine = /(?:^|[\r\n])event:/;
+// A `data:` line with a value (not only spaces).
+const filledDataLine = /(?:^|[\r\n])data:[ \t]*[^\s]/;
+
+/**
+ * Whether an event block reaches the SDK: one with data, or one with neither an `event:` nor a
+ * `data:` line (comments, `id:`, `retry:`, which the SDK skips). An `event:` without data, or
+ * `data:` lines that are all empty (a keep-alive `data: `), would be parsed as JSON and fail.
+ */
+function passes(block: string): boolean {
+  if (filledDataLine.test(block)) return true;
+  return !eventLine.test(block) && !dataLine.test(block);
+}
 
 const doneLine = /(?:^|[\r\n])data: ?\[DONE\]/;
 
@@ -20,32 +34,9 @@ export function streamEndedWithDone(response: Response): boolean | undefined {
 }
 
 /**
- * The blank line that dispatches the last event of a stream that ended without it, when that
- * event's data is whole (JSON, or `[DONE]`): the SSE specification drops an unterminated event,
- * and servers that end their stream right after the finish chunk's line lost their finish reason
- * and usage that way (the answer failed as cut). An event whose data is cut stays unterminated.
- */
-function closingBlankLine(last: string): string {
-  if (/(?:\r\n|\r|\n)(?:\r\n|\r|\n)$/.test(last)) return '';
-  const data = last
-    .split(/\r\n|\r|\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-    .join('\n');
-  if (data === '') return '';
-  if (data !== '[DONE]') {
-    try {
-      JSON.parse(data);
-    } catch {
-      return '';
-    }
-  }
-  return /(?:\r\n|\r|\n)$/.test(last) ? '\n' : '\n\n';
-}
-
-/**
  * Drops the events of an event stream that have an `event:` name but no `data:` line — what the
- * SSE specification says a client does with an empty data buffer. The SDK instead parses their
+ * SSE specification says a client does with an empty data buffer — or only empty `data:` lines (a
+ * keep-alive `data: `). The SDK instead parses their
  * empty data as JSON and fails the whole stream, so a gateway's data-less keep-alive
  * (`event: ping`) or an event whose name and data are split by a blank line killed the answer.
  * Notes in `state` when the `data: [DONE]` terminator passes.
@@ -76,7 +67,7 @@ function dropEmptyEvents(
           const end = match.index + match[0].length;
           const block = pending.slice(0, end);
           pending = pending.slice(end);
-          if (dataLine.test(block) || !eventLine.test(block)) {
+          if (passes(block)) {
             out += block;
             if (!state.done && block.includes('[DONE]') && doneLine.test(block)) state.done = true;
           }
@@ -90,9 +81,9 @@ function dropEmptyEvents(
           controller.enqueue(encoder.encode(`${lines.map((line) => `data: ${line}`).join('\n')}\n\n`));
           return;
         }
-        if (pending !== '' && (dataLine.test(pending) || !eventLine.test(pending))) {
+        if (pending !== '' && passes(pending)) {
           if (doneLine.test(pending)) state.done = true;
-          controller.enqueue(encoder.encode(pending + closingBlankLine(pending)));
+          controller.enqueue(encoder.encode(pending));
         }
       },
     }),
@@ -106,13 +97,13 @@ function dropEmptyEvents(
  * of JSON input"; and an event stream whose body is one JSON value (a proxy's error or a whole
  * completion sent as `text/event-stream`) reaches the SDK as that value's one event, instead of
  * as no event at all (a cut stream). Every other event, and every response that is not an event
- * stream, passes through unchanged. {@link streamEndedWithDone} tells whether a watched stream's `[DONE]` came.
+ * stream, passes through unchanged. {@link streamEndedWithDone} tells whether a watched stream's
+ * `[DONE]` came.
  */
 export function withoutEmptyEvents(fetchImpl: Fetch): Fetch {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
-    if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
-      return response;
+    if (!response.body || !isEventStreamResponse(response, { input, init })) return response;
     const state = { done: false };
     const filtered = new Response(dropEmptyEvents(response.body, state), {
       status: response.status,

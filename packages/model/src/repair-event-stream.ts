@@ -1,0 +1,237 @@
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+const CR = 13;
+const LF = 10;
+const newline = new Uint8Array([LF]);
+const blankLine = new Uint8Array([LF, LF]);
+
+/**
+ * `chunk` with every SSE line ending (`\r\n`, lone `\r`, `\n`) written as `\n`. `state.afterCR`
+ * says the previous chunk ended with a `\r` (already written as `\n`), so a `\n` that starts this
+ * chunk is the second half of that `\r\n`.
+ */
+function normalizeLineEnds(chunk: Uint8Array, state: { afterCR: boolean }): Uint8Array {
+  if (!state.afterCR && chunk.indexOf(CR) === -1) return chunk;
+  const out = new Uint8Array(chunk.length);
+  let length = 0;
+  for (let index = 0; index < chunk.length; index++) {
+    const byte = chunk[index] as number;
+    if (byte === LF && state.afterCR) {
+      state.afterCR = false;
+      continue;
+    }
+    state.afterCR = byte === CR;
+    out[length++] = byte === CR ? LF : byte;
+  }
+  return out.subarray(0, length);
+}
+
+const dataField = [100, 97, 116, 97, 58]; // `data:`
+const SPACE = 32;
+const TAB = 9;
+
+/**
+ * At a line start: the index after an empty `data:` line (`data:`, spaces, `\n`), `-1` when the
+ * line is something else, `-2` when the bytes end before that is known.
+ */
+function emptyDataLineEnd(bytes: Uint8Array, start: number): number {
+  let index = start;
+  for (const byte of dataField) {
+    if (index === bytes.length) return -2;
+    if (bytes[index++] !== byte) return -1;
+  }
+  while (index < bytes.length && (bytes[index] === SPACE || bytes[index] === TAB)) index++;
+  if (index === bytes.length) return -2;
+  return bytes[index] === LF ? index + 1 : -1;
+}
+
+/** Whether `bytes` may hold an empty `data:` line: a `:` followed by spaces and `\n`, or a cut line. */
+function mayHoldEmptyData(bytes: Uint8Array): boolean {
+  for (let colon = bytes.indexOf(58); colon !== -1; colon = bytes.indexOf(58, colon + 1)) {
+    let index = colon + 1;
+    while (index < bytes.length && (bytes[index] === SPACE || bytes[index] === TAB)) index++;
+    if (index === bytes.length || bytes[index] === LF) return true;
+  }
+  const lastLine = bytes.lastIndexOf(LF) + 1;
+  return lastLine < bytes.length && emptyDataLineEnd(bytes, lastLine) === -2;
+}
+
+/**
+ * `chunk` (line ends already `\n`) without its empty `data:` lines: a keep-alive `data: ` is an
+ * event with empty data, which JSON streams cannot mean — the AI SDK's parser failed the answer on
+ * it. A line the chunk ends in the middle of, that may still be one, waits in `state.carry`.
+ */
+function dropEmptyDataLines(
+  chunk: Uint8Array,
+  state: { carry: Uint8Array; atLineStart: boolean },
+): Uint8Array {
+  let bytes = chunk;
+  if (state.carry.length > 0) {
+    bytes = new Uint8Array(state.carry.length + chunk.length);
+    bytes.set(state.carry);
+    bytes.set(chunk, state.carry.length);
+    state.carry = new Uint8Array(0);
+  } else if (!mayHoldEmptyData(chunk)) {
+    state.atLineStart = chunk[chunk.length - 1] === LF;
+    return chunk;
+  }
+  const out = new Uint8Array(bytes.length);
+  let length = 0;
+  let index = 0;
+  let atLineStart = state.atLineStart;
+  while (index < bytes.length) {
+    if (atLineStart) {
+      const end = emptyDataLineEnd(bytes, index);
+      if (end >= 0) {
+        index = end;
+        continue;
+      }
+      if (end === -2) {
+        state.carry = bytes.slice(index);
+        break;
+      }
+    }
+    const lineEnd = bytes.indexOf(LF, index);
+    const stop = lineEnd === -1 ? bytes.length : lineEnd + 1;
+    out.set(bytes.subarray(index, stop), length);
+    length += stop - index;
+    index = stop;
+    atLineStart = lineEnd !== -1;
+  }
+  state.atLineStart = state.carry.length > 0 || atLineStart;
+  return out.subarray(0, length);
+}
+
+/** Where the text after the last blank line (`\n\n`) of `bytes` starts, or -1 (none). */
+function afterLastBlankLine(bytes: Uint8Array, previousEndsWithLF: boolean): number {
+  for (let index = bytes.length - 1; index >= 0; index--) {
+    if (bytes[index] !== LF) continue;
+    if (index > 0 ? bytes[index - 1] === LF : previousEndsWithLF) return index + 1;
+  }
+  return -1;
+}
+
+/**
+ * The bytes that close the stream's last event, `last` (the text after its last blank line), when
+ * the server ended the stream without the blank line that dispatches it and its data is whole —
+ * JSON, or `[DONE]`; else none. The SSE specification drops such an event, and so do the SDKs'
+ * parsers: an answer's finish reason and usage, a `response.completed`, a stream error event were
+ * lost and a complete answer failed as a cut stream. An event whose data is cut stays
+ * unterminated (the stream reads as cut).
+ */
+function closingBytes(last: string): Uint8Array | undefined {
+  const data = last
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+    .join('\n');
+  if (data.trim() === '') return undefined;
+  if (data.trim() !== '[DONE]') {
+    try {
+      JSON.parse(data);
+    } catch {
+      return undefined;
+    }
+  }
+  return last.endsWith('\n') ? newline : blankLine;
+}
+
+/**
+ * A server-sent event stream as every SSE parser reads it the same way: each line ending —
+ * `\r\n`, a lone `\r`, `\n`, mixed in one stream, split across network reads — written as `\n`,
+ * and a last event the server sent without its closing blank line closed when its data is whole
+ * (JSON or `[DONE]`); a keep-alive's empty `data:` line dropped (JSON streams cannot mean empty
+ * data, and the AI SDK failed the answer on it). The AI SDK's parser (eventsource-parser) holds a
+ * `\r` that ends a read until the next one, so a stream with lone-`\r` line endings lost its last
+ * event; and every SDK drops an unterminated last event (the finish reason, the usage, the
+ * terminal event, an error event). A stream without `\r` or empty data costs two scans per read.
+ *
+ * @example
+ * ```ts
+ * const repaired = new Response(repairEventStream(response.body), response);
+ * ```
+ */
+export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const lineEnds = { afterCR: false };
+  const dataLines = { carry: new Uint8Array(0), atLineStart: true };
+  // The text of the current event so far (after the last blank line), for the stream's end.
+  let last: Uint8Array[] = [];
+  let endsWithLF = false;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        const normalized = dropEmptyDataLines(normalizeLineEnds(chunk, lineEnds), dataLines);
+        if (normalized.length === 0) return;
+        const start = afterLastBlankLine(normalized, endsWithLF);
+        if (start === -1) last.push(normalized);
+        else last = start < normalized.length ? [normalized.subarray(start)] : [];
+        endsWithLF = normalized[normalized.length - 1] === LF;
+        controller.enqueue(normalized);
+      },
+      flush(controller) {
+        // A cut line that was still possibly an empty `data:` line is not one: pass it on.
+        if (dataLines.carry.length > 0) {
+          controller.enqueue(dataLines.carry);
+          last.push(dataLines.carry);
+        }
+        if (last.length === 0) return;
+        const bytes = new Uint8Array(last.reduce((sum, part) => sum + part.length, 0));
+        let offset = 0;
+        for (const part of last) {
+          bytes.set(part, offset);
+          offset += part.length;
+        }
+        const closing = closingBytes(new TextDecoder().decode(bytes));
+        if (closing) controller.enqueue(closing);
+      },
+    }),
+  );
+}
+
+/** Whether a request asks for a stream: `"stream": true` in its JSON body, or `alt=sse` (Gemini). */
+function asksForStream(input: string | URL | Request, init: RequestInit | undefined): boolean {
+  const body = init?.body;
+  if (typeof body === 'string' && /"stream"\s*:\s*true/.test(body)) return true;
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  return /[?&]alt=sse(?:&|$)/.test(url);
+}
+
+/**
+ * Whether `response` is a server-sent event stream: labelled `text/event-stream`, or a 200 to a
+ * streaming request (`"stream": true`, `alt=sse`) labelled as neither JSON nor HTML — proxies and
+ * small servers send streams as `text/plain` or `application/octet-stream`, and the SDKs read
+ * them as events all the same.
+ */
+export function isEventStreamResponse(
+  response: Response,
+  request: { input: string | URL | Request; init?: RequestInit | undefined },
+): boolean {
+  if (response.body === null) return false;
+  const type = response.headers.get('content-type') ?? '';
+  if (type.includes('text/event-stream')) return true;
+  if (response.status !== 200 || /json|html|xml/i.test(type)) return false;
+  return asksForStream(request.input, request.init);
+}
+
+/**
+ * Wraps `fetch` so the body of every event stream ({@link isEventStreamResponse}) goes through
+ * {@link repairEventStream}: any SSE line ending is read as one, and a last event sent without its
+ * closing blank line is kept when its data is whole. Other responses pass through unchanged. Every
+ * closedloop adapter reads its provider's streams through it.
+ *
+ * @example
+ * ```ts
+ * const client = new Anthropic({ fetch: withRepairedEventStreams(fetch) });
+ * ```
+ */
+export function withRepairedEventStreams(fetchImpl: Fetch): Fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!isEventStreamResponse(response, { input, init }) || response.body === null) return response;
+    return new Response(repairEventStream(response.body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
