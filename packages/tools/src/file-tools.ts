@@ -1,4 +1,4 @@
-import { constants, lstatSync } from 'node:fs';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
@@ -445,19 +445,14 @@ export function fileTools(options: FileToolsOptions): AnyTool[] {
     }),
     destructive: true,
     async execute(input) {
+      const absolute = await resolveInWorkspace(root, input.path);
+      const realRoot = await realRootOf(root);
+      if (absolute === realRoot) throw new Error('The workspace root cannot be deleted.');
       // The link itself, not its target, is what a path naming a symlink deletes.
       const normalized = path.posix.normalize(input.path.replace(/\\/g, '/')).replace(/\/+$/, '');
       const parent = await resolveInWorkspace(root, path.posix.dirname(normalized));
       const name = path.posix.basename(normalized);
       const named = path.join(parent, name);
-      // A symlink in the workspace that points out of it: removing the link leaves its target
-      // alone, so only its own name needs to be inside (its parent was resolved inside, above).
-      const absolute = await resolveInWorkspace(root, input.path).catch((error: unknown) => {
-        if (name !== '..' && lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink()) return named;
-        throw error;
-      });
-      const realRoot = await realRootOf(root);
-      if (absolute === realRoot) throw new Error('The workspace root cannot be deleted.');
       const relative = workspaceRelative(realRoot, named);
       await assertNotProtected(input.path, realRoot, absolute);
       await assertNotProtected(input.path, realRoot, named);
