@@ -158,7 +158,9 @@ export interface Cortex {
    * are fed back (no model call and no tool call the journal answered is made again) and the step
    * goes live from the first unrecorded point. A call that started without a recorded result is
    * reconciled (see `onUncertain`). A run that already stopped for good returns its stored result;
-   * one that was cancelled, hit its deadline or its budget continues.
+   * one that was cancelled, hit its deadline or its budget continues. A run whose owner died before
+   * its first group commit was durable (metadata, and no event journaled) starts over from its
+   * metadata: nothing acted yet.
    *
    * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
    * process is running or resuming it), `journal-missing` / `journal-empty` /
@@ -245,22 +247,33 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
  * Reads a journal to resume it. A torn last record is dropped only when the lease just taken over
  * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
  * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
+ * Likewise a journal with no event (only its header, or a header cut short and dropped) reads as
+ * an empty history only when the previous owner died: it was killed before its first group
+ * commit was durable. Otherwise it stays `journal-empty`.
  */
 async function readForResume(
   store: RunStore,
   runId: string,
   lease: RunLease,
 ): Promise<{ history: RunEvent[]; repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }> }> {
+  const previous = lease.takenOver;
+  const read = async (): Promise<RunEvent[]> => {
+    try {
+      return await store.read(runId);
+    } catch (error) {
+      if (previous && CortexError.isInstance(error) && error.code === 'journal-empty') return [];
+      throw error;
+    }
+  };
   try {
-    return { history: await store.read(runId) };
+    return { history: await read() };
   } catch (error) {
-    const previous = lease.takenOver;
     if (!CortexError.isInstance(error) || error.code !== 'journal-truncated' || !previous || !store.repair) {
       throw error;
     }
     const { droppedBytes } = await store.repair(runId);
     return {
-      history: await store.read(runId),
+      history: await read(),
       repaired: {
         type: 'journal-repaired',
         droppedBytes,
@@ -627,16 +640,31 @@ export function createCortex(options: CortexOptions): Cortex {
             details: { runId },
           });
         }
+        const planning = checkPlanning(meta?.options.planning, 'stored planning');
+        if (history.length === 0 && meta !== undefined && lease.takenOver !== undefined) {
+          // The owner died holding the lease after writing the metadata and before its first
+          // group commit was durable (no journal, only its header, or a header cut short). Every
+          // effect waits for a durable group that journals it, so nothing acted yet: the run
+          // starts over from its metadata, as it would have run.
+          const session = new RunSession({
+            config,
+            runId,
+            request,
+            lease,
+            ...(planning !== undefined ? { planning } : {}),
+          });
+          return await session.run(resumeOptions.signal);
+        }
         if (history.length === 0) {
-          // Metadata without a journal: the run's events are gone. Starting over would repeat
-          // whatever it did in the workspace, so it is an error, never a silent restart.
+          // Metadata without a journal, and no owner that died before writing one: the run's
+          // events are gone. Starting over would repeat whatever it did in the workspace, so it
+          // is an error, never a silent restart.
           throw new CortexError({
             code: 'journal-missing',
             message: `Run "${runId}" has metadata but no journal: its events are missing, so it cannot be resumed (starting it over could repeat its effects). Start a new run if that is what you want.`,
             details: { runId },
           });
         }
-        const planning = checkPlanning(meta?.options.planning, 'stored planning');
         const session = new RunSession({
           config,
           runId,
