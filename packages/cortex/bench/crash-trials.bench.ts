@@ -65,6 +65,7 @@ try {
       `${outcomes.filter((outcome) => outcome.killed).length} runs killed, ` +
       `${outcomes.reduce((sum, outcome) => sum + outcome.resumes, 0)} resumes ` +
       `(${plans.filter((plan) => plan.killResumeAfterMs !== undefined).length} first resumes drawn to be killed); ` +
+      `${outcomes.filter((outcome) => outcome.restarted).length} killed before the run stored anything (started again); ` +
       `${failed.length} failed`,
   );
   for (const [kind, count] of kinds) console.log(`  ${count} × ${kind}`);

@@ -158,13 +158,13 @@ export interface Cortex {
    * are fed back (no model call and no tool call the journal answered is made again) and the step
    * goes live from the first unrecorded point. A call that started without a recorded result is
    * reconciled (see `onUncertain`). A run that already stopped for good returns its stored result;
-   * one that was cancelled, hit its deadline or its budget continues. A run whose owner died before
-   * its first group commit was durable (metadata, and no event journaled) starts over from its
-   * metadata: nothing acted yet.
+   * one that was cancelled, hit its deadline or its budget continues. A run whose owner never made
+   * a group commit durable (metadata, and a journal without events; or no journal and a dead
+   * owner's lease) starts over from its metadata: nothing acted yet.
    *
    * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
-   * process is running or resuming it), `journal-missing` / `journal-empty` /
-   * `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
+   * process is running or resuming it), `journal-missing` (metadata without a journal, and no
+   * dead owner to explain it) / `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
    * silent restart), `resume-mismatch` (a run that is to continue, on a cortex whose workspace is
    * not the one the run worked in, or without a tool the run was planned with).
    */
@@ -247,33 +247,42 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
  * Reads a journal to resume it. A torn last record is dropped only when the lease just taken over
  * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
  * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
- * Likewise a journal with no event (only its header, or a header cut short and dropped) reads as
- * an empty history only when the previous owner died: it was killed before its first group
- * commit was durable. Otherwise it stays `journal-empty`.
+ * A journal file with no event (0 bytes, only its header, or a header cut short and dropped) reads
+ * as an empty history with `unstarted`: its owner never made a group commit durable — killed
+ * before it, or stopped by the store's failure (a full disk) — so nothing acted.
  */
 async function readForResume(
   store: RunStore,
   runId: string,
   lease: RunLease,
-): Promise<{ history: RunEvent[]; repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }> }> {
+): Promise<{
+  history: RunEvent[];
+  unstarted?: boolean;
+  repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }>;
+}> {
   const previous = lease.takenOver;
+  let unstarted = false;
   const read = async (): Promise<RunEvent[]> => {
     try {
       return await store.read(runId);
     } catch (error) {
-      if (previous && CortexError.isInstance(error) && error.code === 'journal-empty') return [];
-      throw error;
+      if (!CortexError.isInstance(error) || error.code !== 'journal-empty') throw error;
+      unstarted = true;
+      return [];
     }
   };
   try {
-    return { history: await read() };
+    const history = await read();
+    return { history, ...(unstarted ? { unstarted } : {}) };
   } catch (error) {
     if (!CortexError.isInstance(error) || error.code !== 'journal-truncated' || !previous || !store.repair) {
       throw error;
     }
     const { droppedBytes } = await store.repair(runId);
+    const history = await read();
     return {
-      history: await read(),
+      history,
+      ...(unstarted ? { unstarted } : {}),
       repaired: {
         type: 'journal-repaired',
         droppedBytes,
@@ -624,7 +633,7 @@ export function createCortex(options: CortexOptions): Cortex {
       let lease: RunLease | undefined;
       try {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
-        const { history, repaired } = await readForResume(store, runId, lease);
+        const { history, unstarted, repaired } = await readForResume(store, runId, lease);
         const meta = await store.readMeta(runId);
         // A run that stopped for good only returns its stored result: nothing runs, any cortex fits.
         const finish = history.findLast((event) => event.type === 'run-finished');
@@ -641,11 +650,15 @@ export function createCortex(options: CortexOptions): Cortex {
           });
         }
         const planning = checkPlanning(meta?.options.planning, 'stored planning');
-        if (history.length === 0 && meta !== undefined && lease.takenOver !== undefined) {
-          // The owner died holding the lease after writing the metadata and before its first
-          // group commit was durable (no journal, only its header, or a header cut short). Every
-          // effect waits for a durable group that journals it, so nothing acted yet: the run
-          // starts over from its metadata, as it would have run.
+        if (
+          history.length === 0 &&
+          meta !== undefined &&
+          (unstarted === true || lease.takenOver !== undefined)
+        ) {
+          // The owner wrote the metadata and never made a group commit durable: its journal has no
+          // event (a full disk failed its first write, or it was killed inside it), or it died
+          // holding the lease before creating the journal. Every effect waits for a durable group
+          // that journals it, so nothing acted yet: the run starts over from its metadata.
           const session = new RunSession({
             config,
             runId,

@@ -65,7 +65,11 @@ export interface RunningChild {
 }
 
 /** Starts `node <args>` from the package folder with `env` added. */
-export function startChild(args: string[], env: Record<string, string>): RunningChild {
+export function startChild(
+  args: string[],
+  env: Record<string, string>,
+  onStarted?: () => void,
+): RunningChild {
   const child = spawn(process.execPath, args, {
     cwd: packageDir,
     env: { ...process.env, ...env },
@@ -77,7 +81,9 @@ export function startChild(args: string[], env: Record<string, string>): Running
     stdout += chunk;
   });
   child.stderr.on('data', (chunk) => {
+    const before = stderr;
     stderr += chunk;
+    if (!before.includes('trial-started\n') && stderr.includes('trial-started\n')) onStarted?.();
   });
   const done = new Promise<ChildOutcome>((resolve, reject) => {
     child.on('error', reject);
@@ -91,15 +97,21 @@ export function startChild(args: string[], env: Record<string, string>): Running
   };
 }
 
-/** Runs a child; with `killAfterMs`, SIGKILLs it that long after it started (if still running). */
+/**
+ * Runs a child; with `killAfterMs`, SIGKILLs it that long after it said `trial-started` (if still
+ * running). `ms`: from that moment to its end.
+ */
 export async function runChild(
   args: string[],
   env: Record<string, string>,
   killAfterMs?: number,
 ): Promise<ChildOutcome & { ms: number }> {
-  const started = performance.now();
-  const child = startChild(args, env);
-  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill(), killAfterMs);
+  let started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const child = startChild(args, env, () => {
+    started = performance.now();
+    if (killAfterMs !== undefined) timer = setTimeout(() => child.kill(), killAfterMs);
+  });
   const outcome = await child.done;
   clearTimeout(timer);
   return { ...outcome, ms: performance.now() - started };
@@ -117,6 +129,8 @@ export interface TrialOutcome {
   plan: TrialPlan;
   killed: boolean;
   resumes: number;
+  /** Killed before it stored anything: resume said `unknown-run` and the run was started again. */
+  restarted: boolean;
   failures: string[];
 }
 
@@ -148,16 +162,23 @@ export async function runTrial(
       resumes++;
     }
   }
+  // Killed before the run stored anything (its metadata): the store has no such run and nothing
+  // was done, so the caller starts it again — under the same id, which must not be refused.
+  let restarted = false;
+  if (killed && last.code === 0 && last.stdout.includes('"error":"unknown-run"')) {
+    restarted = true;
+    last = await runChild(child, { ...env, PHASE: 'run' });
+  }
   if (last.code !== 0) {
     failures.push(`the last process ended ${last.signal ?? last.code}: ${last.stderr.slice(-400)}`);
-    return { plan, killed, resumes, failures };
+    return { plan, killed, resumes, restarted, failures };
   }
   let answer: TrialAnswer;
   try {
     answer = JSON.parse(last.stdout) as TrialAnswer;
   } catch {
     failures.push(`unreadable answer: ${last.stdout.slice(0, 200)}`);
-    return { plan, killed, resumes, failures };
+    return { plan, killed, resumes, restarted, failures };
   }
   if (answer.error !== undefined) failures.push(`refused: ${answer.error}: ${answer.message}`);
   else if (answer.stopReason !== 'completed')
@@ -187,5 +208,5 @@ export async function runTrial(
   } finally {
     await store.close();
   }
-  return { plan, killed, resumes, failures };
+  return { plan, killed, resumes, restarted, failures };
 }

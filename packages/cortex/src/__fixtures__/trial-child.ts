@@ -89,6 +89,8 @@ const cortex = createCortex({
     return { approved: true, note: 'approved by the crash trial' };
   },
 });
+// The parent's kill clock starts here (loading the bundle takes a while on a loaded machine).
+process.stderr.write('trial-started\n');
 try {
   const result =
     env.PHASE === 'resume'
