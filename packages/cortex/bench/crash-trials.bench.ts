@@ -14,7 +14,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runChild, runTrial, type TrialOutcome, type TrialPlan, trialState, trialWorkspace } from '../src/__fixtures__/crash-trials';
+import {
+  runChild,
+  runTrial,
+  type TrialOutcome,
+  type TrialPlan,
+  trialState,
+  trialWorkspace,
+} from '../src/__fixtures__/crash-trials';
 import { random } from '../src/__fixtures__/random';
 import { bundleChild } from '../src/__fixtures__/spawn-child';
 
@@ -22,18 +29,31 @@ const trials = Number(process.env.CRASH_TRIALS ?? 100);
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const parallel = Number(process.env.CRASH_PARALLEL ?? 2);
 const scratch = mkdtempSync(join(tmpdir(), 'cortex-crash-bench-'));
-const child = await bundleChild(join(import.meta.dirname, '../src/__fixtures__/trial-child.ts'), 'trial-child');
+const child = await bundleChild(
+  join(import.meta.dirname, '../src/__fixtures__/trial-child.ts'),
+  'trial-child',
+);
 try {
   const started = performance.now();
-  const referenceEnv = { ...trialWorkspace(join(scratch, 'reference')), RUN_ID: 'run-reference', PHASE: 'run' };
+  const referenceEnv = {
+    ...trialWorkspace(join(scratch, 'reference')),
+    RUN_ID: 'run-reference',
+    PHASE: 'run',
+  };
   const durations: number[] = [];
   for (let index = 0; index < 3; index++) {
-    const env = { ...trialWorkspace(join(scratch, `reference-${index}`)), RUN_ID: 'run-reference', PHASE: 'run' };
+    const env = {
+      ...trialWorkspace(join(scratch, `reference-${index}`)),
+      RUN_ID: 'run-reference',
+      PHASE: 'run',
+    };
     durations.push((await runChild(child, env)).ms);
   }
   const uninterrupted = await runChild(child, referenceEnv);
   if (uninterrupted.code !== 0 || !uninterrupted.stdout.includes('"completed"')) {
-    throw new Error(`the uninterrupted run did not complete: ${uninterrupted.stdout} ${uninterrupted.stderr}`);
+    throw new Error(
+      `the uninterrupted run did not complete: ${uninterrupted.stdout} ${uninterrupted.stderr}`,
+    );
   }
   const reference = trialState(referenceEnv.ROOT);
   const span = Math.max(...durations, uninterrupted.ms) * 1.1;
@@ -47,7 +67,9 @@ try {
   for (let index = 0; index < plans.length; index += parallel) {
     outcomes.push(
       ...(await Promise.all(
-        plans.slice(index, index + parallel).map((plan) => runTrial(child, join(scratch, plan.name), plan, reference)),
+        plans
+          .slice(index, index + parallel)
+          .map((plan) => runTrial(child, join(scratch, plan.name), plan, reference)),
       )),
     );
   }

@@ -49,10 +49,13 @@ export function trialWorkspace(dir: string): { ROOT: string; STORE_DIR: string }
 
 /** What the effects left in a workspace. */
 export function trialState(root: string): TrialState {
-  const read = (name: string) => (existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null);
+  const read = (name: string) =>
+    existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null;
   const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
   return {
-    files: Object.fromEntries(['notes.txt', 'log.md', 'cmd.log', 'ghost.txt'].map((name) => [name, read(name)])),
+    files: Object.fromEntries(
+      ['notes.txt', 'log.md', 'cmd.log', 'ghost.txt'].map((name) => [name, read(name)]),
+    ),
     commits: Number(git('rev-list', '--count', 'HEAD')),
     tree: git('rev-parse', 'HEAD^{tree}'),
   };
@@ -150,7 +153,8 @@ export async function runTrial(
   const killed = first.signal === 'SIGKILL';
   let last = first;
   let resumes = 0;
-  if (!killed && first.code !== 0) failures.push(`the run crashed (${first.code}): ${first.stderr.slice(-400)}`);
+  if (!killed && first.code !== 0)
+    failures.push(`the run crashed (${first.code}): ${first.stderr.slice(-400)}`);
   if (killed) {
     if (plan.killResumeAfterMs !== undefined) {
       const resumed = await runChild(child, { ...env, PHASE: 'resume' }, plan.killResumeAfterMs);
@@ -188,7 +192,8 @@ export async function runTrial(
     if (state.files[name] !== content)
       failures.push(`${name} is ${JSON.stringify(state.files[name])}, not ${JSON.stringify(content)}`);
   }
-  if (state.commits !== reference.commits) failures.push(`${state.commits} commits, not ${reference.commits}`);
+  if (state.commits !== reference.commits)
+    failures.push(`${state.commits} commits, not ${reference.commits}`);
   else if (state.tree !== reference.tree) failures.push('the committed tree differs');
   const store = createJsonlRunStore({ dir: env.STORE_DIR });
   try {
@@ -198,7 +203,10 @@ export async function runTrial(
       failures.push(`${finished.length} run-finished events`);
     const verified = new Set<string>();
     for (const event of events) {
-      if (event.type === 'step-verified' && ['success', 'success-with-warnings'].includes(event.verification.verdict))
+      if (
+        event.type === 'step-verified' &&
+        ['success', 'success-with-warnings'].includes(event.verification.verdict)
+      )
         verified.add(event.stepId);
       if (event.type === 'step-marked' && event.status === 'completed' && !verified.has(event.stepId))
         failures.push(`${event.stepId} completed without a passed verification`);

@@ -13,9 +13,10 @@
  * then the final answer is aggregated. A question about an uncertain call is approved (printed in
  * `asked`). Prints `{ stopReason, statuses, answer, asked }`, or `{ error: code }` when refused.
  */
-import { createJsonlRunStore } from '../jsonl-run-store';
-import { createCortex } from '../create-cortex';
+
 import { defaultAllowedPrograms, workspaceTools } from '@closedloop/tools';
+import { createCortex } from '../create-cortex';
+import { createJsonlRunStore } from '../jsonl-run-store';
 import { lyingStep, scenarioModel, writeStep } from './scenario-model';
 
 const env = process.env;
@@ -50,7 +51,10 @@ const model = scenarioModel({
     e: [
       {
         toolCalls: [
-          { name: 'edit_file', arguments: { path: 'log.md', old_string: '# log\n', new_string: '# log\n- e\n' } },
+          {
+            name: 'edit_file',
+            arguments: { path: 'log.md', old_string: '# log\n', new_string: '# log\n- e\n' },
+          },
         ],
       },
       mark('[SUCCESS]: appended - e to log.md', { filesWritten: ['log.md'] }),
@@ -61,7 +65,11 @@ const model = scenarioModel({
     ],
     x: lyingStep('ghost.txt'),
     g: [
-      { toolCalls: [{ name: 'run_command', arguments: { argv: ['git', 'add', 'notes.txt', 'log.md', 'cmd.log'] } }] },
+      {
+        toolCalls: [
+          { name: 'run_command', arguments: { argv: ['git', 'add', 'notes.txt', 'log.md', 'cmd.log'] } },
+        ],
+      },
       { toolCalls: [{ name: 'run_command', arguments: { argv: ['git', 'commit', '-q', '-m', 'trial'] } }] },
       mark('[SUCCESS]: committed notes.txt, log.md and cmd.log'),
     ],
