@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScriptedResponse } from '@closedloop/model/testing';
@@ -565,6 +565,50 @@ describe('onUncertain: a non-idempotent call that started without a recorded res
     expect(() =>
       createCortex({ model: scenarioModel({}), tools: [], onUncertain: 'maybe' as never }),
     ).toThrow(expect.objectContaining({ code: 'invalid-options' }));
+  });
+});
+
+describe('a git command killed while it held its locks (.git/index.lock, a ref lock)', () => {
+  it('the locks it left are removed before it is judged: not taken for its effect, and the re-run commits once', async () => {
+    const ws = await workspace({ 'a.txt': 'a\n' });
+    const git = async (...args: string[]) => (await ws.git(...args)).trim();
+    writeFileSync(join(ws.root, 'b.txt'), 'b\n');
+    await git('add', 'b.txt');
+    const branch = await git('symbolic-ref', '--short', 'HEAD');
+    const commitStep = [
+      { toolCalls: [{ name: 'run_command', arguments: { argv: ['git', 'commit', '-q', '-m', 'b'] } }] },
+      markSuccess(),
+    ];
+    const memory = createMemoryRunStore();
+    await firstRun({
+      ws,
+      store: crashingStore(memory, { after: isTool('tool-call-dispatched', 'run_command') }),
+      steps: { task: commitStep },
+      runId: 'r',
+    });
+    // As a git commit killed with its owner (a sandboxed command dies with its parent) leaves them.
+    writeFileSync(join(ws.root, '.git', 'index.lock'), '');
+    writeFileSync(join(ws.root, '.git', 'refs', 'heads', `${branch}.lock`), '');
+    const asked: string[] = [];
+    const { result } = await resume({
+      ws,
+      store: memory,
+      steps: { task: commitStep },
+      runId: 'r',
+      extra: {
+        acceptUnverified: 'warn',
+        onApproval: (request) => {
+          asked.push(request.reason);
+          return { approved: true };
+        },
+      },
+    });
+    expect(asked).toEqual([expect.stringMatching(/has not changed.*run it again/)]);
+    expect(result.stopReason).toMatch(/^completed/);
+    expect(await git('rev-list', '--count', 'HEAD')).toBe('2');
+    expect(await git('log', '-1', '--format=%s')).toBe('b');
+    expect(existsSync(join(ws.root, '.git', 'index.lock'))).toBe(false);
+    expect(existsSync(join(ws.root, '.git', 'refs', 'heads', `${branch}.lock`))).toBe(false);
   });
 });
 
