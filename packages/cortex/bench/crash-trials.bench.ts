@@ -5,7 +5,8 @@
  * CRASH_TRIALS (default 100) trials of the trial world (`src/__fixtures__/trial-child.ts`: a
  * planned run with a file write, an edit, a shell append, a replanned step and a git commit, on a
  * fsynced JSONL store), each SIGKILLed by this process at a uniformly random moment of an
- * uninterrupted run's duration; a third of them have their first resume killed too. Every trial
+ * uninterrupted run's duration; a third of them have their first resume killed too, a quarter end
+ * with two processes resuming at once (one must be refused or find it finished). Every trial
  * is resumed to its end and checked against the uninterrupted run (`src/__fixtures__/crash-trials.ts`).
  * Prints the figures (trials, killed runs and resumes, failures by kind) and every failure with its
  * seed and kill times. CRASH_SEED replays a series; CRASH_PARALLEL (default 2) trials at a time.
@@ -164,6 +165,7 @@ try {
     name: `t${index}`,
     killRunAfterMs: Math.floor(next() * span),
     ...(next() < 1 / 3 ? { killResumeAfterMs: Math.floor(next() * span) } : {}),
+    ...(next() < 1 / 4 ? { concurrentResume: true } : {}),
   }));
   const outcomes: TrialOutcome[] = [];
   for (let index = 0; index < plans.length; index += parallel) {
@@ -188,7 +190,8 @@ try {
       `uninterrupted run ${Math.round(uninterrupted.ms)} ms (kills drawn in 0–${Math.round(span)} ms); ` +
       `${outcomes.filter((outcome) => outcome.killed).length} runs killed, ` +
       `${outcomes.reduce((sum, outcome) => sum + outcome.resumes, 0)} resumes ` +
-      `(${plans.filter((plan) => plan.killResumeAfterMs !== undefined).length} first resumes drawn to be killed); ` +
+      `(${plans.filter((plan) => plan.killResumeAfterMs !== undefined).length} first resumes drawn to be killed, ` +
+      `${plans.filter((plan) => plan.concurrentResume).length} trials ending in two concurrent resumes); ` +
       `${outcomes.filter((outcome) => outcome.restarted).length} killed before the run stored anything (started again); ` +
       `${failed.length} failed`,
   );

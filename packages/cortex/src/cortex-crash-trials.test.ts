@@ -39,7 +39,7 @@ describe('randomized kill -9 of a run with real effects (shell append, edit, wri
     });
   });
 
-  it('killed at a random moment (and its first resume too, in some trials), it resumes to the same end: every effect once (12 seeded trials; bench/crash-trials.bench.ts runs 100+)', async () => {
+  it('killed at a random moment (and its first resume too, or resumed by two processes at once, in some trials), it resumes to the same end: every effect once (12 seeded trials; bench/crash-trials.bench.ts runs 100+)', async () => {
     const seed = Number(process.env.CRASH_SEED ?? 20_261_130);
     const next = random(seed);
     let killed = 0;
@@ -53,6 +53,7 @@ describe('randomized kill -9 of a run with real effects (shell append, edit, wri
               name: `t${number}`,
               killRunAfterMs: Math.floor(next() * span),
               ...(number % 3 === 0 ? { killResumeAfterMs: Math.floor(next() * span) } : {}),
+              ...(number % 4 === 1 ? { concurrentResume: true } : {}),
             },
             reference,
           ),

@@ -125,6 +125,11 @@ export interface TrialPlan {
   name: string;
   killRunAfterMs: number;
   killResumeAfterMs?: number;
+  /**
+   * Two processes resume the killed run at once (the last resume): one must be refused
+   * (`run-leased`) or find the run finished; effects still happen once.
+   */
+  concurrentResume?: boolean;
 }
 
 /** One trial's outcome: what went wrong (empty when nothing did). */
@@ -160,6 +165,20 @@ export async function runTrial(
       const resumed = await runChild(child, { ...env, PHASE: 'resume' }, plan.killResumeAfterMs);
       resumes++;
       if (resumed.signal !== 'SIGKILL') last = resumed;
+    }
+    if (last === first && plan.concurrentResume) {
+      const [one, two] = await Promise.all([
+        runChild(child, { ...env, PHASE: 'resume' }),
+        runChild(child, { ...env, PHASE: 'resume' }),
+      ]);
+      resumes += 2;
+      const refused = [one, two].filter((outcome) => outcome.stdout.includes('"error":"run-leased"'));
+      const finished = [one, two].filter((outcome) => outcome.stdout.includes('"stopReason"'));
+      if (finished.length === 0)
+        failures.push(`neither of two concurrent resumes finished: ${one.stdout} ${two.stdout}`);
+      if (refused.length + finished.length !== 2)
+        failures.push(`two concurrent resumes: ${one.stdout.slice(0, 200)} / ${two.stdout.slice(0, 200)}`);
+      last = finished[0] ?? one;
     }
     if (last === first) {
       last = await runChild(child, { ...env, PHASE: 'resume' });
