@@ -73,7 +73,7 @@ async function storeFaultTrials(reference: TrialState): Promise<number> {
     restore();
     const resumed = await runChild(child, {
       ...env,
-      PHASE: answer.error === 'unknown-run' ? 'run' : 'resume',
+      PHASE: answer.error !== undefined ? 'run' : 'resume',
     });
     const end = JSON.parse(resumed.stdout || '{}') as { stopReason?: string; error?: string };
     const state = trialState(env.ROOT!);

@@ -762,7 +762,7 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     return { ws, result, cortex, path: join(dir, 'run-d.jsonl') };
   }
 
-  it('metadata without a journal: journal-missing; a torn one: journal-truncated; an unreadable line: journal-corrupt', async () => {
+  it('metadata without a journal: journal-missing; an emptied one: journal-empty; a torn one: journal-truncated; an unreadable line: journal-corrupt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-damaged-'));
     const { cortex, path } = await finishedRun(dir);
     const text = readFileSync(path, 'utf8');
@@ -771,6 +771,11 @@ describe('damaged journals are typed errors, never a silent restart', () => {
         () => 'resumed',
         (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
       );
+    // Emptied after the run journaled events (its metadata says so): lost, never restarted.
+    writeFileSync(path, '');
+    expect(await codeOf()).toBe('journal-empty');
+    writeFileSync(path, `${text.split('\n')[0]}\n`);
+    expect(await codeOf()).toBe('journal-empty');
     writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 10));
     expect(await codeOf()).toBe('journal-truncated');
     writeFileSync(path, `${text.split('\n')[0]}\nnot json\n`);

@@ -248,8 +248,9 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
  * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
  * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
  * A journal file with no event (0 bytes, only its header, or a header cut short and dropped) reads
- * as an empty history with `unstarted`: its owner never made a group commit durable — killed
- * before it, or stopped by the store's failure (a full disk) — so nothing acted.
+ * as an empty history with `unstarted` (its `journal-empty` error): unless the metadata says the
+ * run journaled events, its owner never made a group commit durable — killed before it, or
+ * stopped by the store's failure (a full disk) — so nothing acted.
  */
 async function readForResume(
   store: RunStore,
@@ -257,17 +258,18 @@ async function readForResume(
   lease: RunLease,
 ): Promise<{
   history: RunEvent[];
-  unstarted?: boolean;
+  /** The journal exists and holds no event: the `journal-empty` error its read gave. */
+  unstarted?: CortexError;
   repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }>;
 }> {
   const previous = lease.takenOver;
-  let unstarted = false;
+  let unstarted: CortexError | undefined;
   const read = async (): Promise<RunEvent[]> => {
     try {
       return await store.read(runId);
     } catch (error) {
       if (!CortexError.isInstance(error) || error.code !== 'journal-empty') throw error;
-      unstarted = true;
+      unstarted = error;
       return [];
     }
   };
@@ -289,6 +291,20 @@ async function readForResume(
         holder: { pid: previous.pid, host: previous.host },
       },
     };
+  }
+}
+
+/**
+ * Records in the run's metadata that it has journaled events (`RunMeta.journaled`), once a session
+ * that made a group commit durable ends: from then on an empty journal is a lost one. Best effort —
+ * a store that fails here changes nothing about the run's result.
+ */
+async function markJournaled(store: RunStore, meta: RunMeta, session: RunSession): Promise<void> {
+  if (meta.journaled === true || session.bus.durableEvents === 0) return;
+  try {
+    await store.writeMeta(meta.runId, { ...meta, journaled: true });
+  } catch {
+    // The guard it adds is lost; the run's journal and result are not.
   }
 }
 
@@ -560,6 +576,7 @@ export function createCortex(options: CortexOptions): Cortex {
     active.add(runId);
     const result = (async () => {
       let lease: RunLease | undefined;
+      let meta: RunMeta | undefined;
       try {
         if (config.store) {
           lease = await config.store.acquireLease(runId, { ...config.lease, purpose: 'run' });
@@ -570,7 +587,7 @@ export function createCortex(options: CortexOptions): Cortex {
               details: { runId },
             });
           }
-          await config.store.writeMeta(runId, {
+          meta = {
             runId,
             request,
             createdAt: config.clock(),
@@ -585,7 +602,8 @@ export function createCortex(options: CortexOptions): Cortex {
               ...(config.workspace !== undefined ? { workspace: workspaceKey(config.workspace) } : {}),
               tools: config.registry.specs().map((spec) => spec.name),
             },
-          });
+          };
+          await config.store.writeMeta(runId, meta);
         }
         const session = new RunSession({
           config,
@@ -595,7 +613,9 @@ export function createCortex(options: CortexOptions): Cortex {
           ...(listener ? { listener } : {}),
           ...(lease ? { lease } : {}),
         });
-        return await session.run(runOptions.signal);
+        const result = await session.run(runOptions.signal);
+        if (config.store && meta) await markJournaled(config.store, meta, session);
+        return result;
       } finally {
         active.delete(runId);
         await lease?.release();
@@ -653,7 +673,8 @@ export function createCortex(options: CortexOptions): Cortex {
         if (
           history.length === 0 &&
           meta !== undefined &&
-          (unstarted === true || lease.takenOver !== undefined)
+          meta.journaled !== true &&
+          (unstarted !== undefined || lease.takenOver !== undefined)
         ) {
           // The owner wrote the metadata and never made a group commit durable: its journal has no
           // event (a full disk failed its first write, or it was killed inside it), or it died
@@ -666,8 +687,12 @@ export function createCortex(options: CortexOptions): Cortex {
             lease,
             ...(planning !== undefined ? { planning } : {}),
           });
-          return await session.run(resumeOptions.signal);
+          const result = await session.run(resumeOptions.signal);
+          await markJournaled(store, meta, session);
+          return result;
         }
+        // A journal emptied after the run journaled events: its history is lost.
+        if (history.length === 0 && unstarted !== undefined) throw unstarted;
         if (history.length === 0) {
           // Metadata without a journal, and no owner that died before writing one: the run's
           // events are gone. Starting over would repeat whatever it did in the workspace, so it
@@ -697,7 +722,9 @@ export function createCortex(options: CortexOptions): Cortex {
             cause: error,
           });
         }
-        return await session.run(resumeOptions.signal);
+        const result = await session.run(resumeOptions.signal);
+        if (meta !== undefined) await markJournaled(store, meta, session);
+        return result;
       } finally {
         active.delete(runId);
         await lease?.release();
