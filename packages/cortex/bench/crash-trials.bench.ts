@@ -62,7 +62,7 @@ async function storeFaultTrials(reference: TrialState): Promise<number> {
     name: string,
     env: Record<string, string>,
     first: { stdout: string },
-    restore = () => remount(env.STORE_DIR!, 'rw,size=4m'),
+    restore: () => unknown = () => remount(env.STORE_DIR!, 'rw,size=4m'),
   ) => {
     const answer = JSON.parse(first.stdout || '{}') as {
       stopReason?: string;
