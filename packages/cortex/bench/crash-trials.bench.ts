@@ -100,14 +100,16 @@ async function storeFaultTrials(reference: TrialState): Promise<number> {
     let readOnly = false;
     // A read-only bind mount over the folder: what opens files there from then on gets EROFS (a
     // remount of the tmpfs itself is refused while the journal is open for writing).
+    let timer: NodeJS.Timeout | undefined;
     const running = startChild(child, env, () => {
-      setTimeout(() => {
+      timer = setTimeout(() => {
         readOnly =
           spawnSync('mount', ['--bind', env.STORE_DIR, env.STORE_DIR]).status === 0 &&
           spawnSync('mount', ['-o', 'remount,bind,ro', env.STORE_DIR]).status === 0;
       }, ms);
     });
     const first = await running.done;
+    clearTimeout(timer);
     await check(`journal folder read-only ${ms} ms into the run`, env, first, () => {
       if (readOnly) spawnSync('umount', [env.STORE_DIR]);
     });
@@ -206,7 +208,8 @@ try {
   const storeFailures = await storeFaultTrials(reference);
   process.exitCode = failed.length > 0 || storeFailures > 0 ? 1 : 0;
 } finally {
-  for (const mount of mounts) spawnSync('umount', [mount]);
+  // A read-only bind mount may lie over a tmpfs: unmount every layer.
+  for (const mount of mounts) while (spawnSync('umount', [mount]).status === 0);
   rmSync(scratch, { recursive: true, force: true });
   if (child.length === 1) rmSync(child[0]!, { force: true });
 }
