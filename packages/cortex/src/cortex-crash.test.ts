@@ -152,17 +152,12 @@ describe('a full disk (the journal write is cut short, then fails)', () => {
       expect(text.endsWith('\n'), `${context}: the journal ends in a torn line`).toBe(true);
       const inspection = await store.inspect(runId);
       if (inspection.problem?.code === 'journal-empty') {
-        // Not even the first group fitted: nothing was journaled, so nothing was done either.
+        // Not even the first group fitted: nothing was journaled, so nothing was done either, and
+        // the resume (with room again) starts the run over: every step runs once.
         expect(existsSync(log), context).toBe(false);
-        await expect(
-          createCrashCortex({ root, log, phase: 'resume', store }).resume(runId),
-        ).rejects.toMatchObject({
-          code: 'journal-empty',
-        });
-        continue;
       }
       resumable++;
-      const journal = await store.read(runId);
+      const journal = inspection.events;
       const completedAtStop = new Set(
         journal.flatMap((event) =>
           event.type === 'step-marked' && event.status === 'completed' ? [event.stepId] : [],
@@ -182,6 +177,6 @@ describe('a full disk (the journal write is cut short, then fails)', () => {
         ).toEqual([`${stepId} first`]);
       }
     }
-    expect(resumable).toBeGreaterThanOrEqual(3);
+    expect(resumable).toBe(limits.length);
   }, 120_000);
 });

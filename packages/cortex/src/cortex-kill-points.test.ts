@@ -303,6 +303,33 @@ describe('kill -9 in the middle of a journal write (a torn last line)', () => {
   }, 180_000);
 });
 
+describe('kill -9 before the first group commit is durable (nothing acted yet)', () => {
+  for (const kill of ['after-meta', 'torn-journal:0', 'in-fsync:0']) {
+    it(`killed at ${kill}: the resume starts the run over from its metadata and ends like an uninterrupted run`, async () => {
+      const content = 'notes\n';
+      const { storeDir, root, runId } = world(`unstarted-${kill.replace(':', '-')}`);
+      const env = { STORE_DIR: storeDir, ROOT: root, RUN_ID: runId, CONTENT: content };
+      const first = await runNode(child, { ...env, KILL: kill });
+      expect(first.signal, first.stderr).toBe('SIGKILL');
+      const store = createJsonlRunStore({ dir: storeDir });
+      expect((await store.inspect(runId)).events, 'nothing was journaled').toEqual([]);
+      const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout), resumed.stdout).toMatchObject({ stopReason: 'completed' });
+      expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe(content);
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      const events = await store.read(runId);
+      expect(events.filter((event) => event.type === 'run-started')).toHaveLength(1);
+      expect(events.filter((event) => event.type === 'run-finished')).toHaveLength(1);
+      // Resumed again, the finished run returns its result: nothing runs twice.
+      const again = await runNode(child, { ...env, PHASE: 'resume' });
+      expect(JSON.parse(again.stdout)).toMatchObject({ stopReason: 'completed' });
+      expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('# log\n- a\n');
+      await store.close();
+    }, 30_000);
+  }
+});
+
 describe('the wall clock jumps backwards between the crash and the resume', () => {
   it('resumed with a clock an hour behind, anywhere in the run, it ends like an uninterrupted run (4 trials)', async () => {
     const content = 'clock\n';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ScriptedResponse } from '@closedloop/model/testing';
@@ -568,6 +568,50 @@ describe('onUncertain: a non-idempotent call that started without a recorded res
   });
 });
 
+describe('a git command killed while it held its locks (.git/index.lock, a ref lock)', () => {
+  it('the locks it left are removed before it is judged: not taken for its effect, and the re-run commits once', async () => {
+    const ws = await workspace({ 'a.txt': 'a\n' });
+    const git = async (...args: string[]) => (await ws.git(...args)).trim();
+    writeFileSync(join(ws.root, 'b.txt'), 'b\n');
+    await git('add', 'b.txt');
+    const branch = await git('symbolic-ref', '--short', 'HEAD');
+    const commitStep = [
+      { toolCalls: [{ name: 'run_command', arguments: { argv: ['git', 'commit', '-q', '-m', 'b'] } }] },
+      markSuccess(),
+    ];
+    const memory = createMemoryRunStore();
+    await firstRun({
+      ws,
+      store: crashingStore(memory, { after: isTool('tool-call-dispatched', 'run_command') }),
+      steps: { task: commitStep },
+      runId: 'r',
+    });
+    // As a git commit killed with its owner (a sandboxed command dies with its parent) leaves them.
+    writeFileSync(join(ws.root, '.git', 'index.lock'), '');
+    writeFileSync(join(ws.root, '.git', 'refs', 'heads', `${branch}.lock`), '');
+    const asked: string[] = [];
+    const { result } = await resume({
+      ws,
+      store: memory,
+      steps: { task: commitStep },
+      runId: 'r',
+      extra: {
+        acceptUnverified: 'warn',
+        onApproval: (request) => {
+          asked.push(request.reason);
+          return { approved: true };
+        },
+      },
+    });
+    expect(asked).toEqual([expect.stringMatching(/has not changed.*run it again/)]);
+    expect(result.stopReason).toMatch(/^completed/);
+    expect(await git('rev-list', '--count', 'HEAD')).toBe('2');
+    expect(await git('log', '-1', '--format=%s')).toBe('b');
+    expect(existsSync(join(ws.root, '.git', 'index.lock'))).toBe(false);
+    expect(existsSync(join(ws.root, '.git', 'refs', 'heads', `${branch}.lock`))).toBe(false);
+  });
+});
+
 describe('one live owner per run', () => {
   it('a second resume of a run being resumed is refused: "run X is being resumed by pid N on host H"', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-lease-'));
@@ -718,7 +762,7 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     return { ws, result, cortex, path: join(dir, 'run-d.jsonl') };
   }
 
-  it('metadata without a journal: journal-missing; an empty journal: journal-empty; a torn one: journal-truncated', async () => {
+  it('metadata without a journal: journal-missing; an emptied one: journal-empty; a torn one: journal-truncated; an unreadable line: journal-corrupt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-damaged-'));
     const { cortex, path } = await finishedRun(dir);
     const text = readFileSync(path, 'utf8');
@@ -727,7 +771,10 @@ describe('damaged journals are typed errors, never a silent restart', () => {
         () => 'resumed',
         (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
       );
+    // Emptied after the run journaled events (its metadata says so): lost, never restarted.
     writeFileSync(path, '');
+    expect(await codeOf()).toBe('journal-empty');
+    writeFileSync(path, `${text.split('\n')[0]}\n`);
     expect(await codeOf()).toBe('journal-empty');
     writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 10));
     expect(await codeOf()).toBe('journal-truncated');

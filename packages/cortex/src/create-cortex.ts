@@ -158,11 +158,13 @@ export interface Cortex {
    * are fed back (no model call and no tool call the journal answered is made again) and the step
    * goes live from the first unrecorded point. A call that started without a recorded result is
    * reconciled (see `onUncertain`). A run that already stopped for good returns its stored result;
-   * one that was cancelled, hit its deadline or its budget continues.
+   * one that was cancelled, hit its deadline or its budget continues. A run whose owner never made
+   * a group commit durable (metadata, and a journal without events; or no journal and a dead
+   * owner's lease) starts over from its metadata: nothing acted yet.
    *
    * Throws `CortexError`: `unknown-run` (the store has no such run), `run-leased` (another live
-   * process is running or resuming it), `journal-missing` / `journal-empty` /
-   * `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
+   * process is running or resuming it), `journal-missing` (metadata without a journal, and no
+   * dead owner to explain it) / `journal-truncated` / `journal-corrupt` / `journal-version` (a damaged journal: never a
    * silent restart), `resume-mismatch` (a run that is to continue, on a cortex whose workspace is
    * not the one the run worked in, or without a tool the run was planned with).
    */
@@ -245,28 +247,64 @@ function checkPlanning(value: unknown, what: string): PlanningMode | undefined {
  * Reads a journal to resume it. A torn last record is dropped only when the lease just taken over
  * shows that the previous owner died (its last group commit was cut off, so nothing acted on it);
  * otherwise it stays a `journal-truncated` error (the journal may have been cut by something else).
+ * A journal file with no event (0 bytes, only its header, or a header cut short and dropped) reads
+ * as an empty history with `unstarted` (its `journal-empty` error): unless the metadata says the
+ * run journaled events, its owner never made a group commit durable — killed before it, or
+ * stopped by the store's failure (a full disk) — so nothing acted.
  */
 async function readForResume(
   store: RunStore,
   runId: string,
   lease: RunLease,
-): Promise<{ history: RunEvent[]; repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }> }> {
+): Promise<{
+  history: RunEvent[];
+  /** The journal exists and holds no event: the `journal-empty` error its read gave. */
+  unstarted?: CortexError;
+  repaired?: Extract<CortexEventInput, { type: 'journal-repaired' }>;
+}> {
+  const previous = lease.takenOver;
+  let unstarted: CortexError | undefined;
+  const read = async (): Promise<RunEvent[]> => {
+    try {
+      return await store.read(runId);
+    } catch (error) {
+      if (!CortexError.isInstance(error) || error.code !== 'journal-empty') throw error;
+      unstarted = error;
+      return [];
+    }
+  };
   try {
-    return { history: await store.read(runId) };
+    const history = await read();
+    return { history, ...(unstarted ? { unstarted } : {}) };
   } catch (error) {
-    const previous = lease.takenOver;
     if (!CortexError.isInstance(error) || error.code !== 'journal-truncated' || !previous || !store.repair) {
       throw error;
     }
     const { droppedBytes } = await store.repair(runId);
+    const history = await read();
     return {
-      history: await store.read(runId),
+      history,
+      ...(unstarted ? { unstarted } : {}),
       repaired: {
         type: 'journal-repaired',
         droppedBytes,
         holder: { pid: previous.pid, host: previous.host },
       },
     };
+  }
+}
+
+/**
+ * Records in the run's metadata that it has journaled events (`RunMeta.journaled`), once a session
+ * that made a group commit durable ends: from then on an empty journal is a lost one. Best effort —
+ * a store that fails here changes nothing about the run's result.
+ */
+async function markJournaled(store: RunStore, meta: RunMeta, session: RunSession): Promise<void> {
+  if (meta.journaled === true || session.bus.durableEvents === 0) return;
+  try {
+    await store.writeMeta(meta.runId, { ...meta, journaled: true });
+  } catch {
+    // The guard it adds is lost; the run's journal and result are not.
   }
 }
 
@@ -538,6 +576,7 @@ export function createCortex(options: CortexOptions): Cortex {
     active.add(runId);
     const result = (async () => {
       let lease: RunLease | undefined;
+      let meta: RunMeta | undefined;
       try {
         if (config.store) {
           lease = await config.store.acquireLease(runId, { ...config.lease, purpose: 'run' });
@@ -548,7 +587,7 @@ export function createCortex(options: CortexOptions): Cortex {
               details: { runId },
             });
           }
-          await config.store.writeMeta(runId, {
+          meta = {
             runId,
             request,
             createdAt: config.clock(),
@@ -563,7 +602,8 @@ export function createCortex(options: CortexOptions): Cortex {
               ...(config.workspace !== undefined ? { workspace: workspaceKey(config.workspace) } : {}),
               tools: config.registry.specs().map((spec) => spec.name),
             },
-          });
+          };
+          await config.store.writeMeta(runId, meta);
         }
         const session = new RunSession({
           config,
@@ -573,7 +613,9 @@ export function createCortex(options: CortexOptions): Cortex {
           ...(listener ? { listener } : {}),
           ...(lease ? { lease } : {}),
         });
-        return await session.run(runOptions.signal);
+        const result = await session.run(runOptions.signal);
+        if (config.store && meta) await markJournaled(config.store, meta, session);
+        return result;
       } finally {
         active.delete(runId);
         await lease?.release();
@@ -611,7 +653,7 @@ export function createCortex(options: CortexOptions): Cortex {
       let lease: RunLease | undefined;
       try {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
-        const { history, repaired } = await readForResume(store, runId, lease);
+        const { history, unstarted, repaired } = await readForResume(store, runId, lease);
         const meta = await store.readMeta(runId);
         // A run that stopped for good only returns its stored result: nothing runs, any cortex fits.
         const finish = history.findLast((event) => event.type === 'run-finished');
@@ -627,16 +669,40 @@ export function createCortex(options: CortexOptions): Cortex {
             details: { runId },
           });
         }
+        const planning = checkPlanning(meta?.options.planning, 'stored planning');
+        if (
+          history.length === 0 &&
+          meta !== undefined &&
+          meta.journaled !== true &&
+          (unstarted !== undefined || lease.takenOver !== undefined)
+        ) {
+          // The owner wrote the metadata and never made a group commit durable: its journal has no
+          // event (a full disk failed its first write, or it was killed inside it), or it died
+          // holding the lease before creating the journal. Every effect waits for a durable group
+          // that journals it, so nothing acted yet: the run starts over from its metadata.
+          const session = new RunSession({
+            config,
+            runId,
+            request,
+            lease,
+            ...(planning !== undefined ? { planning } : {}),
+          });
+          const result = await session.run(resumeOptions.signal);
+          await markJournaled(store, meta, session);
+          return result;
+        }
+        // A journal emptied after the run journaled events: its history is lost.
+        if (history.length === 0 && unstarted !== undefined) throw unstarted;
         if (history.length === 0) {
-          // Metadata without a journal: the run's events are gone. Starting over would repeat
-          // whatever it did in the workspace, so it is an error, never a silent restart.
+          // Metadata without a journal, and no owner that died before writing one: the run's
+          // events are gone. Starting over would repeat whatever it did in the workspace, so it
+          // is an error, never a silent restart.
           throw new CortexError({
             code: 'journal-missing',
             message: `Run "${runId}" has metadata but no journal: its events are missing, so it cannot be resumed (starting it over could repeat its effects). Start a new run if that is what you want.`,
             details: { runId },
           });
         }
-        const planning = checkPlanning(meta?.options.planning, 'stored planning');
         const session = new RunSession({
           config,
           runId,
@@ -656,7 +722,9 @@ export function createCortex(options: CortexOptions): Cortex {
             cause: error,
           });
         }
-        return await session.run(resumeOptions.signal);
+        const result = await session.run(resumeOptions.signal);
+        if (meta !== undefined) await markJournaled(store, meta, session);
+        return result;
       } finally {
         active.delete(runId);
         await lease?.release();

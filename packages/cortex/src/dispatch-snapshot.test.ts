@@ -1,11 +1,19 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileState, snapshotBeforeDispatch, textSha256, workspaceFingerprint } from './dispatch-snapshot';
+import {
+  fileState,
+  gitFingerprint,
+  gitLockFiles,
+  removeLeftoverGitLocks,
+  snapshotBeforeDispatch,
+  textSha256,
+  workspaceFingerprint,
+} from './dispatch-snapshot';
 
 let ws: TempWorkspace;
 let outside: string;
@@ -95,5 +103,45 @@ describe('the workspace fingerprint never follows a link', () => {
     expect(workspaceFingerprint(ws.root)).toEqual(before);
     await writeFile(path.join(ws.root, 'inside.txt'), 'changed inside\n');
     expect(workspaceFingerprint(ws.root).fingerprint).not.toBe(before.fingerprint);
+  });
+});
+
+describe('the git lock files a killed git command left', () => {
+  it('are no refs to the history fingerprint, and only the new ones held open by nobody are removed', async () => {
+    const repo = await createTempWorkspace({ files: { 'a.txt': 'a\n' }, git: true });
+    try {
+      const git = path.join(repo.root, '.git');
+      await writeFile(path.join(git, 'config.lock'), '');
+      const runCommand = workspaceTools({ root: repo.root }).find((tool) => tool.name === 'run_command')!;
+      const snapshot = snapshotBeforeDispatch({ workspace: repo.root, tool: runCommand, input: {} });
+      expect(snapshot).toMatchObject({ kind: 'workspace', gitLocks: [path.join('.git', 'config.lock')] });
+      const history = gitFingerprint(repo.root);
+      const branch = (await repo.git('symbolic-ref', '--short', 'HEAD')).trim();
+      await writeFile(path.join(git, 'refs', 'heads', `${branch}.lock`), '');
+      await writeFile(path.join(git, 'index.lock'), '');
+      expect(gitFingerprint(repo.root), 'a ref lock is not a ref').toBe(history);
+      expect(gitLockFiles(repo.root)).toHaveLength(3);
+      // A live git holds its lock open: that one stays.
+      const holder = spawn(
+        process.execPath,
+        [
+          '-e',
+          `require('fs').openSync(${JSON.stringify(path.join(git, 'index.lock'))}, 'r'); console.log('held'); setInterval(() => {}, 1000)`,
+        ],
+        { stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      await new Promise((resolve) => holder.stdout.once('data', resolve));
+      const gitLocks = snapshot?.kind === 'workspace' ? (snapshot.gitLocks ?? []) : [];
+      expect(removeLeftoverGitLocks(repo.root, gitLocks)).toEqual([
+        path.join('.git', 'refs', 'heads', `${branch}.lock`),
+      ]);
+      holder.kill('SIGKILL');
+      await new Promise((resolve) => holder.once('close', resolve));
+      expect(removeLeftoverGitLocks(repo.root, gitLocks)).toEqual([path.join('.git', 'index.lock')]);
+      // The lock that was there at dispatch is not the call's: it stays.
+      expect(gitLockFiles(repo.root)).toEqual([path.join('.git', 'config.lock')]);
+    } finally {
+      await repo.cleanup();
+    }
   });
 });

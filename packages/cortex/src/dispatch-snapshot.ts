@@ -6,8 +6,10 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readlinkSync,
   readSync,
   statSync,
+  unlinkSync,
 } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnyTool } from '@closedloop/tools';
@@ -28,11 +30,13 @@ export type FileState =
  *   256 KB, so an edit cut off mid-write can be completed);
  * - `workspace`: for other non-idempotent tools (commands), a fingerprint of the workspace's
  *   files (path, size, modification time) and, when the workspace is a git repository, of its
- *   history (`git`: HEAD and refs — a `git commit` changes no file outside `.git`).
+ *   history (`git`: HEAD and refs — a `git commit` changes no file outside `.git`), and the
+ *   git lock files there were (`gitLocks`, paths relative to the workspace: normally none), so
+ *   that the locks a killed git command left can be told from others'.
  */
 export type DispatchSnapshot =
   | { kind: 'file'; path: string; state: FileState; after?: { sha256: string; text?: string } }
-  | { kind: 'workspace'; fingerprint: string; files: number; git?: string };
+  | { kind: 'workspace'; fingerprint: string; files: number; git?: string; gitLocks?: string[] };
 
 /** Edits of files up to this size keep their intended text in the snapshot. */
 const maxEditTextBytes = 256 * 1024;
@@ -196,6 +200,8 @@ export function gitFingerprint(workspace: string): string | undefined {
     }
     for (const name of names) {
       const path = join(dir, name);
+      // A lock file is not a ref: a git command killed while updating a ref leaves one.
+      if (name.endsWith('.lock')) continue;
       try {
         // lstat: a link to a folder is not walked (one to `/` would walk the host).
         if (lstatSync(path).isDirectory()) stack.push(path);
@@ -267,5 +273,107 @@ export function snapshotBeforeDispatch(options: {
   }
   if (tool.idempotent) return undefined;
   const git = gitFingerprint(workspace);
-  return { kind: 'workspace', ...workspaceFingerprint(workspace), ...(git !== undefined ? { git } : {}) };
+  return {
+    kind: 'workspace',
+    ...workspaceFingerprint(workspace),
+    ...(git !== undefined ? { git, gitLocks: gitLockFiles(workspace) } : {}),
+  };
+}
+
+/**
+ * The lock files of the git repository at the workspace's root (`index.lock`, `HEAD.lock`,
+ * `packed-refs.lock`, `config.lock`, `refs/heads/main.lock`, …), as paths relative to the
+ * workspace. git creates one exclusively before it changes a file and renames it into place
+ * after; a git process killed in between leaves it, and every later git command that needs that
+ * file fails ("Unable to create '.git/index.lock': File exists").
+ */
+export function gitLockFiles(workspace: string): string[] {
+  const gitDir = gitDirOf(workspace);
+  if (gitDir === undefined) return [];
+  let commonDir = gitDir;
+  const commonPointer = readGitText(join(gitDir, 'commondir')).trim();
+  if (commonPointer !== '') commonDir = resolve(gitDir, commonPointer);
+  const locks = new Set<string>();
+  const stack: Array<{ dir: string; deep: boolean }> = [
+    { dir: gitDir, deep: false },
+    { dir: commonDir, deep: false },
+    { dir: join(commonDir, 'refs'), deep: true },
+    { dir: join(gitDir, 'refs'), deep: true },
+  ];
+  let seen = 0;
+  while (stack.length > 0 && seen < maxFingerprintFiles) {
+    const { dir, deep } = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      seen++;
+      const path = join(dir, name);
+      try {
+        const stat = lstatSync(path);
+        if (deep && stat.isDirectory()) stack.push({ dir: path, deep });
+        else if (name.endsWith('.lock') && stat.isFile()) locks.add(relative(workspace, path));
+      } catch {
+        // vanished while walking
+      }
+    }
+  }
+  return [...locks].sort();
+}
+
+/** The paths of `candidates` that a live process of this host has open (from `/proc/<pid>/fd`). */
+function heldOpen(candidates: ReadonlySet<string>): Set<string> {
+  const held = new Set<string>();
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    // No /proc to look at: every lock counts as held, none is removed.
+    return new Set(candidates);
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (candidates.has(target)) held.add(target);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return held;
+}
+
+/**
+ * Removes the git lock files that a killed call left in the workspace's repository: those there
+ * now and not at its dispatch (`before`, from its snapshot) that no live process holds open (git
+ * keeps a lock open while it works). Call it only once the call's own processes are gone. Returns
+ * the removed paths (relative to the workspace).
+ */
+export function removeLeftoverGitLocks(workspace: string, before: readonly string[]): string[] {
+  const earlier = new Set(before);
+  const fresh = gitLockFiles(workspace).filter((path) => !earlier.has(path));
+  if (fresh.length === 0) return [];
+  const absolute = new Map(fresh.map((path) => [join(workspace, path), path]));
+  const held = heldOpen(new Set(absolute.keys()));
+  const removed: string[] = [];
+  for (const [path, relativePath] of absolute) {
+    if (held.has(path)) continue;
+    try {
+      unlinkSync(path);
+      removed.push(relativePath);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed;
 }

@@ -8,6 +8,7 @@ import {
   fileContent,
   fileState,
   gitFingerprint,
+  removeLeftoverGitLocks,
   resolveWorkspacePath,
   sameFileState,
   workspaceFingerprint,
@@ -171,6 +172,12 @@ export async function reconcileUncertainCall(options: {
       ? ''
       : `; it was still running (pid ${leftovers.waitedFor.join(', ')}) and was ${leftovers.killed.length > 0 ? 'killed after the wait' : 'waited for'}`;
   const snapshot = options.before as DispatchSnapshot | undefined;
+  // A git command killed with its owner leaves its lock files: they would fail every later git
+  // command, and a ref's lock would pass for a changed history. Its processes are gone by now.
+  const unlocked =
+    snapshot?.kind === 'workspace' && snapshot.gitLocks !== undefined && workspace !== undefined
+      ? removeLeftoverGitLocks(workspace, snapshot.gitLocks)
+      : [];
   if (snapshot?.kind === 'file' && workspace !== undefined) {
     return reconcileFileCall(call, snapshot, workspace, registry);
   }
@@ -196,7 +203,7 @@ export async function reconcileUncertainCall(options: {
       : changed
         ? 'the workspace changed since it started, so it ran at least in part; its result was lost'
         : 'the workspace has not changed since it started (it may still have had effects outside it)'
-  }${lingered}`;
+  }${lingered}${unlocked.length === 0 ? '' : `; the git lock files it left were removed (${unlocked.join(', ')})`}`;
   const described = `${call.tool} ${JSON.stringify(call.args)}`;
   if (policy === 'rerun') {
     return {

@@ -271,6 +271,11 @@ export class RunBus {
     }
   }
 
+  /** How many of the run's events are durable in the store (those it was built with included). */
+  get durableEvents(): number {
+    return this.#durableSeq;
+  }
+
   /**
    * Resolves once every event emitted before the call is durable in the store (or journaling
    * stopped on a store failure: see `storeError`). Concurrent calls share commits.

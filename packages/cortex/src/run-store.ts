@@ -14,6 +14,12 @@ export interface RunMeta {
   createdAt: number;
   /** The serialisable run options (`planning`, `concurrency`, `maxIterations`, `budget`, `deadlines`…). */
   options: { [key: string]: JsonValue };
+  /**
+   * Set (when a session of the run ends) once the run has journaled events: a journal without
+   * events is then one that was lost or emptied, never one that was not started yet, and `resume`
+   * refuses it rather than start the run over.
+   */
+  journaled?: boolean;
 }
 
 /**

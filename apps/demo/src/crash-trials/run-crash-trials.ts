@@ -308,8 +308,9 @@ export async function runCrashTrials(options: CrashTrialOptions): Promise<CrashT
           outcome.code === 2 &&
           /has no run|has metadata but no journal|never journaled/.test(outcome.stderr)
         ) {
-          // The run was killed before its first journal write: resume refuses it with a typed
-          // error (never a silent restart), and starting it again is safe — nothing acted yet.
+          // The run was killed before it stored its metadata (a resume starts over one killed
+          // later, before its first group commit): resume refuses it with a typed error, and
+          // starting it again is safe — nothing acted yet.
           summary.restarted++;
           const again = await runCli(launcher, scenarioCommands.run({ workspace, journal }), {
             env,

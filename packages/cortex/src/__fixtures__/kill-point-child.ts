@@ -6,7 +6,11 @@
  *   the file being written (the temporary file `write_file` renames into place), then the process dies, as when the kernel stops a large write at a page boundary on
  *   a fatal signal (so a multibyte character can be cut in two);
  * - `torn-journal:<n>`: in the middle of the n-th journal group write (inside a multibyte
- *   character when the group has one): the journal ends in a torn line;
+ *   character when the group has one): the journal ends in a torn line; `torn-journal:0`: in the
+ *   middle of the journal's header line;
+ * - `in-fsync:<n>`: as the n-th group's write returns (`in-fsync:0`: the header's: a journal of
+ *   only its header);
+ * - `after-meta`: right after the run's metadata is written, before anything is journaled;
  * - `after-event:<n>`: right after the group commit that holds the n-th event this process
  *   journals (in either phase: a resume can be killed too);
  * - `after-effect`: inside the `commit` tool, after its `git commit` and before its result is
@@ -49,6 +53,7 @@ const [kill, arg] = (env.KILL ?? 'none').split(':');
 // The n-th journal group write gets part of the way — cut inside a multibyte character when the
 // group has one — then the process dies: a torn last line, as a kill mid-write(2) leaves.
 if (kill === 'torn-journal') killInJournalWrite({ group: Number(arg), how: 'torn', cut: 'in-multibyte' });
+if (kill === 'in-fsync') killInJournalWrite({ group: Number(arg), how: 'in-fsync' });
 
 if (kill === 'mid-write') {
   // Every write(2) through node:fs, ESM named imports included (synced below): the file tools

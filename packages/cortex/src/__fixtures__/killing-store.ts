@@ -24,6 +24,8 @@ export type StoreKill =
    * including it are appended, the rest of that append never is.
    */
   | { after: 'type'; type: string; nth: number }
+  /** Right after the run's metadata is written, before anything reaches its journal. */
+  | { after: 'meta' }
   | undefined;
 
 /** A {@link RunStore} that kills the process at a kill point, and counts what it journaled. */
@@ -34,9 +36,10 @@ export interface KillingStore extends RunStore {
 
 /**
  * Parses the children's `KILL` variable for the store's kill points: `after-event:<n>` and
- * `after-type:<type>[/<nth>]` (nth default 1); undefined for any other kill point.
+ * `after-type:<type>[/<nth>]` (nth default 1) and `after-meta`; undefined for any other kill point.
  */
 export function storeKillOf(kill: string | undefined, arg: string | undefined): StoreKill {
+  if (kill === 'after-meta') return { after: 'meta' };
   if (kill === 'after-event') return { after: 'event', n: Number(arg) };
   if (kill === 'after-type') {
     const [type = '', nth = '1'] = (arg ?? '').split('/');
@@ -62,7 +65,13 @@ export function createKillingStore(
     },
     read: (runId) => inner.read(runId),
     list: () => inner.list(),
-    writeMeta: (runId, meta) => inner.writeMeta(runId, meta),
+    async writeMeta(runId, meta) {
+      await inner.writeMeta(runId, meta);
+      if (kill?.after === 'meta') {
+        die();
+        await never();
+      }
+    },
     readMeta: (runId) => inner.readMeta(runId),
     async acquireLease(runId, leaseOptions) {
       const lease = await inner.acquireLease(runId, leaseOptions);
@@ -88,8 +97,8 @@ export function createKillingStore(
 }
 
 /**
- * Patches `fs.writeSync` so that the n-th journal group write (a buffer starting `{"seq":`) kills
- * the process: `torn` writes part of it first (`half`, or `in-multibyte`: up to the middle of the
+ * Patches `fs.writeSync` so that the n-th journal group write (a buffer starting `{"seq":`; group 0
+ * is the journal's header line, `{"format":`) kills the process: `torn` writes part of it first (`half`, or `in-multibyte`: up to the middle of the
  * group's first multibyte character when it has one, else half) — the journal ends in a torn line;
  * `in-fsync` lets the write through and dies as the group's fdatasync runs (written, not yet
  * acknowledged: the fdatasync starts on the thread pool right after the write returns, and a
@@ -105,8 +114,9 @@ export function killInJournalWrite(options: {
   fs.writeSync = ((fd: number, buffer: unknown, ...rest: unknown[]) => {
     if (
       Buffer.isBuffer(buffer) &&
-      buffer.subarray(0, 7).toString() === '{"seq":' &&
-      ++groups === options.group
+      (options.group === 0
+        ? buffer.subarray(0, 10).toString() === '{"format":'
+        : buffer.subarray(0, 7).toString() === '{"seq":' && ++groups === options.group)
     ) {
       if (options.how === 'torn') {
         const multibyte = options.cut === 'in-multibyte' ? buffer.findIndex((byte) => byte >= 0x80) : -1;

@@ -1,0 +1,245 @@
+/**
+ * The randomized crash-trial harness shared by `cortex-crash-trials.test.ts` (a few seeded trials)
+ * and `bench/crash-trials.bench.ts` (100+): a child (`trial-child.ts`) runs the trial world on a
+ * fresh git workspace and is SIGKILLed by this process at a random moment — inside a tool's
+ * effect, between an effect and its record, in a group commit's fdatasync, in verification, in a
+ * replan, in the final answer — then resumed by fresh processes (the first resume killed too, at
+ * random, in some trials) until one finishes. Each trial is checked against an uninterrupted run:
+ * completed, every effect once (the shell append, the edit, the commit), the same files and git
+ * tree, one `run-finished` in the journal, and no step completed without a passed verification.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createJsonlRunStore } from '../jsonl-run-store';
+import { type ChildOutcome, packageDir } from './spawn-child';
+
+/** What a finished child printed. */
+export interface TrialAnswer {
+  stopReason?: string;
+  reason?: string;
+  statuses?: Record<string, string>;
+  answer?: string;
+  asked?: string[];
+  error?: string;
+  message?: string;
+}
+
+/** The workspace's end state: what the effects left. */
+export interface TrialState {
+  files: Record<string, string | null>;
+  commits: number;
+  tree: string;
+}
+
+/** A git workspace with `log.md` committed (the trial's starting point). */
+export function trialWorkspace(dir: string): { ROOT: string; STORE_DIR: string } {
+  const root = join(dir, 'ws');
+  mkdirSync(root, { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+  git('init', '-q');
+  git('config', 'user.email', 'trial@example.com');
+  git('config', 'user.name', 'trial');
+  git('config', 'commit.gpgsign', 'false');
+  writeFileSync(join(root, 'log.md'), '# log\n');
+  git('add', 'log.md');
+  git('commit', '-q', '-m', 'start');
+  return { ROOT: root, STORE_DIR: join(dir, 'store') };
+}
+
+/** What the effects left in a workspace. */
+export function trialState(root: string): TrialState {
+  const read = (name: string) =>
+    existsSync(join(root, name)) ? readFileSync(join(root, name), 'utf8') : null;
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  return {
+    files: Object.fromEntries(
+      ['notes.txt', 'log.md', 'cmd.log', 'ghost.txt'].map((name) => [name, read(name)]),
+    ),
+    commits: Number(git('rev-list', '--count', 'HEAD')),
+    tree: git('rev-parse', 'HEAD^{tree}'),
+  };
+}
+
+/** A child started by {@link startChild}: its outcome, and a way to SIGKILL it. */
+export interface RunningChild {
+  done: Promise<ChildOutcome>;
+  kill(): void;
+}
+
+/** Starts `node <args>` from the package folder with `env` added. */
+export function startChild(
+  args: string[],
+  env: Record<string, string>,
+  onStarted?: () => void,
+): RunningChild {
+  const child = spawn(process.execPath, args, {
+    cwd: packageDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    const before = stderr;
+    stderr += chunk;
+    if (!before.includes('trial-started\n') && stderr.includes('trial-started\n')) onStarted?.();
+  });
+  const done = new Promise<ChildOutcome>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    done,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/**
+ * Runs a child; with `killAfterMs`, SIGKILLs it that long after it said `trial-started` (if still
+ * running). `ms`: from that moment to its end.
+ */
+export async function runChild(
+  args: string[],
+  env: Record<string, string>,
+  killAfterMs?: number,
+): Promise<ChildOutcome & { ms: number }> {
+  let started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const child = startChild(args, env, () => {
+    started = performance.now();
+    if (killAfterMs !== undefined) timer = setTimeout(() => child.kill(), killAfterMs);
+  });
+  const outcome = await child.done;
+  clearTimeout(timer);
+  return { ...outcome, ms: performance.now() - started };
+}
+
+/** One trial's plan: when the run is killed, and when its first resume is (if at all). */
+export interface TrialPlan {
+  name: string;
+  killRunAfterMs: number;
+  killResumeAfterMs?: number;
+  /**
+   * Two processes resume the killed run at once (the last resume): one must be refused
+   * (`run-leased`) or find the run finished; effects still happen once.
+   */
+  concurrentResume?: boolean;
+}
+
+/** One trial's outcome: what went wrong (empty when nothing did). */
+export interface TrialOutcome {
+  plan: TrialPlan;
+  killed: boolean;
+  resumes: number;
+  /** Killed before it stored anything: resume said `unknown-run` and the run was started again. */
+  restarted: boolean;
+  failures: string[];
+}
+
+/**
+ * Runs one trial in `dir` and checks it against `reference` (the state of an uninterrupted run).
+ * Never throws for a failed check: every problem is a line of `failures`.
+ */
+export async function runTrial(
+  child: string[],
+  dir: string,
+  plan: TrialPlan,
+  reference: TrialState,
+): Promise<TrialOutcome> {
+  const env = { ...trialWorkspace(dir), RUN_ID: `run-${plan.name}` };
+  const failures: string[] = [];
+  const first = await runChild(child, { ...env, PHASE: 'run' }, plan.killRunAfterMs);
+  const killed = first.signal === 'SIGKILL';
+  let last = first;
+  let resumes = 0;
+  if (!killed && first.code !== 0)
+    failures.push(`the run crashed (${first.code}): ${first.stderr.slice(-400)}`);
+  if (killed) {
+    if (plan.killResumeAfterMs !== undefined) {
+      const resumed = await runChild(child, { ...env, PHASE: 'resume' }, plan.killResumeAfterMs);
+      resumes++;
+      if (resumed.signal !== 'SIGKILL') last = resumed;
+    }
+    if (last === first && plan.concurrentResume) {
+      const [one, two] = await Promise.all([
+        runChild(child, { ...env, PHASE: 'resume' }),
+        runChild(child, { ...env, PHASE: 'resume' }),
+      ]);
+      resumes += 2;
+      const unknown = [one, two].filter((outcome) => outcome.stdout.includes('"error":"unknown-run"'));
+      const refused = [one, two].filter((outcome) => outcome.stdout.includes('"error":"run-leased"'));
+      const finished = [one, two].filter((outcome) => outcome.stdout.includes('"stopReason"'));
+      if (unknown.length === 2) {
+        // Killed before it stored anything: both say so, and the run is started again below.
+        last = one;
+      } else {
+        if (finished.length === 0)
+          failures.push(`neither of two concurrent resumes finished: ${one.stdout} ${two.stdout}`);
+        if (refused.length + finished.length !== 2)
+          failures.push(`two concurrent resumes: ${one.stdout.slice(0, 200)} / ${two.stdout.slice(0, 200)}`);
+        last = finished[0] ?? one;
+      }
+    }
+    if (last === first) {
+      last = await runChild(child, { ...env, PHASE: 'resume' });
+      resumes++;
+    }
+  }
+  // Killed before the run stored anything (its metadata): the store has no such run and nothing
+  // was done, so the caller starts it again — under the same id, which must not be refused.
+  let restarted = false;
+  if (killed && last.code === 0 && last.stdout.includes('"error":"unknown-run"')) {
+    restarted = true;
+    last = await runChild(child, { ...env, PHASE: 'run' });
+  }
+  if (last.code !== 0) {
+    failures.push(`the last process ended ${last.signal ?? last.code}: ${last.stderr.slice(-400)}`);
+    return { plan, killed, resumes, restarted, failures };
+  }
+  let answer: TrialAnswer;
+  try {
+    answer = JSON.parse(last.stdout) as TrialAnswer;
+  } catch {
+    failures.push(`unreadable answer: ${last.stdout.slice(0, 200)}`);
+    return { plan, killed, resumes, restarted, failures };
+  }
+  if (answer.error !== undefined) failures.push(`refused: ${answer.error}: ${answer.message}`);
+  else if (answer.stopReason !== 'completed')
+    failures.push(`stopped ${answer.stopReason}: ${answer.reason} ${JSON.stringify(answer.statuses)}`);
+  const state = trialState(env.ROOT);
+  for (const [name, content] of Object.entries(reference.files)) {
+    if (state.files[name] !== content)
+      failures.push(`${name} is ${JSON.stringify(state.files[name])}, not ${JSON.stringify(content)}`);
+  }
+  if (state.commits !== reference.commits)
+    failures.push(`${state.commits} commits, not ${reference.commits}`);
+  else if (state.tree !== reference.tree) failures.push('the committed tree differs');
+  const store = createJsonlRunStore({ dir: env.STORE_DIR });
+  try {
+    const events = await store.read(env.RUN_ID);
+    const finished = events.filter((event) => event.type === 'run-finished');
+    if (answer.stopReason === 'completed' && finished.length !== 1)
+      failures.push(`${finished.length} run-finished events`);
+    const verified = new Set<string>();
+    for (const event of events) {
+      if (
+        event.type === 'step-verified' &&
+        ['success', 'success-with-warnings'].includes(event.verification.verdict)
+      )
+        verified.add(event.stepId);
+      if (event.type === 'step-marked' && event.status === 'completed' && !verified.has(event.stepId))
+        failures.push(`${event.stepId} completed without a passed verification`);
+    }
+  } catch (error) {
+    if (answer.stopReason === 'completed') failures.push(`the journal does not read: ${String(error)}`);
+  } finally {
+    await store.close();
+  }
+  return { plan, killed, resumes, restarted, failures };
+}
