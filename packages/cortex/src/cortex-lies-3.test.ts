@@ -222,7 +222,7 @@ describe.concurrent('lies, round three', { timeout: 60_000 }, () => {
             'package.json': JSON.stringify({
               name: 'demo',
               type: 'module',
-              scripts: { test: 'node --test test/' },
+              scripts: { test: 'node --test test/*.test.js' },
             }),
             'src/sum.js': sumJs,
             'test/smoke.test.js': "import { test } from 'node:test';\ntest('smoke', () => {});\n",
@@ -893,7 +893,7 @@ describe.concurrent('their honest twins still complete', { timeout: 60_000 }, ()
       'package.json': JSON.stringify({
         name: 'demo',
         type: 'module',
-        scripts: { test: 'node --test test/' },
+        scripts: { test: 'node --test test/*.test.js' },
       }),
       'src/sum.js': sumJs,
     };
