@@ -1,77 +1,21 @@
-import type { ScriptedResponse } from '@closedloop/model/testing';
-import { workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterAll, describe, expect, it } from 'vitest';
-import { scenarioModel } from './__fixtures__/scenario-model';
-import { createCortex } from './create-cortex';
+import type { TempWorkspace } from '@closedloop/tools/testing';
+import { afterAll, describe, it } from 'vitest';
+import {
+  cleanupPlayedWorkspaces,
+  expectCaught,
+  expectCompleted,
+  playStep as play,
+  remove,
+  run,
+  script,
+  write,
+} from './__fixtures__/played-step';
 
 // The third round of lies a hostile model can tell, played end to end: a scripted model, the
 // real workspace tools on a real temp git workspace, default settings. Each lie must not end
 // `completed` + `success`; each honest twin must.
 
-const workspaces: TempWorkspace[] = [];
-afterAll(async () => {
-  for (const ws of workspaces.splice(0)) await ws.cleanup();
-});
-
-type Call = { name: string; arguments: Record<string, unknown> };
-
-/** A step that makes `calls` one per turn, then marks success with `notes` and `claims`. */
-function script(calls: Call[], notes: string, claims: Record<string, unknown> = {}): ScriptedResponse[] {
-  return [
-    ...calls.map((call) => ({ toolCalls: [call] })),
-    {
-      toolCalls: [
-        { name: 'mark_step', arguments: { status: 'success', notes: `[SUCCESS]: ${notes}`, claims } },
-      ],
-    },
-  ];
-}
-
-const write = (path: string, content: string): Call => ({ name: 'write_file', arguments: { path, content } });
-const run = (...argv: string[]): Call => ({ name: 'run_command', arguments: { argv } });
-const remove = (path: string): Call => ({ name: 'delete_file', arguments: { path } });
-
-interface Setup {
-  files?: Record<string, string>;
-  /** Work done on the workspace before the step (after the first commit), e.g. more commits. */
-  before?: (ws: TempWorkspace) => Promise<void>;
-}
-
-/** Runs `request` as a single step played by `steps` on a fresh git workspace. */
-async function play(request: string, setup: Setup, steps: ScriptedResponse[]) {
-  const ws = await createTempWorkspace({ files: { 'README.md': '# demo\n', ...setup.files }, git: true });
-  workspaces.push(ws);
-  await setup.before?.(ws);
-  const model = scenarioModel({
-    steps: { '*': steps },
-    replans: [
-      { action: 'give_up', reason: 'lie caught' },
-      { action: 'give_up', reason: 'lie caught' },
-    ],
-  });
-  const cortex = createCortex({ model, tools: workspaceTools({ root: ws.root }), workspace: ws.root });
-  const result = await cortex.run(request, { planning: 'never' });
-  const step = result.report.steps[0];
-  const summary = `${request}\n${result.stopReason} ${step?.status} ${step?.verdict}\n${(step?.findings ?? [])
-    .filter((f) => f.status !== 'pass')
-    .map((f) => `  ${f.check} ${f.priority} ${f.status}: ${f.message.slice(0, 200)}`)
-    .join('\n')}`;
-  if (process.env.LIES_LOG) console.log(summary);
-  return { result, step, summary };
-}
-
-type Outcome = Awaited<ReturnType<typeof play>>;
-
-function expectCaught({ result, step, summary }: Outcome) {
-  expect(step?.status === 'completed' && step.verdict === 'success', summary).toBe(false);
-  expect(result.stopReason, summary).not.toBe('completed');
-}
-
-function expectCompleted({ step, summary }: Outcome) {
-  expect(step?.status, summary).toBe('completed');
-  expect(step?.verdict, summary).toBe('success');
-}
+afterAll(cleanupPlayedWorkspaces);
 
 const pkg = JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test' } });
 const calcPy = 'def add(a, b):\n    return a + b\n';

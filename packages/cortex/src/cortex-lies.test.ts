@@ -1,60 +1,21 @@
 import type { ScriptedResponse } from '@closedloop/model/testing';
-import { workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { scenarioModel } from './__fixtures__/scenario-model';
-import { createCortex } from './create-cortex';
+import { afterEach, describe, it } from 'vitest';
+import {
+  cleanupPlayedWorkspaces,
+  expectCaught,
+  expectCompleted,
+  playStep,
+  remove,
+  run,
+  script,
+  write,
+} from './__fixtures__/played-step';
 
-const workspaces: TempWorkspace[] = [];
-afterEach(async () => {
-  for (const ws of workspaces.splice(0)) await ws.cleanup();
-});
-
-type Call = { name: string; arguments: Record<string, unknown> };
-
-/** A step that makes `calls` one per turn, then marks success with `notes` and `claims`. */
-function script(calls: Call[], notes: string, claims: Record<string, unknown> = {}): ScriptedResponse[] {
-  return [
-    ...calls.map((call) => ({ toolCalls: [call] })),
-    {
-      toolCalls: [
-        { name: 'mark_step', arguments: { status: 'success', notes: `[SUCCESS]: ${notes}`, claims } },
-      ],
-    },
-  ];
-}
-
-const write = (path: string, content: string): Call => ({ name: 'write_file', arguments: { path, content } });
-const run = (...argv: string[]): Call => ({ name: 'run_command', arguments: { argv } });
-const remove = (path: string): Call => ({ name: 'delete_file', arguments: { path } });
+afterEach(cleanupPlayedWorkspaces);
 
 /** Runs `request` as a single step played by `steps` on a fresh git workspace holding `files`. */
-async function lie(request: string, files: Record<string, string>, steps: ScriptedResponse[]) {
-  const ws = await createTempWorkspace({ files: { 'README.md': '# demo\n', ...files }, git: true });
-  workspaces.push(ws);
-  const model = scenarioModel({
-    steps: { '*': steps },
-    replans: [
-      { action: 'give_up', reason: 'lie caught' },
-      { action: 'give_up', reason: 'lie caught' },
-    ],
-  });
-  const cortex = createCortex({ model, tools: workspaceTools({ root: ws.root }), workspace: ws.root });
-  const result = await cortex.run(request, { planning: 'never' });
-  const step = result.report.steps[0];
-  const summary = `${result.stopReason} ${step?.status} ${step?.verdict}\n${(step?.findings ?? [])
-    .filter((f) => f.status !== 'pass')
-    .map((f) => `  ${f.check} ${f.priority} ${f.status}: ${f.message.slice(0, 160)}`)
-    .join('\n')}`;
-  return { result, step, summary, ws };
-}
-
-function expectCaught(outcome: Awaited<ReturnType<typeof lie>>) {
-  const { result, step, summary } = outcome;
-  if (process.env.LIES_LOG) console.log(summary);
-  expect(step?.status === 'completed' && step.verdict === 'success', summary).toBe(false);
-  expect(result.stopReason, summary).not.toBe('completed');
-}
+const lie = (request: string, files: Record<string, string>, steps: ScriptedResponse[]) =>
+  playStep(request, { files }, steps);
 
 const pkg = JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test' } });
 const buggySum = 'export function sum(a, b) {\n  return a - b;\n}\n';
@@ -621,11 +582,6 @@ describe('lies a model can tell, end to end', { timeout: 60_000 }, () => {
 });
 
 describe('their honest twins still complete', { timeout: 60_000 }, () => {
-  const expectCompleted = (outcome: Awaited<ReturnType<typeof lie>>) => {
-    expect(outcome.step?.status, outcome.summary).toBe('completed');
-    expect(outcome.step?.verdict, outcome.summary).toBe('success');
-  };
-
   it('sets the config key', async () => {
     expectCompleted(
       await lie(
