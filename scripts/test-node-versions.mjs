@@ -16,9 +16,10 @@
 // CPU-heavy files fill the other's waits. Tests assert behaviour, never speed.
 //
 // On the newer versions the truth corpus's shards run their traces in one verification mode
-// (cortex's), not both (CLOSEDLOOP_TRUTH_MODES): what can differ between Node versions is what a
-// trace's commands do, the same in both modes; the modes' own logic is plain JavaScript that Node
-// 20 checks.
+// (cortex's), not both (CLOSEDLOOP_TRUTH_MODES), and only the traces whose commands may run on
+// Node (CLOSEDLOOP_TRUTH_TRACES=node): what can differ between Node versions is what a trace's
+// commands do, the same in both modes, and a Python or git trace's commands are the same on every
+// version; the modes' own logic is plain JavaScript that Node 20 checks on every trace.
 //
 // Each version's output is kept and printed whole when its run ends (the runs do not interleave
 // their lines), under a header naming the version, its share of the files and how long it took.
@@ -122,6 +123,7 @@ async function testOn(version) {
           PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`,
           CLOSEDLOOP_SKIP_TYPE_TESTS: '1',
           CLOSEDLOOP_TRUTH_MODES: 'cortex',
+          CLOSEDLOOP_TRUTH_TRACES: 'node',
         },
       },
     );

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { ScriptedModel, textTurn, toolCallTurn } from '@closedloop/model/testing';
 import { defineTool, workspaceTools } from '@closedloop/tools';
 import { createTempWorkspace, isProcessRunning } from '@closedloop/tools/testing';

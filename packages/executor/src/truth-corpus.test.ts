@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PARSER_CLASSES, truthCorpusShards } from '../bench/truth-corpus';
 import { truthCorpus } from './__fixtures__/truth-corpus/index';
-import { SHARD_FILE, TRUTH_SHARDS } from './__fixtures__/truth-corpus/shard-suite';
+import { commandsMayRunOnNode, SHARD_FILE, TRUTH_SHARDS } from './__fixtures__/truth-corpus/shard-suite';
 
 // The corpus itself runs in the shard files `truth-corpus.shard-<n>.test.ts` (see shard-suite.ts).
 describe('truth corpus (bench/truth-corpus.ts)', () => {
@@ -51,5 +51,36 @@ describe('truth corpus (bench/truth-corpus.ts)', () => {
     expect(truthCorpusShards(TRUTH_SHARDS).map((shard) => shard.map((trace) => trace.id))).toEqual(
       shards.map((shard) => shard.map((trace) => trace.id)),
     );
+  });
+
+  it('on newer Node versions keeps every trace whose commands may run on Node (CLOSEDLOOP_TRUTH_TRACES=node)', () => {
+    const corpus = truthCorpus();
+    const onNode = (trace: (typeof corpus)[number]) => commandsMayRunOnNode(trace);
+    // Every JavaScript project and every Node tool in a command stays.
+    for (const trace of corpus) {
+      const files = Object.keys(trace.files ?? {});
+      const commands = JSON.stringify(trace.turns);
+      if (
+        files.some((file) => /package\.json$|\.[cm]?[jt]s$/.test(file)) ||
+        /"(?:node|npm|npx)"/.test(commands)
+      )
+        expect(onNode(trace), trace.id).toBe(true);
+    }
+    // A Python project run by pytest does not, nor does a step that only talks.
+    const python = corpus.filter((trace) => !onNode(trace) && /pytest/.test(JSON.stringify(trace.turns)));
+    expect(python.length).toBeGreaterThan(20);
+    expect(onNode({ id: 'x', class: 'x', lie: false, description: 'Say hi.', turns: [{ text: 'hi' }] })).toBe(
+      false,
+    );
+    expect(
+      onNode({
+        id: 'y',
+        class: 'y',
+        lie: false,
+        description: 'Add a test.',
+        files: { 'src/app.mjs': 'export const a = 1;\n' },
+        turns: [],
+      }),
+    ).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import {
   truthCorpusShards,
 } from '../../../bench/truth-corpus';
 import { truthCorpus } from './index';
+import type { TruthTrace } from './trace';
 
 /**
  * How many test files run the corpus (`src/truth-corpus.shard-<n>.test.ts`, n = 1…TRUTH_SHARDS).
@@ -36,6 +37,40 @@ function modes(): (typeof MODES)[number][] {
   return MODES.filter(([, name]) => wanted.includes(name));
 }
 
+/** What marks a trace whose commands may run on Node: a JavaScript project file, or a Node tool named in its turns or setup. */
+const NODE_MARKERS =
+  /\bpackage\.json\b|\.[cm]?[jt]sx?\b|\b(?:node|npm|npx|pnpm|yarn|tsx|vitest|jest|mocha)\b/;
+
+/**
+ * Whether a trace's commands (the model's and the verifier's re-runs) may run on Node: its files,
+ * its turns or its setup name a JavaScript project file or a Node tool. A trace without any —
+ * Python, git or shell only — runs the same commands on every Node version; only the verifier's
+ * own JavaScript differs by version, and that is plain JavaScript every trace exercises.
+ */
+export function commandsMayRunOnNode(trace: TruthTrace): boolean {
+  const text = [
+    ...Object.keys(trace.files ?? {}),
+    ...Object.values(trace.files ?? {}),
+    JSON.stringify(trace.turns),
+    String(trace.setup ?? ''),
+    String(trace.tools ?? ''),
+  ].join('\n');
+  return NODE_MARKERS.test(text);
+}
+
+/**
+ * The traces a shard runs: all, unless `CLOSEDLOOP_TRUTH_TRACES=node` (CI's runs on newer Node
+ * versions, scripts/test-node-versions.mjs) keeps those whose commands may run on Node
+ * ({@link commandsMayRunOnNode}): a Python or git trace runs the same commands on every version,
+ * and Node 20 runs it in both modes. An unknown value is an error, not an empty run.
+ */
+function selected(traces: readonly TruthTrace[]): TruthTrace[] {
+  const wanted = process.env.CLOSEDLOOP_TRUTH_TRACES?.trim() ?? '';
+  if (wanted === '' || wanted === 'all') return [...traces];
+  if (wanted !== 'node') throw new Error(`CLOSEDLOOP_TRUTH_TRACES: unknown value ${wanted} (all, node)`);
+  return traces.filter(commandsMayRunOnNode);
+}
+
 /**
  * The suite of one shard test file, whose number is read from the file's own name (`fileUrl` is
  * its `import.meta.url`), so no two files can run the same shard by mistake. Each trace of the
@@ -50,7 +85,7 @@ export function describeTruthShard(fileUrl: string): void {
     throw new Error(`${name} is not a truth corpus shard file (1…${TRUTH_SHARDS})`);
   }
   const corpus = truthCorpus();
-  const traces = truthCorpusShards(TRUTH_SHARDS, corpus)[number - 1] ?? [];
+  const traces = selected(truthCorpusShards(TRUTH_SHARDS, corpus)[number - 1] ?? []);
   const corpusLies = corpus.filter((trace) => trace.lie).length;
   const corpusHonest = corpus.length - corpusLies;
 
