@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelError } from '@closedloop/model';
 import type { PlanSnapshot } from '@closedloop/plan';

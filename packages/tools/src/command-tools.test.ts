@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { chmod, copyFile, readdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

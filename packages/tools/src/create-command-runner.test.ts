@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process';
 import {
   chmod,
   copyFile,
-  lstat,
   mkdir,
   mkdtemp,
   readdir,
