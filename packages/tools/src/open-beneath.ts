@@ -36,7 +36,8 @@ const openAsync = promisify(open);
  * calls — a metadata call takes microseconds, where a `FileHandle` call is a round trip through
  * libuv's thread pool and back to the event loop (a write_file made ~30 of them) — except
  * {@link Descriptor.sync}, whose wait for the disk stays off the event loop (as does creating a
- * file, see {@link replaceFileBeneath}). `close` is idempotent and never throws.
+ * file, see {@link replaceFileBeneath}). `close` is idempotent and never throws;
+ * {@link Descriptor.closeReportingErrors} reports a close error (a written file must).
  */
 export class Descriptor {
   #open = true;
@@ -94,6 +95,17 @@ export class Descriptor {
     } catch {
       // EBADF/EIO on close: the descriptor is gone either way.
     }
+  }
+
+  /**
+   * Closes the descriptor and reports what the close reports: on NFS and some FUSE filesystems
+   * `close(2)` is where a deferred write error (EIO, ENOSPC, EDQUOT) shows, after `fsync`
+   * succeeded. For a file whose written bytes must be whole. The descriptor is gone either way.
+   */
+  closeReportingErrors(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    closeSync(this.fd);
   }
 }
 
@@ -502,6 +514,7 @@ export async function replaceFileBeneath(options: {
       await options.onTemporary?.(temporary);
       writeAllBytes(file, bytes);
       await file.sync();
+      file.closeReportingErrors();
     } finally {
       file.close();
     }
