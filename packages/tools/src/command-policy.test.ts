@@ -496,6 +496,22 @@ describe('checkCommand: denied', () => {
     expect(await denial(['node', '../../script.js'], { cwd: 'data/objects' })).toBeUndefined();
     expect(await denial(['ls', '-la'], { cwd: 'repo/.git/hooks' })).toBeUndefined();
     expect(await denial(['cat', 'config'], { cwd: 'repo/.git' })).toBeUndefined();
+    // Deep down (the folders are probed one descriptor from the next): a bare repository 40
+    // folders below the root, the cwd 40 below it; and the same depth in no repository.
+    const down = Array.from({ length: 40 }, (_, index) => `d${index}`).join('/');
+    for (const marker of ['objects', 'refs'])
+      await mkdir(path.join(root, down, 'bare', marker, down), { recursive: true });
+    await writeFile(path.join(root, down, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+    expect((await denial(['node', 'x.js'], { cwd: `${down}/bare/objects/${down}` }))?.message).toContain(
+      'inside a git directory',
+    );
+    expect(
+      await denial(['node', 'x.js'], { cwd: `${down}/bare/objects/${down}`.replace('bare', 'plain') }),
+    ).toMatchObject({
+      code: 'execution-failed',
+    });
+    await mkdir(path.join(root, down, 'plain', down), { recursive: true });
+    expect(await denial(['node', 'x.js'], { cwd: `${down}/plain/${down}` })).toBeUndefined();
   });
 
   it('refuses a cwd outside the workspace with path-escape', async () => {

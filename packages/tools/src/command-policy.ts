@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, lstat } from 'node:fs/promises';
 import path from 'node:path';
-import { gitProtectedReason, isGitDirectory } from './git-repository';
+import { gitProtectedReason, inGitDirectory } from './git-repository';
 import { gitRule } from './git-rule';
 import { builtinProgramRules, type ProgramRule, type ProgramRuleHelpers } from './program-rules';
 import { resolveInWorkspace } from './resolve-in-workspace';
@@ -408,9 +408,9 @@ export async function checkCommand(
       .relative(realRoot, cwd)
       .split(path.sep)
       .filter((segment) => segment !== '');
-    let inRepository = segments.some((segment) => segment.toLowerCase() === '.git');
-    for (let count = 1; !inRepository && program !== 'git' && count <= segments.length; count++)
-      inRepository = await isGitDirectory(path.join(realRoot, ...segments.slice(0, count)));
+    const inRepository =
+      segments.some((segment) => segment.toLowerCase() === '.git') ||
+      (program !== 'git' && (await inGitDirectory(realRoot, segments)));
     if (inRepository)
       throw denied(
         argv,
