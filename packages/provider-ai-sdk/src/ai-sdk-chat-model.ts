@@ -1117,7 +1117,9 @@ export class AISDKChatModel implements ChatModel {
       while (true) {
         const { done, value } = await parts.next();
         if (done) break;
-        if (!isRecord(value)) continue;
+        // The finish part ends the answer: a model (or a bridge below it) that sends more after
+        // it — a late delta, a tool call, an error, a second finish — does not change it.
+        if (finish || !isRecord(value)) continue;
         const part = value;
         switch (part.type) {
           case 'stream-start':
