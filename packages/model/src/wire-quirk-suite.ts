@@ -462,6 +462,35 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title: 'a second answer a proxy appended after [DONE]: not read (no late text, no late tool call)',
+    fixture: 'proxy-appended-after-done-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: 'The file has 3 lines.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { totalTokens: 27 },
+      },
+    },
+  },
+  {
+    title: "Open WebUI's finish_reason stop on a reasoning chunk, then the content: the whole answer",
+    fixture: 'open-webui-finish-on-reasoning-stream',
+    call: 'stream',
+    expected: {
+      answer: { text: 'There are 4 files.', toolCalls: [], finishReason: 'stop', usage: { totalTokens: 24 } },
+    },
+  },
+  {
+    title: "OpenRouter's `: OPENROUTER PROCESSING` comments, data-less `event: ping`, a BOM first",
+    fixture: 'openrouter-processing-and-ping-stream',
+    call: 'stream',
+    expected: {
+      answer: { text: 'Plan ready.', toolCalls: [], finishReason: 'stop', usage: { totalTokens: 13 } },
+    },
+  },
+  {
     title: 'usage in a trailing chunk with choices: null',
     fixture: 'usage-chunk-choices-null-stream',
     call: 'stream',
