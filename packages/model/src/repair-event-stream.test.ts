@@ -49,6 +49,17 @@ describe('repairEventStream', () => {
     expect(await repaired('event:ping\r\rdata:{"a":1}\r\r')).toBe('data:{"a":1}\n\n');
   });
 
+  it('passes an error in a non-standard `error:` field (llama.cpp) as the data {"error": …}', async () => {
+    expect(await repaired('data: {"a":1}\n\nerror: {"code":500,"message":"busy"}\n\ndata: [DONE]\n\n')).toBe(
+      'data: {"a":1}\n\ndata: {"error":{"code":500,"message":"busy"}}\n\ndata: [DONE]\n\n',
+    );
+    expect(await repaired('error: model not loaded')).toBe(
+      'data: {"error":{"message":"model not loaded"}}\n\n',
+    );
+    // With data, the `error:` line is left alone (the data is the event).
+    expect(await repaired('error: x\ndata: {"a":1}\n\n')).toBe('error: x\ndata: {"a":1}\n\n');
+  });
+
   it('drops a byte order mark at the start', async () => {
     expect(await repaired('\uFEFFevent: ping\n\ndata: {"a":1}\n\n')).toBe('data: {"a":1}\n\n');
     expect(await repaired('\uFEFFdata: {"a":1}\n\n')).toBe('data: {"a":1}\n\n');

@@ -104,6 +104,7 @@ function dropEmptyDataLines(
 
 const eventField = [101, 118, 101, 110, 116, 58]; // `event:`
 const done = [91, 68, 79, 78, 69, 93]; // `[DONE]`
+const errorField = [101, 114, 114, 111, 114, 58]; // `error:`
 const terminals = ['message_stop', 'response.completed', 'response.incomplete', 'response.failed'];
 const encoder = new TextEncoder();
 const terminalTypes = terminals.map((type) => [...encoder.encode(`{"type":"${type}"`)]);
@@ -129,12 +130,19 @@ enum EventKind {
   Empty = 1,
   /** The stream's terminal event: `data: [DONE]`, `message_stop`, `response.completed`, … */
   Terminal = 2,
+  /**
+   * An `error:` line and no data: llama.cpp's server (builds through 2025) sent a stream's error
+   * in this field, which no SSE parser reads — the error was lost, and the answer so far, ended
+   * by `[DONE]`, read as complete. Passed on as the data `{"error": …}`.
+   */
+  ErrorField = 3,
 }
 
 /** What the event in `bytes[start, end)` is (see {@link EventKind}). */
 function readEvent(bytes: Uint8Array, start: number, end: number): EventKind {
   let hasData = false;
   let hasName = false;
+  let hasError = false;
   for (let line = start; line < end; ) {
     let lineEnd = bytes.indexOf(LF, line);
     if (lineEnd === -1 || lineEnd > end) lineEnd = end;
@@ -154,16 +162,33 @@ function readEvent(bytes: Uint8Array, start: number, end: number): EventKind {
         )
       )
         return EventKind.Terminal;
-    }
+    } else if (startsWith(bytes, line, lineEnd, errorField)) hasError = true;
     line = lineEnd + 1;
   }
-  return hasName && !hasData ? EventKind.Empty : EventKind.Pass;
+  if (hasData) return EventKind.Pass;
+  if (hasError) return EventKind.ErrorField;
+  return hasName ? EventKind.Empty : EventKind.Pass;
+}
+
+/** The event `data: {"error": …}` for an event whose error is in an `error:` line (see {@link EventKind}). */
+function errorFieldData(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const text = new TextDecoder().decode(bytes.subarray(start, end));
+  const value = /^error:[ ]?(.*)$/m.exec(text)?.[1]?.trim() ?? '';
+  let error: unknown = { message: value };
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed !== null && typeof parsed === 'object') error = parsed;
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return new TextEncoder().encode(`data: ${JSON.stringify({ error })}\n\n`);
 }
 
 /**
  * `chunk` (line ends `\n`, empty `data:` lines dropped) as whole events: the text after its last
  * blank line waits in `state.carry` for the rest of its event (the SDKs dispatch nothing before
- * that blank line anyway); an event with a name and no data is dropped; after the stream's
+ * that blank line anyway); an event with a name and no data is dropped, one with only an `error:`
+ * line becomes the data `{"error": …}`; after the stream's
  * terminal event (`data: [DONE]`, `message_stop`, `response.completed`/`incomplete`/`failed`)
  * nothing is passed on and `state.ended` is set — a proxy that replays the stream or appends to
  * it after its end added to the answer. A read of whole events that all pass is passed as is.
@@ -190,7 +215,18 @@ function wholeEvents(chunk: Uint8Array, state: { carry: Uint8Array; ended: boole
     }
     const end = lf === start ? lf + 1 : lf + 2;
     const kind = readEvent(bytes, start, end);
-    if (kind === EventKind.Empty && out === undefined) {
+    if (kind === EventKind.ErrorField) {
+      const data = errorFieldData(bytes, start, end);
+      const grown = new Uint8Array(
+        length + (out === undefined ? start : 0) + data.length + bytes.length - end,
+      );
+      if (out === undefined) grown.set(bytes.subarray(0, start));
+      else grown.set(out.subarray(0, length));
+      if (out === undefined) length = start;
+      grown.set(data, length);
+      length += data.length;
+      out = grown;
+    } else if (kind === EventKind.Empty && out === undefined) {
       out = new Uint8Array(bytes.length);
       out.set(bytes.subarray(0, start));
       length = start;
@@ -284,7 +320,9 @@ export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStr
         if (events.ended) return;
         // The last event, sent without its closing blank line.
         const last = events.carry;
-        if (last.length === 0 || readEvent(last, 0, last.length) === EventKind.Empty) return;
+        const kind = last.length === 0 ? EventKind.Empty : readEvent(last, 0, last.length);
+        if (kind === EventKind.Empty) return;
+        if (kind === EventKind.ErrorField) return controller.enqueue(errorFieldData(last, 0, last.length));
         controller.enqueue(last);
         const closing = closingBytes(new TextDecoder().decode(last));
         if (closing) controller.enqueue(closing);

@@ -578,6 +578,20 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
   },
   {
+    title:
+      "llama.cpp's error in a non-standard `error:` SSE field, then [DONE] (builds through 2025): context-length, not an empty answer",
+    fixture: 'llama-cpp-error-field-only-stream',
+    call: 'stream',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
+    title:
+      "llama.cpp's server error in an `error:` field after part of the answer: a retryable error, not the part",
+    fixture: 'llama-cpp-error-field-mid-stream',
+    call: 'stream',
+    expected: { error: { code: 'network', isRetryable: true, message: /slot unavailable/ } },
+  },
+  {
     title: "llama.cpp's context overflow as a 400 (exceed_context_size_error): context-length",
     fixture: 'llama-cpp-context-size-400',
     call: 'generate',
