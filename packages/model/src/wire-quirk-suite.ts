@@ -592,6 +592,13 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'network', isRetryable: true, message: /slot unavailable/ } },
   },
   {
+    title:
+      'an error as a bare string in a data line mid-stream (`{"error":"…"}`): a retryable error, not the part',
+    fixture: 'proxy-error-string-mid-stream',
+    call: 'stream',
+    expected: { error: { code: 'network', isRetryable: true, message: /upstream timed out after 60s/ } },
+  },
+  {
     title: "llama.cpp's context overflow as a 400 (exceed_context_size_error): context-length",
     fixture: 'llama-cpp-context-size-400',
     call: 'generate',
