@@ -167,7 +167,11 @@ describe('fromAISDK over a specification-v2 model', () => {
         { type: 'text-delta', id: 'a', delta: ' And more.' },
         { type: 'tool-call', toolCallId: 'late', toolName: 'delete_file', input: '{"path":"x"}' },
         { type: 'error', error: new Error('late') },
-        { type: 'finish', finishReason: 'length', usage: { inputTokens: 9, outputTokens: 9, totalTokens: 18 } },
+        {
+          type: 'finish',
+          finishReason: 'length',
+          usage: { inputTokens: 9, outputTokens: 9, totalTokens: 18 },
+        },
       ],
     });
     const parts: StreamPart[] = [];
@@ -177,7 +181,12 @@ describe('fromAISDK over a specification-v2 model', () => {
       { onPart: (part) => parts.push(part) },
     );
     expect(parts.map((part) => part.type)).toEqual(['text-delta', 'finish']);
-    expect(result).toMatchObject({ text: 'Done.', toolCalls: [], finishReason: 'stop', usage: { totalTokens: 5 } });
+    expect(result).toMatchObject({
+      text: 'Done.',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { totalTokens: 5 },
+    });
   });
 
   it('streams v2 parts: deltas, tool input, finish; a stream error part is a typed error', async () => {
