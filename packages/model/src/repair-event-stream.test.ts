@@ -56,6 +56,13 @@ describe('repairEventStream', () => {
     expect(await repaired('error: model not loaded')).toBe(
       'data: {"error":{"message":"model not loaded"}}\n\n',
     );
+    // A backend's JSON error forwarded without `data:` (Lemonade), with or without a blank line after.
+    expect(await repaired('data: {"a":1}\n\n{"error":{"code":400,"message":"too long"}}')).toBe(
+      'data: {"a":1}\n\ndata: {"error":{"code":400,"message":"too long"}}\n\n',
+    );
+    expect(await repaired('{"error":{"message":"x"}}\n\n{"error":"cut')).toBe(
+      'data: {"error":{"message":"x"}}\n\ndata: {"error":{"message":"{\\"error\\":\\"cut"}}\n\n',
+    );
     // With data, the `error:` line is left alone (the data is the event).
     expect(await repaired('error: x\ndata: {"a":1}\n\n')).toBe('error: x\ndata: {"a":1}\n\n');
   });

@@ -105,6 +105,7 @@ function dropEmptyDataLines(
 const eventField = [101, 118, 101, 110, 116, 58]; // `event:`
 const done = [91, 68, 79, 78, 69, 93]; // `[DONE]`
 const errorField = [101, 114, 114, 111, 114, 58]; // `error:`
+const errorObject = [123, 34, 101, 114, 114, 111, 114, 34]; // `{"error"`
 const terminals = ['message_stop', 'response.completed', 'response.incomplete', 'response.failed'];
 const encoder = new TextEncoder();
 const terminalTypes = terminals.map((type) => [...encoder.encode(`{"type":"${type}"`)]);
@@ -133,7 +134,9 @@ enum EventKind {
   /**
    * An `error:` line and no data: llama.cpp's server (builds through 2025) sent a stream's error
    * in this field, which no SSE parser reads — the error was lost, and the answer so far, ended
-   * by `[DONE]`, read as complete. Passed on as the data `{"error": …}`.
+   * by `[DONE]`, read as complete. Or a line `{"error"…` without `data:` (Lemonade forwards its
+   * backend's JSON error unframed): a context overflow read as a retryable cut stream. Passed on
+   * as the data `{"error": …}`.
    */
   ErrorField = 3,
 }
@@ -162,7 +165,8 @@ function readEvent(bytes: Uint8Array, start: number, end: number): EventKind {
         )
       )
         return EventKind.Terminal;
-    } else if (startsWith(bytes, line, lineEnd, errorField)) hasError = true;
+    } else if (startsWith(bytes, line, lineEnd, errorField) || startsWith(bytes, line, lineEnd, errorObject))
+      hasError = true;
     line = lineEnd + 1;
   }
   if (hasData) return EventKind.Pass;
@@ -170,10 +174,20 @@ function readEvent(bytes: Uint8Array, start: number, end: number): EventKind {
   return hasName ? EventKind.Empty : EventKind.Pass;
 }
 
-/** The event `data: {"error": …}` for an event whose error is in an `error:` line (see {@link EventKind}). */
+/** The event `data: {"error": …}` for an event whose error is in an `error:` line or unframed (see {@link EventKind}). */
 function errorFieldData(bytes: Uint8Array, start: number, end: number): Uint8Array {
   const text = new TextDecoder().decode(bytes.subarray(start, end));
-  const value = /^error:[ ]?(.*)$/m.exec(text)?.[1]?.trim() ?? '';
+  const unframed = /^\{"error".*$/m.exec(text)?.[0];
+  if (unframed !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(unframed);
+      if (parsed !== null && typeof parsed === 'object')
+        return new TextEncoder().encode(`data: ${unframed}\n\n`);
+    } catch {
+      // Cut JSON: its text is the message.
+    }
+  }
+  const value = /^error:[ ]?(.*)$/m.exec(text)?.[1]?.trim() ?? unframed ?? '';
   let error: unknown = { message: value };
   try {
     const parsed: unknown = JSON.parse(value);

@@ -599,6 +599,13 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'network', isRetryable: true, message: /upstream timed out after 60s/ } },
   },
   {
+    title:
+      "a backend's JSON error forwarded without `data:` framing mid-stream (Lemonade): context-length, not a retryable cut stream",
+    fixture: 'lemonade-unframed-error-stream',
+    call: 'stream',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
     title: "llama.cpp's context overflow as a 400 (exceed_context_size_error): context-length",
     fixture: 'llama-cpp-context-size-400',
     call: 'generate',
