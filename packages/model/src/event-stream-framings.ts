@@ -32,12 +32,30 @@ function eventsOf(body: string): string[][] {
 }
 
 /**
+ * Whether an event (its lines) ends a stream by the wire format's own rule: OpenAI Chat
+ * Completions' `data: [DONE]`, Anthropic's `message_stop`, the Responses API's
+ * `response.completed` / `response.incomplete` / `response.failed`, a stream `error` event.
+ */
+export function isTerminalEvent(lines: readonly string[]): boolean {
+  const data = lines
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('\n');
+  if (data === '[DONE]') return true;
+  return /^\{"type":"(?:message_stop|response\.completed|response\.incomplete|response\.failed|error)"/.test(
+    data,
+  );
+}
+
+/**
  * How real servers and proxies frame the same event stream, all of which the SSE specification
  * allows or real traffic shows: `\r\n`, lone `\r` and mixed line endings; a last event without its
  * closing blank line (or without any line ending), also labelled `text/plain`; comment lines (`: keep-alive`) and keep-alive events without data;
  * `data:` and
- * `event:` without the optional space; `id:` and `retry:` fields. An adapter must read every one
- * as it reads the stream as recorded.
+ * `event:` without the optional space; `id:` and `retry:` fields; a byte order mark at the start;
+ * the stream sent again after its terminal event (`[DONE]`, `message_stop`, `response.completed`),
+ * which must be ignored, never merged into the answer. An adapter must read every one as it reads
+ * the stream as recorded.
  */
 export const eventStreamFramings: readonly EventStreamFraming[] = [
   {
@@ -106,6 +124,25 @@ export const eventStreamFramings: readonly EventStreamFraming[] = [
       eventsOf(body)
         .map((lines, index) => `${lines.join('\n')}\n\n${index % 2 === 0 ? 'event: ping\n\n' : 'data: \n\n'}`)
         .join(''),
+  },
+  {
+    title: 'a byte order mark at the stream start, before a keep-alive event without data',
+    frame: (body) => `\uFEFFevent: ping\n\n${body}`,
+  },
+  {
+    title: 'the stream again after its terminal event (a proxy replaying it, a gateway appending)',
+    frame: (body) => {
+      const events = eventsOf(body);
+      const last = events.at(-1);
+      if (!last || !isTerminalEvent(last)) return body;
+      const again = events
+        .map((lines) =>
+          lines.map((line) => line.replace(/"(text|content|delta)":"([^"\\]+)"/g, '"$1":"$2 AGAIN"')),
+        )
+        .map((lines) => `${lines.join('\n')}\n\n`)
+        .join('');
+      return `${body.replace(/\s*$/, '\n\n')}${again}`;
+    },
   },
   {
     title: '`data:`/`event:` without the space, `id:` and `retry:` fields',

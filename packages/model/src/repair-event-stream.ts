@@ -102,13 +102,163 @@ function dropEmptyDataLines(
   return out.subarray(0, length);
 }
 
-/** Where the text after the last blank line (`\n\n`) of `bytes` starts, or -1 (none). */
-function afterLastBlankLine(bytes: Uint8Array, previousEndsWithLF: boolean): number {
-  for (let index = bytes.length - 1; index >= 0; index--) {
-    if (bytes[index] !== LF) continue;
-    if (index > 0 ? bytes[index - 1] === LF : previousEndsWithLF) return index + 1;
+const eventField = [101, 118, 101, 110, 116, 58]; // `event:`
+const done = [91, 68, 79, 78, 69, 93]; // `[DONE]`
+const errorField = [101, 114, 114, 111, 114, 58]; // `error:`
+const errorObject = [123, 34, 101, 114, 114, 111, 114, 34]; // `{"error"`
+const terminals = ['message_stop', 'response.completed', 'response.incomplete', 'response.failed'];
+const encoder = new TextEncoder();
+const terminalTypes = terminals.map((type) => [...encoder.encode(`{"type":"${type}"`)]);
+const terminalNames = terminals.map((name) => [...encoder.encode(name)]);
+
+/** Whether `bytes` at `start` (before `end`) holds `field`. */
+function startsWith(bytes: Uint8Array, start: number, end: number, field: readonly number[]): boolean {
+  if (end - start < field.length) return false;
+  for (let index = 0; index < field.length; index++) if (bytes[start + index] !== field[index]) return false;
+  return true;
+}
+
+/** The index after a field name's optional space. */
+function valueStart(bytes: Uint8Array, start: number, end: number): number {
+  return start < end && bytes[start] === SPACE ? start + 1 : start;
+}
+
+/** What {@link readEvent} found in one event. */
+enum EventKind {
+  /** Data, or neither a name nor data (comments, `id:`, `retry:`): passed on. */
+  Pass = 0,
+  /** A name without data: the SSE specification dispatches nothing; the SDKs failed on it. */
+  Empty = 1,
+  /** The stream's terminal event: `data: [DONE]`, `message_stop`, `response.completed`, … */
+  Terminal = 2,
+  /**
+   * An `error:` line and no data: llama.cpp's server (builds through 2025) sent a stream's error
+   * in this field, which no SSE parser reads — the error was lost, and the answer so far, ended
+   * by `[DONE]`, read as complete. Or a line `{"error"…` without `data:` (Lemonade forwards its
+   * backend's JSON error unframed): a context overflow read as a retryable cut stream. Passed on
+   * as the data `{"error": …}`.
+   */
+  ErrorField = 3,
+}
+
+/** What the event in `bytes[start, end)` is (see {@link EventKind}). */
+function readEvent(bytes: Uint8Array, start: number, end: number): EventKind {
+  let hasData = false;
+  let hasName = false;
+  let hasError = false;
+  for (let line = start; line < end; ) {
+    let lineEnd = bytes.indexOf(LF, line);
+    if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+    if (startsWith(bytes, line, lineEnd, dataField)) {
+      hasData = true;
+      const value = valueStart(bytes, line + dataField.length, lineEnd);
+      if (lineEnd - value === done.length && startsWith(bytes, value, lineEnd, done))
+        return EventKind.Terminal;
+      if (bytes[value] === 123 && terminalTypes.some((type) => startsWith(bytes, value, lineEnd, type)))
+        return EventKind.Terminal;
+    } else if (startsWith(bytes, line, lineEnd, eventField)) {
+      hasName = true;
+      const value = valueStart(bytes, line + eventField.length, lineEnd);
+      if (
+        terminalNames.some(
+          (name) => lineEnd - value === name.length && startsWith(bytes, value, lineEnd, name),
+        )
+      )
+        return EventKind.Terminal;
+    } else if (startsWith(bytes, line, lineEnd, errorField) || startsWith(bytes, line, lineEnd, errorObject))
+      hasError = true;
+    line = lineEnd + 1;
   }
-  return -1;
+  if (hasData) return EventKind.Pass;
+  if (hasError) return EventKind.ErrorField;
+  return hasName ? EventKind.Empty : EventKind.Pass;
+}
+
+/** The event `data: {"error": …}` for an event whose error is in an `error:` line or unframed (see {@link EventKind}). */
+function errorFieldData(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const text = new TextDecoder().decode(bytes.subarray(start, end));
+  const unframed = /^\{"error".*$/m.exec(text)?.[0];
+  if (unframed !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(unframed);
+      if (parsed !== null && typeof parsed === 'object')
+        return new TextEncoder().encode(`data: ${unframed}\n\n`);
+    } catch {
+      // Cut JSON: its text is the message.
+    }
+  }
+  const value = /^error:[ ]?(.*)$/m.exec(text)?.[1]?.trim() ?? unframed ?? '';
+  let error: unknown = { message: value };
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed !== null && typeof parsed === 'object') error = parsed;
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return new TextEncoder().encode(`data: ${JSON.stringify({ error })}\n\n`);
+}
+
+/**
+ * `chunk` (line ends `\n`, empty `data:` lines dropped) as whole events: the text after its last
+ * blank line waits in `state.carry` for the rest of its event (the SDKs dispatch nothing before
+ * that blank line anyway); an event with a name and no data is dropped, one with only an `error:`
+ * line becomes the data `{"error": …}`; after the stream's
+ * terminal event (`data: [DONE]`, `message_stop`, `response.completed`/`incomplete`/`failed`)
+ * nothing is passed on and `state.ended` is set — a proxy that replays the stream or appends to
+ * it after its end added to the answer. A read of whole events that all pass is passed as is.
+ */
+function wholeEvents(chunk: Uint8Array, state: { carry: Uint8Array; ended: boolean }): Uint8Array {
+  let bytes = chunk;
+  if (state.carry.length > 0) {
+    bytes = new Uint8Array(state.carry.length + chunk.length);
+    bytes.set(state.carry);
+    bytes.set(chunk, state.carry.length);
+  }
+  // Until an event is dropped, what passes is `bytes` up to `start` (no copy).
+  let out: Uint8Array | undefined;
+  let length = 0;
+  let start = 0;
+  let search = 0;
+  while (search < bytes.length) {
+    const lf = bytes.indexOf(LF, search);
+    if (lf === -1) break;
+    // A blank line ends the event (a `\n` that starts one is an empty event of its own).
+    if (lf !== start && bytes[lf + 1] !== LF) {
+      search = lf + 1;
+      continue;
+    }
+    const end = lf === start ? lf + 1 : lf + 2;
+    const kind = readEvent(bytes, start, end);
+    if (kind === EventKind.ErrorField) {
+      const data = errorFieldData(bytes, start, end);
+      const grown = new Uint8Array(
+        length + (out === undefined ? start : 0) + data.length + bytes.length - end,
+      );
+      if (out === undefined) grown.set(bytes.subarray(0, start));
+      else grown.set(out.subarray(0, length));
+      if (out === undefined) length = start;
+      grown.set(data, length);
+      length += data.length;
+      out = grown;
+    } else if (kind === EventKind.Empty && out === undefined) {
+      out = new Uint8Array(bytes.length);
+      out.set(bytes.subarray(0, start));
+      length = start;
+    } else if (kind !== EventKind.Empty && out !== undefined) {
+      out.set(bytes.subarray(start, end), length);
+      length += end - start;
+    }
+    start = end;
+    search = end;
+    if (kind === EventKind.Terminal) {
+      state.ended = true;
+      break;
+    }
+  }
+  // After the terminal event, `carry` holds what came after it (only to tell that something did).
+  state.carry = start === bytes.length ? new Uint8Array(0) : bytes.slice(start);
+  if (out !== undefined) return out.subarray(0, length);
+  return start === bytes.length ? bytes : bytes.subarray(0, start);
 }
 
 /**
@@ -144,7 +294,12 @@ function closingBytes(last: string): Uint8Array | undefined {
  * data, and the AI SDK failed the answer on it). The AI SDK's parser (eventsource-parser) holds a
  * `\r` that ends a read until the next one, so a stream with lone-`\r` line endings lost its last
  * event; and every SDK drops an unterminated last event (the finish reason, the usage, the
- * terminal event, an error event). A stream without `\r` or empty data costs two scans per read.
+ * terminal event, an error event). Events are passed on whole; one with a name and no data (a
+ * gateway's `event: ping` keep-alive) is dropped, as the specification does — the SDKs parsed its
+ * empty data as JSON and failed the answer; a byte order mark at the start is dropped; and after
+ * the stream's terminal event (`data: [DONE]`, `message_stop`, `response.completed`,
+ * `response.incomplete`, `response.failed`) nothing more is read — what a proxy replayed or
+ * appended there was merged into the answer. Byte scans only: no text decoding per read.
  *
  * @example
  * ```ts
@@ -154,34 +309,36 @@ function closingBytes(last: string): Uint8Array | undefined {
 export function repairEventStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const lineEnds = { afterCR: false };
   const dataLines = { carry: new Uint8Array(0), atLineStart: true };
-  // The text of the current event so far (after the last blank line), for the stream's end.
-  let last: Uint8Array[] = [];
-  let endsWithLF = false;
+  const events = { carry: new Uint8Array(0), ended: false };
+  let atStart = true;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        const normalized = dropEmptyDataLines(normalizeLineEnds(chunk, lineEnds), dataLines);
-        if (normalized.length === 0) return;
-        const start = afterLastBlankLine(normalized, endsWithLF);
-        if (start === -1) last.push(normalized);
-        else last = start < normalized.length ? [normalized.subarray(start)] : [];
-        endsWithLF = normalized[normalized.length - 1] === LF;
-        controller.enqueue(normalized);
+        // Bytes after the terminal event: not read, and the connection is released (a proxy
+        // that holds it open after the answer). A stream that simply ends keeps its connection.
+        if (events.ended) return controller.terminate();
+        let bytes = chunk;
+        // A byte order mark opens the stream: the SSE decoder strips one there.
+        if (atStart && bytes.length > 0) {
+          atStart = false;
+          if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+        }
+        const whole = wholeEvents(dropEmptyDataLines(normalizeLineEnds(bytes, lineEnds), dataLines), events);
+        if (whole.length > 0) controller.enqueue(whole);
+        if (events.ended && events.carry.length > 0) controller.terminate();
       },
       flush(controller) {
         // A cut line that was still possibly an empty `data:` line is not one: pass it on.
-        if (dataLines.carry.length > 0) {
-          controller.enqueue(dataLines.carry);
-          last.push(dataLines.carry);
-        }
-        if (last.length === 0) return;
-        const bytes = new Uint8Array(last.reduce((sum, part) => sum + part.length, 0));
-        let offset = 0;
-        for (const part of last) {
-          bytes.set(part, offset);
-          offset += part.length;
-        }
-        const closing = closingBytes(new TextDecoder().decode(bytes));
+        const whole = wholeEvents(dataLines.carry, events);
+        if (whole.length > 0) controller.enqueue(whole);
+        if (events.ended) return;
+        // The last event, sent without its closing blank line.
+        const last = events.carry;
+        const kind = last.length === 0 ? EventKind.Empty : readEvent(last, 0, last.length);
+        if (kind === EventKind.Empty) return;
+        if (kind === EventKind.ErrorField) return controller.enqueue(errorFieldData(last, 0, last.length));
+        controller.enqueue(last);
+        const closing = closingBytes(new TextDecoder().decode(last));
         if (closing) controller.enqueue(closing);
       },
     }),

@@ -462,6 +462,35 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     },
   },
   {
+    title: 'a second answer a proxy appended after [DONE]: not read (no late text, no late tool call)',
+    fixture: 'proxy-appended-after-done-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: 'The file has 3 lines.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { totalTokens: 27 },
+      },
+    },
+  },
+  {
+    title: "Open WebUI's finish_reason stop on a reasoning chunk, then the content: the whole answer",
+    fixture: 'open-webui-finish-on-reasoning-stream',
+    call: 'stream',
+    expected: {
+      answer: { text: 'There are 4 files.', toolCalls: [], finishReason: 'stop', usage: { totalTokens: 24 } },
+    },
+  },
+  {
+    title: "OpenRouter's `: OPENROUTER PROCESSING` comments, data-less `event: ping`, a BOM first",
+    fixture: 'openrouter-processing-and-ping-stream',
+    call: 'stream',
+    expected: {
+      answer: { text: 'Plan ready.', toolCalls: [], finishReason: 'stop', usage: { totalTokens: 13 } },
+    },
+  },
+  {
     title: 'usage in a trailing chunk with choices: null',
     fixture: 'usage-chunk-choices-null-stream',
     call: 'stream',
@@ -545,6 +574,34 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
   {
     title: "llama.cpp's context overflow streamed after a 200 (exceed_context_size_error): context-length",
     fixture: 'llama-cpp-context-size-200-stream',
+    call: 'stream',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
+    title:
+      "llama.cpp's error in a non-standard `error:` SSE field, then [DONE] (builds through 2025): context-length, not an empty answer",
+    fixture: 'llama-cpp-error-field-only-stream',
+    call: 'stream',
+    expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
+  },
+  {
+    title:
+      "llama.cpp's server error in an `error:` field after part of the answer: a retryable error, not the part",
+    fixture: 'llama-cpp-error-field-mid-stream',
+    call: 'stream',
+    expected: { error: { code: 'network', isRetryable: true, message: /slot unavailable/ } },
+  },
+  {
+    title:
+      'an error as a bare string in a data line mid-stream (`{"error":"…"}`): a retryable error, not the part',
+    fixture: 'proxy-error-string-mid-stream',
+    call: 'stream',
+    expected: { error: { code: 'network', isRetryable: true, message: /upstream timed out after 60s/ } },
+  },
+  {
+    title:
+      "a backend's JSON error forwarded without `data:` framing mid-stream (Lemonade): context-length, not a retryable cut stream",
+    fixture: 'lemonade-unframed-error-stream',
     call: 'stream',
     expected: { error: { code: 'context-length', isRetryable: false, message: /available context size/ } },
   },

@@ -157,6 +157,38 @@ describe('fromAISDK over a specification-v2 model', () => {
     ]);
   });
 
+  it('reads nothing after the finish part: a late delta, tool call, error or second finish is not the answer', async () => {
+    const { model } = v2Model({
+      stream: [
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: 'a' },
+        { type: 'text-delta', id: 'a', delta: 'Done.' },
+        { type: 'finish', finishReason: 'stop', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
+        { type: 'text-delta', id: 'a', delta: ' And more.' },
+        { type: 'tool-call', toolCallId: 'late', toolName: 'delete_file', input: '{"path":"x"}' },
+        { type: 'error', error: new Error('late') },
+        {
+          type: 'finish',
+          finishReason: 'length',
+          usage: { inputTokens: 9, outputTokens: 9, totalTokens: 18 },
+        },
+      ],
+    });
+    const parts: StreamPart[] = [];
+    const result = await generate(
+      fromAISDK(model, { capabilities: {} }),
+      { messages: [{ role: 'user', content: 'go' }] },
+      { onPart: (part) => parts.push(part) },
+    );
+    expect(parts.map((part) => part.type)).toEqual(['text-delta', 'finish']);
+    expect(result).toMatchObject({
+      text: 'Done.',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { totalTokens: 5 },
+    });
+  });
+
   it('streams v2 parts: deltas, tool input, finish; a stream error part is a typed error', async () => {
     const { model } = v2Model({
       stream: [

@@ -322,10 +322,14 @@ function isKeepAlive(raw: Json | undefined): boolean {
 
 /**
  * An error sent as a bare chunk, which the AI SDK's schema rejects: `{ "code": 400, "details": "…" }`
- * after `event: error` (vLLM/TGIS behind an orchestrator), `{ "object": "error", "message": "…" }`
- * — `{ message, code, type }` for the error mapping, else `undefined`.
+ * after `event: error` (vLLM/TGIS behind an orchestrator), `{ "object": "error", "message": "…" }`,
+ * `{ "error": "…" }` (a proxy's error as a bare string) — `{ message, code, type }` for the error
+ * mapping, else `undefined`.
  */
 function bareErrorChunk(raw: Json | undefined): Json | undefined {
+  // `{"error": "…"}`: a proxy's error as a bare string (the AI SDK's error schema wants an object).
+  if (raw && raw.choices === undefined && typeof raw.error === 'string' && raw.error.trim() !== '')
+    return { message: raw.error };
   if (!raw || raw.choices !== undefined || (raw.code === undefined && raw.type === undefined))
     return undefined;
   const message = typeof raw.message === 'string' ? raw.message : raw.details;
@@ -1117,7 +1121,9 @@ export class AISDKChatModel implements ChatModel {
       while (true) {
         const { done, value } = await parts.next();
         if (done) break;
-        if (!isRecord(value)) continue;
+        // The finish part ends the answer: a model (or a bridge below it) that sends more after
+        // it — a late delta, a tool call, an error, a second finish — does not change it.
+        if (finish || !isRecord(value)) continue;
         const part = value;
         switch (part.type) {
           case 'stream-start':

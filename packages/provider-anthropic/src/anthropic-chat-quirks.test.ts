@@ -394,3 +394,17 @@ describe('tool_use blocks a gateway streams its own way', () => {
     expect(parts.some((part) => part.type === 'tool-call' || part.type === 'finish')).toBe(false);
   });
 });
+
+describe('events after message_stop (a proxy that replays or appends to the stream)', () => {
+  it('are not the answer: no late text, tool call, stop reason, usage or error', async () => {
+    server.script(sse('proxy-appended-after-message-stop-stream'));
+    const { parts, error } = await collectStream(model().doStream(ask));
+    expect(error).toBeUndefined();
+    expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+    const result = finishedResult(parts);
+    expect(result.text).toBe('The build passes.');
+    expect(result.toolCalls).toEqual([]);
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage.outputTokens).toBe(6);
+  });
+});

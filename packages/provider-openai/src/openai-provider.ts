@@ -166,9 +166,9 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
       maxBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
       provider,
     });
-    // Data-less events (`event: ping`) come from gateways and compatible servers, never from
-    // OpenAI itself; the filter costs ≈ 0.2 ms per stream, so OpenAI's own streams skip it. Every
-    // stream gets the cheaper repair (line endings, the last event, empty `data:` lines).
+    // Every stream gets the shared repair (line endings, the last event, empty `data:` lines,
+    // data-less events, nothing after `[DONE]`); compatible servers' streams also get
+    // `withoutEmptyEvents` (one JSON value sent as a stream, whether `[DONE]` came).
     client = new OpenAI({
       // Local OpenAI-compatible servers usually need no key; the SDK insists on one.
       apiKey: apiKey ?? 'no-key',
