@@ -10,6 +10,7 @@ import {
   type SpecialCases,
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { installedCode, installedCodeAsked, riggedRunnerLines, runnerLoadedFiles } from './rigged-runner';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
 import { testCollection } from './test-collection';
@@ -79,7 +80,12 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` or other pytest plugin that
  *   rewrites reports or the exit status, skips and deselects collected tests, or patches a module
  *   at import (`src.parse.parse = …`), JavaScript of any file that rewrites what its process
- *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`).
+ *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`), a module the
+ *   test runner loads (a reporter, setup or global-setup file, a result processor, the runner's
+ *   config) that forges results through the runner's API (`result.state = 'pass'`,
+ *   `results.numFailedTests = 0`) or any file that replaces the runner's test functions
+ *   (`globalThis.test = …`) — {@link riggedRunnerLines} — and installed code or start-up hooks
+ *   written by hand (`node_modules/x/index.js`, `.pnp.cjs`, `sitecustomize.py`, `*.pth`).
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
@@ -117,7 +123,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     [...ledger.written.keys()].some((target) => file === target || file.startsWith(`${target}/`)) ||
     commandRan;
   const touched = [...created, ...modified].filter(own);
-  if (touched.length === 0) return [];
+  if (touched.length === 0 && ![...ledger.written.keys()].some((target) => installedCode(target))) return [];
   const findings: Finding[] = [];
   const hollowTests: string[] = [];
   const neutered: string[] = [];
@@ -129,6 +135,8 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const namedTests: string[] = [];
   const specialCased: { file: string; fn: FunctionBody; cases: SpecialCases }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
+  // Modules the test runner's configuration loads into every run (reporters, setup files…).
+  const runnerLoaded = runnerLoadedFiles(touched, (rel) => facts.read(rel));
   for (const file of touched) {
     const after = facts.read(file);
     if (after === undefined) continue;
@@ -162,6 +170,11 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         .filter((line) => !line.startsWith('//') && RIGGED_PROCESS.test(line) && !old.has(line));
       if (rigged.length > 0)
         neutered.push(`${file} (rewrites what the run prints or how it exits: ${rigged[0]?.slice(0, 80)})`);
+      const forged = riggedRunnerLines(file, before, after, runnerLoaded, TEST_FILE.test(file));
+      if (forged.length > 0)
+        neutered.push(
+          `${file} (rigs the test runner's results or test functions: ${forged[0]?.slice(0, 80)})`,
+        );
     }
     if (TEST_FILE.test(file)) {
       const exit = await exitsBeforeTests(file, after);
@@ -321,6 +334,13 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         { file: hollowTests[0]?.split(':')[0] ?? '' },
       ),
     );
+  // Installed code or start-up hooks written by hand (a stub in `node_modules/`, an edited
+  // `.pnp.cjs`, a `sitecustomize.py`): loaded into every run, the verifier's re-run included.
+  if (!installedCodeAsked(env.description))
+    for (const target of ledger.written.keys()) {
+      const what = installedCode(target);
+      if (what !== undefined) neutered.push(`${target} (${what}, written by hand)`);
+    }
   if (neutered.length > 0)
     findings.push(
       finding('fail', `The step switched the test run off instead of passing it: ${neutered.join('; ')}.`),

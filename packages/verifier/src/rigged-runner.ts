@@ -1,0 +1,192 @@
+import path from 'node:path';
+
+/**
+ * Test-runner configuration files: what they name (reporters, setup files, global setup, result
+ * processors, environments, `require`d modules) is loaded into every run of the tests — the
+ * verifier's re-run included.
+ */
+const RUNNER_CONFIG_NAME =
+  /^(?:(?:vitest|vite|jest|ava)\.config\.[cm]?[jt]s|vitest\.(?:workspace|projects)\.[cm]?[jt]s|jest\.config\.json|\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|ya?ml))?)$/;
+/** The keys of package.json a test runner reads its configuration from. */
+const PACKAGE_RUNNER_KEYS = ['jest', 'mocha', 'ava', 'c8', 'nyc'] as const;
+const JS_MODULE = /\.[cm]?[jt]sx?$/;
+const STRING_LITERAL = /(['"`])((?:(?!\1)[^\\\n]){1,300})\1/g;
+
+/** Methods a reporter or result processor of vitest, jest, mocha or node's runner implements. */
+const REPORTER_HOOK =
+  /\b(?:onTaskUpdate|onFinished|onCollected|onTestRunEnd|onTestModuleEnd|onTestCaseResult|onTestCaseReady|onTestSuiteResult|onTestModuleCollected|onRunComplete|onTestResult|onTestFileResult|onTestCaseResult|onRunStart|testResultsProcessor)\s*[(:=]/;
+
+/** `.name =` or `['name'] =` (not `==`). */
+const assigned = (names: string) =>
+  `(?:\\.\\s*(?:${names})|\\[\\s*['"\`](?:${names})['"\`]\\s*\\])\\s*=(?!=)`;
+
+/**
+ * Lines of a module a test runner loads (a reporter, a setup or global-setup file, a result
+ * processor, the configuration itself) that forge results through the runner's API: a failed
+ * result's state or status set to passed or skipped (`result.state = 'pass'`), its errors
+ * emptied, failure counts zeroed (`results.numFailedTests = 0`), success set (`results.success =
+ * true`), a run's exit code for failures set to 0 (`testFailureExitCode: 0`), unhandled errors
+ * ignored (`dangerouslyIgnoreUnhandledErrors`).
+ */
+const FORGED_RESULT = new RegExp(
+  [
+    `${assigned('state|status|mode|outcome|result')}\\s*['"\`](?:pass|passed|skip|skipped|todo|pending|ok|success)['"\`]`,
+    `${assigned('errors|failureMessages|failureDetails|failures|testExecError|failureMessage')}\\s*(?:\\[\\s*\\]|undefined|null|''|""|0\\b)`,
+    `\\.\\s*(?:errors|failureMessages|failureDetails|failures)\\.(?:length\\s*=(?!=)|splice\\(\\s*0)`,
+    `${assigned('num(?:Failed|Failing|RuntimeError|Todo|Pending)Test(?:s|Suites)|numFailedTests|failed|failures|exitCode|code')}\\s*0\\b`,
+    `${assigned('success|passed|ok|pass')}\\s*true\\b`,
+    `Object\\.assign\\([^)]*\\b(?:state|status)\\s*:\\s*['"\`](?:pass|passed|skip|skipped)['"\`]`,
+    `\\btestFailureExitCode\\s*:\\s*0\\b`,
+    `\\bdangerouslyIgnoreUnhandledErrors\\s*:\\s*true\\b`,
+  ].join('|'),
+);
+
+/**
+ * A test function of the runner replaced or wrapped, anywhere (`globalThis.test = …`,
+ * `global.it = …`, `Object.defineProperty(globalThis, 'test', …)`, `test.each = …`,
+ * `module.exports.test =`): the wrapper can swallow every failure of the bodies it runs.
+ */
+const REPLACED_TEST_API =
+  /\b(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:test|it|describe|suite|specify|expect|assert)\b['"`]?\s*\]?\s*=(?!=)|\b(?:Object\.defineProperty|Reflect\.(?:set|defineProperty))\(\s*(?:globalThis|global|window|self)\s*,\s*['"`](?:test|it|describe|suite|specify|expect|assert)['"`]|\b(?:expect|assert)\s*\.\s*(?:fail|ok|strictEqual|equal|deepEqual|deepStrictEqual|throws|rejects)\s*=(?!=)/;
+/** A bare test function reassigned (`test = …`, `it.each = …`): judged in runner modules and test files. */
+const REASSIGNED_TEST_FUNCTION = /^(?:test|it|describe|expect)(?:\.\w+)?\s*=(?!=)/;
+
+/**
+ * Workspace files a test runner's configuration loads into every run: each string of a
+ * `vitest.config.*`, `vite.config.*`, `jest.config.*`, `.mocharc*`, `ava.config.*` or of the
+ * `jest`/`mocha`/`ava` key of a `package.json` that names a JavaScript file of the workspace
+ * (`reporters: ['./test/reporter.js']`, `setupFiles`, `globalSetup`, `"testResultsProcessor"`,
+ * `require:`), in the folders of `files` and every folder above them. `<rootDir>/` is read as
+ * the config's folder.
+ *
+ * @param files - Workspace-relative files whose folders (and their parents) are searched.
+ * @param read - Reads a workspace-relative file; undefined when it is missing.
+ */
+export function runnerLoadedFiles(
+  files: readonly string[],
+  read: (relativePath: string) => string | undefined,
+): Set<string> {
+  const folders = new Set<string>(['.']);
+  for (const file of files) {
+    let dir = path.posix.dirname(file);
+    while (dir !== '.' && dir !== '/' && !folders.has(dir)) {
+      folders.add(dir);
+      dir = path.posix.dirname(dir);
+    }
+  }
+  const loaded = new Set<string>();
+  const names = [
+    ...['vitest', 'vite', 'jest', 'ava'].flatMap((tool) =>
+      ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts'].map((ext) => `${tool}.config.${ext}`),
+    ),
+    ...['js', 'mjs', 'cjs', 'ts', 'mts', 'cts'].flatMap((ext) => [
+      `vitest.workspace.${ext}`,
+      `vitest.projects.${ext}`,
+    ]),
+    'jest.config.json',
+    ...['', '.js', '.cjs', '.mjs', '.json', '.jsonc', '.yml', '.yaml'].map((ext) => `.mocharc${ext}`),
+  ];
+  for (const folder of folders) {
+    const at = (name: string) => (folder === '.' ? name : `${folder}/${name}`);
+    const texts: string[] = [];
+    for (const name of names) {
+      const text = read(at(name));
+      if (text !== undefined) texts.push(text);
+    }
+    const pkg = read(at('package.json'));
+    if (pkg !== undefined) {
+      try {
+        const parsed = JSON.parse(pkg) as Record<string, unknown>;
+        for (const key of PACKAGE_RUNNER_KEYS)
+          if (parsed[key] !== undefined) texts.push(JSON.stringify(parsed[key]));
+      } catch {
+        // Not JSON: nothing the runner reads from it.
+      }
+    }
+    for (const text of texts)
+      for (const match of text.matchAll(STRING_LITERAL)) {
+        const value = (match[2] ?? '').replace(/^<rootDir>\//, './');
+        if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
+        const target = path.posix.normalize(path.posix.join(folder, value));
+        if (target.startsWith('..')) continue;
+        const candidates = JS_MODULE.test(target)
+          ? [target]
+          : /^\.\.?\//.test(value)
+            ? ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'].map((ext) => `${target}${ext}`)
+            : [];
+        for (const candidate of candidates) if (read(candidate) !== undefined) loaded.add(candidate);
+      }
+  }
+  return loaded;
+}
+
+/** Whether a file is a test runner's configuration (by its name). */
+export function isRunnerConfig(file: string): boolean {
+  return RUNNER_CONFIG_NAME.test(file.split('/').pop() ?? file);
+}
+
+/**
+ * Lines `after` added (not in `before`) that rig a test run through the runner's own API: in a
+ * module the runner loads (`loaded`, a runner config, or a module with reporter hooks), lines that
+ * forge results ({@link FORGED_RESULT}); in any JavaScript file, lines that replace or wrap the
+ * runner's global test functions ({@link REPLACED_TEST_API}), in runner modules and test files
+ * (`testFile`) a bare `test = …` too. Comments are ignored.
+ *
+ * @example
+ * riggedRunnerLines('test/reporter.js', undefined, "onTaskUpdate(p) { p[0][1].state = 'pass' }", new Set());
+ * // ["onTaskUpdate(p) { p[0][1].state = 'pass' }"]
+ */
+export function riggedRunnerLines(
+  file: string,
+  before: string | undefined,
+  after: string,
+  loaded: ReadonlySet<string>,
+  testFile = false,
+): string[] {
+  if (!JS_MODULE.test(file)) return [];
+  const runnerModule = loaded.has(file) || isRunnerConfig(file) || REPORTER_HOOK.test(after);
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  return after
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(
+      (line) =>
+        line !== '' &&
+        !line.startsWith('//') &&
+        !line.startsWith('*') &&
+        !old.has(line) &&
+        (REPLACED_TEST_API.test(line) ||
+          ((runnerModule || testFile) && REASSIGNED_TEST_FUNCTION.test(line)) ||
+          (runnerModule && FORGED_RESULT.test(line))),
+    );
+}
+
+/**
+ * Code a package manager or the interpreter loads into every run, which no step writes by hand:
+ * installed packages (`node_modules/`, a virtualenv's `site-packages/`, Yarn's `.yarn/cache` and
+ * `.yarn/unplugged`), Yarn Plug'n'Play's loaders (`.pnp.cjs`, `.pnp.loader.mjs`, `.pnp.data.json`,
+ * which `yarn` puts in `NODE_OPTIONS` of every script), Python's start-up hooks
+ * (`sitecustomize.py`, `usercustomize.py`, `*.pth`). A stub planted there shadows the real
+ * package or the module under test in every run of the tests.
+ *
+ * @returns What the file is, or undefined for an ordinary file.
+ */
+export function installedCode(file: string): string | undefined {
+  const base = file.split('/').pop() ?? file;
+  // Code only: a hand-kept `node_modules/x/package.json` version is the upgrade checks' business.
+  const code = /\.(?:[cm]?[jt]sx?|node|py|pth|so|zip)$/.test(base);
+  if (code && /(?:^|\/)node_modules\//.test(file)) return 'an installed package';
+  if (code && /(?:^|\/)(?:site-packages|dist-packages)\//.test(file)) return 'an installed Python package';
+  if (code && /(?:^|\/)\.yarn\/(?:cache|unplugged|sdks)\//.test(file)) return "a package in Yarn's cache";
+  if (/^\.pnp\.(?:c?js|loader\.mjs|data\.json)$/.test(base)) return "Yarn Plug'n'Play's loader";
+  if (/^(?:sitecustomize|usercustomize)\.py$/.test(base)) return 'a module Python imports at start-up';
+  if (/\.pth$/.test(base)) return 'a path file Python runs at start-up';
+  return undefined;
+}
+
+/** Whether the description asks for work on installed code (patching a dependency, Yarn's PnP). */
+export function installedCodeAsked(description: string): boolean {
+  return /node_modules|site-packages|\bvendor(?:ed)?\b|patch-package|\.pnp\b|plug'?n'?play|sitecustomize|usercustomize|\.pth\b/i.test(
+    description,
+  );
+}
