@@ -190,3 +190,31 @@ export function installedCodeAsked(description: string): boolean {
     description,
   );
 }
+
+/**
+ * Code that handles the coverage data it is measured by: the test process writes the raw data
+ * (V8's `NODE_V8_COVERAGE` files, istanbul's `__coverage__` counters, coverage.py's data file)
+ * and the report is built from it, so code that flushes, stops, edits or writes that data —
+ * `v8.takeCoverage()`/`stopCoverage()`, `NODE_V8_COVERAGE`, `__coverage__`,
+ * `coverage.Coverage.current()`, `CoverageData`, `add_lines(`, or a write of a coverage report
+ * (`coverage-summary.json`, `lcov.info`, `coverage.json`) — can make any figure it likes.
+ */
+const COVERAGE_TAMPERING =
+  /\b(?:takeCoverage|stopCoverage)\s*\(|\bNODE_V8_COVERAGE\b|\b__coverage__\b|\bCoverage\.current\s*\(|\bCoverageData\b|\.add_(?:lines|arcs|file_tracers)\s*\(|(?:write|append|copy|rename|symlink|link|dump|save)\w*\s*\([^)]*(?:coverage-summary|coverage-final|lcov\.info|coverage\.json|\.coverage\b|closedloop-coverage)/;
+
+/** Source files a coverage run may load. */
+const COVERED_SOURCE = /\.(?:[cm]?[jt]sx?|py)$/;
+
+/**
+ * The first line of `text` that handles coverage data itself ({@link COVERAGE_TAMPERING}), or
+ * undefined. Comments are skipped. Only JavaScript, TypeScript and Python files are read.
+ */
+export function coverageTampering(file: string, text: string): string | undefined {
+  if (!COVERED_SOURCE.test(file)) return undefined;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('//') || line.startsWith('#') || line.startsWith('*')) continue;
+    if (COVERAGE_TAMPERING.test(line)) return line.slice(0, 120);
+  }
+  return undefined;
+}
