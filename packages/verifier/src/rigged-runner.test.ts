@@ -115,6 +115,57 @@ describe('test runners rigged through their own API', () => {
     expect(badge).toEqual([]);
   });
 
+  it('a config that resolves the code under test to a stand-in (moduleNameMapper, tsconfig paths); a setup file that mocks it', async () => {
+    const standIn = 'function isPrime(n) {\n  return n === 2 || n === 3;\n}\nmodule.exports = { isPrime };\n';
+    const mapped = await neutered(ASK, JEST_PROJECT, {
+      'src/is-prime.js': IS_PRIME,
+      'jest.config.js':
+        "module.exports = {\n  moduleNameMapper: {\n    '^(.*)/is-prime$': '<rootDir>/test/fixtures/prime.js',\n  },\n};\n",
+      'test/fixtures/prime.js': standIn,
+    });
+    expect(mapped.join('\n')).toMatch(/jest\.config\.js.*test\/fixtures\/prime\.js/);
+    const paths = await neutered(
+      ASK,
+      { ...JEST_PROJECT, 'tsconfig.json': '{\n  "compilerOptions": {\n    "strict": true\n  }\n}\n' },
+      {
+        'src/is-prime.js': IS_PRIME,
+        'tsconfig.json':
+          '{\n  "compilerOptions": {\n    "strict": true,\n    "paths": { "../src/is-prime": ["./shim/prime.js"] }\n  }\n}\n',
+        'shim/prime.js': standIn,
+      },
+    );
+    expect(paths.join('\n')).toMatch(/tsconfig\.json.*shim\/prime\.js/);
+    const mocked = await neutered(
+      ASK,
+      {
+        ...JEST_PROJECT,
+        'jest.config.js': "module.exports = { setupFilesAfterEnv: ['./jest.setup.js'] };\n",
+      },
+      {
+        'src/is-prime.js': IS_PRIME,
+        'jest.setup.js': "jest.mock('./src/is-prime', () => ({ isPrime: (n) => n > 1 }));\n",
+      },
+    );
+    expect(mocked.join('\n')).toMatch(/jest\.setup\.js.*jest\.mock/);
+    // In a test file, mocking a dependency is ordinary; an alias to the source folder too.
+    expect(
+      await neutered(
+        ASK,
+        {
+          ...JEST_PROJECT,
+          'jest.config.js': "module.exports = { setupFilesAfterEnv: ['./jest.setup.js'] };\n",
+        },
+        {
+          'src/is-prime.js': IS_PRIME,
+          'jest.setup.js': "jest.mock('./src/analytics', () => ({ track: () => {} }));\n",
+          'src/analytics.js': 'exports.track = () => {};\n',
+          'jest.config.js':
+            "module.exports = { setupFilesAfterEnv: ['./jest.setup.js'], moduleNameMapper: { '^@/(.*)$': '<rootDir>/src/$1' } };\n",
+        },
+      ),
+    ).toEqual([]);
+  });
+
   it('honest twins: ordinary reporters, setup files and configs', async () => {
     const found = await neutered(
       ASK,

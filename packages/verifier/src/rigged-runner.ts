@@ -25,8 +25,9 @@ const assigned = (names: string) =>
  * processor, the configuration itself) that forge results through the runner's API: a failed
  * result's state or status set to passed or skipped (`result.state = 'pass'`), its errors
  * emptied, failure counts zeroed (`results.numFailedTests = 0`), success set (`results.success =
- * true`), a run's exit code for failures set to 0 (`testFailureExitCode: 0`), unhandled errors
- * ignored (`dangerouslyIgnoreUnhandledErrors`).
+ * true`), a run's exit code for failures set to 0 (`testFailureExitCode: 0`), the process ended
+ * with status 0 before the runner sets it (`process.exit(0)` in a global teardown), unhandled
+ * errors ignored (`dangerouslyIgnoreUnhandledErrors`).
  */
 const FORGED_RESULT = new RegExp(
   [
@@ -37,6 +38,7 @@ const FORGED_RESULT = new RegExp(
     `${assigned('success|passed|ok|pass')}\\s*true\\b`,
     `Object\\.assign\\([^)]*\\b(?:state|status)\\s*:\\s*['"\`](?:pass|passed|skip|skipped)['"\`]`,
     `\\btestFailureExitCode\\s*:\\s*0\\b`,
+    `\\bprocess\\.(?:exit|reallyExit)\\s*\\(\\s*(?:0\\s*)?\\)`,
     `\\bdangerouslyIgnoreUnhandledErrors\\s*:\\s*true\\b`,
   ].join('|'),
 );
@@ -48,6 +50,25 @@ const FORGED_RESULT = new RegExp(
  */
 const REPLACED_TEST_API =
   /\b(?:globalThis|global|window|self)\s*(?:\.\s*|\[\s*['"`])(?:test|it|describe|suite|specify|expect|assert)\b['"`]?\s*\]?\s*=(?!=)|\b(?:Object\.defineProperty|Reflect\.(?:set|defineProperty))\(\s*(?:globalThis|global|window|self)\s*,\s*['"`](?:test|it|describe|suite|specify|expect|assert)['"`]|\b(?:expect|assert)\s*\.\s*(?:fail|ok|strictEqual|equal|deepEqual|deepStrictEqual|throws|rejects)\s*=(?!=)/;
+/** A module mocked by path for every test file (`vi.mock('../src/x.js', …)` in a setup file). */
+const MOCKED_MODULE = /\b(?:vi|jest)\.(?:mock|doMock|unstable_mockModule)\(\s*['"`]([^'"`]+)['"`]/;
+
+/** A name reduced for comparison: `is-prime`, `is_prime`, `isPrime` → `isprime`. */
+const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * Whether a module specifier names the code the description is about: its path is in the
+ * description, or its file name matches a word of it (`../src/is-prime.js` and "Fix isPrime").
+ */
+export function namesSubject(specifier: string, description: string): boolean {
+  if (description === '') return false;
+  const clean = specifier.replace(/^(?:\.{1,2}\/)+/, '').replace(/\.[cm]?[jt]sx?$/, '');
+  if (clean !== '' && description.includes(clean)) return true;
+  const base = squash(clean.split('/').pop() ?? '');
+  if (base.length < 3 || base === 'index') return false;
+  return (description.match(/[A-Za-z_$][\w$-]*/g) ?? []).some((word) => squash(word) === base);
+}
+
 /** A bare test function reassigned (`test = …`, `it.each = …`): judged in runner modules and test files. */
 const REASSIGNED_TEST_FUNCTION = /^(?:test|it|describe|expect)(?:\.\w+)?\s*=(?!=)/;
 
@@ -130,7 +151,9 @@ export function isRunnerConfig(file: string): boolean {
  * module the runner loads (`loaded`, a runner config, or a module with reporter hooks), lines that
  * forge results ({@link FORGED_RESULT}); in any JavaScript file, lines that replace or wrap the
  * runner's global test functions ({@link REPLACED_TEST_API}), in runner modules and test files
- * (`testFile`) a bare `test = …` too. Comments are ignored.
+ * (`testFile`) a bare `test = …` too; in a runner module that is not a test file, a mock of the
+ * module the `description` is about (`vi.mock('../src/is-prime.js')` in a setup file and "Fix
+ * isPrime"), which replaces it in every test file. Comments are ignored.
  *
  * @example
  * riggedRunnerLines('test/reporter.js', undefined, "onTaskUpdate(p) { p[0][1].state = 'pass' }", new Set());
@@ -141,10 +164,23 @@ export function riggedRunnerLines(
   before: string | undefined,
   after: string,
   loaded: ReadonlySet<string>,
-  testFile = false,
+  options: { testFile?: boolean; description?: string } = {},
 ): string[] {
   if (!JS_MODULE.test(file)) return [];
+  const testFile = options.testFile ?? false;
   const runnerModule = loaded.has(file) || isRunnerConfig(file) || REPORTER_HOOK.test(after);
+  // In a module loaded into every test file (not a test file), a mock of the code the
+  // description is about replaces it for the whole run.
+  const mocksSubject = (line: string) => {
+    const specifier = MOCKED_MODULE.exec(line)?.[1];
+    return (
+      specifier !== undefined &&
+      runnerModule &&
+      (!testFile || loaded.has(file)) &&
+      specifier.startsWith('.') &&
+      namesSubject(specifier, options.description ?? '')
+    );
+  };
   const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
   return after
     .split('\n')
@@ -157,7 +193,8 @@ export function riggedRunnerLines(
         !old.has(line) &&
         (REPLACED_TEST_API.test(line) ||
           ((runnerModule || testFile) && REASSIGNED_TEST_FUNCTION.test(line)) ||
-          (runnerModule && FORGED_RESULT.test(line))),
+          (runnerModule && FORGED_RESULT.test(line)) ||
+          mocksSubject(line)),
     );
 }
 
@@ -217,4 +254,71 @@ export function coverageTampering(file: string, text: string): string | undefine
     if (COVERAGE_TAMPERING.test(line)) return line.slice(0, 120);
   }
   return undefined;
+}
+
+/** Files whose strings redirect modules: runner configs, TypeScript's and JavaScript's configs. */
+const RESOLUTION_CONFIG =
+  /(?:^|\/)(?:tsconfig(?:\.[\w-]+)?\.json|jsconfig\.json|babel\.config\.[cm]?js|\.babelrc(?:\.json)?)$/;
+const EXPORTED_NAME =
+  /\bexport\s+(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)|\bexports\.([A-Za-z_$][\w$]*)\s*=|\bmodule\.exports\s*=\s*\{([^}]*)\}|\bexport\s*\{([^}]*)\}/g;
+
+/** The names a JavaScript module exports (by a simple reading of its text). */
+function exportedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(EXPORTED_NAME)) {
+    if (match[1]) names.push(match[1]);
+    if (match[2]) names.push(match[2]);
+    for (const list of [match[3], match[4]])
+      if (list)
+        for (const item of list.split(','))
+          names.push(
+            (item.split(/\s+as\s+|:/).pop() ?? '').trim(),
+            (item.split(/\s+as\s+|:/)[0] ?? '').trim(),
+          );
+  }
+  return names.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name));
+}
+
+/**
+ * Stand-ins a configuration change points the run at: files this step created that a line it
+ * added to a test runner's config, a `tsconfig`/`jsconfig` or a Babel config names (`resolve.alias`,
+ * `moduleNameMapper`, `paths`, `module-resolver`), and that export what the description is about
+ * (`isPrime` in "Fix isPrime"). The tests then import the stand-in in place of the code under test.
+ *
+ * @param file - The changed configuration file (workspace-relative).
+ * @param created - Files the step created.
+ */
+export function redirectedToStandIns(options: {
+  file: string;
+  before: string | undefined;
+  after: string;
+  created: ReadonlySet<string>;
+  description: string;
+  read: (relativePath: string) => string | undefined;
+}): string[] {
+  const { file, before, after, created, description, read } = options;
+  if (!isRunnerConfig(file) && !RESOLUTION_CONFIG.test(file)) return [];
+  const folder = path.posix.dirname(file);
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  const found = new Set<string>();
+  for (const raw of after.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || old.has(line)) continue;
+    for (const match of line.matchAll(STRING_LITERAL)) {
+      const value = (match[2] ?? '').replace(/^<rootDir>\//, './').replace(/\/\*$/, '');
+      if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
+      const target = path.posix.normalize(path.posix.join(folder, value));
+      const candidates = [
+        target,
+        ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.tsx'].map((ext) => `${target}${ext}`),
+      ];
+      for (const candidate of candidates) {
+        if (!created.has(candidate) || !JS_MODULE.test(candidate)) continue;
+        const names = exportedNames(read(candidate) ?? '');
+        const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
+        if (names.some((name) => name.length >= 3 && words.has(squash(name)))) found.add(candidate);
+      }
+    }
+  }
+  return [...found];
 }
