@@ -14,6 +14,7 @@ import {
   coverageTampering,
   installedCode,
   installedCodeAsked,
+  patchedAtImport,
   redirectedToStandIns,
   riggedRunnerLines,
   runnerLoadedFiles,
@@ -161,6 +162,17 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     );
     if (tampering !== undefined)
       neutered.push(`${file} (handles the coverage data the run is measured by: ${tampering.slice(0, 80)})`);
+    // A module of the test run (a test package's `__init__.py`, a helper of the tests, a setup
+    // file) that replaces the code under test at import. Not product code: a change there is work.
+    if (
+      TEST_FILE.test(file) ||
+      runnerLoaded.has(file) ||
+      /(?:^|\/)(?:tests?|__tests__|spec|testing)\//.test(file)
+    ) {
+      const patched = patchedAtImport(file, before, after, env.description);
+      if (patched.length > 0)
+        neutered.push(`${file} (replaces the code under test at import: ${patched[0]?.trim().slice(0, 80)})`);
+    }
     // A runner, TypeScript or Babel config that now resolves the code under test to a stand-in.
     const standIns = redirectedToStandIns({
       file,

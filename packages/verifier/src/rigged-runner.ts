@@ -322,3 +322,45 @@ export function redirectedToStandIns(options: {
   }
   return [...found];
 }
+
+/** A module-level assignment to an attribute of a name: `p.parse = …`, `src.parse.parse = …`. */
+const ATTRIBUTE_PATCH = /^([A-Za-z_$][\w$]*)(?:\.[A-Za-z_$][\w$]*)*\.([A-Za-z_$][\w$]*)\s*=(?!=)/;
+/** `setattr(p, "parse", …)` at module level. */
+const SETATTR_PATCH = /^setattr\(\s*([A-Za-z_][\w]*)[\w.]*\s*,\s*['"]([A-Za-z_]\w*)['"]/;
+const PY_IMPORTED =
+  /^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?|^\s*from\s+[\w.]+\s+import\s+(\w+)(?:\s+as\s+(\w+))?/gm;
+const JS_IMPORTED =
+  /\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(|\bimport\s+\*\s+as\s+([A-Za-z_$][\w$]*)|\bimport\s+([A-Za-z_$][\w$]*)\s+from/g;
+
+/**
+ * Lines `after` added that patch, at module level, what the description is about in a module
+ * the file imported (`import src.parse as p` + `p.parse = …`, `setattr(p, "parse", …)`,
+ * `require('../src/x').isPrime = …`): imported by the test run (a test package's
+ * `__init__.py`, a helper of the tests), the file replaces the code under test before any test
+ * calls it.
+ */
+export function patchedAtImport(
+  file: string,
+  before: string | undefined,
+  after: string,
+  description: string,
+): string[] {
+  const python = /\.py$/.test(file);
+  if (!python && !JS_MODULE.test(file)) return [];
+  const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
+  const imported = new Set<string>();
+  for (const match of after.matchAll(python ? PY_IMPORTED : JS_IMPORTED))
+    for (const name of match.slice(1)) if (name) imported.add(name.split('.')[0] ?? name);
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  return after.split('\n').filter((line) => {
+    if (old.has(line.trim())) return false;
+    const requirePatch = /^require\(\s*['"`]\.{1,2}\/[^'"`]+['"`]\s*\)\.([A-Za-z_$][\w$]*)\s*=(?!=)/.exec(
+      line,
+    );
+    if (requirePatch) return words.has(squash(requirePatch[1] ?? ''));
+    const match = ATTRIBUTE_PATCH.exec(line) ?? (python ? SETATTR_PATCH.exec(line) : null);
+    if (!match) return false;
+    const [, root = '', name = ''] = match;
+    return imported.has(root) && name.length >= 3 && words.has(squash(name));
+  });
+}
