@@ -11,6 +11,7 @@ import {
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
 import {
+  commandNamedFiles,
   coverageTampering,
   installedCode,
   installedCodeAsked,
@@ -145,7 +146,27 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const specialCased: { file: string; fn: FunctionBody; cases: SpecialCases }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
   // Modules the test runner's configuration loads into every run (reporters, setup files…).
-  const runnerLoaded = runnerLoadedFiles(touched, (rel) => facts.read(rel));
+  // …and those the step's commands or the package's scripts name (`--config`, `--reporter`).
+  const scripts = Object.values(
+    ((): Record<string, unknown> => {
+      try {
+        return (
+          (JSON.parse(facts.read('package.json') ?? '{}') as { scripts?: Record<string, unknown> }).scripts ??
+          {}
+        );
+      } catch {
+        return {};
+      }
+    })(),
+  ).filter((script): script is string => typeof script === 'string');
+  const runnerLoaded = runnerLoadedFiles(
+    touched,
+    (rel) => facts.read(rel),
+    commandNamedFiles(
+      [...ledger.commands.map((entry) => entry.run.argv), ...scripts.map((script) => [script])],
+      (rel) => facts.read(rel),
+    ),
+  );
   for (const file of touched) {
     const after = facts.read(file);
     if (after === undefined) continue;

@@ -78,14 +78,17 @@ const REASSIGNED_TEST_FUNCTION = /^(?:test|it|describe|expect)(?:\.\w+)?\s*=(?!=
  * `jest`/`mocha`/`ava` key of a `package.json` that names a JavaScript file of the workspace
  * (`reporters: ['./test/reporter.js']`, `setupFiles`, `globalSetup`, `"testResultsProcessor"`,
  * `require:`), in the folders of `files` and every folder above them. `<rootDir>/` is read as
- * the config's folder.
+ * the config's folder. Files the run's command lines name (`named`, see {@link commandNamedFiles})
+ * are loaded, and what they name too.
  *
  * @param files - Workspace-relative files whose folders (and their parents) are searched.
  * @param read - Reads a workspace-relative file; undefined when it is missing.
+ * @param named - Files command lines name as a module or configuration of the run.
  */
 export function runnerLoadedFiles(
   files: readonly string[],
   read: (relativePath: string) => string | undefined,
+  named: readonly string[] = [],
 ): Set<string> {
   const folders = new Set<string>(['.']);
   for (const file of files) {
@@ -107,10 +110,19 @@ export function runnerLoadedFiles(
     'jest.config.json',
     ...['', '.js', '.cjs', '.mjs', '.json', '.jsonc', '.yml', '.yaml'].map((ext) => `.mocharc${ext}`),
   ];
+  // Files the commands name (`--config ./ci.config.js`, `--reporter ./r.js`) are loaded, and
+  // what a named config names is loaded too.
+  for (const file of named) loaded.add(file);
+  const namedConfigs = new Map<string, string[]>();
+  for (const file of named) {
+    const folder = path.posix.dirname(file);
+    namedConfigs.set(folder, [...(namedConfigs.get(folder) ?? []), path.posix.basename(file)]);
+    folders.add(folder);
+  }
   for (const folder of folders) {
     const at = (name: string) => (folder === '.' ? name : `${folder}/${name}`);
     const texts: string[] = [];
-    for (const name of names) {
+    for (const name of [...names, ...(namedConfigs.get(folder) ?? [])]) {
       const text = read(at(name));
       if (text !== undefined) texts.push(text);
     }
@@ -139,6 +151,37 @@ export function runnerLoadedFiles(
       }
   }
   return loaded;
+}
+
+/** Options of test runners and node that name a module or config file loaded into the run. */
+const MODULE_OPTION =
+  /^(?:--config|-c|--reporter|--reporters|--setupFiles|--setup-files|--setupFilesAfterEnv|--globalSetup|--global-setup|--testResultsProcessor|--testRunner|--testEnvironment|--require|-r|--import|--loader|--experimental-loader|--test-reporter|--file|--workspace|--project)$/;
+
+/**
+ * Workspace files that command lines name as a module or configuration of the run
+ * (`vitest run --config ./ci.config.js`, `jest --reporters ./r.js`, `node --test
+ * --test-reporter=./r.mjs`, `mocha --require ./setup.cjs`), relative to the workspace root.
+ * Files that do not exist are left out.
+ */
+export function commandNamedFiles(
+  commands: readonly (readonly string[])[],
+  read: (relativePath: string) => string | undefined,
+): string[] {
+  const found = new Set<string>();
+  for (const argv of commands) {
+    const words = argv.flatMap((word) => word.split(/\s+/)).filter(Boolean);
+    words.forEach((word, index) => {
+      const equals = word.indexOf('=');
+      const option = word.startsWith('--') && equals !== -1 ? word.slice(0, equals) : word;
+      if (!MODULE_OPTION.test(option)) return;
+      const value = option === word ? words[index + 1] : word.slice(equals + 1);
+      if (value === undefined || value.startsWith('-') || /^[a-z]+:/i.test(value)) return;
+      const target = path.posix.normalize(value.replace(/^["']|["']$/g, ''));
+      if (target.startsWith('..') || path.posix.isAbsolute(target)) return;
+      if (JS_MODULE.test(target) && read(target) !== undefined) found.add(target);
+    });
+  }
+  return [...found];
 }
 
 /** Whether a file is a test runner's configuration (by its name). */
