@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { inspectInside } from './inspect-inside';
 
@@ -100,16 +101,71 @@ function configProblem(name: string, text: string): string | undefined {
 /** The configuration files a package manager reads in one folder of the project. */
 const configNames = ['.npmrc', '.yarnrc', '.yarnrc.yml', 'pnpm-workspace.yaml'] as const;
 
+/** Folders never searched for packages: installed code, git's data, closedloop's own state. */
+const SKIPPED_FOLDERS = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  '.closedloop',
+  '.yarn',
+  '.pnpm-store',
+]);
+/** The most folders, and how deep, the search for packages of the workspace goes. */
+const MAX_FOLDERS = 20_000;
+const MAX_DEPTH = 16;
+
+/** The problem with the configuration files of one folder, or undefined. */
+function folderProblem(root: string, dir: string): string | undefined {
+  for (const name of configNames) {
+    const file = path.join(dir, name);
+    const shown = path.relative(root, file);
+    const entry = inspectInside(root, file, MAX_CONFIG_BYTES);
+    if (entry.type === 'missing') continue;
+    if (entry.type !== 'file')
+      return `the package manager's configuration ${shown} is not a regular file inside the workspace (a link out, a FIFO, over 1 MiB)`;
+    const problem = configProblem(name, entry.content.toString('utf8'));
+    if (problem !== undefined)
+      return `the package manager's configuration ${shown} would run code in every command: ${problem}. Remove the setting`;
+  }
+  return undefined;
+}
+
+/**
+ * The folders of the workspace that hold a package (a `package.json`), breadth first, not
+ * following links and skipping installed packages; at most {@link MAX_FOLDERS} folders are read.
+ */
+async function packageFolders(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let level = [root];
+  let read = 0;
+  for (let depth = 0; depth <= MAX_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      if (read++ >= MAX_FOLDERS) return found;
+      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      if (entries.some((entry) => entry.name === 'package.json' && !entry.isDirectory())) found.push(dir);
+      for (const entry of entries)
+        if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) next.push(path.join(dir, entry.name));
+    }
+    level = next;
+  }
+  return found;
+}
+
 /**
  * Why a package manager (`npm`, `npx`, `pnpm`, `yarn`) must not run in `cwd`, or undefined: a
  * configuration file of the workspace it reads (`.npmrc`, `.yarnrc`, `.yarnrc.yml`,
- * `pnpm-workspace.yaml`, in `cwd` or a folder above it up to `root`) names a program or code to
- * run — `node-options=--require ./x.cjs`, `script-shell`, `yarnPath`, plugins. A file like that,
- * written by one step, would run its code in every later package-manager command, the verifier's
- * re-runs of the tests included, and could make a failing suite print and exit as a passing one.
- * The same settings on the command line are refused by the command's grammar. A configuration
- * file that cannot be read as a regular file inside the workspace (a link out, a FIFO) is refused
- * too.
+ * `pnpm-workspace.yaml`) names a program or code to run — `node-options=--require ./x.cjs`,
+ * `script-shell`, `yarnPath`, plugins. The files searched are those of `cwd` and every folder
+ * above it up to `root`, and those of every package inside `root` (a folder with a
+ * `package.json`, outside `node_modules`): a script can run the package manager again in a
+ * package's folder (`cd packages/a && npm test`, pnpm in a workspace package), and that run reads
+ * the package's own configuration. A file like that, written by one step, would run its code in
+ * every later package-manager command, the verifier's re-runs of the tests included, and could
+ * make a failing suite print and exit as a passing one. The same settings on the command line are
+ * refused by the command's grammar. A configuration file that cannot be read as a regular file
+ * inside the workspace (a link out, a FIFO) is refused too.
  */
 export async function packageManagerConfigProblem(options: {
   root: string;
@@ -119,19 +175,15 @@ export async function packageManagerConfigProblem(options: {
   let dir = path.resolve(options.cwd);
   for (;;) {
     const relative = path.relative(root, dir);
-    if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-    for (const name of configNames) {
-      const file = path.join(dir, name);
-      const shown = path.relative(root, file);
-      const entry = inspectInside(root, file, MAX_CONFIG_BYTES);
-      if (entry.type === 'missing') continue;
-      if (entry.type !== 'file')
-        return `the package manager's configuration ${shown} is not a regular file inside the workspace (a link out, a FIFO, over 1 MiB)`;
-      const problem = configProblem(name, entry.content.toString('utf8'));
-      if (problem !== undefined)
-        return `the package manager's configuration ${shown} would run code in every command: ${problem}. Remove the setting`;
-    }
-    if (dir === root) return undefined;
+    if (relative.startsWith('..') || path.isAbsolute(relative)) break;
+    const problem = folderProblem(root, dir);
+    if (problem !== undefined) return problem;
+    if (dir === root) break;
     dir = path.dirname(dir);
   }
+  for (const folder of await packageFolders(root)) {
+    const problem = folderProblem(root, folder);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }

@@ -10,6 +10,16 @@ import {
   type SpecialCases,
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import {
+  commandNamedFiles,
+  coverageTampering,
+  installedCode,
+  installedCodeAsked,
+  patchedAtImport,
+  redirectedToStandIns,
+  riggedRunnerLines,
+  runnerLoadedFiles,
+} from './rigged-runner';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
 import { testCollection } from './test-collection';
@@ -79,7 +89,13 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   `sys.exit(0)`, a module-level `pytest.skip`), a `conftest.py` or other pytest plugin that
  *   rewrites reports or the exit status, skips and deselects collected tests, or patches a module
  *   at import (`src.parse.parse = …`), JavaScript of any file that rewrites what its process
- *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`).
+ *   prints or how it exits (`process.stdout.write = …`, `process.exitCode = 0`), a module the
+ *   test runner loads (a reporter, setup or global-setup file, a result processor, the runner's
+ *   config) that forges results through the runner's API (`result.state = 'pass'`,
+ *   `results.numFailedTests = 0`) or any file that replaces the runner's test functions
+ *   (`globalThis.test = …`) — {@link riggedRunnerLines} — and installed code or start-up hooks
+ *   written by hand (`node_modules/x/index.js`, `.pnp.cjs`, `sitecustomize.py`, `*.pth`), code
+ *   that handles the coverage data it is measured by (`v8.takeCoverage()`, `__coverage__`).
  * - **Stubs**: in a step asked to write code, every function it added or changed is a stub (an
  *   empty body, only `pass`/`...`, only a "not implemented" throw, a constant return ignoring
  *   the arguments), unless the description asks for placeholders.
@@ -117,7 +133,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     [...ledger.written.keys()].some((target) => file === target || file.startsWith(`${target}/`)) ||
     commandRan;
   const touched = [...created, ...modified].filter(own);
-  if (touched.length === 0) return [];
+  if (touched.length === 0 && ![...ledger.written.keys()].some((target) => installedCode(target))) return [];
   const findings: Finding[] = [];
   const hollowTests: string[] = [];
   const neutered: string[] = [];
@@ -129,11 +145,68 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const namedTests: string[] = [];
   const specialCased: { file: string; fn: FunctionBody; cases: SpecialCases }[] = [];
   const askedPlaceholders = PLACEHOLDERS_ASKED.test(env.description);
+  // Modules the test runner's configuration loads into every run (reporters, setup files…).
+  // …and those the step's commands or the package's scripts name (`--config`, `--reporter`).
+  const scripts = Object.values(
+    ((): Record<string, unknown> => {
+      try {
+        return (
+          (JSON.parse(facts.read('package.json') ?? '{}') as { scripts?: Record<string, unknown> }).scripts ??
+          {}
+        );
+      } catch {
+        return {};
+      }
+    })(),
+  ).filter((script): script is string => typeof script === 'string');
+  const runnerLoaded = runnerLoadedFiles(
+    touched,
+    (rel) => facts.read(rel),
+    commandNamedFiles(
+      [...ledger.commands.map((entry) => entry.run.argv), ...scripts.map((script) => [script])],
+      (rel) => facts.read(rel),
+    ),
+  );
   for (const file of touched) {
     const after = facts.read(file);
     if (after === undefined) continue;
     const before = created.includes(file) ? undefined : await changes.textBefore(file);
     const base = file.split('/').pop() ?? file;
+    // Code that handles the coverage data it is measured by (lines this step added).
+    const oldLines = new Set((before ?? '').split('\n').map((line) => line.trim()));
+    const tampering = coverageTampering(
+      file,
+      after
+        .split('\n')
+        .filter((line) => !oldLines.has(line.trim()))
+        .join('\n'),
+    );
+    if (tampering !== undefined)
+      neutered.push(`${file} (handles the coverage data the run is measured by: ${tampering.slice(0, 80)})`);
+    // A module of the test run (a test package's `__init__.py`, a helper of the tests, a setup
+    // file) that replaces the code under test at import. Not product code: a change there is work.
+    if (
+      TEST_FILE.test(file) ||
+      runnerLoaded.has(file) ||
+      /(?:^|\/)(?:tests?|__tests__|spec|testing)\//.test(file)
+    ) {
+      const patched = patchedAtImport(file, before, after, env.description);
+      if (patched.length > 0)
+        neutered.push(`${file} (replaces the code under test at import: ${patched[0]?.trim().slice(0, 80)})`);
+    }
+    // A runner, TypeScript or Babel config that now resolves the code under test to a stand-in.
+    const standIns = redirectedToStandIns({
+      file,
+      before,
+      after,
+      created: new Set(created),
+      description: env.description,
+      read: (rel) => facts.read(rel),
+    });
+    if (standIns.length > 0)
+      neutered.push(
+        `${file} (resolves the code under test to ${standIns.join(', ')}, a stand-in this step wrote)`,
+      );
     // A pytest plugin: a conftest, a `pytest_*.py`, or any module of hooks but a test module
     // (`-p`, `pytest_plugins` load a module of any name, `tests/reporting.py` too).
     if (
@@ -162,6 +235,14 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         .filter((line) => !line.startsWith('//') && RIGGED_PROCESS.test(line) && !old.has(line));
       if (rigged.length > 0)
         neutered.push(`${file} (rewrites what the run prints or how it exits: ${rigged[0]?.slice(0, 80)})`);
+      const forged = riggedRunnerLines(file, before, after, runnerLoaded, {
+        testFile: TEST_FILE.test(file),
+        description: env.description,
+      });
+      if (forged.length > 0)
+        neutered.push(
+          `${file} (rigs the test runner's results or test functions: ${forged[0]?.slice(0, 80)})`,
+        );
     }
     if (TEST_FILE.test(file)) {
       const exit = await exitsBeforeTests(file, after);
@@ -321,6 +402,13 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         { file: hollowTests[0]?.split(':')[0] ?? '' },
       ),
     );
+  // Installed code or start-up hooks written by hand (a stub in `node_modules/`, an edited
+  // `.pnp.cjs`, a `sitecustomize.py`): loaded into every run, the verifier's re-run included.
+  if (!installedCodeAsked(env.description))
+    for (const target of ledger.written.keys()) {
+      const what = installedCode(target);
+      if (what !== undefined) neutered.push(`${target} (${what}, written by hand)`);
+    }
   if (neutered.length > 0)
     findings.push(
       finding('fail', `The step switched the test run off instead of passing it: ${neutered.join('; ')}.`),

@@ -25,6 +25,11 @@ describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)',
     ['test', 'node --test', 'node --test --test-reporter=./forged.mjs'],
     ['test', 'node --test', 'node --env-file=.env.test --test'],
     ['test:unit', 'jest', 'node --loader ./hook.mjs node_modules/.bin/jest'],
+    ['test', 'vitest run', 'vitest run --reporter=./test/forged.js'],
+    ['test', 'vitest run', 'vitest run --setupFiles ./test/swallow.ts'],
+    ['test', 'jest', 'jest --testResultsProcessor ./scripts/results.js'],
+    ['test', 'jest', 'jest --config ./jest.rigged.config.js'],
+    ['test', 'mocha', 'mocha --require ./test/rig.cjs'],
   ])('finds %s: `%s` → `%s` (a module of the workspace preloaded into the run)', (name, was, now) => {
     expect(neuteredScripts(pkg({ [name]: was }), pkg({ [name]: now }))).toEqual([{ name, was, now }]);
   });
@@ -50,6 +55,8 @@ describe('neuteredScripts (check scripts rewritten to exit 0 whatever happens)',
       ['mocha', 'mocha -r ts-node/register'],
       ['node --require ./setup.cjs --test', 'node --require ./setup.cjs --test test/'],
       ['jest', 'NODE_OPTIONS=--experimental-vm-modules jest --ci'],
+      ['vitest run', 'vitest run --reporter=verbose --reporter=junit'],
+      ['jest', 'jest --reporters=default --reporters=jest-junit'],
     ] as const)
       expect(neuteredScripts(pkg({ test: was }), pkg({ test: now })), `${was} → ${now}`).toEqual([]);
   });

@@ -50,9 +50,13 @@ function programs(script: string): Set<string> {
   return found;
 }
 
-/** Options that load a module (or an env file, which can set `NODE_OPTIONS`) before the program. */
+/**
+ * Options that load a module (or an env file, which can set `NODE_OPTIONS`) before the program,
+ * or into the test runner's run: vitest, jest and mocha reporters, setup and global-setup files,
+ * result processors, another configuration file.
+ */
 const PRELOAD_OPTION =
-  /^(?:--require|-r|--import|--loader|--experimental-loader|--test-reporter|--env-file|--env-file-if-exists)$/;
+  /^(?:--require|-r|--import|--loader|--experimental-loader|--test-reporter|--env-file|--env-file-if-exists|--reporter|--reporters|--setupFiles|--setup-files|--setupFilesAfterEnv|--globalSetup|--global-setup|--testResultsProcessor|--testRunner|--testEnvironment|--config|--file)$/;
 
 /**
  * Files of the workspace a script line preloads into the programs it runs: `node -r ./x.cjs`,

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { binCommand } from '../detect-tooling';
 import { excerpt, type Finding } from '../finding';
 import type { Protocol, ProtocolContext } from '../protocol';
+import { coverageTampering } from '../rigged-runner';
 import { commandProblem } from '../run-command';
 import { readInside, realRootOf } from '../workspace-facts';
+import { snapshotWorkspace } from '../workspace-snapshot';
 import { isMissingProgram } from './command-protocols';
 
 /** A coverage tool the workspace has configured. */
@@ -197,6 +199,25 @@ export function readCoverage(
   }
 }
 
+/** The most files of the workspace read for code that handles coverage data. */
+const MAX_SCANNED_FILES = 5_000;
+
+/**
+ * A file of the workspace (outside installed packages) whose code handles the coverage data the
+ * run is measured by ({@link coverageTampering}), with the line; undefined when none does.
+ */
+function tamperedCoverage(ctx: ProtocolContext): { file: string; line: string } | undefined {
+  let scanned = 0;
+  for (const file of snapshotWorkspace(ctx.workspace).files.keys()) {
+    if (!/\.(?:[cm]?[jt]sx?|py)$/.test(file) || /(?:^|\/)node_modules\//.test(file)) continue;
+    if (scanned++ >= MAX_SCANNED_FILES) break;
+    const text = ctx.facts.read(file);
+    const line = text === undefined ? undefined : coverageTampering(file, text);
+    if (line !== undefined) return { file, line };
+  }
+  return undefined;
+}
+
 /** Options of {@link createCoverageProtocol}. */
 export interface CoverageProtocolOptions {
   /** Minimum line coverage in percent. Default 80. */
@@ -210,7 +231,10 @@ export interface CoverageProtocolOptions {
  * {@link detectCoverage}) reaches the threshold (default 80%). It runs the test suite once more
  * with the tool's machine-readable reporter into a scratch folder (removed afterwards). No
  * configured tool → the protocol does not apply (skip); a run that produces no report → `error`;
- * never a pass without a measured figure.
+ * never a pass without a measured figure. The process under test writes the raw data the report is
+ * built from, so a figure that meets the threshold while code of the workspace handles coverage
+ * data itself (`v8.takeCoverage()`, `NODE_V8_COVERAGE`, `__coverage__`, a write of a report file:
+ * {@link coverageTampering}) is an `error`, not a pass.
  *
  * @example
  * const COVERAGE_90 = createCoverageProtocol({ threshold: 90 });
@@ -265,6 +289,19 @@ export function createCoverageProtocol(options: CoverageProtocolOptions = {}): P
               status: 'error',
               message: `Coverage (${plan.tool}) could not be measured: the run (exit ${last?.exitCode}) wrote no ${plan.report} report.`,
               ...(evidence ? { evidence } : {}),
+            },
+          ];
+        }
+        // The process under test writes the raw data its report is built from: code of the
+        // workspace that handles that data makes the figure its own, never a measurement.
+        const tampered = pct >= threshold ? tamperedCoverage(ctx) : undefined;
+        if (tampered !== undefined) {
+          return [
+            {
+              ...base,
+              status: 'error',
+              message: `Coverage (${plan.tool}) could not be measured: ${tampered.file} handles the coverage data the run is measured by (\`${tampered.line}\`), so the ${pct.toFixed(1)}% its report shows is not evidence.`,
+              evidence: { file: tampered.file, ...(evidence ?? {}) },
             },
           ];
         }

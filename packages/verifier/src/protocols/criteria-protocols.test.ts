@@ -165,6 +165,42 @@ describe('COVERAGE (P2, real measurement)', { timeout: 120_000 }, () => {
     expect((await ws.git('status', '--porcelain')).trim()).toBe('');
   });
 
+  it('takes no figure from a run whose code rewrites its own coverage data (v8.takeCoverage, NODE_V8_COVERAGE)', async () => {
+    // The test process writes the raw coverage it is measured by: at exit it flushes V8's data,
+    // stops coverage and marks every range as run. The report then says 100%.
+    const forging = `import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import v8 from 'node:v8';
+process.on('exit', () => {
+  const dir = process.env.NODE_V8_COVERAGE;
+  if (!dir) return;
+  v8.takeCoverage();
+  v8.stopCoverage();
+  for (const name of readdirSync(dir)) {
+    const data = JSON.parse(readFileSync(dir + '/' + name, 'utf8'));
+    for (const script of data.result) for (const fn of script.functions) for (const range of fn.ranges) range.count = Math.max(range.count, 1);
+    writeFileSync(dir + '/' + name, JSON.stringify(data));
+  }
+});
+`;
+    const files = project('assert.equal(isPrime(7), true);');
+    const ws = await workspace({
+      ...files,
+      'test/helpers.js': forging,
+      'test/math.test.js': `import './helpers.js';\n${files['test/math.test.js']}`,
+    });
+    const run = await runProtocols(
+      [createCoverageProtocol({ threshold: 90 })],
+      createProtocolContext({ workspace: ws.root }),
+    );
+    expect(run.findings).toEqual([
+      expect.objectContaining({
+        check: 'COVERAGE',
+        status: 'error',
+        message: expect.stringContaining('test/helpers.js'),
+      }),
+    ]);
+  });
+
   it('does not apply without a configured coverage tool, and is an error when no report comes out', async () => {
     const ws = await workspace({
       'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),

@@ -72,6 +72,7 @@ import {
 import { reboundSubject } from './rebound-subject';
 import { reproductionStillFails } from './reproduction';
 import { riggedHarness } from './rigged-harness';
+import { riggedRunner } from './rigged-runner';
 import { shadowedSetting } from './shadowed-setting';
 import { strategies } from './strategies';
 import { subjectPatched } from './subject-patched';
@@ -152,6 +153,7 @@ export function truthCorpus(): TruthTrace[] {
     ...strategies,
     ...hollowWork,
     ...riggedHarness,
+    ...riggedRunner,
     ...neighbourCommandCredit(),
     ...emptyCommit,
     ...unexercisedSubject,
