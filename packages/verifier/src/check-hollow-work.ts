@@ -4,6 +4,7 @@ import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
 import { askedReplacements, remainingUses } from './asked-replacements';
 import { constantAsked, constantFunctions, TEXT_ONLY_CODE } from './constant-functions';
+import { danglingImports, SCRIPT_MODULE } from './dangling-imports';
 import { CI_FILE, neverRunLines } from './disabled-workflows';
 import { askedBaseImage, DOCKERFILE, finalImages } from './docker-stages';
 import type { Finding } from './finding';
@@ -460,6 +461,33 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         );
     }
   }
+  // Exports the step took out of a module that other modules still import by name.
+  const changedModules = new Map<string, { before: string; after: string }>();
+  for (const file of modified.filter(own)) {
+    if (!SCRIPT_MODULE.test(file)) continue;
+    const before = await changes.textBefore(file);
+    const after = facts.read(file);
+    if (before !== undefined && after !== undefined && before !== after)
+      changedModules.set(file, { before, after });
+  }
+  if (changedModules.size > 0) {
+    const importers = scriptFiles(facts).flatMap((file) => {
+      const text = facts.read(file);
+      return text === undefined ? [] : [{ file, text }];
+    });
+    const dangling = danglingImports(importers, changedModules, (file) => facts.isFile(file));
+    if (dangling.length > 0)
+      findings.push(
+        finding(
+          'fail',
+          `The step took exports out of modules that other files still import: ${dangling
+            .slice(0, 3)
+            .map((item) => `${item.importer}:${item.line} imports ${item.name} from ${item.module}`)
+            .join('; ')}. Those imports break when loaded.`,
+          { file: dangling[0]?.importer ?? '' },
+        ),
+      );
+  }
   // "Replace every X with Y": no X left in the files asked (or the files the step changed).
   for (const replacement of replacements) {
     const files = replacement.files.length > 0 ? replacement.files : written2;
@@ -514,6 +542,30 @@ function importsProjectCode(file: string, text: string): boolean {
   return /\bfrom\s+['"](?:\.{1,2}\/|[@~#]\/|src\/)|\b(?:require|import)\(\s*['"](?:\.{1,2}\/|[@~#]\/|src\/)/.test(
     text,
   );
+}
+
+/** At most this many JS/TS files are read for importers of a changed module. */
+const MAX_IMPORTERS = 2000;
+
+/** The JS/TS files of the workspace (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
+function scriptFiles(facts: WorkspaceFacts): string[] {
+  const files: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(facts.absolute(dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (files.length >= MAX_IMPORTERS) return;
+      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isFile() && SCRIPT_MODULE.test(entry.name)) files.push(rel);
+      else if (entry.isDirectory() && depth < 8 && !SKIP_FOLDER.test(entry.name)) walk(rel, depth + 1);
+    }
+  };
+  walk('', 0);
+  return files;
 }
 
 /** Folders that hold tests by convention, at the root and next to the code. */
