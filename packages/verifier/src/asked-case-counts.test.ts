@@ -14,6 +14,9 @@ describe('askedCases', () => {
       )?.count,
     ).toBe(2);
     expect(askedCases('Fix the bug in src/app.js', none)).toBeUndefined();
+    // Counts of things that are not cases of a table.
+    expect(askedCases('Set timeout to 30 in the map of all 3 services', none)).toBeUndefined();
+    expect(askedCases('Update each of the 4 files that use the lookup', none)).toBeUndefined();
   });
 });
 

@@ -27,7 +27,11 @@ const NUMBER_WORDS: Record<string, number> = {
 
 /** The request is about a table of cases (a mapping, a lookup, a switch, a dict…). */
 const TABLE_ASKED =
-  /\b(?:maps?|mapping|mapped|lookup|look-up|table|switch|case|cases|dict(?:ionary)?|enum|record|translat\w*|each|every|all)\b/i;
+  /\b(?:maps?|mapping|mapped|lookups?|look-up|tables?|switch|switches|match\s+statement|dict(?:ionary|ionaries|s)?|enums?|translat\w*)\b/i;
+
+/** Counted things that are not cases of a table ("all 3 files", "the 2 tests", "30 seconds"). */
+const NOT_CASES =
+  /^(?:files?|tests?|specs?|times|seconds|minutes|hours|days\s+ago|milliseconds|ms|bytes|kb|mb|gb|lines|characters|chars|steps|retries|attempts|workers|threads|spaces|tabs|commits|branches|packages|dependencies|modules|folders|directories|services|configs?|replicas|instances|columns|tables|migrations|decimals?|digits|places)$/i;
 
 /** A count the request asks to cover, and the literals it names (its examples). */
 export interface AskedCases {
@@ -54,7 +58,9 @@ export function askedCases(
   for (const match of description.matchAll(counted)) {
     const raw = (match[1] ?? '').toLowerCase();
     const count = NUMBER_WORDS[raw] ?? Number(raw);
-    if (count >= 2 && count <= 200) found.push({ count, why: `${match[1]} ${match[2]}` });
+    const noun = (match[2] ?? '').split(/\s+/).pop() ?? '';
+    if (count >= 2 && count <= 200 && !NOT_CASES.test(noun))
+      found.push({ count, why: `${match[1]} ${match[2]}` });
   }
   for (const match of description.matchAll(
     /\b(?:numbers?|codes?|values?|levels?|indexes|indices|ids?|keys?|digits?|from)\s+(\d{1,3})\s*(?:-|–|\.\.|to|through)\s*(\d{1,3})\b/gi,

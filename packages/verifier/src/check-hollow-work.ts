@@ -435,7 +435,12 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     }
     // New check scripts that run nothing (`"lint": "echo eslint src"`).
     if (/(?:^|\/)package\.json$/.test(file)) {
-      const hollow = addedHollowScripts(await beforeOf(file), after);
+      // Only scripts the request names ("Add an npm script lint…"): a scaffold's `"test": "echo …"` is no claim.
+      const hollow = addedHollowScripts(await beforeOf(file), after).filter((script) =>
+        new RegExp(`(?<![\\w-])${script.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
+          env.description,
+        ),
+      );
       if (hollow.length > 0)
         findings.push(
           finding(

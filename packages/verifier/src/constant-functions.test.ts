@@ -35,6 +35,12 @@ describe('constantFunctions', () => {
       [],
     );
     expect(constantFunctions('a.js', 'function f(n) { return 5; }', ['f'])).toEqual([]);
+    // An interface method's no-op.
+    expect(
+      constantFunctions('s.go', 'func (s *Store) Close(ctx context.Context) error {\n\treturn nil\n}\n', [
+        'Close',
+      ]),
+    ).toEqual([]);
   });
 
   it('knows a constant the request asks for from one it only shows as an example result', () => {

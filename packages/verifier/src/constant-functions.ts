@@ -13,6 +13,9 @@ export const TEXT_ONLY_CODE = /\.(?:go|rs|java|cs|kt|kts|swift|c|cc|cpp|cxx|h|hp
 const LITERAL =
   /^(?:-?(?:0[xob][\da-f_]+|\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?)(?:[a-z]\w*)?|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`|true|false|nil|null|None|NULL|nullptr|String::new\(\)|Vec::new\(\)|vec!\[\]|\[\]|\{\}|""\.to_string\(\)|"[^"\n]*"\.to_string\(\)|"[^"\n]*"\.into\(\))$/i;
 
+/** Returns that are a no-op's, not an answer. */
+const NO_OP = /^(?:nil|null|None|NULL|nullptr)$/;
+
 /** A function that returns a constant whatever its arguments. */
 export interface ConstantFunction {
   name: string;
@@ -114,7 +117,8 @@ export function constantFunctions(
       }
       if (body === undefined) continue;
       const value = constantOf(body);
-      if (value !== undefined) found.push({ name, line, value });
+      // `return nil` / `null`: the no-op of an interface method (`Close() error`), not a computation.
+      if (value !== undefined && !NO_OP.test(value)) found.push({ name, line, value });
     }
   }
   return found;
