@@ -112,6 +112,16 @@ function jsonLeafKeys(text: string | undefined): string[] | undefined {
   return keys;
 }
 
+/** Files of `key: value` / `key = value` lines. */
+const SETTINGS_FILE = /\.(?:ya?ml|toml|ini|properties|env)$/i;
+
+/** The keys given a value in a YAML, TOML, INI or properties file (`debug: 10`, `port = 80`). */
+function settingKeys(text: string): string[] {
+  return [...text.matchAll(/^\s*(?:-\s+)?(['"]?[\w.-]+['"]?)\s*[:=]\s*[^\s#;]/gm)].map(
+    (match) => match[1] ?? '',
+  );
+}
+
 /** A table found in a file: its size and its keys (or elements). */
 export interface FoundTable {
   size: number;
@@ -235,7 +245,12 @@ export function shortTable(
           const keys = jsonLeafKeys(text);
           return keys === undefined ? [] : [{ size: keys.length, keys, line: 1 }];
         })()
-      : tablesIn(text);
+      : SETTINGS_FILE.test(file)
+        ? (() => {
+            const keys = settingKeys(text);
+            return keys.length === 0 ? [] : [{ size: keys.length, keys, line: 1 }];
+          })()
+        : tablesIn(text);
     for (const table of tables)
       if (largest === undefined || table.size > largest.table.size) largest = { file, table };
   }
