@@ -16,7 +16,8 @@ export interface FailedCommandsEnvironment {
  * The ledger as evidence against the step: a command that ran and failed (non-zero exit,
  * timeout, kill — as its tool reported, whatever it printed) contradicts success until the same
  * command succeeds — later in the ledger, or when the verifier re-runs it now (policy
- * permitting). Exploratory commands (`ls`, `grep`, `git status`) never count. Each
+ * permitting; never for a run the tool ended by timeout or signal: only the step's own complete
+ * run of it counts). Exploratory commands (`ls`, `grep`, `git status`) never count. Each
  * unrecovered failure is P1; one that passes on re-run is a P2 warning.
  */
 export async function checkFailedCommands(env: FailedCommandsEnvironment): Promise<Finding[]> {
@@ -26,6 +27,19 @@ export async function checkFailedCommands(env: FailedCommandsEnvironment): Promi
     const label = `\`${run.argv.join(' ')}\``;
     const ended = run.exitCode === null ? 'did not finish (timed out or killed)' : `exited ${run.exitCode}`;
     const evidence = { command: run.argv, exitCode: run.exitCode, output: excerpt(run.output, 1500), callId };
+    // Cut off by a timeout or a signal and never run to its end again: whatever the step says
+    // after it, it never saw the command finish. A re-run by the verifier would be the verifier's
+    // run (and would do the command's work for the step), not the step's.
+    if (run.killed) {
+      findings.push({
+        check: 'commands',
+        priority: 'P1',
+        status: 'fail',
+        message: `${label} was ended by a timeout or a signal in call ${callId} and the step never ran it to its end again: success after a run that never finished is unverified.`,
+        evidence,
+      });
+      continue;
+    }
     if (await env.allowCommand(run.argv)) {
       const result = await env.rerun(run.argv);
       const problem = commandProblem(result);

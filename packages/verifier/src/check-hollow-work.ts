@@ -1,5 +1,12 @@
 import { readdirSync } from 'node:fs';
+import { shortTable } from './asked-case-counts';
 import { codeOnly } from './asked-literals';
+import { askedMigrationProblems } from './asked-migrations';
+import { askedReplacements, remainingUses } from './asked-replacements';
+import { constantAsked, constantFunctions, TEXT_ONLY_CODE } from './constant-functions';
+import { danglingImports, SCRIPT_MODULE } from './dangling-imports';
+import { CI_FILE, neverRunLines } from './disabled-workflows';
+import { askedBaseImage, DOCKERFILE, finalImages } from './docker-stages';
 import type { Finding } from './finding';
 import {
   exitsBeforeTests,
@@ -10,6 +17,8 @@ import {
   type SpecialCases,
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { addedHollowScripts } from './neutered-scripts';
+import { PROSE_FILE, placeholderProse } from './placeholder-prose';
 import {
   commandNamedFiles,
   coverageTampering,
@@ -138,6 +147,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const hollowTests: string[] = [];
   const neutered: string[] = [];
   const stubbedFiles: string[] = [];
+  const constantAnswers: string[] = [];
   const hollowFiles: string[] = [];
   const testFiles: { file: string; text: string; added: boolean }[] = [];
   const addedCases: { where: string; skipped: boolean }[] = [];
@@ -167,6 +177,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       (rel) => facts.read(rel),
     ),
   );
+  const askedNames = [...new Set(env.description.match(/[A-Za-z_]\w+/g) ?? [])];
   for (const file of touched) {
     const after = facts.read(file);
     if (after === undefined) continue;
@@ -286,6 +297,19 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     // only in a step asked to write code.
     const asksWrite = env.expectations.outcomes.has('write');
     if (askedPlaceholders || (!asksWrite && env.expectations.outcomes.size > 0)) continue;
+    if (asksWrite && TEXT_ONLY_CODE.test(file)) {
+      const constants = constantFunctions(file, after, askedNames).filter(
+        (fn) =>
+          !constantAsked(fn.value, env.description) &&
+          !(
+            before !== undefined &&
+            constantFunctions(file, before, [fn.name]).some((old) => old.value === fn.value)
+          ),
+      );
+      for (const fn of constants.slice(0, 3))
+        constantAnswers.push(`${file}:${fn.line} ${fn.name} returns ${fn.value.slice(0, 40)}`);
+      continue;
+    }
     const bodies = await listFunctionBodies(file, after);
     if (bodies === undefined) continue;
     const old = before !== undefined ? await listFunctionBodies(file, before) : undefined;
@@ -356,7 +380,9 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           !uses.includes('used') &&
           (uses.includes('imported') ||
             uses.includes('patched') ||
-            (subject.strong && uses.includes('stand-in')))
+            // A stand-in in tests that import no code of the project test only themselves.
+            (uses.includes('stand-in') &&
+              (subject.strong || testFiles.every((test) => !importsProjectCode(test.file, test.text)))))
         );
       })
     : [];
@@ -443,6 +469,150 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         { file: onlyExamples[0]?.file ?? '' },
       ),
     );
+  // A table asked to cover N cases that holds fewer, only the request's own example.
+  const written = touched
+    .filter((file) => !TEST_FILE.test(file))
+    .map((file) => ({ file, text: facts.read(file) ?? '' }))
+    .filter((entry) => entry.text !== '');
+  const short = askedPlaceholders
+    ? undefined
+    : shortTable(env.description, written, (file) => facts.read(file));
+  if (short !== undefined)
+    findings.push(
+      finding(
+        'fail',
+        `The request asks for ${short.asked.count} cases (${short.asked.why.slice(0, 80)}), but the largest table the step wrote (${short.file}:${short.table.line}) holds ${short.table.size}: ${short.table.keys
+          .slice(0, 5)
+          .join(', ')
+          .slice(0, 120)}.`,
+        { file: short.file },
+      ),
+    );
+  const beforeOf = async (file: string) =>
+    created.includes(file) ? undefined : await changes.textBefore(file);
+  const written2 = touched.filter((file) => facts.read(file) !== undefined);
+  const askedImage = askedBaseImage(env.description);
+  const replacements = askedReplacements(env.description, written2);
+  for (const file of written2) {
+    const after = facts.read(file) ?? '';
+    // Prose added as a placeholder (a README section whose body is `TODO`).
+    if (PROSE_FILE.test(file)) {
+      const placeholder = placeholderProse(await beforeOf(file), after, env.description);
+      if (placeholder !== undefined)
+        findings.push(
+          finding(
+            'fail',
+            `What the step added to ${file} is only headings and placeholders (${placeholder.slice(0, 2).join('; ').slice(0, 80)}): the text it was to write is not there.`,
+            { file },
+          ),
+        );
+    }
+    // CI jobs or steps added under `if: false` / `when: never`.
+    if (CI_FILE.test(file)) {
+      const never = neverRunLines(await beforeOf(file), after, env.description);
+      if (never.length > 0)
+        findings.push(
+          finding(
+            'fail',
+            `The CI configuration ${file} the step wrote never runs what it adds (\`${never[0]}\`).`,
+            {
+              file,
+            },
+          ),
+        );
+    }
+    // New check scripts that run nothing (`"lint": "echo eslint src"`).
+    if (/(?:^|\/)package\.json$/.test(file)) {
+      // Only scripts the request names ("Add an npm script lint…"): a scaffold's `"test": "echo …"` is no claim.
+      const hollow = addedHollowScripts(await beforeOf(file), after).filter((script) =>
+        new RegExp(`(?<![\\w-])${script.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
+          env.description,
+        ),
+      );
+      if (hollow.length > 0)
+        findings.push(
+          finding(
+            'fail',
+            `The step added package scripts that run nothing or cannot fail (${hollow
+              .slice(0, 3)
+              .map((script) => `"${script.name}": "${script.now.slice(0, 60)}"`)
+              .join(', ')}).`,
+            { file },
+          ),
+        );
+    }
+    // A base image asked for, set in a stage the built image does not rest on.
+    if (askedImage !== undefined && DOCKERFILE.test(file)) {
+      const images = finalImages(after);
+      if (images.length > 0 && !images.includes(askedImage))
+        findings.push(
+          finding(
+            'fail',
+            `The request asks for the base image ${askedImage}, but the final stage of ${file} is built on ${images.join(' ← ')}.`,
+            { file },
+          ),
+        );
+    }
+  }
+  // Exports the step took out of a module that other modules still import by name.
+  const changedModules = new Map<string, { before: string; after: string }>();
+  for (const file of modified.filter(own)) {
+    if (!SCRIPT_MODULE.test(file)) continue;
+    const before = await changes.textBefore(file);
+    const after = facts.read(file);
+    if (before !== undefined && after !== undefined && before !== after)
+      changedModules.set(file, { before, after });
+  }
+  if (changedModules.size > 0) {
+    const importers = scriptFiles(facts).flatMap((file) => {
+      const text = facts.read(file);
+      return text === undefined ? [] : [{ file, text }];
+    });
+    const dangling = danglingImports(importers, changedModules, (file) => facts.isFile(file));
+    if (dangling.length > 0)
+      findings.push(
+        finding(
+          'fail',
+          `The step took exports out of modules that other files still import: ${dangling
+            .slice(0, 3)
+            .map((item) => `${item.importer}:${item.line} imports ${item.name} from ${item.module}`)
+            .join('; ')}. Those imports break when loaded.`,
+          { file: dangling[0]?.importer ?? '' },
+        ),
+      );
+  }
+  // "Replace every X with Y": no X left in the files asked (or the files the step changed).
+  for (const replacement of replacements) {
+    const files = replacement.files.length > 0 ? replacement.files : written2;
+    for (const file of files) {
+      const lines = remainingUses(file, facts.read(file) ?? '', replacement.token);
+      if (lines.length > 0) {
+        findings.push(
+          finding(
+            'fail',
+            `The request asks to replace every ${replacement.token}, but ${file} still uses it (line ${lines.slice(0, 5).join(', ')}).`,
+            { file },
+          ),
+        );
+        break;
+      }
+    }
+  }
+  for (const problem of askedMigrationProblems({
+    description: env.description,
+    created: created.filter(own),
+    modified: modified.filter(own),
+    read: (file) => facts.read(file),
+  }))
+    findings.push(finding('fail', problem));
+  if (constantAnswers.length > 0)
+    findings.push(
+      finding(
+        'fail',
+        `A function the step was asked for returns a constant whatever its arguments (${constantAnswers.slice(0, 3).join('; ')}): it computes nothing.`,
+        { file: constantAnswers[0]?.split(':')[0] ?? '' },
+      ),
+    );
   if (stubbedFiles.length > 0)
     findings.push(
       finding('fail', `The code this step wrote is only stubs: ${stubbedFiles.slice(0, 3).join('; ')}.`, {
@@ -450,6 +620,45 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }),
     );
   return findings;
+}
+
+/** Python modules of the standard library and test tools a test file may import without importing the project. */
+const PY_NOT_PROJECT =
+  /^(?:pytest|unittest|typing|os|sys|re|math|json|dataclasses|collections|itertools|functools|pathlib|random|string|time|datetime|decimal|fractions|__future__|hypothesis|mock)\b/;
+
+/** Whether a test file imports code of the project (a relative module, or a non-stdlib Python module). */
+function importsProjectCode(file: string, text: string): boolean {
+  if (/\.py$/.test(file))
+    return [...text.matchAll(/^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))/gm)].some(
+      (match) => !PY_NOT_PROJECT.test(match[1] ?? match[2] ?? ''),
+    );
+  return /\bfrom\s+['"](?:\.{1,2}\/|[@~#]\/|src\/)|\b(?:require|import)\(\s*['"](?:\.{1,2}\/|[@~#]\/|src\/)/.test(
+    text,
+  );
+}
+
+/** At most this many JS/TS files are read for importers of a changed module. */
+const MAX_IMPORTERS = 2000;
+
+/** The JS/TS files of the workspace (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
+function scriptFiles(facts: WorkspaceFacts): string[] {
+  const files: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(facts.absolute(dir), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (files.length >= MAX_IMPORTERS) return;
+      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isFile() && SCRIPT_MODULE.test(entry.name)) files.push(rel);
+      else if (entry.isDirectory() && depth < 8 && !SKIP_FOLDER.test(entry.name)) walk(rel, depth + 1);
+    }
+  };
+  walk('', 0);
+  return files;
 }
 
 /** Folders that hold tests by convention, at the root and next to the code. */

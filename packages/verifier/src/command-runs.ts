@@ -13,6 +13,8 @@ export interface CommandRun {
   passed: boolean;
   /** A non-zero exit, a timeout, a kill, or a tool call that failed (not run, crashed). */
   failed: boolean;
+  /** The tool reported the run ended by its timeout or a signal (`timed out after`, `killed by`). */
+  killed?: boolean;
   /** Looks around (`ls`, `cat`, `grep`, `git status`, `--version`): its failure contradicts nothing. */
   exploratory: boolean;
   /** A test runner (`npm test`, `vitest`, `pytest`, `node --test`, `go test`…). */
@@ -251,6 +253,7 @@ export function commandRunOf(call: ToolCallRecord): CommandRun | undefined {
     exitCode,
     passed: call.status === 'success' && exitCode === 0,
     failed: call.status === 'error' || killed || (exitCode !== null && exitCode !== 0),
+    ...(killed ? { killed: true } : {}),
     exploratory: isExploratoryCommand(argv),
     test: isTestCommand(argv),
     output,

@@ -46,6 +46,8 @@ export function isFileToken(token: string): boolean {
       base,
     );
   }
+  // Variants of a dotfile: `.env.example`, `.env.local`, `.npmrc.template`.
+  if (/^\.(?:env|npmrc|yarnrc|flaskenv|envrc)\.[A-Za-z][\w.-]*$/.test(base)) return true;
   const extension = /\.([A-Za-z][A-Za-z0-9]*)$/.exec(base)?.[1]?.toLowerCase();
   if (extension === undefined) return false;
   return KNOWN_EXTENSIONS.has(extension) || (file.includes('/') && !file.startsWith('/'));

@@ -141,3 +141,30 @@ export function neuteredScripts(
   });
   return [...changed, ...hooks];
 }
+
+/** A script that runs nothing: `echo …`, `true`, `:`, `exit 0`. */
+const RUNS_NOTHING =
+  /^\s*(?:echo\b[^|&;]*|true|:|exit\s+0|node\s+(?:-e|--eval|-p|--print)\s+['"]?(?:0|1|true|null|undefined|""|'')?['"]?)\s*$/;
+
+/**
+ * Check scripts a change added to a package.json that run nothing or cannot fail: `"lint": "echo
+ * eslint src"`, `"test": "true"`, `"build": "tsc || true"`. Asked for a script that runs a tool,
+ * such a script names it and never runs it.
+ *
+ * @example
+ * addedHollowScripts('{"scripts":{}}', '{"scripts":{"lint":"echo eslint src"}}');
+ * // [{ name: 'lint', now: 'echo eslint src' }]
+ */
+export function addedHollowScripts(
+  before: string | undefined,
+  after: string | undefined,
+): { name: string; now: string }[] {
+  const was = scriptsOf(before) ?? {};
+  const now = scriptsOf(after);
+  if (now === undefined) return [];
+  return Object.entries(now).flatMap(([name, script]) =>
+    was[name] === undefined && CHECK_SCRIPT.test(name) && (RUNS_NOTHING.test(script) || MASKED.test(script))
+      ? [{ name, now: script }]
+      : [],
+  );
+}

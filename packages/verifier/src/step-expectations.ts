@@ -130,6 +130,14 @@ const CODE_NOUN_AFTER =
 const CODE_NOUN_BEFORE =
   /\b(?:calls?|uses?|usages?|references?|instances?|occurrences?|invocations?|imports?|mentions?)\s+(?:of|to)\s+(?:the\s+)?(?:deprecated\s+|old\s+|legacy\s+|unused\s+)?$/i;
 
+/**
+ * What stands before "from/in <folder>/" when code is taken out of the folder's files, not the
+ * folder deleted: words other than "all the files / contents / everything" ("every console.log
+ * call from the files").
+ */
+const REMOVED_FROM =
+  /\b(?!(?:all|every|each|the|any|of|files?|contents?|everything|folders?|directories|directory|dirs?|subfolders?|from|in|inside|within|old|stale|generated|build|temp|temporary|empty)\b)[A-Za-z_$][\w$.]*/i;
+
 /** A method's class named after it: "… method … to class Circle", "… method … on the `Circle` class". */
 const METHOD_OF =
   /\bmethods?\b[^.;\n]*?\b(?:to|on|in|into|of|for)\s+(?:the\s+)?(?:(?:class|struct|type)\s+[`'"]?(?<a>[A-Za-z_$][\w$]*)[`'"]?|[`'"]?(?<b>[A-Za-z_$][\w$]*)[`'"]?\s+(?:class|struct)\b)/i;
@@ -277,14 +285,24 @@ export function stepExpectations(description: string): StepExpectations {
           : segment.search(
               /\b(?:to|into|in|inside|within|under|at|from|of|for|with|using|based|like|so|that|which|exporting|containing|where)\b|[到至为為在]/iu,
             );
+        let created = false;
         for (const found of findPaths(japanese ? '' : segment)) {
           const isObject = objectEnd === -1 || found.index < objectEnd;
           const prefix = segment.slice(0, found.index);
           const location =
             /\b(?:to|into|in|inside|within|under|at)\s+(?:the\s+)?(?:file\s+)?[`'"「]?$/i.test(prefix) ||
             /(?:到|至|在|于|於)\s*[`'"「]?$/u.test(prefix);
-          if (category === 'create' && isObject) create.push(found.file);
-          else if (isObject || location) change.push(found.file);
+          // "Add fr.json with a translation of every key in en.json": once the new file is named,
+          // a file "in" the rest of the clause is what it is made from, not a place to change.
+          const madeFrom =
+            category === 'create' &&
+            !isObject &&
+            created &&
+            /\b(?:in|inside|within)\s+(?:the\s+)?(?:file\s+)?[`'"「]?$/i.test(prefix);
+          if (category === 'create' && isObject) {
+            create.push(found.file);
+            created = true;
+          } else if ((isObject || location) && !madeFrom) change.push(found.file);
         }
         if (category === 'modify' && !japanese) changeEach.push(...listedTogether(segment, change));
         if (japanese) {
@@ -382,13 +400,15 @@ export function stepExpectations(description: string): StepExpectations {
         // Folders named with a trailing slash ("Delete build/", "remove the dist/ folder"), not
         // where code is taken from ("… calls from src/").
         for (const folder of where.matchAll(/(?<![\w./-])((?:[\w@.-]+\/)+)(?=[\s,.;:)`'"」]|$)/g)) {
-          if (
-            codeRemoval &&
-            /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?$/i.test(
-              where.slice(0, folder.index ?? 0),
-            )
-          )
+          const before = where.slice(0, folder.index ?? 0);
+          const place = /\b(?:from|in|inside|within|under|across|throughout)\s+(?:the\s+)?$/i;
+          if (codeRemoval && place.test(before)) continue;
+          // "Remove every console.log call from the files in src/": src/ is where the removal
+          // happens; "Delete the files in build/" still deletes (only files are named before it).
+          if (place.test(before) && REMOVED_FROM.test(before.replace(place, ''))) {
+            codeRemoval = true;
             continue;
+          }
           const dir = (folder[1] ?? '').replace(/\/+$/, '');
           if (dir !== '' && !remove.some((file) => file === dir || file.startsWith(`${dir}/`)))
             remove.push(dir);

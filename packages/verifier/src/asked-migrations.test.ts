@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { askedMigrationProblems, isMigrationFile } from './asked-migrations';
+
+const read = (texts: Record<string, string>) => (file: string) => texts[file];
+
+describe('askedMigrationProblems', () => {
+  it('fails a new migration written into an applied one, or one that changes nothing', () => {
+    expect(
+      askedMigrationProblems({
+        description: 'Add a new migration that adds an email column to users',
+        created: [],
+        modified: ['migrations/001_users.sql'],
+        read: read({}),
+      }),
+    ).toHaveLength(1);
+    expect(
+      askedMigrationProblems({
+        description: 'Create a migration that adds an email column to users',
+        created: ['migrations/002_email.sql'],
+        modified: [],
+        read: read({ 'migrations/002_email.sql': '-- later\nSELECT 1;\n' }),
+      }),
+    ).toHaveLength(1);
+  });
+
+  it('passes a new migration, an edit of the migration the request names, and requests of no migration', () => {
+    expect(
+      askedMigrationProblems({
+        description: 'Add a migration that adds an email column to users',
+        created: ['migrations/002_email.sql'],
+        modified: [],
+        read: read({ 'migrations/002_email.sql': 'ALTER TABLE users ADD COLUMN email TEXT;\n' }),
+      }),
+    ).toEqual([]);
+    expect(
+      askedMigrationProblems({
+        description: 'Fix the typo in migrations/001_users.sql',
+        created: [],
+        modified: ['migrations/001_users.sql'],
+        read: read({}),
+      }),
+    ).toEqual([]);
+    expect(isMigrationFile('db/migrate/20240101_create_posts.rb')).toBe(true);
+    expect(isMigrationFile('src/migrate.ts')).toBe(false);
+  });
+});

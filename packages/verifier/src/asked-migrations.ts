@@ -1,0 +1,74 @@
+/**
+ * Migrations a step was asked to add. Applied migrations are history: a database that already ran
+ * `001_create_users.sql` never runs it again, so "add a migration" done by editing it changes
+ * nothing there. And a new SQL migration that only selects (`SELECT 1;`) changes no schema.
+ */
+
+/** A migration file: in a migrations folder (`migrations/`, `db/migrate/`, `alembic/versions/`…) or named like one (`V2__add_email.sql`). */
+const MIGRATION_FILE =
+  /(?:^|\/)(?:migrations?|migrate|versions|flyway|changelogs?|changesets?)\/(?:[^/]+\/)*[^/]+\.(?:sql|rb|py|js|mjs|cjs|ts|go|php|exs|java|kt|cs|xml|ya?ml)$|(?:^|\/)V\d+(?:[._]\d+)*__\w+\.sql$/i;
+
+/** The request asks for a new migration ("Add a migration…", "Create a new Alembic migration"). */
+const NEW_MIGRATION_ASKED =
+  /\b(?:add|create|write|generate|make|introduce|scaffold)\s+(?:a\s+|an\s+|one\s+|the\s+)?(?:new\s+)?(?:database\s+|db\s+|schema\s+|sql\s+|knex\s+|alembic\s+|rails\s+|prisma\s+|django\s+|flyway\s+|sequelize\s+|typeorm\s+)?migrations?\b|\bnew\s+migrations?\b/i;
+
+/** The request changes the schema or the data ("adds an email column", "create the index"). */
+const SCHEMA_ASKED =
+  /\b(?:columns?|tables?|index(?:es)?|constraints?|foreign\s+keys?|primary\s+keys?|views?|triggers?|schemas?|rows?|seeds?|defaults?|not\s+null|unique)\b/i;
+
+/** SQL that changes something (DDL or DML). */
+const SQL_EFFECT =
+  /\b(?:create|alter|drop|rename|insert|update|delete|truncate|grant|revoke|comment\s+on|merge|upsert|replace)\b/i;
+
+/** What {@link askedMigrationProblems} needs. */
+export interface AskedMigrationsInput {
+  description: string;
+  created: readonly string[];
+  modified: readonly string[];
+  read(file: string): string | undefined;
+}
+
+/** Whether a path is a migration file. */
+export function isMigrationFile(file: string): boolean {
+  return MIGRATION_FILE.test(file);
+}
+
+/**
+ * What is wrong with the migrations of a step asked to add one: existing migrations it edited
+ * that the request does not name (the new migration written into history), and new SQL
+ * migrations that change nothing (only comments and `SELECT`s). Empty when no new migration was
+ * asked for.
+ */
+export function askedMigrationProblems(input: AskedMigrationsInput): string[] {
+  if (!NEW_MIGRATION_ASKED.test(input.description)) return [];
+  const problems: string[] = [];
+  const named = (file: string) => {
+    const base = file.split('/').pop() ?? file;
+    const stem = base.replace(/\.[^.]+$/, '');
+    return (
+      input.description.includes(file) || input.description.includes(base) || input.description.includes(stem)
+    );
+  };
+  const edited = input.modified.filter((file) => isMigrationFile(file) && !named(file));
+  if (edited.length > 0)
+    problems.push(
+      `It was asked to add a new migration but edited existing ${edited.length === 1 ? 'migration' : 'migrations'} ${edited
+        .slice(0, 3)
+        .join(
+          ', ',
+        )} instead: a database that already applied ${edited.length === 1 ? 'it' : 'them'} never runs the change.`,
+    );
+  if (SCHEMA_ASKED.test(input.description))
+    for (const file of input.created) {
+      if (!isMigrationFile(file) || !/\.sql$/i.test(file)) continue;
+      const text = input.read(file);
+      if (text === undefined) continue;
+      const code = text.replace(/--[^\n]*/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
+      // Only comments: the hollow check's "holds only comments" says so already.
+      if (code.trim() !== '' && !SQL_EFFECT.test(code))
+        problems.push(
+          `The new migration ${file} changes nothing: it has no statement that creates, alters or writes anything.`,
+        );
+    }
+  return problems;
+}
