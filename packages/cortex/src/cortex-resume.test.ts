@@ -762,7 +762,7 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     return { ws, result, cortex, path: join(dir, 'run-d.jsonl') };
   }
 
-  it('metadata without a journal: journal-missing; an emptied one: journal-empty; a torn one: journal-truncated; an unreadable line: journal-corrupt', async () => {
+  it('metadata without a journal: journal-missing; an emptied or cut one: journal-rolled-back, also without its durable point; an unreadable line: journal-corrupt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-damaged-'));
     const { cortex, path } = await finishedRun(dir);
     const text = readFileSync(path, 'utf8');
@@ -771,16 +771,23 @@ describe('damaged journals are typed errors, never a silent restart', () => {
         () => 'resumed',
         (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
       );
-    // Emptied after the run journaled events (its metadata says so): lost, never restarted.
+    // Emptied or cut after the run journaled events (its durable point says so): lost, never
+    // restarted, never repaired as a torn write.
     writeFileSync(path, '');
-    expect(await codeOf()).toBe('journal-empty');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, `${text.split('\n')[0]}\n`);
-    expect(await codeOf()).toBe('journal-empty');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 10));
-    expect(await codeOf()).toBe('journal-truncated');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, `${text.split('\n')[0]}\nnot json\n`);
     expect(await codeOf()).toBe('journal-corrupt');
+    // Without the durable point, the metadata's `durableSeq` still tells.
     const { unlinkSync } = await import('node:fs');
+    unlinkSync(join(dir, 'run-d.durable'));
+    writeFileSync(path, `${text.split('\n')[0]}\n`);
+    expect(await codeOf()).toBe('journal-rolled-back');
+    writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1));
+    expect(await codeOf()).toBe('journal-rolled-back');
     unlinkSync(path);
     expect(await codeOf()).toBe('journal-missing');
     // `run` with that id is refused too: the run exists, damaged.

@@ -1,5 +1,7 @@
+import { createHash, type Hash } from 'node:crypto';
 import {
   close,
+  constants,
   fdatasync,
   fdatasyncSync,
   fstat,
@@ -13,6 +15,13 @@ import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CortexError } from './cortex-error';
+import {
+  checkDurablePoint,
+  type DurablePoint,
+  durablePointSize,
+  encodeDurablePoint,
+  parseDurablePoint,
+} from './durable-point';
 import { acquireFileLease } from './file-lease';
 import {
   encodeHeader,
@@ -42,7 +51,10 @@ export type JournalDurability = 'fsync' | 'batch' | 'none';
 
 /** Options of {@link createJsonlRunStore}. */
 export interface JsonlRunStoreOptions {
-  /** Folder of the journals: `<dir>/<runId>.jsonl`, `.meta.json` and `.lock`. Created on first write. */
+  /**
+   * Folder of the journals: `<dir>/<runId>.jsonl`, `.durable` (the journal's durable point),
+   * `.meta.json` and `.lock`. Created on first write.
+   */
   dir: string;
   /** Default `fsync`. See {@link JournalDurability}. */
   durability?: JournalDurability;
@@ -62,8 +74,10 @@ export interface JsonlRunStore extends RunStore {
   inspect(runId: string): Promise<JournalInspection & { exists: boolean }>;
   /**
    * Drops a torn last line (the only damage a crash mid-write leaves; nothing acted on it, since
-   * a group is acted on only after it is written whole). Returns the bytes dropped (0 when the
-   * journal ends cleanly). Other damage is left alone.
+   * a group is acted on only after it is written whole and its durable point recorded). Returns
+   * the bytes dropped (0 when the journal ends cleanly). A torn line inside the durable point (the
+   * journal was cut back into acknowledged records) is refused with `journal-rolled-back` and
+   * nothing is dropped; other damage is left alone.
    */
   repair(runId: string): Promise<{ droppedBytes: number }>;
   /** Waits for pending writes, then closes the cached file descriptors (appends reopen them). */
@@ -110,9 +124,24 @@ function writeAllNow(fd: number, buffer: Buffer): void {
   }
 }
 
+/** Writes a durable-point record over the previous one (one positional write of a whole sector). */
+function writePointNow(fd: number, point: DurablePoint): void {
+  const buffer = encodeDurablePoint(point);
+  let offset = 0;
+  while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset, offset);
+}
+
 /** One journal file being appended to. */
 interface OpenJournal {
   fd: number;
+  /** The durable-point record (`<runId>.durable`), rewritten after each group is durable. */
+  pointFd: number;
+  /** SHA-256 of every byte written to the journal so far. */
+  hash: Hash;
+  /** The journal's length. */
+  bytes: number;
+  /** The highest seq written. */
+  seq: number;
   /** Every write of this journal, chained: groups land in call order. */
   tail: Promise<void>;
   /** The first error of a background (`none`) write, thrown by the next append. */
@@ -126,7 +155,9 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
   return opening
     .then((journal) => {
       journal.closed = true;
-      return journal.tail.finally(() => closeAsync(journal.fd));
+      return journal.tail.finally(() =>
+        Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]),
+      );
     })
     .catch(() => undefined);
 }
@@ -181,6 +212,45 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
     return join(dir, `${runId}.jsonl`);
   };
   const metaPathOf = (runId: string): string => join(dir, `${runId}.meta.json`);
+  const pointPathOf = (runId: string): string => join(dir, `${runId}.durable`);
+
+  /** A file's bytes; `undefined` when it does not exist. */
+  const readOptional = async (path: string): Promise<Buffer | undefined> => {
+    try {
+      return await readFile(path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw storeError('read', path, error);
+    }
+  };
+
+  /**
+   * Reads a journal's bytes against its durable point (`pointBytes`: the `.durable` record; none
+   * or empty for a journal written before the record existed, or created and killed before its
+   * first point). `durable`: the problem the durable point finds (see `checkDurablePoint`);
+   * `problem`: what a read reports — that one first, else the journal's own.
+   */
+  const verify = (
+    runId: string,
+    journal: Buffer | undefined,
+    pointBytes: Buffer | undefined,
+  ): JournalInspection & { durable?: CortexError; point?: DurablePoint } => {
+    const path = pathOf(runId);
+    const inspection: JournalInspection =
+      journal === undefined ? { events: [] } : inspectJournalText(journal.toString('utf8'), path, runId);
+    if (pointBytes === undefined || pointBytes.length === 0) return inspection;
+    const pointPath = pointPathOf(runId);
+    const point = parseDurablePoint(pointBytes.toString('utf8'), pointPath, runId);
+    if (CortexError.isInstance(point)) return { events: inspection.events, problem: point, durable: point };
+    const durable = checkDurablePoint({ runId, path, pointPath, point, journal, inspection });
+    const problem = durable ?? inspection.problem;
+    return {
+      events: inspection.events,
+      point,
+      ...(problem ? { problem } : {}),
+      ...(durable ? { durable } : {}),
+    };
+  };
 
   /** Makes a new directory entry durable (fsync mode): the file itself is fsynced separately. */
   const syncDir = async (): Promise<void> => {
@@ -198,34 +268,68 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
     return dirReady;
   };
 
-  /** Opens a journal for appending: writes the header of a new one, refuses a torn one. */
+  /**
+   * Opens a journal for appending: writes the header (and the first durable point) of a new one;
+   * refuses one that a read would refuse (torn, damaged, behind its durable point — appending
+   * would bury the evidence), except one with no event yet. An existing journal is fdatasynced and
+   * its durable point moved to its end first: what was read of it may be acted on.
+   */
   const openJournal = async (runId: string, path: string): Promise<OpenJournal> => {
     await ensureDir();
+    const pointPath = pointPathOf(runId);
     const fd = await openAsync(path, 'a+');
+    let pointFd: number | undefined;
     try {
+      pointFd = await openAsync(pointPath, constants.O_RDWR | constants.O_CREAT, 0o644);
       const { size } = await fstatAsync(fd);
+      const pointBytes = await readFile(pointPath);
+      const hash = createHash('sha256');
+      let journal: OpenJournal;
       if (size === 0) {
-        writeAllNow(fd, Buffer.from(encodeHeader(runId, Date.now())));
-        if (durability === 'fsync') fdatasyncSync(fd);
-        await syncDir();
+        // A journal emptied after events were made durable is refused like a cut-back one.
+        const { durable } = verify(runId, undefined, pointBytes);
+        if (durable) throw durable;
+        const header = Buffer.from(encodeHeader(runId, Date.now()));
+        writeAllNow(fd, header);
+        hash.update(header);
+        journal = { fd, pointFd, hash, bytes: header.length, seq: -1, tail: Promise.resolve() };
       } else {
-        const last = Buffer.alloc(1);
-        await readAsync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) {
-          const { problem } = inspectJournalText(await readFile(path, 'utf8'), path);
-          throw (
-            problem ??
-            new CortexError({
-              code: 'journal-truncated',
-              message: `Journal ${path} ends in a torn line; repair it before appending.`,
-              details: { path },
-            })
-          );
+        const buffer = await readFile(path);
+        const { problem, events, point } = verify(runId, buffer, pointBytes);
+        if (problem && problem.code !== 'journal-empty') {
+          throw problem.code === 'journal-truncated'
+            ? new CortexError({
+                code: 'journal-truncated',
+                message: `${problem.message} Repair it before appending.`,
+                details: problem.details,
+                cause: problem,
+              })
+            : problem;
         }
+        hash.update(buffer);
+        journal = {
+          fd,
+          pointFd,
+          hash,
+          bytes: buffer.length,
+          seq: events.length - 1,
+          tail: Promise.resolve(),
+        };
+        if (point?.bytes === buffer.length) return journal;
       }
-      return { fd, tail: Promise.resolve() };
+      if (durability === 'fsync') fdatasyncSync(fd);
+      writePointNow(pointFd, {
+        runId,
+        seq: journal.seq,
+        bytes: journal.bytes,
+        sha256: journal.hash.copy().digest('hex'),
+      });
+      if (durability === 'fsync') fdatasyncSync(pointFd);
+      if (pointBytes.length === 0 || size === 0) await syncDir();
+      return journal;
     } catch (error) {
       await closeAsync(fd).catch(() => undefined);
+      if (pointFd !== undefined) await closeAsync(pointFd).catch(() => undefined);
       throw error;
     }
   };
@@ -272,7 +376,24 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         // Groups queued behind a failed one are not written: the journal would have a gap.
         if (journal.failure !== undefined) throw journal.failure;
         writeAllNow(journal.fd, buffer);
-        if (durability === 'fsync') return fdatasyncAsync(journal.fd);
+        journal.hash.update(buffer);
+        journal.bytes += buffer.length;
+        journal.seq = Math.max(journal.seq, records[records.length - 1]!.seq);
+        // The durable point moves only once the group is durable: it never claims a record that
+        // a crash could still take back, and it claims every record anything acted on.
+        const point: DurablePoint = {
+          runId,
+          seq: journal.seq,
+          bytes: journal.bytes,
+          sha256: journal.hash.copy().digest('hex'),
+        };
+        if (durability === 'fsync') {
+          return fdatasyncAsync(journal.fd).then(() => {
+            writePointNow(journal.pointFd, point);
+            return fdatasyncAsync(journal.pointFd);
+          });
+        }
+        writePointNow(journal.pointFd, point);
         return undefined;
       });
       journal.tail = written.catch((error: unknown) => {
@@ -310,14 +431,10 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         (journal) => journal.tail,
         () => undefined,
       );
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return { events: [], exists: false };
-        throw storeError('read', path, error);
-      }
-      return { ...inspectJournalText(text, path), exists: true };
+      const journal = await readOptional(path);
+      const pointBytes = await readOptional(pointPathOf(runId));
+      const { events, problem } = verify(runId, journal, pointBytes);
+      return { events, ...(problem ? { problem } : {}), exists: journal !== undefined };
     },
     async repair(runId) {
       const path = pathOf(runId);
@@ -326,15 +443,15 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         open.delete(runId);
         await retire(cached);
       }
-      let buffer: Buffer;
-      try {
-        buffer = await readFile(path);
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return { droppedBytes: 0 };
-        throw storeError('read', path, error);
+      const buffer = await readOptional(path);
+      if (buffer === undefined || buffer.length === 0 || buffer[buffer.length - 1] === 0x0a) {
+        return { droppedBytes: 0 };
       }
-      if (buffer.length === 0 || buffer[buffer.length - 1] === 0x0a) return { droppedBytes: 0 };
       const keep = buffer.lastIndexOf(0x0a) + 1;
+      // A torn line past the durable point is a write nothing acted on; one inside it means the
+      // journal was cut back into acknowledged records: refused, and nothing is dropped.
+      const { durable } = verify(runId, buffer.subarray(0, keep), await readOptional(pointPathOf(runId)));
+      if (durable) throw durable;
       await truncate(path, keep);
       return { droppedBytes: buffer.length - keep };
     },
@@ -404,6 +521,17 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         return await acquireFileLease(path, runId, leaseOptions);
       } catch (error) {
         throw storeError('lock', path, error);
+      }
+    },
+    async sync(runId) {
+      const path = pathOf(runId);
+      try {
+        let journal: OpenJournal;
+        do journal = await journalOf(runId, path);
+        while (journal.closed);
+        await journal.tail;
+      } catch (error) {
+        throw storeError('open', path, error);
       }
     },
     async close() {
