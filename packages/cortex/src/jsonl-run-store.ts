@@ -8,20 +8,13 @@ import {
   fstatSync,
   ftruncateSync,
   open,
-  read,
   writeSync,
 } from 'node:fs';
 import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CortexError } from './cortex-error';
-import {
-  checkDurablePoint,
-  type DurablePoint,
-  durablePointSize,
-  encodeDurablePoint,
-  parseDurablePoint,
-} from './durable-point';
+import { checkDurablePoint, type DurablePoint, encodeDurablePoint, parseDurablePoint } from './durable-point';
 import { acquireFileLease } from './file-lease';
 import {
   encodeHeader,
@@ -34,7 +27,6 @@ import { assertRunId, type RunMeta, type RunStore } from './run-store';
 
 const openAsync = promisify(open);
 const closeAsync = promisify(close);
-const readAsync = promisify(read);
 const fstatAsync = promisify(fstat);
 const fdatasyncAsync = promisify(fdatasync);
 
@@ -80,6 +72,11 @@ export interface JsonlRunStore extends RunStore {
    * nothing is dropped; other damage is left alone.
    */
   repair(runId: string): Promise<{ droppedBytes: number }>;
+  /**
+   * Makes the journal durable as it is (fdatasync) and moves its durable point to its end, after
+   * checking it as `append` does. `resume` calls it before acting on what it read.
+   */
+  sync(runId: string): Promise<void>;
   /** Waits for pending writes, then closes the cached file descriptors (appends reopen them). */
   close(): Promise<void>;
 }
