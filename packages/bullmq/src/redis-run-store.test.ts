@@ -66,7 +66,10 @@ describe('createRedisRunStore', () => {
         code: 'store-failed',
       });
       await client.xdel(key, '0-2');
-      await expect(store.read('run-a')).rejects.toMatchObject({ code: 'journal-corrupt', details: { seq: 2, expected: 1 } });
+      await expect(store.read('run-a')).rejects.toMatchObject({
+        code: 'journal-corrupt',
+        details: { seq: 2, expected: 1 },
+      });
     } finally {
       await closeRedis(client);
     }

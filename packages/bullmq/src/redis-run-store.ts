@@ -206,7 +206,8 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
         const at = info.indexOf('last-generated-id');
         if (at !== -1) lastId = String(info[at + 1]);
       } catch (error) {
-        if (!(error instanceof Error && /no such key/i.test(error.message))) throw storeFailed('read', runId, error);
+        if (!(error instanceof Error && /no such key/i.test(error.message)))
+          throw storeFailed('read', runId, error);
       }
       const events = (await readRange(runId, 0)).map((entry) => entry.event);
       const expectedSeq = indexOf(lastId);

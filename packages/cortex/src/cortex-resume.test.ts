@@ -762,6 +762,31 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     return { ws, result, cortex, path: join(dir, 'run-d.jsonl') };
   }
 
+  it('metadata of another run is journal-mismatch; metadata newer than the journal (it records a later durable seq) is journal-rolled-back; older metadata resumes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-meta-'));
+    const { cortex, path } = await finishedRun(dir);
+    const metaPath = join(dir, 'run-d.meta.json');
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    const events = readFileSync(path, 'utf8').split('\n').length - 2;
+    expect(meta).toMatchObject({ journaled: true, durableSeq: events - 1 });
+    const codeOf = async () =>
+      cortex.resume('run-d').then(
+        (result) => result.stopReason,
+        (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
+      );
+    writeFileSync(metaPath, JSON.stringify({ ...meta, runId: 'run-other' }));
+    expect(await codeOf()).toBe('journal-mismatch');
+    // Newer: journal and durable point restored together from an older copy, metadata not.
+    writeFileSync(metaPath, JSON.stringify({ ...meta, durableSeq: events + 3 }));
+    await expect(cortex.resume('run-d')).rejects.toMatchObject({
+      code: 'journal-rolled-back',
+      details: { expectedSeq: events + 3, foundSeq: events - 1 },
+    });
+    // Older (a session killed before it ended updates nothing): the journal is the truth.
+    writeFileSync(metaPath, JSON.stringify({ ...meta, durableSeq: 2 }));
+    expect(await codeOf()).toBe('completed');
+  });
+
   it('metadata without a journal: journal-missing; an emptied or cut one: journal-rolled-back, also without its durable point; an unreadable line: journal-corrupt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-damaged-'));
     const { cortex, path } = await finishedRun(dir);
