@@ -69,6 +69,12 @@ describe('a journal checked against its durable point (`<runId>.durable`)', () =
         bytes: readFileSync(store.pathOf('run-a')).length,
       });
       expect(await store.list()).toEqual(['run-a']);
+      // Acknowledged means recorded: the point claims the group as soon as its append resolves.
+      await store.append('run-a', [{ seq: 6, event: event('run-a', 6) }]);
+      if (durability !== 'none') {
+        expect(JSON.parse(readFileSync(join(dir, 'run-a.durable'), 'utf8'))).toMatchObject({ seq: 6 });
+      }
+      await store.close();
     }
   });
 

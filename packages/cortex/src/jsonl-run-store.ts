@@ -31,9 +31,13 @@ const fstatAsync = promisify(fstat);
 const fdatasyncAsync = promisify(fdatasync);
 
 /**
- * How durable a journal write is before cortex acts on it:
+ * How durable a journal write is before cortex acts on it. In every mode, once a group is written
+ * (and fdatasynced in `fsync` mode) the journal's durable point (`<runId>.durable`: its last seq,
+ * length and SHA-256) is rewritten before the group is acknowledged, so a journal later found
+ * shorter than what was acted on is refused (`journal-rolled-back`), not resumed:
  * - `fsync` (default): each group commit is written and `fdatasync`ed — it survives a crash of
- *   the process and of the machine (power loss);
+ *   the process and of the machine (power loss); the durable point's own fdatasync overlaps the
+ *   next group (whose acknowledgement waits for it), so after a power cut it may lag by one group;
  * - `batch`: each group commit is one `write(2)`, not fsynced — it survives `kill -9` of the
  *   process, but a machine crash may lose the last groups (the OS flushes on its own schedule);
  * - `none`: writes happen in the background and nothing waits for them — fastest, but a crash
@@ -133,6 +137,11 @@ interface OpenJournal {
   fd: number;
   /** The durable-point record (`<runId>.durable`), rewritten after each group is durable. */
   pointFd: number;
+  /**
+   * The fdatasync of the last durable point written (`fsync` mode): the next group's
+   * acknowledgement waits for it, so it overlaps that group instead of adding to this one's.
+   */
+  pointSync: Promise<void>;
   /** SHA-256 of every byte written to the journal so far. */
   hash: Hash;
   /** The journal's length. */
@@ -152,9 +161,9 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
   return opening
     .then((journal) => {
       journal.closed = true;
-      return journal.tail.finally(() =>
-        Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]),
-      );
+      return journal.tail
+        .then(() => journal.pointSync)
+        .finally(() => Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]));
     })
     .catch(() => undefined);
 }
@@ -289,7 +298,15 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         const header = Buffer.from(encodeHeader(runId, Date.now()));
         writeAllNow(fd, header);
         hash.update(header);
-        journal = { fd, pointFd, hash, bytes: header.length, seq: -1, tail: Promise.resolve() };
+        journal = {
+          fd,
+          pointFd,
+          pointSync: Promise.resolve(),
+          hash,
+          bytes: header.length,
+          seq: -1,
+          tail: Promise.resolve(),
+        };
       } else {
         const buffer = await readFile(path);
         const { problem, events, point } = verify(runId, buffer, pointBytes);
@@ -307,6 +324,7 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         journal = {
           fd,
           pointFd,
+          pointSync: Promise.resolve(),
           hash,
           bytes: buffer.length,
           seq: events.length - 1,
@@ -376,8 +394,11 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         journal.hash.update(buffer);
         journal.bytes += buffer.length;
         journal.seq = Math.max(journal.seq, records[records.length - 1]!.seq);
-        // The durable point moves only once the group is durable: it never claims a record that
-        // a crash could still take back, and it claims every record anything acted on.
+        // The durable point moves only once the group is durable, so it never claims a record a
+        // crash could still take back; it is written (the page cache: it survives the process)
+        // before the group is acknowledged, so it claims every record anything acted on. Its
+        // fdatasync overlaps the next group, whose acknowledgement waits for it: after a power cut
+        // it lags the journal by one group at most (see `JournalDurability`).
         const point: DurablePoint = {
           runId,
           seq: journal.seq,
@@ -385,9 +406,11 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
           sha256: journal.hash.copy().digest('hex'),
         };
         if (durability === 'fsync') {
-          return fdatasyncAsync(journal.fd).then(() => {
+          return Promise.all([fdatasyncAsync(journal.fd), journal.pointSync]).then(() => {
             writePointNow(journal.pointFd, point);
-            return fdatasyncAsync(journal.pointFd);
+            journal.pointSync = fdatasyncAsync(journal.pointFd);
+            // A failed point fdatasync fails the next group (or `sync`/`close`), never silently.
+            journal.pointSync.catch(() => undefined);
           });
         }
         writePointNow(journal.pointFd, point);
@@ -527,6 +550,7 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         do journal = await journalOf(runId, path);
         while (journal.closed);
         await journal.tail;
+        await journal.pointSync;
       } catch (error) {
         throw storeError('open', path, error);
       }
