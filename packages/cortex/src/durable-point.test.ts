@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CortexError } from './cortex-error';
 import { durablePointSize } from './durable-point';
@@ -239,4 +241,53 @@ describe('a journal checked against its durable point (`<runId>.durable`)', () =
     writeFileSync(path, linesOf(path).slice(0, 3).join(''));
     expect((await caught(() => store.read('run-a'))).code).toBe('journal-rolled-back');
   });
+
+  it('a live writer in another process never reads as behind its point; SIGKILLed mid-append, its journal reads or repairs whole (4 kills)', async () => {
+    const here = dirname(fileURLToPath(import.meta.url));
+    for (let kill = 0; kill < 4; kill++) {
+      const { store, dir } = fresh();
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--conditions=@closedloop/source',
+          join(here, '__fixtures__', 'append-forever.ts'),
+        ],
+        {
+          cwd: join(here, '..'),
+          env: { ...process.env, STORE_DIR: dir, DURABILITY: kill % 2 === 1 ? 'batch' : 'fsync' },
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('appending')) resolve();
+        });
+        child.on('exit', () => reject(new Error('the child exited before appending')));
+      });
+      // Read while it writes: a torn last line may show (journal-truncated), never a point ahead.
+      for (let read = 0; read < 10; read++) {
+        const { problem } = await store.inspect('run-a');
+        if (problem) expect(problem.code).toBe('journal-truncated');
+      }
+      await new Promise((resolve) => setTimeout(resolve, (kill * 13) % 40));
+      child.kill('SIGKILL');
+      await exited;
+      const before = (await store.inspect('run-a')).problem;
+      if (before) {
+        expect(before.code).toBe('journal-truncated');
+        await store.repair('run-a');
+      }
+      const events = await store.read('run-a');
+      expect(events.length).toBeGreaterThanOrEqual(3);
+      // And the point is never below what a resume then reads and acts on.
+      const point = JSON.parse(readFileSync(join(dir, 'run-a.durable'), 'utf8'));
+      expect(point.seq).toBeLessThanOrEqual(events.length - 1);
+      await store.sync('run-a');
+      expect(JSON.parse(readFileSync(join(dir, 'run-a.durable'), 'utf8')).seq).toBe(events.length - 1);
+      await store.close();
+    }
+  }, 90_000);
 });

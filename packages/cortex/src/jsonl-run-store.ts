@@ -163,7 +163,9 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
       journal.closed = true;
       return journal.tail
         .then(() => journal.pointSync)
-        .finally(() => Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]));
+        .finally(() =>
+          Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]),
+        );
     })
     .catch(() => undefined);
 }
@@ -451,10 +453,19 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         (journal) => journal.tail,
         () => undefined,
       );
-      const journal = await readOptional(path);
-      const pointBytes = await readOptional(pointPathOf(runId));
-      const { events, problem } = verify(runId, journal, pointBytes);
-      return { events, ...(problem ? { problem } : {}), exists: journal !== undefined };
+      // The point first: it only moves after the journal grew, so a writer appending meanwhile
+      // (a live run read by another process) never makes the journal look shorter than it.
+      // A point found wrong is read again (twice, 10 ms apart): a reader may catch the point's
+      // in-place rewrite half done.
+      for (let attempt = 0; ; attempt++) {
+        const pointBytes = await readOptional(pointPathOf(runId));
+        const journal = await readOptional(path);
+        const { events, problem, durable } = verify(runId, journal, pointBytes);
+        if (durable === undefined || attempt === 2) {
+          return { events, ...(problem ? { problem } : {}), exists: journal !== undefined };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     },
     async repair(runId) {
       const path = pathOf(runId);
