@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -229,6 +237,7 @@ describe('a journal checked against its durable point (`<runId>.durable`)', () =
     await expect(store.append('run-a', [{ seq: 0, event: event('run-a', 0) }])).rejects.toMatchObject({
       code: 'journal-missing',
     });
+    expect(existsSync(path)).toBe(false);
   });
 
   it('a journal from before durable points reads as before, and gets one on its next append', async () => {

@@ -285,6 +285,13 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
   const openJournal = async (runId: string, path: string): Promise<OpenJournal> => {
     await ensureDir();
     const pointPath = pointPathOf(runId);
+    // A deleted journal whose run made events durable is refused before anything creates a new
+    // (empty) one in its place.
+    const earlier = await readOptional(pointPath);
+    if (earlier !== undefined && earlier.length > 0 && (await readOptional(path)) === undefined) {
+      const { durable } = verify(runId, undefined, earlier);
+      if (durable) throw durable;
+    }
     const fd = await openAsync(path, 'a+');
     let pointFd: number | undefined;
     try {
