@@ -8,6 +8,10 @@ export function renderJournalProblem(runId: string, problem: CortexError, intact
     'journal-truncated': `Its last write did not complete. Resume with --repair to drop the torn line: closedloop resume ${runId} --repair`,
     'journal-corrupt': 'It cannot be resumed safely; keep it for inspection and start a new run.',
     'journal-version': 'Report and resume it with the closedloop version that wrote it.',
+    'journal-rolled-back':
+      'Events the run acted on are missing (the journal was cut back or restored from an older copy): restore the full journal, or keep it for inspection and start a new run.',
+    'journal-mismatch':
+      'The journal or its metadata belongs to another run; put back the right files or start a new run.',
   };
   return [
     '',

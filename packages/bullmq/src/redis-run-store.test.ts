@@ -47,6 +47,34 @@ describe('createRedisRunStore', () => {
     expect(runs[0]!.updatedAt).toBeGreaterThanOrEqual(runs[1]!.updatedAt);
   });
 
+  it('a journal whose last events were deleted after they were written is journal-rolled-back; one with a hole is journal-corrupt', async () => {
+    const store = open();
+    for (let index = 0; index < 5; index++)
+      await store.append('run-a', [{ seq: index, event: started('run-a', index) }]);
+    const client = connectRedis(redis.url, 'test-cut');
+    try {
+      const key = `${store.prefix}:run:run-a:events`;
+      expect(await client.xlen(key)).toBe(5);
+      // An operator (or a restored key) cuts the stream back: its last id stays where it was.
+      await client.xdel(key, '0-5', '0-4');
+      await expect(store.read('run-a')).rejects.toMatchObject({
+        code: 'journal-rolled-back',
+        details: { expectedSeq: 4, foundSeq: 2 },
+      });
+      // Nothing appends behind the cut: the seq the writer would use next is refused.
+      await expect(store.append('run-a', [{ seq: 3, event: started('run-a', 3) }])).rejects.toMatchObject({
+        code: 'store-failed',
+      });
+      await client.xdel(key, '0-2');
+      await expect(store.read('run-a')).rejects.toMatchObject({
+        code: 'journal-corrupt',
+        details: { seq: 2, expected: 1 },
+      });
+    } finally {
+      await closeRedis(client);
+    }
+  });
+
   it('reads a range of the journal by position', async () => {
     const store = open();
     for (let index = 0; index < 10; index++)

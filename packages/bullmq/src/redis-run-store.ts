@@ -163,7 +163,19 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
       } catch (error) {
         throw storeFailed('read', runId, error);
       }
-      for (const entry of entries) events.push(parseEntry(runId, entry));
+      for (const entry of entries) {
+        const parsed = parseEntry(runId, entry);
+        const expected = from + events.length;
+        if (parsed.index !== expected) {
+          // Entry ids are written 0-1, 0-2, … without gaps: a missing one was deleted (XDEL).
+          throw new CortexError({
+            code: 'journal-corrupt',
+            message: `Run "${runId}" in Redis has event #${parsed.index} where #${expected} was expected: records are missing (deleted from the stream). Inspect it before resuming.`,
+            details: { runId, seq: parsed.index, expected },
+          });
+        }
+        events.push(parsed);
+      }
       if (entries.length < pageSize) return events;
     }
   };
@@ -186,7 +198,27 @@ export function createRedisRunStore(options: RedisRunStoreOptions): RedisRunStor
     },
     async read(runId) {
       assertRunId(runId);
-      return (await readRange(runId, 0)).map((entry) => entry.event);
+      // The stream's last generated id outlives the entries deleted after it (XDEL, XTRIM): it
+      // is the journal's durable point, kept by Redis apart from the entries.
+      let lastId = '0-0';
+      try {
+        const info = (await client.xinfo('STREAM', keys.events(runId))) as unknown[];
+        const at = info.indexOf('last-generated-id');
+        if (at !== -1) lastId = String(info[at + 1]);
+      } catch (error) {
+        if (!(error instanceof Error && /no such key/i.test(error.message)))
+          throw storeFailed('read', runId, error);
+      }
+      const events = (await readRange(runId, 0)).map((entry) => entry.event);
+      const expectedSeq = indexOf(lastId);
+      if (events.length - 1 < expectedSeq) {
+        throw new CortexError({
+          code: 'journal-rolled-back',
+          message: `Run "${runId}" in Redis ends at event #${events.length - 1}, but its stream reached #${expectedSeq}: the last events were deleted after they were written, so events the run acted on are missing. Resuming would repeat their effects; keep it for inspection and start a new run.`,
+          details: { runId, expectedSeq, foundSeq: events.length - 1 },
+        });
+      }
+      return events;
     },
     async readFrom(runId, from) {
       assertRunId(runId);

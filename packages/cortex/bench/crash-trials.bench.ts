@@ -12,14 +12,20 @@
  * seed and kill times. CRASH_SEED replays a series; CRASH_PARALLEL (default 2) trials at a time.
  * Then the store faults (where this process may mount a tmpfs): the journal's folder on a tmpfs of
  * 8–40 KiB (a full disk) or made read-only during the run, then given room or write access back
- * and resumed (`storeFaultTrials`). Exits 1 when a trial fails.
+ * and resumed (`storeFaultTrials`). Then CRASH_CUT_TRIALS (default a fifth of CRASH_TRIALS) killed
+ * runs whose journal is cut back behind its durable point (to a whole line, or inside the last
+ * durable line): each resume must be refused with `journal-rolled-back`, changing nothing, and the
+ * restored journal must resume to the uninterrupted end (`runCutBackTrial`). Exits 1 when a trial
+ * fails.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type CutBackOutcome,
   runChild,
+  runCutBackTrial,
   runTrial,
   startChild,
   type TrialOutcome,
@@ -206,7 +212,34 @@ try {
     );
   }
   const storeFailures = await storeFaultTrials(reference);
-  process.exitCode = failed.length > 0 || storeFailures > 0 ? 1 : 0;
+  const cutTrials = Number(process.env.CRASH_CUT_TRIALS ?? Math.max(2, Math.round(trials / 5)));
+  const cutStarted = performance.now();
+  const cuts: CutBackOutcome[] = [];
+  for (let index = 0; index < cutTrials; index++) {
+    cuts.push(
+      await runCutBackTrial(
+        child,
+        join(scratch, `cut${index}`),
+        {
+          name: `cut${index}`,
+          killRunAfterMs: Math.floor((0.15 + next() * 0.8) * span),
+          cut: index % 2 === 0 ? 'whole-line' : 'mid-line',
+        },
+        reference,
+      ),
+    );
+  }
+  const cutFailed = cuts.filter((cut) => cut.failures.length > 0);
+  const done = cuts.filter((cut) => !cut.skipped);
+  console.log(
+    `cut-back trials: ${cuts.length} killed runs in ${((performance.now() - cutStarted) / 1000).toFixed(1)} s, ` +
+      `${done.length} cut behind their durable point (${cuts.length - done.length} skipped: not killed, or killed before 3 durable events); ` +
+      `records lost per cut: ${done.map((cut) => (cut.expectedSeq ?? 0) - (cut.foundSeq ?? 0)).join(', ') || 'none'}; ` +
+      `${done.length - cutFailed.length} refused with journal-rolled-back, nothing changed, and resumed to completion once restored; ` +
+      `${cutFailed.length} failed`,
+  );
+  for (const cut of cutFailed) console.log(`FAIL cut-back: ${cut.failures.join(' | ')}`);
+  process.exitCode = failed.length > 0 || storeFailures > 0 || cutFailed.length > 0 ? 1 : 0;
 } finally {
   // A read-only bind mount may lie over a tmpfs: unmount every layer.
   for (const mount of mounts) while (spawnSync('umount', [mount]).status === 0);

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChild, runTrial, type TrialState, trialState, trialWorkspace } from './__fixtures__/crash-trials';
+import {
+  runChild,
+  runCutBackTrial,
+  runTrial,
+  type TrialState,
+  trialState,
+  trialWorkspace,
+} from './__fixtures__/crash-trials';
 import { random } from './__fixtures__/random';
 import { bundleChild } from './__fixtures__/spawn-child';
 
@@ -65,5 +72,29 @@ describe('randomized kill -9 of a run with real effects (shell append, edit, wri
       }
     }
     expect(killed, `seed ${seed}`).toBeGreaterThanOrEqual(8);
+  }, 120_000);
+});
+
+describe('a killed run whose journal is then cut back into what it acted on', () => {
+  it('is refused on resume (journal-rolled-back, naming the durable seq), its workspace and journal untouched; the whole journal put back, it resumes to completion', async () => {
+    const seed = Number(process.env.CRASH_SEED ?? 20_261_128);
+    const next = random(seed);
+    let cutTrials = 0;
+    for (let index = 0; cutTrials < 3 && index < 8; index++) {
+      const outcome = await runCutBackTrial(
+        child,
+        join(scratch, `cut${index}`),
+        {
+          name: `cut${index}`,
+          killRunAfterMs: Math.floor((0.25 + next() * 0.6) * span),
+          cut: index % 2 === 0 ? 'whole-line' : 'mid-line',
+        },
+        reference,
+      );
+      if (outcome.skipped) continue;
+      cutTrials++;
+      expect(outcome.failures, `seed ${seed}, cut${index}`).toEqual([]);
+    }
+    expect(cutTrials, `seed ${seed}`).toBeGreaterThanOrEqual(2);
   }, 120_000);
 });

@@ -22,12 +22,24 @@ export type CortexErrorCode =
   | 'journal-corrupt'
   /** A journal file exists but holds no event (0 bytes, or only its header). */
   | 'journal-empty'
-  /** A run has metadata but its journal file is missing: nothing to resume (never a silent restart). */
+  /**
+   * A run has metadata (or a durable point) but its journal file is missing: nothing to resume
+   * (never a silent restart).
+   */
   | 'journal-missing'
   /** A journal ends in a torn line (a write that did not complete); `repair` drops it. */
   | 'journal-truncated'
   /** A journal has no format header or a format version this package cannot read. */
   | 'journal-version'
+  /**
+   * A journal holds fewer records than its run made durable (recorded outside the journal, in the
+   * JSONL store's `.durable` record or the run's metadata): it was cut back, restored from an older
+   * copy or lost its tail after acknowledging it. Events that were acted on are missing, so the
+   * run cannot be resumed without repeating effects; `details` has `expectedSeq` and `foundSeq`.
+   */
+  | 'journal-rolled-back'
+  /** A journal or its metadata belongs to another run (its header or record names another run id). */
+  | 'journal-mismatch'
   /** Another live process holds the run's lease (it is running or resuming the run). */
   | 'run-leased'
   /** This process's lease of a run was taken over by another process. */

@@ -762,7 +762,32 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     return { ws, result, cortex, path: join(dir, 'run-d.jsonl') };
   }
 
-  it('metadata without a journal: journal-missing; an emptied one: journal-empty; a torn one: journal-truncated; an unreadable line: journal-corrupt', async () => {
+  it('metadata of another run is journal-mismatch; metadata newer than the journal (it records a later durable seq) is journal-rolled-back; older metadata resumes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-meta-'));
+    const { cortex, path } = await finishedRun(dir);
+    const metaPath = join(dir, 'run-d.meta.json');
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    const events = readFileSync(path, 'utf8').split('\n').length - 2;
+    expect(meta).toMatchObject({ journaled: true, durableSeq: events - 1 });
+    const codeOf = async () =>
+      cortex.resume('run-d').then(
+        (result) => result.stopReason,
+        (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
+      );
+    writeFileSync(metaPath, JSON.stringify({ ...meta, runId: 'run-other' }));
+    expect(await codeOf()).toBe('journal-mismatch');
+    // Newer: journal and durable point restored together from an older copy, metadata not.
+    writeFileSync(metaPath, JSON.stringify({ ...meta, durableSeq: events + 3 }));
+    await expect(cortex.resume('run-d')).rejects.toMatchObject({
+      code: 'journal-rolled-back',
+      details: { expectedSeq: events + 3, foundSeq: events - 1 },
+    });
+    // Older (a session killed before it ended updates nothing): the journal is the truth.
+    writeFileSync(metaPath, JSON.stringify({ ...meta, durableSeq: 2 }));
+    expect(await codeOf()).toBe('completed');
+  });
+
+  it('metadata without a journal: journal-missing; an emptied or cut one: journal-rolled-back, also without its durable point; an unreadable line: journal-corrupt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-damaged-'));
     const { cortex, path } = await finishedRun(dir);
     const text = readFileSync(path, 'utf8');
@@ -771,16 +796,23 @@ describe('damaged journals are typed errors, never a silent restart', () => {
         () => 'resumed',
         (error: unknown) => (CortexError.isInstance(error) ? error.code : String(error)),
       );
-    // Emptied after the run journaled events (its metadata says so): lost, never restarted.
+    // Emptied or cut after the run journaled events (its durable point says so): lost, never
+    // restarted, never repaired as a torn write.
     writeFileSync(path, '');
-    expect(await codeOf()).toBe('journal-empty');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, `${text.split('\n')[0]}\n`);
-    expect(await codeOf()).toBe('journal-empty');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 10));
-    expect(await codeOf()).toBe('journal-truncated');
+    expect(await codeOf()).toBe('journal-rolled-back');
     writeFileSync(path, `${text.split('\n')[0]}\nnot json\n`);
     expect(await codeOf()).toBe('journal-corrupt');
+    // Without the durable point, the metadata's `durableSeq` still tells.
     const { unlinkSync } = await import('node:fs');
+    unlinkSync(join(dir, 'run-d.durable'));
+    writeFileSync(path, `${text.split('\n')[0]}\n`);
+    expect(await codeOf()).toBe('journal-rolled-back');
+    writeFileSync(path, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1));
+    expect(await codeOf()).toBe('journal-rolled-back');
     unlinkSync(path);
     expect(await codeOf()).toBe('journal-missing');
     // `run` with that id is refused too: the run exists, damaged.

@@ -295,16 +295,53 @@ async function readForResume(
 }
 
 /**
- * Records in the run's metadata that it has journaled events (`RunMeta.journaled`), once a session
- * that made a group commit durable ends: from then on an empty journal is a lost one. Best effort —
- * a store that fails here changes nothing about the run's result.
+ * Records in the run's metadata that it has journaled events (`RunMeta.journaled`) and how far
+ * (`RunMeta.durableSeq`), once a session that made a group commit durable ends: from then on an
+ * empty journal is a lost one, and a shorter one a cut-back one. Best effort — a store that fails
+ * here changes nothing about the run's result.
  */
 async function markJournaled(store: RunStore, meta: RunMeta, session: RunSession): Promise<void> {
-  if (meta.journaled === true || session.bus.durableEvents === 0) return;
+  const durableSeq = session.bus.durableEvents - 1;
+  if (durableSeq < 0 || (meta.journaled === true && (meta.durableSeq ?? -1) >= durableSeq)) return;
   try {
-    await store.writeMeta(meta.runId, { ...meta, journaled: true });
+    await store.writeMeta(meta.runId, { ...meta, journaled: true, durableSeq });
   } catch {
     // The guard it adds is lost; the run's journal and result are not.
+  }
+}
+
+/**
+ * Refuses a journal that its metadata says is not the whole run: metadata of another run
+ * (`journal-mismatch`), or a journal with fewer events than the metadata's `durableSeq` — cut back
+ * or restored from an older copy after a session ended (`journal-rolled-back`). Metadata older
+ * than the journal (a session killed before it ended) is normal.
+ */
+function checkMetaFits(
+  runId: string,
+  meta: RunMeta | undefined,
+  history: RunEvent[],
+  store: RunStore,
+  /** The store has no journal for the run at all (then it is `journal-missing`, below). */
+  noJournal: boolean,
+): void {
+  if (meta === undefined) return;
+  if (meta.runId !== runId) {
+    throw new CortexError({
+      code: 'journal-mismatch',
+      message: `The metadata of run "${runId}" belongs to run ${JSON.stringify(meta.runId)}: put the run's own metadata back before resuming.`,
+      details: { runId, found: meta.runId },
+    });
+  }
+  const expectedSeq = meta.durableSeq;
+  const foundSeq = history.length - 1;
+  if (typeof expectedSeq === 'number' && foundSeq < expectedSeq && !noJournal) {
+    const where =
+      'pathOf' in store && typeof store.pathOf === 'function' ? ` (${String(store.pathOf(runId))})` : '';
+    throw new CortexError({
+      code: 'journal-rolled-back',
+      message: `The journal of run "${runId}"${where} ends at seq ${foundSeq}, but the run's metadata records seq ${expectedSeq} as durable: the journal was cut back or restored from an older copy, so events the run acted on are missing. Resuming would repeat their effects; restore the full journal, or keep it for inspection and start a new run.`,
+      details: { runId, expectedSeq, foundSeq },
+    });
   }
 }
 
@@ -655,6 +692,7 @@ export function createCortex(options: CortexOptions): Cortex {
         lease = await store.acquireLease(runId, { ...config.lease, purpose: 'resume' });
         const { history, unstarted, repaired } = await readForResume(store, runId, lease);
         const meta = await store.readMeta(runId);
+        checkMetaFits(runId, meta, history, store, unstarted === undefined && history.length === 0);
         // A run that stopped for good only returns its stored result: nothing runs, any cortex fits.
         const finish = history.findLast((event) => event.type === 'run-finished');
         if (!(finish?.type === 'run-finished' && !isResumableStop(finish.stopReason))) {
@@ -703,6 +741,9 @@ export function createCortex(options: CortexOptions): Cortex {
             details: { runId },
           });
         }
+        // Records a dead owner wrote without acknowledging them are acted on from here: the store
+        // makes them durable and moves its durable point over them first.
+        await store.sync?.(runId);
         const session = new RunSession({
           config,
           runId,

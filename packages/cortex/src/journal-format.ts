@@ -90,9 +90,11 @@ function corrupt(message: string, details: Record<string, unknown>, cause?: unkn
  * problem as a typed `CortexError` — `journal-empty` (0 bytes or only the header),
  * `journal-version` (no header, or a version this package does not know), `journal-truncated`
  * (the last line has no newline: a write that did not complete), `journal-corrupt` (an
- * unreadable line, a gap in the seqs, or one seq written twice with different content).
+ * unreadable line, a gap in the seqs, or one seq written twice with different content),
+ * `journal-mismatch` (given `runId`, a header that names another run: another run's journal put
+ * in this one's place).
  */
-export function inspectJournalText(text: string, path: string): JournalInspection {
+export function inspectJournalText(text: string, path: string, runId?: string): JournalInspection {
   if (text === '') {
     return {
       events: [],
@@ -133,7 +135,7 @@ export function inspectJournalText(text: string, path: string): JournalInspectio
       );
     }
     if (lineNumber === 1) {
-      const problem = checkHeader(parsed, path);
+      const problem = checkHeader(parsed, path, runId);
       if (problem) return result(problem);
     } else {
       const record = parsed as Partial<JournalRecord> | null;
@@ -175,10 +177,17 @@ export function inspectJournalText(text: string, path: string): JournalInspectio
   return result();
 }
 
-function checkHeader(parsed: unknown, path: string): CortexError | undefined {
+function checkHeader(parsed: unknown, path: string, runId: string | undefined): CortexError | undefined {
   const header = parsed as Partial<JournalHeader> | null;
   if (typeof header === 'object' && header !== null && header.format === journalFormat) {
-    if (header.version === journalVersion) return undefined;
+    if (header.version === journalVersion) {
+      if (runId === undefined || header.runId === runId) return undefined;
+      return new CortexError({
+        code: 'journal-mismatch',
+        message: `Journal ${path} belongs to run ${JSON.stringify(header.runId)}, not ${JSON.stringify(runId)}: another run's journal is in its place. Put the run's own journal back; resuming from this one would replay another run.`,
+        details: { path, runId, found: header.runId },
+      });
+    }
     return new CortexError({
       code: 'journal-version',
       message: `Journal ${path} is format version ${String(header.version)}; this @closedloop/cortex reads version ${journalVersion}. Use the closedloop version that wrote it.`,

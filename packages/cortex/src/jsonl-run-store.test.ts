@@ -109,6 +109,8 @@ describe('JSONL journal format (version 2)', () => {
       { seq: 0, event: started('run-a', 1) },
       { seq: 1, event: usage },
     ]);
+    // A retried group, as a writer that reopened the journal writes it.
+    await store.close();
     appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 1, event: usage }));
     await store.append('run-a', [{ seq: 2, event: started('run-a', 3) }]);
     const events = await store.read('run-a');
@@ -134,7 +136,14 @@ describe('JSONL journal format (version 2)', () => {
   it('an empty file (0 bytes) or a header without events is journal-empty, never an empty history', async () => {
     const store = fresh();
     await appendEvents(store, 'run-a', [1]);
+    // Emptied after an event was made durable: its durable point says what is missing.
     writeFileSync(store.pathOf('run-a'), '');
+    expect(await caught(() => store.read('run-a'))).toMatchObject({
+      code: 'journal-rolled-back',
+      details: { expectedSeq: 0, foundSeq: -1 },
+    });
+    // Without a durable point (a journal written before they existed): journal-empty.
+    rmSync(join(store.pathOf('run-a'), '..', 'run-a.durable'));
     const empty = await caught(() => store.read('run-a'));
     expect(empty.code).toBe('journal-empty');
     expect(empty.message).toContain('0 bytes');

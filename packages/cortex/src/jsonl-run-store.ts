@@ -1,18 +1,20 @@
+import { createHash, type Hash } from 'node:crypto';
 import {
   close,
+  constants,
   fdatasync,
   fdatasyncSync,
   fstat,
   fstatSync,
   ftruncateSync,
   open,
-  read,
   writeSync,
 } from 'node:fs';
 import { mkdir, open as openFile, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CortexError } from './cortex-error';
+import { checkDurablePoint, type DurablePoint, encodeDurablePoint, parseDurablePoint } from './durable-point';
 import { acquireFileLease } from './file-lease';
 import {
   encodeHeader,
@@ -25,14 +27,17 @@ import { assertRunId, type RunMeta, type RunStore } from './run-store';
 
 const openAsync = promisify(open);
 const closeAsync = promisify(close);
-const readAsync = promisify(read);
 const fstatAsync = promisify(fstat);
 const fdatasyncAsync = promisify(fdatasync);
 
 /**
- * How durable a journal write is before cortex acts on it:
+ * How durable a journal write is before cortex acts on it. In every mode, once a group is written
+ * (and fdatasynced in `fsync` mode) the journal's durable point (`<runId>.durable`: its last seq,
+ * length and SHA-256) is rewritten before the group is acknowledged, so a journal later found
+ * shorter than what was acted on is refused (`journal-rolled-back`), not resumed:
  * - `fsync` (default): each group commit is written and `fdatasync`ed — it survives a crash of
- *   the process and of the machine (power loss);
+ *   the process and of the machine (power loss); the durable point's own fdatasync overlaps the
+ *   next group (whose acknowledgement waits for it), so after a power cut it may lag by one group;
  * - `batch`: each group commit is one `write(2)`, not fsynced — it survives `kill -9` of the
  *   process, but a machine crash may lose the last groups (the OS flushes on its own schedule);
  * - `none`: writes happen in the background and nothing waits for them — fastest, but a crash
@@ -42,7 +47,10 @@ export type JournalDurability = 'fsync' | 'batch' | 'none';
 
 /** Options of {@link createJsonlRunStore}. */
 export interface JsonlRunStoreOptions {
-  /** Folder of the journals: `<dir>/<runId>.jsonl`, `.meta.json` and `.lock`. Created on first write. */
+  /**
+   * Folder of the journals: `<dir>/<runId>.jsonl`, `.durable` (the journal's durable point),
+   * `.meta.json` and `.lock`. Created on first write.
+   */
   dir: string;
   /** Default `fsync`. See {@link JournalDurability}. */
   durability?: JournalDurability;
@@ -62,10 +70,17 @@ export interface JsonlRunStore extends RunStore {
   inspect(runId: string): Promise<JournalInspection & { exists: boolean }>;
   /**
    * Drops a torn last line (the only damage a crash mid-write leaves; nothing acted on it, since
-   * a group is acted on only after it is written whole). Returns the bytes dropped (0 when the
-   * journal ends cleanly). Other damage is left alone.
+   * a group is acted on only after it is written whole and its durable point recorded). Returns
+   * the bytes dropped (0 when the journal ends cleanly). A torn line inside the durable point (the
+   * journal was cut back into acknowledged records) is refused with `journal-rolled-back` and
+   * nothing is dropped; other damage is left alone.
    */
   repair(runId: string): Promise<{ droppedBytes: number }>;
+  /**
+   * Makes the journal durable as it is (fdatasync) and moves its durable point to its end, after
+   * checking it as `append` does. `resume` calls it before acting on what it read.
+   */
+  sync(runId: string): Promise<void>;
   /** Waits for pending writes, then closes the cached file descriptors (appends reopen them). */
   close(): Promise<void>;
 }
@@ -110,9 +125,29 @@ function writeAllNow(fd: number, buffer: Buffer): void {
   }
 }
 
+/** Writes a durable-point record over the previous one (one positional write of a whole sector). */
+function writePointNow(fd: number, point: DurablePoint): void {
+  const buffer = encodeDurablePoint(point);
+  let offset = 0;
+  while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset, offset);
+}
+
 /** One journal file being appended to. */
 interface OpenJournal {
   fd: number;
+  /** The durable-point record (`<runId>.durable`), rewritten after each group is durable. */
+  pointFd: number;
+  /**
+   * The fdatasync of the last durable point written (`fsync` mode): the next group's
+   * acknowledgement waits for it, so it overlaps that group instead of adding to this one's.
+   */
+  pointSync: Promise<void>;
+  /** SHA-256 of every byte written to the journal so far. */
+  hash: Hash;
+  /** The journal's length. */
+  bytes: number;
+  /** The highest seq written. */
+  seq: number;
   /** Every write of this journal, chained: groups land in call order. */
   tail: Promise<void>;
   /** The first error of a background (`none`) write, thrown by the next append. */
@@ -126,7 +161,11 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
   return opening
     .then((journal) => {
       journal.closed = true;
-      return journal.tail.finally(() => closeAsync(journal.fd));
+      return journal.tail
+        .then(() => journal.pointSync)
+        .finally(() =>
+          Promise.all([closeAsync(journal.fd), closeAsync(journal.pointFd).catch(() => undefined)]),
+        );
     })
     .catch(() => undefined);
 }
@@ -181,6 +220,45 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
     return join(dir, `${runId}.jsonl`);
   };
   const metaPathOf = (runId: string): string => join(dir, `${runId}.meta.json`);
+  const pointPathOf = (runId: string): string => join(dir, `${runId}.durable`);
+
+  /** A file's bytes; `undefined` when it does not exist. */
+  const readOptional = async (path: string): Promise<Buffer | undefined> => {
+    try {
+      return await readFile(path);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') return undefined;
+      throw storeError('read', path, error);
+    }
+  };
+
+  /**
+   * Reads a journal's bytes against its durable point (`pointBytes`: the `.durable` record; none
+   * or empty for a journal written before the record existed, or created and killed before its
+   * first point). `durable`: the problem the durable point finds (see `checkDurablePoint`);
+   * `problem`: what a read reports — that one first, else the journal's own.
+   */
+  const verify = (
+    runId: string,
+    journal: Buffer | undefined,
+    pointBytes: Buffer | undefined,
+  ): JournalInspection & { durable?: CortexError; point?: DurablePoint } => {
+    const path = pathOf(runId);
+    const inspection: JournalInspection =
+      journal === undefined ? { events: [] } : inspectJournalText(journal.toString('utf8'), path, runId);
+    if (pointBytes === undefined || pointBytes.length === 0) return inspection;
+    const pointPath = pointPathOf(runId);
+    const point = parseDurablePoint(pointBytes.toString('utf8'), pointPath, runId);
+    if (CortexError.isInstance(point)) return { events: inspection.events, problem: point, durable: point };
+    const durable = checkDurablePoint({ runId, path, pointPath, point, journal, inspection });
+    const problem = durable ?? inspection.problem;
+    return {
+      events: inspection.events,
+      point,
+      ...(problem ? { problem } : {}),
+      ...(durable ? { durable } : {}),
+    };
+  };
 
   /** Makes a new directory entry durable (fsync mode): the file itself is fsynced separately. */
   const syncDir = async (): Promise<void> => {
@@ -198,34 +276,84 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
     return dirReady;
   };
 
-  /** Opens a journal for appending: writes the header of a new one, refuses a torn one. */
+  /**
+   * Opens a journal for appending: writes the header (and the first durable point) of a new one;
+   * refuses one that a read would refuse (torn, damaged, behind its durable point — appending
+   * would bury the evidence), except one with no event yet. An existing journal is fdatasynced and
+   * its durable point moved to its end first: what was read of it may be acted on.
+   */
   const openJournal = async (runId: string, path: string): Promise<OpenJournal> => {
     await ensureDir();
+    const pointPath = pointPathOf(runId);
+    // A deleted journal whose run made events durable is refused before anything creates a new
+    // (empty) one in its place.
+    const earlier = await readOptional(pointPath);
+    if (earlier !== undefined && earlier.length > 0 && (await readOptional(path)) === undefined) {
+      const { durable } = verify(runId, undefined, earlier);
+      if (durable) throw durable;
+    }
     const fd = await openAsync(path, 'a+');
+    let pointFd: number | undefined;
     try {
+      pointFd = await openAsync(pointPath, constants.O_RDWR | constants.O_CREAT, 0o644);
       const { size } = await fstatAsync(fd);
+      const pointBytes = await readFile(pointPath);
+      const hash = createHash('sha256');
+      let journal: OpenJournal;
       if (size === 0) {
-        writeAllNow(fd, Buffer.from(encodeHeader(runId, Date.now())));
-        if (durability === 'fsync') fdatasyncSync(fd);
-        await syncDir();
+        // A journal emptied after events were made durable is refused like a cut-back one.
+        const { durable } = verify(runId, undefined, pointBytes);
+        if (durable) throw durable;
+        const header = Buffer.from(encodeHeader(runId, Date.now()));
+        writeAllNow(fd, header);
+        hash.update(header);
+        journal = {
+          fd,
+          pointFd,
+          pointSync: Promise.resolve(),
+          hash,
+          bytes: header.length,
+          seq: -1,
+          tail: Promise.resolve(),
+        };
       } else {
-        const last = Buffer.alloc(1);
-        await readAsync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) {
-          const { problem } = inspectJournalText(await readFile(path, 'utf8'), path);
-          throw (
-            problem ??
-            new CortexError({
-              code: 'journal-truncated',
-              message: `Journal ${path} ends in a torn line; repair it before appending.`,
-              details: { path },
-            })
-          );
+        const buffer = await readFile(path);
+        const { problem, events, point } = verify(runId, buffer, pointBytes);
+        if (problem && problem.code !== 'journal-empty') {
+          throw problem.code === 'journal-truncated'
+            ? new CortexError({
+                code: 'journal-truncated',
+                message: `${problem.message} Repair it before appending.`,
+                details: problem.details,
+                cause: problem,
+              })
+            : problem;
         }
+        hash.update(buffer);
+        journal = {
+          fd,
+          pointFd,
+          pointSync: Promise.resolve(),
+          hash,
+          bytes: buffer.length,
+          seq: events.length - 1,
+          tail: Promise.resolve(),
+        };
+        if (point?.bytes === buffer.length) return journal;
       }
-      return { fd, tail: Promise.resolve() };
+      if (durability === 'fsync') fdatasyncSync(fd);
+      writePointNow(pointFd, {
+        runId,
+        seq: journal.seq,
+        bytes: journal.bytes,
+        sha256: journal.hash.copy().digest('hex'),
+      });
+      if (durability === 'fsync') fdatasyncSync(pointFd);
+      if (pointBytes.length === 0 || size === 0) await syncDir();
+      return journal;
     } catch (error) {
       await closeAsync(fd).catch(() => undefined);
+      if (pointFd !== undefined) await closeAsync(pointFd).catch(() => undefined);
       throw error;
     }
   };
@@ -272,7 +400,29 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         // Groups queued behind a failed one are not written: the journal would have a gap.
         if (journal.failure !== undefined) throw journal.failure;
         writeAllNow(journal.fd, buffer);
-        if (durability === 'fsync') return fdatasyncAsync(journal.fd);
+        journal.hash.update(buffer);
+        journal.bytes += buffer.length;
+        journal.seq = Math.max(journal.seq, records[records.length - 1]!.seq);
+        // The durable point moves only once the group is durable, so it never claims a record a
+        // crash could still take back; it is written (the page cache: it survives the process)
+        // before the group is acknowledged, so it claims every record anything acted on. Its
+        // fdatasync overlaps the next group, whose acknowledgement waits for it: after a power cut
+        // it lags the journal by one group at most (see `JournalDurability`).
+        const point: DurablePoint = {
+          runId,
+          seq: journal.seq,
+          bytes: journal.bytes,
+          sha256: journal.hash.copy().digest('hex'),
+        };
+        if (durability === 'fsync') {
+          return Promise.all([fdatasyncAsync(journal.fd), journal.pointSync]).then(() => {
+            writePointNow(journal.pointFd, point);
+            journal.pointSync = fdatasyncAsync(journal.pointFd);
+            // A failed point fdatasync fails the next group (or `sync`/`close`), never silently.
+            journal.pointSync.catch(() => undefined);
+          });
+        }
+        writePointNow(journal.pointFd, point);
         return undefined;
       });
       journal.tail = written.catch((error: unknown) => {
@@ -310,14 +460,19 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         (journal) => journal.tail,
         () => undefined,
       );
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return { events: [], exists: false };
-        throw storeError('read', path, error);
+      // The point first: it only moves after the journal grew, so a writer appending meanwhile
+      // (a live run read by another process) never makes the journal look shorter than it.
+      // A point found wrong is read again (twice, 10 ms apart): a reader may catch the point's
+      // in-place rewrite half done.
+      for (let attempt = 0; ; attempt++) {
+        const pointBytes = await readOptional(pointPathOf(runId));
+        const journal = await readOptional(path);
+        const { events, problem, durable } = verify(runId, journal, pointBytes);
+        if (durable === undefined || attempt === 2) {
+          return { events, ...(problem ? { problem } : {}), exists: journal !== undefined };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      return { ...inspectJournalText(text, path), exists: true };
     },
     async repair(runId) {
       const path = pathOf(runId);
@@ -326,15 +481,15 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         open.delete(runId);
         await retire(cached);
       }
-      let buffer: Buffer;
-      try {
-        buffer = await readFile(path);
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return { droppedBytes: 0 };
-        throw storeError('read', path, error);
+      const buffer = await readOptional(path);
+      if (buffer === undefined || buffer.length === 0 || buffer[buffer.length - 1] === 0x0a) {
+        return { droppedBytes: 0 };
       }
-      if (buffer.length === 0 || buffer[buffer.length - 1] === 0x0a) return { droppedBytes: 0 };
       const keep = buffer.lastIndexOf(0x0a) + 1;
+      // A torn line past the durable point is a write nothing acted on; one inside it means the
+      // journal was cut back into acknowledged records: refused, and nothing is dropped.
+      const { durable } = verify(runId, buffer.subarray(0, keep), await readOptional(pointPathOf(runId)));
+      if (durable) throw durable;
       await truncate(path, keep);
       return { droppedBytes: buffer.length - keep };
     },
@@ -404,6 +559,18 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
         return await acquireFileLease(path, runId, leaseOptions);
       } catch (error) {
         throw storeError('lock', path, error);
+      }
+    },
+    async sync(runId) {
+      const path = pathOf(runId);
+      try {
+        let journal: OpenJournal;
+        do journal = await journalOf(runId, path);
+        while (journal.closed);
+        await journal.tail;
+        await journal.pointSync;
+      } catch (error) {
+        throw storeError('open', path, error);
       }
     },
     async close() {

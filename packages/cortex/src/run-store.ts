@@ -20,6 +20,12 @@ export interface RunMeta {
    * refuses it rather than start the run over.
    */
   journaled?: boolean;
+  /**
+   * The highest seq durable when a session of the run last ended (written with `journaled`): a
+   * journal that holds less was cut back or restored from an older copy, and `resume` refuses it
+   * with `journal-rolled-back` — a check that works for every store, beside the store's own.
+   */
+  durableSeq?: number;
 }
 
 /**
@@ -34,7 +40,9 @@ export interface RunMeta {
  *   may be retried, so a seq already stored must be ignored when read back.
  * - `read` returns the run's events in seq order, each seq once (`[]` for an unknown run), as
  *   copies. A damaged journal is a typed `CortexError` (`journal-empty`, `journal-truncated`,
- *   `journal-corrupt`, `journal-version`), never a shorter list.
+ *   `journal-corrupt`, `journal-version`, `journal-mismatch`), never a shorter list; a store that
+ *   knows how far the journal was durable (the JSONL store's `.durable` record, a Redis stream's
+ *   last id) reports a journal shorter than that as `journal-rolled-back`.
  * - `list` returns the ids of every run with events or metadata, sorted.
  * - `acquireLease` makes the caller the run's one live owner, or throws
  *   `CortexError('run-leased')` ("run X is being resumed by pid N on host H") while another
@@ -56,6 +64,13 @@ export interface RunStore {
    * nothing acted on it); any other torn journal stays a `journal-truncated` error.
    */
   repair?(runId: string): Promise<{ droppedBytes: number }>;
+  /**
+   * For stores that record a run's durable point apart from its journal (the JSONL store's
+   * `.durable` record): makes the journal as `read` returned it durable and records that point.
+   * `resume` calls it before acting on a history it read, so records a killed owner wrote but
+   * never acknowledged are covered once anything acts on them.
+   */
+  sync?(runId: string): Promise<void>;
 }
 
 const runIdPattern = /^[A-Za-z0-9._-]{1,128}$/;

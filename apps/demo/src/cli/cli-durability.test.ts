@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,22 @@ function capture() {
   return { io, out: () => out, err: () => err };
 }
 
+/** The `.durable` record the JSONL store writes once `text` is the whole durable journal. */
+function durablePoint(runId: string, text: string): string {
+  const seq = text.trimEnd().split('\n').length - 2;
+  const bytes = Buffer.byteLength(text);
+  const sha256 = createHash('sha256').update(text).digest('hex');
+  const json = JSON.stringify({
+    format: 'closedloop-journal-durable',
+    version: 1,
+    runId,
+    seq,
+    bytes,
+    sha256,
+  });
+  return `${json.padEnd(255)}\n`;
+}
+
 describe('closedloop resume and report with damaged journals, leases and approval flags', () => {
   let journal: string;
   let runId: string;
@@ -39,6 +56,16 @@ describe('closedloop resume and report with damaged journals, leases and approva
     expect(lines.at(-1)).toContain('"run-finished"');
     text = `${lines.slice(0, -1).join('\n')}\n`;
     writeFileSync(join(journal, `${runId}.jsonl`), text);
+    // …with the durable point and metadata that death leaves: the point at the last record
+    // written, the metadata without the `durableSeq` a session's end records.
+    writeFileSync(join(journal, `${runId}.durable`), durablePoint(runId, text));
+    const metaPath = join(journal, `${runId}.meta.json`);
+    const {
+      journaled: _journaled,
+      durableSeq: _durableSeq,
+      ...meta
+    } = JSON.parse(readFileSync(metaPath, 'utf8'));
+    writeFileSync(metaPath, JSON.stringify(meta));
   }, 60_000);
 
   it('refuses a resume while another process holds the run: exit 2, "run X is being resumed by pid N on host H"', async () => {
@@ -57,14 +84,16 @@ describe('closedloop resume and report with damaged journals, leases and approva
   it('report says what is wrong with a damaged journal; resume gives the typed error; --repair fixes a torn tail', async () => {
     const path = join(journal, `${runId}.jsonl`);
     try {
+      // Emptied after the run made its events durable: its durable point tells, never a restart.
       writeFileSync(path, '');
       const empty = capture();
       expect(await main(['report', runId, '--journal', journal], empty.io)).toBe(1);
-      expect(empty.out()).toMatch(/journal problem \(journal-empty\): .*0 bytes/);
-      expect(empty.err()).toMatch(/^error: .*0 bytes.*\(CortexError journal-empty\)\n$/);
+      expect(empty.out()).toMatch(/journal problem \(journal-rolled-back\): .*ends at seq -1/);
+      expect(empty.out()).toContain('restore the full journal');
+      expect(empty.err()).toMatch(/^error: .*ends at seq -1.*\(CortexError journal-rolled-back\)\n$/);
       const refused = capture();
       expect(await main(['resume', runId, '--journal', journal], refused.io)).toBe(2);
-      expect(refused.err()).toMatch(/is empty \(0 bytes\)/);
+      expect(refused.err()).toMatch(/ends at seq -1/);
 
       unlinkSync(path);
       const missing = capture();
@@ -84,6 +113,7 @@ describe('closedloop resume and report with damaged journals, leases and approva
       expect(readFileSync(path, 'utf8')).toContain('"run-finished"');
     } finally {
       writeFileSync(path, text);
+      writeFileSync(join(journal, `${runId}.durable`), durablePoint(runId, text));
     }
   });
 

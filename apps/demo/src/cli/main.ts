@@ -21,6 +21,8 @@ const usageCodes = new Set([
   'journal-truncated',
   'journal-corrupt',
   'journal-version',
+  'journal-rolled-back',
+  'journal-mismatch',
   // A resume on another workspace or without the run's tools.
   'resume-mismatch',
 ]);

@@ -243,3 +243,89 @@ export async function runTrial(
   }
   return { plan, killed, resumes, restarted, failures };
 }
+
+/** How {@link runCutBackTrial} damages the killed run's journal. */
+export type CutBack = 'whole-line' | 'mid-line';
+
+/** One cut-back trial's outcome: skipped when the kill left fewer than 3 durable events. */
+export interface CutBackOutcome {
+  skipped: boolean;
+  /** The durable seq the kill left, and the seq the cut journal ends at. */
+  expectedSeq?: number;
+  foundSeq?: number;
+  failures: string[];
+}
+
+/**
+ * Kills a run after `killRunAfterMs`, then cuts its journal back behind its durable point — to the
+ * line before its last durable record (an operator's cut, an older copy) or into the middle of that
+ * record (a filesystem that lost the tail) — and resumes it in a fresh process: the resume must be
+ * refused with `journal-rolled-back` and change nothing (workspace, journal bytes). Then the whole
+ * journal is put back and the run must resume to the uninterrupted run's end.
+ */
+export async function runCutBackTrial(
+  child: string[],
+  dir: string,
+  options: { name: string; killRunAfterMs: number; cut: CutBack },
+  reference: TrialState,
+): Promise<CutBackOutcome> {
+  const env = { ...trialWorkspace(dir), RUN_ID: `run-${options.name}` };
+  const killed = await runChild(child, { ...env, PHASE: 'run' }, options.killRunAfterMs);
+  if (killed.signal !== 'SIGKILL') return { skipped: true, failures: [] };
+  const journalPath = join(env.STORE_DIR, `${env.RUN_ID}.jsonl`);
+  let point: { seq: number; bytes: number };
+  let journal: Buffer;
+  try {
+    point = JSON.parse(readFileSync(join(env.STORE_DIR, `${env.RUN_ID}.durable`), 'utf8'));
+    journal = readFileSync(journalPath);
+  } catch {
+    return { skipped: true, failures: [] };
+  }
+  if (point.seq < 2) return { skipped: true, failures: [] };
+  const lineEnds: number[] = [];
+  for (let at = journal.indexOf(10); at !== -1 && at < point.bytes; at = journal.indexOf(10, at + 1)) {
+    lineEnds.push(at + 1);
+  }
+  const lastStart = lineEnds.at(-2)!;
+  const cutAt =
+    options.cut === 'whole-line'
+      ? lastStart
+      : lastStart + Math.max(1, Math.floor((lineEnds.at(-1)! - lastStart) / 2));
+  writeFileSync(journalPath, journal.subarray(0, cutAt));
+  const failures: string[] = [];
+  const before = trialState(env.ROOT);
+  const cutJournal = readFileSync(journalPath);
+  const resumed = await runChild(child, { ...env, PHASE: 'resume' });
+  let answer: TrialAnswer = {};
+  try {
+    answer = JSON.parse(resumed.stdout) as TrialAnswer;
+  } catch {
+    failures.push(
+      `unreadable answer of the cut resume: ${resumed.stdout.slice(0, 200)} ${resumed.stderr.slice(-300)}`,
+    );
+  }
+  if (answer.error !== 'journal-rolled-back') {
+    failures.push(`cut ${options.cut} at byte ${cutAt}: resume gave ${resumed.stdout.slice(0, 300)}`);
+  } else if (!answer.message?.includes(`made seq ${point.seq} durable`)) {
+    failures.push(`the refusal does not name the durable seq ${point.seq}: ${answer.message}`);
+  }
+  if (JSON.stringify(trialState(env.ROOT)) !== JSON.stringify(before))
+    failures.push('the refused resume changed the workspace');
+  if (!readFileSync(journalPath).equals(cutJournal)) failures.push('the refused resume changed the journal');
+  writeFileSync(journalPath, journal);
+  const restored = await runChild(child, { ...env, PHASE: 'resume' });
+  if (!restored.stdout.includes('"stopReason":"completed"'))
+    failures.push(`the restored journal did not resume to completion: ${restored.stdout.slice(0, 300)}`);
+  const state = trialState(env.ROOT);
+  for (const [name, content] of Object.entries(reference.files)) {
+    if (state.files[name] !== content)
+      failures.push(
+        `after restoring: ${name} is ${JSON.stringify(state.files[name])}, not ${JSON.stringify(content)}`,
+      );
+  }
+  if (state.commits !== reference.commits)
+    failures.push(`after restoring: ${state.commits} commits, not ${reference.commits}`);
+  // Whole lines (newlines) less the header: the events the cut journal holds; its last seq.
+  const foundSeq = cutJournal.toString('utf8').split('\n').length - 3;
+  return { skipped: false, expectedSeq: point.seq, foundSeq, failures };
+}
