@@ -1,3 +1,5 @@
+import { countOf } from './number-words';
+
 /**
  * Lookup tables and switches asked to cover a number of cases ("map each of the 7 weekday numbers
  * 0-6", "the status codes 200, 201, 400, 404 and 500", "all 12 month names", "every key in
@@ -5,25 +7,6 @@
  * Read from the text of any language: object, dict, map and array literals, `case` labels,
  * `match` arms, and the keys of a JSON/YAML file the step wrote.
  */
-
-const NUMBER_WORDS: Record<string, number> = {
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  twenty: 20,
-};
 
 /** The request is about a table of cases (a mapping, a lookup, a switch, a dict…). */
 const TABLE_ASKED =
@@ -57,7 +40,7 @@ export function askedCases(
     /\b(?:each\s+of\s+(?:the\s+)?|all\s+(?:of\s+the\s+|the\s+)?|every\s+one\s+of\s+the\s+|the\s+|covers?\s+(?:the\s+)?|covering\s+(?:the\s+)?|for\s+(?:the\s+)?|maps?\s+(?:the\s+)?)(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|twenty)\s+((?:[a-z-]+\s+){0,2}[a-z-]+s)\b/gi;
   for (const match of description.matchAll(counted)) {
     const raw = (match[1] ?? '').toLowerCase();
-    const count = NUMBER_WORDS[raw] ?? Number(raw);
+    const count = countOf(raw) ?? Number.NaN;
     const noun = (match[2] ?? '').split(/\s+/).pop() ?? '';
     if (count >= 2 && count <= 200 && !NOT_CASES.test(noun))
       found.push({ count, why: `${match[1]} ${match[2]}` });

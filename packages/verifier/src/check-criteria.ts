@@ -6,6 +6,7 @@ import type { Tooling } from './detect-tooling';
 import { findPaths } from './find-paths';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
+import { countOf } from './number-words';
 import { isMissingProgram } from './protocols/command-protocols';
 import { type CommandResult, commandProblem } from './run-command';
 import { splitCommandLine } from './split-command-line';
@@ -35,27 +36,14 @@ type CriterionCheck =
 const PROGRAMS = 'npm|pnpm|yarn|npx|node|deno|bun|python3?|pytest|go|cargo|make|tsc|vitest|jest|mocha';
 const PASSES =
   '(?:exits?\\s+(?:with\\s+)?(?:code\\s+)?0|passes|passed|succeeds?|succeeded|runs?\\s+(?:cleanly|green|successfully)|is\\s+green|returns\\s+0|通过|通過|成功|が通る|がパスする|が成功する)';
-const WORD_NUMBERS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  twelve: 12,
-};
 
 function countIn(text: string): TestCountClaim | undefined {
-  const match = new RegExp(
-    `\\b(\\d+|${Object.keys(WORD_NUMBERS).join('|')})\\s+(?:[\\w-]+\\s+){0,2}(?:tests?|cases?|specs?)\\b`,
-    'i',
-  ).exec(text);
+  const match =
+    /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:[\w-]+\s+){0,2}(?:tests?|cases?|specs?)\b/i.exec(
+      text,
+    );
   if (!match?.[1]) return /\ball\b/i.test(text) ? { all: true } : undefined;
-  const count = /^\d+$/.test(match[1]) ? Number(match[1]) : WORD_NUMBERS[match[1].toLowerCase()];
+  const count = countOf(match[1]);
   return count === undefined ? undefined : { count, all: /\ball\b/i.test(text) };
 }
 

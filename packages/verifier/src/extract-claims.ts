@@ -13,6 +13,9 @@ export {
   describeClaim,
   type TestCountClaim,
 } from './claim-types';
+
+import { countOf } from './number-words';
+
 export { findPaths } from './find-paths';
 export { splitCommandLine } from './split-command-line';
 
@@ -645,41 +648,7 @@ function effectClaims(sentence: string, context: ClaimContext): Claim[] {
 
 // ─── tests, builds and commands that passed ──────────────────────────────────────────────────
 
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  一: 1,
-  二: 2,
-  两: 2,
-  兩: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-  十: 10,
-};
 const COUNT = '(?:\\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)';
-
-function toCount(word: string | undefined): number | undefined {
-  if (word === undefined) return undefined;
-  if (/^\d+$/.test(word)) return Number(word);
-  return NUMBER_WORDS[word.toLowerCase()];
-}
 
 const EN_TEST_PASS = new RegExp(
   `\\b(?<all>all\\s+(?:of\\s+)?(?:the\\s+)?)?(?:(?<count>${COUNT})(?:\\s*\\/\\s*(?<of>\\d+))?\\s+)?(?:of\\s+the\\s+)?(?:the\\s+)?(?:(?<count2>${COUNT})\\s+)?(?:new\\s+|unit\\s+|existing\\s+|node:?test\\s+|test\\s+)?(?:tests?|specs?|test\\s+cases?|cases?|assertions?)(?:\\s+suite)?(?:\\s+in\\s+\\S+)?\\s+(?:now\\s+|still\\s+|all\\s+|also\\s+)*(?:(?:are|is|were|have)\\s+(?:all\\s+|now\\s+)*)?(?:pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|ok|successful)\\b|\\b(?<count3>\\d+)\\s*(?:\\/\\s*(?<of3>\\d+)\\s*)?(?:tests?\\s+)?(?:passing|passed)\\b|\\btests?\\s*[:：]\\s*(?<count4>\\d+)\\s+passed\\b`,
@@ -694,8 +663,8 @@ const TEST_NEGATION =
   /\b(?:not\s+all|no|not|never|don't|doesn't|didn't|won't|couldn't|can't|cannot|failing|fail|make|ensure|until|once|so that|to get|should|must|will|would|if|whether|expect|expected)\b[^.;]*$/i;
 
 function testCount(groups: Record<string, string | undefined>, allWord: boolean): TestCountClaim {
-  const count = toCount(groups.count ?? groups.count2 ?? groups.count3 ?? groups.count4);
-  const of = toCount(groups.of ?? groups.of3);
+  const count = countOf(groups.count ?? groups.count2 ?? groups.count3 ?? groups.count4);
+  const of = countOf(groups.of ?? groups.of3);
   const tests: TestCountClaim = { all: allWord || (count !== undefined && of !== undefined && count === of) };
   const claimed = of ?? count;
   if (claimed !== undefined) tests.count = claimed;
