@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,7 @@ import {
   warnNoSandbox,
 } from './sandbox';
 import { ToolError } from './tool-error';
+import { findWorkspaceBytecode, type WorkspaceBytecode } from './workspace-bytecode';
 
 /** Options of {@link createCommandRunner}. */
 export interface CommandRunnerOptions {
@@ -79,6 +81,18 @@ export interface CommandRunOptions {
   onSpawn?: (pid: number) => void;
   /** The environment tag the command and its descendants carry (see `ToolContext.processTag`). */
   processTag?: string;
+  /**
+   * Python reads none of the bytecode the workspace holds and writes none, and reads the bytecode
+   * of the interpreter's own modules as usual (the verifier's re-runs: evidence comes from the
+   * sources as they are now, never from a stale or forged `.pyc`). Sandboxed, an empty read-only
+   * folder covers each `__pycache__` of the workspace and `/dev/null` each `.pyc` that has no
+   * source beside it; when they cannot all be listed (more than {@link maxHiddenBytecodePaths}, a
+   * linked `__pycache__`, a huge workspace) or the command is not sandboxed, `PYTHONPYCACHEPREFIX`
+   * names a folder nobody writes (every module is then compiled from source). A command run
+   * unsandboxed in a workspace holding a sourceless `.pyc` is refused (`execution-failed`): Python
+   * would run it whatever the sources say. A `PYTHONPYCACHEPREFIX` in `env` is kept.
+   */
+  ignoreWorkspaceBytecode?: boolean;
 }
 
 /** What one command did. A non-zero exit is a result, not an error. */
@@ -88,7 +102,25 @@ export interface CommandRunResult extends ProcessRunResult {
   cwd: string;
   /** Whether it ran inside the bubblewrap sandbox. */
   sandboxed: boolean;
+  /**
+   * With {@link CommandRunOptions.ignoreWorkspaceBytecode}: how Python was kept off the
+   * workspace's bytecode — `'hidden'` (covered in the sandbox) or `'prefix'` (a
+   * `PYTHONPYCACHEPREFIX` nobody writes).
+   */
+  bytecode?: 'hidden' | 'prefix';
 }
+
+/**
+ * How many `__pycache__` folders and sourceless `.pyc` files of a workspace a sandboxed command
+ * gets covered, at most (one mount each); above it, `PYTHONPYCACHEPREFIX` keeps Python off them.
+ */
+export const maxHiddenBytecodePaths = 256;
+
+/**
+ * A folder nobody writes, as `PYTHONPYCACHEPREFIX`: Python finds no bytecode there (with
+ * `PYTHONDONTWRITEBYTECODE` it writes none) and compiles every module from source.
+ */
+const unwrittenPycachePrefix = path.join(os.tmpdir(), `closedloop-no-pycache-${randomUUID()}`);
 
 /**
  * The one process runner of closedloop: `run_command`, the git tools and the verifier's claim
@@ -306,6 +338,39 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     }
     if (!status.sandboxed && sandbox.mode === 'auto') warnNoSandbox(status.reason ?? 'unknown reason');
 
+    let bytecode: WorkspaceBytecode | undefined;
+    if (runOptions.ignoreWorkspaceBytecode) {
+      env.PYTHONDONTWRITEBYTECODE = '1';
+      // A prefix of the policy's could be a folder commands write: only the caller's is kept.
+      if (runOptions.env?.PYTHONPYCACHEPREFIX === undefined) delete env.PYTHONPYCACHEPREFIX;
+      // The folders commands write: the workspace, and the `writable` ones.
+      bytecode = { caches: [], sourceless: [] };
+      for (const folder of [realRoot, ...sandbox.writable.filter((dir) => !isInsideFolder(realRoot, dir))]) {
+        const found = await findWorkspaceBytecode(folder, { maxPaths: maxHiddenBytecodePaths });
+        if (found === undefined) {
+          bytecode = undefined;
+          break;
+        }
+        bytecode.caches.push(...found.caches);
+        bytecode.sourceless.push(...found.sourceless);
+      }
+      if (
+        bytecode !== undefined &&
+        bytecode.caches.length + bytecode.sourceless.length > maxHiddenBytecodePaths
+      )
+        bytecode = undefined;
+      if (!status.sandboxed && bytecode !== undefined && bytecode.sourceless.length > 0) {
+        const named = bytecode.sourceless.slice(0, 3).map((file) => workspaceRelative(realRoot, file));
+        throw new ToolError({
+          code: 'execution-failed',
+          message: `Command ${JSON.stringify(argv)} was not run: the workspace holds Python bytecode with no source beside it (${named.join(', ')}${bytecode.sourceless.length > 3 ? ', …' : ''}), which Python would run whatever the sources say, and without the sandbox it cannot be hidden. Remove it.`,
+          details: { argv, sourceless: named },
+        });
+      }
+      if (!status.sandboxed) bytecode = undefined;
+      if (bytecode === undefined) env.PYTHONPYCACHEPREFIX ??= unwrittenPycachePrefix;
+    }
+
     const processOptions = {
       cwd: checked.cwd,
       env,
@@ -350,6 +415,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           show: sandbox.show,
           executable,
           ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
+          ...(bytecode !== undefined ? { bytecode } : {}),
           // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize
             ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
@@ -405,6 +471,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     } finally {
       await group?.release();
     }
+    const bytecodeKept: 'hidden' | 'prefix' = bytecode !== undefined ? 'hidden' : 'prefix';
     if (result.limitExceeded !== undefined) {
       result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: killed the command: ${result.limitExceeded}.\n`;
     }
@@ -417,6 +484,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       argv: [...argv],
       cwd: workspaceRelative(realRoot, checked.cwd),
       sandboxed: status.sandboxed,
+      ...(runOptions.ignoreWorkspaceBytecode ? { bytecode: bytecodeKept } : {}),
       ...result,
     };
   };
