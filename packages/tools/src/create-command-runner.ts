@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redactor } from '@closedloop/model';
@@ -84,11 +84,13 @@ export interface CommandRunOptions {
   /**
    * Python reads none of the bytecode the workspace holds and writes none, and reads the bytecode
    * of the interpreter's own modules as usual (the verifier's re-runs: evidence comes from the
-   * sources as they are now, never from a stale or forged `.pyc`). Sandboxed, an empty read-only
-   * folder covers each `__pycache__` of the workspace and `/dev/null` each `.pyc` that has no
-   * source beside it; when they cannot all be listed (more than {@link maxHiddenBytecodePaths}, a
-   * linked `__pycache__`, a huge workspace) or the command is not sandboxed, `PYTHONPYCACHEPREFIX`
-   * names a folder nobody writes (every module is then compiled from source). A command run
+   * sources as they are now, never from a stale or forged `.pyc`). Sandboxed, an empty tmpfs of
+   * the command's own covers each `__pycache__` of the workspace and `/dev/null` each `.pyc` that
+   * has no source beside it; when they cannot all be listed (more than
+   * {@link maxHiddenBytecodePaths}, a linked `__pycache__`, a huge workspace) or the command is
+   * not sandboxed — and for `python3 -m py_compile` / `compileall`, which write bytecode whatever
+   * the environment says — `PYTHONPYCACHEPREFIX` names a folder of this command alone, removed
+   * after (every module is then compiled from source). A command run
    * unsandboxed in a workspace holding a sourceless `.pyc` is refused (`execution-failed`): Python
    * would run it whatever the sources say. A `PYTHONPYCACHEPREFIX` in `env` is kept.
    */
@@ -117,10 +119,30 @@ export interface CommandRunResult extends ProcessRunResult {
 export const maxHiddenBytecodePaths = 256;
 
 /**
- * A folder nobody writes, as `PYTHONPYCACHEPREFIX`: Python finds no bytecode there (with
- * `PYTHONDONTWRITEBYTECODE` it writes none) and compiles every module from source.
+ * Python modules whose purpose is to write bytecode (`PYTHONDONTWRITEBYTECODE` does not stop
+ * them): with `ignoreWorkspaceBytecode` they write to a prefix of their own, not the workspace.
  */
-const unwrittenPycachePrefix = path.join(os.tmpdir(), `closedloop-no-pycache-${randomUUID()}`);
+const bytecodeWriters: ReadonlySet<string> = new Set(['py_compile', 'compileall']);
+
+/** The module a `python3` argv runs with `-m` (`-m x`, `-mx`, `-Bm x`, after other options), if any. */
+function pythonModuleOf(program: string, args: readonly string[]): string | undefined {
+  if (!/^python(?:3(?:\.\d+)?)?$/.test(program)) return undefined;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') return undefined;
+    if (arg.startsWith('--')) continue;
+    for (let at = 1; at < arg.length; at++) {
+      const flag = arg[at];
+      if (flag === 'm') return at + 1 < arg.length ? arg.slice(at + 1) : args[index + 1];
+      if (flag === 'W' || flag === 'X') {
+        // Its value is the rest of the argument, or the next one.
+        if (at + 1 === arg.length) index++;
+        break;
+      }
+    }
+  }
+  return undefined;
+}
 
 /**
  * The one process runner of closedloop: `run_command`, the git tools and the verifier's claim
@@ -339,6 +361,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     if (!status.sandboxed && sandbox.mode === 'auto') warnNoSandbox(status.reason ?? 'unknown reason');
 
     let bytecode: WorkspaceBytecode | undefined;
+    let ownPrefix: string | undefined;
     if (runOptions.ignoreWorkspaceBytecode) {
       env.PYTHONDONTWRITEBYTECODE = '1';
       // A prefix of the policy's could be a folder commands write: only the caller's is kept.
@@ -368,7 +391,15 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         });
       }
       if (!status.sandboxed) bytecode = undefined;
-      if (bytecode === undefined) env.PYTHONPYCACHEPREFIX ??= unwrittenPycachePrefix;
+      // A folder of this command alone (removed after it): Python finds no bytecode there and,
+      // with `PYTHONDONTWRITEBYTECODE`, writes none but what `py_compile`/`compileall` must.
+      if (
+        env.PYTHONPYCACHEPREFIX === undefined &&
+        (bytecode === undefined || bytecodeWriters.has(pythonModuleOf(checked.program, args) ?? ''))
+      ) {
+        ownPrefix = path.join(os.tmpdir(), `closedloop-no-pycache-${randomUUID()}`);
+        env.PYTHONPYCACHEPREFIX = ownPrefix;
+      }
     }
 
     const processOptions = {
@@ -470,6 +501,8 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       }
     } finally {
       await group?.release();
+      // Sandboxed, it was in the command's own `/tmp`; otherwise it is removed here.
+      if (ownPrefix !== undefined) await rm(ownPrefix, { recursive: true, force: true });
     }
     const bytecodeKept: 'hidden' | 'prefix' = bytecode !== undefined ? 'hidden' : 'prefix';
     if (result.limitExceeded !== undefined) {

@@ -917,7 +917,7 @@ export interface BubblewrapLayout {
    */
   tmpfsBytes?: number;
   /**
-   * Python bytecode in the workspace the command must not see: an empty read-only folder is
+   * Python bytecode in the workspace the command must not see: an empty tmpfs of its own is
    * mounted over each `__pycache__`, `/dev/null` over each sourceless `.pyc` (Python then finds
    * no bytecode file there). See `CommandRunOptions.ignoreWorkspaceBytecode`.
    */
@@ -1173,11 +1173,10 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   // of it: only inside those folders (what a command left there may not send a mount elsewhere).
   const coverable = (target: string) =>
     [layout.root, ...layout.writable].some((folder) => folder !== target && isInside(folder, target));
+  // A `__pycache__` gets an empty tmpfs of its own (small, gone with the command): Python finds
+  // nothing there, and what `py_compile` writes there (Python's imports write nothing) is lost.
   for (const folder of layout.bytecode?.caches ?? []) {
-    if (!coverable(folder)) continue;
-    args.push(
-      ...(empty !== undefined ? ['--ro-bind', empty, folder] : [...tmpfs(folder), '--remount-ro', folder]),
-    );
+    if (coverable(folder)) args.push(...tmpfs(folder));
   }
   for (const file of layout.bytecode?.sourceless ?? []) {
     if (coverable(file)) args.push('--ro-bind', '/dev/null', file);

@@ -128,6 +128,24 @@ describe('commands that ignore the workspace bytecode', { timeout: 60_000 }, () 
       ]);
     });
 
+    it('let py_compile and compileall succeed and write nothing into the workspace', async () => {
+      forgeCachedBytecode(ws.root);
+      await mkdir(path.join(ws.root, 'src'));
+      await writeFile(path.join(ws.root, 'src', 'app.py'), 'print(1)\n');
+      const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+      for (const argv of [
+        ['python3', '-m', 'py_compile', 'calc.py', 'src/app.py'],
+        ['python3', '-B', '-m', 'compileall', '-q', '.'],
+      ]) {
+        const result = await runner.run(argv, { ignoreWorkspaceBytecode: true });
+        expect(result).toMatchObject({ bytecode: 'hidden', exitCode: 0 });
+      }
+      expect(await readdir(path.join(ws.root, 'src'))).toEqual(['app.py']);
+      expect(await readdir(path.join(ws.root, '__pycache__'))).toEqual([
+        expect.stringMatching(/^calc\..*\.pyc$/),
+      ]);
+    });
+
     it("read the interpreter's own cached bytecode", async () => {
       const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
       const result = await runner.run(['python3', '-v', '-m', 'json.tool', '--help'], {
