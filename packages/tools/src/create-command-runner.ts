@@ -1,4 +1,5 @@
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { lstat, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redactor } from '@closedloop/model';
@@ -34,6 +35,7 @@ import {
   warnNoSandbox,
 } from './sandbox';
 import { ToolError } from './tool-error';
+import { findWorkspaceBytecode, type WorkspaceBytecode } from './workspace-bytecode';
 
 /** Options of {@link createCommandRunner}. */
 export interface CommandRunnerOptions {
@@ -79,6 +81,20 @@ export interface CommandRunOptions {
   onSpawn?: (pid: number) => void;
   /** The environment tag the command and its descendants carry (see `ToolContext.processTag`). */
   processTag?: string;
+  /**
+   * Python reads none of the bytecode the workspace holds and writes none, and reads the bytecode
+   * of the interpreter's own modules as usual (the verifier's re-runs: evidence comes from the
+   * sources as they are now, never from a stale or forged `.pyc`). Sandboxed, an empty tmpfs of
+   * the command's own covers each `__pycache__` of the workspace and `/dev/null` each `.pyc` that
+   * has no source beside it; when they cannot all be listed (more than
+   * {@link maxHiddenBytecodePaths}, a linked `__pycache__`, a huge workspace) or the command is
+   * not sandboxed — and for `python3 -m py_compile` / `compileall`, which write bytecode whatever
+   * the environment says — `PYTHONPYCACHEPREFIX` names a folder of this command alone, removed
+   * after (every module is then compiled from source). A command run
+   * unsandboxed in a workspace holding a sourceless `.pyc` is refused (`execution-failed`): Python
+   * would run it whatever the sources say. A `PYTHONPYCACHEPREFIX` in `env` is kept.
+   */
+  ignoreWorkspaceBytecode?: boolean;
 }
 
 /** What one command did. A non-zero exit is a result, not an error. */
@@ -88,6 +104,44 @@ export interface CommandRunResult extends ProcessRunResult {
   cwd: string;
   /** Whether it ran inside the bubblewrap sandbox. */
   sandboxed: boolean;
+  /**
+   * With {@link CommandRunOptions.ignoreWorkspaceBytecode}: how Python was kept off the
+   * workspace's bytecode — `'hidden'` (covered in the sandbox) or `'prefix'` (a
+   * `PYTHONPYCACHEPREFIX` nobody writes).
+   */
+  bytecode?: 'hidden' | 'prefix';
+}
+
+/**
+ * How many `__pycache__` folders and sourceless `.pyc` files of a workspace a sandboxed command
+ * gets covered, at most (one mount each); above it, `PYTHONPYCACHEPREFIX` keeps Python off them.
+ */
+export const maxHiddenBytecodePaths = 256;
+
+/**
+ * Python modules whose purpose is to write bytecode (`PYTHONDONTWRITEBYTECODE` does not stop
+ * them): with `ignoreWorkspaceBytecode` they write to a prefix of their own, not the workspace.
+ */
+const bytecodeWriters: ReadonlySet<string> = new Set(['py_compile', 'compileall']);
+
+/** The module a `python3` argv runs with `-m` (`-m x`, `-mx`, `-Bm x`, after other options), if any. */
+function pythonModuleOf(program: string, args: readonly string[]): string | undefined {
+  if (!/^python(?:3(?:\.\d+)?)?$/.test(program)) return undefined;
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (!arg.startsWith('-') || arg === '-' || arg === '--') return undefined;
+    if (arg.startsWith('--')) continue;
+    for (let at = 1; at < arg.length; at++) {
+      const flag = arg[at];
+      if (flag === 'm') return at + 1 < arg.length ? arg.slice(at + 1) : args[index + 1];
+      if (flag === 'W' || flag === 'X') {
+        // Its value is the rest of the argument, or the next one.
+        if (at + 1 === arg.length) index++;
+        break;
+      }
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -306,6 +360,48 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     }
     if (!status.sandboxed && sandbox.mode === 'auto') warnNoSandbox(status.reason ?? 'unknown reason');
 
+    let bytecode: WorkspaceBytecode | undefined;
+    let ownPrefix: string | undefined;
+    if (runOptions.ignoreWorkspaceBytecode) {
+      env.PYTHONDONTWRITEBYTECODE = '1';
+      // A prefix of the policy's could be a folder commands write: only the caller's is kept.
+      if (runOptions.env?.PYTHONPYCACHEPREFIX === undefined) delete env.PYTHONPYCACHEPREFIX;
+      // The folders commands write: the workspace, and the `writable` ones.
+      bytecode = { caches: [], sourceless: [] };
+      for (const folder of [realRoot, ...sandbox.writable.filter((dir) => !isInsideFolder(realRoot, dir))]) {
+        const found = await findWorkspaceBytecode(folder, { maxPaths: maxHiddenBytecodePaths });
+        if (found === undefined) {
+          bytecode = undefined;
+          break;
+        }
+        bytecode.caches.push(...found.caches);
+        bytecode.sourceless.push(...found.sourceless);
+      }
+      if (
+        bytecode !== undefined &&
+        bytecode.caches.length + bytecode.sourceless.length > maxHiddenBytecodePaths
+      )
+        bytecode = undefined;
+      if (!status.sandboxed && bytecode !== undefined && bytecode.sourceless.length > 0) {
+        const named = bytecode.sourceless.slice(0, 3).map((file) => workspaceRelative(realRoot, file));
+        throw new ToolError({
+          code: 'execution-failed',
+          message: `Command ${JSON.stringify(argv)} was not run: the workspace holds Python bytecode with no source beside it (${named.join(', ')}${bytecode.sourceless.length > 3 ? ', …' : ''}), which Python would run whatever the sources say, and without the sandbox it cannot be hidden. Remove it.`,
+          details: { argv, sourceless: named },
+        });
+      }
+      if (!status.sandboxed) bytecode = undefined;
+      // A folder of this command alone (removed after it): Python finds no bytecode there and,
+      // with `PYTHONDONTWRITEBYTECODE`, writes none but what `py_compile`/`compileall` must.
+      if (
+        env.PYTHONPYCACHEPREFIX === undefined &&
+        (bytecode === undefined || bytecodeWriters.has(pythonModuleOf(checked.program, args) ?? ''))
+      ) {
+        ownPrefix = path.join(os.tmpdir(), `closedloop-no-pycache-${randomUUID()}`);
+        env.PYTHONPYCACHEPREFIX = ownPrefix;
+      }
+    }
+
     const processOptions = {
       cwd: checked.cwd,
       env,
@@ -350,6 +446,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
           show: sandbox.show,
           executable,
           ...(env.PATH !== undefined ? { searchPath: env.PATH } : {}),
+          ...(bytecode !== undefined ? { bytecode } : {}),
           // `/tmp`, `/var/tmp` and `/dev/shm` are memory: a quarter of the memory limit each.
           ...(limits && probe.available && probe.tmpfsSize
             ? { tmpfsBytes: Math.max(1024 * 1024, Math.floor(limits.maxMemoryBytes / 4)) }
@@ -404,7 +501,10 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       }
     } finally {
       await group?.release();
+      // Sandboxed, it was in the command's own `/tmp`; otherwise it is removed here.
+      if (ownPrefix !== undefined) await rm(ownPrefix, { recursive: true, force: true });
     }
+    const bytecodeKept: 'hidden' | 'prefix' = bytecode !== undefined ? 'hidden' : 'prefix';
     if (result.limitExceeded !== undefined) {
       result.stderr += `${result.stderr === '' || result.stderr.endsWith('\n') ? '' : '\n'}closedloop: killed the command: ${result.limitExceeded}.\n`;
     }
@@ -417,6 +517,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
       argv: [...argv],
       cwd: workspaceRelative(realRoot, checked.cwd),
       sandboxed: status.sandboxed,
+      ...(runOptions.ignoreWorkspaceBytecode ? { bytecode: bytecodeKept } : {}),
       ...result,
     };
   };

@@ -17,6 +17,7 @@ import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-
 import { openFolderBeneath } from './open-beneath';
 import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
+import type { WorkspaceBytecode } from './workspace-bytecode';
 
 /**
  * Whether commands run inside a bubblewrap sandbox:
@@ -915,6 +916,12 @@ export interface BubblewrapLayout {
    * could fill it past any memory limit. Undefined: no `--size` (bubblewrap before 0.8).
    */
   tmpfsBytes?: number;
+  /**
+   * Python bytecode in the workspace the command must not see: an empty tmpfs of its own is
+   * mounted over each `__pycache__`, `/dev/null` over each sourceless `.pyc` (Python then finds
+   * no bytecode file there). See `CommandRunOptions.ignoreWorkspaceBytecode`.
+   */
+  bytecode?: WorkspaceBytecode;
 }
 
 /** The size of the tmpfs mounts nothing needs to write much in: `/run`, hidden folders. */
@@ -1161,6 +1168,18 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
     const target = realPathNow(path.resolve(layout.root, folder));
     if (target !== undefined && kindOfNow(target) === 'directory' && isInside(layout.root, target))
       args.push('--ro-bind', target, target);
+  }
+  // The workspace's Python bytecode (and the `writable` folders'), when the command must read none
+  // of it: only inside those folders (what a command left there may not send a mount elsewhere).
+  const coverable = (target: string) =>
+    [layout.root, ...layout.writable].some((folder) => folder !== target && isInside(folder, target));
+  // A `__pycache__` gets an empty tmpfs of its own (small, gone with the command): Python finds
+  // nothing there, and what `py_compile` writes there (Python's imports write nothing) is lost.
+  for (const folder of layout.bytecode?.caches ?? []) {
+    if (coverable(folder)) args.push(...tmpfs(folder));
+  }
+  for (const file of layout.bytecode?.sourceless ?? []) {
+    if (coverable(file)) args.push('--ro-bind', '/dev/null', file);
   }
   // Credential stores are hidden after every bind: a workspace, a `writable` folder or the
   // repository's work tree (a home folder kept in git) that contains one would show it again.

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import { type CommandRunner, createCommandRunner, ToolError } from '@closedloop/tools';
 import { beginWorkspaceActivity } from '@closedloop/tools/internal';
@@ -54,16 +52,6 @@ export interface CommandResult {
 }
 
 /**
- * Evidence comes from the source as it is now: Python would reuse bytecode cached for a file of
- * the same size and second (an edit within the second of the last run, `a - b` → `a + b`, would be
- * judged by the old code). Re-runs read no cache (a prefix nobody writes to) and write none.
- */
-const freshBytecode = {
-  PYTHONDONTWRITEBYTECODE: '1',
-  PYTHONPYCACHEPREFIX: path.join(os.tmpdir(), `closedloop-no-pycache-${randomUUID()}`),
-};
-
-/**
  * Runs a command through the product's one process runner (`createCommandRunner` of
  * `@closedloop/tools`): the same command policy, minimal environment, sandbox and process-tree
  * kill as `run_command`. Never throws: a refused command is `denied`, a program that cannot start
@@ -106,7 +94,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       timeoutMs: options.timeoutMs ?? 120_000,
       maxOutputBytes: Math.max(64, Math.ceil(maxOutputChars / 2)),
       interleaved: true,
-      env: { ...freshBytecode, ...options.env },
+      // Evidence comes from the sources as they are now: Python would reuse bytecode cached for a
+      // file of the same size and second (an edit within the second of the last run, `a - b` →
+      // `a + b`, would be judged by the old code), or a `.pyc` a step forged. The runner keeps
+      // Python off the workspace's bytecode (and writes none); the interpreter's own is read.
+      ignoreWorkspaceBytecode: true,
+      ...(options.env ? { env: options.env } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     });

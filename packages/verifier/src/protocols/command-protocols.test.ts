@@ -1,5 +1,6 @@
-import { statSync, utimesSync } from 'node:fs';
-import { mkdir, symlink } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync, utimesSync } from 'node:fs';
+import { copyFile, mkdir, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,6 +82,42 @@ describe('TEST protocol against real suites', { timeout: 120_000 }, () => {
     const [passing] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
       .findings;
     expect(passing).toMatchObject({ status: 'pass', details: { passed: 2, failed: 0 } });
+  });
+
+  it('never passes a failing pytest suite on bytecode a step forged or left without its source', async () => {
+    const ws = await workspace({
+      'pytest.ini': '[pytest]\n',
+      'test_calc.py': 'from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n',
+    });
+    // `calc.py` reads `a - b` (the test fails); its cached bytecode, with a header that matches
+    // that source (size and modification time), returns `a + b`.
+    execFileSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import os, py_compile, sys',
+          "open('calc.py', 'w').write('def add(a, b):\\n    return a + b\\n')",
+          "os.utime('calc.py', (1700000000, 1700000000))",
+          "py_compile.compile('calc.py', cfile=os.path.join('__pycache__', 'calc.' + sys.implementation.cache_tag + '.pyc'), doraise=True)",
+          "open('calc.py', 'w').write('def add(a, b):\\n    return a - b\\n')",
+          "os.utime('calc.py', (1700000000, 1700000000))",
+        ].join('\n'),
+      ],
+      { cwd: ws.root, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+    );
+    const [forged] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
+      .findings;
+    expect(forged).toMatchObject({ status: 'fail', details: { format: 'pytest', passed: 0, failed: 1 } });
+    // A folder `calc/` holding only `__init__.pyc` (of `a + b`) is imported before `calc.py`.
+    await mkdir(path.join(ws.root, 'calc'));
+    await copyFile(
+      path.join(ws.root, '__pycache__', readdirSync(path.join(ws.root, '__pycache__'))[0] as string),
+      path.join(ws.root, 'calc', '__init__.pyc'),
+    );
+    const [sourceless] = (await runProtocols([testProtocol], createProtocolContext({ workspace: ws.root })))
+      .findings;
+    expect(sourceless?.status).not.toBe('pass');
   });
 
   it('fails when the runner exits 0 without running a test, and skips without a runner', async () => {

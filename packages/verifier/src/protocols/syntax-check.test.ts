@@ -139,6 +139,27 @@ describe('checkSyntax toolchains', { timeout: 120_000 }, () => {
     expect(existsSync(path.join(ws.root, 'imported-from-workspace'))).toBe(false);
   });
 
+  it("gives py_compile a bytecode folder of each check's own, outside the workspace, removed after", async () => {
+    // A folder shared between checks (`/tmp/closedloop-pycache`) could hold a forged bytecode of
+    // `py_compile` itself, planted by anyone who can write the temporary folder.
+    const ws = await workspace({ 'bad.py': broken['missing-colon.py'] ?? '' });
+    const prefixes: string[] = [];
+    const run: SyntaxCommandRunner = async (argv, options) => {
+      prefixes.push(options?.env?.PYTHONPYCACHEPREFIX ?? '');
+      return runIn(ws.root)(argv, options);
+    };
+    for (let check = 0; check < 2; check++)
+      expect(await checkSyntax('bad.py', broken['missing-colon.py'] ?? '', { run })).toMatchObject({
+        status: 'invalid',
+      });
+    expect(prefixes).toHaveLength(2);
+    expect(new Set(prefixes).size).toBe(2);
+    for (const prefix of prefixes) {
+      expect(path.isAbsolute(prefix) && !prefix.startsWith(ws.root)).toBe(true);
+      expect(existsSync(prefix)).toBe(false);
+    }
+  });
+
   it('without a workspace, runs the toolchain in a private folder holding only the file', async () => {
     expect(await syntaxErrors('src/bad.py', broken['missing-colon.py'] ?? '')).toEqual([
       "1 SyntaxError: expected ':'",

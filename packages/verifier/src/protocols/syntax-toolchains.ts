@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type TypeScript from 'typescript';
@@ -200,8 +202,11 @@ const workspaceTsc: SyntaxToolchain = {
 
 /**
  * `python3 -P -m py_compile`: compiles without running. `-P` (Python 3.11+) keeps the workspace
- * off the module path, so a `py_compile.py` there is never imported; the bytecode goes to a
- * cache folder outside the workspace (`PYTHONPYCACHEPREFIX`), never into it.
+ * off the module path, so a `py_compile.py` there is never imported. The bytecode it must write
+ * goes to a cache folder of this check alone (`PYTHONPYCACHEPREFIX`), never into the workspace,
+ * removed after: a folder shared between checks (or with anyone who can write the temporary
+ * folder) could hold a forged `py_compile` bytecode that Python would load, and nothing there
+ * would be read again anyway.
  */
 const pyCompile: SyntaxToolchain = {
   name: 'python3 -m py_compile',
@@ -210,10 +215,17 @@ const pyCompile: SyntaxToolchain = {
     const where = await place();
     if (!where) return commandsOff('python3');
     const { run, fileName } = where;
-    const result = await run(['python3', '-P', '-m', 'py_compile', fileArgument(fileName)], {
-      env: { PYTHONPYCACHEPREFIX: path.join(os.tmpdir(), 'closedloop-pycache') },
-      timeoutMs: QUICK_MS,
-    });
+    // Sandboxed, the folder is in the command's own `/tmp`; otherwise in this machine's.
+    const cache = path.join(os.tmpdir(), `closedloop-py-compile-${randomUUID()}`);
+    let result: CommandResult;
+    try {
+      result = await run(['python3', '-P', '-m', 'py_compile', fileArgument(fileName)], {
+        env: { PYTHONPYCACHEPREFIX: cache },
+        timeoutMs: QUICK_MS,
+      });
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
     const problem = unavailable('python3', result);
     if (problem) return problem;
     const message = /\b((?:Syntax|Indentation|Tab)Error): (.*)$/m.exec(result.output);
