@@ -82,7 +82,7 @@ describe('a killed run whose journal is then cut back into what it acted on', ()
     const seed = Number(process.env.CRASH_SEED ?? 20_261_128);
     const next = random(seed);
     let cutTrials = 0;
-    for (let index = 0; cutTrials < 3 && index < 8; index++) {
+    for (let index = 0; cutTrials < 3 && index < 12; index++) {
       const outcome = await runCutBackTrial(
         child,
         join(scratch, `cut${index}`),

@@ -40,6 +40,36 @@ describe('askedMigrationProblems', () => {
         read: read({}),
       }),
     ).toEqual([]);
+    // Registering the new migration in the folder's index (or any file that now names it) is no edit of history.
+    for (const [index, text] of [
+      ['migrations/index.js', "export default ['001_users', '002_email'];\n"],
+      ['migrations/list.json', '["001_users.sql", "002_email.sql"]\n'],
+      ['alembic/versions/__init__.py', ''],
+    ] as const)
+      expect(
+        askedMigrationProblems({
+          description: 'Add a migration that adds an email column to users',
+          created: ['migrations/002_email.sql'],
+          modified: [index],
+          read: read({
+            'migrations/002_email.sql': 'ALTER TABLE users ADD COLUMN email TEXT;\n',
+            [index]: text,
+          }),
+        }),
+        index,
+      ).toEqual([]);
+    // …but an applied migration edited beside a new file that does not name it still fails.
+    expect(
+      askedMigrationProblems({
+        description: 'Add a migration that adds an email column to users',
+        created: ['migrations/002_email.sql'],
+        modified: ['migrations/001_users.sql'],
+        read: read({
+          'migrations/002_email.sql': 'ALTER TABLE users ADD COLUMN email TEXT;\n',
+          'migrations/001_users.sql': 'CREATE TABLE users (id INT, email TEXT);\n',
+        }),
+      }),
+    ).toHaveLength(1);
     expect(isMigrationFile('db/migrate/20240101_create_posts.rb')).toBe(true);
     expect(isMigrationFile('src/migrate.ts')).toBe(false);
   });

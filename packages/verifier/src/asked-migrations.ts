@@ -8,6 +8,10 @@
 const MIGRATION_FILE =
   /(?:^|\/)(?:migrations?|migrate|versions|flyway|changelogs?|changesets?)\/(?:[^/]+\/)*[^/]+\.(?:sql|rb|py|js|mjs|cjs|ts|go|php|exs|java|kt|cs|xml|ya?ml)$|(?:^|\/)V\d+(?:[._]\d+)*__\w+\.sql$/i;
 
+/** Files of a migrations folder that list or load the migrations, not migrations themselves. */
+const REGISTRY_FILE =
+  /(?:^|\/)(?:index\.[cm]?[jt]s|__init__\.py|mod\.rs|env\.py|schema\.(?:rb|sql|prisma)|structure\.sql|migration_lock\.toml|[^/]*\.mako|alembic\.ini|knexfile\.[cm]?[jt]s|changelog-master\.(?:xml|ya?ml))$/i;
+
 /** The request asks for a new migration ("Add a migration…", "Create a new Alembic migration"). */
 const NEW_MIGRATION_ASKED =
   /\b(?:add|create|write|generate|make|introduce|scaffold)\s+(?:a\s+|an\s+|one\s+|the\s+)?(?:new\s+)?(?:database\s+|db\s+|schema\s+|sql\s+|knex\s+|alembic\s+|rails\s+|prisma\s+|django\s+|flyway\s+|sequelize\s+|typeorm\s+)?migrations?\b|\bnew\s+migrations?\b/i;
@@ -49,7 +53,18 @@ export function askedMigrationProblems(input: AskedMigrationsInput): string[] {
       input.description.includes(file) || input.description.includes(base) || input.description.includes(stem)
     );
   };
-  const edited = input.modified.filter((file) => isMigrationFile(file) && !named(file));
+  // The new migrations' names: a file that now names one registers it (a migrations index, a
+  // list of versions), it is not history rewritten.
+  const createdStems = input.created
+    .filter(isMigrationFile)
+    .map((file) => (file.split('/').pop() ?? file).replace(/\.[^.]+$/, ''))
+    .filter((stem) => stem.length >= 3);
+  const registers = (file: string) => {
+    if (REGISTRY_FILE.test(file)) return true;
+    const text = input.read(file);
+    return text !== undefined && createdStems.some((stem) => text.includes(stem));
+  };
+  const edited = input.modified.filter((file) => isMigrationFile(file) && !named(file) && !registers(file));
   if (edited.length > 0)
     problems.push(
       `It was asked to add a new migration but edited existing ${edited.length === 1 ? 'migration' : 'migrations'} ${edited

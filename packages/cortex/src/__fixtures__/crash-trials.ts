@@ -263,6 +263,18 @@ export interface CutBackOutcome {
  * refused with `journal-rolled-back` and change nothing (workspace, journal bytes). Then the whole
  * journal is put back and the run must resume to the uninterrupted run's end.
  */
+/** The workspace's state once it has stopped changing (the same over 300 ms, at most 10 s). */
+async function settledState(root: string): Promise<TrialState> {
+  let last = JSON.stringify(trialState(root));
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = JSON.stringify(trialState(root));
+    if (now === last) break;
+    last = now;
+  }
+  return trialState(root);
+}
+
 export async function runCutBackTrial(
   child: string[],
   dir: string,
@@ -293,7 +305,9 @@ export async function runCutBackTrial(
       : lastStart + Math.max(1, Math.floor((lineEnds.at(-1)! - lastStart) / 2));
   writeFileSync(journalPath, journal.subarray(0, cutAt));
   const failures: string[] = [];
-  const before = trialState(env.ROOT);
+  // A command the killed run started may still be finishing (its process outlives the kill on a
+  // busy machine): what the refused resume must not change is the workspace once that is done.
+  const before = await settledState(env.ROOT);
   const cutJournal = readFileSync(journalPath);
   const resumed = await runChild(child, { ...env, PHASE: 'resume' });
   let answer: TrialAnswer = {};
