@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { shortTable } from './asked-case-counts';
 import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
@@ -169,12 +170,29 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }
     })(),
   ).filter((script): script is string => typeof script === 'string');
+  // The runner scan tries some fifty config names in each folder the step touched: a folder is
+  // listed once, and only names it holds are read (a safe read of a missing file is not free).
+  const listings = new Map<string, Set<string> | undefined>();
+  const listed = (dir: string) => {
+    if (!listings.has(dir)) {
+      let names: Set<string> | undefined;
+      try {
+        names = new Set(readdirSync(facts.absolute(dir === '.' ? '' : dir)));
+      } catch {
+        names = undefined;
+      }
+      listings.set(dir, names);
+    }
+    return listings.get(dir);
+  };
+  const readIfListed = (rel: string) =>
+    listed(path.posix.dirname(rel))?.has(path.posix.basename(rel)) === false ? undefined : facts.read(rel);
   const runnerLoaded = runnerLoadedFiles(
     touched,
-    (rel) => facts.read(rel),
+    readIfListed,
     commandNamedFiles(
       [...ledger.commands.map((entry) => entry.run.argv), ...scripts.map((script) => [script])],
-      (rel) => facts.read(rel),
+      readIfListed,
     ),
   );
   const askedNames = [...new Set(env.description.match(/[A-Za-z_]\w+/g) ?? [])];
