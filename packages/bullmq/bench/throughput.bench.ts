@@ -11,6 +11,12 @@
  *
  * Makespan: from the first `step-started` to the last `step-finished` in the run's journal.
  *
+ * Warm processes on both sides: a fresh Node process spends its first few hundred milliseconds of
+ * CPU compiling (the verifier's parsers and patterns, the engine's hot paths), which a long-lived
+ * worker pays once, not per run. Before the measured run the coordinator and workers serve a
+ * warm-up run of `warmUpPerSlot` steps per slot, and this process runs one in-process warm-up run
+ * before its first t₁; neither is counted.
+ *
  * Ideal: ⌈steps ÷ (perWorker × W)⌉ × t₁ — every worker slot busy all the time, each step taking
  * t₁, the time the same step takes in one process without Redis (measured in this process right
  * before and right after each scaled-out run, `perWorker` steps at once, on a run of the same
@@ -43,6 +49,8 @@ const steps = Number(stepsText);
 const stepMs = Number(stepMsText);
 const perWorker = Number(perWorkerText);
 const workerCounts = workersText.split(',').map(Number);
+/** Warm-up steps per worker slot, served before each measured run (see the header). */
+const warmUpPerSlot = 25;
 
 /** Redis commands served so far, by command (`INFO commandstats`). */
 async function redisCommands(url: string): Promise<Map<string, number>> {
@@ -110,6 +118,12 @@ const rows: string[] = [];
 let failed = false;
 const redis = await startRedisServer();
 try {
+  // This process's own warm-up (see the header): one in-process run, not counted.
+  {
+    const spec = specFor(warmUpPerSlot * perWorker, perWorker);
+    await createCortex(scenarioCortex(spec)).run(spec.request);
+    rmSync(spec.workspace!, { recursive: true, force: true });
+  }
   for (const workers of workerCounts) {
     const before = await stepTimeInProcess();
     const prefix = `bench-${randomUUID().slice(0, 8)}`;
@@ -129,6 +143,11 @@ try {
     ]);
     const pids = [...processes.map((child) => child.child.pid), redis.process.pid];
     const client = createRunClient({ connection: redis.url, prefix });
+    // The processes' warm-up (see the header): a run of its own, in a workspace of its own.
+    const warmUp = specFor(warmUpPerSlot * perWorker * workers, 2 * perWorker * workers);
+    const warmed = await client.result((await client.submit(warmUp)).runId);
+    rmSync(warmUp.workspace!, { recursive: true, force: true });
+    if (warmed.stopReason !== 'completed') throw new Error(`warm-up run ended ${warmed.stopReason}`);
     const spec = specFor(steps, 2 * perWorker * workers);
     const cpuBefore = pids.map(cpuSeconds);
     const commandsBefore = await redisCommands(redis.url);
