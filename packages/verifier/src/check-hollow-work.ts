@@ -30,6 +30,7 @@ import {
   riggedRunnerLines,
   runnerLoadedFiles,
 } from './rigged-runner';
+import { CALLER_MODULE, staleCallers } from './stale-callers';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
 import { testCollection } from './test-collection';
@@ -572,21 +573,27 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         );
     }
   }
-  // Exports the step took out of a module that other modules still import by name.
+  // Exports the step took out of a module that other modules still import by name, and callers
+  // its changed signatures left calling the old way.
   const changedModules = new Map<string, { before: string; after: string }>();
   for (const file of modified.filter(own)) {
-    if (!SCRIPT_MODULE.test(file)) continue;
+    if (!CALLER_MODULE.test(file)) continue;
     const before = await changes.textBefore(file);
     const after = facts.read(file);
     if (before !== undefined && after !== undefined && before !== after)
       changedModules.set(file, { before, after });
   }
   if (changedModules.size > 0) {
-    const importers = scriptFiles(facts).flatMap((file) => {
+    const callers = scriptFiles(facts, CALLER_MODULE).flatMap((file) => {
       const text = facts.read(file);
       return text === undefined ? [] : [{ file, text }];
     });
-    const dangling = danglingImports(importers, changedModules, (file) => facts.isFile(file));
+    const scriptChanges = new Map([...changedModules].filter(([file]) => SCRIPT_MODULE.test(file)));
+    const dangling = danglingImports(
+      callers.filter(({ file }) => SCRIPT_MODULE.test(file)),
+      scriptChanges,
+      (file) => facts.isFile(file),
+    );
     if (dangling.length > 0)
       findings.push(
         finding(
@@ -596,6 +603,18 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
             .map((item) => `${item.importer}:${item.line} imports ${item.name} from ${item.module}`)
             .join('; ')}. Those imports break when loaded.`,
           { file: dangling[0]?.importer ?? '' },
+        ),
+      );
+    const stale = staleCallers(callers, changedModules, (file) => facts.isFile(file));
+    if (stale.length > 0)
+      findings.push(
+        finding(
+          'fail',
+          `The step changed what ${[...new Set(stale.map((item) => item.module))].slice(0, 3).join(', ')} offers, but callers still use the old version: ${stale
+            .slice(0, 3)
+            .map((item) => `${item.caller}:${item.line} ${item.problem}`)
+            .join('; ')}.`,
+          { file: stale[0]?.caller ?? '' },
         ),
       );
   }
@@ -658,8 +677,8 @@ function importsProjectCode(file: string, text: string): boolean {
 /** At most this many JS/TS files are read for importers of a changed module. */
 const MAX_IMPORTERS = 2000;
 
-/** The JS/TS files of the workspace (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
-function scriptFiles(facts: WorkspaceFacts): string[] {
+/** The files of the workspace named like `pattern` (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
+function scriptFiles(facts: WorkspaceFacts, pattern: RegExp): string[] {
   const files: string[] = [];
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[];
@@ -671,7 +690,7 @@ function scriptFiles(facts: WorkspaceFacts): string[] {
     for (const entry of entries) {
       if (files.length >= MAX_IMPORTERS) return;
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isFile() && SCRIPT_MODULE.test(entry.name)) files.push(rel);
+      if (entry.isFile() && pattern.test(entry.name)) files.push(rel);
       else if (entry.isDirectory() && depth < 8 && !SKIP_FOLDER.test(entry.name)) walk(rel, depth + 1);
     }
   };
