@@ -36,7 +36,7 @@ const price = {
     "import * as money from './price';\n\nexport function line(name: string, cents: number): string {\n  return name + ': ' + money.formatPrice(cents);\n}\n",
 };
 const priceWithCurrency =
-  'export function formatPrice(cents: number, currency: string): string {\n  return currency + ' ' + (cents / 100).toFixed(2);\n}\n';
+  'export function formatPrice(cents: number, currency: string): string {\n  return currency + " " + (cents / 100).toFixed(2);\n}\n';
 const usersCjs = {
   'src/users.js': 'function getUser(id) {\n  return { id };\n}\n\nmodule.exports = { getUser };\n',
   'src/profile.js': "const { getUser } = require('./users');\n\nmodule.exports = (id) => getUser(id);\n",

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { shortTable } from './asked-case-counts';
+import { missingListedItems } from './asked-listed-items';
 import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
 import { askedReplacements, remainingUses } from './asked-replacements';
@@ -392,9 +393,20 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       ),
     );
   // Tests asked for a named function that never use it (only import it, test a stand-in).
+  const subjects = testFiles.some((test) => test.added) ? testSubjects(env.description) : [];
+  const usesOf = new Map(
+    subjects.map((subject) => [
+      subject.name,
+      testFiles.map((test) => subjectUse(test.file, test.text, subject.name)),
+    ]),
+  );
+  // A subject of a list ("tests for add, sub and mul") the tests never mention, while they use
+  // another of the list: it was left out.
+  const listUsed = subjects.some((subject) => subject.listed && usesOf.get(subject.name)?.includes('used'));
   const unexercised = testFiles.some((test) => test.added)
-    ? testSubjects(env.description).filter((subject) => {
-        const uses = testFiles.map((test) => subjectUse(test.file, test.text, subject.name));
+    ? subjects.filter((subject) => {
+        const uses = usesOf.get(subject.name) ?? [];
+        if (subject.listed && listUsed && uses.every((use) => use === 'absent')) return true;
         return (
           !uses.includes('used') &&
           (uses.includes('imported') ||
@@ -635,6 +647,17 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }
     }
   }
+  // "Document PORT, HOST and LOG_LEVEL in README.md": every listed name in the file the step wrote.
+  for (const { file, missing } of missingListedItems(env.description, (file) =>
+    written2.includes(file) ? facts.read(file) : undefined,
+  ))
+    findings.push(
+      finding(
+        'fail',
+        `The request lists what to put in ${file}, but the step left out ${missing.slice(0, 5).join(', ')}.`,
+        { file },
+      ),
+    );
   for (const problem of askedMigrationProblems({
     description: env.description,
     created: created.filter(own),
