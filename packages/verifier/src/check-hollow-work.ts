@@ -5,6 +5,8 @@ import { missingListedItems } from './asked-listed-items';
 import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
 import { askedReplacements, remainingUses } from './asked-replacements';
+import { asksErrexit, SHELL_SCRIPT, setsErrexit } from './asked-shell-options';
+import { askedVersionPins, pinsVersion } from './asked-version-pins';
 import { constantAsked, constantFunctions, TEXT_ONLY_CODE } from './constant-functions';
 import { danglingImports, SCRIPT_MODULE } from './dangling-imports';
 import { CI_FILE, neverRunLines } from './disabled-workflows';
@@ -19,6 +21,7 @@ import {
   type SpecialCases,
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { addedHollowTargets, MAKEFILE } from './makefile-targets';
 import { addedHollowScripts } from './neutered-scripts';
 import { PROSE_FILE, placeholderProse } from './placeholder-prose';
 import {
@@ -523,6 +526,8 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     created.includes(file) ? undefined : await changes.textBefore(file);
   const written2 = touched.filter((file) => facts.read(file) !== undefined);
   const askedImage = askedBaseImage(env.description);
+  const errexitAsked = asksErrexit(env.description);
+  const versionPins = askedVersionPins(env.description);
   const replacements = askedReplacements(env.description, written2);
   for (const file of written2) {
     const after = facts.read(file) ?? '';
@@ -567,6 +572,44 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
             `The step added package scripts that run nothing or cannot fail (${hollow
               .slice(0, 3)
               .map((script) => `"${script.name}": "${script.now.slice(0, 60)}"`)
+              .join(', ')}).`,
+            { file },
+          ),
+        );
+    }
+    // A script asked to stop at its first failing command that holds `set -e` only in a comment.
+    if (SHELL_SCRIPT.test(file) && errexitAsked && !setsErrexit(after))
+      findings.push(
+        finding(
+          'fail',
+          `The step was asked to make ${file} stop at its first failing command, but no \`set -e\` (or \`set -o errexit\`) runs in it (a commented one does nothing).`,
+          { file },
+        ),
+      );
+    // A version file asked to pin one version that pins another.
+    for (const pin of versionPins)
+      if (pin.file === file && !pinsVersion(after, pin.version))
+        findings.push(
+          finding(
+            'fail',
+            `The step was asked to pin ${pin.version} in ${file}, but it pins \`${after.trim().split('\n')[0]?.slice(0, 40)}\`.`,
+            { file },
+          ),
+        );
+    // New Makefile targets the request names that run nothing (`test:` → `@echo pytest`).
+    if (MAKEFILE.test(file)) {
+      const hollow = addedHollowTargets(await beforeOf(file), after).filter((target) =>
+        new RegExp(`(?<![\\w-])${target.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
+          env.description,
+        ),
+      );
+      if (hollow.length > 0)
+        findings.push(
+          finding(
+            'fail',
+            `The step added make targets that run nothing or cannot fail (${hollow
+              .slice(0, 3)
+              .map((target) => `${target.name}: ${target.recipe.join('; ').slice(0, 60)}`)
               .join(', ')}).`,
             { file },
           ),
