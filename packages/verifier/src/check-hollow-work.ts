@@ -24,6 +24,7 @@ import type { LedgerAnalysis } from './ledger-evidence';
 import { addedHollowTargets, MAKEFILE } from './makefile-targets';
 import { addedHollowScripts } from './neutered-scripts';
 import { PROSE_FILE, placeholderProse } from './placeholder-prose';
+import { importedAsyncNames, truthyPromiseAssertions } from './promise-assertions';
 import {
   commandNamedFiles,
   coverageTampering,
@@ -285,6 +286,23 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         (before === undefined || (await exitsBeforeTests(file, before)) === undefined)
       )
         neutered.push(`${file} (\`${exit}\` before the tests run)`);
+      // Assertions that an unawaited async call is truthy: a promise always is.
+      if (SCRIPT_MODULE.test(file)) {
+        const names = importedAsyncNames(
+          file,
+          after,
+          (rel) => facts.read(rel),
+          (rel) => facts.isFile(rel),
+        );
+        const promised = truthyPromiseAssertions(after, names);
+        if (promised.all && (before === undefined || !truthyPromiseAssertions(before, names).all)) {
+          const first = promised.lines[0] ?? '';
+          const line = after.split('\n').findIndex((text) => text.trim() === first) + 1;
+          hollowTests.push(
+            `${file}:${line} ${first.slice(0, 40)} (a promise is always truthy: the call is not awaited)`,
+          );
+        }
+      }
       const cases = await listTestCases(file, after);
       if (cases === undefined) continue;
       const old = before !== undefined ? await listTestCases(file, before) : undefined;
