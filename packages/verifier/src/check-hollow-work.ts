@@ -138,6 +138,14 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
  *   `.gitkeep`…, not when the description asks for an empty file).
  *
+ * - **Round five**: callers a changed signature left behind ({@link staleCallers}: the old number
+ *   of arguments, a name gone from a module reached by a namespace import, `require` or a Python
+ *   import, an object of a type that now requires a field it lacks); names listed into a file and
+ *   left out ({@link missingListedItems}); functions listed for tests that the tests never
+ *   mention; make targets that only echo ({@link addedHollowTargets}); `set -e` asked and only in
+ *   a comment; a version file pinning another version than asked; tests that only assert an
+ *   unawaited async call is truthy ({@link truthyPromiseAssertions}).
+ *
  * Only failures (and an unreadable test configuration) are reported (P1): this check never counts
  * as evidence of the outcome.
  */
