@@ -1,9 +1,11 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { shortTable } from './asked-case-counts';
+import { askedOrders, orderProblem } from './asked-line-order';
 import { missingListedItems } from './asked-listed-items';
 import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
+import { askedPerFunction, functionsLacking } from './asked-per-function';
 import { askedReplacements, remainingUses } from './asked-replacements';
 import { asksErrexit, SHELL_SCRIPT, setsErrexit } from './asked-shell-options';
 import { askedVersionPins, pinsVersion } from './asked-version-pins';
@@ -144,7 +146,9 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *   left out ({@link missingListedItems}); functions listed for tests that the tests never
  *   mention; make targets that only echo ({@link addedHollowTargets}); `set -e` asked and only in
  *   a comment; a version file pinning another version than asked; tests that only assert an
- *   unawaited async call is truthy ({@link truthyPromiseAssertions}).
+ *   unawaited async call is truthy ({@link truthyPromiseAssertions}); types or docs asked of
+ *   every function of a file given to some ({@link functionsLacking}); a file asked to be sorted
+ *   or rid of duplicates that is not ({@link orderProblem}).
  *
  * Only failures (and an unreadable test configuration) are reported (P1): this check never counts
  * as evidence of the outcome.
@@ -554,6 +558,8 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   const askedImage = askedBaseImage(env.description);
   const errexitAsked = asksErrexit(env.description);
   const versionPins = askedVersionPins(env.description);
+  const perFunction = askedPerFunction(env.description);
+  const orders = askedOrders(env.description);
   const replacements = askedReplacements(env.description, written2);
   for (const file of written2) {
     const after = facts.read(file) ?? '';
@@ -622,6 +628,32 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
             { file },
           ),
         );
+    // Types or docs asked of every function of the file, given to some.
+    for (const ask of perFunction)
+      if (ask.file === file) {
+        const lacking = functionsLacking(ask, after);
+        if (lacking.length > 0)
+          findings.push(
+            finding(
+              'fail',
+              `The step was asked to give every ${ask.exported ? 'exported ' : ''}function of ${file} ${ask.what === 'types' ? 'type annotations' : 'a doc comment'}, but ${lacking.slice(0, 3).join(', ')}${lacking.length > 3 ? ` and ${lacking.length - 3} more` : ''} ${lacking.length > 1 ? 'have' : 'has'} none.`,
+              { file },
+            ),
+          );
+      }
+    // A file asked to be sorted or rid of duplicates that is not.
+    for (const ask of orders)
+      if (ask.file === file) {
+        const problem = orderProblem(ask, after);
+        if (problem !== undefined)
+          findings.push(
+            finding(
+              'fail',
+              `The step was asked to ${ask.action === 'sort' ? 'sort' : 'remove the duplicates of'} ${ask.key ? `the ${ask.key} of ` : ''}${file}, but ${problem}.`,
+              { file },
+            ),
+          );
+      }
     // New Makefile targets the request names that run nothing (`test:` → `@echo pytest`).
     if (MAKEFILE.test(file)) {
       const hollow = addedHollowTargets(await beforeOf(file), after).filter((target) =>
