@@ -15,7 +15,7 @@ export interface AskedList {
 }
 
 const ITEM = String.raw`(?:\x60[^\x60\n]{1,60}\x60|--?[A-Za-z][\w-]*|[A-Za-z_$.][\w$.\/*-]*)`;
-const VERBS = String.raw`document|add|list|mention|describe|include|explain|declare|define|register|export`;
+const VERBS = 'document|add|list|mention|describe|include|explain|declare|define|register|export';
 const LIST = new RegExp(
   String.raw`\b(?:${VERBS})\s+(?:(?:the|all|every|each|these|new|missing|following)\s+)?(?:[A-Za-z-]+\s+){0,3}?(${ITEM}(?:\s*,\s*${ITEM})*\s*,?\s+and\s+${ITEM})(?:\s+(?:flags?|options?|variables?|keys?|entries|settings?|fields?|patterns?|folders?|directories|commands?|scripts?|targets?|sections?|rules?))?\s+(?:in|to|into|inside|within)\s+(?:the\s+)?(?:file\s+)?`,
   'gi',
