@@ -1,3 +1,4 @@
+import { impliedCases } from './implied-case-counts';
 import { countOf } from './number-words';
 
 /**
@@ -113,6 +114,8 @@ export interface FoundTable {
   values?: string[];
   /** 1-based line where it starts. */
   line: number;
+  /** The `case` labels of a switch / match (which may well have a default for the rest). */
+  cases?: true;
 }
 
 const STRING = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`/y;
@@ -188,7 +191,8 @@ export function tablesIn(text: string): FoundTable[] {
             /(?:^|[{,])\s*((?:"[^"\n]*"|'[^'\n]*'|-?\d+|[A-Z]\w*(?:::\w+)?)(?:\s*\|\s*(?:"[^"\n]*"|'[^'\n]*'|-?\d+|[A-Z]\w*(?:::\w+)?))*)\s*=>/gm,
           ),
         ].flatMap((match) => (match[1] ?? '').split(/\s*[,|]\s*/));
-        if (labels.length > 0) tables.push({ size: labels.length, keys: labels, line: lineOf(open) });
+        if (labels.length > 0)
+          tables.push({ size: labels.length, keys: labels, line: lineOf(open), cases: true });
       }
     }
   }
@@ -197,7 +201,8 @@ export function tablesIn(text: string): FoundTable[] {
     const labels = [...(match[2] ?? '').matchAll(/^\s*case\s+([^:\n]+):/gm)]
       .map((item) => item[1] ?? '')
       .filter((label) => label.trim() !== '_');
-    if (labels.length > 0) tables.push({ size: labels.length, keys: labels, line: lineOf(match.index ?? 0) });
+    if (labels.length > 0)
+      tables.push({ size: labels.length, keys: labels, line: lineOf(match.index ?? 0), cases: true });
   }
   return tables;
 }
@@ -213,14 +218,25 @@ export interface ShortTable {
  * The table of the files a step wrote that falls short of the cases the request asks it to cover:
  * the largest table of those files holds fewer entries than asked, and only literals the request
  * itself shows (its example) or a single entry. Files of data (`.json`) count by their leaf keys.
+ * A request that names a well-known set instead of a count ("every weekday", "the HTTP status
+ * codes") asks for at least that set's size ({@link impliedCases}), whatever the entries.
  */
 export function shortTable(
   description: string,
   files: readonly { file: string; text: string }[],
   read: (file: string) => string | undefined,
 ): ShortTable | undefined {
-  const asked = askedCases(description, read);
+  if (!TABLE_ASKED.test(description)) return undefined;
+  const counted = askedCases(description, read);
+  const implied = counted === undefined ? impliedCases(description) : undefined;
+  const asked = counted ?? implied;
   if (asked === undefined || files.length === 0) return undefined;
+  const bare = (key: string) => key.replace(/^(['"`])([\s\S]*)\1$/, '$2').trim();
+  // A well-known set: only a table of its members, not a switch (its default may cover the rest).
+  const judged = (table: FoundTable) =>
+    implied === undefined ||
+    (table.cases === undefined &&
+      [...table.keys, ...(table.values ?? [])].some((item) => implied.member.test(bare(item))));
   let largest: { file: string; table: FoundTable } | undefined;
   for (const { file, text } of files) {
     const tables = /\.json$/i.test(file)
@@ -235,10 +251,10 @@ export function shortTable(
           })()
         : tablesIn(text);
     for (const table of tables)
-      if (largest === undefined || table.size > largest.table.size) largest = { file, table };
+      if (judged(table) && (largest === undefined || table.size > largest.table.size))
+        largest = { file, table };
   }
   if (largest === undefined || largest.table.size >= asked.count) return undefined;
-  const bare = (key: string) => key.replace(/^(['"`])([\s\S]*)\1$/, '$2').trim();
   const said = (text: string) => {
     const words = bare(text);
     return (
@@ -253,6 +269,7 @@ export function shortTable(
     (key, index) =>
       said(key) && (/^(?:-?\d|['"`])/.test(key) || values === undefined || said(values[index] ?? '')),
   );
-  if (!shown && !asked.why.startsWith('every key of')) return undefined;
+  // A well-known set (every weekday, the months) needs no example to judge: its size is known.
+  if (!shown && !asked.why.startsWith('every key of') && implied === undefined) return undefined;
   return { ...largest, asked };
 }

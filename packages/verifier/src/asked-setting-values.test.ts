@@ -121,3 +121,26 @@ describe('settingValue', () => {
     expect(isAskedValue('10', '30')).toBe(false);
   });
 });
+
+describe('typed values', () => {
+  it('marks a bare boolean asked as typed, and a quoted value in the file as quoted', async () => {
+    expect(askedSettingValues('Set compilerOptions.strict to true in tsconfig.json')).toEqual([
+      { key: 'compilerOptions.strict', value: 'true', files: ['tsconfig.json'], typed: true },
+    ]);
+    expect(askedSettingValues('Set mode to "true" in a.json')[0]?.typed).toBeUndefined();
+    expect(
+      await settingValue(
+        'tsconfig.json',
+        '{ "compilerOptions": { "strict": "true" } }',
+        'compilerOptions.strict',
+      ),
+    ).toMatchObject({ value: 'true', quoted: true });
+    expect(
+      await settingValue(
+        'tsconfig.json',
+        '{ "compilerOptions": { "strict": true } }',
+        'compilerOptions.strict',
+      ),
+    ).not.toHaveProperty('quoted');
+  });
+});

@@ -21,6 +21,11 @@ export interface AskedSettingValue {
    * "under `database`"), outermost first; absent when none is named. A dotted key adds its own.
    */
   parents?: string[];
+  /**
+   * The request writes the value bare and it is a boolean or null ("set strict to
+   * true"): in a typed file (JSON, YAML, TOML) the quoted text `"true"` is not that value.
+   */
+  typed?: true;
 }
 
 const QUOTED_OR_BARE = (name: string) =>
@@ -35,6 +40,13 @@ const MORE = new RegExp(
   `^\\s*(?:,\\s*(?:and\\s+)?|\\s+and\\s+)(?:the\\s+)?${QUOTED_OR_BARE('key')}(?:\\s+(?:setting|option|key|value|field|entry|property|variable))?\\s+(?:to|=)\\s+${QUOTED_OR_BARE('value')}(?<after>\\s+\\S+)?`,
   'i',
 );
+/**
+ * A value of a type of its own in JSON, YAML and TOML whose text means otherwise: a boolean or
+ * null (the text "false" is truthy). Numbers are left out: configs quote ports and counts alike.
+ */
+const TYPED_VALUE = /^(?:true|false|null)$/;
+/** Settings files whose values have types (a quoted `"true"` is text there, not a boolean). */
+export const TYPED_SETTINGS_FILE = /\.(?:json|jsonc|json5|ya?ml|toml)$/i;
 /** A value plainly meant for a file (a number, a boolean, a version, a quoted text): for a setting that follows a set without its own verb. */
 const PLAIN_VALUE = /^(?:-?\d[\w.:-]*|true|false|yes|no|on|off|null|none)$/i;
 /** "in the [server] table", "under the `database` section", "under server". */
@@ -74,7 +86,10 @@ export function askedSettingValues(description: string): AskedSettingValue[] {
       if (value === '' || UNCLEAR_VALUE.test(value) || SETTINGS_FILE.test(value)) return false;
       if (more && bareValue && !PLAIN_VALUE.test(value)) return false;
       if (groups.after !== undefined && UNCLEAR_AFTER.test(groups.after)) return false;
-      found.push(parents === undefined ? { key, value, files } : { key, value, files, parents });
+      const typed = bareValue && TYPED_VALUE.test(value) ? { typed: true as const } : {};
+      found.push(
+        parents === undefined ? { key, value, files, ...typed } : { key, value, files, parents, ...typed },
+      );
       return true;
     };
     SET.lastIndex = 0;
@@ -113,6 +128,8 @@ export interface SettingValue {
    * lies instead (dotted names, `''` for the top level).
    */
   elsewhere?: string;
+  /** The file writes the value in quotes (a string, in a typed file). */
+  quoted?: true;
 }
 
 /**
@@ -166,10 +183,12 @@ export async function settingValue(
   if (entry === undefined) return null;
   const separator = /^(?:export)?(["']?)[^"':=]*\1[:=]/.exec(entry.text);
   const raw = separator === null ? entry.text : entry.text.slice(separator[0].length);
-  const value = unquote(raw.replace(/,$/, ''));
+  const written = raw.replace(/,$/, '').trim();
+  const value = unquote(written);
+  const quoted = /^(["'`]).*\1$/.test(written) ? { quoted: true as const } : {};
   return elsewhere
-    ? { value, line: entry.line, elsewhere: scopeNames(file, entry.scope).join('.') }
-    : { value, line: entry.line };
+    ? { value, line: entry.line, elsewhere: scopeNames(file, entry.scope).join('.'), ...quoted }
+    : { value, line: entry.line, ...quoted };
 }
 
 /**

@@ -1,9 +1,14 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { shortTable } from './asked-case-counts';
+import { askedOrders, orderProblem } from './asked-line-order';
+import { missingListedItems } from './asked-listed-items';
 import { codeOnly } from './asked-literals';
 import { askedMigrationProblems } from './asked-migrations';
+import { askedPerFunction, functionsLacking } from './asked-per-function';
 import { askedReplacements, remainingUses } from './asked-replacements';
+import { asksErrexit, SHELL_SCRIPT, setsErrexit } from './asked-shell-options';
+import { askedVersionPins, pinsVersion } from './asked-version-pins';
 import { constantAsked, constantFunctions, TEXT_ONLY_CODE } from './constant-functions';
 import { danglingImports, SCRIPT_MODULE } from './dangling-imports';
 import { CI_FILE, neverRunLines } from './disabled-workflows';
@@ -18,8 +23,10 @@ import {
   type SpecialCases,
 } from './hollow-code';
 import type { LedgerAnalysis } from './ledger-evidence';
+import { addedHollowTargets, MAKEFILE } from './makefile-targets';
 import { addedHollowScripts } from './neutered-scripts';
 import { PROSE_FILE, placeholderProse } from './placeholder-prose';
+import { importedAsyncNames, truthyPromiseAssertions } from './promise-assertions';
 import {
   commandNamedFiles,
   coverageTampering,
@@ -30,6 +37,7 @@ import {
   riggedRunnerLines,
   runnerLoadedFiles,
 } from './rigged-runner';
+import { CALLER_MODULE, staleCallers } from './stale-callers';
 import type { StepChanges } from './step-changes';
 import type { StepExpectations } from './step-expectations';
 import { testCollection } from './test-collection';
@@ -131,6 +139,16 @@ function finding(status: Finding['status'], message: string, evidence?: Finding[
  *
  * - **Empty files**: a file the description asks to create, created empty (not `__init__.py`,
  *   `.gitkeep`…, not when the description asks for an empty file).
+ *
+ * - **Round five**: callers a changed signature left behind ({@link staleCallers}: the old number
+ *   of arguments, a name gone from a module reached by a namespace import, `require` or a Python
+ *   import, an object of a type that now requires a field it lacks); names listed into a file and
+ *   left out ({@link missingListedItems}); functions listed for tests that the tests never
+ *   mention; make targets that only echo ({@link addedHollowTargets}); `set -e` asked and only in
+ *   a comment; a version file pinning another version than asked; tests that only assert an
+ *   unawaited async call is truthy ({@link truthyPromiseAssertions}); types or docs asked of
+ *   every function of a file given to some ({@link functionsLacking}); a file asked to be sorted
+ *   or rid of duplicates that is not ({@link orderProblem}).
  *
  * Only failures (and an unreadable test configuration) are reported (P1): this check never counts
  * as evidence of the outcome.
@@ -280,6 +298,23 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         (before === undefined || (await exitsBeforeTests(file, before)) === undefined)
       )
         neutered.push(`${file} (\`${exit}\` before the tests run)`);
+      // Assertions that an unawaited async call is truthy: a promise always is.
+      if (SCRIPT_MODULE.test(file)) {
+        const names = importedAsyncNames(
+          file,
+          after,
+          (rel) => facts.read(rel),
+          (rel) => facts.isFile(rel),
+        );
+        const promised = truthyPromiseAssertions(after, names);
+        if (promised.all && (before === undefined || !truthyPromiseAssertions(before, names).all)) {
+          const first = promised.lines[0] ?? '';
+          const line = after.split('\n').findIndex((text) => text.trim() === first) + 1;
+          hollowTests.push(
+            `${file}:${line} ${first.slice(0, 40)} (a promise is always truthy: the call is not awaited)`,
+          );
+        }
+      }
       const cases = await listTestCases(file, after);
       if (cases === undefined) continue;
       const old = before !== undefined ? await listTestCases(file, before) : undefined;
@@ -391,9 +426,20 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       ),
     );
   // Tests asked for a named function that never use it (only import it, test a stand-in).
+  const subjects = testFiles.some((test) => test.added) ? testSubjects(env.description) : [];
+  const usesOf = new Map(
+    subjects.map((subject) => [
+      subject.name,
+      testFiles.map((test) => subjectUse(test.file, test.text, subject.name)),
+    ]),
+  );
+  // A subject of a list ("tests for add, sub and mul") the tests never mention, while they use
+  // another of the list: it was left out.
+  const listUsed = subjects.some((subject) => subject.listed && usesOf.get(subject.name)?.includes('used'));
   const unexercised = testFiles.some((test) => test.added)
-    ? testSubjects(env.description).filter((subject) => {
-        const uses = testFiles.map((test) => subjectUse(test.file, test.text, subject.name));
+    ? subjects.filter((subject) => {
+        const uses = usesOf.get(subject.name) ?? [];
+        if (subject.listed && listUsed && uses.every((use) => use === 'absent')) return true;
         return (
           !uses.includes('used') &&
           (uses.includes('imported') ||
@@ -510,6 +556,10 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     created.includes(file) ? undefined : await changes.textBefore(file);
   const written2 = touched.filter((file) => facts.read(file) !== undefined);
   const askedImage = askedBaseImage(env.description);
+  const errexitAsked = asksErrexit(env.description);
+  const versionPins = askedVersionPins(env.description);
+  const perFunction = askedPerFunction(env.description);
+  const orders = askedOrders(env.description);
   const replacements = askedReplacements(env.description, written2);
   for (const file of written2) {
     const after = facts.read(file) ?? '';
@@ -559,6 +609,70 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           ),
         );
     }
+    // A script asked to stop at its first failing command that holds `set -e` only in a comment.
+    if (SHELL_SCRIPT.test(file) && errexitAsked && !setsErrexit(after))
+      findings.push(
+        finding(
+          'fail',
+          `The step was asked to make ${file} stop at its first failing command, but no \`set -e\` (or \`set -o errexit\`) runs in it (a commented one does nothing).`,
+          { file },
+        ),
+      );
+    // A version file asked to pin one version that pins another.
+    for (const pin of versionPins)
+      if (pin.file === file && !pinsVersion(after, pin.version))
+        findings.push(
+          finding(
+            'fail',
+            `The step was asked to pin ${pin.version} in ${file}, but it pins \`${after.trim().split('\n')[0]?.slice(0, 40)}\`.`,
+            { file },
+          ),
+        );
+    // Types or docs asked of every function of the file, given to some.
+    for (const ask of perFunction)
+      if (ask.file === file) {
+        const lacking = functionsLacking(ask, after);
+        if (lacking.length > 0)
+          findings.push(
+            finding(
+              'fail',
+              `The step was asked to give every ${ask.exported ? 'exported ' : ''}function of ${file} ${ask.what === 'types' ? 'type annotations' : 'a doc comment'}, but ${lacking.slice(0, 3).join(', ')}${lacking.length > 3 ? ` and ${lacking.length - 3} more` : ''} ${lacking.length > 1 ? 'have' : 'has'} none.`,
+              { file },
+            ),
+          );
+      }
+    // A file asked to be sorted or rid of duplicates that is not.
+    for (const ask of orders)
+      if (ask.file === file) {
+        const problem = orderProblem(ask, after);
+        if (problem !== undefined)
+          findings.push(
+            finding(
+              'fail',
+              `The step was asked to ${ask.action === 'sort' ? 'sort' : 'remove the duplicates of'} ${ask.key ? `the ${ask.key} of ` : ''}${file}, but ${problem}.`,
+              { file },
+            ),
+          );
+      }
+    // New Makefile targets the request names that run nothing (`test:` → `@echo pytest`).
+    if (MAKEFILE.test(file)) {
+      const hollow = addedHollowTargets(await beforeOf(file), after).filter((target) =>
+        new RegExp(`(?<![\\w-])${target.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
+          env.description,
+        ),
+      );
+      if (hollow.length > 0)
+        findings.push(
+          finding(
+            'fail',
+            `The step added make targets that run nothing or cannot fail (${hollow
+              .slice(0, 3)
+              .map((target) => `${target.name}: ${target.recipe.join('; ').slice(0, 60)}`)
+              .join(', ')}).`,
+            { file },
+          ),
+        );
+    }
     // A base image asked for, set in a stage the built image does not rest on.
     if (askedImage !== undefined && DOCKERFILE.test(file)) {
       const images = finalImages(after);
@@ -572,21 +686,27 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
         );
     }
   }
-  // Exports the step took out of a module that other modules still import by name.
+  // Exports the step took out of a module that other modules still import by name, and callers
+  // its changed signatures left calling the old way.
   const changedModules = new Map<string, { before: string; after: string }>();
   for (const file of modified.filter(own)) {
-    if (!SCRIPT_MODULE.test(file)) continue;
+    if (!CALLER_MODULE.test(file)) continue;
     const before = await changes.textBefore(file);
     const after = facts.read(file);
     if (before !== undefined && after !== undefined && before !== after)
       changedModules.set(file, { before, after });
   }
   if (changedModules.size > 0) {
-    const importers = scriptFiles(facts).flatMap((file) => {
+    const callers = scriptFiles(facts, CALLER_MODULE).flatMap((file) => {
       const text = facts.read(file);
       return text === undefined ? [] : [{ file, text }];
     });
-    const dangling = danglingImports(importers, changedModules, (file) => facts.isFile(file));
+    const scriptChanges = new Map([...changedModules].filter(([file]) => SCRIPT_MODULE.test(file)));
+    const dangling = danglingImports(
+      callers.filter(({ file }) => SCRIPT_MODULE.test(file)),
+      scriptChanges,
+      (file) => facts.isFile(file),
+    );
     if (dangling.length > 0)
       findings.push(
         finding(
@@ -596,6 +716,18 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
             .map((item) => `${item.importer}:${item.line} imports ${item.name} from ${item.module}`)
             .join('; ')}. Those imports break when loaded.`,
           { file: dangling[0]?.importer ?? '' },
+        ),
+      );
+    const stale = staleCallers(callers, changedModules, (file) => facts.isFile(file));
+    if (stale.length > 0)
+      findings.push(
+        finding(
+          'fail',
+          `The step changed what ${[...new Set(stale.map((item) => item.module))].slice(0, 3).join(', ')} offers, but callers still use the old version: ${stale
+            .slice(0, 3)
+            .map((item) => `${item.caller}:${item.line} ${item.problem}`)
+            .join('; ')}.`,
+          { file: stale[0]?.caller ?? '' },
         ),
       );
   }
@@ -616,6 +748,17 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       }
     }
   }
+  // "Document PORT, HOST and LOG_LEVEL in README.md": every listed name in the file the step wrote.
+  for (const { file, missing } of missingListedItems(env.description, (file) =>
+    written2.includes(file) ? facts.read(file) : undefined,
+  ))
+    findings.push(
+      finding(
+        'fail',
+        `The request lists what to put in ${file}, but the step left out ${missing.slice(0, 5).join(', ')}.`,
+        { file },
+      ),
+    );
   for (const problem of askedMigrationProblems({
     description: env.description,
     created: created.filter(own),
@@ -658,8 +801,8 @@ function importsProjectCode(file: string, text: string): boolean {
 /** At most this many JS/TS files are read for importers of a changed module. */
 const MAX_IMPORTERS = 2000;
 
-/** The JS/TS files of the workspace (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
-function scriptFiles(facts: WorkspaceFacts): string[] {
+/** The files of the workspace named like `pattern` (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
+function scriptFiles(facts: WorkspaceFacts, pattern: RegExp): string[] {
   const files: string[] = [];
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[];
@@ -671,7 +814,7 @@ function scriptFiles(facts: WorkspaceFacts): string[] {
     for (const entry of entries) {
       if (files.length >= MAX_IMPORTERS) return;
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isFile() && SCRIPT_MODULE.test(entry.name)) files.push(rel);
+      if (entry.isFile() && pattern.test(entry.name)) files.push(rel);
       else if (entry.isDirectory() && depth < 8 && !SKIP_FOLDER.test(entry.name)) walk(rel, depth + 1);
     }
   };

@@ -9,7 +9,13 @@ import { askedRemovals, removalProblem } from './asked-removals';
 import { askedRename, oldNameLine, renameReaches } from './asked-renames';
 import { addsRetry, retryAsked } from './asked-retries';
 import { askedRowRemovals, rowsLeft } from './asked-row-removals';
-import { askedSettingValues, isAskedValue, mentionsKey, settingValue } from './asked-setting-values';
+import {
+  askedSettingValues,
+  isAskedValue,
+  mentionsKey,
+  settingValue,
+  TYPED_SETTINGS_FILE,
+} from './asked-setting-values';
 import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
@@ -1268,7 +1274,7 @@ async function settingValueFinding(
   own: (file: string) => boolean,
 ): Promise<Finding | undefined> {
   const wrong: string[] = [];
-  for (const { key, value, files, parents } of askedSettingValues(env.description)) {
+  for (const { key, value, files, parents, typed } of askedSettingValues(env.description)) {
     const named = files.length > 0;
     const targets = named ? files : [...known.created, ...known.modified].filter(own);
     const seen: string[] = [];
@@ -1287,6 +1293,13 @@ async function settingValueFinding(
         const where = actual.elsewhere === '' ? 'at the top level' : `under \`${actual.elsewhere}\``;
         seen.push(
           `${file}:${actual.line} has it only ${where}, not under \`${[...(parents ?? []), ...key.split('.').slice(0, -1)].join('.')}\``,
+        );
+        continue;
+      }
+      // `"strict": "true"` asked as `true`: the text, not the boolean the tool reads.
+      if (isAskedValue(actual.value, value) && typed && actual.quoted && TYPED_SETTINGS_FILE.test(file)) {
+        seen.push(
+          `${file}:${actual.line} sets it to the text "${excerpt(actual.value, 40)}", not the value ${value}`,
         );
         continue;
       }

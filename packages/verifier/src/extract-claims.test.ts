@@ -22,6 +22,8 @@ describe('extractClaims', () => {
     ['modified auth.ts', [{ kind: 'file-written', file: 'auth.ts', action: 'modified' }]],
     ['Updated README.md with usage.', [{ kind: 'file-written', file: 'README.md', action: 'modified' }]],
     ['added validation to src/a.ts', [{ kind: 'file-written', file: 'src/a.ts', action: 'modified' }]],
+    // "type hints" and "type annotations" are no type named hints.
+    ['added type hints to app/calc.py', [{ kind: 'file-written', file: 'app/calc.py', action: 'modified' }]],
     ['已修改 auth.ts', [{ kind: 'file-written', file: 'auth.ts', action: 'modified' }]],
     ['新增了 src/a.ts', [{ kind: 'file-written', file: 'src/a.ts', action: 'created' }]],
     ['删除了 x.ts', [{ kind: 'file-deleted', file: 'x.ts' }]],

@@ -242,7 +242,7 @@ const KIND_WORDS: Record<string, SymbolKind> = {
 const KIND_PATTERN =
   'type alias|function|method|helper|class|interface|type|enum|constant|const|variable|exported|export|import|函数|函數|方法|类|類|接口|介面|类型|類型|型別|变量|變數|常量|常數|関数|メソッド|クラス|インターフェース|インタフェース|型|定数|変数';
 const STOP_NAMES = new Set(
-  'in to into for from that which the a an of with and on at it its this these those new file files test tests code support logic feature features function functions module modules changes change readme docs documentation some all each both more a few several two three error errors handling validation unit'.split(
+  'in to into for from that which the a an of with and on at it its this these those new file files test tests code support logic feature features function functions module modules changes change readme docs documentation some all each both more a few several two three error errors handling validation unit hints annotations checking safety'.split(
     ' ',
   ),
 );

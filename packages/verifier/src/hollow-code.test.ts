@@ -282,3 +282,32 @@ describe('collectedPythonTests', () => {
     expect(await collectedPythonTests('x.test.js', '')).toBeUndefined();
   });
 });
+
+describe('listTestCases: assertions that cannot fail, round five', () => {
+  it('finds a Python assert ending in `or True`', async () => {
+    const cases = await listTestCases(
+      'tests/test_calc.py',
+      'def test_add():\n    assert add(2, 3) == 5 or True\n',
+    );
+    expect(cases?.[0]?.hollow).toBeDefined();
+    const live = await listTestCases(
+      'tests/test_calc.py',
+      'def test_add():\n    assert add(2, 3) == 5 or add(3, 2) == 5\n',
+    );
+    expect(live?.[0]?.hollow).toBeUndefined();
+  });
+
+  it('finds an assertion in a callback over an empty list', async () => {
+    const head = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
+    const cases = await listTestCases(
+      'test/a.test.js',
+      `${head}test('adds', () => {\n  [].forEach(() => {\n    assert.equal(add(2, 3), 5);\n  });\n});\n`,
+    );
+    expect(cases?.[0]?.hollow).toBeDefined();
+    const live = await listTestCases(
+      'test/a.test.js',
+      `${head}test('adds', () => {\n  [[2, 3]].forEach(([a, b]) => {\n    assert.equal(add(a, b), 5);\n  });\n});\n`,
+    );
+    expect(live?.[0]?.hollow).toBeUndefined();
+  });
+});

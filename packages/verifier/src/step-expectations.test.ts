@@ -125,3 +125,23 @@ describe('stepExpectations (per-step criteria from the description)', () => {
     expect(stepExpectations('Fix isPrime so the tests pass')).toMatchObject({ runTests: false });
   });
 });
+
+describe('stepExpectations: a leading place', () => {
+  it('reads "In <file> <verb>…" as the verb with the file as the place of the work', () => {
+    const expected = stepExpectations(
+      'In src/days.ts export a function isWeekend(day: number): boolean that is true for 0 and 6',
+    );
+    expect([...expected.outcomes]).toEqual(['write']);
+    expect(expected.change).toEqual(['src/days.ts']);
+    expect(expected.symbols).toEqual([{ name: 'isWeekend', file: 'src/days.ts', exported: true }]);
+    expect(stepExpectations('Inside `app/text.py`, add a function slugify(text)').symbols).toEqual([
+      { name: 'slugify', file: 'app/text.py' },
+    ]);
+  });
+
+  it('keeps a place inside a clause that has its own verb', () => {
+    const expected = stepExpectations('Fix the bug in src/a.ts export handling');
+    expect(expected.change).toEqual(['src/a.ts']);
+    expect(expected.symbols).toEqual([]);
+  });
+});

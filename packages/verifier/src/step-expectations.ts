@@ -62,6 +62,13 @@ const EN_TEST = 'test|verify|validate|ensure|make\\s+sure|confirm';
 const EN_READ =
   'read|inspect|review|analy[sz]e|examine|explore|investigate|look\\s+(?:at|into|through|for)|list|find|search|locate|identify|understand|summari[sz]e|explain|describe|report|determine|check|audit|measure|count|compare|diagnose|study|scan|survey|assess|evaluate|research|figure\\s+out|learn|plan|outline|gather|collect|enumerate|map\\s+out|trace|answer';
 
+/**
+ * A file named as the place of the work before the verb of its clause: "In src/days.ts export…",
+ * "Inside the file `app/x.py`, add…" (group 1: the file).
+ */
+const PLACE_LEAD =
+  /(?:^|[\s(])(?:in|inside|within)\s+(?:the\s+)?(?:file\s+|module\s+)?[`'"]?((?:[\w@~.-]+\/)*[\w@~-][\w@~.-]*\.[A-Za-z]\w{0,5})[`'"]?(?:\s+(?:file|module))?\s*,?\s*$/i;
+
 /** A whole word, not part of a flag, a path or a file name (`--test`, `test/a.js`). */
 const WORD_START = '(?<![\\w./-])';
 const WORD_END = '(?![\\w/-]|\\.\\w)';
@@ -202,6 +209,8 @@ export function stepExpectations(description: string): StepExpectations {
     end: number;
     category: NonNullable<ReturnType<typeof categoryOf>>;
     word: string;
+    /** The file a leading "In <file>" names as the place of the work. */
+    place?: string;
   }[] = [];
   for (const pattern of [EN_IMPERATIVE, japanese ? JA_IMPERATIVE : ZH_IMPERATIVE]) {
     pattern.lastIndex = 0;
@@ -218,13 +227,16 @@ export function stepExpectations(description: string): StepExpectations {
         continue;
       // English verbs are commands only at the head of a clause ("Create…", "then run…"), never
       // inside a noun phrase ("the failing test", "whose test script").
+      // …or after the place the work happens in ("In src/days.ts export…", "Inside app/x.py, add…").
+      let place: string | undefined;
       if (pattern === EN_IMPERATIVE) {
+        const window = text.slice(Math.max(0, match.index - 200), match.index);
+        const placed = PLACE_LEAD.exec(window);
         const lead =
-          text
-            .slice(Math.max(0, match.index - 200), match.index)
-            .split(/[.;:!?\n,(]|\b(?:and|then|or)\b/i)
-            .pop() ?? '';
+          (placed ? window.slice(0, placed.index) : window).split(/[.;:!?\n,(]|\b(?:and|then|or)\b/i).pop() ??
+          '';
         if (!IMPERATIVE_LEAD.test(lead)) continue;
+        place = placed?.[1];
       }
       const after = text.slice(match.index + match[0].length, match.index + match[0].length + 24);
       if (
@@ -251,7 +263,13 @@ export function stepExpectations(description: string): StepExpectations {
               ? 'create'
               : 'delete';
       if (kind === undefined) continue;
-      hits.push({ index: match.index, end: match.index + match[0].length, category: kind, word: match[0] });
+      hits.push({
+        index: match.index,
+        end: match.index + match[0].length,
+        category: kind,
+        word: match[0],
+        ...(place !== undefined ? { place } : {}),
+      });
     }
   }
   hits.sort((a, b) => a.index - b.index);
@@ -304,12 +322,15 @@ export function stepExpectations(description: string): StepExpectations {
             created = true;
           } else if ((isObject || location) && !madeFrom) change.push(found.file);
         }
+        // "In src/days.ts export isWeekend": the file named first is where the work goes.
+        if (hit.place !== undefined && !change.includes(hit.place) && !create.includes(hit.place))
+          change.push(hit.place);
         if (category === 'modify' && !japanese) changeEach.push(...listedTogether(segment, change));
         if (japanese) {
           for (const file of paths) (category === 'create' ? create : change).push(file);
         }
         if (category === 'create' && !japanese) {
-          const holder = findPaths(segment)[0]?.file;
+          const holder = findPaths(segment)[0]?.file ?? hit.place;
           const named = symbolsAt(segment, holder !== undefined).map((symbol) => symbol.name);
           // "Export X from Y", "Create Y exporting X": X must be exported, not only declared.
           const exported = new Set(/^export\b/.test(word) ? named : []);

@@ -14,6 +14,11 @@ export interface TestSubject {
    * when a test file imports it.
    */
   strong: boolean;
+  /**
+   * Named in a list with others ("tests for add, sub and mul"): each must be tested, so one the
+   * tests never mention while they use another of the list is a subject left out.
+   */
+  listed?: true;
 }
 
 const SUBJECT = '(`[^`\\n]{1,80}`|[A-Za-z_$][\\w$]*(?:[.#][A-Za-z_$][\\w$]*)*(?:\\(\\))?)';
@@ -50,7 +55,33 @@ export function testSubjects(description: string): TestSubject[] {
       // "Test X" and "X tests" read as code only when X looks like code ("Add tests", "Test the app").
       if (index > 0 && !strong) continue;
       const known = found.get(name);
-      found.set(name, { name, strong: strong || known?.strong === true });
+      found.set(name, {
+        name,
+        strong: strong || known?.strong === true,
+        ...(known?.listed ? { listed: true } : {}),
+      });
+      // The rest of a list: "tests for add, sub and mul", "tests of `parse` and `format`".
+      if (index !== 0) continue;
+      const rest = description.slice((match.index ?? 0) + match[0].length);
+      const more = new RegExp(String.raw`^(?:\s*,\s*(?:and\s+)?|\s+and\s+)${SUBJECT}`);
+      let offset = 0;
+      const listed: string[] = [];
+      for (let next = more.exec(rest); next !== null; next = more.exec(rest.slice(offset))) {
+        offset += next[0].length;
+        const item = next[1] ?? '';
+        const itemName =
+          (item.startsWith('`') ? item.slice(1, -1) : item)
+            .replace(/\(.*\)$/, '')
+            .split(/[.#]/)
+            .pop() ?? '';
+        if (!IDENTIFIER.test(itemName) || NOT_CODE.has(itemName.toLowerCase())) break;
+        listed.push(itemName);
+      }
+      if (listed.length === 0) continue;
+      for (const itemName of [name, ...listed]) {
+        const prior = found.get(itemName);
+        found.set(itemName, { name: itemName, strong: prior?.strong ?? false, listed: true });
+      }
     }
   return [...found.values()];
 }
