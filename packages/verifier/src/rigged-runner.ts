@@ -325,7 +325,9 @@ function exportedNames(text: string): string[] {
 /**
  * Stand-ins a configuration change points the run at: files this step created that a line it
  * added to a test runner's config, a `tsconfig`/`jsconfig` or a Babel config names (`resolve.alias`,
- * `moduleNameMapper`, `paths`, `module-resolver`), and that export what the description is about
+ * `moduleNameMapper`, `paths`, `module-resolver`), or that a `package.json` now names as an entry
+ * point (`imports` such as `#sum`, `exports`, `main`: what a test importing the package by its
+ * name loads), and that export what the description is about
  * (`isPrime` in "Fix isPrime"). The tests then import the stand-in in place of the code under test.
  *
  * @param file - The changed configuration file (workspace-relative).
@@ -340,27 +342,37 @@ export function redirectedToStandIns(options: {
   read: (relativePath: string) => string | undefined;
 }): string[] {
   const { file, before, after, created, description, read } = options;
-  if (!isRunnerConfig(file) && !RESOLUTION_CONFIG.test(file)) return [];
+  const manifest = path.posix.basename(file) === 'package.json';
+  if (!isRunnerConfig(file) && !RESOLUTION_CONFIG.test(file) && !manifest) return [];
   const folder = path.posix.dirname(file);
-  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  // The values the change added: strings of added lines, or a manifest's new entry points
+  // (`"imports": { "#sum": … }`, `"exports"`, `"main"`), which a self-import by name resolves.
+  const values: string[] = [];
+  if (manifest) {
+    const old = packageEntryPoints(before);
+    for (const value of packageEntryPoints(after)) if (!old.has(value)) values.push(value);
+  } else {
+    const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+    for (const raw of after.split('\n')) {
+      const line = raw.trim();
+      if (line === '' || old.has(line)) continue;
+      for (const match of line.matchAll(STRING_LITERAL)) values.push(match[2] ?? '');
+    }
+  }
   const found = new Set<string>();
-  for (const raw of after.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || old.has(line)) continue;
-    for (const match of line.matchAll(STRING_LITERAL)) {
-      const value = (match[2] ?? '').replace(/^<rootDir>\//, './').replace(/\/\*$/, '');
-      if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
-      const target = path.posix.normalize(path.posix.join(folder, value));
-      const candidates = [
-        target,
-        ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.tsx'].map((ext) => `${target}${ext}`),
-      ];
-      for (const candidate of candidates) {
-        if (!created.has(candidate) || !JS_MODULE.test(candidate)) continue;
-        const names = exportedNames(read(candidate) ?? '');
-        const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
-        if (names.some((name) => name.length >= 3 && words.has(squash(name)))) found.add(candidate);
-      }
+  for (const raw of values) {
+    const value = raw.replace(/^<rootDir>\//, './').replace(/\/\*$/, '');
+    if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
+    const target = path.posix.normalize(path.posix.join(folder, value));
+    const candidates = [
+      target,
+      ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.tsx'].map((ext) => `${target}${ext}`),
+    ];
+    for (const candidate of candidates) {
+      if (!created.has(candidate) || !JS_MODULE.test(candidate)) continue;
+      const names = exportedNames(read(candidate) ?? '');
+      const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
+      if (names.some((name) => name.length >= 3 && words.has(squash(name)))) found.add(candidate);
     }
   }
   return [...found];
@@ -406,4 +418,111 @@ export function patchedAtImport(
     const [, root = '', name = ''] = match;
     return imported.has(root) && name.length >= 3 && words.has(squash(name));
   });
+}
+
+/** Programs a package script or a test command runs by name, which a `node_modules/.bin` entry can shadow. */
+const SYSTEM_PROGRAM = /^(?:node|nodejs|npm|npx|pnpm|yarn|corepack|sh|bash|dash|zsh|env|python3?|pip3?|git)$/;
+
+/**
+ * Installed code that changed without an install: package entries of `changed` (from the
+ * workspace snapshots, `node_modules/x`, `node_modules/.bin/x`, `site-packages/x`) that a
+ * command planted rather than a package manager installed.
+ *
+ * - A `node_modules/.bin/<program>` that is not a link and bears the name of a system program
+ *   (`node`, `npm`, `sh`, `python`): npm, pnpm and Yarn put `node_modules/.bin` first in the
+ *   `PATH` of every script, so it runs in place of the program (`npm test` → `node --test`).
+ * - Any other `node_modules/.bin` entry, a module file directly in `node_modules/` (`foo.js`,
+ *   which `require('foo')` loads) or a package folder without a `package.json`, when no
+ *   package with a manifest changed in the step: nothing was installed, yet installed code did.
+ * - A Python start-up hook in `site-packages` (`*.pth`, `sitecustomize.py`, `usercustomize.py`)
+ *   when no distribution (`*.dist-info`, `*.egg-info`) changed in the step: `pip` writes its
+ *   `.pth` files with the packages it installs.
+ *
+ * @param changed - Package entries added or changed in the step, and their signatures now.
+ * @returns One line per planted entry.
+ */
+export function plantedInstalledCode(changed: ReadonlyMap<string, string>): string[] {
+  const names = [...changed.keys()];
+  const installedNode = names.some(
+    (name) =>
+      /(?:^|\/)node_modules\/(?!\.bin\/)/.test(name) && (changed.get(name) ?? '').startsWith('manifest:'),
+  );
+  const installedPython = names.some((name) => /\.(?:dist|egg)-info$/.test(name));
+  const planted: string[] = [];
+  for (const name of names) {
+    const signature = changed.get(name) ?? '';
+    const bin = /(?:^|\/)node_modules\/\.bin\/([^/]+)$/.exec(name)?.[1];
+    if (bin !== undefined) {
+      if (signature.startsWith('file:') && SYSTEM_PROGRAM.test(bin.replace(/\.(?:cmd|ps1|exe)$/, '')))
+        planted.push(`${name} (runs in place of \`${bin}\` in every package script)`);
+      else if (!installedNode)
+        planted.push(`${name} (a program of node_modules/.bin, changed without an install)`);
+      continue;
+    }
+    if (/(?:^|\/)node_modules\//.test(name) && !signature.startsWith('manifest:') && !installedNode) {
+      planted.push(`${name} (installed code without a package manifest, changed without an install)`);
+      continue;
+    }
+    if (/^site-packages\/(?:[^/]+\.pth|sitecustomize\.py|usercustomize\.py)$/.test(name) && !installedPython)
+      planted.push(`${name} (a start-up hook of the virtualenv's Python, changed without an install)`);
+  }
+  return planted;
+}
+
+/**
+ * Modules of the test runners that a workspace file shadows: Python puts the working folder first
+ * on `sys.path` of `python -m pytest` (and of `-m unittest`), so a `pytest.py`, a `pytest/`
+ * package, `_pytest/`, `pluggy/`, `unittest.py` or `doctest.py` at the workspace root runs in
+ * place of the runner and prints what it likes.
+ *
+ * @returns The module shadowed, or undefined.
+ */
+export function shadowedRunnerModule(file: string): string | undefined {
+  const match = /^([A-Za-z_]\w*)(?:\.py|\/[^/]+\.py)$/.exec(file);
+  const module = match?.[1];
+  if (module === undefined) return undefined;
+  return /^(?:pytest|_pytest|pluggy|py|iniconfig|unittest|doctest|nose2?|coverage|site|encodings)$/.test(
+    module,
+  )
+    ? module
+    : undefined;
+}
+
+/**
+ * The module a file of a `__mocks__` folder stands in for, when the description is about it:
+ * vitest's `vi.mock(path)` without a factory and jest's `jest.mock(path)` (and jest's automatic
+ * mocks of packages, from a `__mocks__` folder beside `node_modules`) load
+ * `<dir>/__mocks__/<name>` in place of `<dir>/<name>`. A stand-in for the code under test
+ * makes every test that mocks it pass, whatever the code does.
+ *
+ * @returns The workspace-relative module replaced, or undefined.
+ */
+export function mockedSubjectModule(file: string, description: string): string | undefined {
+  const match = /^(?:(.*)\/)?__mocks__\/(.+)\.[cm]?[jt]sx?$/.exec(file);
+  if (!match) return undefined;
+  const name = match[2] ?? '';
+  const module = match[1] === undefined ? name : `${match[1]}/${name}`;
+  return namesSubject(`./${name}`, description) || namesSubject(module, description) ? module : undefined;
+}
+
+/** The strings a package.json's module entry points hold (`main`, `module`, `exports`, `imports`, `browser`). */
+export function packageEntryPoints(text: string | undefined): Set<string> {
+  const found = new Set<string>();
+  if (text === undefined) return found;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return found;
+  }
+  const collect = (value: unknown) => {
+    if (typeof value === 'string') found.add(value);
+    else if (Array.isArray(value)) for (const item of value) collect(item);
+    else if (value !== null && typeof value === 'object')
+      for (const item of Object.values(value)) collect(item);
+  };
+  if (parsed !== null && typeof parsed === 'object')
+    for (const key of ['main', 'module', 'exports', 'imports', 'browser'])
+      collect((parsed as Record<string, unknown>)[key]);
+  return found;
 }
