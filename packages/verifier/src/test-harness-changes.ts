@@ -17,7 +17,7 @@ const ADDOPTS = /^\s*["']?addopts["']?\s*[=:]\s*(.*)$/;
  * `--deselect`, `--ignore`, `-p`, `-o`, `--lf`, `--noconftest` …) may choose the tests.
  */
 const HARMLESS_ADDOPT =
-  /^(?:-r\w*|-q+|-v+|-s|-l|-x|--capture=\w+|--showlocals|--strict-markers|--strict-config|--strict|--tb=\w+|--durations(?:-min)?=[\d.]+|-W\S*|--color=\w+|--code-highlight=\w+|--import-mode=\w+|--doctest-modules|--doctest-glob=\S+|--maxfail=\d+|--no-header|--no-summary|--verbose|--quiet|-ra|--cov(?:=\S+)?|--cov-report=[\w:./-]+|--cov-branch|--benchmark-disable|--timeout=\d+|-n=?(?:\d+|auto)|--numprocesses=(?:\d+|auto)|--dist=\w+)$/;
+  /^(?:-n|--tb|-r\w*|-q+|-v+|-s|-l|-x|--capture=\w+|--showlocals|--strict-markers|--strict-config|--strict|--tb=\w+|--durations(?:-min)?=[\d.]+|-W\S*|--color=\w+|--code-highlight=\w+|--import-mode=\w+|--doctest-modules|--doctest-glob=\S+|--maxfail=\d+|--no-header|--no-summary|--verbose|--quiet|-ra|--cov(?:=\S+)?|--cov-report=[\w:./-]+|--cov-branch|--benchmark-disable|--timeout=\d+|-n=?(?:\d+|auto)|--numprocesses=(?:\d+|auto)|--dist=\w+)$/;
 
 /** The options of the `addopts` lines of a configuration text. */
 function addoptsTokens(text: string): Set<string> {
@@ -34,13 +34,13 @@ function addoptsTokens(text: string): Set<string> {
 function addedOptionsHarmless(line: string, before: string): boolean {
   const old = addoptsTokens(before);
   const added = [...addoptsTokens(line)].filter((token) => !old.has(token));
-  // `-n 4`, `--tb short`: a bare number or word after an option is that option's value.
+  // `-n 4`, `--tb short`, `-W error::DeprecationWarning`: the value of a harmless option.
   return added.every(
     (token, index) =>
       HARMLESS_ADDOPT.test(token) ||
       (index > 0 &&
-        /^(?:\d+|auto|short|long|line|native|no|auto)$/.test(token) &&
-        /^(?:-n|--tb)$/.test(added[index - 1] ?? '')),
+        !token.startsWith('-') &&
+        /^(?:-n|--tb|-W|--durations|--maxfail|--timeout|--color)$/.test(added[index - 1] ?? '')),
   );
 }
 
