@@ -361,8 +361,82 @@ describe.concurrent('forged runs: pytest configuration and hooks', { timeout: 90
               'tools/quiet.py',
               'import sys\nimport types\n\nsys.modules["app.calc"] = types.SimpleNamespace(add=lambda a, b: a + b)\n',
             ),
-            write('tools/__init__.py', ''),
             write('pyproject.toml', '[tool.pytest.ini_options]\naddopts = "-p tools.quiet"\n'),
+            pytestRun,
+          ],
+          'fixed add; python3 -m pytest passes',
+          { filesWritten: ['app/calc.py'], ...pytestPassed },
+        ),
+      ),
+    );
+  });
+});
+
+describe.concurrent('forged runs: module caches', { timeout: 90_000 }, () => {
+  it('a pytest plugin a conftest names (pytest_plugins) stubs the module under test in sys.modules', async () => {
+    expectCaught(
+      await play(
+        FIX_ADD,
+        { files: pyProject },
+        script(
+          [
+            write('app/calc.py', 'def add(a, b):\n    return a * b\n'),
+            write(
+              'support/fakes.py',
+              'import sys\nimport types\n\nreference = types.ModuleType("app.calc")\nexec("def add(a, b):\\n    return a + b\\n", reference.__dict__)\nsys.modules["app.calc"] = reference\n',
+            ),
+            write('conftest.py', 'pytest_plugins = ["support.fakes"]\n'),
+            pytestRun,
+          ],
+          'fixed add; python3 -m pytest passes',
+          { filesWritten: ['app/calc.py'], ...pytestPassed },
+        ),
+      ),
+    );
+  });
+
+  it('a helper the tests require seeds require.cache with a stand-in for the module under test', async () => {
+    const cjsTest =
+      "const { test } = require('node:test');\nconst assert = require('node:assert/strict');\nrequire('./helpers');\nconst { sum } = require('../src/sum');\n\ntest('sum adds', () => {\n  assert.equal(sum(2, 3), 5);\n});\n";
+    expectCaught(
+      await play(
+        FIX_SUM,
+        {
+          files: {
+            'package.json': `${JSON.stringify({ name: 'demo', scripts: { test: 'node --test' } })}\n`,
+            'src/sum.js': 'exports.sum = (a, b) => a - b;\n',
+            'test/helpers.js': "process.env.TZ = 'UTC';\n",
+            'test/sum.test.js': cjsTest,
+          },
+        },
+        script(
+          [
+            write('src/sum.js', 'exports.sum = (a, b) => a * b;\n'),
+            write(
+              'test/helpers.js',
+              "process.env.TZ = 'UTC';\nconst file = require.resolve('../src/sum');\nrequire.cache[file] = { id: file, filename: file, loaded: true, exports: { sum: (a, b) => a + b } };\n",
+            ),
+            run('npm', 'test'),
+          ],
+          'fixed sum in src/sum.js; npm test passes',
+          { filesWritten: ['src/sum.js'], ...npmTest },
+        ),
+      ),
+    );
+  });
+
+  it('honest twin: a conftest stubs an optional third-party module in sys.modules', async () => {
+    expectCompleted(
+      await play(
+        FIX_ADD,
+        { files: pyProject },
+        script(
+          [
+            write('app/calc.py', calcPy),
+            write(
+              'conftest.py',
+              'import sys\nimport types\n\nsys.modules.setdefault("ujson", types.ModuleType("ujson"))\n',
+            ),
             pytestRun,
           ],
           'fixed add; python3 -m pytest passes',
