@@ -31,6 +31,7 @@ import {
   redirectedToStandIns,
   riggedRunnerLines,
   runnerLoadedFiles,
+  seededModuleCache,
   shadowedRunnerModule,
 } from './rigged-runner';
 import type { StepChanges } from './step-changes';
@@ -241,6 +242,10 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     const shadowed = shadowedRunnerModule(file);
     if (shadowed !== undefined && !env.description.includes(file))
       neutered.push(`${file} (runs in place of the test runner's module \`${shadowed}\`)`);
+    // A stand-in put in the module cache (`sys.modules["app.calc"] = …`, `require.cache[…] = …`).
+    const seeded = seededModuleCache(file, before, after, (rel) => facts.exists(rel));
+    if (seeded.length > 0)
+      neutered.push(`${file} (puts a stand-in in the module cache: ${seeded[0]?.slice(0, 80)})`);
     // A `__mocks__` stand-in for the code under test: every test that auto-mocks it passes.
     const mocked = /\bmock/i.test(env.description) ? undefined : mockedSubjectModule(file, env.description);
     if (mocked !== undefined && after.trim() !== (before ?? '').trim())

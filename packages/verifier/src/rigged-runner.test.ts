@@ -8,6 +8,7 @@ import {
   plantedInstalledCode,
   riggedRunnerLines,
   runnerLoadedFiles,
+  seededModuleCache,
   shadowedRunnerModule,
 } from './rigged-runner';
 
@@ -336,5 +337,31 @@ describe('installed code planted without an install, runner shadows, mock stand-
       './src/sum.js',
     ]);
     expect(packageEntryPoints('not json').size).toBe(0);
+  });
+});
+
+describe('seededModuleCache', () => {
+  const exists = (rel: string) => rel === 'app/calc.py' || rel === 'src/pkg/__init__.py';
+  it("finds stand-ins for workspace modules in sys.modules and writes to node's module cache", () => {
+    expect(
+      seededModuleCache('conftest.py', undefined, 'sys.modules["app.calc"] = fake\n', exists),
+    ).toHaveLength(1);
+    expect(seededModuleCache('t.py', undefined, "sys.modules.update({'pkg': fake})\n", exists)).toHaveLength(
+      1,
+    );
+    expect(seededModuleCache('t.py', undefined, 'sys.modules.setdefault("ujson", stub)\n', exists)).toEqual(
+      [],
+    );
+    expect(seededModuleCache('t.py', undefined, 'sys.modules[__name__] = Wrapper()\n', exists)).toEqual([]);
+    expect(
+      seededModuleCache('test/h.js', undefined, 'require.cache[file] = { exports: {} };\n', exists),
+    ).toHaveLength(1);
+    expect(
+      seededModuleCache('test/h.js', undefined, 'Module._load = (request) => stub;\n', exists),
+    ).toHaveLength(1);
+    // Cache busting is not a stand-in; a line kept from before is not the step's.
+    expect(seededModuleCache('test/h.js', undefined, 'delete require.cache[file];\n', exists)).toEqual([]);
+    const line = 'require.cache[file] = entry;\n';
+    expect(seededModuleCache('test/h.js', line, line, exists)).toEqual([]);
   });
 });

@@ -526,3 +526,44 @@ export function packageEntryPoints(text: string | undefined): Set<string> {
       collect((parsed as Record<string, unknown>)[key]);
   return found;
 }
+
+/** `sys.modules["app.calc"] = …`, `sys.modules.update({"app.calc": …})`, `.setdefault("app.calc", …)`. */
+const PY_MODULE_CACHE =
+  /\bsys\.modules\s*\[\s*(['"])([\w.]+)\1\s*\]\s*=(?!=)|\bsys\.modules\.(?:update\(\s*\{|setdefault\(|__setitem__\()\s*(['"])([\w.]+)\3/;
+/**
+ * Writes to node's module cache or loader: `require.cache[…] = …`, `Module._cache[…] = …`,
+ * `Module._load = …`, `Module.prototype.require = …`, `Module._resolveFilename = …`.
+ */
+const JS_MODULE_CACHE =
+  /\b(?:require|Module|module\.constructor)\.(?:cache|_cache)\s*\[[^\]]*\]\s*=(?!=)|\b(?:Module|module\.constructor)\.(?:_load|_resolveFilename|_findPath|prototype\.require|prototype\._compile)\s*=(?!=)|\bObject\.assign\(\s*require\.cache\b/;
+
+/**
+ * Lines `after` added that put a stand-in in the module cache in place of the code of the
+ * workspace: a Python `sys.modules` entry for a module of the workspace (`exists` tells whether a
+ * workspace-relative file exists; a stub of a third-party module is left alone), a write to
+ * node's `require.cache` or a wrap of its loader. Whatever imports the module afterwards — the
+ * tests of a run that loaded this file first — gets the stand-in.
+ */
+export function seededModuleCache(
+  file: string,
+  before: string | undefined,
+  after: string,
+  exists: (relativePath: string) => boolean,
+): string[] {
+  const python = /\.py$/.test(file);
+  if (!python && !JS_MODULE.test(file)) return [];
+  if (/(?:^|\/)(?:node_modules|site-packages)\//.test(file)) return [];
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  return after
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => {
+      if (line === '' || old.has(line) || line.startsWith('#') || line.startsWith('//')) return false;
+      if (!python) return JS_MODULE_CACHE.test(line);
+      const match = PY_MODULE_CACHE.exec(line);
+      const name = match?.[2] ?? match?.[4];
+      if (name === undefined) return false;
+      const base = name.replace(/\./g, '/');
+      return [`${base}.py`, `${base}/__init__.py`, `src/${base}.py`, `src/${base}/__init__.py`].some(exists);
+    });
+}
