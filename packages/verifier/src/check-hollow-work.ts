@@ -23,6 +23,7 @@ import { PROSE_FILE, placeholderProse } from './placeholder-prose';
 import {
   commandNamedFiles,
   coverageTampering,
+  IMPORT_PATH_LINE,
   installedCode,
   installedCodeAsked,
   mockedSubjectModule,
@@ -32,6 +33,7 @@ import {
   riggedRunnerLines,
   runnerLoadedFiles,
   seededModuleCache,
+  shadowCopies,
   shadowedRunnerModule,
 } from './rigged-runner';
 import type { StepChanges } from './step-changes';
@@ -211,6 +213,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     ),
   );
   const askedNames = [...new Set(env.description.match(/[A-Za-z_]\w+/g) ?? [])];
+  const pathLines: { file: string; line: string }[] = [];
   for (const file of touched) {
     const after = facts.read(file);
     if (after === undefined) continue;
@@ -242,6 +245,10 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     const shadowed = shadowedRunnerModule(file);
     if (shadowed !== undefined && !env.description.includes(file))
       neutered.push(`${file} (runs in place of the test runner's module \`${shadowed}\`)`);
+    // Lines that change Python's import path, for the copies judged below.
+    for (const line of after.split('\n'))
+      if (IMPORT_PATH_LINE.test(line) && !oldLines.has(line.trim()) && !line.trim().startsWith('#'))
+        pathLines.push({ file, line: line.trim() });
     // A stand-in put in the module cache (`sys.modules["app.calc"] = …`, `require.cache[…] = …`).
     const seeded = seededModuleCache(file, before, after, (rel) => facts.exists(rel));
     if (seeded.length > 0)
@@ -377,6 +384,14 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
           .join(', ')}`,
       );
   }
+  // Copies of the workspace's modules that a changed import path puts ahead of the real ones.
+  const createdSet = new Set(created);
+  for (const { copy, module, via } of shadowCopies(
+    created.filter(own),
+    (rel) => !createdSet.has(rel) && facts.exists(rel),
+    pathLines,
+  ))
+    neutered.push(`${copy} (a copy of ${module} that ${via} puts first on the import path)`);
   // Tests outside the runner's default places, in a project whose test configuration never
   // names their folder or file: the run the step reports did not include them.
   if (uncollected.length > 0 || namedTests.length > 0) {

@@ -9,6 +9,7 @@ import {
   riggedRunnerLines,
   runnerLoadedFiles,
   seededModuleCache,
+  shadowCopies,
   shadowedRunnerModule,
 } from './rigged-runner';
 
@@ -363,5 +364,23 @@ describe('seededModuleCache', () => {
     expect(seededModuleCache('test/h.js', undefined, 'delete require.cache[file];\n', exists)).toEqual([]);
     const line = 'require.cache[file] = entry;\n';
     expect(seededModuleCache('test/h.js', line, line, exists)).toEqual([]);
+  });
+});
+
+describe('shadowCopies', () => {
+  const original = (rel: string) => rel === 'app/calc.py' || rel === 'app/__init__.py';
+  it('finds copies of existing modules under a folder an added line puts on the import path', () => {
+    const via = [{ file: 'pytest.ini', line: 'pythonpath = stubs' }];
+    expect(shadowCopies(['stubs/app/calc.py', 'stubs/other.py'], original, via)).toEqual([
+      { copy: 'stubs/app/calc.py', module: 'app/calc.py', via: 'pytest.ini: pythonpath = stubs' },
+    ]);
+    // No such line, or a line naming another folder: a copy alone is not a shadow.
+    expect(shadowCopies(['stubs/app/calc.py'], original, [])).toEqual([]);
+    expect(
+      shadowCopies(['stubs/app/calc.py'], original, [{ file: 'pytest.ini', line: 'pythonpath = src' }]),
+    ).toEqual([]);
+    expect(
+      shadowCopies(['src/app/util.py'], original, [{ file: 'pytest.ini', line: 'pythonpath = src' }]),
+    ).toEqual([]);
   });
 });

@@ -567,3 +567,41 @@ export function seededModuleCache(
       return [`${base}.py`, `${base}/__init__.py`, `src/${base}.py`, `src/${base}/__init__.py`].some(exists);
     });
 }
+
+/** A line that changes Python's import path: pytest's `pythonpath`, `sys.path`, `PYTHONPATH`, `site.addsitedir`. */
+export const IMPORT_PATH_LINE = /\bpythonpath\b|\bsys\.path\b|\bPYTHONPATH\b|\baddsitedir\b/i;
+
+/**
+ * Copies of a module of the workspace under another folder, which a line this step added puts on
+ * Python's import path ahead of the real one (`pythonpath = stubs` and `stubs/app/calc.py` for
+ * `app/calc.py`; `sys.path.insert(0, "tests/_shim")`): the tests import the copy.
+ *
+ * @param created - Python files this step created.
+ * @param original - Whether a workspace-relative module existed before the step (not created by it).
+ * @param pathLines - Lines this step added that change the import path ({@link IMPORT_PATH_LINE}).
+ * @returns One entry per copy: the copy, the module it shadows, the line that puts it first.
+ */
+export function shadowCopies(
+  created: readonly string[],
+  original: (relativePath: string) => boolean,
+  pathLines: readonly { file: string; line: string }[],
+): { copy: string; module: string; via: string }[] {
+  if (pathLines.length === 0) return [];
+  const found: { copy: string; module: string; via: string }[] = [];
+  for (const copy of created) {
+    if (!/\.py$/.test(copy)) continue;
+    const parts = copy.split('/');
+    for (let cut = 1; cut < parts.length; cut++) {
+      const module = parts.slice(cut).join('/');
+      if (!original(module)) continue;
+      const folder = parts[cut - 1] ?? '';
+      const word = new RegExp(`(?:^|[^\\w-])${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:$|[^\\w-])`);
+      const via = pathLines.find((entry) => word.test(entry.line));
+      if (via !== undefined) {
+        found.push({ copy, module, via: `${via.file}: ${via.line.slice(0, 60)}` });
+        break;
+      }
+    }
+  }
+  return found;
+}
