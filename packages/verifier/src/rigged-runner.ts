@@ -481,9 +481,7 @@ export function shadowedRunnerModule(file: string): string | undefined {
   const match = /^([A-Za-z_]\w*)(?:\.py|\/[^/]+\.py)$/.exec(file);
   const module = match?.[1];
   if (module === undefined) return undefined;
-  return /^(?:pytest|_pytest|pluggy|py|iniconfig|unittest|doctest|nose2?|coverage)$/.test(
-    module,
-  )
+  return /^(?:pytest|_pytest|pluggy|py|iniconfig|unittest|doctest|nose2?|coverage)$/.test(module)
     ? module
     : undefined;
 }
