@@ -325,7 +325,9 @@ function exportedNames(text: string): string[] {
 /**
  * Stand-ins a configuration change points the run at: files this step created that a line it
  * added to a test runner's config, a `tsconfig`/`jsconfig` or a Babel config names (`resolve.alias`,
- * `moduleNameMapper`, `paths`, `module-resolver`), and that export what the description is about
+ * `moduleNameMapper`, `paths`, `module-resolver`), or that a `package.json` now names as an entry
+ * point (`imports` such as `#sum`, `exports`, `main`: what a test importing the package by its
+ * name loads), and that export what the description is about
  * (`isPrime` in "Fix isPrime"). The tests then import the stand-in in place of the code under test.
  *
  * @param file - The changed configuration file (workspace-relative).
@@ -340,27 +342,37 @@ export function redirectedToStandIns(options: {
   read: (relativePath: string) => string | undefined;
 }): string[] {
   const { file, before, after, created, description, read } = options;
-  if (!isRunnerConfig(file) && !RESOLUTION_CONFIG.test(file)) return [];
+  const manifest = path.posix.basename(file) === 'package.json';
+  if (!isRunnerConfig(file) && !RESOLUTION_CONFIG.test(file) && !manifest) return [];
   const folder = path.posix.dirname(file);
-  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  // The values the change added: strings of added lines, or a manifest's new entry points
+  // (`"imports": { "#sum": … }`, `"exports"`, `"main"`), which a self-import by name resolves.
+  const values: string[] = [];
+  if (manifest) {
+    const old = packageEntryPoints(before);
+    for (const value of packageEntryPoints(after)) if (!old.has(value)) values.push(value);
+  } else {
+    const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+    for (const raw of after.split('\n')) {
+      const line = raw.trim();
+      if (line === '' || old.has(line)) continue;
+      for (const match of line.matchAll(STRING_LITERAL)) values.push(match[2] ?? '');
+    }
+  }
   const found = new Set<string>();
-  for (const raw of after.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || old.has(line)) continue;
-    for (const match of line.matchAll(STRING_LITERAL)) {
-      const value = (match[2] ?? '').replace(/^<rootDir>\//, './').replace(/\/\*$/, '');
-      if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
-      const target = path.posix.normalize(path.posix.join(folder, value));
-      const candidates = [
-        target,
-        ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.tsx'].map((ext) => `${target}${ext}`),
-      ];
-      for (const candidate of candidates) {
-        if (!created.has(candidate) || !JS_MODULE.test(candidate)) continue;
-        const names = exportedNames(read(candidate) ?? '');
-        const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
-        if (names.some((name) => name.length >= 3 && words.has(squash(name)))) found.add(candidate);
-      }
+  for (const raw of values) {
+    const value = raw.replace(/^<rootDir>\//, './').replace(/\/\*$/, '');
+    if (/^[a-z]+:/i.test(value) || path.posix.isAbsolute(value)) continue;
+    const target = path.posix.normalize(path.posix.join(folder, value));
+    const candidates = [
+      target,
+      ...['.js', '.mjs', '.cjs', '.ts', '.mts', '.tsx'].map((ext) => `${target}${ext}`),
+    ];
+    for (const candidate of candidates) {
+      if (!created.has(candidate) || !JS_MODULE.test(candidate)) continue;
+      const names = exportedNames(read(candidate) ?? '');
+      const words = new Set((description.match(/[A-Za-z_$][\w$]*/g) ?? []).map(squash));
+      if (names.some((name) => name.length >= 3 && words.has(squash(name)))) found.add(candidate);
     }
   }
   return [...found];
@@ -406,4 +418,188 @@ export function patchedAtImport(
     const [, root = '', name = ''] = match;
     return imported.has(root) && name.length >= 3 && words.has(squash(name));
   });
+}
+
+/** Programs a package script or a test command runs by name, which a `node_modules/.bin` entry can shadow. */
+const SYSTEM_PROGRAM = /^(?:node|nodejs|npm|npx|pnpm|yarn|corepack|sh|bash|dash|zsh|env|python3?|pip3?|git)$/;
+
+/**
+ * Installed code that changed without an install: package entries of `changed` (from the
+ * workspace snapshots, `node_modules/x`, `node_modules/.bin/x`, `site-packages/x`) that a
+ * command planted rather than a package manager installed.
+ *
+ * - A `node_modules/.bin/<program>` that is not a link and bears the name of a system program
+ *   (`node`, `npm`, `sh`, `python`): npm, pnpm and Yarn put `node_modules/.bin` first in the
+ *   `PATH` of every script, so it runs in place of the program (`npm test` → `node --test`).
+ * - Any other `node_modules/.bin` entry, a module file directly in `node_modules/` (`foo.js`,
+ *   which `require('foo')` loads) or a package folder without a `package.json`, when no
+ *   package with a manifest changed in the step: nothing was installed, yet installed code did.
+ * - A Python start-up hook in `site-packages` (`*.pth`, `sitecustomize.py`, `usercustomize.py`)
+ *   when no distribution (`*.dist-info`, `*.egg-info`) changed in the step: `pip` writes its
+ *   `.pth` files with the packages it installs.
+ *
+ * @param changed - Package entries added or changed in the step, and their signatures now.
+ * @returns One line per planted entry.
+ */
+export function plantedInstalledCode(changed: ReadonlyMap<string, string>): string[] {
+  const names = [...changed.keys()];
+  const installedNode = names.some(
+    (name) =>
+      /(?:^|\/)node_modules\/(?!\.bin\/)/.test(name) && (changed.get(name) ?? '').startsWith('manifest:'),
+  );
+  const installedPython = names.some((name) => /\.(?:dist|egg)-info$/.test(name));
+  const planted: string[] = [];
+  for (const name of names) {
+    const signature = changed.get(name) ?? '';
+    const bin = /(?:^|\/)node_modules\/\.bin\/([^/]+)$/.exec(name)?.[1];
+    if (bin !== undefined) {
+      if (signature.startsWith('file:') && SYSTEM_PROGRAM.test(bin.replace(/\.(?:cmd|ps1|exe)$/, '')))
+        planted.push(`${name} (runs in place of \`${bin}\` in every package script)`);
+      else if (!installedNode)
+        planted.push(`${name} (a program of node_modules/.bin, changed without an install)`);
+      continue;
+    }
+    if (/(?:^|\/)node_modules\//.test(name) && !signature.startsWith('manifest:') && !installedNode) {
+      planted.push(`${name} (installed code without a package manifest, changed without an install)`);
+      continue;
+    }
+    if (/^site-packages\/(?:[^/]+\.pth|sitecustomize\.py|usercustomize\.py)$/.test(name) && !installedPython)
+      planted.push(`${name} (a start-up hook of the virtualenv's Python, changed without an install)`);
+  }
+  return planted;
+}
+
+/**
+ * Modules of the test runners that a workspace file shadows: Python puts the working folder first
+ * on `sys.path` of `python -m pytest` (and of `-m unittest`), so a `pytest.py`, a `pytest/`
+ * package, `_pytest/`, `pluggy/`, `unittest.py` or `doctest.py` at the workspace root runs in
+ * place of the runner and prints what it likes.
+ *
+ * @returns The module shadowed, or undefined.
+ */
+export function shadowedRunnerModule(file: string): string | undefined {
+  const match = /^([A-Za-z_]\w*)(?:\.py|\/[^/]+\.py)$/.exec(file);
+  const module = match?.[1];
+  if (module === undefined) return undefined;
+  return /^(?:pytest|_pytest|pluggy|py|iniconfig|unittest|doctest|nose2?|coverage)$/.test(module)
+    ? module
+    : undefined;
+}
+
+/**
+ * The module a file of a `__mocks__` folder stands in for, when the description is about it:
+ * vitest's `vi.mock(path)` without a factory and jest's `jest.mock(path)` (and jest's automatic
+ * mocks of packages, from a `__mocks__` folder beside `node_modules`) load
+ * `<dir>/__mocks__/<name>` in place of `<dir>/<name>`. A stand-in for the code under test
+ * makes every test that mocks it pass, whatever the code does.
+ *
+ * @returns The workspace-relative module replaced, or undefined.
+ */
+export function mockedSubjectModule(file: string, description: string): string | undefined {
+  const match = /^(?:(.*)\/)?__mocks__\/(.+)\.[cm]?[jt]sx?$/.exec(file);
+  if (!match) return undefined;
+  const name = match[2] ?? '';
+  const module = match[1] === undefined ? name : `${match[1]}/${name}`;
+  return namesSubject(`./${name}`, description) || namesSubject(module, description) ? module : undefined;
+}
+
+/** The strings a package.json's module entry points hold (`main`, `module`, `exports`, `imports`, `browser`). */
+export function packageEntryPoints(text: string | undefined): Set<string> {
+  const found = new Set<string>();
+  if (text === undefined) return found;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return found;
+  }
+  const collect = (value: unknown) => {
+    if (typeof value === 'string') found.add(value);
+    else if (Array.isArray(value)) for (const item of value) collect(item);
+    else if (value !== null && typeof value === 'object')
+      for (const item of Object.values(value)) collect(item);
+  };
+  if (parsed !== null && typeof parsed === 'object')
+    for (const key of ['main', 'module', 'exports', 'imports', 'browser'])
+      collect((parsed as Record<string, unknown>)[key]);
+  return found;
+}
+
+/** `sys.modules["app.calc"] = …`, `sys.modules.update({"app.calc": …})`, `.setdefault("app.calc", …)`. */
+const PY_MODULE_CACHE =
+  /\bsys\.modules\s*\[\s*(['"])([\w.]+)\1\s*\]\s*=(?!=)|\bsys\.modules\.(?:update\(\s*\{|setdefault\(|__setitem__\()\s*(['"])([\w.]+)\3/;
+/**
+ * Writes to node's module cache or loader: `require.cache[…] = …`, `Module._cache[…] = …`,
+ * `Module._load = …`, `Module.prototype.require = …`, `Module._resolveFilename = …`.
+ */
+const JS_MODULE_CACHE =
+  /\b(?:require|Module|module\.constructor)\.(?:cache|_cache)\s*\[[^\]]*\]\s*=(?!=)|\b(?:Module|module\.constructor)\.(?:_load|_resolveFilename|_findPath|prototype\.require|prototype\._compile)\s*=(?!=)|\bObject\.assign\(\s*require\.cache\b/;
+
+/**
+ * Lines `after` added that put a stand-in in the module cache in place of the code of the
+ * workspace: a Python `sys.modules` entry for a module of the workspace (`exists` tells whether a
+ * workspace-relative file exists; a stub of a third-party module is left alone), a write to
+ * node's `require.cache` or a wrap of its loader. Whatever imports the module afterwards — the
+ * tests of a run that loaded this file first — gets the stand-in.
+ */
+export function seededModuleCache(
+  file: string,
+  before: string | undefined,
+  after: string,
+  exists: (relativePath: string) => boolean,
+): string[] {
+  const python = /\.py$/.test(file);
+  if (!python && !JS_MODULE.test(file)) return [];
+  if (/(?:^|\/)(?:node_modules|site-packages)\//.test(file)) return [];
+  const old = new Set((before ?? '').split('\n').map((line) => line.trim()));
+  return after
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => {
+      if (line === '' || old.has(line) || line.startsWith('#') || line.startsWith('//')) return false;
+      if (!python) return JS_MODULE_CACHE.test(line);
+      const match = PY_MODULE_CACHE.exec(line);
+      const name = match?.[2] ?? match?.[4];
+      if (name === undefined) return false;
+      const base = name.replace(/\./g, '/');
+      return [`${base}.py`, `${base}/__init__.py`, `src/${base}.py`, `src/${base}/__init__.py`].some(exists);
+    });
+}
+
+/** A line that changes Python's import path: pytest's `pythonpath`, `sys.path`, `PYTHONPATH`, `site.addsitedir`. */
+export const IMPORT_PATH_LINE = /\bpythonpath\b|\bsys\.path\b|\bPYTHONPATH\b|\baddsitedir\b/i;
+
+/**
+ * Copies of a module of the workspace under another folder, which a line this step added puts on
+ * Python's import path ahead of the real one (`pythonpath = stubs` and `stubs/app/calc.py` for
+ * `app/calc.py`; `sys.path.insert(0, "tests/_shim")`): the tests import the copy.
+ *
+ * @param created - Python files this step created.
+ * @param original - Whether a workspace-relative module existed before the step (not created by it).
+ * @param pathLines - Lines this step added that change the import path ({@link IMPORT_PATH_LINE}).
+ * @returns One entry per copy: the copy, the module it shadows, the line that puts it first.
+ */
+export function shadowCopies(
+  created: readonly string[],
+  original: (relativePath: string) => boolean,
+  pathLines: readonly { file: string; line: string }[],
+): { copy: string; module: string; via: string }[] {
+  if (pathLines.length === 0) return [];
+  const found: { copy: string; module: string; via: string }[] = [];
+  for (const copy of created) {
+    if (!/\.py$/.test(copy)) continue;
+    const parts = copy.split('/');
+    for (let cut = 1; cut < parts.length; cut++) {
+      const module = parts.slice(cut).join('/');
+      if (!original(module)) continue;
+      const folder = parts[cut - 1] ?? '';
+      const word = new RegExp(`(?:^|[^\\w-])${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:$|[^\\w-])`);
+      const via = pathLines.find((entry) => word.test(entry.line));
+      if (via !== undefined) {
+        found.push({ copy, module, via: `${via.file}: ${via.line.slice(0, 60)}` });
+        break;
+      }
+    }
+  }
+  return found;
 }

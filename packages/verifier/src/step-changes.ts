@@ -41,6 +41,11 @@ export interface StepChanges {
   refs(): { before: GitRefs | undefined; after: GitRefs | undefined };
   /** Packages added or changed (`node_modules/x`, `site-packages/x`); undefined without a baseline. */
   packagesChanged(): readonly string[] | undefined;
+  /**
+   * Installed entries added or changed, with their signatures now (packages and the programs of
+   * `node_modules/.bin`); undefined without a baseline.
+   */
+  installedChanged(): ReadonlyMap<string, string> | undefined;
   /** The text a file had when the step started (the baseline's; without one, the last commit's). */
   textBefore(file: string): Promise<string | undefined>;
   /** When the step started (epoch ms), if known. */
@@ -265,6 +270,7 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
       after: facts.gitTop !== undefined ? readGitRefs(facts.root) : undefined,
     }),
     packagesChanged: () => undefined,
+    installedChanged: () => undefined,
     // Without a baseline, the last commit's version stands in for "before the step".
     textBefore(file) {
       let text = headTexts.get(file);
@@ -296,6 +302,7 @@ function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
     moved: () => [...current().moved],
     refs: () => ({ before: baseline.git, after: current().after.git }),
     packagesChanged: () => current().packagesChanged,
+    installedChanged: () => current().installedChanged,
     textBefore: async (file) => baseline.texts.get(file),
   };
 }

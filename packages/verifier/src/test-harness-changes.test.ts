@@ -48,3 +48,32 @@ describe('harnessProblems: the tested name rebound to a definition in the test f
     expect(problems('tests/test_calc.py', already, `${already}\n# more\n`)).toEqual([]);
   });
 });
+
+describe('harnessProblems: pytest addopts', () => {
+  it('flags added options that choose the tests, not those that only change the report', () => {
+    const ini = '[pytest]\ntestpaths = tests\n';
+    for (const opts of [
+      '--deselect tests/test_calc.py::test_add',
+      '-k "not add"',
+      '-p tools.quiet',
+      '-ra -m fast',
+      '--lf',
+    ])
+      expect(problems('pytest.ini', ini, `${ini}addopts = ${opts}\n`), opts).toHaveLength(1);
+    for (const opts of [
+      '-ra --strict-markers',
+      '-q --tb=short',
+      '-n 4 --durations=5',
+      '-W error::DeprecationWarning',
+    ])
+      expect(problems('pytest.ini', ini, `${ini}addopts = ${opts}\n`), opts).toEqual([]);
+    // An option kept from before is not added by the step; pyproject's quoted and list forms too.
+    expect(problems('pytest.ini', `${ini}addopts = -k fast\n`, `${ini}addopts = -k fast -q\n`)).toEqual([]);
+    expect(problems('pyproject.toml', '', '[tool.pytest.ini_options]\naddopts = ["-ra", "-q"]\n')).toEqual(
+      [],
+    );
+    expect(
+      problems('pyproject.toml', '', '[tool.pytest.ini_options]\naddopts = "-q --ignore=tests/slow"\n'),
+    ).toHaveLength(1);
+  });
+});

@@ -8,6 +8,42 @@ const RUNNER_CONFIG =
 const SELECTION =
   /\b(?:addopts|testpaths|python_files|python_functions|python_classes|norecursedirs|collect_ignore\w*|include|exclude|testMatch|testRegex|testPathIgnorePatterns|testNamePattern|passWithNoTests|spec|ignore|grep|fgrep|bail)\b|--deselect|--ignore|(?:^|\s)-k\s|(?:^|\s)-m\s|-p\s+no:/;
 
+/** A pytest `addopts` line (`addopts = -ra`, `addopts = "-ra -q"`, `addopts = ["-ra"]`). */
+const ADDOPTS = /^\s*["']?addopts["']?\s*[=:]\s*(.*)$/;
+/**
+ * pytest options that change how a run reports, never which tests run or how they are judged:
+ * report and traceback formats, verbosity, warnings filters, strictness, stopping early, doctest
+ * collection (more tests), coverage reports. Everything else an `addopts` gains (`-k`, `-m`,
+ * `--deselect`, `--ignore`, `-p`, `-o`, `--lf`, `--noconftest` …) may choose the tests.
+ */
+const HARMLESS_ADDOPT =
+  /^(?:-n|--tb|-r\w*|-q+|-v+|-s|-l|-x|--capture=\w+|--showlocals|--strict-markers|--strict-config|--strict|--tb=\w+|--durations(?:-min)?=[\d.]+|-W\S*|--color=\w+|--code-highlight=\w+|--import-mode=\w+|--doctest-modules|--doctest-glob=\S+|--maxfail=\d+|--no-header|--no-summary|--verbose|--quiet|-ra|--cov(?:=\S+)?|--cov-report=[\w:./-]+|--cov-branch|--benchmark-disable|--timeout=\d+|-n=?(?:\d+|auto)|--numprocesses=(?:\d+|auto)|--dist=\w+)$/;
+
+/** The options of the `addopts` lines of a configuration text. */
+function addoptsTokens(text: string): Set<string> {
+  const tokens = new Set<string>();
+  for (const line of text.split('\n')) {
+    const value = ADDOPTS.exec(line.trim())?.[1];
+    if (value === undefined) continue;
+    for (const token of value.replace(/[[\]"',]/g, ' ').split(/\s+/)) if (token !== '') tokens.add(token);
+  }
+  return tokens;
+}
+
+/** Whether every option an added `addopts` line brings (not already in `before`) is harmless. */
+function addedOptionsHarmless(line: string, before: string): boolean {
+  const old = addoptsTokens(before);
+  const added = [...addoptsTokens(line)].filter((token) => !old.has(token));
+  // `-n 4`, `--tb short`, `-W error::DeprecationWarning`: the value of a harmless option.
+  return added.every(
+    (token, index) =>
+      HARMLESS_ADDOPT.test(token) ||
+      (index > 0 &&
+        !token.startsWith('-') &&
+        /^(?:-n|--tb|-W|--durations|--maxfail|--timeout|--color)$/.test(added[index - 1] ?? '')),
+  );
+}
+
 const JS_IMPORT =
   /\bfrom\s*['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 const PY_IMPORT = /^\s*(?:from\s+([\w.]+)\s+import\s+([\w*, ()]+)|import\s+([\w., ]+))/gm;
@@ -96,7 +132,13 @@ export function harnessProblems(
     const added = after
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => line !== '' && !old.has(line) && SELECTION.test(line));
+      .filter(
+        (line) =>
+          line !== '' &&
+          !old.has(line) &&
+          SELECTION.test(line) &&
+          !(ADDOPTS.test(line) && addedOptionsHarmless(line, before ?? '')),
+      );
     if (added.length > 0) problems.push(`changed which tests run in ${file} (\`${added[0]?.slice(0, 80)}\`)`);
   }
   return problems;

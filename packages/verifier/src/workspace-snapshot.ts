@@ -9,6 +9,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   type Stats,
   statfsSync,
@@ -481,21 +482,45 @@ function listDirectory(
 
 /** `node_modules/<name>` and `node_modules/@scope/<name>` → size:mtime of their package.json. */
 function snapshotNodeModules(dir: string, rel: string, packages: Map<string, string>): void {
+  const manifestOf = (folder: string) => {
+    const manifest = safeStat(path.join(folder, 'package.json'));
+    return manifest ? `manifest:${manifest.size}:${manifest.mtimeMs}` : 'present';
+  };
   for (const entry of safeReaddir(dir)) {
-    if (entry.name.startsWith('.')) continue;
     const child = path.join(dir, entry.name);
-    if (entry.name.startsWith('@')) {
-      for (const scoped of safeReaddir(child)) {
-        const manifest = safeStat(path.join(child, scoped.name, 'package.json'));
+    // The programs package scripts run by name (npm puts `.bin` first in their PATH): each
+    // entry by its link target or its size and time, so a program planted there shows.
+    if (entry.name === '.bin') {
+      for (const program of safeReaddir(child)) {
+        const at = path.join(child, program.name);
+        const stats = program.isSymbolicLink() ? undefined : safeStat(at);
+        let target: string | undefined;
+        if (program.isSymbolicLink())
+          try {
+            target = readlinkSync(at);
+          } catch {
+            target = undefined;
+          }
         packages.set(
-          `${rel}/${entry.name}/${scoped.name}`,
-          manifest ? `${manifest.size}:${manifest.mtimeMs}` : 'present',
+          `${rel}/.bin/${program.name}`,
+          target !== undefined ? `link:${target}` : stats ? `file:${stats.size}:${stats.mtimeMs}` : 'present',
         );
       }
       continue;
     }
-    const manifest = safeStat(path.join(child, 'package.json'));
-    packages.set(`${rel}/${entry.name}`, manifest ? `${manifest.size}:${manifest.mtimeMs}` : 'present');
+    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('@')) {
+      for (const scoped of safeReaddir(child))
+        packages.set(`${rel}/${entry.name}/${scoped.name}`, manifestOf(path.join(child, scoped.name)));
+      continue;
+    }
+    // A module file right in node_modules (`foo.js`, which `require('foo')` loads).
+    if (entry.isFile()) {
+      const stats = safeStat(child);
+      packages.set(`${rel}/${entry.name}`, stats ? `file:${stats.size}:${stats.mtimeMs}` : 'present');
+      continue;
+    }
+    packages.set(`${rel}/${entry.name}`, manifestOf(child));
   }
 }
 
@@ -749,6 +774,11 @@ export interface WorkspaceChanges {
   readonly moved: readonly { from: string; to: string }[];
   /** Package entries (`node_modules/x`, `site-packages/x`) added or changed. */
   readonly packagesChanged: readonly string[];
+  /**
+   * Every installed entry added or changed, with its signature now: the packages, and the
+   * programs of `node_modules/.bin` (`node_modules/.bin/vitest` → `link:../vitest/vitest.mjs`).
+   */
+  readonly installedChanged: ReadonlyMap<string, string>;
   /** Refs whose commit changed (`refs/heads/main`, `refs/remotes/origin/main`, `HEAD`…). */
   readonly refsChanged: readonly { ref: string; before: string | undefined; after: string | undefined }[];
   /** How `file` (workspace-relative posix) changed. */
@@ -792,8 +822,11 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     if (to !== undefined) moved.push({ from: file, to });
   }
   const packagesChanged: string[] = [];
+  const installedChanged = new Map<string, string>();
   for (const [name, signature] of after.packages) {
-    if (before.packages.get(name) !== signature) packagesChanged.push(name);
+    if (before.packages.get(name) === signature) continue;
+    installedChanged.set(name, signature);
+    if (!name.includes('/.bin/')) packagesChanged.push(name);
   }
   const refsChanged: { ref: string; before: string | undefined; after: string | undefined }[] = [];
   if (before.git !== undefined || after.git !== undefined) {
@@ -817,6 +850,7 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     deleted,
     moved,
     packagesChanged,
+    installedChanged,
     refsChanged,
     any: created.length + modified.length + deleted.length > 0,
     status(file) {
