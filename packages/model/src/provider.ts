@@ -71,6 +71,7 @@ export {
   type ToolCallIds,
   type ToolCallIdsOptions,
 } from './tool-call-ids';
+export { toolCallMarkup } from './tool-call-markup';
 export {
   isCompleteToolArguments,
   type TruncatedToolCallErrorOptions,

@@ -551,6 +551,28 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
   },
   {
     title:
+      'a Hermes <tool_call> of an offered tool streamed as content, finish_reason "stop" (vLLM without a tool parser): an invalid-response, not an answer',
+    fixture: 'vllm-hermes-markup-stop-stream',
+    call: 'stream',
+    expected: {
+      error: { code: 'invalid-response', isRetryable: false, message: /"read_file" as <tool_call> markup/ },
+    },
+  },
+  {
+    title:
+      'a Mistral [TOOL_CALLS] of an offered tool as content, finish_reason "stop": an invalid-response, not an answer',
+    fixture: 'mistral-tool-calls-markup-stop',
+    call: 'generate',
+    expected: {
+      error: {
+        code: 'invalid-response',
+        isRetryable: false,
+        message: /"get_weather" as \[TOOL_CALLS\] markup/,
+      },
+    },
+  },
+  {
+    title:
       'a 429 insufficient_quota (the quota is used up): rate-limited, not retryable, with its request id',
     fixture: 'insufficient-quota-429',
     call: 'generate',

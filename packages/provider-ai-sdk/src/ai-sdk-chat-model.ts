@@ -11,6 +11,7 @@ import {
   resolveCapabilities,
   type StreamPart,
   type ToolCall,
+  type ToolSpec,
   type Usage,
 } from '@closedloop/model';
 import {
@@ -24,6 +25,7 @@ import {
   responseToolCallIds,
   restatedArguments,
   streamStallError,
+  toolCallMarkup,
   truncatedToolCallError,
   withStallTimeout,
 } from '@closedloop/model/provider';
@@ -757,10 +759,34 @@ export class AISDKChatModel implements ChatModel {
    * and nothing to run: an `invalid-response` carrying the text. DeepSeek's
    * `insufficient_system_resource` finish is an interrupted answer: a retryable `overloaded`.
    */
-  #checkToolFinish(reason: unknown, toolCalls: number, text: string, requestId: string | undefined): void {
+  #checkToolFinish(
+    reason: unknown,
+    toolCalls: number,
+    text: string,
+    requestId: string | undefined,
+    tools: readonly ToolSpec[] | undefined,
+  ): void {
     const unified = unifiedReason(reason);
     const raw = rawReason(reason);
     const where = requestId ? ` (request ${requestId})` : '';
+    // (A "tool-calls" finish with no call is reported below, by its own message.)
+    const markup =
+      toolCalls === 0 && unified !== 'tool-calls' && tools !== undefined
+        ? toolCallMarkup(
+            text,
+            tools.map((tool) => tool.name),
+          )
+        : undefined;
+    if (markup !== undefined) {
+      // A server without the model's tool-call parser: the call is in the text, unrun.
+      throw new ModelError({
+        code: 'invalid-response',
+        message: `${this.provider}: the answer holds a call of "${markup.name}" as ${markup.format} markup in its text, and no tool call (the server did not parse the model's tool call; check its tool-call parser)${where}`,
+        provider: this.provider,
+        rawOutput: text,
+        ...(requestId ? { requestId } : {}),
+      });
+    }
     if (/^(malformed_function_call|unexpected_tool_call)$/i.test(raw)) {
       // Gemini could not turn the model's output into a function call: sampling again may work.
       throw new ModelError({
@@ -889,7 +915,13 @@ export class AISDKChatModel implements ChatModel {
         toolCalls.push(parseToolCall({ ...call, id: call.id !== '' ? call.id : `call_${index}` }));
     }
     if (isInterrupted(result.finishReason)) throw this.#cut(text, requestIdOf(response.headers), 'response');
-    this.#checkToolFinish(result.finishReason, toolCalls.length, text, requestIdOf(response.headers));
+    this.#checkToolFinish(
+      result.finishReason,
+      toolCalls.length,
+      text,
+      requestIdOf(response.headers),
+      request.tools,
+    );
     const unknownCut = isUnknownFinish(result.finishReason)
       ? toolCalls.find(
           (call) => call.rawArguments.trim() !== '' && !isCompleteToolArguments(call.rawArguments),
@@ -1417,7 +1449,7 @@ export class AISDKChatModel implements ChatModel {
         requestId,
       });
     }
-    this.#checkToolFinish(reason, toolCalls.length, text, requestId);
+    this.#checkToolFinish(reason, toolCalls.length, text, requestId, request.tools);
     const [unknownCut] = isUnknownFinish(reason) ? held : [];
     if (unknownCut) {
       throw truncatedToolCallError({

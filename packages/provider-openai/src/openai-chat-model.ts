@@ -8,6 +8,7 @@ import {
   type ReasoningPart,
   type StreamPart,
   type ToolCall,
+  type ToolSpec,
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
@@ -19,6 +20,7 @@ import {
   restatedArguments,
   type StallGuardedStream,
   streamStallError,
+  toolCallMarkup,
   truncatedToolCallError,
   withStallTimeout,
 } from '@closedloop/model/provider';
@@ -278,7 +280,7 @@ export class OpenAIChatModel implements ChatModel {
     if (!canonicalFinishReason(choice.finish_reason)) {
       this.#checkWithoutFinishReason(calls, requestId, answerText + (message.refusal ?? ''));
     }
-    this.#checkFinish(choice.finish_reason, calls, requestId, answerText);
+    this.#checkFinish(choice.finish_reason, calls, requestId, answerText, request.tools);
     const ids = uniqueIds(calls);
     const toolCalls = calls.map((call, index) => toToolCall(call, ids[index] as string));
     const refusal =
@@ -395,6 +397,7 @@ export class OpenAIChatModel implements ChatModel {
     calls: readonly PendingToolCall[],
     requestId: string | undefined,
     text: string,
+    tools: readonly ToolSpec[] | undefined,
   ): void {
     const reason = canonicalFinishReason(rawFinishReason);
     if (reason && failedFinishReasons.has(reason)) {
@@ -423,6 +426,21 @@ export class OpenAIChatModel implements ChatModel {
       // call the model meant is in the text, if anywhere. Not an answer, and nothing to run.
       throw this.#invalid(
         `finish_reason is "${rawFinishReason}" but no tool call arrived (the server did not parse the model's tool call; check its tool-call parser)`,
+        requestId,
+        text,
+      );
+    }
+    const markup =
+      calls.length === 0 && tools !== undefined
+        ? toolCallMarkup(
+            text,
+            tools.map((tool) => tool.name),
+          )
+        : undefined;
+    if (markup !== undefined) {
+      // The same server without a parser, ending with `stop`: the call is in the text, unrun.
+      throw this.#invalid(
+        `the answer holds a call of "${markup.name}" as ${markup.format} markup in its text, and no tool call (the server did not parse the model's tool call; check its tool-call parser)`,
         requestId,
         text,
       );
@@ -690,7 +708,7 @@ export class OpenAIChatModel implements ChatModel {
       }
       this.#checkWithoutFinishReason(calls, requestId, text + refusal);
     }
-    this.#checkFinish(rawFinishReason, calls, requestId, text);
+    this.#checkFinish(rawFinishReason, calls, requestId, text, request.tools);
     const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {
