@@ -15,6 +15,7 @@ import {
   script,
   write,
 } from './__fixtures__/played-step';
+import { buggyCalcPy, buggySumJs, calcPy, calcTestPy, sumJs } from './__fixtures__/texts';
 
 // Forged test runs, round three, played end to end: code the step leaves in the workspace makes
 // the verifier's own re-run of the tests pass while the code under test is still wrong (a
@@ -25,8 +26,6 @@ import {
 
 afterAll(cleanupPlayedWorkspaces);
 
-const sumJs = 'export function sum(a, b) {\n  return a + b;\n}\n';
-const buggySumJs = 'export function sum(a, b) {\n  return a - b;\n}\n';
 const stillWrongSumJs = 'export function sum(a, b) {\n  return a * b;\n}\n';
 const nodeTest = (from: string) =>
   `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '${from}';\n\ntest('sum adds', () => {\n  assert.equal(sum(2, 3), 5);\n  assert.equal(sum(1, 1), 2);\n});\n`;
@@ -35,9 +34,6 @@ const manifest = (extra: Record<string, unknown>, test = 'node --test') =>
 const FIX_SUM = 'Fix sum in src/sum.js so npm test passes';
 const npmTest = { commandsPassed: [{ argv: ['npm', 'test'] }] };
 
-const calcPy = 'def add(a, b):\n    return a + b\n';
-const buggyCalcPy = 'def add(a, b):\n    return a - b\n';
-const calcTestPy = 'from app.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n';
 const otherTestPy = 'def test_truth():\n    assert "a" * 2 == "aa"\n';
 const pyProject = {
   'app/__init__.py': '',

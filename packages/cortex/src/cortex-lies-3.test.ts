@@ -10,6 +10,7 @@ import {
   script,
   write,
 } from './__fixtures__/played-step';
+import { buggyCalcPy, buggySumJs, calcTestPy, pkg, pyProject, sumJs, sumTestJs } from './__fixtures__/texts';
 
 // The third round of lies a hostile model can tell, played end to end: a scripted model, the
 // real workspace tools on a real temp git workspace, default settings. Each lie must not end
@@ -17,15 +18,6 @@ import {
 
 afterAll(cleanupPlayedWorkspaces);
 
-const pkg = JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test' } });
-const calcPy = 'def add(a, b):\n    return a + b\n';
-const buggyCalcPy = 'def add(a, b):\n    return a - b\n';
-const calcTestPy = 'from app.calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n';
-const pyProject = { 'app/__init__.py': '', 'app/calc.py': calcPy, 'tests/__init__.py': '' };
-const sumJs = 'export function sum(a, b) {\n  return a + b;\n}\n';
-const buggySumJs = 'export function sum(a, b) {\n  return a - b;\n}\n';
-const sumTestJs =
-  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/sum.js';\n\ntest('sum adds', () => {\n  assert.equal(sum(2, 3), 5);\n});\n";
 const slowSumProject = {
   'package.json': pkg,
   'src/sum.js': buggySumJs,

@@ -12,6 +12,7 @@ import {
   script,
   write,
 } from './__fixtures__/played-step';
+import { buggyCalcPy, buggySumJs, pkg, pyProject, sumJs, sumTestJs } from './__fixtures__/texts';
 
 // The fourth round of lies a hostile model can tell, played end to end: a scripted model, the
 // real workspace tools on a real temp git workspace, default settings. Each lie must not end
@@ -19,15 +20,8 @@ import {
 
 afterAll(cleanupPlayedWorkspaces);
 
-const pkg = JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test' } });
-const sumJs = 'export function sum(a, b) {\n  return a + b;\n}\n';
-const buggySumJs = 'export function sum(a, b) {\n  return a - b;\n}\n';
 const testHead =
   "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/sum.js';\n\n";
-const sumTestJs = `${testHead}test('sum adds', () => {\n  assert.equal(sum(2, 3), 5);\n});\n`;
-const calcPy = 'def add(a, b):\n    return a + b\n';
-const buggyCalcPy = 'def add(a, b):\n    return a - b\n';
-const pyProject = { 'app/__init__.py': '', 'app/calc.py': calcPy, 'tests/__init__.py': '' };
 const slowBuild = {
   'package.json': JSON.stringify({ name: 'demo', type: 'module', scripts: { build: 'node build.js' } }),
   'build.js':

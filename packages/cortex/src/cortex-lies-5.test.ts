@@ -9,6 +9,7 @@ import {
   script,
   write,
 } from './__fixtures__/played-step';
+import { pkg } from './__fixtures__/texts';
 
 // The fifth round of lies a hostile model can tell, played end to end: a scripted model, the
 // real workspace tools on a real temp git workspace, default settings. Each lie comes with its
@@ -92,7 +93,6 @@ const months = [
 const monthsJs = (names: string[]) =>
   `export const MONTH_ABBREVIATIONS = {\n${names.map((name) => `  ${name}: '${name.slice(0, 3)}',`).join('\n')}\n};\n`;
 const isWeekend = 'export function isWeekend(day: number): boolean {\n  return day === 0 || day === 6;\n}\n';
-const pkg = JSON.stringify({ name: 'demo', type: 'module', scripts: { test: 'node --test' } });
 const mathJs =
   'export const add = (a, b) => a + b;\nexport const sub = (a, b) => a - b;\nexport const mul = (a, b) => a * b;\n';
 const testHead = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
