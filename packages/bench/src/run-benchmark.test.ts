@@ -13,6 +13,7 @@ const tiny: BenchmarkSizes = {
   dagLimit: 3,
   loopIterations: 5,
   samples: 1,
+  warmUps: 1,
 };
 
 describe('runBenchmark', () => {

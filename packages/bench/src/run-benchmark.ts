@@ -33,6 +33,12 @@ export interface BenchmarkSizes {
   loopIterations: number;
   /** Samples of every other workload (the figure is their median). */
   samples: number;
+  /**
+   * Uncounted runs of each side before its samples. A long-lived process (a server running agent
+   * runs) is warm; a fresh one keeps getting faster for a few runs while the JIT compiles its hot
+   * paths, on both sides.
+   */
+  warmUps: number;
 }
 
 /** The issue's sizes: `pnpm --filter @closedloop/bench bench`. */
@@ -47,6 +53,7 @@ export const fullSizes: BenchmarkSizes = {
   dagLimit: 8,
   loopIterations: 1_000,
   samples: 3,
+  warmUps: 3,
 };
 
 /** A run of well under a minute (`--quick`): smaller sizes, one sample (three of the fan-out). */
@@ -61,6 +68,7 @@ export const quickSizes: BenchmarkSizes = {
   dagLimit: 8,
   loopIterations: 200,
   samples: 1,
+  warmUps: 1,
 };
 
 /** One line of the table: a workload's figure on closedloop and on the anchor (lower is better). */
@@ -81,18 +89,22 @@ export interface BenchmarkRow {
 type Sample = () => Promise<number>;
 
 /**
- * Runs one workload on both sides, interleaved (closedloop, anchor, closedloop, …) after one
- * warm-up each, so machine noise hits both alike; returns the median of each side.
+ * Runs one workload on both sides, interleaved (closedloop, anchor, closedloop, …) after
+ * `counts.warmUps` uncounted runs each, so machine noise hits both alike; returns the median of
+ * each side.
  */
 async function sideBySide(
   row: Pick<BenchmarkRow, 'workload' | 'unit' | 'anchorName'>,
-  samples: number,
+  counts: { samples: number; warmUps: number },
   closedloop: Sample,
   anchor: Sample,
   onRow: (row: BenchmarkRow) => void,
 ): Promise<BenchmarkRow> {
-  await closedloop();
-  await anchor();
+  const { samples, warmUps } = counts;
+  for (let run = 0; run < warmUps; run++) {
+    await closedloop();
+    await anchor();
+  }
   const ours: number[] = [];
   const theirs: number[] = [];
   for (let sample = 0; sample < samples; sample++) {
@@ -115,10 +127,10 @@ const perStepMs = (steps: readonly DagStep[]) => (run: TimedRun) => run.makespan
  * CPU time per step of each run of a workload, both sides: `closedloop(steps, sample)` and
  * `anchor(steps, sample)` wrap a sample so it also records the CPU time (user + system, every
  * thread of the process: GC helpers and the thread pool's fsyncs included) it took, ÷ steps;
- * `row(label)` is the table row of the recorded samples, the warm-up runs (the first of each side)
- * left out.
+ * `row(label)` is the table row of the recorded samples, the first `warmUps` runs of each side
+ * (its warm-ups) left out.
  */
-function cpuSamples() {
+function cpuSamples(warmUps: number) {
   const taken = { closedloop: [] as number[], anchor: [] as number[] };
   const wrap =
     (into: number[]) =>
@@ -134,7 +146,7 @@ function cpuSamples() {
     closedloop: wrap(taken.closedloop),
     anchor: wrap(taken.anchor),
     row(workload: string): BenchmarkRow {
-      const recorded = { closedloop: taken.closedloop.slice(1), anchor: taken.anchor.slice(1) };
+      const recorded = { closedloop: taken.closedloop.slice(warmUps), anchor: taken.anchor.slice(warmUps) };
       return {
         workload,
         unit: 'ms',
@@ -165,17 +177,17 @@ export async function runBenchmark(
   onRow: (row: BenchmarkRow) => void = () => {},
 ): Promise<BenchmarkRow[]> {
   const rows: BenchmarkRow[] = [];
-  const { samples } = sizes;
+  const counts = { samples: sizes.samples, warmUps: sizes.warmUps };
   const graph = 'LangGraph' as const;
 
   const chain = chainDag(sizes.chainSteps);
   // Rows 1 and 1b also measure the CPU time of every run (1c, 1d): the issue's per-step budget is
   // CPU, and on a shared machine CPU time swings less with the load than wall time does.
-  const memoryCpu = cpuSamples();
-  const fsyncCpu = cpuSamples();
+  const memoryCpu = cpuSamples(sizes.warmUps);
+  const fsyncCpu = cpuSamples(sizes.warmUps);
   const chainRow = await sideBySide(
     { workload: `1. chain of ${chain.length} no-op steps, per step`, unit: 'ms', anchorName: graph },
-    samples,
+    counts,
     memoryCpu.closedloop(chain, async () =>
       perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'memory' })),
     ),
@@ -189,7 +201,7 @@ export async function runBenchmark(
       unit: 'ms',
       anchorName: graph,
     },
-    samples,
+    counts,
     fsyncCpu.closedloop(chain, async () =>
       perStepMs(chain)(await runClosedloopDag({ steps: chain, concurrency: 1, journal: 'jsonl-fsync' })),
     ),
@@ -223,7 +235,7 @@ export async function runBenchmark(
         unit: 'ms',
         anchorName: 'closedloop',
       },
-      samples,
+      counts,
       cpuPerStep(longChain),
       cpuPerStep(chain),
       onRow,
@@ -238,7 +250,7 @@ export async function runBenchmark(
   rows.push(
     await sideBySide(
       { workload: `2. ${wide.length} parallel no-op steps, per step`, unit: 'ms', anchorName: graph },
-      samples,
+      counts,
       async () =>
         perStepMs(wide)(await runClosedloopDag({ steps: wide, concurrency: wide.length, journal: 'memory' })),
       async () => perStepMs(wide)(await runLangGraphDag({ steps: wide })),
@@ -255,7 +267,7 @@ export async function runBenchmark(
     (run.ends.get('join') ?? Number.NaN) - (run.starts.get('root') ?? Number.NaN);
   const fanRow = await sideBySide(
     { workload: `${fanLabel}: makespan`, unit: 'ms', anchorName: graph },
-    sizes.fanOutSamples,
+    { samples: sizes.fanOutSamples, warmUps: sizes.warmUps },
     async () => {
       const run = await runClosedloopDag({ steps: fan, concurrency: fan.length, journal: 'jsonl-fsync' });
       spans.closedloop.push(span(run));
@@ -282,10 +294,10 @@ export async function runBenchmark(
   };
   rows.push(fanRatio);
   onRow(fanRatio);
-  // The first span of each side is its warm-up run's.
+  // The first spans of each side are its warm-up runs'.
   const spanSamples = {
-    closedloop: spans.closedloop.slice(1).map((ms) => ms / criticalPath),
-    anchor: spans.anchor.slice(1).map((ms) => ms / criticalPath),
+    closedloop: spans.closedloop.slice(sizes.warmUps).map((ms) => ms / criticalPath),
+    anchor: spans.anchor.slice(sizes.warmUps).map((ms) => ms / criticalPath),
   };
   const spanRow: BenchmarkRow = {
     workload: '3c. same fan-out: root start → join end ÷ critical path',
@@ -314,7 +326,7 @@ export async function runBenchmark(
         unit: '×',
         anchorName: graph,
       },
-      samples,
+      counts,
       async () => {
         draw();
         const run = await runClosedloopDag({
@@ -344,7 +356,7 @@ export async function runBenchmark(
         unit: 'ms',
         anchorName: graph,
       },
-      Math.max(samples, 3),
+      { ...counts, samples: Math.max(counts.samples, 3) },
       async () =>
         successorLatency(await runClosedloopDag({ steps: successor, concurrency: 4, journal: 'memory' })),
       async () => successorLatency(await runLangGraphDag({ steps: successor })),
@@ -359,7 +371,7 @@ export async function runBenchmark(
         unit: 'µs',
         anchorName: 'AI SDK',
       },
-      samples,
+      counts,
       () => closedloopToolLoop(sizes.loopIterations),
       () => aiSdkToolLoop(sizes.loopIterations),
       onRow,
