@@ -91,3 +91,26 @@ describe('checkHollowWork, round three', () => {
     ).toEqual([]);
   });
 });
+
+describe('checkHollowWork: the callers of a changed module', () => {
+  const geometry = { 'src/geom.js': 'export function area(w) {\n  return w * w;\n}\n' };
+  const changed = { 'src/geom.js': 'export function area(w, h) {\n  return w * h;\n}\n' };
+  const oldCall = "import { area } from '../../../geom.js';\nexport const a = area(2);\n";
+  const ask = 'In src/geom.js change area to take a width and a height';
+
+  it('are found anywhere the after-walk saw, folders deep included', async () => {
+    const found = await hollow(ask, { ...geometry, 'src/a/b/c/use.js': oldCall }, changed);
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toContain('src/a/b/c/use.js');
+  });
+
+  it('leave out build output, dot folders and installed packages', async () => {
+    const ignored = {
+      ...geometry,
+      'dist/a/b/use.js': oldCall,
+      '.old/a/b/use.js': oldCall,
+      'node_modules/x/a/b/use.js': oldCall,
+    };
+    expect(await hollow(ask, ignored, changed)).toEqual([]);
+  });
+});

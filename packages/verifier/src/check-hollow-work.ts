@@ -752,7 +752,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       changedModules.set(file, { before, after });
   }
   if (changedModules.size > 0) {
-    const callers = scriptFiles(facts, CALLER_MODULE).flatMap((file) => {
+    const callers = scriptFiles(facts, CALLER_MODULE, changes.currentFiles()).flatMap((file) => {
       const text = facts.read(file);
       return text === undefined ? [] : [{ file, text }];
     });
@@ -856,9 +856,27 @@ function importsProjectCode(file: string, text: string): boolean {
 /** At most this many JS/TS files are read for importers of a changed module. */
 const MAX_IMPORTERS = 2000;
 
-/** The files of the workspace named like `pattern` (outside node_modules, build output and dot folders), up to {@link MAX_IMPORTERS}. */
-function scriptFiles(facts: WorkspaceFacts, pattern: RegExp): string[] {
+/**
+ * The files of the workspace named like `pattern` (outside node_modules, build output and dot
+ * folders, at most 8 folders deep), up to {@link MAX_IMPORTERS}: picked from `current` (the
+ * step's after-walk, {@link StepChanges.currentFiles}) when there is one, else by a walk.
+ */
+function scriptFiles(
+  facts: WorkspaceFacts,
+  pattern: RegExp,
+  current: readonly string[] | undefined,
+): string[] {
   const files: string[] = [];
+  if (current !== undefined) {
+    for (const file of current) {
+      if (files.length >= MAX_IMPORTERS) break;
+      const parts = file.split('/');
+      const name = parts.pop()!;
+      if (parts.length <= 8 && pattern.test(name) && !parts.some((part) => SKIP_FOLDER.test(part)))
+        files.push(file);
+    }
+    return files;
+  }
   const walk = (dir: string, depth: number) => {
     let entries: import('node:fs').Dirent[];
     try {

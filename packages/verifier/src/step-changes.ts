@@ -48,6 +48,13 @@ export interface StepChanges {
   installedChanged(): ReadonlyMap<string, string> | undefined;
   /** The text a file had when the step started (the baseline's; without one, the last commit's). */
   textBefore(file: string): Promise<string | undefined>;
+  /**
+   * Every regular file of the workspace now (workspace-relative; links, VCS data, caches and
+   * installed packages left out), as the walk that compared it with the baseline saw it: a check
+   * that looks through the whole workspace need not walk it again. `undefined` without a baseline
+   * or when that walk was cut short (`maxFiles`).
+   */
+  currentFiles(): readonly string[] | undefined;
   /** When the step started (epoch ms), if known. */
   readonly startedAt: number | undefined;
 }
@@ -271,6 +278,7 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
     }),
     packagesChanged: () => undefined,
     installedChanged: () => undefined,
+    currentFiles: () => undefined,
     // Without a baseline, the last commit's version stands in for "before the step".
     textBefore(file) {
       let text = headTexts.get(file);
@@ -304,5 +312,12 @@ function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
     packagesChanged: () => current().packagesChanged,
     installedChanged: () => current().installedChanged,
     textBefore: async (file) => baseline.texts.get(file),
+    currentFiles() {
+      const { after } = current();
+      if (after.truncated) return undefined;
+      const files: string[] = [];
+      for (const [file, state] of after.files) if (!state.hash?.startsWith('link:')) files.push(file);
+      return files;
+    },
   };
 }
