@@ -49,7 +49,7 @@ import type { StepExpectations } from './step-expectations';
 import { testCollection } from './test-collection';
 import { subjectUse, testSubjects } from './test-subjects';
 import type { WorkspaceFacts } from './workspace-facts';
-import { TEST_FILE } from './workspace-snapshot';
+import { TEST_FILE, type WorkspaceSnapshot } from './workspace-snapshot';
 
 /** A module-level assignment to another module's attribute (`src.parse.parse = …`): a patch of the code under test. */
 const MODULE_PATCH = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\s*=(?!=)/;
@@ -207,15 +207,21 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   ).filter((script): script is string => typeof script === 'string');
   // The runner scan tries some fifty config names in each folder the step touched: a folder is
   // listed once, and only names it holds are read (a safe read of a missing file is not free).
+  // A folder the step's after-walk listed is not listed again.
   const listings = new Map<string, Set<string> | undefined>();
+  const walked = changes.after()?.folders;
   const listed = (dir: string) => {
     if (!listings.has(dir)) {
+      const rel = dir === '.' ? '' : dir;
       let names: Set<string> | undefined;
-      try {
-        names = new Set(readdirSync(facts.absolute(dir === '.' ? '' : dir)));
-      } catch {
-        names = undefined;
-      }
+      const seen = walked?.get(rel);
+      if (seen !== undefined) names = new Set(seen);
+      else
+        try {
+          names = new Set(readdirSync(facts.absolute(rel)));
+        } catch {
+          names = undefined;
+        }
       listings.set(dir, names);
     }
     return listings.get(dir);
@@ -752,7 +758,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
       changedModules.set(file, { before, after });
   }
   if (changedModules.size > 0) {
-    const callers = scriptFiles(facts, CALLER_MODULE, changes.currentFiles()).flatMap((file) => {
+    const callers = scriptFiles(facts, CALLER_MODULE, changes.after()).flatMap((file) => {
       const text = facts.read(file);
       return text === undefined ? [] : [{ file, text }];
     });
@@ -858,18 +864,15 @@ const MAX_IMPORTERS = 2000;
 
 /**
  * The files of the workspace named like `pattern` (outside node_modules, build output and dot
- * folders, at most 8 folders deep), up to {@link MAX_IMPORTERS}: picked from `current` (the
- * step's after-walk, {@link StepChanges.currentFiles}) when there is one, else by a walk.
+ * folders, at most 8 folders deep; not links), up to {@link MAX_IMPORTERS}: picked from `after`
+ * (the step's after-walk, {@link StepChanges.after}) when it saw every file, else by a walk.
  */
-function scriptFiles(
-  facts: WorkspaceFacts,
-  pattern: RegExp,
-  current: readonly string[] | undefined,
-): string[] {
+function scriptFiles(facts: WorkspaceFacts, pattern: RegExp, after: WorkspaceSnapshot | undefined): string[] {
   const files: string[] = [];
-  if (current !== undefined) {
-    for (const file of current) {
+  if (after !== undefined && !after.truncated) {
+    for (const [file, state] of after.files) {
       if (files.length >= MAX_IMPORTERS) break;
+      if (state.hash?.startsWith('link:')) continue;
       const parts = file.split('/');
       const name = parts.pop()!;
       if (parts.length <= 8 && pattern.test(name) && !parts.some((part) => SKIP_FOLDER.test(part)))

@@ -49,12 +49,11 @@ export interface StepChanges {
   /** The text a file had when the step started (the baseline's; without one, the last commit's). */
   textBefore(file: string): Promise<string | undefined>;
   /**
-   * Every regular file of the workspace now (workspace-relative; links, VCS data, caches and
-   * installed packages left out), as the walk that compared it with the baseline saw it: a check
-   * that looks through the whole workspace need not walk it again. `undefined` without a baseline
-   * or when that walk was cut short (`maxFiles`).
+   * The workspace now, as the walk that compared it with the baseline saw it (its files and
+   * folder listings): a check looking through the workspace need not walk it again. `undefined`
+   * without a baseline.
    */
-  currentFiles(): readonly string[] | undefined;
+  after(): WorkspaceSnapshot | undefined;
   /** When the step started (epoch ms), if known. */
   readonly startedAt: number | undefined;
 }
@@ -278,7 +277,7 @@ export function createStepChanges(options: StepChangesOptions): StepChanges {
     }),
     packagesChanged: () => undefined,
     installedChanged: () => undefined,
-    currentFiles: () => undefined,
+    after: () => undefined,
     // Without a baseline, the last commit's version stands in for "before the step".
     textBefore(file) {
       let text = headTexts.get(file);
@@ -312,12 +311,6 @@ function baselineChanges(baseline: WorkspaceSnapshot): StepChanges {
     packagesChanged: () => current().packagesChanged,
     installedChanged: () => current().installedChanged,
     textBefore: async (file) => baseline.texts.get(file),
-    currentFiles() {
-      const { after } = current();
-      if (after.truncated) return undefined;
-      const files: string[] = [];
-      for (const [file, state] of after.files) if (!state.hash?.startsWith('link:')) files.push(file);
-      return files;
-    },
+    after: () => current().after,
   };
 }

@@ -10,6 +10,24 @@ const workspace = useTempWorkspaces({ git: true });
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 describe('snapshotWorkspace / diffSnapshots', () => {
+  it('keeps the listing of every folder it walked, as it is now, and none of the folders it skips', async () => {
+    const ws = await workspace({ 'src/a.ts': 'export const a = 1;\n', 'node_modules/x/package.json': '{}' });
+    await ws.write('src/deep/b.ts', 'export const b = 1;\n');
+    const first = snapshotWorkspace(ws.root);
+    expect([...(first.folders?.get('src') ?? [])].sort()).toEqual(['a.ts', 'deep']);
+    expect(first.folders?.get('src/deep')).toEqual(['b.ts']);
+    expect(first.folders?.get('')).toEqual(expect.arrayContaining(['src', 'node_modules', '.git']));
+    expect(first.folders?.has('.git')).toBe(false);
+    expect(first.folders?.has('node_modules')).toBe(false);
+    // A cached walk still lists what the folder holds now.
+    await ws.write('src/c.ts', 'export const c = 1;\n');
+    expect([...(snapshotWorkspace(ws.root).folders?.get('src') ?? [])].sort()).toEqual([
+      'a.ts',
+      'c.ts',
+      'deep',
+    ]);
+  });
+
   it('sees created, modified, deleted and moved files against the baseline — commits, ignored files and all', async () => {
     const ws = await workspace({
       '.gitignore': 'dist/\n',

@@ -60,6 +60,12 @@ export interface WorkspaceSnapshot {
   readonly git: GitRefs | undefined;
   /** True when `maxFiles` cut the walk: files beyond it are unknown, never "unchanged". */
   readonly truncated: boolean;
+  /**
+   * The names of the files, folders and links in each folder the walk listed (workspace-relative
+   * posix path, `''` for the root): a check looking for a file by name in a walked folder need not
+   * list it again. Folders the walk did not enter (VCS data, caches, installed packages) are absent.
+   */
+  readonly folders?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Options of {@link snapshotWorkspace}. */
@@ -178,6 +184,8 @@ interface DirectoryListing {
   /** An entry named `pyvenv.cfg` is listed (the directory may be a virtualenv). */
   venvMarker: boolean;
   entries: ListedEntry[];
+  /** The entries' names (shared by the snapshots whose walks reused this listing). */
+  names: readonly string[];
 }
 
 /**
@@ -429,6 +437,7 @@ function listDirectory(
       readable: false,
       venvMarker: false,
       entries: [],
+      names: [],
     };
   }
   const local = times.localDev !== undefined && stats.dev === times.localDev;
@@ -477,6 +486,7 @@ function listDirectory(
     readable,
     venvMarker,
     entries,
+    names: entries.map((entry) => entry.name),
   };
 }
 
@@ -669,6 +679,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
   let truncated = false;
   const previous = useCache ? rootCaches.get(realRoot) : undefined;
   const next = new Map<string, DirectoryListing>();
+  const folders = new Map<string, readonly string[]>();
   const racyBefore = takenAt - RACY_MARGIN_MS;
   const times = { racyBefore, localDev: useCache ? localDevice(realRoot) : undefined };
 
@@ -676,6 +687,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
     if (truncated) return;
     const listing = listDirectory(dir, rel, previous?.get(rel), times);
     if (useCache) next.set(rel, listing);
+    if (listing.readable) folders.set(rel, listing.names);
     // A virtualenv is recorded per package (the root itself is always walked); `pyvenv.cfg` is
     // looked up only where the listing names it (or could not be read).
     if (depth > 0 && (listing.venvMarker || !listing.readable) && existsSync(path.join(dir, 'pyvenv.cfg'))) {
@@ -733,6 +745,7 @@ export function snapshotWorkspace(root: string, options: SnapshotOptions = {}): 
     packages,
     git: readGitRefs(realRoot),
     truncated,
+    folders,
   };
   if (useCache) {
     rootCaches.delete(realRoot);
