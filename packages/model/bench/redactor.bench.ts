@@ -2,9 +2,9 @@
  * Redactor benchmark: deep-redacts a realistic mix of run events (the shapes `RunBus` redacts on
  * every emit: plan-created, step-marked, tool-call-started, tool-call-finished with a ~2 KB
  * result, model-call-finished with the whole response, step-verified with findings,
- * usage-recorded, step-finished) with the redactor as it is now and with the implementation
- * before issue 16 (`redactor-before.ts`), interleaved in one process so the ratio survives a
- * noisy machine.
+ * usage-recorded, step-finished). Set `REDACTOR_BASELINE` to the path of another
+ * `create-redactor.ts` (an earlier version, say) to run it side by side, interleaved in one process
+ * so the ratio survives a noisy machine; the two must then give the same output, event for event.
  *
  * Two workloads: `run` is 1,000 steps × 10 events (each step's own texts, repeated across its
  * events as a run repeats them); `distinct` makes every string of every event unique (nothing to
@@ -15,7 +15,11 @@
  */
 import { createRedactor, registerSecret } from '@closedloop/model';
 import { random, words } from './bench-text';
-import { createRedactor as createRedactorBefore } from './redactor-before';
+
+const baselinePath = process.env.REDACTOR_BASELINE;
+const createBaseline = baselinePath
+  ? ((await import(baselinePath)) as { createRedactor: typeof createRedactor }).createRedactor
+  : undefined;
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -216,32 +220,35 @@ for (const kind of ['run', 'distinct'] as const) {
   // Round 0 warms both up and is not counted; then they take turns going first.
   for (let round = 0; round <= ROUNDS; round++) {
     // A fresh redactor per round, as a fresh run gets: no memo carried from the previous round.
-    const old = createRedactorBefore({ env });
+    const old = createBaseline?.({ env });
     const now = createRedactor({ env });
-    let a: Result;
+    const baseline = () => (old ? measure((value) => old.redactValue(value), events) : undefined);
+    let a: Result | undefined;
     let b: Result;
     if (round % 2 === 0) {
-      a = measure((value) => old.redactValue(value), events);
+      a = baseline();
       b = measure((value) => now.redactValue(value), events);
     } else {
       b = measure((value) => now.redactValue(value), events);
-      a = measure((value) => old.redactValue(value), events);
+      a = baseline();
     }
     if (round > 0) {
-      before.push(a.usPerEvent);
+      if (a) before.push(a.usPerEvent);
       after.push(b.usPerEvent);
     }
     if (round === 0) {
-      // Same output, event for event.
-      const expected = JSON.stringify(a.out);
-      if (JSON.stringify(b.out) !== expected) throw new Error(`${kind}: outputs differ`);
-      if (expected.includes(apiKey) || expected.includes('hunter2-'))
+      const output = JSON.stringify(b.out);
+      if (output.includes(apiKey) || output.includes('hunter2-'))
         throw new Error(`${kind}: a secret survived`);
+      if (a && JSON.stringify(a.out) !== output) throw new Error(`${kind}: the baseline's output differs`);
     }
   }
-  const b = median(before);
-  const a = median(after);
+  const now = median(after);
+  const compared =
+    before.length > 0
+      ? `; baseline ${median(before).toFixed(1)} µs/event (baseline ÷ this one: ${(median(before) / now).toFixed(2)})`
+      : '';
   console.log(
-    `redactValue ${kind.padEnd(8)} ${events.length} events × ${ROUNDS} rounds: before ${b.toFixed(1)} µs/event, after ${a.toFixed(1)} µs/event (${(b / a).toFixed(1)}× faster)`,
+    `redactValue ${kind.padEnd(8)} ${events.length} events × ${ROUNDS} rounds: ${now.toFixed(1)} µs/event${compared}`,
   );
 }
