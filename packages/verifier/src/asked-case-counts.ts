@@ -1,3 +1,4 @@
+import { escapeRegExp } from './escape-reg-exp';
 import { impliedCases } from './implied-case-counts';
 import { countOf } from './number-words';
 
@@ -257,10 +258,7 @@ export function shortTable(
   if (largest === undefined || largest.table.size >= asked.count) return undefined;
   const said = (text: string) => {
     const words = bare(text);
-    return (
-      words !== '' &&
-      new RegExp(`(?<![\\w])${words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`).test(description)
-    );
+    return words !== '' && new RegExp(`(?<![\\w])${escapeRegExp(words)}(?![\\w])`).test(description);
   };
   // Only the request's example: every key is one the request shows, and an identifier key (`{
   // weekday: 'long' }`, an option bag) counts only when its value is shown too.

@@ -1,4 +1,5 @@
 import { codeOnly, codeWithoutStrings } from './asked-literals';
+import { escapeRegExp } from './escape-reg-exp';
 import { SETTINGS_NAME, TEST_FILE } from './workspace-snapshot';
 
 /**
@@ -100,8 +101,6 @@ export function addedSettingKeys(file: string, before: string | undefined, after
   const old = before === undefined ? new Set<string>() : settingKeys(file, before);
   return [...settingKeys(file, after)].filter((key) => !old.has(key));
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A declaration that binds the value read on a line: `const timeout = …`, `timeout = …` (Python). */
 const BINDING =

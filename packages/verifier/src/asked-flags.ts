@@ -1,4 +1,5 @@
 import { codeOnly } from './asked-literals';
+import { escapeRegExp } from './escape-reg-exp';
 
 /**
  * A feature flag asked to be on — "Add a `newCheckout` flag and enable it by default", "Turn on
@@ -30,8 +31,6 @@ export function flagsAskedOn(description: string): string[] {
   }
   return [...names];
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A value that leaves a flag off. */
 const OFF_VALUE =

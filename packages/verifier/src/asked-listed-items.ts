@@ -1,3 +1,4 @@
+import { escapeRegExp } from './escape-reg-exp';
 import { findPaths } from './find-paths';
 
 /**
@@ -51,7 +52,7 @@ export function askedLists(description: string): AskedList[] {
 function presentIn(text: string, item: string): boolean {
   const bare = item.replace(/^`|`$/g, '').replace(/\/+$/, '');
   if (bare === '') return true;
-  const escaped = bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(bare);
   return new RegExp(`(?<![\\w$-])${escaped}(?![\\w$-])`).test(text);
 }
 

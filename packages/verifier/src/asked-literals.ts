@@ -1,4 +1,5 @@
 import { parseSource } from './code-parser';
+import { escapeRegExp } from './escape-reg-exp';
 import { findPaths } from './find-paths';
 import { TEST_FILE } from './workspace-snapshot';
 
@@ -246,7 +247,6 @@ export async function codeWithoutStrings(file: string, text: string): Promise<st
   return code.replace(/(["'`])(?:\\.|(?!\1)[^\\\n])*\1/g, (quoted) => quoted.replace(/[^\n]/g, ' '));
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const wordIn = (text: string, word: string) =>
   new RegExp(`(?<![\\w$-])${escapeRegExp(word)}(?![\\w$-])`).test(text);
 /** The contents of a code text's string literals. */

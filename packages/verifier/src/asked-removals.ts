@@ -1,4 +1,5 @@
 import { codeOnly } from './asked-literals';
+import { escapeRegExp } from './escape-reg-exp';
 import { findPaths } from './find-paths';
 
 /**
@@ -96,7 +97,6 @@ export function askedRemovals(description: string): AskedRemoval[] {
   return [...found.values()];
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const word = (name: string) => new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`);
 /** A declaration or use of `name` as code (for text inside comments). */
 const asCode = (name: string) =>

@@ -1,4 +1,5 @@
 import { codeWithoutStrings } from './asked-literals';
+import { escapeRegExp } from './escape-reg-exp';
 import { findPaths } from './find-paths';
 
 /**
@@ -55,8 +56,6 @@ export function askedRename(description: string): AskedRename | undefined {
     );
   return { from, to, files: everywhere ? [] : findPaths(rest).map((path) => path.file) };
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The 1-based line where `name` is still code (not a member `.name`, not in a comment or string). */
 export async function oldNameLine(file: string, text: string, name: string): Promise<number | undefined> {

@@ -3,6 +3,7 @@
  * `const a`, and `var b`, `var c` stay) left the work half done. Read from code with comments and
  * strings blanked.
  */
+import { escapeRegExp } from './escape-reg-exp';
 
 /** A token asked to be replaced everywhere, and the files it is asked in (none: the files the step changed). */
 export interface AskedReplacement {
@@ -39,7 +40,7 @@ export function remainingUses(fileName: string, text: string, token: string): nu
   const code = text.replace(/\.(?:py|rb|sh|ya?ml|toml)$/i.test(fileName) ? HASH_NOISE : JS_NOISE, (noise) =>
     noise.replace(/[^\n]/g, ' '),
   );
-  const escaped = token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(token);
   const word = new RegExp(`(?<![\\w$.])${escaped}(?![\\w$])`);
   return code.split('\n').flatMap((line, index) => (word.test(line) ? [index + 1] : []));
 }

@@ -3,6 +3,7 @@
  * data/people.csv", "Delete the line with `DEBUG=1` from config/dev.env" — must be gone from that file
  * afterwards: a step that removed another row, or none, and says it removed this one did not.
  */
+import { escapeRegExp } from './escape-reg-exp';
 
 /** A row to remove: the value that marks it, and the file it is to leave. */
 export interface AskedRowRemoval {
@@ -25,8 +26,6 @@ export function askedRowRemovals(description: string): AskedRowRemoval[] {
   }
   return found;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The lines of `text` that still hold the row's value as a whole field or word (not inside a

@@ -5,6 +5,7 @@
  * moved while the lockfile or the installed copy still holds another version is an upgrade in
  * appearance only: the install the project makes from its lockfile gets the old version.
  */
+import { escapeRegExp } from './escape-reg-exp';
 
 /** A package the description asks to move to a version. */
 export interface AskedUpgrade {
@@ -75,8 +76,6 @@ function manifestRange(text: string | undefined, name: string): string | undefin
   }
   return undefined;
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The version each lockfile resolves for the package (npm, yarn, pnpm), by file. */
 function lockedVersions(read: (file: string) => string | undefined, name: string): [string, string][] {

@@ -4,6 +4,7 @@ import { checkTag, isTagCommand } from './asked-tags';
 import { type Claim, describeClaim, type TestCountClaim } from './claim-types';
 import { isTestCommand } from './command-runs';
 import type { Tooling } from './detect-tooling';
+import { escapeRegExp } from './escape-reg-exp';
 import { canFindSymbols, findSymbol } from './find-symbol';
 import { excerpt, type Finding } from './finding';
 import { stubBodyAt } from './hollow-code';
@@ -236,7 +237,7 @@ export function manifestLists(root: string, name: string): string | undefined {
       continue;
     }
     const pattern = new RegExp(
-      `(?:^|[\\s"'\\[,])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[-_.]/g, '[-_.]')}(?:$|[\\s"'=<>~!;,\\]\\[])`,
+      `(?:^|[\\s"'\\[,])${escapeRegExp(name).replace(/[-_.]/g, '[-_.]')}(?:$|[\\s"'=<>~!;,\\]\\[])`,
       'im',
     );
     if (pattern.test(text)) return manifest;

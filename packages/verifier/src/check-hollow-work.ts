@@ -13,6 +13,7 @@ import { constantAsked, constantFunctions, TEXT_ONLY_CODE } from './constant-fun
 import { danglingImports, SCRIPT_MODULE } from './dangling-imports';
 import { CI_FILE, neverRunLines } from './disabled-workflows';
 import { askedBaseImage, DOCKERFILE, finalImages } from './docker-stages';
+import { escapeRegExp } from './escape-reg-exp';
 import type { Finding } from './finding';
 import {
   exitsBeforeTests,
@@ -207,6 +208,9 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
   ).filter((script): script is string => typeof script === 'string');
   // The runner scan tries some fifty config names in each folder the step touched: a folder is
   // listed once, and only names it holds are read (a safe read of a missing file is not free).
+  /** The request names `name` as a word of its own (a script or make target: `lint`, `test:unit`). */
+  const namedInRequest = (name: string) =>
+    new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(env.description);
   // A folder the step's after-walk listed is not listed again.
   const listings = new Map<string, Set<string> | undefined>();
   const walked = changes.after()?.folders;
@@ -654,9 +658,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     if (/(?:^|\/)package\.json$/.test(file)) {
       // Only scripts the request names ("Add an npm script lint…"): a scaffold's `"test": "echo …"` is no claim.
       const hollow = addedHollowScripts(await beforeOf(file), after).filter((script) =>
-        new RegExp(`(?<![\\w-])${script.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
-          env.description,
-        ),
+        namedInRequest(script.name),
       );
       if (hollow.length > 0)
         findings.push(
@@ -718,9 +720,7 @@ export async function checkHollowWork(env: HollowWorkEnvironment): Promise<Findi
     // New Makefile targets the request names that run nothing (`test:` → `@echo pytest`).
     if (MAKEFILE.test(file)) {
       const hollow = addedHollowTargets(await beforeOf(file), after).filter((target) =>
-        new RegExp(`(?<![\\w-])${target.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(
-          env.description,
-        ),
+        namedInRequest(target.name),
       );
       if (hollow.length > 0)
         findings.push(
@@ -1008,7 +1008,7 @@ function answersOnlyExamples(
   return cases.inputs.every((input) => {
     const words = literalWords(input);
     if (words.trim() === '') return false;
-    const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = escapeRegExp(words);
     return new RegExp(`(?<![\\w.])${escaped}(?![\\w]|\\.\\d)`).test(examples);
   });
 }

@@ -5,6 +5,7 @@
  * `fun area(r: Double) = 3.14`, `def total(items)\n  0\nend`. The JS/TS and Python syntax trees
  * are read by `hollow-code` instead.
  */
+import { escapeRegExp } from './escape-reg-exp';
 
 /** Source files read here (the ones without a parser). */
 export const TEXT_ONLY_CODE = /\.(?:go|rs|java|cs|kt|kts|swift|c|cc|cpp|cxx|h|hpp|php|scala|dart|rb)$/i;
@@ -131,7 +132,7 @@ export function constantFunctions(
 export function constantAsked(value: string, description: string): boolean {
   const words = value.replace(/^(['"`])([\s\S]*)\1$/, '$2').replace(/\.to_string\(\)|\.into\(\)$/, '');
   if (words.trim() === '') return false;
-  const escaped = words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(words);
   return new RegExp(
     `\\b(?:returns?|returning|always|be|equals?|constant|fixed)\\s+(?:the\\s+)?(?:value\\s+|constant\\s+)?[\`'"]?${escaped}(?![\\w.])`,
     'i',

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { escapeRegExp } from './escape-reg-exp';
 
 /**
  * Test-runner configuration files: what they name (reporters, setup files, global setup, result
@@ -593,7 +594,7 @@ export function shadowCopies(
       const module = parts.slice(cut).join('/');
       if (!original(module)) continue;
       const folder = parts[cut - 1] ?? '';
-      const word = new RegExp(`(?:^|[^\\w-])${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:$|[^\\w-])`);
+      const word = new RegExp(`(?:^|[^\\w-])${escapeRegExp(folder)}(?:$|[^\\w-])`);
       const via = pathLines.find((entry) => word.test(entry.line));
       if (via !== undefined) {
         found.push({ copy, module, via: `${via.file}: ${via.line.slice(0, 60)}` });

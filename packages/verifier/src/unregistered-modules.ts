@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { codeOnly } from './asked-literals';
+import { escapeRegExp } from './escape-reg-exp';
 import { TEST_FILE } from './workspace-snapshot';
 
 /**
@@ -27,7 +28,6 @@ export function registrationAsked(description: string): boolean {
   return REGISTERED_KIND.test(description) && !REGISTRATION_NOT_ASKED.test(description);
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const stemOf = (file: string) => path.posix.basename(file).replace(/\.[^.]+$/, '');
 const named = (stem: string) => new RegExp(`(?<![\\w$-])${escapeRegExp(stem)}(?![\\w$-])`);
 
