@@ -22,6 +22,7 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  emptyAnswerError,
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
@@ -308,6 +309,17 @@ export class AnthropicChatModel implements ChatModel {
     requestId: string | undefined;
     warnings: string[];
   }): GenerateResult {
+    // Nothing at all, for a stop reason that says neither "done" nor why it was cut (a gateway
+    // forwarding its backend's reason, or none): not an answer.
+    const empty = emptyAnswerError({
+      provider: this.provider,
+      finishReason: mapAnthropicStopReason(parts.rawStopReason),
+      rawFinishReason: parts.rawStopReason,
+      text: parts.text,
+      toolCalls: parts.toolCalls.length,
+      requestId: parts.requestId,
+    });
+    if (empty) throw empty;
     const result: GenerateResult = {
       text: parts.text,
       toolCalls: parts.toolCalls,

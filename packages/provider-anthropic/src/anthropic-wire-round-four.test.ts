@@ -7,7 +7,8 @@ import { createAnthropic } from './anthropic-provider';
 // tools with citations, refusals and context-window stops without a tool call, an error event
 // after a finished tool_use block). Framings as api.anthropic.com sent them in 2025
 // (anthropic-version 2023-06-01; Claude 3.7 Sonnet for redacted thinking, Sonnet 4.5 / Opus 4.1
-// otherwise), replayed byte for byte through the official SDK.
+// otherwise), replayed byte for byte through the official SDK; and a gateway in front of a local
+// server (Ollama's native `done_reason: "load"`) forwarding a stop reason Anthropic never sends.
 const { server, ...fixtures } = replayFixtures(new URL('./__fixtures__/quirks/', import.meta.url));
 
 const model = ({ serverUrl, streamIdleTimeoutMs }: { serverUrl: string; streamIdleTimeoutMs?: number }) =>
@@ -89,6 +90,19 @@ runWireQuirkSuite({
       fixture: 'overloaded-after-tool-use-stream',
       call: 'stream',
       expected: { error: { code: 'overloaded', isRetryable: true } },
+    },
+    {
+      title:
+        'a gateway\'s unknown stop reason ("load", its backend\'s) and no content block, streamed: a retryable invalid-response, not an empty answer',
+      fixture: 'gateway-unknown-stop-nothing-stream',
+      call: 'stream',
+      expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
+    },
+    {
+      title: 'the same, not streamed: a retryable invalid-response',
+      fixture: 'gateway-unknown-stop-nothing',
+      call: 'generate',
+      expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
     },
   ],
 });

@@ -21,19 +21,6 @@ runWireQuirkSuite({
     })('gpt-4.1'),
   cases: [
     {
-      title:
-        'Ollama\'s done_reason "load" (the model was only loaded) streamed: a retryable invalid-response',
-      fixture: 'ollama-done-reason-load-stream',
-      call: 'stream',
-      expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
-    },
-    {
-      title: 'Ollama\'s done_reason "load", not streamed: a retryable invalid-response',
-      fixture: 'ollama-done-reason-load',
-      call: 'generate',
-      expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
-    },
-    {
       title: 'Ollama\'s done_reason "length" after part of the text: the part, finished "length"',
       fixture: 'ollama-done-reason-length-stream',
       call: 'stream',
@@ -47,27 +34,6 @@ runWireQuirkSuite({
       },
     },
     {
-      title: 'finish_reason "tool_calls" with text and no tool call, streamed (vLLM without a tool parser)',
-      fixture: 'vllm-tool-calls-finish-without-calls-stream',
-      call: 'stream',
-      expected: {
-        error: { code: 'invalid-response', isRetryable: false, message: /"tool_calls" but no tool call/ },
-      },
-    },
-    {
-      title: "vLLM's continuous usage stats (usage in every chunk): the last figures, not their sum",
-      fixture: 'vllm-continuous-usage-stream',
-      call: 'stream',
-      expected: {
-        answer: {
-          text: 'Done.',
-          toolCalls: [],
-          finishReason: 'stop',
-          usage: { inputTokens: 120, outputTokens: 3, totalTokens: 123 },
-        },
-      },
-    },
-    {
       title: 'tool-call arguments "" (a call without arguments) next to content "": the call',
       fixture: 'empty-string-arguments-stream',
       call: 'stream',
@@ -77,47 +43,6 @@ runWireQuirkSuite({
           toolCalls: ['read_file '],
           finishReason: 'tool-calls',
           usage: { totalTokens: 55 },
-        },
-      },
-    },
-    {
-      title: 'tool-call arguments "null" (Mistral, a call without arguments): the call',
-      fixture: 'null-string-arguments',
-      call: 'generate',
-      expected: {
-        answer: {
-          text: '',
-          toolCalls: ['read_file null'],
-          finishReason: 'tool-calls',
-          usage: { totalTokens: 89 },
-        },
-      },
-    },
-    {
-      title: 'tool-call arguments that are a JSON string holding the JSON (encoded twice): the arguments',
-      fixture: 'double-encoded-arguments',
-      call: 'generate',
-      expected: {
-        answer: {
-          text: '',
-          toolCalls: ['read_file {"path": "README.md"}'],
-          finishReason: 'tool-calls',
-          usage: { totalTokens: 92 },
-        },
-      },
-    },
-    {
-      title:
-        "Azure's content filter after part of the text (prompt_filter_results first): a content-filter stop",
-      fixture: 'azure-content-filter-text-stream',
-      call: 'stream',
-      expected: {
-        answer: {
-          text: 'To pick the lock, first',
-          toolCalls: [],
-          finishReason: 'content-filter',
-          rawFinishReason: 'content_filter',
-          usage: { totalTokens: 37 },
         },
       },
     },
