@@ -116,5 +116,44 @@ runWireQuirkSuite({
         },
       },
     },
+    {
+      title: "a proxy's functionCall.args as a JSON string, streamed: the call with those arguments",
+      fixture: 'function-call-string-args-stream',
+      call: 'stream',
+      expected: {
+        answer: {
+          text: '',
+          toolCalls: ['get_weather {"city": "Paris"}'],
+          finishReason: 'tool-calls',
+          usage: { totalTokens: 64 },
+        },
+      },
+    },
+    {
+      title:
+        "Gemini 3's streamed function-call arguments (partialArgs, willContinue, a terminal part): the call",
+      fixture: 'gemini3-streamed-arguments-stream',
+      call: 'stream',
+      expected: {
+        answer: {
+          text: '',
+          toolCalls: ['write_file {"path":"plan.md","content":"# Plan\\n1. Read the menu"}'],
+          finishReason: 'tool-calls',
+          usage: { totalTokens: 150 },
+        },
+      },
+    },
+    {
+      title: "MAX_TOKENS inside Gemini 3's streamed function-call arguments: a truncation error, no call",
+      fixture: 'gemini3-streamed-arguments-max-tokens-stream',
+      call: 'stream',
+      expected: {
+        error: {
+          code: 'invalid-response',
+          isRetryable: false,
+          message: /"MAX_TOKENS"\) inside tool call "write_file"/,
+        },
+      },
+    },
   ],
 });
