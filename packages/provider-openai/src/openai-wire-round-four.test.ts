@@ -72,5 +72,18 @@ runWireQuirkSuite({
         },
       },
     },
+    {
+      title:
+        "Azure's 400 for a filtered prompt (code content_filter, ResponsibleAIPolicyViolation): a non-retryable bad-request",
+      fixture: 'azure-prompt-content-filter-400',
+      call: 'generate',
+      expected: { error: { code: 'bad-request', isRetryable: false, message: /content management policy/ } },
+    },
+    {
+      title: "Ollama's 404 for a model not pulled: a non-retryable bad-request naming it",
+      fixture: 'ollama-model-not-found-404',
+      call: 'generate',
+      expected: { error: { code: 'bad-request', isRetryable: false, message: /llama3\.3" not found/ } },
+    },
   ],
 });
