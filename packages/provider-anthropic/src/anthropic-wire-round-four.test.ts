@@ -168,3 +168,24 @@ describe('extended thinking with tool use, over two turns', () => {
     });
   });
 });
+
+describe('a gateway that sends the whole message in message_start, thinking included', () => {
+  it('keeps the redacted_thinking and the signed thinking, in order, for the next turn', async () => {
+    server.script(fixtures.sse('gateway-thinking-in-message-start-stream'));
+    const result = await generate(
+      model({ serverUrl: server.url }),
+      { messages: [{ role: 'user', content: 'Plan it.' }] },
+      { onPart: () => {} },
+    );
+    expect(result.toolCalls.map((call) => call.rawArguments)).toEqual(['{"path":"README.md"}']);
+    expect(result.reasoning).toEqual([
+      {
+        text: '',
+        signature:
+          'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pZZj8Xm1Yn3kNZx',
+        redacted: true,
+      },
+      { text: 'Read the README first.', signature: 'ErUBCkYIBxgCIkB0c2lnbmF0dXJlLWdhdGV3YXk=' },
+    ]);
+  });
+});
