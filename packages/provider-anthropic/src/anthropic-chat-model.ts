@@ -563,6 +563,9 @@ export class AnthropicChatModel implements ChatModel {
                 } else if (block.type === 'thinking') {
                   reasoning.push({ text: block.thinking ?? '', signature: block.signature });
                   if (block.thinking) yield { type: 'reasoning-delta', delta: block.thinking };
+                } else if (block.type === 'redacted_thinking') {
+                  // Sent back unchanged on the next turn, like the streamed block.
+                  reasoning.push({ text: '', signature: block.data, redacted: true });
                 } else if (block.type === 'tool_use') {
                   const rawArguments = JSON.stringify(block.input ?? {});
                   if (responseTool && block.name === responseTool.name) {
