@@ -189,3 +189,83 @@ describe('a gateway that sends the whole message in message_start, thinking incl
     ]);
   });
 });
+
+// Claude 4 with interleaved thinking signs each thinking block at its place among the tool_use
+// blocks; a turn sent back rebuilt as [all thinking][text][all tool_use] is a 400 ("thinking or
+// redacted_thinking blocks in the latest assistant message cannot be modified").
+describe('interleaved thinking (thinking, text, tool_use, thinking, tool_use), over two turns', () => {
+  const tools = [
+    {
+      name: 'read_file',
+      description: 'Reads a file.',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+  ];
+  const expectedTurn = {
+    role: 'assistant',
+    content: [
+      {
+        type: 'thinking',
+        thinking: 'First the package manifest.',
+        signature: 'EqMBCkgIBxABGAIiQFirstThinkingSignature0000000000000000==',
+      },
+      { type: 'text', text: 'Reading the manifest.' },
+      { type: 'tool_use', id: 'toolu_01Manifest', name: 'read_file', input: { path: 'package.json' } },
+      {
+        type: 'thinking',
+        thinking: 'The lockfile too, in parallel.',
+        signature: 'EqMBCkgIBxABGAIiQSecondThinkingSignature000000000000000==',
+      },
+      { type: 'tool_use', id: 'toolu_01Lockfile', name: 'read_file', input: { path: 'pnpm-lock.yaml' } },
+    ],
+  };
+
+  it.each([
+    ['streamed', 'interleaved-thinking-tool-use-stream', true],
+    ['not streamed', 'interleaved-thinking-tool-use', false],
+  ] as const)('%s: the thinking goes back where it was, between the calls', async (_, fixture, streamed) => {
+    server.script([
+      ...(streamed ? fixtures.sse(fixture) : fixtures.json(fixture)),
+      ...fixtures.sse('redacted-thinking-stream'),
+    ]);
+    const chat = model({ serverUrl: server.url });
+    const first = await generate(
+      chat,
+      { messages: [{ role: 'user', content: 'Check the deps.' }], tools },
+      streamed ? { onPart: () => {} } : {},
+    );
+    expect(first.toolCalls.map((call) => call.rawArguments)).toEqual(
+      ['{"path": "package.json"}', '{"path": "pnpm-lock.yaml"}'].map((raw) =>
+        streamed ? raw : JSON.stringify(JSON.parse(raw)),
+      ),
+    );
+    // The assistant message as the executor journals it (JSON), then sent back.
+    const assistant = JSON.parse(
+      JSON.stringify({
+        role: 'assistant',
+        content: first.text,
+        toolCalls: first.toolCalls,
+        reasoning: first.reasoning,
+      }),
+    );
+    await generate(
+      chat,
+      {
+        messages: [
+          { role: 'user', content: 'Check the deps.' },
+          assistant,
+          ...first.toolCalls.map((call) => ({
+            role: 'tool' as const,
+            toolCallId: call.id,
+            toolName: call.name,
+            content: '{}',
+          })),
+        ],
+        tools,
+      },
+      { onPart: () => {} },
+    );
+    const sent = server.requests.at(-1)?.json as { messages: unknown[] };
+    expect(sent.messages[1]).toEqual(expectedTurn);
+  });
+});
