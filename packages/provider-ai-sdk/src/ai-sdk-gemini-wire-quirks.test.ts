@@ -155,5 +155,12 @@ runWireQuirkSuite({
         },
       },
     },
+    {
+      title:
+        "Gemini's error object (503 UNAVAILABLE) as an event after part of the text: a retryable error, not the part",
+      fixture: 'error-mid-stream',
+      call: 'stream',
+      expected: { error: { code: 'overloaded', isRetryable: true, message: /overloaded/ } },
+    },
   ],
 });
