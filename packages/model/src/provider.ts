@@ -21,6 +21,7 @@ export {
 } from './check-provider-options';
 export { contentPartSource } from './content-parts';
 export { redactsToItselfWith } from './create-redactor';
+export { type EmptyAnswerOptions, emptyAnswerError } from './empty-answer';
 export { type ExtractJsonResult, extractJson } from './extract-json';
 export { type HtmlPageErrorOptions, htmlPageError, isHtmlContentType, rejectHtmlPage } from './html-page';
 export {

@@ -542,6 +542,80 @@ export const chatCompletionsWireQuirks: readonly WireQuirkCase[] = [
     expected: { error: { code: 'invalid-response', isRetryable: true } },
   },
   {
+    title:
+      'Ollama\'s done_reason "load" as the finish_reason, nothing else (the model was only loaded): a retryable invalid-response, not an empty answer',
+    fixture: 'ollama-done-reason-load-stream',
+    call: 'stream',
+    expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
+  },
+  {
+    title: 'Ollama\'s done_reason "load", not streamed: a retryable invalid-response',
+    fixture: 'ollama-done-reason-load',
+    call: 'generate',
+    expected: { error: { code: 'invalid-response', isRetryable: true, message: /"load"/ } },
+  },
+  {
+    title: 'tool-call arguments encoded twice (a JSON string holding the JSON): the arguments it holds',
+    fixture: 'double-encoded-arguments',
+    call: 'generate',
+    expected: {
+      answer: {
+        text: '',
+        toolCalls: ['read_file {"path": "README.md"}'],
+        finishReason: 'tool-calls',
+        usage: { totalTokens: 92 },
+      },
+    },
+  },
+  {
+    title: 'tool-call arguments "null" (a call without arguments): the call',
+    fixture: 'null-string-arguments',
+    call: 'generate',
+    expected: {
+      answer: {
+        text: '',
+        toolCalls: ['read_file null'],
+        finishReason: 'tool-calls',
+        usage: { totalTokens: 89 },
+      },
+    },
+  },
+  {
+    title: 'finish_reason "tool_calls" with text and no tool call, streamed: an invalid-response',
+    fixture: 'vllm-tool-calls-finish-without-calls-stream',
+    call: 'stream',
+    expected: {
+      error: { code: 'invalid-response', isRetryable: false, message: /"tool_calls" but no tool call/ },
+    },
+  },
+  {
+    title: "vLLM's continuous usage stats (usage in every chunk): the last figures, not their sum",
+    fixture: 'vllm-continuous-usage-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: 'Done.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: { inputTokens: 120, outputTokens: 3, totalTokens: 123 },
+      },
+    },
+  },
+  {
+    title: "Azure's content filter after part of the text: the part, finished content-filter",
+    fixture: 'azure-content-filter-text-stream',
+    call: 'stream',
+    expected: {
+      answer: {
+        text: 'To pick the lock, first',
+        toolCalls: [],
+        finishReason: 'content-filter',
+        rawFinishReason: 'content_filter',
+        usage: { totalTokens: 37 },
+      },
+    },
+  },
+  {
     title: 'finish_reason "tool_calls" with no tool call (vLLM without a tool parser): an invalid-response',
     fixture: 'vllm-tool-calls-finish-without-calls',
     call: 'generate',

@@ -18,6 +18,7 @@ import {
   checkModelId,
   checkProviderOptions,
   defaultStreamIdleTimeoutMs,
+  emptyAnswerError,
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
@@ -832,6 +833,17 @@ export class AISDKChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+    // Nothing at all, for a reason that says neither "done" nor why it was cut (Gemini's `OTHER`
+    // or `TOO_MANY_TOOL_CALLS` without parts, Ollama's `load`): not an answer.
+    const empty = emptyAnswerError({
+      provider: this.provider,
+      finishReason: mapAISDKFinishReason(reason, toolCalls > 0).finishReason,
+      rawFinishReason: raw,
+      text,
+      toolCalls,
+      requestId,
+    });
+    if (empty) throw empty;
     if (unified !== 'tool-calls' || toolCalls > 0) return;
     throw new ModelError({
       code: 'invalid-response',

@@ -22,6 +22,7 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  emptyAnswerError,
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
@@ -149,6 +150,16 @@ function textOf(content: readonly ContentBlock[]): string {
   let text = '';
   for (const block of content) if (block.type === 'text') text += block.text;
   return text;
+}
+
+/**
+ * A thinking block as a `ReasoningPart` that remembers its place in the answer: how much text and
+ * how many tool calls came before it, when any did (Claude's interleaved thinking puts thinking
+ * between tool_use blocks, and each block must go back where it was; see `toAnthropicMessages`).
+ */
+function placedReasoning(part: ReasoningPart, text: string, toolCalls: number): ReasoningPart {
+  if (text.length === 0 && toolCalls === 0) return part;
+  return { ...part, providerData: { anthropicPosition: { text: text.length, toolCalls } } };
 }
 
 /** A streamed tool input's JSON (`{}` when none arrived or it does not parse). */
@@ -308,6 +319,17 @@ export class AnthropicChatModel implements ChatModel {
     requestId: string | undefined;
     warnings: string[];
   }): GenerateResult {
+    // Nothing at all, for a stop reason that says neither "done" nor why it was cut (a gateway
+    // forwarding its backend's reason, or none): not an answer.
+    const empty = emptyAnswerError({
+      provider: this.provider,
+      finishReason: mapAnthropicStopReason(parts.rawStopReason),
+      rawFinishReason: parts.rawStopReason,
+      text: parts.text,
+      toolCalls: parts.toolCalls.length,
+      requestId: parts.requestId,
+    });
+    if (empty) throw empty;
     const result: GenerateResult = {
       text: parts.text,
       toolCalls: parts.toolCalls,
@@ -414,9 +436,13 @@ export class AnthropicChatModel implements ChatModel {
     for (const block of message.content) {
       if (block.type === 'text') text += block.text;
       else if (block.type === 'thinking')
-        reasoning.push({ text: block.thinking, signature: block.signature });
+        reasoning.push(
+          placedReasoning({ text: block.thinking, signature: block.signature }, text, toolCalls.length),
+        );
       else if (block.type === 'redacted_thinking')
-        reasoning.push({ text: '', signature: block.data, redacted: true });
+        reasoning.push(
+          placedReasoning({ text: '', signature: block.data, redacted: true }, text, toolCalls.length),
+        );
       else if (block.type === 'tool_use') {
         if (responseTool && block.name === responseTool.name) {
           text += structuredText(block.input, responseTool);
@@ -549,8 +575,19 @@ export class AnthropicChatModel implements ChatModel {
                   text += block.text;
                   yield { type: 'text-delta', delta: block.text };
                 } else if (block.type === 'thinking') {
-                  reasoning.push({ text: block.thinking ?? '', signature: block.signature });
+                  reasoning.push(
+                    placedReasoning(
+                      { text: block.thinking ?? '', signature: block.signature },
+                      text,
+                      toolOrdinal,
+                    ),
+                  );
                   if (block.thinking) yield { type: 'reasoning-delta', delta: block.thinking };
+                } else if (block.type === 'redacted_thinking') {
+                  // Sent back unchanged on the next turn, like the streamed block.
+                  reasoning.push(
+                    placedReasoning({ text: '', signature: block.data, redacted: true }, text, toolOrdinal),
+                  );
                 } else if (block.type === 'tool_use') {
                   const rawArguments = JSON.stringify(block.input ?? {});
                   if (responseTool && block.name === responseTool.name) {
@@ -591,12 +628,18 @@ export class AnthropicChatModel implements ChatModel {
                 }
               } else if (block.type === 'thinking') {
                 const initial = block.thinking ?? '';
-                const part: ReasoningPart = { text: initial, signature: block.signature };
+                const part = placedReasoning(
+                  { text: initial, signature: block.signature },
+                  text,
+                  toolOrdinal,
+                );
                 reasoning.push(part);
                 blocks.set(event.index, { kind: 'reasoning', part });
                 if (initial !== '') yield { type: 'reasoning-delta', delta: initial };
               } else if (block.type === 'redacted_thinking') {
-                reasoning.push({ text: '', signature: block.data, redacted: true });
+                reasoning.push(
+                  placedReasoning({ text: '', signature: block.data, redacted: true }, text, toolOrdinal),
+                );
                 blocks.set(event.index, { kind: 'other' });
               } else if (block.type === 'tool_use') {
                 if (responseTool && block.name === responseTool.name) {

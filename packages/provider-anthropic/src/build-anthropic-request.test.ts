@@ -1,4 +1,4 @@
-import { type GenerateRequest, ModelError, resolveCapabilities } from '@closedloop/model';
+import { type GenerateRequest, ModelError, type ReasoningPart, resolveCapabilities } from '@closedloop/model';
 import { describe, expect, it } from 'vitest';
 import {
   type AnthropicChatSettings,
@@ -107,6 +107,51 @@ describe('toAnthropicMessages', () => {
     expect(errorOf(() => toAnthropicMessages(bad))).toMatch(
       /^bad-request: .*messages\[0\] has unknown role "robot"/,
     );
+  });
+});
+
+describe('toAnthropicMessages: where thinking goes back', () => {
+  const call = (id: string, path: string) => ({
+    id,
+    name: 'read_file',
+    arguments: { path },
+    rawArguments: '',
+  });
+  const send = (reasoning: ReasoningPart[], content: string) =>
+    toAnthropicMessages([
+      { role: 'user', content: 'Go.' },
+      { role: 'assistant', content, toolCalls: [call('toolu_a', 'a'), call('toolu_b', 'b')], reasoning },
+    ]).messages[1]?.content as Array<{ type: string; text?: string; thinking?: string; id?: string }>;
+  const shape = (blocks: ReturnType<typeof send>) =>
+    blocks.map((block) => block.text ?? block.thinking ?? block.id ?? block.type);
+
+  it('a part without a position goes first (one thinking block, or reasoning from before this release)', () => {
+    expect(shape(send([{ text: 'T1', signature: 's1' }], 'Hi.'))).toEqual([
+      'T1',
+      'Hi.',
+      'toolu_a',
+      'toolu_b',
+    ]);
+  });
+
+  it('a part with a position goes there: after that much text and that many calls', () => {
+    const placed = (text: number, toolCalls: number) => ({
+      text: 'T2',
+      signature: 's2',
+      providerData: { anthropicPosition: { text, toolCalls } },
+    });
+    expect(shape(send([{ text: 'T1', signature: 's1' }, placed(3, 1)], 'Hi. More.'))).toEqual([
+      'T1',
+      'Hi.',
+      'toolu_a',
+      'T2',
+      ' More.',
+      'toolu_b',
+    ]);
+    // Out of range (the text was edited since): clamped, nothing sent twice or lost.
+    expect(shape(send([placed(99, 9)], 'Hi.'))).toEqual(['Hi.', 'toolu_a', 'toolu_b', 'T2']);
+    // A whitespace-only slice is not sent (Anthropic rejects blank text blocks).
+    expect(shape(send([placed(1, 0)], ' Hi.'))).toEqual(['T2', 'Hi.', 'toolu_a', 'toolu_b']);
   });
 });
 

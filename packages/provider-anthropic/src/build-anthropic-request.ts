@@ -18,6 +18,7 @@ import {
   type ModelCapabilities,
   ModelError,
   type ReasoningEffort,
+  type ReasoningPart,
   type ToolCall,
   type ToolChoice,
 } from '@closedloop/model';
@@ -199,18 +200,29 @@ export function toAnthropicMessages(
         flushUser();
         ids.startTurn();
         const blocks: ContentBlockParam[] = [];
-        for (const part of message.reasoning ?? []) {
-          if (part.redacted) {
-            if (part.signature) blocks.push({ type: 'redacted_thinking', data: part.signature });
-          } else if (part.signature) {
-            // Unsigned reasoning (from another provider) cannot be verified by Anthropic: dropped.
-            blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+        const calls = message.toolCalls ?? [];
+        // Text and calls up to a place in the answer, each sent once.
+        let textAt = 0;
+        let callAt = 0;
+        const sendUpTo = (textEnd: number, callEnd: number) => {
+          const text = message.content.slice(textAt, textEnd);
+          // Anthropic rejects whitespace-only text blocks.
+          if (text.trim() !== '') blocks.push({ type: 'text', text });
+          textAt = Math.max(textAt, Math.min(textEnd, message.content.length));
+          for (; callAt < Math.min(callEnd, calls.length); callAt++) {
+            const call = calls[callAt] as ToolCall;
+            blocks.push({ type: 'tool_use', id: ids.call(call.id), name: call.name, input: toolInput(call) });
           }
+        };
+        for (const part of message.reasoning ?? []) {
+          if (!part.signature) continue; // Unsigned reasoning (another provider's) cannot be verified: dropped.
+          // Interleaved thinking goes back where it was among the text and tool_use blocks.
+          const position = reasoningPosition(part);
+          if (position) sendUpTo(position.text, position.toolCalls);
+          if (part.redacted) blocks.push({ type: 'redacted_thinking', data: part.signature });
+          else blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature });
         }
-        if (message.content !== '') blocks.push({ type: 'text', text: message.content });
-        for (const call of message.toolCalls ?? []) {
-          blocks.push({ type: 'tool_use', id: ids.call(call.id), name: call.name, input: toolInput(call) });
-        }
+        sendUpTo(message.content.length, calls.length);
         if (blocks.length > 0) out.push({ role: 'assistant', content: blocks });
         return;
       }
@@ -225,6 +237,22 @@ export function toAnthropicMessages(
   });
   flushUser();
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: out };
+}
+
+/**
+ * Where a thinking block stood in the answer it came from (text characters and tool calls before
+ * it), as the adapter recorded it in `providerData.anthropicPosition`; `undefined` for one at the
+ * start, or reasoning from elsewhere.
+ */
+function reasoningPosition(part: ReasoningPart): { text: number; toolCalls: number } | undefined {
+  const position = part.providerData?.anthropicPosition as
+    | { text?: unknown; toolCalls?: unknown }
+    | undefined;
+  if (typeof position !== 'object' || position === null) return undefined;
+  const { text, toolCalls } = position;
+  const count = (value: unknown) =>
+    Number.isInteger(value) && (value as number) >= 0 ? (value as number) : 0;
+  return { text: count(text), toolCalls: count(toolCalls) };
 }
 
 function toContentBlock(

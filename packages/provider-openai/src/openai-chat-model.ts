@@ -12,6 +12,7 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  emptyAnswerError,
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
@@ -281,6 +282,7 @@ export class OpenAIChatModel implements ChatModel {
       this.#checkWithoutFinishReason(calls, requestId, answerText + (message.refusal ?? ''));
     }
     this.#checkFinish(choice.finish_reason, calls, requestId, answerText, request.tools);
+    this.#checkEmpty(choice.finish_reason, calls, requestId, answerText + (message.refusal ?? ''));
     const ids = uniqueIds(calls);
     const toolCalls = calls.map((call, index) => toToolCall(call, ids[index] as string));
     const refusal =
@@ -384,6 +386,27 @@ export class OpenAIChatModel implements ChatModel {
         ...(requestId ? { requestId } : {}),
       });
     }
+  }
+
+  /**
+   * Throws for an answer with nothing in it (no text, refusal or call) and a finish reason that
+   * says neither "done" nor why it was cut (Ollama's `done_reason: "load"`): see {@link emptyAnswerError}.
+   */
+  #checkEmpty(
+    rawFinishReason: string | null | undefined,
+    calls: readonly PendingToolCall[],
+    requestId: string | undefined,
+    text: string,
+  ): void {
+    const empty = emptyAnswerError({
+      provider: this.provider,
+      finishReason: mapOpenAIFinishReason(rawFinishReason, { hasToolCalls: calls.length > 0 }),
+      rawFinishReason,
+      text,
+      toolCalls: calls.length,
+      requestId,
+    });
+    if (empty) throw empty;
   }
 
   /**
@@ -709,6 +732,7 @@ export class OpenAIChatModel implements ChatModel {
       this.#checkWithoutFinishReason(calls, requestId, text + refusal);
     }
     this.#checkFinish(rawFinishReason, calls, requestId, text, request.tools);
+    this.#checkEmpty(rawFinishReason, calls, requestId, text + refusal);
     const ids = uniqueIds(calls);
     const toolCalls: ToolCall[] = [];
     for (const [index, call] of calls.entries()) {
