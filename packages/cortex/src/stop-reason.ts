@@ -5,7 +5,7 @@
  * | ------------------------- | ----------------------------------------------------------------------- |
  * | `completed`               | every step completed and every goal check passed                        |
  * | `completed-with-warnings` | only P2 checks failed/warned, or some step output is unverified         |
- * | `failed`                  | a P0 goal check failed (or the planner could not produce a valid plan)  |
+ * | `failed`                  | a P0 goal check failed, the planner could not produce a valid plan, a model failed for good, or the journal could not be written |
  * | `blocked`                 | a step is blocked: the replanner gave up, attempts ran out, or a human said no |
  * | `model-unavailable`       | the model cannot be reached at all (no or bad key, connection refused, unknown model) |
  * | `max-iterations`          | P1 checks still fail at the iteration cap (after the one ×1.5 extension) |
@@ -13,7 +13,7 @@
  * | `loop-detected`           | a state seen before came back, or the results oscillate                 |
  * | `budget-exhausted`        | the token or cost budget is used up                                     |
  * | `deadline`                | the run deadline passed                                                 |
- * | `cancelled`               | the caller's `AbortSignal` aborted                                      |
+ * | `cancelled`               | the caller's `AbortSignal` aborted, or another process took the run's lease |
  */
 export const stopReasons = [
   'completed',
