@@ -32,7 +32,8 @@ export interface ReplannerOptions {
    * Characters of completed steps' tool history in the prompt. The steps nearest to the failure
    * (its upstream, closest first) get their full history until the budget is spent; the others
    * are named in one line. Default: half the model's context window (`capabilities.contextWindow`
-   * tokens × 2 characters), at least 20,000. `Infinity` always shows every completed step.
+   * tokens × 2 characters), at least 20,000; 200,000 when the model does not give its window.
+   * `Infinity` always shows every completed step.
    */
   maxHistoryChars?: number;
   /** Retry policy for transport errors of each model call (`@closedloop/model`'s), or `false`. */
