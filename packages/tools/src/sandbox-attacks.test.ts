@@ -663,6 +663,7 @@ try { console.log(fs.readdirSync(${JSON.stringify(path.join(victim, '.git'))}).j
       await writeFile(path.join(root, file), 'changed\n');
       const runner = createCommandRunner({ root, sandbox: 'required' });
       const status = await runner.run(['git', 'status', '--porcelain']);
+      expect(status.stderr.split("\n").filter((l) => !l.startsWith("hint:")).join("\n").trim()).toBe("");
       expect(status.exitCode).toBe(0);
       expect(status.stdout).toContain(file);
       expect((await runner.run(['git', 'commit', '-qam', 'change'])).exitCode).toBe(0);
