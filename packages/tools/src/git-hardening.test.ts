@@ -61,7 +61,8 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
   it('never runs a signing, editor or ssh program the repository config names', async () => {
     // The policy refuses `--gpg-sign`, `-e` and `-c core.sshCommand=…`: the same programs named by
     // the repository's configuration instead must not run either.
-    for (const name of ['gpg', 'ssh', 'editor']) await plant(path.join(ws.root, `${name}.sh`), `pwned-${name}`);
+    for (const name of ['gpg', 'ssh', 'editor'])
+      await plant(path.join(ws.root, `${name}.sh`), `pwned-${name}`);
     const gpg = path.join(ws.root, 'gpg.sh');
     await ws.git('config', 'gpg.program', gpg);
     await ws.git('config', 'gpg.openpgp.program', gpg);

@@ -629,7 +629,8 @@ try { console.log(fs.readdirSync(${JSON.stringify(path.join(victim, '.git'))}).j
     const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
     const planter = runner.run(['node', 'point.cjs']);
     const deadline = Date.now() + 10_000;
-    while (!existsSync(path.join(ws.root, '.git')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!existsSync(path.join(ws.root, '.git')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(existsSync(path.join(ws.root, '.git'))).toBe(true);
     const reached = await runner.run(['node', 'reach.cjs']);
     const shown = await runner.run(['git', 'show', 'HEAD:secret.txt']);
@@ -663,7 +664,13 @@ try { console.log(fs.readdirSync(${JSON.stringify(path.join(victim, '.git'))}).j
       await writeFile(path.join(root, file), 'changed\n');
       const runner = createCommandRunner({ root, sandbox: 'required' });
       const status = await runner.run(['git', 'status', '--porcelain']);
-      expect(status.stderr.split("\n").filter((l) => !l.startsWith("hint:")).join("\n").trim()).toBe("");
+      expect(
+        status.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('hint:'))
+          .join('\n')
+          .trim(),
+      ).toBe('');
       expect(status.exitCode).toBe(0);
       expect(status.stdout).toContain(file);
       expect((await runner.run(['git', 'commit', '-qam', 'change'])).exitCode).toBe(0);

@@ -429,7 +429,9 @@ async function bindableGitDirs(
       (back !== undefined &&
         dotGit !== undefined &&
         (await realPathOf(path.resolve(own, back.trim()))) === dotGit) ||
-      (worktree !== undefined && top !== undefined && (await realPathOf(path.resolve(own, worktree))) === top);
+      (worktree !== undefined &&
+        top !== undefined &&
+        (await realPathOf(path.resolve(own, worktree))) === top);
     if (!pointsBack) return gitDirs;
   }
   // Only a git directory (by its real path) is made writable: a `.git` file, link or
