@@ -172,7 +172,8 @@ const injectingEnv =
   /^(?:LD_|DYLD_|NODE_OPTIONS$|NODE_PATH$|NODE_REPL_EXTERNAL_MODULE$|BASH_ENV$|ENV$|PS4$|PROMPT_COMMAND$|SHELLOPTS$|PYTHON(?:STARTUP|PATH|HOME|INSPECT)$|PERL5?(?:LIB|OPT)$|RUBYOPT$|RUBYLIB$|GIT_(?!OPTIONAL_LOCKS$|AUTHOR_(?:NAME|EMAIL|DATE)$|COMMITTER_(?:NAME|EMAIL|DATE)$)|npm_config_|NPM_CONFIG_|PNPM_|YARN_|PATH$|HOME$|CLOSEDLOOP_)/;
 
 /**
- * `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos; and
+ * `-c` settings every git command runs with: no hooks, no fsmonitor, no pager, no bare repos, no
+ * signing, editor or ssh program of the repository's configuration; and
  * none of the repository's settings that change what `git status` and `git diff` show (a command
  * can write the repository's configuration): untracked files listed, ignore and attribute files
  * outside the work tree not read, paths with their `a/` and `b/` prefixes from the repository's
@@ -196,6 +197,23 @@ export const gitHardening: readonly string[] = [
   'diff.ignoreSubmodules=none',
   'diff.srcPrefix=a/',
   'diff.dstPrefix=b/',
+  // What the policy refuses as flags (`--gpg-sign`, `-e`, `-c core.sshCommand=…`) the
+  // configuration must not do either: no signing, the system's own verifiers, no editor, ssh from
+  // the trusted PATH.
+  'commit.gpgSign=false',
+  'tag.gpgSign=false',
+  'tag.forceSignAnnotated=false',
+  'push.gpgSign=false',
+  'log.showSignature=false',
+  'gpg.program=gpg',
+  'gpg.openpgp.program=gpg',
+  'gpg.x509.program=gpgsm',
+  'gpg.ssh.program=ssh-keygen',
+  'gpg.ssh.defaultKeyCommand=',
+  'core.editor=:',
+  'sequence.editor=:',
+  'core.sshCommand=ssh',
+  'core.askPass=',
 ];
 
 let identity: Promise<Record<string, string>> | undefined;

@@ -58,6 +58,35 @@ describe.each(['off', 'auto'] as const)('git through run_command (sandbox %s)', 
     expect(await ws.exists('pwned-pager')).toBe(false);
   });
 
+  it('never runs a signing, editor or ssh program the repository config names', async () => {
+    // The policy refuses `--gpg-sign`, `-e` and `-c core.sshCommand=…`: the same programs named by
+    // the repository's configuration instead must not run either.
+    for (const name of ['gpg', 'ssh', 'editor'])
+      await plant(path.join(ws.root, `${name}.sh`), `pwned-${name}`);
+    const gpg = path.join(ws.root, 'gpg.sh');
+    await ws.git('config', 'gpg.program', gpg);
+    await ws.git('config', 'gpg.openpgp.program', gpg);
+    await ws.git('config', 'gpg.ssh.program', gpg);
+    await ws.git('config', 'commit.gpgSign', 'true');
+    await ws.git('config', 'tag.gpgSign', 'true');
+    await ws.git('config', 'tag.forceSignAnnotated', 'true');
+    await ws.git('config', 'log.showSignature', 'true');
+    await ws.git('config', 'core.sshCommand', path.join(ws.root, 'ssh.sh'));
+    await ws.git('config', 'core.editor', path.join(ws.root, 'editor.sh'));
+    await ws.git('config', 'sequence.editor', path.join(ws.root, 'editor.sh'));
+    await ws.write('a.txt', 'changed\n');
+    // Honest twin: committing and tagging still work, unsigned.
+    expect((await run(['git', 'commit', '-qam', 'change'])).exitCode).toBe(0);
+    expect((await run(['git', 'tag', '-a', 'v1', '-m', 'v1'])).exitCode).toBe(0);
+    await run(['git', 'log', '-n', '1']);
+    await ws.write('a.txt', 'again\n');
+    await run(['git', 'commit', '-a']);
+    await run(['git', 'ls-remote', 'ssh://example.invalid/x.git']);
+    expect(await ws.exists('pwned-gpg')).toBe(false);
+    expect(await ws.exists('pwned-ssh')).toBe(false);
+    expect(await ws.exists('pwned-editor')).toBe(false);
+  });
+
   it('ignores global and system configuration', async () => {
     const result = await run(['git', 'config', '--list', '--show-origin']);
     expect(result.stdout).not.toMatch(/^(?:file:)?(?:\/etc|.*\.gitconfig)/m);

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,5 +62,54 @@ describe('parseHiddenIndexEntries', () => {
     const future = Buffer.from(index);
     future.writeUInt32BE(5, 4);
     expect(parseHiddenIndexEntries(future, 20)).toBeUndefined();
+  });
+});
+
+describe('readHiddenIndexEntries against special files a command left in the git directory', () => {
+  // Read in a child process: a synchronous read of a FIFO would hold this one for good.
+  const reader = path.join(path.dirname(new URL(import.meta.url).pathname), 'hidden-index-entries.ts');
+  const readIn = (top: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(reader)}); console.log(JSON.stringify(m.readHiddenIndexEntries(${JSON.stringify(top)}) ?? null));`,
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+
+  it.each([
+    ['.git/index', 'fifo'],
+    ['.git/index', '/dev/zero'],
+    ['.git/commondir', 'fifo'],
+    ['.git', 'fifo'],
+  ])('%s as a %s: an answer (ask git), never a hang', (file, kind) => {
+    const top = mkdtempSync(path.join(tmpdir(), 'hidden-special-'));
+    made.push(top);
+    execFileSync('git', ['init', '-q', top]);
+    writeFileSync(path.join(top, 'a.txt'), 'a\n');
+    execFileSync('git', ['add', 'a.txt'], { cwd: top });
+    const target = path.join(top, file);
+    rmSync(target, { recursive: true, force: true });
+    if (kind === 'fifo') execFileSync('mkfifo', [target]);
+    else symlinkSync(kind, target);
+    const started = Date.now();
+    const result = readIn(top);
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('still reads an ordinary index (honest twin)', () => {
+    const top = mkdtempSync(path.join(tmpdir(), 'hidden-special-'));
+    made.push(top);
+    execFileSync('git', ['init', '-q', top]);
+    writeFileSync(path.join(top, 'a.txt'), 'a\n');
+    execFileSync('git', ['add', 'a.txt'], { cwd: top });
+    execFileSync('git', ['update-index', '--assume-unchanged', 'a.txt'], { cwd: top });
+    expect(JSON.parse(readIn(top).stdout)).toMatchObject([{ path: 'a.txt', bit: 'assume-unchanged' }]);
   });
 });

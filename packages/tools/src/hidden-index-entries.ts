@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_GIT_INDEX_BYTES, MAX_GIT_TEXT_BYTES, readBoundedSync } from './read-bounded';
+
+/**
+ * A file of the git directory or the work tree as UTF-8, read without blocking and bounded: a
+ * command writes both, and a FIFO or a link to `/dev/zero` left there (`.git`, `commondir`,
+ * `index`) read the ordinary way would hold the whole process for good.
+ */
+const readGitText = (file: string) => readBoundedSync(file, MAX_GIT_TEXT_BYTES)?.toString('utf8');
 
 /**
  * A file the git index tells `git status` and `git diff` not to look at: its `assume-unchanged`
@@ -26,7 +34,7 @@ export function gitDirOf(gitTop: string): string | undefined {
   const dotGit = path.join(gitTop, '.git');
   try {
     if (statSync(dotGit).isDirectory()) return dotGit;
-    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readGitText(dotGit) ?? '')?.[1];
     return pointer === undefined ? undefined : path.resolve(gitTop, pointer);
   } catch {
     return undefined;
@@ -117,18 +125,10 @@ export function blobOid(content: Buffer, oidBytes: 20 | 32): string {
 export function oidBytesOf(gitDir: string | undefined): 20 | 32 {
   if (gitDir === undefined) return 20;
   let common = gitDir;
-  try {
-    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    // Not a linked worktree: the config is in the git directory itself.
-  }
-  try {
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(path.join(common, 'config'), 'utf8'))
-      ? 32
-      : 20;
-  } catch {
-    return 20;
-  }
+  const commondir = readGitText(path.join(gitDir, 'commondir'));
+  // Without one, not a linked worktree: the config is in the git directory itself.
+  if (commondir !== undefined) common = path.resolve(gitDir, commondir.trim());
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readGitText(path.join(common, 'config')) ?? '') ? 32 : 20;
 }
 
 /**
@@ -139,12 +139,12 @@ export function oidBytesOf(gitDir: string | undefined): 20 | 32 {
 export function readHiddenIndexEntries(gitTop: string): HiddenIndexEntry[] | undefined {
   const gitDir = gitDirOf(gitTop);
   if (gitDir === undefined) return undefined;
-  let index: Buffer;
-  try {
-    index = readFileSync(path.join(gitDir, 'index'));
-  } catch (error) {
-    // No index yet (a repository before its first add): nothing can be hidden.
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? [] : undefined;
+  const indexFile = path.join(gitDir, 'index');
+  const index = readBoundedSync(indexFile, MAX_GIT_INDEX_BYTES);
+  if (index === undefined) {
+    // No index yet (a repository before its first add): nothing can be hidden. A FIFO, a device
+    // or a huge file: git is asked.
+    return lstatSync(indexFile, { throwIfNoEntry: false }) === undefined ? [] : undefined;
   }
   return parseHiddenIndexEntries(index, oidBytesOf(gitDir));
 }
@@ -166,7 +166,12 @@ export function hiddenEntryChange(
     else if (!info.isFile()) return 'other';
     // Too large to hash here: changed as far as anyone can tell (never "unchanged" unseen).
     else if (info.size > 64 * 1024 * 1024) return 'modified';
-    else content = readFileSync(file);
+    else {
+      // Swapped for a FIFO or a device since the lstat: changed.
+      const read = readBoundedSync(file, 64 * 1024 * 1024);
+      if (read === undefined) return 'other';
+      content = read;
+    }
   } catch {
     return entry.bit === 'skip-worktree' ? undefined : 'deleted';
   }

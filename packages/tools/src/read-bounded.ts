@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /**
@@ -24,10 +24,39 @@ export async function readBounded(file: string, maxBytes: number): Promise<Buffe
   }
 }
 
+/**
+ * {@link readBounded} for the synchronous readers (the git index reader): the same rules —
+ * a regular file of at most `maxBytes`, opened without blocking — else undefined.
+ */
+export function readBoundedSync(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > maxBytes) return undefined;
+    const content = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < content.length) {
+      const count = readSync(fd, content, read, content.length - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    // It may have shrunk since the stat; whatever grew after it is not read.
+    return content.subarray(0, read);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** {@link readBounded} as UTF-8 text. */
 export async function readBoundedText(file: string, maxBytes: number): Promise<string | undefined> {
   return (await readBounded(file, maxBytes))?.toString('utf8');
 }
+
+/** The most a git index is read. */
+export const MAX_GIT_INDEX_BYTES = 1024 * 1024 * 1024;
 
 /** The most a git pointer (`.git` file, `commondir`) or configuration file is read. */
 export const MAX_GIT_TEXT_BYTES = 1024 * 1024;

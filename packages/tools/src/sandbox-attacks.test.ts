@@ -601,3 +601,79 @@ console.log('planted');`,
       ).toMatch(/checked|refused/);
   }, 30_000);
 });
+
+describe.runIf(hasSandbox)('a .git pointer a concurrent command plants', () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+
+  it('never mounts another repository of the host for a command that starts while it is there', async () => {
+    // The victim: a repository of the user's outside the workspace, with a secret in its history.
+    const victim = path.join(host, 'victim');
+    execFileSync('git', ['init', '-q', victim]);
+    await writeFile(path.join(victim, 'secret.txt'), 'TOPSECRET\n');
+    git(victim, 'add', '.');
+    git(victim, 'commit', '-q', '-m', 'secret');
+    // One command points the workspace's `.git` at it and stays alive (its pointer is moved aside
+    // only when it ends); another starts meanwhile (steps run concurrently).
+    await ws.write(
+      'point.cjs',
+      `require('node:fs').writeFileSync('.git', ${JSON.stringify(`gitdir: ${path.join(victim, '.git')}\n`)});
+setTimeout(() => {}, 4000);`,
+    );
+    await ws.write(
+      'reach.cjs',
+      `const fs = require('node:fs');
+try { fs.writeFileSync(${JSON.stringify(path.join(victim, '.git', 'refs', 'heads', 'pwned'))}, 'x'); console.log('wrote'); } catch (e) { console.log(e.code); }
+try { console.log(fs.readdirSync(${JSON.stringify(path.join(victim, '.git'))}).join(',')); } catch (e) { console.log(e.code); }`,
+    );
+    const runner = createCommandRunner({ root: ws.root, sandbox: 'required' });
+    const planter = runner.run(['node', 'point.cjs']);
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(path.join(ws.root, '.git')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(path.join(ws.root, '.git'))).toBe(true);
+    const reached = await runner.run(['node', 'reach.cjs']);
+    const shown = await runner.run(['git', 'show', 'HEAD:secret.txt']);
+    await planter;
+    expect(reached.stdout).not.toContain('wrote');
+    expect(reached.stdout).not.toContain('HEAD');
+    expect(shown.stdout).not.toContain('TOPSECRET');
+    expect(readdirSync(path.join(victim, '.git', 'refs', 'heads'))).not.toContain('pwned');
+  });
+
+  it('still mounts the git directories of a linked worktree and of an absorbed submodule', async () => {
+    // Honest twins: the workspace is a `git worktree add` checkout, or a submodule whose git
+    // directory lives in the superproject's `.git/modules` — both outside the workspace.
+    const main = path.join(host, 'main');
+    execFileSync('git', ['init', '-q', main]);
+    await writeFile(path.join(main, 'a.txt'), 'a\n');
+    git(main, 'add', '.');
+    git(main, 'commit', '-q', '-m', 'a');
+    const worktree = path.join(host, 'linked');
+    git(main, 'worktree', 'add', '-q', worktree);
+    const library = path.join(host, 'library');
+    execFileSync('git', ['init', '-q', library]);
+    await writeFile(path.join(library, 'lib.txt'), 'lib\n');
+    git(library, 'add', '.');
+    git(library, 'commit', '-q', '-m', 'lib');
+    git(main, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'lib');
+    for (const [root, file] of [
+      [worktree, 'a.txt'],
+      [path.join(main, 'lib'), 'lib.txt'],
+    ] as const) {
+      await writeFile(path.join(root, file), 'changed\n');
+      const runner = createCommandRunner({ root, sandbox: 'required' });
+      const status = await runner.run(['git', 'status', '--porcelain']);
+      expect(
+        status.stderr
+          .split('\n')
+          .filter((l) => !l.startsWith('hint:'))
+          .join('\n')
+          .trim(),
+      ).toBe('');
+      expect(status.exitCode).toBe(0);
+      expect(status.stdout).toContain(file);
+      expect((await runner.run(['git', 'commit', '-qam', 'change'])).exitCode).toBe(0);
+    }
+  });
+});

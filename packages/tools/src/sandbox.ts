@@ -396,6 +396,62 @@ async function bindableGitDir(root: string, gitDir: string): Promise<string | un
   return head?.isFile() && objects?.isDirectory() && refs?.isDirectory() ? real : undefined;
 }
 
+/** The real path of `target`, or `undefined`. */
+const realPathOf = (target: string) => realpath(target).catch(() => undefined);
+
+/**
+ * The git directories of the workspace's repository the sandbox mounts writable (real paths, see
+ * {@link bindableGitDir}). One outside the workspace is mounted only when it shows it is this work
+ * tree's: a `.git` file, link or `commondir` in the workspace may have been written a moment ago
+ * by a command still running (steps run concurrently) — its pointer is moved aside when it ends,
+ * but a command started meanwhile would get another repository of the host mounted writable. So,
+ * when the `.git` entry is in the workspace, its git directory outside must point back at it (a
+ * linked worktree's `gitdir` file names this `.git`, an absorbed submodule's `core.worktree` names
+ * this folder), and a common directory outside must list that git directory among its
+ * `worktrees`. A git directory a `.git` entry above the workspace names (the workspace is a folder
+ * of a larger repository) is mounted as before: no command writes there.
+ */
+async function bindableGitDirs(
+  root: string,
+  repository: { top: string; gitDirs: string[] },
+): Promise<string[]> {
+  const gitDirs: string[] = [];
+  const [ownNamed, ...others] = repository.gitDirs;
+  const own = ownNamed === undefined ? undefined : await realPathOf(ownNamed);
+  if (own === undefined) return gitDirs;
+  if (!isInside(root, own) && isInside(root, repository.top)) {
+    const dotGit = await realPathOf(path.join(repository.top, '.git'));
+    const top = await realPathOf(repository.top);
+    const back = await readBoundedText(path.join(own, 'gitdir'), MAX_GIT_TEXT_BYTES);
+    const config = (await readBoundedText(path.join(own, 'config'), MAX_GIT_TEXT_BYTES)) ?? '';
+    const worktree = /^\s*worktree\s*=\s*"?([^"\n]*?)"?\s*$/im.exec(config)?.[1];
+    const pointsBack =
+      (back !== undefined &&
+        dotGit !== undefined &&
+        (await realPathOf(path.resolve(own, back.trim()))) === dotGit) ||
+      (worktree !== undefined &&
+        top !== undefined &&
+        (await realPathOf(path.resolve(own, worktree))) === top);
+    if (!pointsBack) return gitDirs;
+  }
+  // Only a git directory (by its real path) is made writable: a `.git` file, link or
+  // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
+  const ownGitDir = await bindableGitDir(root, own);
+  if (ownGitDir !== undefined) gitDirs.push(ownGitDir);
+  for (const named of others) {
+    const gitDir = await bindableGitDir(root, named);
+    if (gitDir === undefined || gitDirs.includes(gitDir)) continue;
+    // A common directory outside lists this work tree's git directory among its linked worktrees.
+    if (
+      !isInside(root, gitDir) &&
+      (await realPathOf(path.join(gitDir, 'worktrees', path.basename(own)))) !== own
+    )
+      continue;
+    gitDirs.push(gitDir);
+  }
+  return gitDirs;
+}
+
 /**
  * Where a repository's git directories are: the `.git` entry (what a link or `gitdir:` file names)
  * and each git directory's `commondir`.
@@ -1111,13 +1167,7 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
   ];
   const replaced = [...REPLACED_FOLDERS, ...dataFolders];
   const repository = await findRepository(layout.root);
-  const gitDirs: string[] = [];
-  for (const named of repository?.gitDirs ?? []) {
-    // Only a git directory (by its real path) is made writable: a `.git` file, link or
-    // `commondir` a command wrote could otherwise name any folder (`gitdir: /etc`).
-    const gitDir = await bindableGitDir(layout.root, named);
-    if (gitDir !== undefined && !gitDirs.includes(gitDir)) gitDirs.push(gitDir);
-  }
+  const gitDirs = repository === undefined ? [] : await bindableGitDirs(layout.root, repository);
   // Installed packages the workspace links to from a replaced folder (a pnpm store, a monorepo
   // checked out under /tmp, a Node.js in the home folder) stay visible, read-only.
   const linked = await linkedHostFoldersCached(layout.root, replaced, layout.executable, layout.searchPath);
