@@ -188,7 +188,10 @@ describe('JSONL journal format (version 2)', () => {
     await appendEvents(store, 'run-a', [1, 2]);
     await store.close();
     // "€" is E2 82 AC: the write was cut after its first byte.
-    const torn = Buffer.concat([Buffer.from('{"seq":2,"event":{"type":"note","text":"5 '), Buffer.from([0xe2])]);
+    const torn = Buffer.concat([
+      Buffer.from('{"seq":2,"event":{"type":"note","text":"5 '),
+      Buffer.from([0xe2]),
+    ]);
     appendFileSync(store.pathOf('run-a'), torn);
     const error = await caught(() => store.read('run-a'));
     expect(error.code).toBe('journal-truncated');
