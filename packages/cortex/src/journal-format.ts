@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { CortexError } from './cortex-error';
 import type { RunEvent } from './run-events';
 
@@ -175,6 +176,51 @@ export function inspectJournalText(text: string, path: string, runId?: string): 
     );
   }
   return result();
+}
+
+/**
+ * Parses a journal file's bytes leniently, like `inspectJournalText`, and refuses bytes that are
+ * not UTF-8: the writer only writes `JSON.stringify` text, so an invalid sequence is damage, never
+ * something to decode as U+FFFD (that would read a record whose bytes changed as if it were
+ * intact). An invalid sequence in the last line without a newline is a torn write
+ * (`journal-truncated`, counted in bytes); anywhere else it is `journal-corrupt` with its line.
+ */
+export function inspectJournalBytes(bytes: Uint8Array, path: string, runId?: string): JournalInspection {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isUtf8(buffer)) return inspectJournalText(buffer.toString('utf8'), path, runId);
+  let start = 0;
+  let lineNumber = 0;
+  for (;;) {
+    const newline = buffer.indexOf(0x0a, start);
+    const end = newline === -1 ? buffer.length : newline;
+    lineNumber++;
+    if (!isUtf8(buffer.subarray(start, end))) {
+      const before = inspectJournalText(buffer.subarray(0, start).toString('utf8'), path, runId);
+      // A problem before the damaged line is reported first (an empty prefix is not a problem).
+      if (before.problem && before.problem.code !== 'journal-empty') return before;
+      const events = before.events;
+      if (newline === -1) {
+        const torn = end - start;
+        return {
+          events,
+          problem: new CortexError({
+            code: 'journal-truncated',
+            message: `Journal ${path} ends in a torn line (line ${lineNumber}, ${torn} bytes without a newline, cut inside a UTF-8 sequence): its last write did not complete (the writer was killed mid-write, the machine crashed or the disk is full). The ${events.length} events before it are intact and nothing acted on the torn write; repair the journal to drop it, then resume.`,
+            details: { path, line: lineNumber, bytes: torn },
+          }),
+        };
+      }
+      return {
+        events,
+        problem: corrupt(
+          `Journal ${path} line ${lineNumber} is not valid UTF-8: its bytes were damaged after they were written (the writer only writes UTF-8 JSON). Inspect it before resuming.`,
+          { path, line: lineNumber },
+        ),
+      };
+    }
+    // isUtf8 of the whole buffer failed, so some line fails before the end.
+    start = end + 1;
+  }
 }
 
 function checkHeader(parsed: unknown, path: string, runId: string | undefined): CortexError | undefined {

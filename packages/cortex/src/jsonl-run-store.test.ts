@@ -183,6 +183,46 @@ describe('JSONL journal format (version 2)', () => {
     expect((await caught(() => store.read('run-a'))).code).toBe('journal-truncated');
   });
 
+  it('a last line torn mid-UTF-8 sequence is journal-truncated with its real byte count; repair drops exactly it', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1, 2]);
+    await store.close();
+    // "€" is E2 82 AC: the write was cut after its first byte.
+    const torn = Buffer.concat([
+      Buffer.from('{"seq":2,"event":{"type":"note","text":"5 '),
+      Buffer.from([0xe2]),
+    ]);
+    appendFileSync(store.pathOf('run-a'), torn);
+    const error = await caught(() => store.read('run-a'));
+    expect(error.code).toBe('journal-truncated');
+    expect(error.details).toMatchObject({ line: 4, bytes: torn.length });
+    expect(await store.repair('run-a')).toEqual({ droppedBytes: torn.length });
+    expect((await store.read('run-a')).map((event) => event.at)).toEqual([1, 2]);
+  });
+
+  it('a complete line with an invalid UTF-8 sequence is journal-corrupt, never read with U+FFFD in place of its bytes', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1, 2]);
+    await store.close();
+    // Valid JSON once decoded leniently: the damaged bytes would silently become "\uFFFD".
+    const damaged = Buffer.concat([
+      Buffer.from('{"seq":2,"event":{"type":"run-started","runId":"run-a","at":3,"request":"'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('","resumed":false}}\n'),
+    ]);
+    appendFileSync(store.pathOf('run-a'), damaged);
+    const error = await caught(() => store.read('run-a'));
+    expect(error.code).toBe('journal-corrupt');
+    expect(error.details).toMatchObject({ line: 4 });
+    expect(error.message).toMatch(/UTF-8/);
+    const inspection = await store.inspect('run-a');
+    expect(inspection.events.map((event) => event.at)).toEqual([1, 2]);
+    expect(inspection.problem?.code).toBe('journal-corrupt');
+    expect((await caught(() => appendEvents(store, 'run-a', [4], 3))).code).toBe('journal-corrupt');
+    // Repair drops only a torn last line: it never deletes a damaged complete record.
+    expect(await store.repair('run-a')).toEqual({ droppedBytes: 0 });
+  });
+
   it('a journal without a header (closedloop 0.1) or of an unknown version is journal-version', async () => {
     const store = fresh();
     writeFileSync(store.pathOf('run-old'), `${JSON.stringify(started('run-old', 1))}\n`);

@@ -19,7 +19,7 @@ import { acquireFileLease } from './file-lease';
 import {
   encodeHeader,
   encodeRecord,
-  inspectJournalText,
+  inspectJournalBytes,
   type JournalInspection,
   type JournalRecord,
 } from './journal-format';
@@ -245,7 +245,7 @@ export function createJsonlRunStore(options: JsonlRunStoreOptions): JsonlRunStor
   ): JournalInspection & { durable?: CortexError; point?: DurablePoint } => {
     const path = pathOf(runId);
     const inspection: JournalInspection =
-      journal === undefined ? { events: [] } : inspectJournalText(journal.toString('utf8'), path, runId);
+      journal === undefined ? { events: [] } : inspectJournalBytes(journal, path, runId);
     if (pointBytes === undefined || pointBytes.length === 0) return inspection;
     const pointPath = pointPathOf(runId);
     const point = parseDurablePoint(pointBytes.toString('utf8'), pointPath, runId);
