@@ -146,7 +146,9 @@ export function unsupportedAnswerClaims(
   for (const kind of ANSWER_CLAIMS) {
     const match = kind.claim.exec(answer);
     if (!match) continue;
-    const backing = calls.filter((call) => kind.backedBy.test(`${call.tool} ${JSON.stringify(call.args ?? {})}`));
+    const backing = calls.filter((call) =>
+      kind.backedBy.test(`${call.tool} ${JSON.stringify(call.args ?? {})}`),
+    );
     let backed = backing.length > 0 || (kind.what === 'tests passing' && goalChecks.includes('TEST'));
     const count = kind.what === 'tests passing' ? /\b(\d+)\s+(?:\w+\s+)?tests?\b/i.exec(match[0]) : null;
     if (backed && count && !backing.some((call) => new RegExp(`\\b${count[1]}\\b`).test(call.result ?? '')))
