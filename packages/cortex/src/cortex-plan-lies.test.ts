@@ -157,6 +157,29 @@ describe('plan-level lies never end completed', { timeout: 60_000 }, () => {
     expect(result.stopReason).not.toMatch(/^completed/);
   });
 
+  it('replans a failed step into one that does part of it, dropping the rest', async () => {
+    const { result, model } = await play(
+      {
+        plans: [
+          plan([
+            { id: 'sub', description: 'Add `sub` to src/math.js' },
+            { id: 'muldiv', description: 'Add `mul` and `div` to src/math.js', dependsOn: ['sub'] },
+          ]),
+        ],
+        steps: { sub: writeMath(withSub), muldiv: failing, '*': writeMath(withMul) },
+        replans: [
+          { action: 'redesign', steps: [{ description: 'Add `mul` to src/math.js' }], dependencies: {} },
+          { action: 'redesign', steps: [{ description: 'Add only `mul` to src/math.js' }], dependencies: {} },
+          { action: 'give_up', reason: 'div is too hard' },
+        ],
+      },
+      threeAsked,
+    );
+    expect(result.stopReason).not.toMatch(/^completed/);
+    // The replanner refused both partial redesigns: the dropped step never ran in a weaker form.
+    expect(Object.keys(model.asked.steps)).toEqual(['sub', 'muldiv']);
+  });
+
   it('asks for the TEST protocol where no test command exists', async () => {
     const withTest = plan([{ id: 'sub', description: 'Add `sub`, `mul` and `div` to src/math.js' }]);
     withTest.protocols = ['TEST'];
