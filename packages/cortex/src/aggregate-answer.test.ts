@@ -2,7 +2,7 @@ import { ModelError } from '@closedloop/model';
 import { ScriptedModel } from '@closedloop/model/testing';
 import { Plan } from '@closedloop/plan';
 import { describe, expect, it } from 'vitest';
-import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
+import { aggregateAnswer, fallbackAnswer, unsupportedAnswerClaims } from './aggregate-answer';
 
 function finishedPlan(): Plan {
   const plan = Plan.create({
@@ -69,5 +69,41 @@ describe('aggregateAnswer (the final answer over every step result)', () => {
     expect(fallbackAnswer({ plan: undefined, stopReason: 'failed', reason: 'no plan' })).toBe(
       'Run stopped: failed — no plan',
     );
+  });
+});
+
+describe('unsupportedAnswerClaims', () => {
+  /** A completed one-step plan whose ledger holds one successful call. */
+  function ranPlan(tool: string, args: unknown, result: string): Plan {
+    const plan = Plan.create({ goal: 'g', steps: [{ id: 'a', description: 'do a' }] });
+    plan.markStep('a', { status: 'in_progress' });
+    plan.recordToolCall('a', { callId: 'c1', tool, args });
+    plan.recordToolResult('a', { callId: 'c1', tool, status: 'success', result });
+    plan.markStep('a', { status: 'completed', notes: '[SUCCESS]: done' });
+    return plan;
+  }
+  const wrote = () => ranPlan('write_file', { path: 'src/a.js', content: 'x' }, 'wrote src/a.js');
+
+  it('names tests passing, deployments, releases and pushes no call made', () => {
+    expect(
+      unsupportedAnswerClaims(
+        'All 12 tests pass. I also deployed it, published v2 and pushed to main.',
+        wrote(),
+      ),
+    ).toEqual(['tests passing', 'a deployment', 'a release or publish', 'a push']);
+  });
+
+  it('accepts tests passing that a test run or the goal TEST check backs, but not a count the run never showed', () => {
+    const ran = ranPlan('run_command', { argv: ['npm', 'test'] }, 'exit code 0\n# pass 3\n# fail 0');
+    expect(unsupportedAnswerClaims('All tests pass.', ran)).toEqual([]);
+    expect(unsupportedAnswerClaims('All 3 tests pass.', ran)).toEqual([]);
+    expect(unsupportedAnswerClaims('All 12 tests pass.', ran)).toEqual(['tests passing']);
+    expect(unsupportedAnswerClaims('The tests pass.', wrote(), ['TEST'])).toEqual([]);
+  });
+
+  it('is empty for an answer that claims only what the steps did', () => {
+    expect(unsupportedAnswerClaims('Added `sub` to src/a.js. No tests were run.', wrote())).toEqual([]);
+    const deployed = ranPlan('run_command', { argv: ['npm', 'run', 'deploy'] }, 'exit code 0');
+    expect(unsupportedAnswerClaims('Deployed it to staging.', deployed)).toEqual([]);
   });
 });

@@ -96,3 +96,64 @@ export async function aggregateAnswer(
     };
   }
 }
+
+/** Kinds of work a final answer can claim that must show in some step's tool calls. */
+const ANSWER_CLAIMS: ReadonlyArray<{
+  what: string;
+  claim: RegExp;
+  /** A successful call's tool name + arguments that backs it. */
+  backedBy: RegExp;
+}> = [
+  {
+    what: 'tests passing',
+    claim:
+      /\b(?:all\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+)?tests?\s+(?:now\s+|all\s+|still\s+)?(?:pass(?:es|ed)?|passing|are\s+(?:green|passing))\b|\btest suite (?:passes|passed|is green)\b/i,
+    backedBy: /\b(?:test|tests|vitest|jest|pytest|mocha|ava|tap|unittest|cargo test|go test|ctest)\b/i,
+  },
+  {
+    what: 'a deployment',
+    claim: /\b(?:deployed|deploying it|shipped it to|rolled (?:it )?out)\b/i,
+    backedBy: /\b(?:deploy|kubectl|helm|terraform|fly|vercel|netlify|serverless|cdk)\b/i,
+  },
+  {
+    what: 'a release or publish',
+    claim: /\b(?:published|released (?:it|version|v?\d)|cut a release)\b/i,
+    backedBy: /\b(?:publish|release)\b/i,
+  },
+  { what: 'a push', claim: /\bpushed\b/i, backedBy: /\bpush\b/i },
+];
+
+/**
+ * What a final answer claims that no completed step's tool calls back: tests passing with no test
+ * command run (or no test check of the goal passed — `goalChecks` are the passing goal checks'
+ * names), a deployment, release or push no call made. A claimed test count (`all 12 tests pass`)
+ * must show in a test run's output. Empty when everything claimed is backed.
+ *
+ * @example
+ * unsupportedAnswerClaims('Done. I also deployed it.', plan, []); // ['a deployment']
+ */
+export function unsupportedAnswerClaims(
+  answer: string,
+  plan: Plan,
+  goalChecks: readonly string[] = [],
+): string[] {
+  const calls = plan.stepIds.flatMap((id) => {
+    const step = plan.readStep(id);
+    if (step.status !== 'completed') return [];
+    return step.ledger.filter((call) => call.status === 'success');
+  });
+  const unsupported: string[] = [];
+  for (const kind of ANSWER_CLAIMS) {
+    const match = kind.claim.exec(answer);
+    if (!match) continue;
+    const backing = calls.filter((call) =>
+      kind.backedBy.test(`${call.tool} ${JSON.stringify(call.args ?? {})}`),
+    );
+    let backed = backing.length > 0 || (kind.what === 'tests passing' && goalChecks.includes('TEST'));
+    const count = kind.what === 'tests passing' ? /\b(\d+)\s+(?:\w+\s+)?tests?\b/i.exec(match[0]) : null;
+    if (backed && count && !backing.some((call) => new RegExp(`\\b${count[1]}\\b`).test(call.result ?? '')))
+      backed = false;
+    if (!backed) unsupported.push(kind.what);
+  }
+  return unsupported;
+}

@@ -3,7 +3,7 @@ import { Plan, type PlanEvent, type PlanSnapshot, type StepId } from '@closedloo
 import { createReplanner, type Replanner, ReplannerError } from '@closedloop/replanner';
 import { createCommandRunner } from '@closedloop/tools';
 import { runInProcessScope } from '@closedloop/tools/internal';
-import { aggregateAnswer, fallbackAnswer } from './aggregate-answer';
+import { aggregateAnswer, fallbackAnswer, unsupportedAnswerClaims } from './aggregate-answer';
 import { ApprovalDesk } from './approvals';
 import { CortexError } from './cortex-error';
 import {
@@ -58,6 +58,8 @@ export class RunSession {
   readonly #config: SessionConfig;
   readonly #controller = new AbortController();
   #stopCause: StopCause | undefined;
+  /** The last goal verification's findings (what the final answer may cite as checked). */
+  #goalFindings: FindingLike[] = [];
   #meter!: ModelMeter;
   #plan: Plan | undefined;
   #unsubscribePlan: (() => void) | undefined;
@@ -344,6 +346,7 @@ export class RunSession {
       if (this.#controller.signal.aborted) return this.#stopCause;
 
       const findings = await this.#verifyGoal();
+      this.#goalFindings = findings;
       if (this.#controller.signal.aborted) return this.#stopCause;
       const decision = this.#decide(findings);
       if (decision.action === 'stop') return { stopReason: decision.stopReason, reason: decision.reason };
@@ -640,6 +643,18 @@ export class RunSession {
       reason: final.reason,
       signal: this.#controller.signal,
     });
+    if (result.source === 'model') {
+      const passed = this.#goalFindings.filter((finding) => finding.status === 'pass').map((f) => f.check);
+      const unsupported = unsupportedAnswerClaims(result.answer, plan, passed);
+      if (unsupported.length > 0) {
+        // An answer that claims work no step did is not the run's answer: the facts are.
+        const facts = fallbackAnswer({ plan, stopReason: final.stopReason, reason: final.reason });
+        return {
+          answer: `${facts}\n\nThe model's summary was discarded: it claimed ${unsupported.join(', ')}, which no step did.`,
+          source: 'fallback',
+        };
+      }
+    }
     return { answer: result.answer, source: result.source };
   }
 

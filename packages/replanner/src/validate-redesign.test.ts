@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { completeStep, examplePlan, failStep, tickingClock } from './__fixtures__/example-plan';
 import { designSignature, normalizeDescription } from './design-signature';
 import { type ReplanRedesign, replanResultSchema } from './replan-result';
-import { failedDesign, type RedesignValidationContext, validateRedesign } from './validate-redesign';
+import {
+  asksForChange,
+  failedDesign,
+  type RedesignValidationContext,
+  validateRedesign,
+  weakenedWork,
+} from './validate-redesign';
 
 function context(plan: Plan, overrides: Partial<RedesignValidationContext> = {}): RedesignValidationContext {
   return {
@@ -314,5 +320,54 @@ describe('validateRedesign agrees with plan.replaceSubgraph (property)', () => {
       }),
       { numRuns: 300, seed: 20260126 },
     );
+  });
+});
+
+describe('weakened redesigns', () => {
+  it('asksForChange reads the verbs outside quotes', () => {
+    expect(asksForChange('Add tests for `parse`')).toBe(true);
+    expect(asksForChange('Review `parse` and report what it does')).toBe(false);
+    expect(asksForChange('Check that "set" is documented')).toBe(false);
+  });
+
+  it('rejects a change replaced by steps that only look, and names dropped by the redesign', () => {
+    expect(
+      weakenedWork(['Add tests for `parse`'], [{ description: 'Review `parse`' }]).map((p) => p.code),
+    ).toEqual(['weakened-redesign']);
+    const dropped = weakenedWork(
+      ['Add `mul` and `div` to src/math.js'],
+      [{ description: 'Add `mul` to src/math.js' }],
+    );
+    expect(dropped).toEqual([
+      expect.objectContaining({
+        code: 'weakened-redesign',
+        message: expect.stringMatching(/`div`, which no new step names/),
+      }),
+    ]);
+  });
+
+  it('accepts a redesign that still does the work, or requires a tool that acts', () => {
+    expect(
+      weakenedWork(
+        ['Add tests for `parse`'],
+        [{ description: 'Read `parse`' }, { description: 'Write tests for `parse`' }],
+      ),
+    ).toEqual([]);
+    expect(
+      weakenedWork(
+        ['Add tests for `parse`'],
+        [{ description: '`parse` tests', requiredTools: ['write_file'] }],
+      ),
+    ).toEqual([]);
+    expect(weakenedWork(['Review the API'], [{ description: 'Read the API docs' }])).toEqual([]);
+  });
+
+  it('validateRedesign reports it for the removed steps of the plan', () => {
+    const plan = Plan.create({ steps: [{ id: 'p', description: 'Add tests for `parse`' }] });
+    const problems = validateRedesign(
+      redesign({ action: 'redesign', steps: [{ description: 'Review `parse`' }], dependencies: {} }),
+      context(plan, { removed: new Set(['p']) }),
+    );
+    expect(problems.map((problem) => problem.code)).toEqual(['weakened-redesign']);
   });
 });

@@ -24,7 +24,13 @@ export type RedesignProblemCode =
   /** `requiredTools` names a tool that does not exist. */
   | 'unknown-tool'
   /** The same design (normalised descriptions + dependency structure) already failed. */
-  | 'repeated-redesign';
+  | 'repeated-redesign'
+  /**
+   * The new steps ask for less than the steps they replace: those asked for a change and the new
+   * ones only look (`add tests for parse` → `review parse`), or a backticked name the replaced
+   * steps named is named by no new step (a part of the work dropped).
+   */
+  | 'weakened-redesign';
 
 /** One reason a redesign was rejected. The message is what the model sees in the repair turn. */
 export interface RedesignProblem {
@@ -74,6 +80,58 @@ export function failedDesign(
   };
 }
 
+/** Verbs that ask for a change of the workspace. */
+const CHANGE_VERB =
+  /\b(?:add|create|write|implement|fix|remove|delete|rename|update|change|modify|edit|refactor|replace|move|install|upgrade|bump|insert|append|define|introduce|convert|migrate|patch|configure|commit|generate|port|extract|make|build|set|restore|repair|rewrite|split|merge|tag|deploy|publish)\b/i;
+
+/** Tools that act on the workspace or the world (not only read it). */
+const ACTING_TOOL =
+  /write|edit|delete|remove|move|rename|create|patch|apply|run_command|exec|shell|commit|install/i;
+
+/** Descriptions without quoted spans: a quoted `set` is a name, not a verb. */
+const prose = (text: string) => text.replace(/`[^`\n]*`|"[^"\n]*"/g, ' ');
+
+/** True when a step description asks to change something (not only to look, read or report). */
+export function asksForChange(description: string): boolean {
+  return CHANGE_VERB.test(prose(description));
+}
+
+/** The backticked identifiers of a description (`name` and `name()`). */
+function namesOf(description: string): string[] {
+  return [...description.matchAll(/`([A-Za-z_$][\w$]*)(?:\(\))?`/g)].map((match) => match[1]!);
+}
+
+/**
+ * The work the replaced steps asked for that the redesign no longer asks for: a change replaced by
+ * steps that only look (no change verb in their descriptions, no acting tool required), or
+ * backticked names no new step names. Empty when nothing was dropped.
+ */
+export function weakenedWork(
+  replaced: readonly string[],
+  redesigned: readonly { description: string; requiredTools?: readonly string[] | undefined }[],
+): RedesignProblem[] {
+  const problems: RedesignProblem[] = [];
+  // A new step that requires a tool that acts must call it (the verifier's required-tools check).
+  const changes = (step: (typeof redesigned)[number]) =>
+    asksForChange(step.description) || (step.requiredTools ?? []).some((tool) => ACTING_TOOL.test(tool));
+  if (replaced.some(asksForChange) && !redesigned.some(changes)) {
+    problems.push({
+      code: 'weakened-redesign',
+      message:
+        'The replaced steps ask for a change, but every new step only looks (reads, reviews, checks). A redesign must still do the work: repair it another way, or answer {"action":"give_up"} with a reason.',
+    });
+  }
+  const named = new Set(redesigned.flatMap((step) => namesOf(step.description)));
+  const dropped = [...new Set(replaced.flatMap(namesOf))].filter((name) => !named.has(name));
+  if (dropped.length > 0) {
+    problems.push({
+      code: 'weakened-redesign',
+      message: `The replaced steps ask for ${dropped.map((name) => `\`${name}\``).join(', ')}, which no new step names: the redesign drops that work. Keep every part of the replaced steps' work, or give up.`,
+    });
+  }
+  return problems;
+}
+
 /** What {@link validateRedesign} checks against. */
 export interface RedesignValidationContext {
   plan: Plan;
@@ -108,8 +166,8 @@ function sortedKeys(dependencies: Readonly<Record<string, unknown>>): string[] {
 /**
  * Checks a `redesign` answer before it touches the plan: non-empty, every dependency resolves
  * (a number is an index of a new step, a string the id of a kept step that can still complete),
- * acyclic, no completed step touched, every required tool exists, and not a repeat of a design
- * that already failed. Returns every problem found (empty when the redesign is valid).
+ * acyclic, no completed step touched, every required tool exists, no work of the replaced steps
+ * dropped ({@link weakenedWork}), and not a repeat of a design that already failed. Returns every problem found (empty when the redesign is valid).
  */
 export function validateRedesign(
   redesign: ReplanRedesign,
@@ -206,6 +264,11 @@ export function validateRedesign(
       code: 'cycle',
       message: `The new steps depend on each other in a cycle: ${cycle.join(' → ')} (a → b: a depends on b). Remove one of these dependencies.`,
     });
+  }
+
+  if (problems.length === 0) {
+    const replaced = [...removed].flatMap((id) => (plan.has(id) ? [plan.readStep(id).description] : []));
+    problems.push(...weakenedWork(replaced, redesign.steps));
   }
 
   const sameSize = context.failedDesigns.filter((design) => design.size === count);

@@ -282,3 +282,27 @@ describe('verifyGoal', { timeout: 30_000 }, () => {
     });
   });
 });
+
+describe('verifyGoal: a check asked for that cannot run', () => {
+  it('is a warning that says unverified and why, not a silent skip', async () => {
+    const ws = await workspace({ 'a.txt': 'a\n' });
+    const report = await verifyGoal(
+      {
+        workspace: ws.root,
+        request: 'Check a.txt',
+        criteria: [{ id: 'TESTS', description: 'tests pass', priority: 'P1', protocol: 'TEST' }],
+      },
+      { mode: 'standard' },
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        check: 'TEST',
+        status: 'warn',
+        message: expect.stringMatching(
+          /^Unverified: TESTS asks for TEST, which cannot run .*no test command/,
+        ),
+      }),
+    );
+    expect(report.verdict).not.toBe('success');
+  });
+});

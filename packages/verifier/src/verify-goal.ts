@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { resolveProtocols } from './builtin-protocols';
 import { checkCriteria } from './check-criteria';
 import { checkFinalState } from './check-final-state';
+import { checkRequestCoverage } from './check-request-coverage';
 import { detectTooling } from './detect-tooling';
 import type { Finding, FindingStatus, Priority } from './finding';
 import { higherPriority } from './finding';
@@ -218,6 +219,24 @@ export async function verifyGoal(
         }
       : finding,
   );
+  // A check the user (or the plan) asked for that does not apply here — `TEST` where there is no
+  // test command — is no pass: the goal is unverified on that point, and the report says why.
+  for (const criterion of criteria) {
+    if (criterion.source !== 'user') continue;
+    const own = findings.filter((finding) => finding.check === criterion.protocol);
+    const skipped = own.find(
+      (finding) => finding.status === 'skip' && /does not apply here/.test(finding.message),
+    );
+    if (skipped === undefined || own.some((finding) => finding.status !== 'skip')) continue;
+    findings.push({
+      check: criterion.protocol,
+      priority: criterion.priority,
+      status: 'warn',
+      message: `Unverified: ${criterion.id} asks for ${criterion.protocol}, which cannot run in this workspace (${skipped.message.replace(/\.$/, '')}${
+        criterion.protocol === 'TEST' ? ': no test command was found' : ''
+      }).`,
+    });
+  }
   const allowCommand =
     options.allowCommand ??
     createRerunPolicy({ ledger: steps.flatMap((step) => step.ledger), tooling: async () => tooling });
@@ -225,6 +244,9 @@ export async function verifyGoal(
   // The goal is judged on the final workspace: every completed step's claims must still hold.
   if (context.plan)
     findings.push(...(await checkFinalState(context.plan, facts, (step) => stepClaims(step))));
+  // The request itself: a change asked for must have been made, each name asked to be added written.
+  if (context.plan)
+    findings.push(...checkRequestCoverage(context.plan, context.request, facts, { controlTools }));
   // The plan's own success criteria, each a finding.
   if (context.successCriteria !== undefined && context.successCriteria.length > 0) {
     const commandCache = new Map<string, Promise<CommandResult>>();

@@ -1,0 +1,94 @@
+import { Plan } from '@closedloop/plan';
+import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { askedChange, askedNames, checkRequestCoverage } from './check-request-coverage';
+import { createWorkspaceFacts } from './workspace-facts';
+
+const workspaces: TempWorkspace[] = [];
+afterEach(async () => {
+  for (const ws of workspaces.splice(0)) await ws.cleanup();
+});
+
+describe('askedChange', () => {
+  it('finds the change verb of a request that asks for one', () => {
+    expect(askedChange('Add `sum` to src/math.js')).toBe('Add');
+    expect(askedChange('Please fix the failing parser test')).toBe('fix');
+    expect(askedChange('Read the config, then update the port to 8080')).toBe('update');
+  });
+
+  it('is undefined for a request that only looks, and for quoted or negated verbs', () => {
+    expect(askedChange('Read src/math.js and tell me what it exports')).toBeUndefined();
+    expect(askedChange('Explain what `set` and "add" do in src/map.js')).toBeUndefined();
+    expect(askedChange('Review src/api.js without changing it and do not modify anything')).toBeUndefined();
+  });
+});
+
+describe('askedNames', () => {
+  it('lists the backticked names after an add-like verb', () => {
+    expect(askedNames('Add the functions `sub`, `mul` and `div()` to src/math.js')).toEqual([
+      'sub',
+      'mul',
+      'div',
+    ]);
+    expect(askedNames('Implement `parse`; then write tests for it')).toEqual(['parse']);
+  });
+
+  it('leaves out names asked to go away, renamed or only mentioned', () => {
+    expect(askedNames('Rename `foo` to `bar` in src/a.js')).toEqual([]);
+    expect(askedNames('Add `next` and remove `old` from src/a.js')).toEqual(['next']);
+    expect(askedNames('Add a guard to `parse` instead of `legacyParse`')).toEqual(['parse']);
+    expect(askedNames('Explain how `parse` works')).toEqual([]);
+    expect(askedNames('Create `src/util.js` with a helper')).toEqual([]);
+  });
+});
+
+async function setup(files: Record<string, string>) {
+  const ws = await createTempWorkspace({ files });
+  workspaces.push(ws);
+  return { ws, facts: createWorkspaceFacts(ws.root) };
+}
+
+/** A one-step plan, completed with the given ledger calls. */
+function planWith(calls: Array<{ name: string; args: Record<string, unknown> }>): Plan {
+  const plan = Plan.create({ steps: [{ id: 'a', description: 'do a' }] });
+  plan.markStep('a', { status: 'in_progress' });
+  for (const [index, call] of calls.entries()) {
+    plan.recordToolCall('a', { callId: `c${index}`, tool: call.name, args: call.args });
+    plan.recordToolResult('a', { callId: `c${index}`, tool: call.name, status: 'success', result: 'ok' });
+  }
+  plan.markStep('a', { status: 'completed', notes: '[SUCCESS]: done' });
+  return plan;
+}
+
+describe('checkRequestCoverage', () => {
+  it('fails a request for a change when the completed steps only read', async () => {
+    const { facts } = await setup({ 'src/math.js': 'export const add = (a, b) => a + b;\n' });
+    const plan = planWith([{ name: 'read_file', args: { path: 'src/math.js' } }]);
+    const findings = checkRequestCoverage(plan, 'Add `sub` to src/math.js', facts);
+    expect(findings).toEqual([expect.objectContaining({ check: 'request', priority: 'P1', status: 'fail' })]);
+    expect(findings[0]!.message).toMatch(/no completed step changed anything/);
+  });
+
+  it('fails a name asked to be added that no written file contains, passes the ones that are there', async () => {
+    const { facts } = await setup({ 'src/math.js': 'export const sub = (a, b) => a - b;\n' });
+    const plan = planWith([{ name: 'write_file', args: { path: 'src/math.js', content: '' } }]);
+    const findings = checkRequestCoverage(plan, 'Add `sub` and `div` to src/math.js', facts);
+    expect(findings.map((finding) => finding.status)).toEqual(['pass', 'fail']);
+    expect(findings[1]!.message).toMatch(/`div`/);
+  });
+
+  it('only flags a missing name as unverified when a command may have written it', async () => {
+    const { facts } = await setup({ 'src/math.js': 'export const sub = (a, b) => a - b;\n' });
+    const plan = planWith([{ name: 'run_command', args: { argv: ['node', 'gen.js'] } }]);
+    const findings = checkRequestCoverage(plan, 'Add `div` to src/math.js', facts);
+    expect(findings).toEqual([
+      expect.objectContaining({ status: 'warn', message: expect.stringMatching(/^Unverified/) }),
+    ]);
+  });
+
+  it('says nothing about a request that asks for no change', async () => {
+    const { facts } = await setup({ 'a.txt': 'a\n' });
+    const plan = planWith([{ name: 'read_file', args: { path: 'a.txt' } }]);
+    expect(checkRequestCoverage(plan, 'Read a.txt and summarise it', facts)).toEqual([]);
+  });
+});
