@@ -21,6 +21,15 @@ describe('askedChange', () => {
     expect(askedChange('Explain what `set` and "add" do in src/map.js')).toBeUndefined();
     expect(askedChange('Review src/api.js without changing it and do not modify anything')).toBeUndefined();
   });
+
+  it('is undefined where a change verb is a noun or the subject of a question, not an order', () => {
+    expect(askedChange('Give me an update on the failing tests')).toBeUndefined();
+    expect(askedChange('Explain how to add a route to src/app.js')).toBeUndefined();
+    expect(askedChange('Check whether the install works and report what you find')).toBeUndefined();
+    expect(askedChange('Can you add `sum` to src/math.js?')).toBe('add');
+    expect(askedChange('I need you to fix the parser')).toBe('fix');
+    expect(askedChange('Read src/a.js and then refactor it')).toBe('refactor');
+  });
 });
 
 describe('askedNames', () => {

@@ -24,15 +24,24 @@ function prose(request: string): string {
     .replace(/"[^"\n]*"|“[^”\n]*”/g, ' ');
 }
 
-const changeVerb = new RegExp(`\\b(?:${CHANGE_VERBS})\\b`, 'i');
+/**
+ * A change verb where a request gives an order: at the start of the request or of a clause
+ * (after `.`, `;`, `:`, a line break, `,`, `and`, `then`, `please`), or after `can you`/`you to`.
+ * "Give me an update on…", "explain how to add…" and "check whether the install works" name a
+ * change verb as a noun or as the subject of a question: no change is asked.
+ */
+const changeVerb = new RegExp(
+  `(?:^|[.!?;:\\n,]|\\b(?:and|then|please|also)\\b|\\b(?:can|could|would|will)\\s+you\\b|\\byou\\s+to\\b)\\s*(?:(?:please|also|now|first|then|and|just)\\s+)*(${CHANGE_VERBS})\\b`,
+  'i',
+);
 const negatedVerb = new RegExp(
   `\\b(?:not|n't|never|without|no need to)\\s+(?:\\w+\\s+)?(?:${CHANGE_VERBS})\\b`,
   'gi',
 );
 
 /**
- * The change verb the request asks with (`add`, `fix`…), or undefined when it only asks to look,
- * explain or report. Quoted spans are not read (a quoted `set` is a name), and negated verbs
+ * The change verb the request orders with (`add`, `fix`…), or undefined when it only asks to
+ * look, explain or report (a verb used as a noun or inside a question is no order). Quoted spans are not read (a quoted `set` is a name), and negated verbs
  * (`do not change`, `without modifying`) are not asks.
  *
  * @example
@@ -41,7 +50,7 @@ const negatedVerb = new RegExp(
  */
 export function askedChange(request: string): string | undefined {
   const text = prose(request).replace(negatedVerb, ' ');
-  return changeVerb.exec(text)?.[0];
+  return changeVerb.exec(text.trim())?.[1];
 }
 
 /** Clause boundaries: sentence ends, semicolons, line breaks, `then`, `, and`. */
