@@ -458,3 +458,65 @@ describe('kill -9 twice: the resume dies while it waits for the orphan of the fi
     expect(readFileSync(join(root, 'out.txt'), 'utf8')).toBe('x\n');
   }, 90_000);
 });
+
+describe('kill -9 around a sandboxed command (its sandbox keeps how it ended)', () => {
+  const sandboxed = (name: string, extra: Record<string, string> = {}) => {
+    const { storeDir, root, runId } = world(name);
+    return {
+      STORE_DIR: storeDir,
+      ROOT: root,
+      RUN_ID: runId,
+      CONTENT: '',
+      WORLD: 'command',
+      SANDBOX: 'required',
+      COMMAND_DELAY_MS: '100',
+      ...extra,
+    };
+  };
+  const reconciled = async (env: { STORE_DIR: string; RUN_ID: string }) =>
+    (await createJsonlRunStore({ dir: env.STORE_DIR }).read(env.RUN_ID)).filter(
+      isRunEventOf('tool-call-reconciled'),
+    );
+
+  it('killed half way through a command whose effect its text does not tell: the human is told its sandbox saw it start and not end, and decides', async () => {
+    const env = sandboxed('half-command', { HALF: '1', COMMAND_DELAY_MS: '5000' });
+    const first = await runNode(child, { ...env, KILL: 'mid-command' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    // The sandbox died with its owner: the second line never comes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(readFileSync(join(env.ROOT, 'out.txt'), 'utf8')).toBe('started\n');
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    // A command killed just after its end looks the same (its sandbox had no time to record the
+    // end): what it changed is evidence for the human, not a decision made for them.
+    expect(answer.asked).toEqual([
+      expect.stringMatching(/its sandbox saw it start and not end.*Approve to accept it as done/),
+    ]);
+    expect(await reconciled(env)).toEqual([
+      expect.objectContaining({ tool: 'run_command', outcome: 'accepted' }),
+    ]);
+  }, 60_000);
+
+  it('killed after it ran to its end, before its result was recorded: it is recorded as done from its exit code, without a question, and not run again', async () => {
+    const env = sandboxed('ended-command');
+    const first = await runNode(child, { ...env, KILL: 'after-command' });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    expect(readFileSync(join(env.ROOT, 'out.txt'), 'utf8')).toBe('x\n');
+
+    const resumed = await runNode(child, { ...env, PHASE: 'resume' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const answer = JSON.parse(resumed.stdout) as { stopReason: string; asked: string[] };
+    expect(answer.asked).toEqual([]);
+    expect(answer.stopReason).toBe('completed');
+    expect(readFileSync(join(env.ROOT, 'out.txt'), 'utf8')).toBe('x\n');
+    expect(await reconciled(env)).toEqual([
+      expect.objectContaining({
+        tool: 'run_command',
+        outcome: 'applied',
+        detail: expect.stringContaining('ran to its end before the interruption (exit code 0'),
+      }),
+    ]);
+  }, 60_000);
+});

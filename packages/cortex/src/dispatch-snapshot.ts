@@ -14,6 +14,7 @@ import {
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { AnyTool } from '@closedloop/tools';
 import { inspectInside } from '@closedloop/tools/internal';
+import { literalRedirectOf } from './literal-redirect';
 
 /** What a path held when looked at. */
 export type FileState =
@@ -27,7 +28,8 @@ export type FileState =
  * can tell whether a call with no recorded result took effect:
  * - `file`: for `write_file`, `edit_file` and `delete_file`, the target's state before the call
  *   and the state the call is to produce (`after`: its hash; for an edit also its text, up to
- *   256 KB, so an edit cut off mid-write can be completed);
+ *   256 KB, so an edit cut off mid-write can be completed); also for a `run_command` that is a
+ *   shell writing a literal to one file (`sh -c 'echo done >> log.txt'`);
  * - `workspace`: for other non-idempotent tools (commands), a fingerprint of the workspace's
  *   files (path, size, modification time) and, when the workspace is a git repository, of its
  *   history (`git`: HEAD and refs — a `git commit` changes no file outside `.git`), and the
@@ -244,6 +246,8 @@ export function snapshotBeforeDispatch(options: {
     content?: unknown;
     old_string?: unknown;
     new_string?: unknown;
+    argv?: unknown;
+    cwd?: unknown;
   };
   if (fileEffectTools.has(tool.name) && typeof input.path === 'string') {
     const absolute = resolveWorkspacePath(workspace, input.path);
@@ -272,12 +276,43 @@ export function snapshotBeforeDispatch(options: {
     return snapshot;
   }
   if (tool.idempotent) return undefined;
+  const redirect = tool.name === 'run_command' ? literalRedirectSnapshot(workspace, input) : undefined;
+  if (redirect !== undefined) return redirect;
   const git = gitFingerprint(workspace);
   return {
     kind: 'workspace',
     ...workspaceFingerprint(workspace),
     ...(git !== undefined ? { git, gitLocks: gitLockFiles(workspace) } : {}),
   };
+}
+
+/**
+ * A `file` snapshot of a `run_command` whose whole effect is a literal written to one file of the
+ * workspace ({@link literalRedirectOf}): the file's state, and what the command is to leave in it.
+ * `undefined` for any other command, or a target that is outside, a folder or a link out.
+ */
+function literalRedirectSnapshot(
+  workspace: string,
+  input: { argv?: unknown; cwd?: unknown },
+): DispatchSnapshot | undefined {
+  const redirect = literalRedirectOf(input.argv);
+  if (redirect === undefined) return undefined;
+  const path = relative(
+    resolve(workspace),
+    resolve(workspace, typeof input.cwd === 'string' ? input.cwd : '.', redirect.path),
+  );
+  const absolute = resolveWorkspacePath(workspace, path);
+  if (absolute === undefined) return undefined;
+  const { state, content } = readState(workspace, absolute);
+  if (state.type !== 'missing' && state.type !== 'file') return undefined;
+  const after = Buffer.concat([
+    redirect.append && content !== undefined ? content : Buffer.alloc(0),
+    Buffer.from(redirect.text, 'utf8'),
+  ]);
+  const text = after.toString('utf8');
+  // Its text is kept (to finish a write cut off part way) only when it is that text's exact bytes.
+  const exact = after.length <= maxEditTextBytes && Buffer.from(text, 'utf8').equals(after);
+  return { kind: 'file', path, state, after: { sha256: sha256(after), ...(exact ? { text } : {}) } };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
-import { removeInterruptedWrites } from '@closedloop/tools/internal';
+import { type CommandExit, readCommandExit, removeInterruptedWrites } from '@closedloop/tools/internal';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
 import {
   type DispatchSnapshot,
@@ -190,6 +190,24 @@ export async function reconcileUncertainCall(options: {
       detail: `${call.tool} is idempotent`,
     };
   }
+  const described = `${call.tool} ${JSON.stringify(call.args)}`;
+  // The sandbox kept how the command ended: when it ran to its end, its exit code is known (only
+  // its output was lost) and nothing is left to ask.
+  const exit: CommandExit =
+    options.processTag === undefined ? { kind: 'unknown' } : readCommandExit(options.processTag);
+  if (exit.kind === 'exited') {
+    const ended = `it ran to its end before the interruption (exit code ${exit.exitCode}, kept by its sandbox)${lingered}`;
+    return {
+      outcome: 'applied',
+      action: 'record',
+      status: exit.exitCode === 0 ? 'success' : 'error',
+      text:
+        exit.exitCode === 0
+          ? `${prefix} ${call.tool} ${ended}; it was not run again. Its output is not available.`
+          : `Error (interrupted): ${prefix} ${call.tool} ${ended}; it was not run again. Its output is not available.`,
+      detail: ended,
+    };
+  }
   let changed: boolean | undefined;
   if (snapshot?.kind === 'workspace' && workspace !== undefined) {
     // A journal from before `git` was snapshotted has none: only the files are compared then.
@@ -203,8 +221,11 @@ export async function reconcileUncertainCall(options: {
       : changed
         ? 'the workspace changed since it started, so it ran at least in part; its result was lost'
         : 'the workspace has not changed since it started (it may still have had effects outside it)'
+  }${
+    // Killed with its owner, its sandbox could not say how it ended: cut off part way, or just
+    // after its end (between the command's exit and the sandbox's record of it).
+    exit.kind === 'interrupted' ? '; its sandbox saw it start and not end (it was killed with its owner)' : ''
   }${lingered}${unlocked.length === 0 ? '' : `; the git lock files it left were removed (${unlocked.join(', ')})`}`;
-  const described = `${call.tool} ${JSON.stringify(call.args)}`;
   if (policy === 'rerun') {
     return {
       outcome: 're-run',

@@ -3,6 +3,7 @@ import { lstat, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redactor } from '@closedloop/model';
+import { closeCommandExitRecord, openCommandExitRecord } from './command-exit-records';
 import {
   type CheckedCommand,
   type CommandPolicy,
@@ -487,18 +488,37 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
         try {
           for (let attempt = 1; ; attempt++) {
             const wrapper = await bubblewrapArguments(layout);
-            result = await start(
-              [...outer, bwrap, '--info-fd', '3', ...wrapper, '--', ...inner, executable, ...args],
-              {
-                ...processOptions,
-                env: { ...env, TMPDIR: '/tmp' },
-                // The pid namespace dies with the command: nothing to look for outside it, only its
-                // end to wait for.
-                reapDetached: false,
-                infoFd: true,
-                ...(outer.length > 0 ? { outerNamespace: true } : {}),
-              },
-            );
+            // How the command ends, kept for a resume when this process dies before it can say.
+            const statusFd =
+              runOptions.processTag === undefined ? undefined : openCommandExitRecord(runOptions.processTag);
+            try {
+              result = await start(
+                [
+                  ...outer,
+                  bwrap,
+                  '--info-fd',
+                  '3',
+                  ...(statusFd === undefined ? [] : ['--json-status-fd', '4']),
+                  ...wrapper,
+                  '--',
+                  ...inner,
+                  executable,
+                  ...args,
+                ],
+                {
+                  ...processOptions,
+                  env: { ...env, TMPDIR: '/tmp' },
+                  // The pid namespace dies with the command: nothing to look for outside it, only
+                  // its end to wait for.
+                  reapDetached: false,
+                  infoFd: true,
+                  ...(statusFd === undefined ? {} : { statusFd }),
+                  ...(outer.length > 0 ? { outerNamespace: true } : {}),
+                },
+              );
+            } finally {
+              closeCommandExitRecord(statusFd);
+            }
             if (attempt >= 3 || !(await coveredPathVanished(result, wrapper))) break;
           }
         } finally {

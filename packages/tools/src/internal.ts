@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { createRedactor, type Redactor } from '@closedloop/model';
+export { type CommandExit, readCommandExit } from './command-exit-records';
 export { removeInterruptedWrites } from './file-tools';
 export {
   findGitTop,

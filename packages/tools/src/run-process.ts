@@ -57,6 +57,12 @@ export interface RunProcessOptions {
    * counts in that namespace (meaningless here).
    */
   outerNamespace?: boolean;
+  /**
+   * A descriptor the program gets as its next one after stdio and the `infoFd` pipe (4 with
+   * `infoFd`): bubblewrap's `--json-status-fd`, a file that keeps how the command ended when this
+   * process is gone. The caller keeps it and closes it.
+   */
+  statusFd?: number;
   /** Called with the process id once the process started (it leads its own process group). */
   onSpawn?: (pid: number) => void;
   /**
@@ -311,7 +317,7 @@ export function inheritableDescriptors(): number[] {
  * descriptor of this process, so none reaches the child.
  */
 function coveredStdio(
-  first: readonly ('ignore' | 'pipe')[],
+  first: readonly ('ignore' | 'pipe' | number)[],
   inheritable: readonly number[],
   nullFd: number,
 ): ('ignore' | 'pipe' | number)[] {
@@ -363,11 +369,12 @@ export function runProcess(
   const ended = beginWorkspaceActivity();
   const treeEnds = reapDetached || options.reapDetached === false;
   const running = new Promise<ProcessRunResult>((resolve, reject) => {
-    const first: ('ignore' | 'pipe')[] = [
+    const first: ('ignore' | 'pipe' | number)[] = [
       options.stdin === undefined ? 'ignore' : 'pipe',
       'pipe',
       'pipe',
       ...(options.infoFd ? (['pipe'] as const) : []),
+      ...(options.statusFd !== undefined ? [options.statusFd] : []),
     ];
     // Descriptors this process would pass on: each gets `/dev/null` in the child instead.
     const inheritable = inheritableDescriptors();

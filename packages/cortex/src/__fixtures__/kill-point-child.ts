@@ -18,6 +18,10 @@
  * - `after-type:<type>[/<nth>]`: right after the group commit of the nth event of that type (the
  *   events after it in the same group are not journaled);
  * - `on-spawn`: as the `run_command` process starts (WORLD=command), before its pid is journaled;
+ * - `mid-command`: once the command's first line is in out.txt, while it waits to write the rest
+ *   (WORLD=command, HALF=1);
+ * - `after-command`: as `run_command` returns, once its process has ended, before its result is
+ *   recorded (WORLD=command);
  * - `none`: not at all.
  * WORLD=files (default): the step first writes notes.txt, then edits log.txt (`# log\n` → `# log\n- a\n`: applied twice,
  * the line shows twice). WORLD=commit: the step commits what is staged with a non-idempotent
@@ -187,10 +191,12 @@ const filesWorld = {
 // resume's human approves every question (printed as `asked`). SANDBOX: the command tools' sandbox mode.
 // KILL=on-spawn: the process dies as the command's process starts, before its pid is journaled.
 const delay = Number(env.COMMAND_DELAY_MS ?? 2000);
+// HALF=1: the command first writes a line `started`, then `x` after the delay: killed in between,
+// it has done half of what it was for.
 if (env.WORLD === 'command' && env.PHASE !== 'resume') {
   fs.writeFileSync(
     `${root}/writer.js`,
-    `setTimeout(() => require('fs').appendFileSync('out.txt', 'x\\n'), ${delay});\n`,
+    `${env.HALF === '1' ? "require('fs').appendFileSync('out.txt', 'started\\n');\n" : ''}setTimeout(() => require('fs').appendFileSync('out.txt', 'x\\n'), ${delay});\n`,
   );
   fs.writeFileSync(
     `${root}/detach.js`,
@@ -198,19 +204,32 @@ if (env.WORLD === 'command' && env.PHASE !== 'resume') {
   );
 }
 const commandScript = env.DETACH === '1' ? 'detach.js' : 'writer.js';
+if (env.WORLD === 'command' && kill === 'mid-command') {
+  const poll = setInterval(() => {
+    if (fs.existsSync(`${root}/out.txt`)) process.kill(process.pid, 'SIGKILL');
+  }, 5);
+  poll.unref();
+}
 const commandTools = workspaceTools({ root, sandbox: (env.SANDBOX ?? 'auto') as 'auto' | 'off' }).map(
   (tool) =>
-    tool.name !== 'run_command' || kill !== 'on-spawn'
+    tool.name !== 'run_command' || (kill !== 'on-spawn' && kill !== 'after-command')
       ? tool
       : {
           ...tool,
-          execute: (input: unknown, context: Parameters<typeof tool.execute>[1]) =>
-            tool.execute(input, {
+          execute: async (input: unknown, context: Parameters<typeof tool.execute>[1]) => {
+            const result = await tool.execute(input, {
               ...context,
-              onProcess: () => {
-                process.kill(process.pid, 'SIGKILL');
-              },
-            }),
+              ...(kill === 'on-spawn'
+                ? {
+                    onProcess: () => {
+                      process.kill(process.pid, 'SIGKILL');
+                    },
+                  }
+                : {}),
+            });
+            if (kill === 'after-command') process.kill(process.pid, 'SIGKILL');
+            return result;
+          },
         },
 );
 const commandWorld = {
