@@ -13,6 +13,7 @@ import {
 } from '@closedloop/model';
 import {
   checkStreamIdleTimeout,
+  emptyAnswerError,
   htmlPageError,
   isCompleteToolArguments,
   isHtmlContentType,
@@ -237,6 +238,16 @@ export class OpenAIResponsesModel implements ChatModel {
       hasToolCalls: parts.toolCalls.length > 0,
       refused: parts.text === '' && parts.refusal !== '',
     });
+    // A status no mapping knows, with no text and no call: not an answer to return.
+    const empty = emptyAnswerError({
+      provider: this.provider,
+      finishReason,
+      rawFinishReason,
+      text: parts.text !== '' ? parts.text : parts.refusal,
+      toolCalls: parts.toolCalls.length,
+      requestId: parts.requestId,
+    });
+    if (empty) throw empty;
     const result: GenerateResult = {
       text: parts.text !== '' ? parts.text : parts.refusal,
       toolCalls: parts.toolCalls,

@@ -68,6 +68,27 @@ describe('a response that is not finished', () => {
   });
 });
 
+describe('an incomplete response for a reason no mapping knows, with no text and no call', () => {
+  // A compatible server's own incomplete reason ("interrupted"): only a reasoning item came back.
+  it('is a retryable invalid-response, streamed or not — never an empty answer a step could end on', async () => {
+    server.script(json('responses-incomplete-unknown-reason'));
+    const error = await modelRejection(model().doGenerate(ask));
+    expect(ModelError.isInstance(error)).toBe(true);
+    expect([error.code, error.isRetryable, error.requestId]).toEqual([
+      'invalid-response',
+      true,
+      'req_resp_interrupted',
+    ]);
+    expect(error.message).toMatch(/finish reason "interrupted"\) without any text or tool call/);
+
+    server.script(sse('responses-incomplete-unknown-reason-stream'));
+    const streamed = await collectStream(model().doStream(ask));
+    expect(ModelError.isInstance(streamed.error)).toBe(true);
+    expect((streamed.error as ModelError).code).toBe('invalid-response');
+    expect(streamed.parts.some((part) => part.type === 'finish')).toBe(false);
+  });
+});
+
 describe('two function calls with one call_id (a compatible server)', () => {
   it('each gets its own id, streamed or not: results are paired with calls by id', async () => {
     server.script(sse('responses-duplicate-call-ids-stream'));
