@@ -245,7 +245,12 @@ function decideSecretName(name: string): boolean {
   return false;
 }
 
-/** True when an environment variable name looks like it holds a secret (see {@link isSecretName}). */
+/**
+ * True when an environment variable name looks like it holds a secret (see {@link isSecretName}).
+ *
+ * @deprecated The same test as {@link isSecretName}, which names any key (an environment
+ * variable, a JSON field, a header); use that. Kept for existing callers; removed in the next major.
+ */
 export function isSecretEnvName(name: string): boolean {
   return isSecretName(name);
 }
