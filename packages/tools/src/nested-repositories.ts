@@ -208,3 +208,48 @@ export async function refuseGitDirectory(
   }
   return refused;
 }
+
+/** The merge strategies git has built in: any other it runs as the program `git-merge-<name>`. */
+const builtinStrategies = new Set(['ort', 'recursive', 'resolve', 'octopus', 'ours', 'subtree']);
+
+/**
+ * Why a paused rebase's or cherry-pick's file `name` (relative to its git directory) holding
+ * `text` would run a program at `git rebase --continue` / `git cherry-pick --continue`, or
+ * undefined: an `exec` step in its list, or a merge strategy that is not built in.
+ */
+export function unsafeSequencerReason(name: string, text: string): string | undefined {
+  if (name.endsWith('todo')) {
+    const exec = text.split('\n').find((line) => /^\s*(?:x|exec)(?:\s|$)/i.test(line));
+    return exec === undefined ? undefined : `runs "${exec.trim().slice(0, 80)}"`;
+  }
+  const strategies = name.endsWith('opts')
+    ? [...text.matchAll(/^\s*strategy\s*=\s*"?([^"\n]*?)"?\s*$/gim)].map((match) => match[1] ?? '')
+    : [text.trim()];
+  const unknown = strategies.find(
+    (strategy) => strategy !== '' && !builtinStrategies.has(strategy.toLowerCase()),
+  );
+  return unknown === undefined ? undefined : `merge strategy "${unknown.slice(0, 80)}" is a program`;
+}
+
+/**
+ * Renames the files of a paused rebase or cherry-pick in `gitDir` (`names`, relative to it) that
+ * would run a program when it is continued (see {@link unsafeSequencerReason}), or that are not
+ * a small readable file. Returns what was refused, relative to `base`.
+ */
+export async function refuseSequencerFiles(
+  gitDir: string,
+  base: string,
+  names: readonly string[],
+): Promise<string[]> {
+  const refused: string[] = [];
+  for (const name of names) {
+    const file = path.join(gitDir, name);
+    if ((await lstat(file).catch(() => undefined)) === undefined) continue;
+    const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
+    const reason = text === undefined ? 'not a readable file' : unsafeSequencerReason(name, text);
+    if (reason === undefined) continue;
+    await moveAside(file);
+    refused.push(`${path.relative(base, file)} (${reason})`);
+  }
+  return refused;
+}

@@ -13,7 +13,13 @@ import {
 import { lstat, mkdir, readdir, readlink, realpath, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { moveAside, refuseGitDirectory, refuseSubmoduleConfigs } from './nested-repositories';
+import { controlFingerprints, gitControlEntries } from './git-control-fingerprint';
+import {
+  moveAside,
+  refuseGitDirectory,
+  refuseSequencerFiles,
+  refuseSubmoduleConfigs,
+} from './nested-repositories';
 import { openFolderBeneath } from './open-beneath';
 import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
@@ -1312,9 +1318,12 @@ export async function bubblewrapArguments(layout: BubblewrapLayout): Promise<str
  * - a `commondir` file the command created in a git directory that had none is removed (it would
  *   point git at a configuration the command wrote). One that existed is mounted read-only by
  *   {@link bubblewrapArguments};
- * - a `config` or `config.worktree` the command created (in a repository it made, or one that had
- *   none) that holds keys which may run a program (`core.fsmonitor`, `core.hooksPath`, a diff or
- *   filter driver, `include.path`…), and hooks in a repository it made, are renamed aside;
+ * - in a git directory the command could write, a `config` or `config.worktree` it changed
+ *   (created, re-pointed through a link, rewritten through a hard link: see
+ *   `controlFingerprint`) that holds keys which may run a program (`core.fsmonitor`,
+ *   `core.hooksPath`, a diff or filter driver, `include.path`…), hooks it changed that are not
+ *   samples, and a paused rebase's or cherry-pick's steps it changed that run a program (`exec`,
+ *   a merge strategy that is not built in), are renamed aside;
  * - so are those of the submodules in the work tree (gitlinks in the index): `git status` in the
  *   outer repository runs git in each of them, with their configuration.
  * The function returns what was refused (to tell the command's caller).
@@ -1324,20 +1333,20 @@ export async function guardGitDirectories(root: string): Promise<() => Promise<s
   const pointersBefore = await gitPointers(root);
   const before = await findRepository(root);
   const missing: string[] = [];
-  const existed = new Set<string>();
-  const knownGitDirs = new Set<string>();
   for (const gitDir of before?.gitDirs ?? []) {
     const target = path.join(gitDir, 'commondir');
     if ((await kindOf(target)) === undefined && (await lstat(target).catch(() => undefined)) === undefined)
       missing.push(target);
-    const realGitDir = await real(gitDir);
-    if (realGitDir === undefined) continue;
-    knownGitDirs.add(realGitDir);
-    for (const name of ['config', 'config.worktree']) {
-      if ((await lstat(path.join(realGitDir, name)).catch(() => undefined)) !== undefined)
-        existed.add(path.join(realGitDir, name));
-    }
   }
+  // What the command may write: the git directories mounted writable (a linked worktree's common
+  // one is outside the workspace, its own in that), and any inside the workspace. The control
+  // entries of the repository's git directories as they are now:
+  // one the command changed — made, re-pointed, rewritten through a link — is checked after it.
+  const writable = before === undefined ? [] : await bindableGitDirs(root, before);
+  const ownGitDirs = await Promise.all((before?.gitDirs ?? []).map(real));
+  const fingerprintsBefore = await controlFingerprints(
+    ownGitDirs.filter((gitDir): gitDir is string => gitDir !== undefined),
+  );
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
     const refused: string[] = [];
@@ -1362,12 +1371,17 @@ export async function guardGitDirectories(root: string): Promise<() => Promise<s
     const after = await findRepository(root);
     if (after === undefined) return refused;
     for (const found of after.gitDirs) {
-      // Only what the command could write: really inside the workspace (a `.git` link to another
-      // repository of the user's is left alone).
+      // Only what the command could write: really inside the workspace, or mounted writable (a
+      // `.git` link to another repository of the user's is left alone).
       const gitDir = await real(found);
-      if (gitDir === undefined || !isInside(root, gitDir)) continue;
-      const files = ['config', 'config.worktree'].filter((name) => !existed.has(path.join(gitDir, name)));
-      refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: !knownGitDirs.has(gitDir) })));
+      if (gitDir === undefined || ![root, ...writable].some((folder) => isInside(folder, gitDir))) continue;
+      const changed = new Set<string>();
+      for (const [target, fingerprint] of await controlFingerprints([gitDir]))
+        if (fingerprintsBefore.get(target) !== fingerprint) changed.add(path.relative(gitDir, target));
+      const files = ['config', 'config.worktree'].filter((name) => changed.has(name));
+      refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: changed.has('hooks') })));
+      const steps = gitControlEntries.filter((name) => name.includes('/') && changed.has(name));
+      refused.push(...(await refuseSequencerFiles(gitDir, root, steps)));
     }
     const gitDir = after.gitDirs[0] === undefined ? undefined : await real(after.gitDirs[0]);
     if (gitDir !== undefined)
