@@ -1,4 +1,5 @@
 import { asyncAsked, asyncDefinition } from './asked-async';
+import { askedBehaviourFinding } from './asked-behaviour';
 import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
@@ -216,6 +217,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (unregistered !== undefined) return [unregistered];
     const off = await flagFinding(env, { created, modified }, own);
     if (off !== undefined) return [off];
+    const behaviour = await askedBehaviourFinding(env, { created, modified }, own);
+    if (behaviour !== undefined) return [behaviour];
     const generated = await generatedFinding(env, mine);
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
@@ -483,6 +486,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
   {
     const off = await flagFinding(env, known, own);
     if (off !== undefined) findings.push(off);
+    const behaviour = await askedBehaviourFinding(env, known, own);
+    if (behaviour !== undefined) findings.push(behaviour);
   }
 
   // Symbols the description asked for must be declared (and not as stubs).
