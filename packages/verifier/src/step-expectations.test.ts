@@ -24,6 +24,15 @@ describe('stepExpectations (per-step criteria from the description)', () => {
     expect(outcomes(description)).toEqual(expected);
   });
 
+  it('reads the name after "called" or "named", not the word itself', () => {
+    expect(stepExpectations('Add a function called parseDate to src/date.js').symbols).toEqual([
+      { name: 'parseDate', file: 'src/date.js' },
+    ]);
+    expect(stepExpectations('Add a class named Cache to src/date.js').symbols).toEqual([
+      { name: 'Cache', file: 'src/date.js' },
+    ]);
+  });
+
   it("reads a method asked of a class as that class's member", () => {
     expect(stepExpectations('Add a method area to class Circle in src/shapes.js').symbols).toEqual([
       { name: 'Circle.area', file: 'src/shapes.js' },
