@@ -1,11 +1,8 @@
 import type { ScriptedResponse } from '@closedloop/model/testing';
-import { workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import type { TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ScenarioOptions, scenarioModel, writeStep } from './__fixtures__/scenario-model';
-import { createCortex } from './create-cortex';
-import type { PlannerOutput } from './draft-plan';
-import type { RunEvent } from './run-events';
+import { plannerOutput, playScenario } from './__fixtures__/play-scenario';
+import { type ScenarioOptions, writeStep } from './__fixtures__/scenario-model';
 
 // More lies told at the plan level, end to end (see cortex-plan-lies.test.ts): the planner
 // silently leaves out a file the request asks to create, delete or rename, or a declaration the
@@ -17,39 +14,16 @@ afterEach(async () => {
 });
 
 async function play(scenario: ScenarioOptions, request: string, files: Record<string, string> = {}) {
-  const ws = await createTempWorkspace({ files: { 'README.md': '# demo\n', ...files }, git: true });
-  workspaces.push(ws);
-  const events: RunEvent[] = [];
-  const cortex = createCortex({
-    model: scenarioModel(scenario),
-    tools: workspaceTools({ root: ws.root }),
-    workspace: ws.root,
-    onEvent: (event) => events.push(event),
-  });
-  const result = await cortex.run(request);
-  const requestFindings = events.flatMap((event) =>
+  const played = await playScenario({ scenario, request, files, workspaces });
+  const requestFindings = played.events.flatMap((event) =>
     event.type === 'finding-reported' && event.scope === 'goal' && event.finding.check === 'request'
       ? [event.finding]
       : [],
   );
-  return { result, ws, requestFindings };
+  return { ...played, requestFindings };
 }
 
-function plan(steps: Array<{ id: string; description: string; dependsOn?: string[] }>): PlannerOutput {
-  return {
-    title: 'plan',
-    successCriteria: [],
-    protocols: [],
-    steps: steps.map((step) => ({
-      id: step.id,
-      description: step.description,
-      dependsOn: step.dependsOn ?? [],
-      requiredTools: [],
-      successCriteria: [],
-      protocols: [],
-    })),
-  };
-}
+const plan = plannerOutput;
 
 /** A step that runs one command (`git rm`, `git mv`), then reports success. */
 const commandStep = (argv: string[]): ScriptedResponse[] => [

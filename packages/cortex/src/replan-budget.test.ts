@@ -1,10 +1,7 @@
-import { workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import type { TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { failStep, type ScenarioOptions, scenarioModel, writeStep } from './__fixtures__/scenario-model';
-import { createCortex } from './create-cortex';
-import type { PlannerOutput } from './draft-plan';
-import type { RunEvent } from './run-events';
+import { plannerOutput, playScenario } from './__fixtures__/play-scenario';
+import { failStep, type ScenarioOptions, writeStep } from './__fixtures__/scenario-model';
 
 // The replan budget, counted at its edge: a run never starts one more replanner model call than
 // `replanner.maxAttempts` redesigns of a lineage, nor one more goal repair than
@@ -20,37 +17,20 @@ async function play(
   request: string,
   limits: { maxAttempts?: number; maxIterations?: number },
 ) {
-  const ws = await createTempWorkspace({ files: { 'README.md': '# demo\n' }, git: true });
-  workspaces.push(ws);
-  const model = scenarioModel(scenario);
-  const events: RunEvent[] = [];
-  const cortex = createCortex({
-    model,
-    tools: workspaceTools({ root: ws.root }),
-    workspace: ws.root,
-    ...(limits.maxAttempts !== undefined ? { replanner: { maxAttempts: limits.maxAttempts } } : {}),
-    ...(limits.maxIterations !== undefined ? { maxIterations: limits.maxIterations } : {}),
-    onEvent: (event) => events.push(event),
+  const played = await playScenario({
+    scenario,
+    request,
+    workspaces,
+    cortex: {
+      ...(limits.maxAttempts !== undefined ? { replanner: { maxAttempts: limits.maxAttempts } } : {}),
+      ...(limits.maxIterations !== undefined ? { maxIterations: limits.maxIterations } : {}),
+    },
   });
-  const result = await cortex.run(request);
-  const requested = events.flatMap((event) => (event.type === 'replan-requested' ? [event] : []));
-  return { result, model, requested };
+  const requested = played.events.flatMap((event) => (event.type === 'replan-requested' ? [event] : []));
+  return { ...played, requested };
 }
 
-function plan(steps: Array<{ id: string; description: string }>): PlannerOutput {
-  return {
-    title: 'plan',
-    successCriteria: [],
-    protocols: [],
-    steps: steps.map((step) => ({
-      ...step,
-      dependsOn: [],
-      requiredTools: [],
-      successCriteria: [],
-      protocols: [],
-    })),
-  };
-}
+const plan = plannerOutput;
 
 /** More redesigns than any budget here allows, each a new attempt at the same work. */
 const redesigns = Array.from({ length: 6 }, (_, index) => ({
