@@ -1,11 +1,8 @@
 import type { ScriptedResponse } from '@closedloop/model/testing';
-import { workspaceTools } from '@closedloop/tools';
-import { createTempWorkspace, type TempWorkspace } from '@closedloop/tools/testing';
+import type { TempWorkspace } from '@closedloop/tools/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ScenarioOptions, scenarioModel } from './__fixtures__/scenario-model';
-import { createCortex } from './create-cortex';
-import type { PlannerOutput } from './draft-plan';
-import type { RunEvent } from './run-events';
+import { plannerOutput, playScenario } from './__fixtures__/play-scenario';
+import type { ScenarioOptions } from './__fixtures__/scenario-model';
 
 // Lies told at the plan level, end to end: the scripted model plays the planner, the replanner
 // and the final-answer aggregator; the steps use the real workspace tools on a real temp git
@@ -22,41 +19,19 @@ const withMul = `${withSub}\nexport function mul(a, b) {\n  return a * b;\n}\n`;
 const withDiv = `${withMul}\nexport function div(a, b) {\n  return a / b;\n}\n`;
 
 async function play(scenario: ScenarioOptions, request: string, files: Record<string, string> = {}) {
-  const ws = await createTempWorkspace({
-    files: { 'README.md': '# demo\n', 'src/math.js': mathJs, ...files },
-    git: true,
+  const played = await playScenario({
+    scenario,
+    request,
+    files: { 'src/math.js': mathJs, ...files },
+    workspaces,
   });
-  workspaces.push(ws);
-  const model = scenarioModel(scenario);
-  const events: RunEvent[] = [];
-  const cortex = createCortex({
-    model,
-    tools: workspaceTools({ root: ws.root }),
-    workspace: ws.root,
-    onEvent: (event) => events.push(event),
-  });
-  const result = await cortex.run(request);
-  const goalFindings = events.flatMap((event) =>
+  const goalFindings = played.events.flatMap((event) =>
     event.type === 'finding-reported' && event.scope === 'goal' ? [event.finding] : [],
   );
-  return { result, ws, model, goalFindings };
+  return { ...played, goalFindings };
 }
 
-function plan(steps: Array<{ id: string; description: string; dependsOn?: string[] }>): PlannerOutput {
-  return {
-    title: 'plan',
-    successCriteria: [],
-    protocols: [],
-    steps: steps.map((step) => ({
-      id: step.id,
-      description: step.description,
-      dependsOn: step.dependsOn ?? [],
-      requiredTools: [],
-      successCriteria: [],
-      protocols: [],
-    })),
-  };
-}
+const plan = plannerOutput;
 
 /** A step that reads a file and reports success. */
 const readStep = (path: string): ScriptedResponse[] => [

@@ -49,6 +49,28 @@ describe('askedNames', () => {
     expect(askedNames('Explain how `parse` works')).toEqual([]);
     expect(askedNames('Create `src/util.js` with a helper')).toEqual([]);
   });
+
+  it('lists declarations named without backticks ("a function called parseDate")', () => {
+    expect(askedNames('Add a function called parseDate and a class named Cache to src/date.ts')).toEqual([
+      'parseDate',
+      'Cache',
+    ]);
+    expect(askedNames('Implement the helper function formatDate and an interface Options')).toEqual([
+      'formatDate',
+      'Options',
+    ]);
+    expect(askedNames('Create a class called `Store` in src/store.ts')).toEqual(['Store']);
+  });
+
+  it('takes no ordinary words for declarations', () => {
+    expect(askedNames('Add a function to parse dates and a class that caches results')).toEqual([]);
+    expect(askedNames('Write a helper named after the route, and a function for sorting')).toEqual([]);
+    expect(askedNames('Add a function which returns the sum')).toEqual([]);
+    expect(askedNames('Add error handling to the parse function in src/a.js')).toEqual([]);
+    expect(askedNames('Add a type check and a class of tests for the parser')).toEqual([]);
+    expect(askedNames('Remove the function called legacyParse')).toEqual([]);
+    expect(askedNames('Explain the class named Cache')).toEqual([]);
+  });
 });
 
 async function setup(files: Record<string, string>) {
@@ -92,6 +114,73 @@ describe('checkRequestCoverage', () => {
     const findings = checkRequestCoverage(plan, 'Add `div` to src/math.js', facts);
     expect(findings).toEqual([
       expect.objectContaining({ status: 'warn', message: expect.stringMatching(/^Unverified/) }),
+    ]);
+  });
+
+  it('fails a file the request asks to create that is not there at the end', async () => {
+    const { facts } = await setup({ 'src/util.ts': 'export const x = 1;\n' });
+    const plan = planWith([{ name: 'write_file', args: { path: 'src/util.ts', content: '' } }]);
+    const findings = checkRequestCoverage(plan, 'Create src/util.ts and docs/usage.md', facts);
+    expect(findings.filter((finding) => finding.status === 'fail')).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/create docs\/usage\.md.*not in the workspace/),
+      }),
+    ]);
+  });
+
+  it('passes files asked to be created that are there (honest twin)', async () => {
+    const { facts } = await setup({ 'src/util.ts': 'export const x = 1;\n', 'docs/usage.md': '# usage\n' });
+    const plan = planWith([{ name: 'write_file', args: { path: 'src/util.ts', content: '' } }]);
+    const findings = checkRequestCoverage(plan, 'Create src/util.ts and docs/usage.md', facts);
+    expect(findings.map((finding) => finding.status)).toEqual(['pass', 'pass']);
+  });
+
+  it('fails a file asked to be deleted that is still there, passes one that is gone', async () => {
+    const { facts } = await setup({ 'legacy.js': 'x\n' });
+    const plan = planWith([{ name: 'run_command', args: { argv: ['rm', 'old.js'] } }]);
+    const findings = checkRequestCoverage(plan, 'Delete old.js and legacy.js', facts);
+    expect(findings.map((finding) => [finding.status, finding.message])).toEqual([
+      ['pass', expect.stringMatching(/old\.js/)],
+      ['fail', expect.stringMatching(/delete legacy\.js.*still in the workspace/)],
+    ]);
+  });
+
+  it('only flags a file asked to be deleted as unverified when a run asked for may make it again', async () => {
+    const { facts } = await setup({ 'dist/index.js': 'x\n' });
+    const plan = planWith([{ name: 'run_command', args: { argv: ['npm', 'run', 'build'] } }]);
+    expect(checkRequestCoverage(plan, 'Delete dist/ and run `npm run build`', facts)).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        message: expect.stringMatching(/^Unverified: .*delete dist/),
+      }),
+    ]);
+  });
+
+  it('fails a rename that left the old file or made no new one, passes a done rename', async () => {
+    const request = 'Rename src/a.js to src/b.js';
+    const copied = await setup({ 'src/a.js': 'a\n', 'src/b.js': 'a\n' });
+    const plan = planWith([{ name: 'write_file', args: { path: 'src/b.js', content: 'a\n' } }]);
+    expect(checkRequestCoverage(plan, request, copied.facts)).toEqual([
+      expect.objectContaining({
+        status: 'fail',
+        message: expect.stringMatching(/src\/a\.js is still there/),
+      }),
+    ]);
+    const moved = await setup({ 'src/b.js': 'a\n' });
+    expect(checkRequestCoverage(plan, request, moved.facts)).toEqual([
+      expect.objectContaining({ status: 'pass' }),
+    ]);
+    const shim = 'Rename src/a.js to src/b.js and create src/a.js again as a shim that re-exports it';
+    expect(checkRequestCoverage(plan, shim, copied.facts).map((finding) => finding.status)).toEqual(['pass']);
+  });
+
+  it('fails a declaration named without backticks that no written file has', async () => {
+    const { facts } = await setup({ 'src/date.ts': 'export function parseDate(s: string) {}\n' });
+    const plan = planWith([{ name: 'write_file', args: { path: 'src/date.ts', content: '' } }]);
+    const request = 'Add a function called parseDate and a class named Cache to src/date.ts';
+    expect(checkRequestCoverage(plan, request, facts).map((finding) => finding.status)).toEqual([
+      'pass',
+      'fail',
     ]);
   });
 

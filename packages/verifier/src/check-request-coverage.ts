@@ -2,6 +2,7 @@ import type { Plan, Step } from '@closedloop/plan';
 import { escapeRegExp } from './escape-reg-exp';
 import type { Finding } from './finding';
 import { analyseLedger, type LedgerEvidenceOptions } from './ledger-evidence';
+import { stepExpectations } from './step-expectations';
 import type { WorkspaceFacts } from './workspace-facts';
 
 /** Verbs that ask for a change of the workspace. */
@@ -53,17 +54,49 @@ export function askedChange(request: string): string | undefined {
   return changeVerb.exec(text.trim())?.[1];
 }
 
+/**
+ * A declaration named without backticks: a code noun, then the name — after `named`/`called`
+ * ("a class named Cache"), or plainly code ("the helper function formatDate", "parseDate()",
+ * "an interface Options"). Groups: 1 the noun, 2 `named`/`called`, 3 the name, 4 `()`.
+ */
+const DECLARATION =
+  /\b(functions?|methods?|helpers?|class(?:es)?|interfaces?|types?|enums?|constants?|hooks?|components?)\s+(?:(?:function|method|class|helper|hook|component)\s+)?(?:(named|called)\s+)?([A-Za-z_$][\w$]*)(\(\))?(?![\w$./-])/gi;
+/** Nouns whose declarations are capitalised by convention ("a class Cache"). */
+const TYPE_NOUN = /^(?:class|interface|type|enum|component)/i;
+/** Words that follow `named`/`called` without being a name ("named after the route"). */
+const NOT_A_NAME =
+  /^(?:a|an|the|after|for|by|from|to|in|on|of|with|as|and|or|that|which|who|it|its|this|so|like|something|whatever)$/i;
+
+/** Names of declarations in `span` (backticked spans already masked) that plainly are code. */
+function bareDeclarations(span: string): string[] {
+  const names: string[] = [];
+  for (const match of span.matchAll(DECLARATION)) {
+    const [, noun = '', called, name = '', call] = match;
+    if (NOT_A_NAME.test(name)) continue;
+    const code =
+      called !== undefined ||
+      call !== undefined ||
+      /[_$]|[a-z][A-Z]/.test(name) ||
+      (TYPE_NOUN.test(noun) && /^[A-Z]/.test(name));
+    if (code) names.push(name);
+  }
+  return names;
+}
+
 /** Clause boundaries: sentence ends, semicolons, line breaks, `then`, `, and`. */
 const CLAUSE_BREAK = /(?<=[.!?])\s+|[;\n]|\bthen\b|,\s*and\b(?=\s+\w+\s)/i;
 
 /**
- * Backticked identifiers the request asks to be added (`Add \`sub\`, \`mul\` and \`div\``): the
+ * Identifiers the request asks to be added (`Add \`sub\`, \`mul\` and \`div\``): the
  * names after an add-like verb in the same clause, up to a verb that asks for something else
  * (`remove`, `rename`, `instead of`…). `name()` counts as `name`; paths, literals and names with
- * spaces are not identifiers.
+ * spaces are not identifiers. Without backticks, only declarations that plainly name code count
+ * ("a function called parseDate", "a class named Cache", "the helper formatDate"), never an
+ * ordinary word ("a function to parse dates", "a helper named after the route").
  *
  * @example
  * askedNames('Add `sub`, `mul` and `div` to src/math.js'); // ['sub', 'mul', 'div']
+ * askedNames('Add a function called parseDate and a class named Cache'); // ['parseDate', 'Cache']
  */
 export function askedNames(request: string): string[] {
   const names = new Set<string>();
@@ -77,8 +110,77 @@ export function askedNames(request: string): string[] {
     const end = add.index + add[0].length + (other ? other.index : rest.length);
     const span = clause.slice(add.index, end);
     for (const match of span.matchAll(/`([A-Za-z_$][\w$]*)(?:\(\))?`/g)) names.add(match[1]!);
+    for (const name of bareDeclarations(masked.slice(add.index, end))) names.add(name);
   }
   return [...names];
+}
+
+/**
+ * The files the request asks to create, delete or rename (read by {@link stepExpectations}, as a
+ * step's description is), judged on the final workspace: a file to create must be there, one to
+ * delete gone, a renamed one at its new path and gone from the old — whether or not any step
+ * was planned for it. A file asked both ways (created, then deleted) is not judged, and a file
+ * asked to be deleted by a request that also asks to run, build or install (which may make it
+ * again) is only unverified when it is there.
+ */
+function askedFileFindings(request: string, facts: WorkspaceFacts): Finding[] {
+  const asked = stepExpectations(request);
+  const base = { check: 'request', priority: 'P1' as const };
+  const findings: Finding[] = [];
+  const rel = (file: string) => facts.relative(file) ?? file;
+  const movedFrom = new Set(asked.move.map((move) => rel(move.from)));
+  const movedTo = new Set(asked.move.map((move) => rel(move.to)));
+  const created = new Set(asked.create.map(rel));
+  const removed = new Set(asked.remove.map(rel));
+  for (const file of created) {
+    if (removed.has(file) || movedFrom.has(file)) continue;
+    findings.push(
+      facts.exists(file)
+        ? { ...base, status: 'pass', message: `${file}, asked to be created, is in the workspace.` }
+        : {
+            ...base,
+            status: 'fail',
+            message: `The request asks to create ${file}, but it is not in the workspace at the end of the run: no step did that part of the request.`,
+          },
+    );
+  }
+  // "Delete dist/ and rebuild", "remove the lockfile and reinstall": a run may make it again.
+  const remade = ['run', 'install', 'test'].some((outcome) => asked.outcomes.has(outcome as never));
+  for (const file of removed) {
+    if (created.has(file) || movedTo.has(file)) continue;
+    findings.push(
+      !facts.exists(file)
+        ? { ...base, status: 'pass', message: `${file}, asked to be deleted, is gone.` }
+        : remade
+          ? {
+              ...base,
+              status: 'warn',
+              message: `Unverified: the request asks to delete ${file}, which is in the workspace at the end of the run (a command it asks for may have made it again).`,
+            }
+          : {
+              ...base,
+              status: 'fail',
+              message: `The request asks to delete ${file}, but it is still in the workspace at the end of the run.`,
+            },
+    );
+  }
+  for (const move of asked.move) {
+    const [from, to] = [rel(move.from), rel(move.to)];
+    const problems = [
+      ...(facts.exists(from) && !created.has(from) ? [`${from} is still there`] : []),
+      ...(facts.exists(to) ? [] : [`${to} is not there`]),
+    ];
+    findings.push(
+      problems.length === 0
+        ? { ...base, status: 'pass', message: `${from} was renamed to ${to}, as asked.` }
+        : {
+            ...base,
+            status: 'fail',
+            message: `The request asks to rename ${from} to ${to}, but ${problems.join(' and ')} at the end of the run.`,
+          },
+    );
+  }
+  return findings;
 }
 
 /**
@@ -90,7 +192,10 @@ export function askedNames(request: string): string[] {
  * - each backticked name the request asks to add must appear, as a word, in a file a completed
  *   step wrote: a name in none fails (work left out of the plan, or dropped by a replan); when a
  *   completed step also ran commands that may have written elsewhere, the name is only
- *   unverified (`warn`).
+ *   unverified (`warn`);
+ * - each file the request asks to create must exist at the end of the run, each one it asks to
+ *   delete must be gone, each one it asks to rename must be at its new path and not the old —
+ *   a step the planner left out or a replan dropped does not hide it.
  *
  * Findings are P1 `request`; a request that asks for nothing checkable here gives none.
  */
@@ -153,6 +258,7 @@ export function checkRequestCoverage(
       });
     }
   }
+  findings.push(...askedFileFindings(request, facts));
   if (findings.length === 0)
     findings.push({
       ...base,

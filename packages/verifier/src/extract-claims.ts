@@ -256,7 +256,7 @@ const PART_NOUN =
   /^\s*(?:parameters?|params?|arguments?|args?|options?|props?|attributes?|query\s+param\w*|(?:feature\s+)?flags?|(?:feature\s+)?toggles?|settings?)\b/i;
 
 const SYMBOL_HEAD = new RegExp(
-  `^\\s*[:：]?\\s*(?:了\\s*)?(?:(?:a|an|the|new|one|public|private|protected|static|abstract|instance|exported|small|simple|pure|async)\\s+|(?:一个|一個|新的|新)\\s*)*(?:(?<kind1>${KIND_PATTERN})(?![A-Za-z])\\s*)?(?<quote>[\`'"「]?)(?<name>[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)?)(?<call>\\([^)]{0,60}\\))?\\k<quote>(?![\\w./])\\s*(?:(?<kind2>${KIND_PATTERN})(?![A-Za-z]))?`,
+  `^\\s*[:：]?\\s*(?:了\\s*)?(?:(?:a|an|the|new|one|public|private|protected|static|abstract|instance|exported|small|simple|pure|async)\\s+|(?:一个|一個|新的|新)\\s*)*(?:(?<kind1>${KIND_PATTERN})(?![A-Za-z])\\s*(?:(?:named|called)\\s+)?)?(?<quote>[\`'"「]?)(?<name>[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)?)(?<call>\\([^)]{0,60}\\))?\\k<quote>(?![\\w./])\\s*(?:(?<kind2>${KIND_PATTERN})(?![A-Za-z]))?`,
   'iu',
 );
 

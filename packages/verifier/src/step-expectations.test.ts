@@ -24,6 +24,26 @@ describe('stepExpectations (per-step criteria from the description)', () => {
     expect(outcomes(description)).toEqual(expected);
   });
 
+  it('reads a file asked to be renamed or moved as a move, not a code move between files', () => {
+    expect(stepExpectations('Rename src/a.ts to src/b.ts').move).toEqual([
+      { from: 'src/a.ts', to: 'src/b.ts' },
+    ]);
+    expect(stepExpectations('Move the file lib/x.js into src/x.js').move).toEqual([
+      { from: 'lib/x.js', to: 'src/x.js' },
+    ]);
+    expect(stepExpectations('Move `parse` from src/a.js to src/b.js').move).toEqual([]);
+    expect(stepExpectations('Create src/a.ts and copy it to src/b.ts').move).toEqual([]);
+  });
+
+  it('reads the name after "called" or "named", not the word itself', () => {
+    expect(stepExpectations('Add a function called parseDate to src/date.js').symbols).toEqual([
+      { name: 'parseDate', file: 'src/date.js' },
+    ]);
+    expect(stepExpectations('Add a class named Cache to src/date.js').symbols).toEqual([
+      { name: 'Cache', file: 'src/date.js' },
+    ]);
+  });
+
   it("reads a method asked of a class as that class's member", () => {
     expect(stepExpectations('Add a method area to class Circle in src/shapes.js').symbols).toEqual([
       { name: 'Circle.area', file: 'src/shapes.js' },

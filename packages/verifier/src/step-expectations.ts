@@ -31,6 +31,8 @@ export interface StepExpectations {
   changeEach: string[];
   /** Files the step was asked to delete. */
   remove: string[];
+  /** Files the step was asked to rename or move ("Rename src/a.ts to src/b.ts"): gone from `from`, at `to`. */
+  move: { from: string; to: string }[];
   /** Commands named in backticks (`npm run build`). */
   commands: string[][];
   /** Packages named for installation. */
@@ -195,6 +197,7 @@ export function stepExpectations(description: string): StepExpectations {
   const create: string[] = [];
   const change: string[] = [];
   const remove: string[] = [];
+  const move: { from: string; to: string }[] = [];
   const changeEach: string[] = [];
   const verbs: string[] = [];
   const tags: TagAction[] = [];
@@ -321,6 +324,18 @@ export function stepExpectations(description: string): StepExpectations {
             create.push(found.file);
             created = true;
           } else if ((isObject || location) && !madeFrom) change.push(found.file);
+        }
+        // "Rename src/a.ts to src/b.ts", "Move the file lib/x.js into src/x.js": the file itself
+        // goes to the new path (not "Move `parse` from a.js to b.js", where code moves).
+        if (/^(?:rename|move|relocate)$/.test(word) && !japanese) {
+          const [from, to] = findPaths(segment);
+          if (
+            from !== undefined &&
+            to !== undefined &&
+            /^\s*(?:the\s+)?(?:file\s+)?[`'"]?$/i.test(segment.slice(0, from.index)) &&
+            /\b(?:to|into|as)\s+(?:the\s+)?(?:file\s+)?[`'"]?$/i.test(segment.slice(0, to.index))
+          )
+            move.push({ from: from.file, to: to.file });
         }
         // "In src/days.ts export isWeekend": the file named first is where the work goes.
         if (hit.place !== undefined && !change.includes(hit.place) && !create.includes(hit.place))
@@ -528,6 +543,7 @@ export function stepExpectations(description: string): StepExpectations {
     change: [...new Set(change.filter((file) => !create.includes(file)))],
     changeEach: [...new Set(changeEach.filter((file) => !create.includes(file)))],
     remove: [...new Set(remove)],
+    move,
     commands,
     packages,
     tags,
