@@ -290,7 +290,19 @@ describe('kill -9 in the middle of a journal write (a torn last line)', () => {
       torn++;
       const resumed = await runNode(child, { ...env, PHASE: 'resume' });
       expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
-      expect(JSON.parse(resumed.stdout).stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      const answer = JSON.parse(resumed.stdout) as {
+        stopReason: string;
+        timings: { startedAt: number; finishedAt: number; durationMs: number };
+        stepDurations: number[];
+      };
+      expect(answer.stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      // The run's times never run backwards: no negative duration in its report.
+      expect(
+        answer.timings.durationMs,
+        `${context}: ${JSON.stringify(answer.timings)}`,
+      ).toBeGreaterThanOrEqual(0);
+      expect(answer.timings.finishedAt, context).toBeGreaterThanOrEqual(answer.timings.startedAt);
+      for (const ms of answer.stepDurations) expect(ms, context).toBeGreaterThanOrEqual(0);
       expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
       const events = await store.read(runId);
@@ -341,7 +353,19 @@ describe('the wall clock jumps backwards between the crash and the resume', () =
       expect(first.signal === 'SIGKILL' || first.code === 0, `${context}: ${first.stderr}`).toBe(true);
       const resumed = await runNode(child, { ...env, PHASE: 'resume', CLOCK_OFFSET_MS: String(-3_600_000) });
       expect(resumed.code, `${context}: ${resumed.stderr}`).toBe(0);
-      expect(JSON.parse(resumed.stdout).stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      const answer = JSON.parse(resumed.stdout) as {
+        stopReason: string;
+        timings: { startedAt: number; finishedAt: number; durationMs: number };
+        stepDurations: number[];
+      };
+      expect(answer.stopReason, `${context}: ${resumed.stdout}`).toBe('completed');
+      // The run's times never run backwards: no negative duration in its report.
+      expect(
+        answer.timings.durationMs,
+        `${context}: ${JSON.stringify(answer.timings)}`,
+      ).toBeGreaterThanOrEqual(0);
+      expect(answer.timings.finishedAt, context).toBeGreaterThanOrEqual(answer.timings.startedAt);
+      for (const ms of answer.stepDurations) expect(ms, context).toBeGreaterThanOrEqual(0);
       expect(readFileSync(join(root, 'notes.txt'), 'utf8'), context).toBe(content);
       expect(readFileSync(join(root, 'log.txt'), 'utf8'), context).toBe('# log\n- a\n');
     }

@@ -866,15 +866,31 @@ describe('damaged journals are typed errors, never a silent restart', () => {
     expect(readFileSync(path, 'utf8').startsWith(text)).toBe(true);
   });
 
-  it('a duplicated usage-recorded line does not double the usage', async () => {
+  it('a retried group holding a usage-recorded line does not double the usage', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cortex-dup-'));
     const { result, cortex, path } = await finishedRun(dir);
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-    const usageLine = lines.find((line) => line.includes('"usage-recorded"'))!;
-    appendFileSync(path, `${usageLine}\n`);
-    const record = JSON.parse(usageLine) as { seq: number; event: RunEvent };
-    expect(encodeRecord(record).trimEnd()).toBe(usageLine);
+    const usageIndex = lines.findLastIndex((line) => line.includes('"usage-recorded"'));
+    // The journal's last records written again back to back, as a retried append writes them.
+    appendFileSync(path, `${lines.slice(usageIndex).join('\n')}\n`);
+    const record = JSON.parse(lines[usageIndex]!) as { seq: number; event: RunEvent };
+    expect(encodeRecord(record).trimEnd()).toBe(lines[usageIndex]);
     const again = await cortex.resume('run-d');
     expect(again.report.usage).toEqual(result.report.usage);
+  });
+
+  it('a usage-recorded line copied alone to the end is refused (journal-corrupt naming the line), not skipped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cortex-dup-'));
+    const { cortex, path } = await finishedRun(dir);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    const usageLine = lines.find((line) => line.includes('"usage-recorded"'))!;
+    expect(usageLine).not.toBe(lines.at(-1));
+    appendFileSync(path, `${usageLine}\n`);
+    const error = await cortex.resume('run-d').then(
+      () => undefined,
+      (failure: unknown) => failure as { code?: string; message?: string },
+    );
+    expect(error?.code).toBe('journal-corrupt');
+    expect(error?.message).toContain(`line ${lines.length + 1} repeats seq`);
   });
 });

@@ -50,35 +50,85 @@ export interface JournalInspection {
   problem?: CortexError;
 }
 
+/** A retried group being skipped: the seq it must repeat next, and the record that began it. */
+interface RetryInProgress {
+  next: number;
+  seq: number;
+  where: string;
+  line?: number;
+}
+
 /**
- * Folds the records of a run in order: each seq once (a repeated seq with the same content is a
- * retried write and is skipped; with different content it means two writers), no gaps.
+ * Folds the records of a run in order: each seq once, no gaps. A repeated seq is accepted only as
+ * a retried group: records that re-write the run's last seqs back to back, each with the content
+ * it had (skipped). Anything else is refused — a seq repeated with different content (two
+ * writers), an older line copied further on (by hand, or by a writer that reopened the journal),
+ * a re-write that stops short of the last seq or seqs out of order — never skipped as a retry.
  */
 export class RecordFold {
   readonly events: RunEvent[] = [];
   readonly #lines: string[] = [];
+  /** While a retried group is being skipped: the seq it must repeat next, and where it began. */
+  #retry: RetryInProgress | undefined;
 
-  /** Adds a record given as its JSON text and parsed value; returns a problem or `undefined`. */
-  add(seq: number, event: RunEvent, text: string, where: string): CortexError | undefined {
+  /**
+   * Adds a record given as its JSON text and parsed value; returns a problem or `undefined`.
+   * `line` (a journal file's line number) goes in the problem's details.
+   */
+  add(seq: number, event: RunEvent, text: string, where: string, line?: number): CortexError | undefined {
     const expected = this.events.length;
+    const at = line === undefined ? {} : { line };
+    const retry = this.#retry;
+    if (retry !== undefined && seq !== retry.next) return this.#unfinished(retry, seq, where, line);
     if (seq < expected) {
-      if (this.#lines[seq] === text) return undefined;
-      return new CortexError({
-        code: 'journal-corrupt',
-        message: `${where} repeats seq ${seq} with different content: two processes wrote this run at once. Inspect it before resuming.`,
-        details: { seq },
-      });
+      if (this.#lines[seq] !== text) {
+        return new CortexError({
+          code: 'journal-corrupt',
+          message: `${where} repeats seq ${seq} with different content: two processes wrote this run at once. Inspect it before resuming.`,
+          details: { seq, ...at },
+        });
+      }
+      // The re-write ends with the last seq; until then the next record must repeat the next seq.
+      const started = retry ?? { seq, where, ...at };
+      this.#retry = seq + 1 < expected ? { ...started, next: seq + 1 } : undefined;
+      return undefined;
     }
     if (seq > expected) {
       return new CortexError({
         code: 'journal-corrupt',
-        message: `${where} has seq ${seq} where ${expected} was expected: records are missing.`,
-        details: { seq, expected },
+        message: `${where} has seq ${seq} where ${expected} was expected: records are missing or out of order. Inspect it before resuming.`,
+        details: { seq, expected, ...at },
       });
     }
     this.events.push(event);
     this.#lines.push(text);
     return undefined;
+  }
+
+  /** The problem of a read that ended (`undefined`: every record was folded). */
+  finish(): CortexError | undefined {
+    const retry = this.#retry;
+    return retry === undefined ? undefined : this.#unfinished(retry, undefined, 'the end', undefined);
+  }
+
+  #unfinished(
+    retry: RetryInProgress,
+    found: number | undefined,
+    where: string,
+    line: number | undefined,
+  ): CortexError {
+    const last = this.events.length - 1;
+    const next = found === undefined ? `${where} comes` : `${where} has seq ${found}`;
+    return new CortexError({
+      code: 'journal-corrupt',
+      message: `${retry.where} repeats seq ${retry.seq} out of place: a retried group re-writes the last seqs (up to ${last}) back to back, but ${next} where seq ${retry.next} was repeated next. An older line was copied into the journal, or another writer wrote it. Inspect it before resuming.`,
+      details: {
+        seq: retry.seq,
+        ...(retry.line === undefined ? {} : { line: retry.line }),
+        ...(line === undefined ? {} : { foundLine: line }),
+        ...(found === undefined ? {} : { found }),
+      },
+    });
   }
 }
 
@@ -161,11 +211,14 @@ export function inspectJournalText(text: string, path: string, runId?: string): 
         record.event as RunEvent,
         line,
         `Journal ${path} line ${lineNumber}`,
+        lineNumber,
       );
       if (problem) return result(problem);
     }
     offset = newline + 1;
   }
+  const unfinished = fold.finish();
+  if (unfinished) return result(unfinished);
   if (fold.events.length === 0) {
     return result(
       new CortexError({

@@ -126,6 +126,37 @@ describe('JSONL journal format (version 2)', () => {
     expect(error.message).toMatch(/two processes wrote this run/);
   });
 
+  it('an earlier line copied after later ones is not a retried group: journal-corrupt naming the line', async () => {
+    // A retried group re-writes the journal's last records, back to back; a copy of an older
+    // line anywhere else (by hand, by a second writer) is refused, never skipped as a retry.
+    for (const tail of [[], [5]]) {
+      const store = fresh();
+      await appendEvents(store, 'run-a', [1, 2, 3, 4]);
+      await store.close();
+      const lines = readFileSync(store.pathOf('run-a'), 'utf8').split('\n');
+      // Line 3 holds seq 1: the copy lands on line 6, after seq 3.
+      appendFileSync(store.pathOf('run-a'), `${lines[2]}\n`);
+      if (tail.length > 0)
+        appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 4, event: started('run-a', 5) }));
+      const error = await caught(() => store.read('run-a'));
+      expect(error.code, `then ${JSON.stringify(tail)}`).toBe('journal-corrupt');
+      expect(error.message).toMatch(/line 6 repeats seq 1/);
+      expect(error.details).toMatchObject({ line: 6, seq: 1 });
+    }
+  });
+
+  it('seqs out of order (two lines swapped) are journal-corrupt naming the line', async () => {
+    const store = fresh();
+    await appendEvents(store, 'run-a', [1, 2]);
+    await store.close();
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 3, event: started('run-a', 4) }));
+    appendFileSync(store.pathOf('run-a'), encodeRecord({ seq: 2, event: started('run-a', 3) }));
+    const error = await caught(() => store.read('run-a'));
+    expect(error.code).toBe('journal-corrupt');
+    expect(error.message).toMatch(/line 4 has seq 3 where 2 was expected/);
+    expect(error.details).toMatchObject({ line: 4, seq: 3, expected: 2 });
+  });
+
   it('a gap in the seqs is a typed error', async () => {
     const store = fresh();
     await appendEvents(store, 'run-a', [1]);

@@ -176,9 +176,10 @@ function retire(opening: Promise<OpenJournal>): Promise<void> {
  * Format (version 2): a header line `{"format":"closedloop-run-journal","version":2,"runId",
  * "createdAt"}`, then one record per line, `{"seq":N,"event":{…}}`. Each `append` is one group
  * commit — one `write(2)` of whole lines, then `fdatasync` in `fsync` mode (see
- * {@link JournalDurability}). On read, a seq written twice with the same content (a retried
- * group) is ignored; an empty journal, a torn last line, an unreadable line, a gap or a seq
- * written twice with different content is a typed `CortexError`, never a shorter history
+ * {@link JournalDurability}). On read, a retried group (the last seqs written again back to
+ * back, with the same content) is ignored; an empty journal, a torn last line, an unreadable line,
+ * a gap, seqs out of order, a seq written twice with different content or an older line copied
+ * further on is a typed `CortexError`, never a shorter history
  * (`inspect` shows the intact part; `repair` drops a torn last line). Appending to a journal
  * with a torn last line fails too; an append whose write is cut short (a full disk) takes its
  * bytes back before it fails, so the journal stays resumable; groups queued behind it are not

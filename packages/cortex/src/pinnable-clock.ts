@@ -8,10 +8,17 @@ export interface PinnableClock {
 /**
  * Wraps `base` so that events replayed from elsewhere (a step run in another process) keep the
  * times they happened at: every reading inside `pin(at, action)` is `at`.
+ *
+ * `notBefore` (epoch ms: the last time a resumed run journaled) makes the clock's own readings
+ * never run backwards — never below it, nor below an earlier reading — so a wall clock set back
+ * between a crash and its resume (or during a run) gives no negative duration. Pinned readings
+ * are kept as they are.
  */
-export function createPinnableClock(base: () => number): PinnableClock {
+export function createPinnableClock(base: () => number, options: { notBefore?: number } = {}): PinnableClock {
   let pinned: number | undefined;
-  const clock = (() => pinned ?? base()) as PinnableClock;
+  let floor = options.notBefore ?? Number.NEGATIVE_INFINITY;
+  const monotonic = options.notBefore === undefined ? base : () => (floor = Math.max(floor, base()));
+  const clock = (() => pinned ?? monotonic()) as PinnableClock;
   clock.pin = (at, action) => {
     const previous = pinned;
     pinned = at;

@@ -21,6 +21,7 @@ import { isSimpleRequest } from './is-simple-request';
 import { identifyProcess, stopLeftoverVerification, verificationScopeOf } from './leftover-processes';
 import { createModelMeter, type ModelMeter } from './meter-model';
 import { modelUnavailable, modelUnavailableReason } from './model-unavailable';
+import { createPinnableClock } from './pinnable-clock';
 import { recoverInterrupted } from './recover-interrupted';
 import { redactsToItselfInParts } from './redacts-to-itself-in-parts';
 import { RunBus } from './run-bus';
@@ -94,7 +95,15 @@ export class RunSession {
     /** The run's lease (journaled runs): when it is lost, journaling stops and the run stops. */
     lease?: RunLease;
   }) {
-    this.#config = options.config;
+    // A resumed run's times continue from its journal's last one, whatever the wall clock says now.
+    const lastAt = options.history?.reduce(
+      (latest, event) => Math.max(latest, event.at),
+      Number.NEGATIVE_INFINITY,
+    );
+    this.#config =
+      lastAt === undefined || lastAt === Number.NEGATIVE_INFINITY
+        ? options.config
+        : { ...options.config, clock: createPinnableClock(options.config.clock, { notBefore: lastAt }) };
     this.runId = options.runId;
     this.request = options.request;
     this.#planning = options.planning ?? options.config.planning;
@@ -104,7 +113,7 @@ export class RunSession {
     this.bus = new RunBus({
       runId: options.runId,
       store: options.config.store,
-      clock: options.config.clock,
+      clock: this.#config.clock,
       history: options.history ?? [],
       onEvent: options.config.onEvent,
       // A run that cannot journal must not act: it stops (a resume continues from the journal).

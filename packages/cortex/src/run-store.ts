@@ -37,7 +37,8 @@ export interface RunMeta {
  *   together) after the ones before it. The returned promise settles once the group is as durable
  *   as the store promises (the JSONL store: written and fsynced by default); cortex acts on an
  *   event only after that. Cortex appends one group of a run at a time, seqs ascending; a group
- *   may be retried, so a seq already stored must be ignored when read back.
+ *   may be retried, so a seq already stored must be ignored when read back (a retried group
+ *   re-writes the last seqs back to back; any other repeat is `journal-corrupt`).
  * - `read` returns the run's events in seq order, each seq once (`[]` for an unknown run), as
  *   copies. A damaged journal is a typed `CortexError` (`journal-empty`, `journal-truncated`,
  *   `journal-corrupt`, `journal-version`, `journal-mismatch`), never a shorter list; a store that
@@ -150,6 +151,8 @@ export function createMemoryRunStore(): RunStore {
         const problem = fold.add(journal.seqs[index]!, JSON.parse(text) as RunEvent, text, `Run ${runId}`);
         if (problem) throw problem;
       }
+      const unfinished = fold.finish();
+      if (unfinished) throw unfinished;
       return fold.events;
     },
     async list() {

@@ -321,7 +321,15 @@ try {
     env.PHASE === 'resume'
       ? await cortex.resume(env.RUN_ID!)
       : await cortex.run('Do the task', { runId: env.RUN_ID! });
-  process.stdout.write(JSON.stringify({ stopReason: result.stopReason, events: store.appended, asked }));
+  process.stdout.write(
+    JSON.stringify({
+      stopReason: result.stopReason,
+      events: store.appended,
+      asked,
+      timings: result.report.timings,
+      stepDurations: result.report.steps.map((step) => step.durationMs),
+    }),
+  );
 } catch (error) {
   // A refusal (a typed CortexError) is an answer too: print its code.
   process.stdout.write(JSON.stringify({ error: (error as { code?: string }).code ?? String(error) }));
