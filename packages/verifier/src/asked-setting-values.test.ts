@@ -37,7 +37,8 @@ describe('askedSettingValues', () => {
       [{ key: 'pool', value: '10', files: ['config.yaml'], parents: ['database'] }],
     ],
   ])('%s', (description, expected) => {
-    expect(askedSettingValues(description)).toEqual(expected);
+    // Whether a value is typed is tested below.
+    expect(askedSettingValues(description).map(({ typed: _typed, ...asked }) => asked)).toEqual(expected);
   });
 
   it.each([
@@ -142,5 +143,13 @@ describe('typed values', () => {
         'compilerOptions.strict',
       ),
     ).not.toHaveProperty('quoted');
+  });
+
+  it('marks a bare whole number asked as typed, but not a decimal, a quoted one or a version key', () => {
+    expect(askedSettingValues('Set port to 8080 in config.json')[0]?.typed).toBe(true);
+    expect(askedSettingValues('Change workers to 4 in settings.toml')[0]?.typed).toBe(true);
+    expect(askedSettingValues('Set port to "8080" in config.json')[0]?.typed).toBeUndefined();
+    expect(askedSettingValues('Set ratio to 3.8 in config.yaml')[0]?.typed).toBeUndefined();
+    expect(askedSettingValues('Set version to 3 in compose.yaml')[0]?.typed).toBeUndefined();
   });
 });

@@ -22,8 +22,9 @@ export interface AskedSettingValue {
    */
   parents?: string[];
   /**
-   * The request writes the value bare and it is a boolean or null ("set strict to
-   * true"): in a typed file (JSON, YAML, TOML) the quoted text `"true"` is not that value.
+   * The request writes the value bare and it is a boolean, null or a whole number ("set strict
+   * to true", "set port to 8080"): in a typed file (JSON, YAML, TOML) the quoted text `"true"`
+   * or `"8080"` is not that value.
    */
   typed?: true;
 }
@@ -42,9 +43,12 @@ const MORE = new RegExp(
 );
 /**
  * A value of a type of its own in JSON, YAML and TOML whose text means otherwise: a boolean or
- * null (the text "false" is truthy). Numbers are left out: configs quote ports and counts alike.
+ * null (the text "false" is truthy), or a plain number (`"8080"` is text to a program that adds
+ * to it). Numbers with a dot are left out: `"3.8"` is as often a version as a number.
  */
-const TYPED_VALUE = /^(?:true|false|null)$/;
+const TYPED_VALUE = /^(?:true|false|null|-?\d+)$/;
+/** Keys whose values are names or versions even when they look like numbers (`version: "3"`). */
+const TEXT_KEY = /(?:version|name|tag|id|code|zip|postal|phone|pin|python|node|image|release)$/i;
 /** Settings files whose values have types (a quoted `"true"` is text there, not a boolean). */
 export const TYPED_SETTINGS_FILE = /\.(?:json|jsonc|json5|ya?ml|toml)$/i;
 /** A value plainly meant for a file (a number, a boolean, a version, a quoted text): for a setting that follows a set without its own verb. */
@@ -86,7 +90,10 @@ export function askedSettingValues(description: string): AskedSettingValue[] {
       if (value === '' || UNCLEAR_VALUE.test(value) || SETTINGS_FILE.test(value)) return false;
       if (more && bareValue && !PLAIN_VALUE.test(value)) return false;
       if (groups.after !== undefined && UNCLEAR_AFTER.test(groups.after)) return false;
-      const typed = bareValue && TYPED_VALUE.test(value) ? { typed: true as const } : {};
+      const typed =
+        bareValue && TYPED_VALUE.test(value) && !(/\d$/.test(value) && TEXT_KEY.test(key))
+          ? { typed: true as const }
+          : {};
       found.push(
         parents === undefined ? { key, value, files, ...typed } : { key, value, files, parents, ...typed },
       );

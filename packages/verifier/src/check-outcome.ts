@@ -21,6 +21,7 @@ import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
 import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
+import { askedContentFinding } from './check-asked-content';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
 import { commandKey } from './command-runs';
@@ -205,6 +206,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (unset !== undefined) return [unset];
     const misplaced = await misplacedFinding(env, { created, modified }, own);
     if (misplaced !== undefined) return [misplaced];
+    const content = await askedContentFinding(env, { created, modified }, own);
+    if (content !== undefined) return [content];
     const unloaded = await unloadedConfigFinding(env, { created }, own);
     if (unloaded !== undefined) return [unloaded];
     const sync = await asyncFinding(env, { created, modified }, own);
@@ -417,6 +420,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (unset !== undefined) findings.push(unset);
     const misplaced = await misplacedFinding(env, known, own);
     if (misplaced !== undefined) findings.push(misplaced);
+    const content = await askedContentFinding(env, known, own);
+    if (content !== undefined) findings.push(content);
     const unloaded = await unloadedConfigFinding(env, known, own);
     if (unloaded !== undefined) findings.push(unloaded);
     const sync = await asyncFinding(env, known, own);
