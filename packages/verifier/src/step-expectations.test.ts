@@ -94,6 +94,10 @@ describe('stepExpectations (per-step criteria from the description)', () => {
       expect(stepExpectations(description).symbols, description).toEqual([
         { name: 'slugify', file: 'src/slugify.js', exported: true },
       ]);
+    // A one-letter name is not an article when a conjunction follows: "a and b" names a, never `and`.
+    expect(stepExpectations('Create src/index.js re-exporting a and b').symbols).toEqual([
+      { name: 'a', file: 'src/index.js', exported: true },
+    ]);
     expect(stepExpectations('Delete build/ and old.txt').remove.sort()).toEqual(['build', 'old.txt']);
     // Code named for removal is taken out of files, not a file to delete.
     expect(stepExpectations('Remove all `console.log` calls from src/')).toMatchObject({ remove: [] });

@@ -349,10 +349,11 @@ export function stepExpectations(description: string): StepExpectations {
           const named = symbolsAt(segment, holder !== undefined).map((symbol) => symbol.name);
           // "Export X from Y", "Create Y exporting X": X must be exported, not only declared.
           const exported = new Set(/^export\b/.test(word) ? named : []);
+          // A conjunction is never a name ("exporting a and b" names a).
           for (const match of segment.matchAll(
-            /\b(exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+(?:(?:a|an|the|one)\s+)?(?:(?:new\s+)?(?:async\s+)?(?:function|method|class|helper|constant|const|variable|type|interface)\s+(?:named\s+|called\s+)?)?[`'"]?([A-Za-z_$][\w$]*)/gi,
+            /\b(exporting|that\s+exports?|which\s+exports?|defining|with\s+(?:a\s+|an\s+|the\s+)?(?:function|method|class|helper))\s+(?:(?:a|an|the|one)\s+(?!(?:and|or|nor)\b|,))?(?:(?:new\s+)?(?:async\s+)?(?:function|method|class|helper|constant|const|variable|type|interface)\s+(?:named\s+|called\s+)?)?[`'"]?([A-Za-z_$][\w$]*)/gi,
           ))
-            if (match[2]) {
+            if (match[2] && !/^(?:and|or|nor|then)$/i.test(match[2])) {
               named.push(match[2]);
               if (/export/i.test(match[1] ?? '')) exported.add(match[2]);
             }

@@ -300,7 +300,7 @@ export const endToEndScenarios: EndToEndScenario[] = [
       task: doing('[SUCCESS]: Updated README.md with a Usage section.', read('README.md')),
       'Write the Usage section': doing(
         '[SUCCESS]: added the Usage section to README.md',
-        edit('README.md', '# demo', '# demo\n\n## Usage\n'),
+        edit('README.md', '# demo', '# demo\n\n## Usage\n\nRun `node src/cli.js`.\n'),
       ),
     },
     replans: [
