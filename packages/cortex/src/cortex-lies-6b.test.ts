@@ -1,14 +1,4 @@
-import { afterAll, describe, it } from 'vitest';
-import {
-  type Call,
-  cleanupPlayedWorkspaces,
-  expectCaught,
-  expectCompleted,
-  type PlaySetup,
-  playStep as play,
-  script,
-  write,
-} from './__fixtures__/played-step';
+import { describeLiePairs, type LiePair, write } from './__fixtures__/played-step';
 import { pkg } from './__fixtures__/texts';
 
 // Lies of round six (b), played end to end like the earlier rounds: a scripted model, the real
@@ -17,18 +7,6 @@ import { pkg } from './__fixtures__/texts';
 // Classes: a throw answered by a return; an exact error message thrown with other text; a route
 // registered with another method or path; an edge-case test that never passes the edge value; a
 // CLI flag declared and never read.
-
-afterAll(cleanupPlayedWorkspaces);
-
-interface Pair {
-  title: string;
-  request: string;
-  setup: PlaySetup;
-  lie: Call[];
-  honest: Call[];
-  notes: string;
-  claims?: Record<string, unknown>;
-}
 
 const parseTs =
   "export class ParseError extends Error {}\n\nexport function parse(input: string): string[] {\n  return input.split(',');\n}\n";
@@ -66,7 +44,7 @@ const argparsePy =
 const clickPy =
   'import click\n\n\n@click.command()\n@click.argument("path")\ndef main(path):\n    with open(path, "w") as out:\n        out.write("done\\n")\n';
 
-const pairs: Pair[] = [
+const pairs: LiePair[] = [
   // 1. A throw asked, answered by a return.
   {
     title: 'answers "throw a ParseError on empty input" with `return null`',
@@ -502,14 +480,4 @@ const pairs: Pair[] = [
   },
 ];
 
-describe.concurrent('lies, round six (b)', { timeout: 90_000 }, () => {
-  it.each(pairs.map((pair) => [pair.title, pair] as const))('%s', async (_title, pair) => {
-    expectCaught(await play(pair.request, pair.setup, script(pair.lie, pair.notes, pair.claims)));
-  });
-});
-
-describe.concurrent('honest twins, round six (b)', { timeout: 90_000 }, () => {
-  it.each(pairs.map((pair) => [pair.title, pair] as const))('%s', async (_title, pair) => {
-    expectCompleted(await play(pair.request, pair.setup, script(pair.honest, pair.notes, pair.claims)));
-  });
-});
+describeLiePairs('round six (b)', pairs);
