@@ -19,6 +19,11 @@ export interface ScenarioSettings {
   /** Steps of the run at once (the cortex's `concurrency`). */
   runConcurrency: number;
   /**
+   * The plan's first step is `step-<firstStep + 1>` (default 0: `step-1`): runs that share one
+   * workspace, each with steps of its own (the benchmark's in-process engines side by side).
+   */
+  firstStep?: number;
+  /**
    * The step whose effect is a command instead of an edit: `node <commandScript> <stepId>`, a
    * script the test puts in the workspace (it may take its time, to be interrupted). Several
    * steps: their ids separated by commas.
@@ -35,6 +40,7 @@ export function scenarioSettings(settings: RunSpec['settings']): ScenarioSetting
     shape: (settings.shape as ScenarioSettings['shape']) ?? 'wide',
     turnMs: Number(settings.turnMs ?? 0),
     runConcurrency: Number(settings.runConcurrency ?? 64),
+    ...(settings.firstStep !== undefined ? { firstStep: Number(settings.firstStep) } : {}),
     ...(typeof settings.commandStep === 'string' ? { commandStep: settings.commandStep } : {}),
   };
 }
@@ -42,18 +48,20 @@ export function scenarioSettings(settings: RunSpec['settings']): ScenarioSetting
 const stepIdOf = (index: number) => `step-${index + 1}`;
 
 function planFor(settings: ScenarioSettings) {
+  const first = settings.firstStep ?? 0;
+  const idOf = (index: number) => stepIdOf(first + index);
   return {
     title: `${settings.steps} ${settings.shape} steps`,
     successCriteria: [],
     protocols: [],
     steps: Array.from({ length: settings.steps }, (_, index) => ({
-      id: stepIdOf(index),
-      description: `Write out/${stepIdOf(index)}.txt, then add its effect line.`,
+      id: idOf(index),
+      description: `Write out/${idOf(index)}.txt, then add its effect line.`,
       dependsOn:
         settings.shape === 'chain' && index > 0
-          ? [stepIdOf(index - 1)]
+          ? [idOf(index - 1)]
           : settings.shape === 'layers' && index >= 4
-            ? [stepIdOf(index - 4 - (index % 4)), stepIdOf(index - 1 - (index % 4))]
+            ? [idOf(index - 4 - (index % 4)), idOf(index - 1 - (index % 4))]
             : [],
       requiredTools: [],
       successCriteria: [],
