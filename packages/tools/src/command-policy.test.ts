@@ -59,6 +59,7 @@ describe('checkCommand: allowed', () => {
     [['npm', 'init', '-y']],
     [['npx', 'vitest', 'run']],
     [['npx', '--no-install', 'tsc', '--noEmit']],
+    [['npx', '--no-install', '--offline', 'tsc', '--noEmit']],
     [['npx', '--yes', 'tsc@5', '--noEmit']],
     [['npx', 'vitest@^2.1.0', 'run']],
     [['npx', '-p', '@biomejs/biome@latest', 'biome', 'check']],

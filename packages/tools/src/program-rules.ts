@@ -637,7 +637,10 @@ const shellOptions = 'it runs a custom shell, node options or configuration';
 const npxGrammar: ArgvGrammar = {
   name: 'npx',
   long: {
-    ...options('no-install yes no quiet workspaces include-workspace-root ignore-existing'),
+    // `--offline` / `--prefer-offline` only keep npx off the network.
+    ...options(
+      'no-install yes no quiet workspaces include-workspace-root ignore-existing offline prefer-offline',
+    ),
     // A workspace's name or folder: a folder is confined like any path.
     ...options('workspace='),
     package: { arity: 'value', kind: 'text' },

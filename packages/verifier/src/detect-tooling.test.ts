@@ -41,12 +41,13 @@ describe('detectTooling', () => {
     });
     const tooling = await detectTooling(root);
     expect(tooling.commands.typecheck).toEqual({
-      argv: ['npx', '--no-install', 'tsc', '--noEmit'],
+      argv: ['npx', '--no-install', '--offline', 'tsc', '--noEmit'],
       source: 'tsconfig.json',
     });
     expect(tooling.commands.lint?.argv).toEqual([
       'npx',
       '--no-install',
+      '--offline',
       'eslint',
       '.',
       '--max-warnings',
@@ -57,7 +58,7 @@ describe('detectTooling', () => {
     const biome = await detectTooling(await workspace({ 'biome.json': '{}' }));
     expect(biome).toMatchObject({
       linter: 'biome',
-      commands: { lint: { argv: ['npx', '--no-install', 'biome', 'check', '.'] } },
+      commands: { lint: { argv: ['npx', '--no-install', '--offline', 'biome', 'check', '.'] } },
     });
   });
 

@@ -129,14 +129,16 @@ function localBin(root: string, bin: string): string | undefined {
 
 /**
  * A tool's command: its bare name when the workspace has it in `node_modules/.bin` (the command
- * runner looks there first), else `npx --no-install` (which never installs). Program paths are
- * never used: the command policy runs bare names only.
+ * runner looks there first), else `npx --no-install --offline`, which never installs and never
+ * asks the registry (in a sandbox without network, a bare `npx --no-install` waits about a minute
+ * on the registry before it gives up). Program paths are never used: the command policy runs bare
+ * names only.
  */
 export function binCommand(root: string, bin: string, args: string[]): string[] {
   const local = localBin(root, bin);
   return local !== undefined && path.dirname(path.dirname(path.dirname(local))) === root
     ? [bin, ...args]
-    : ['npx', '--no-install', bin, ...args];
+    : ['npx', '--no-install', '--offline', bin, ...args];
 }
 
 function runnerOf(script: string): TestRunner {
@@ -159,7 +161,7 @@ function firstExisting(root: string, names: readonly string[]): string | undefin
  * config or dependency → their CLI; `*.test.js|mjs|cjs` files with no runner → `node --test`;
  * `pytest.ini`, `conftest.py`, or a pyproject/setup.cfg mentioning pytest → `python3 -m pytest`.
  * Local binaries (`node_modules/.bin` in the root or an ancestor) are preferred, else
- * `npx --no-install` (never installs).
+ * `npx --no-install --offline` (never installs, never asks the registry).
  *
  * @example
  * const tooling = await detectTooling('/path/to/repo');

@@ -142,6 +142,16 @@ describe('extractClaims', () => {
     ['Created a new branch feature/login', [{ kind: 'git-branch', name: 'feature/login' }]],
     ['Installed lodash', [{ kind: 'dependency-installed', name: 'lodash' }]],
     ['`npm install dayjs` succeeded', [{ kind: 'dependency-installed', name: 'dayjs' }]],
+    ['Added vitest as a dev dependency', [{ kind: 'dependency-installed', name: 'vitest' }]],
+    // A manifest's entry reported: the manifest changed, nothing claimed installed.
+    [
+      'Added vitest as a dev dependency in package.json',
+      [{ kind: 'file-written', file: 'package.json', action: 'modified' }],
+    ],
+    [
+      'added requests as a dependency to pyproject.toml',
+      [{ kind: 'file-written', file: 'pyproject.toml', action: 'modified' }],
+    ],
     ['已提交 1a2b3c4', [{ kind: 'git-commit', hash: '1a2b3c4' }]],
   ])('%s', (text, expected) => {
     expect(simple(text)).toEqual(expected);

@@ -15,6 +15,7 @@ export {
 } from './claim-types';
 
 import { countOf } from './number-words';
+import { IN_MANIFEST_SOURCE } from './package-manifests';
 
 export { findPaths } from './find-paths';
 export { splitCommandLine } from './split-command-line';
@@ -912,6 +913,11 @@ const NOT_PACKAGES = new Set(
   ),
 );
 
+const ADDED_DEPENDENCY = new RegExp(
+  `(?<![\\w-])added\\s+[\`'"]?(@?[\\w./-]+)[\`'"]?\\s+(?:as\\s+a\\s+)?(?:dev\\s*)?(?:dependency|dev-dependency|devDependency)\\b(?!${IN_MANIFEST_SOURCE})`,
+  'i',
+);
+
 function dependencyClaims(sentence: string, context: ClaimContext): Claim[] {
   const claims: Claim[] = [];
   const en = /(?<![\w-])installed\s+(?<list>[^.;:。]*)/i.exec(sentence);
@@ -930,10 +936,8 @@ function dependencyClaims(sentence: string, context: ClaimContext): Claim[] {
     if (found.length === 0) claims.push({ kind: 'dependency-installed', ...context });
     for (const name of found) claims.push({ kind: 'dependency-installed', name, ...context });
   }
-  const added =
-    /(?<![\w-])added\s+[`'"]?(@?[\w./-]+)[`'"]?\s+(?:as\s+a\s+)?(?:dev\s*)?(?:dependency|dev-dependency|devDependency)\b/i.exec(
-      sentence,
-    );
+  // "added X as a dev dependency in package.json" reports the manifest's entry (a file claim), not an install.
+  const added = ADDED_DEPENDENCY.exec(sentence);
   if (added?.[1] && reported(sentence, added.index))
     claims.push({ kind: 'dependency-installed', name: added[1], ...context });
   const zh = /(?:已经?|成功)?\s*安装了?\s*[`'"「]?(@?[\w./-]+)?/u.exec(sentence);

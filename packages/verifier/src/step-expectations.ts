@@ -1,6 +1,7 @@
 import { asksAnnotatedTag, type TagAction, tagNameIn, tagTargetIn } from './asked-tags';
 import { symbolsAt } from './extract-claims';
 import { findPaths } from './find-paths';
+import { IN_MANIFEST_SOURCE } from './package-manifests';
 import { splitCommandLine } from './split-command-line';
 
 /** An outcome a step description asks for. */
@@ -77,7 +78,9 @@ const WORD_END = '(?![\\w/-]|\\.\\w)';
 
 const EN_IMPERATIVE = new RegExp(
   [
-    `(?<install>\\binstall\\b|\\badd\\s+(?:[\`'"]?@?[\\w./-]+[\`'"]?\\s+)?(?:as\\s+a\\s+)?(?:dev\\s*)?dependenc(?:y|ies)\\b)`,
+    // "Add X as a dev dependency" installs X; "… in package.json" (a manifest named) asks for the
+    // manifest entry only: a write, judged by the manifest.
+    `(?<install>\\binstall\\b|\\badd\\s+(?:[\`'"]?@?[\\w./-]+[\`'"]?\\s+)?(?:as\\s+a\\s+)?(?:dev\\s*)?dependenc(?:y|ies)\\b(?!${IN_MANIFEST_SOURCE}))`,
     // Before commit, create and delete: "Tag the previous commit (HEAD~1) as v1.0.0" is one tag ask.
     '(?<untag>\\b(?:delete|remove|drop)\\s+(?:the\\s+|a\\s+|an\\s+)?(?:old\\s+|stale\\s+)?(?:git\\s+|release\\s+|version\\s+)?tag\\b)',
     '(?<tag>\\b(?:create|make|add|cut|apply|put)\\s+(?:a\\s+|an\\s+|the\\s+)?(?:new\\s+)?(?:annotated\\s+|lightweight\\s+)?(?:git\\s+|release\\s+|version\\s+)?tag\\b|\\btag\\s+(?:[^.;,\\n]{0,60}?\\s)?(?:as|with\\s+(?:the\\s+)?(?:name|tag))\\s|\\btag\\s+(?=[`\'"]?v?\\d))',
