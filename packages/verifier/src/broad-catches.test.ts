@@ -28,5 +28,7 @@ describe('broad catches', () => {
         { file: 'a.py', before: py, after: pyBroad.replace('Exception', 'FileNotFoundError') },
       ]),
     ).toEqual([]);
+    const wrapped = pyBroad.replace('        return ""', '        raise LoadError(p) from None');
+    expect(await addedBroadHandlers([{ file: 'a.py', before: py, after: wrapped }])).toEqual([]);
   });
 });

@@ -27,10 +27,29 @@ const TESTS_ERROR = /\.(?:code|name|errno|status|message)\b|\binstanceof\b|\bthr
 async function broadHandlers(file: string, text: string): Promise<number | undefined> {
   const code = await codeOnly(file, text);
   if (/\.py$/i.test(file)) {
-    return (
-      code.match(/^\s*except\s*(?:\(?\s*(?:Exception|BaseException)\s*\)?)?\s*(?:as\s+\w+\s*)?:/gm)?.length ??
-      0
-    );
+    // A bare or `Exception` handler whose body (the lines indented deeper) neither raises nor
+    // looks at what it caught.
+    let count = 0;
+    const lines = code.split('\n');
+    lines.forEach((line, index) => {
+      const handler =
+        /^(\s*)except\s*(?:\(?\s*(?:Exception|BaseException)\s*\)?)?\s*(?:as\s+(\w+)\s*)?:(.*)$/.exec(line);
+      if (handler === null) return;
+      const indent = handler[1]?.length ?? 0;
+      const body = [handler[3] ?? ''];
+      for (const next of lines.slice(index + 1)) {
+        if (next.trim() !== '' && (/^\s*/.exec(next)?.[0].length ?? 0) <= indent) break;
+        body.push(next);
+      }
+      const text = body.join('\n');
+      const looks =
+        handler[2] !== undefined &&
+        new RegExp(`\\b${handler[2]}\\.(?:errno|args|filename)\\b|isinstance\\(\\s*${handler[2]}\\b`).test(
+          text,
+        );
+      if (!/\braise\b/.test(text) && !looks) count++;
+    });
+    return count;
   }
   if (!/\.[cm]?[jt]sx?$/i.test(file)) return undefined;
   let count = 0;
