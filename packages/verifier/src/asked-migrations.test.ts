@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedMigrationProblems, isMigrationFile } from './asked-migrations';
+import { askedMigrationProblems, askedTables, isMigrationFile } from './asked-migrations';
 
 const read = (texts: Record<string, string>) => (file: string) => texts[file];
 
@@ -72,5 +72,43 @@ describe('askedMigrationProblems', () => {
     ).toHaveLength(1);
     expect(isMigrationFile('db/migrate/20240101_create_posts.rb')).toBe(true);
     expect(isMigrationFile('src/migrate.ts')).toBe(false);
+  });
+
+  it('names the table and the constraints asked that a new SQL migration lacks', () => {
+    const schema = { 'migrations/001_init.sql': 'CREATE TABLE users (id INT, email TEXT);\n' };
+    const problems = (description: string, sql: string) =>
+      askedMigrationProblems({
+        description,
+        created: ['migrations/002_change.sql'],
+        modified: [],
+        read: read({ ...schema, 'migrations/002_change.sql': sql }),
+      });
+    expect(askedTables('Add a migration that adds an index on users.email')).toEqual(['users']);
+    expect(askedTables('Add a migration that adds a column to the orders table')).toEqual(['orders']);
+    expect(askedTables('Add a migration (see db/schema.sql) for table users')).toEqual(['users']);
+    expect(
+      problems('Add a migration that adds an index on users.email', 'CREATE INDEX i ON orders (email);\n'),
+    ).toHaveLength(1);
+    expect(
+      problems('Add a migration that adds an index on users.email', 'CREATE INDEX i ON users (email);\n'),
+    ).toEqual([]);
+    expect(
+      problems('Add a migration that makes users.email unique', 'CREATE INDEX i ON users (email);\n'),
+    ).toHaveLength(1);
+    expect(
+      problems('Add a migration that makes users.email unique', 'CREATE UNIQUE INDEX i ON users (email);\n'),
+    ).toEqual([]);
+    expect(
+      problems(
+        'Add a migration that adds a NOT NULL column age to the users table',
+        'ALTER TABLE users ADD COLUMN age INT;\n',
+      ),
+    ).toHaveLength(1);
+    expect(
+      problems(
+        'Add a migration that drops the NOT NULL from users.email',
+        'ALTER TABLE users ALTER COLUMN email DROP DEFAULT;\n',
+      ),
+    ).toEqual([]);
   });
 });

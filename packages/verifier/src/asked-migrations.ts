@@ -1,3 +1,5 @@
+import { isFileToken } from './find-paths';
+
 /**
  * Migrations a step was asked to add. Applied migrations are history: a database that already ran
  * `001_create_users.sql` never runs it again, so "add a migration" done by editing it changes
@@ -23,6 +25,103 @@ const SCHEMA_ASKED =
 /** SQL that changes something (DDL or DML). */
 const SQL_EFFECT =
   /\b(?:create|alter|drop|rename|insert|update|delete|truncate|grant|revoke|comment\s+on|merge|upsert|replace)\b/i;
+
+/** Constraints a request can ask a migration for, and how SQL spells each. */
+const CONSTRAINTS: readonly { asked: RegExp; sql: RegExp; name: string }[] = [
+  {
+    asked: /\bnot[\s-]+null(?:able)?\b|\bnon[\s-]?null(?:able)?\b|\brequired\s+column\b/i,
+    sql: /\bnot\s+null\b/i,
+    name: 'NOT NULL',
+  },
+  { asked: /\bunique\b/i, sql: /\bunique\b/i, name: 'UNIQUE' },
+  { asked: /\bprimary\s+key\b/i, sql: /\bprimary\s+key\b/i, name: 'PRIMARY KEY' },
+  {
+    asked: /\bforeign\s+key\b|\breferenc\w*\b/i,
+    sql: /\breferences\b|\bforeign\s+key\b/i,
+    name: 'a foreign key',
+  },
+];
+
+const NOT_TABLES = new Set([
+  'a',
+  'an',
+  'the',
+  'new',
+  'this',
+  'that',
+  'same',
+  'its',
+  'their',
+  'each',
+  'every',
+  'join',
+  'lookup',
+  'sql',
+  'database',
+  'db',
+  'to',
+  'in',
+  'of',
+  'on',
+  'for',
+  'with',
+  'and',
+  'or',
+  'that',
+  'which',
+  'from',
+  'into',
+  'is',
+  'as',
+  'so',
+  'by',
+  'at',
+]);
+
+/**
+ * The tables a request names as where the change goes: "to the orders table", "table users",
+ * "on users.email" (a `table.column`; file names are left out).
+ *
+ * @example
+ * askedTables('Add an index on users.email'); // ['users']
+ */
+export function askedTables(description: string): string[] {
+  const tables = new Set<string>();
+  const named = [
+    ...description.matchAll(/\b(?:the\s+)?[`'"]?(\w+)[`'"]?\s+tables?\b/gi),
+    ...description.matchAll(/\btables?\s+(?:named\s+|called\s+)?[`'"]?(\w+)/gi),
+  ];
+  for (const match of named) {
+    const table = (match[1] ?? '').toLowerCase();
+    if (table !== '' && !NOT_TABLES.has(table) && !/^\d/.test(table)) tables.add(table);
+  }
+  for (const match of description.matchAll(
+    /(?<![\w./-])[`'"]?([a-z_]\w*)\.([a-z_]\w*)[`'"]?(?![\w/-]|\.\w)/gi,
+  )) {
+    const table = (match[1] ?? '').toLowerCase();
+    const column = (match[2] ?? '').toLowerCase();
+    if (table.length < 2 || column.length < 2 || isFileToken(`${table}.${column}`)) continue;
+    if (!NOT_TABLES.has(table)) tables.add(table);
+  }
+  return [...tables];
+}
+
+/**
+ * What a new SQL migration's statements (comments left out) lack of the request: the table it
+ * names, the constraints it asks (NOT NULL, UNIQUE…).
+ */
+function missingFromSql(description: string, code: string): string[] {
+  const missing: string[] = [];
+  const tables = askedTables(description);
+  const mentions = (table: string) => new RegExp(`(?<![\\w$])${table}(?![\\w$])`, 'i').test(code);
+  if (tables.length > 0 && !tables.some(mentions)) missing.push(`the ${tables.join(' or ')} table`);
+  // "Drop the NOT NULL on users.email": the constraint named is what goes.
+  const removing = /\b(?:drop|remove|delete|relax|loosen)\w*|\ballow\s+nulls?\b/i.test(description);
+  for (const constraint of CONSTRAINTS)
+    if (!removing && constraint.asked.test(description) && !constraint.sql.test(code))
+      missing.push(constraint.name);
+  return missing;
+}
 
 /** What {@link askedMigrationProblems} needs. */
 export interface AskedMigrationsInput {
@@ -80,9 +179,16 @@ export function askedMigrationProblems(input: AskedMigrationsInput): string[] {
       if (text === undefined) continue;
       const code = text.replace(/--[^\n]*/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
       // Only comments: the hollow check's "holds only comments" says so already.
-      if (code.trim() !== '' && !SQL_EFFECT.test(code))
+      if (code.trim() !== '' && !SQL_EFFECT.test(code)) {
         problems.push(
           `The new migration ${file} changes nothing: it has no statement that creates, alters or writes anything.`,
+        );
+        continue;
+      }
+      const missing = code.trim() === '' ? [] : missingFromSql(input.description, code);
+      if (missing.length > 0)
+        problems.push(
+          `The new migration ${file} was asked for ${missing.join(' and ')}, but its statements have no such thing.`,
         );
     }
   return problems;

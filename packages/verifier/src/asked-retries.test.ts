@@ -17,6 +17,16 @@ describe('asked retries', () => {
       'export async function f() {\n  for (let i = 0; i < 3; i++) {\n    try {\n      return await g();\n    } catch {}\n  }\n  throw new Error("f");\n}\n';
     expect(await addsRetry([{ file: 'a.js', before, after: once }])).toBe(false);
     expect(await addsRetry([{ file: 'a.js', before, after: loop }])).toBe(true);
+    const rethrowing =
+      'export async function f() {\n  for (let i = 0; i < 3; i++) {\n    try {\n      return await g();\n    } catch (error) {\n      throw error;\n    }\n  }\n}\n';
+    expect(await addsRetry([{ file: 'a.js', before, after: rethrowing }])).toBe(false);
+    const pyBefore = 'def f():\n    return g()\n';
+    const pyRethrowing =
+      'def f():\n    for _ in range(3):\n        try:\n            return g()\n        except OSError:\n            raise\n';
+    const pyRetrying =
+      'def f():\n    for attempt in range(3):\n        try:\n            return g()\n        except OSError:\n            if attempt == 2:\n                raise\n';
+    expect(await addsRetry([{ file: 'a.py', before: pyBefore, after: pyRethrowing }])).toBe(false);
+    expect(await addsRetry([{ file: 'a.py', before: pyBefore, after: pyRetrying }])).toBe(true);
     expect(
       await addsRetry([
         {

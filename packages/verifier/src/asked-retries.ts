@@ -21,7 +21,14 @@ const LOOPS_PY = /^\s*(?:async\s+)?(?:for|while)\b/gm;
 const RETRY_HELPER =
   /(?:from\s+['"](?:p-retry|async-retry|retry|exponential-backoff|ts-retry\S*|@lifeomic\/attempt)['"]|require\(\s*['"](?:p-retry|async-retry|retry|exponential-backoff)['"]\s*\)|^\s*(?:from|import)\s+(?:tenacity|backoff|retrying|retry|urllib3\.util\.retry)\b|@(?:retry|backoff\.\w+|tenacity\.retry)\b|\bRetry\s*\(|\bretry\w*\s*\(|\b(?:max_?)?retr(?:y|ies)\w*['"]?\s*[:=]\s*\d)/im;
 
-/** Retry machinery in a file: loops and retry helpers. */
+/**
+ * Handlers that only rethrow what they caught (`catch (error) { throw error; }`, `except …:
+ * raise`): a loop around one ends at the first failure, it retries nothing.
+ */
+const RETHROW_ONLY_JS = /\bcatch\s*\(\s*(\w+)\s*\)\s*\{\s*throw\s+\1\s*;?\s*\}/g;
+const RETHROW_ONLY_PY = /^([ \t]*)except\b[^:\n]*:[ \t]*\n\1[ \t]+raise[ \t]*$(?!\n\1[ \t]+\S)/gm;
+
+/** Retry machinery in a file: loops (less the ones whose handler only rethrows) and retry helpers. */
 async function machinery(
   file: string,
   text: string,
@@ -30,8 +37,9 @@ async function machinery(
   if (!python && !/\.[cm]?[jt]sx?$/.test(file)) return undefined;
   const bare = await codeWithoutStrings(file, text);
   const code = await codeOnly(file, text);
+  const rethrows = code.match(python ? RETHROW_ONLY_PY : RETHROW_ONLY_JS)?.length ?? 0;
   return {
-    loops: bare.match(python ? LOOPS_PY : LOOPS_JS)?.length ?? 0,
+    loops: Math.max(0, (bare.match(python ? LOOPS_PY : LOOPS_JS)?.length ?? 0) - rethrows),
     helpers: code.split('\n').filter((line) => RETRY_HELPER.test(line)).length,
   };
 }

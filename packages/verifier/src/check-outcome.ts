@@ -1,6 +1,7 @@
 import { asyncAsked, asyncDefinition } from './asked-async';
 import { askedBehaviourFinding } from './asked-behaviour';
 import { addedSettingKeys, askedConfig, isProgramFile, isSettingsFile, settingRead } from './asked-config';
+import { askedCoverage, shownCoverage } from './asked-coverage';
 import { askedExactContents, exactContentProblem } from './asked-exact-content';
 import { askedFacts } from './asked-facts';
 import { flagSetting, flagsAskedOn } from './asked-flags';
@@ -21,6 +22,7 @@ import { checkTag, isTagCommand } from './asked-tags';
 import { askedUpgrade, upgradeDisagreement } from './asked-upgrades';
 import { askedUses, usesName } from './asked-uses';
 import { brokenByStep, brokenSyntaxAsked } from './broken-syntax';
+import { changedTexts } from './changed-text';
 import { askedContentFinding } from './check-asked-content';
 import { judgeTestClaim, stubAt } from './check-claims';
 import type { Claim } from './claim-types';
@@ -226,6 +228,8 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     if (generated !== undefined) return [generated];
     const once = await retryFinding(env, { created, modified }, own);
     if (once !== undefined) return [once];
+    const unmeasured = coverageFinding(env);
+    if (unmeasured !== undefined) return [unmeasured];
     const broken = brokenSyntaxAsked(env.description)
       ? undefined
       : await brokenSyntaxFinding(env, { created, modified }, own);
@@ -442,6 +446,10 @@ export async function checkOutcome(env: OutcomeEnvironment): Promise<Finding[]> 
     const once = await retryFinding(env, known, own);
     if (once !== undefined) findings.push(once);
   }
+
+  // A coverage asked for that no run of the step measured (or measured below what was asked).
+  const unmeasured = coverageFinding(env);
+  if (unmeasured !== undefined) findings.push(unmeasured);
 
   // Code the step created or changed and left unparsable (it parsed before).
   if (!brokenSyntaxAsked(env.description)) {
@@ -1213,6 +1221,25 @@ const RETRY_SETTING =
   /\b(?:max(?:imum)?\s+)?retr(?:y|ies)\s+(?:limit|count|attempts|delay|interval|timeout|budget|policy|setting|number|backoff)\b|\b(?:number|count)\s+of\s+retries\b/i;
 
 /** A failing finding when a retry was asked and the step's code changes add no retry machinery. */
+/**
+ * A coverage the description asks for ("to at least 90%") that no command of the step showed: no
+ * coverage report in any run's output, or a total below the one asked.
+ */
+function coverageFinding(env: OutcomeEnvironment): Finding | undefined {
+  const asked = askedCoverage(env.description);
+  if (asked === undefined) return undefined;
+  const shown = shownCoverage(
+    env.ledger.commands.filter((entry) => entry.ran).map((entry) => entry.run.output),
+  );
+  if (shown !== undefined && shown >= asked) return undefined;
+  return outcome(
+    'fail',
+    shown === undefined
+      ? `The step was asked for ${asked}% coverage, but none of its commands measured coverage: the figure is not shown by any run.`
+      : `The step was asked for ${asked}% coverage, but its coverage run shows ${shown}%.`,
+  );
+}
+
 async function retryFinding(
   env: OutcomeEnvironment,
   known: { created: readonly string[]; modified: readonly string[] },
@@ -1232,7 +1259,9 @@ async function retryFinding(
     `The step was asked to retry, but its changes to ${files
       .map((entry) => entry.file)
       .slice(0, 3)
-      .join(', ')} add no loop, retry helper or decorator: the operation still runs once.`,
+      .join(
+        ', ',
+      )} add no loop, retry helper or decorator (a loop whose handler only rethrows stops at the first failure): the operation still runs once.`,
   );
 }
 
@@ -1451,21 +1480,6 @@ async function brokenSyntaxFinding(
  * started (`undefined` for a created one) and now; a modified file whose earlier text is unknown
  * is left out (nothing to compare).
  */
-async function changedTexts(
-  env: OutcomeEnvironment,
-  known: { created: readonly string[]; modified: readonly string[] },
-  keep: (file: string) => boolean,
-): Promise<{ file: string; before: string | undefined; after: string }[]> {
-  const files = await Promise.all(
-    [...known.created, ...known.modified].filter(keep).map(async (file) => ({
-      file,
-      before: known.created.includes(file) ? undefined : await env.changes.textBefore(file),
-      after: env.facts.read(file) ?? '',
-    })),
-  );
-  return files.filter((entry) => known.created.includes(entry.file) || entry.before !== undefined);
-}
-
 /**
  * Files the step created or modified whose functions now ask whether a test runner runs them
  * (see {@link testAwareCode}): the tests exercise a branch real callers never take.

@@ -39,6 +39,12 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
       'def add(a, b):\n    return a - b\n',
       'def add(a, b):\n    return a + b\n\n\ndef add(a, b):\n    return a - b\n',
     ],
+    [
+      'an unused private constant of a module',
+      'a.js',
+      RANGE,
+      `const LIMIT = Number(process.env.LIMIT) || 10;\n\n${RANGE}`,
+    ],
     ['a parameter renamed everywhere', 'a.js', RANGE, RANGE.replace(/\bn\b/g, 'count')],
     [
       'Python parameters renamed',
@@ -52,6 +58,13 @@ describe('sameCode (the program is the same: comments, quotes, dead code)', () =
 
   it.each([
     ['a real fix', 'a.js', RANGE, RANGE.replace('n + 1', 'n')],
+    [
+      'a private constant that is read',
+      'a.js',
+      'export const f = () => 5000;\n',
+      'const MS = 10000;\nexport const f = () => MS;\n',
+    ],
+    ['an unused constant set by a call', 'a.js', RANGE, `const registered = register();\n\n${RANGE}`],
     ['a string changed', 'a.js', "export const g = 'Hi';\n", "export const g = 'Hello';\n"],
     [
       'an if with an else',

@@ -47,6 +47,11 @@ const TERMINATORS = new Set([
   'ContinueStatement',
 ]);
 const BLOCKS = new Set(['Block', 'Body']);
+/** Calls that compute a value and run nothing else (`Number(process.env.PORT)`, `new Map()`). */
+const PURE_CALL =
+  /\b(?:Number|String|Boolean|BigInt|parseInt|parseFloat|Number\.parse(?:Int|Float)|Object\.freeze|Symbol|new\s+(?:Map|Set|WeakMap|WeakSet|AbortController|Array|Date|RegExp|URL))\s*\(/g;
+/** A call (`f(`, `a.b(`, `x)(`), and `async (` is no call. */
+const CALL = /(?<!\basync\s*)[\w$\])]\s*\(/;
 const FALSY_CONDITION = /^\(?\s*(?:false|False|0|null|None|undefined|void\s+0|''|""|!1)\s*\)?$/;
 
 /**
@@ -85,6 +90,21 @@ function deadStatement(node: SyntaxNode, text: string): boolean {
           if (other && text.slice(other.from, other.to) === declared) return uses(node.to, next.from) === 0;
         }
       }
+    }
+  }
+  // A private constant of an ES module that nothing reads, set to a value that runs nothing.
+  if (node.parent?.name === 'Script' && node.name === 'VariableDeclaration') {
+    const definitions = node.getChildren('VariableDefinition');
+    const declaration = text.slice(node.from, node.to);
+    if (
+      definitions.length === 1 &&
+      /^\s*(?:import|export)\b/m.test(text) &&
+      !CALL.test(declaration.replace(PURE_CALL, ''))
+    ) {
+      const [definition] = definitions;
+      const declared = definition ? text.slice(definition.from, definition.to) : '';
+      const uses = text.match(new RegExp(`(?<![\\w$.])${declared.replace(/\$/g, '\\$')}(?![\\w$])`, 'g'));
+      if (declared !== '' && uses?.length === 1) return true;
     }
   }
   if (node.name === 'IfStatement') {

@@ -58,7 +58,7 @@ export interface StepExpectations {
 const EN_WRITE_CREATE =
   'create|write|add|implement|generate|scaffold|introduce|define|declare|export|set\\s+up|setup|initiali[sz]e|bootstrap|author|draft|compose|produce|develop|code|port|translate|document|configure|build\\s+(?:a|an|the\\s+new|new)\\b|make\\s+(?:a|an|new)\\b|put|save|store|emit|record|fill\\s+in|provide|support|wire\\s+up|hook\\s+up|expose';
 const EN_WRITE_MODIFY =
-  'handle|set(?!\\s+up)|toggle|turn\\s+(?:on|off)|increase|decrease|raise|lower|switch|flip|pin|update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate';
+  'handle|set(?!\\s+up)|toggle|turn\\s+(?:on|off)|increase|decrease|raise|lower|switch|flip|pin|update|modify|edit|change|fix|patch|refactor|rewrite|adjust|amend|replace|tweak|correct|improve|clean\\s+up|rework|restructure|reorgani[sz]e|convert|migrate|upgrade|extend|simplify|optimi[sz]e|format|append|insert|integrate|import|extract|rename|move|relocate|repair|debug|resolve|harden|complete|finish|bump|enable|disable|inline|split|merge|sort|normali[sz]e|deduplicate|localize|translate|escape|memoi[sz]e|saniti[sz]e|make(?=\\s+(?:the\\s+)?[\\w.$]+\\s+(?:in|of)\\s+[\\w./-]+\\.\\w+\\s)';
 const EN_DELETE = 'delete|remove|drop|purge|erase|unlink|get\\s+rid\\s+of';
 const EN_RUN = 'run|execute|compile|lint|type-?check|start|launch|invoke|build(?!\\s+(?:a|an|new)\\b)';
 const EN_TEST = 'test|verify|validate|ensure|make\\s+sure|confirm';
