@@ -237,19 +237,32 @@ export const gitPointerFiles = ['objects/info/alternates', 'commondir', 'info/gr
  * `confines` (real paths: the workspace, and git directories mounted writable), or that are not a
  * small readable file. Returns what was refused, relative to `base`.
  */
-export async function refusePointerFiles(
+export function refusePointerFiles(
   gitDir: string,
   base: string,
   names: readonly string[],
   confines: readonly string[],
+): Promise<string[]> {
+  return refuseFiles(gitDir, base, names, (name, text) => outsideReason(gitDir, name, text, confines));
+}
+
+/**
+ * Renames each file `names` (relative to `gitDir`) that is there and for which `reasonOf` gives a
+ * reason, or that is not a small readable file. Returns what was refused, `path (why)` relative to
+ * `base`.
+ */
+async function refuseFiles(
+  gitDir: string,
+  base: string,
+  names: readonly string[],
+  reasonOf: (name: string, text: string) => string | undefined | Promise<string | undefined>,
 ): Promise<string[]> {
   const refused: string[] = [];
   for (const name of names) {
     const file = path.join(gitDir, name);
     if ((await lstat(file).catch(() => undefined)) === undefined) continue;
     const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
-    const reason =
-      text === undefined ? 'not a readable file' : await outsideReason(gitDir, name, text, confines);
+    const reason = text === undefined ? 'not a readable file' : await reasonOf(name, text);
     if (reason === undefined) continue;
     await moveAside(file);
     refused.push(`${path.relative(base, file)} (${reason})`);
@@ -325,20 +338,10 @@ export function unsafeSequencerReason(name: string, text: string): string | unde
  * would run a program when it is continued (see {@link unsafeSequencerReason}), or that are not
  * a small readable file. Returns what was refused, relative to `base`.
  */
-export async function refuseSequencerFiles(
+export function refuseSequencerFiles(
   gitDir: string,
   base: string,
   names: readonly string[],
 ): Promise<string[]> {
-  const refused: string[] = [];
-  for (const name of names) {
-    const file = path.join(gitDir, name);
-    if ((await lstat(file).catch(() => undefined)) === undefined) continue;
-    const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
-    const reason = text === undefined ? 'not a readable file' : unsafeSequencerReason(name, text);
-    if (reason === undefined) continue;
-    await moveAside(file);
-    refused.push(`${path.relative(base, file)} (${reason})`);
-  }
-  return refused;
+  return refuseFiles(gitDir, base, names, unsafeSequencerReason);
 }
