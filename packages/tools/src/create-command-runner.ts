@@ -14,6 +14,7 @@ import {
   type ResolvedCommandPolicy,
   resolveCommandPolicy,
 } from './command-policy';
+import { gitDirectoryHazards } from './git-directory-hazards';
 import { resolveInWorkspace, workspaceRelative } from './resolve-in-workspace';
 import {
   createLimitGroup,
@@ -28,6 +29,7 @@ import {
 import { findExecutable, type ProcessRunResult, runProcess } from './run-process';
 import {
   bubblewrapArguments,
+  findRepository,
   guardGitDirectories,
   holdReadOnlyFolders,
   probeSandbox,
@@ -277,6 +279,26 @@ function sandboxSettings(option: CommandRunnerOptions['sandbox']): Required<
   };
 }
 
+/**
+ * Throws `ToolError` `execution-failed` when the git directories of the repository at `cwd` hold
+ * an entry git would wait on until the timeout (a FIFO as the index, a link to `/dev/zero`: see
+ * `gitDirectoryHazards`) — one a command running concurrently has just left there, before its own
+ * check moves it aside. Loose objects are not looked at (the check after each command does).
+ */
+async function assertGitWillNotWait(argv: readonly string[], cwd: string): Promise<void> {
+  const repository = await findRepository(cwd);
+  for (const gitDir of repository?.gitDirs ?? []) {
+    const hazards = await gitDirectoryHazards(gitDir, { objects: false });
+    if (hazards.length === 0) continue;
+    const named = hazards.slice(0, 3).map((hazard) => `${hazard.entry}, ${hazard.why}`);
+    throw new ToolError({
+      code: 'execution-failed',
+      message: `Command ${JSON.stringify(argv)} was not run: the git directory holds ${named.join('; ')}, which git would wait on until the timeout. Remove it.`,
+      details: { argv, gitDir, hazards: hazards.map((hazard) => hazard.entry) },
+    });
+  }
+}
+
 /** True when `child` is `parent` or inside it (both absolute). */
 function isInsideFolder(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
@@ -339,6 +361,7 @@ export function createCommandRunner(options: CommandRunnerOptions): CommandRunne
     const env: Record<string, string> = { ...commandEnv(policy), ...runOptions.env };
     let args = checked.args;
     if (checked.program === 'git') {
+      await assertGitWillNotWait(argv, checked.cwd);
       Object.assign(env, await gitIdentityEnv(), { ...policy.env });
       args = [...gitHardening.flatMap((setting) => ['-c', setting]), ...args];
     }

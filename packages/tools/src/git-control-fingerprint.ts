@@ -9,7 +9,8 @@ const MAX_HASHED_BYTES = 1024 * 1024;
 /**
  * The entries of a git directory, relative to it, whose change decides whether git outside the
  * sandbox could run a program: its configuration, hooks, and a paused rebase's or cherry-pick's
- * list of steps (an `exec` line runs at `git rebase --continue`).
+ * list of steps (an `exec` line runs at `git rebase --continue`); and where it sends git for objects
+ * and history (`objects/info/alternates`, `commondir`, `info/grafts`).
  */
 export const gitControlEntries = [
   'config',
@@ -19,6 +20,9 @@ export const gitControlEntries = [
   'rebase-merge/strategy',
   'sequencer/todo',
   'sequencer/opts',
+  'objects/info/alternates',
+  'commondir',
+  'info/grafts',
 ] as const;
 
 /**

@@ -3,12 +3,13 @@
  * sandbox (the verifier's `git status`, the user's `git rebase --continue`): it must never run a
  * program there. Each attack has an honest twin: ordinary git work still passes untouched.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hostGit, sandboxedShell } from './__fixtures__/host-git';
 import { createCommandRunner } from './create-command-runner';
 import { createTempWorkspace, type TempWorkspace } from './create-temp-workspace';
 import { probeSandbox } from './sandbox';
@@ -27,24 +28,9 @@ afterEach(async () => {
   await rm(host, { recursive: true, force: true });
 });
 
-/** git as the user runs it outside the sandbox: no hardening, the repository's own settings. */
-const hostGit = (cwd: string, ...args: string[]) =>
-  spawnSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@u', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_EDITOR: 'true', GIT_SEQUENCE_EDITOR: 'true' },
-  });
-
 describe.runIf(hasSandbox)('git settings a command leaves for git outside', () => {
-  const runner = () => createCommandRunner({ root: ws.root, sandbox: 'required' });
-  /** Runs a shell script, written to the workspace, in the sandbox. */
-  const sh = async (script: string) => {
-    await ws.write(
-      'step.cjs',
-      `require('node:child_process').execFileSync('sh', ['-c', ${JSON.stringify(script)}], { stdio: 'inherit' });`,
-    );
-    return runner().run(['node', 'step.cjs']);
-  };
+  const _runner = () => createCommandRunner({ root: ws.root, sandbox: 'required' });
+  const sh = (script: string) => sandboxedShell(ws, script);
   const pwned = () => path.join(host, 'pwned');
   const setup = ['git init -q', 'git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init'].join(
     ' && ',

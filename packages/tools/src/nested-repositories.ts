@@ -172,6 +172,104 @@ export async function moveAside(target: string): Promise<void> {
   await rename(target, `${target}${refusedSuffix}`);
 }
 
+/** The values of `section.key` (no subsection) in a git configuration text, unquoted. */
+function configValues(text: string, section: string, key: string): string[] {
+  const values: string[] = [];
+  let current = '';
+  for (const raw of text.split('\n')) {
+    let line = raw.trim();
+    const header = /^\[\s*([^\s\]"]+)(\s+"(?:[^"\\]|\\.)*")?\s*\]\s*(.*)$/.exec(line);
+    if (header) {
+      // A subsection (`[core "x"]`) is another section.
+      current = header[2] === undefined ? (header[1] ?? '').toLowerCase() : '';
+      line = (header[3] ?? '').trim();
+    }
+    const value = new RegExp(`^${key}\\s*=\\s*(.*)$`, 'i').exec(line)?.[1];
+    if (current === section && value !== undefined)
+      values.push(
+        value
+          .replace(/\s+[#;].*$/, '')
+          .replace(/^"(.*)"$/, '$1')
+          .trim(),
+      );
+  }
+  return values;
+}
+
+/** True when `target` (absolute) is inside one of `folders` (real paths), by its real path when it exists. */
+async function leadsInside(target: string, folders: readonly string[]): Promise<boolean> {
+  const real = (await realpath(target).catch(() => undefined)) ?? path.resolve(target);
+  return folders.some((folder) => isInside(folder, real));
+}
+
+/**
+ * Why the file `name` of `gitDir` holding `text` sends git outside `confines`, or undefined: an
+ * `objects/info/alternates` line naming an object store outside (git would read another
+ * repository's objects), a `commondir` naming a directory outside (its refs, objects and
+ * configuration), or any `info/grafts` (deprecated, it rewrites the history git shows).
+ */
+async function outsideReason(
+  gitDir: string,
+  name: string,
+  text: string,
+  confines: readonly string[],
+): Promise<string | undefined> {
+  if (name === 'info/grafts') return 'grafts rewrite the history git shows';
+  if (name === 'commondir')
+    return (await leadsInside(path.resolve(gitDir, text.trim()), confines))
+      ? undefined
+      : 'names a git directory outside the workspace';
+  const objects = path.join(gitDir, 'objects');
+  for (const line of text.split('\n').map((entry) => entry.trim())) {
+    if (line === '' || line.startsWith('#')) continue;
+    const store = line.startsWith('"') ? line.slice(1, -1) : line;
+    if (!(await leadsInside(path.resolve(objects, store), confines)))
+      return `reads objects from ${store.slice(0, 80)}, outside the workspace`;
+  }
+  return undefined;
+}
+
+/** The files of a git directory that send git to objects or history elsewhere. */
+export const gitPointerFiles = ['objects/info/alternates', 'commondir', 'info/grafts'] as const;
+
+/**
+ * Renames the files of `gitDir` among `names` (see {@link gitPointerFiles}) that send git outside
+ * `confines` (real paths: the workspace, and git directories mounted writable), or that are not a
+ * small readable file. Returns what was refused, relative to `base`.
+ */
+export function refusePointerFiles(
+  gitDir: string,
+  base: string,
+  names: readonly string[],
+  confines: readonly string[],
+): Promise<string[]> {
+  return refuseFiles(gitDir, base, names, (name, text) => outsideReason(gitDir, name, text, confines));
+}
+
+/**
+ * Renames each file `names` (relative to `gitDir`) that is there and for which `reasonOf` gives a
+ * reason, or that is not a small readable file. Returns what was refused, `path (why)` relative to
+ * `base`.
+ */
+async function refuseFiles(
+  gitDir: string,
+  base: string,
+  names: readonly string[],
+  reasonOf: (name: string, text: string) => string | undefined | Promise<string | undefined>,
+): Promise<string[]> {
+  const refused: string[] = [];
+  for (const name of names) {
+    const file = path.join(gitDir, name);
+    if ((await lstat(file).catch(() => undefined)) === undefined) continue;
+    const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
+    const reason = text === undefined ? 'not a readable file' : await reasonOf(name, text);
+    if (reason === undefined) continue;
+    await moveAside(file);
+    refused.push(`${path.relative(base, file)} (${reason})`);
+  }
+  return refused;
+}
+
 /**
  * Renames the configuration files of `gitDir` (`config`, `config.worktree`, or only those in
  * `files`) that hold keys which may run a program, and its hooks folder when it holds a hook that
@@ -180,7 +278,7 @@ export async function moveAside(target: string): Promise<void> {
 export async function refuseGitDirectory(
   gitDir: string,
   base: string,
-  options: { files?: readonly string[]; hooks?: boolean } = {},
+  options: { files?: readonly string[]; hooks?: boolean; confines?: readonly string[] } = {},
 ): Promise<string[]> {
   const refused: string[] = [];
   for (const name of options.files ?? ['config', 'config.worktree']) {
@@ -195,6 +293,10 @@ export async function refuseGitDirectory(
       continue;
     }
     const unsafe = unsafeConfigKeys(text);
+    if (options.confines !== undefined)
+      for (const worktree of configValues(text, 'core', 'worktree'))
+        if (!(await leadsInside(path.resolve(gitDir, worktree), options.confines)))
+          unsafe.push(`core.worktree outside the workspace`);
     if (unsafe.length === 0) continue;
     await moveAside(file);
     refused.push(`${path.relative(base, file)} (${unsafe.slice(0, 5).join(', ')})`);
@@ -236,20 +338,10 @@ export function unsafeSequencerReason(name: string, text: string): string | unde
  * would run a program when it is continued (see {@link unsafeSequencerReason}), or that are not
  * a small readable file. Returns what was refused, relative to `base`.
  */
-export async function refuseSequencerFiles(
+export function refuseSequencerFiles(
   gitDir: string,
   base: string,
   names: readonly string[],
 ): Promise<string[]> {
-  const refused: string[] = [];
-  for (const name of names) {
-    const file = path.join(gitDir, name);
-    if ((await lstat(file).catch(() => undefined)) === undefined) continue;
-    const text = await readBoundedText(file, MAX_GIT_TEXT_BYTES);
-    const reason = text === undefined ? 'not a readable file' : unsafeSequencerReason(name, text);
-    if (reason === undefined) continue;
-    await moveAside(file);
-    refused.push(`${path.relative(base, file)} (${reason})`);
-  }
-  return refused;
+  return refuseFiles(gitDir, base, names, unsafeSequencerReason);
 }

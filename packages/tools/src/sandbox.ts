@@ -13,17 +13,14 @@ import {
 import { lstat, mkdir, readdir, readlink, realpath, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { controlFingerprints, gitControlEntries } from './git-control-fingerprint';
-import {
-  moveAside,
-  refuseGitDirectory,
-  refuseSequencerFiles,
-  refuseSubmoduleConfigs,
-} from './nested-repositories';
+import { controlFingerprints } from './git-control-fingerprint';
+import { refuseGitLeftovers } from './git-leftovers';
+import { moveAside, refuseSubmoduleConfigs } from './nested-repositories';
 import { openFolderBeneath } from './open-beneath';
 import { MAX_GIT_TEXT_BYTES, readBoundedText } from './read-bounded';
 import { findExecutable } from './run-process';
 import type { WorkspaceBytecode } from './workspace-bytecode';
+import { findWorkspaceGitDirectories } from './workspace-git-directories';
 
 /**
  * Whether commands run inside a bubblewrap sandbox:
@@ -362,7 +359,7 @@ function isInside(parent: string, child: string): boolean {
  * The git repository the workspace is in: its top folder and git directories (the `.git`
  * folder, or for a worktree its own git dir and the common one).
  */
-async function findRepository(
+export async function findRepository(
   root: string,
 ): Promise<{ top: string; gitDirs: string[]; gitFile?: string } | undefined> {
   for (let dir = root; ; dir = path.dirname(dir)) {
@@ -1343,10 +1340,16 @@ export async function guardGitDirectories(root: string): Promise<() => Promise<s
   // entries of the repository's git directories as they are now:
   // one the command changed — made, re-pointed, rewritten through a link — is checked after it.
   const writable = before === undefined ? [] : await bindableGitDirs(root, before);
-  const ownGitDirs = await Promise.all((before?.gitDirs ?? []).map(real));
-  const fingerprintsBefore = await controlFingerprints(
-    ownGitDirs.filter((gitDir): gitDir is string => gitDir !== undefined),
+  const ownGitDirs = (await Promise.all((before?.gitDirs ?? []).map(real))).filter(
+    (gitDir): gitDir is string => gitDir !== undefined,
   );
+  // The other git directories in the workspace (nested repositories, which are no submodules, and
+  // their `.git` files): git run in their folders uses them.
+  const nestedBefore = await findWorkspaceGitDirectories(root);
+  const fingerprintsBefore = await controlFingerprints([
+    ...new Set([...ownGitDirs, ...nestedBefore.gitDirs]),
+  ]);
+  const confines = [root, ...writable];
   return async () => {
     for (const target of missing) await rm(target, { recursive: true, force: true });
     const refused: string[] = [];
@@ -1368,21 +1371,30 @@ export async function guardGitDirectories(root: string): Promise<() => Promise<s
       await moveAside(file);
       refused.push(`${path.relative(root, file) || '.git'} (points outside the workspace)`);
     }
+    // A nested `.git` file or link the command re-pointed outside the workspace: git in its folder
+    // would work on another repository of the user's.
+    const nested = await findWorkspaceGitDirectories(root);
+    for (const [file, named] of nested.pointers) {
+      if (nestedBefore.pointers.get(file) === named) continue;
+      if (isInside(root, (await real(named)) ?? named)) continue;
+      await moveAside(file);
+      refused.push(`${path.relative(root, file)} (points outside the workspace)`);
+    }
     const after = await findRepository(root);
-    if (after === undefined) return refused;
-    for (const found of after.gitDirs) {
+    const gitDirs = new Set(nested.gitDirs);
+    for (const found of after?.gitDirs ?? []) {
       // Only what the command could write: really inside the workspace, or mounted writable (a
       // `.git` link to another repository of the user's is left alone).
       const gitDir = await real(found);
-      if (gitDir === undefined || ![root, ...writable].some((folder) => isInside(folder, gitDir))) continue;
+      if (gitDir !== undefined && confines.some((folder) => isInside(folder, gitDir))) gitDirs.add(gitDir);
+    }
+    for (const gitDir of gitDirs) {
       const changed = new Set<string>();
       for (const [target, fingerprint] of await controlFingerprints([gitDir]))
         if (fingerprintsBefore.get(target) !== fingerprint) changed.add(path.relative(gitDir, target));
-      const files = ['config', 'config.worktree'].filter((name) => changed.has(name));
-      refused.push(...(await refuseGitDirectory(gitDir, root, { files, hooks: changed.has('hooks') })));
-      const steps = gitControlEntries.filter((name) => name.includes('/') && changed.has(name));
-      refused.push(...(await refuseSequencerFiles(gitDir, root, steps)));
+      refused.push(...(await refuseGitLeftovers(gitDir, root, changed, confines)));
     }
+    if (after === undefined) return refused;
     const gitDir = after.gitDirs[0] === undefined ? undefined : await real(after.gitDirs[0]);
     if (gitDir !== undefined)
       refused.push(...(await refuseSubmoduleConfigs({ top: after.top, gitDir, writable: root })));
