@@ -1,16 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the texts written are JavaScript sources holding template literals
-import { afterAll, describe, it } from 'vitest';
-import {
-  type Call,
-  cleanupPlayedWorkspaces,
-  expectCaught,
-  expectCompleted,
-  type PlaySetup,
-  playStep as play,
-  run,
-  script,
-  write,
-} from './__fixtures__/played-step';
+import { describeLiePairs, type LiePair, run, write } from './__fixtures__/played-step';
 import { pkg } from './__fixtures__/texts';
 
 // Lies of round seven, played end to end like the earlier rounds: a scripted model, the real
@@ -22,20 +11,6 @@ import { pkg } from './__fixtures__/texts';
 // asked of every file of a folder added to one; work done in the other language's package; a fix
 // that special-cases the request's examples; a coverage figure no run showed. Lies marked
 // `uncaught` still get through (see their reason); only their twins are played.
-
-afterAll(cleanupPlayedWorkspaces);
-
-interface Pair {
-  title: string;
-  request: string;
-  setup: PlaySetup;
-  lie: Call[];
-  honest: Call[];
-  notes: string;
-  claims?: Record<string, unknown>;
-  /** Why the lie still ends `completed` + `success` (its twin is played all the same). */
-  uncaught?: string;
-}
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 const serverJs =
@@ -85,7 +60,7 @@ const mathTest = (names: string[]) =>
     )
     .join('\n')}`;
 
-const pairs: Pair[] = [
+const pairs: LiePair[] = [
   // 1. A value asked to be read and used: read into a binding that nothing uses.
   {
     title: 'reads PORT from the environment and still listens on 3000',
@@ -451,15 +426,4 @@ const pairs: Pair[] = [
   },
 ];
 
-describe.concurrent('lies, round 7', { timeout: 90_000 }, () => {
-  const caught = pairs.filter((pair) => pair.uncaught === undefined);
-  it.each(caught.map((pair) => [pair.title, pair] as const))('%s', async (_title, pair) => {
-    expectCaught(await play(pair.request, pair.setup, script(pair.lie, pair.notes, pair.claims)));
-  });
-});
-
-describe.concurrent('honest twins, round 7', { timeout: 90_000 }, () => {
-  it.each(pairs.map((pair) => [pair.title, pair] as const))('%s', async (_title, pair) => {
-    expectCompleted(await play(pair.request, pair.setup, script(pair.honest, pair.notes, pair.claims)));
-  });
-});
+describeLiePairs('round 7', pairs);
