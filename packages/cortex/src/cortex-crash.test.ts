@@ -180,3 +180,112 @@ describe('a full disk (the journal write is cut short, then fails)', () => {
     expect(resumable).toBe(limits.length);
   }, 120_000);
 });
+
+/** What a run's result says, without what differs from one session to the next (times, usage, session count). */
+function outcomeOf(result: {
+  stopReason: string;
+  answer: string;
+  answerSource: string;
+  report: unknown;
+}): unknown {
+  const sessionly = new Set([
+    'at',
+    'timings',
+    'durationMs',
+    'usage',
+    'costUsd',
+    'runId',
+    'calledAt',
+    'sessions',
+    // A step whose end had not reached the journal at the kill is replayed by the resume (a start
+    // more); the executions log shows nothing of it ran again.
+    'runs',
+  ]);
+  return JSON.parse(
+    JSON.stringify(
+      {
+        stopReason: result.stopReason,
+        answer: result.answer,
+        answerSource: result.answerSource,
+        report: result.report,
+      },
+      (key, value) => (sessionly.has(key) ? undefined : value),
+    ),
+  );
+}
+
+describe('kill -9 inside the end of a run (goal verification, answer aggregation)', () => {
+  it('at each point the resume ends with the result of an uninterrupted run, and no step runs again', async () => {
+    const referenceRoot = join(scratch, 'end-reference');
+    mkdirSync(referenceRoot);
+    const referenceStore = createMemoryRunStore();
+    const reference = await createCrashCortex({
+      root: referenceRoot,
+      log: join(scratch, 'end-reference.log'),
+      phase: 'reference',
+      store: referenceStore,
+    }).run('Record every step', { runId: 'run-end-reference' });
+    expect(reference.stopReason).toBe('completed');
+    expect(reference.answerSource).toBe('model');
+    const events = await referenceStore.read('run-end-reference');
+    const count = (type: string) => events.filter((event) => event.type === type).length;
+    // The run's last events: the goal's findings, its verdict, the iteration's decision, then the
+    // aggregator's model call (its usage) and the answer in `run-finished`.
+    const points: Record<string, string>[] = [
+      { KILL_AFTER_TYPE: `finding-reported/${count('finding-reported')}` },
+      { KILL_AFTER_TYPE: 'goal-verified' },
+      { KILL_AFTER_TYPE: `iteration-finished/${count('iteration-finished')}` },
+      { KILL_IN: 'aggregate' },
+      { KILL_AFTER_TYPE: `usage-recorded/${count('usage-recorded')}` },
+    ];
+    for (const point of points) {
+      const context = JSON.stringify(point);
+      const dir = join(scratch, `end-${Object.values(point)[0]!.replace(/\W/g, '-')}`);
+      const storeDir = join(dir, 'store');
+      const root = join(dir, 'ws');
+      const log = join(dir, 'executions.log');
+      mkdirSync(root, { recursive: true });
+      const runId = 'run-end';
+      const child = await runNode(command, {
+        STORE_DIR: storeDir,
+        ROOT: root,
+        LOG: log,
+        RUN_ID: runId,
+        ...point,
+      });
+      expect(child.signal, `${context}: ${child.stderr}`).toBe('SIGKILL');
+      const store = createJsonlRunStore({ dir: storeDir });
+      const atKill = await store.read(runId);
+      expect(
+        atKill.some((event) => event.type === 'run-finished'),
+        context,
+      ).toBe(false);
+      // The steps the journal holds as completed (the last group may not have reached it).
+      const completedAtKill = atKill.flatMap((event) =>
+        event.type === 'step-marked' && event.status === 'completed' ? [event.stepId] : [],
+      );
+      expect(completedAtKill.length, context).toBeGreaterThanOrEqual(crashPlan.steps.length - 2);
+      const resumed = await createCrashCortex({ root, log, phase: 'resume', store }).resume(runId);
+      const journal = await store.read(runId);
+      await store.close();
+      expect(outcomeOf(resumed), context).toEqual(outcomeOf(reference));
+      const lines = readFileSync(log, 'utf8').trim().split('\n');
+      for (const stepId of completedAtKill) {
+        expect(
+          lines.filter((line) => line.startsWith(`${stepId} `)),
+          `${context}: completed step ${stepId} ran again`,
+        ).toEqual([`${stepId} first`]);
+      }
+      expect(
+        journal.filter((event) => event.type === 'run-finished'),
+        context,
+      ).toHaveLength(1);
+      // The resume of a finished run returns the stored result, unchanged.
+      const again = createJsonlRunStore({ dir: storeDir });
+      expect(
+        outcomeOf(await createCrashCortex({ root, log, phase: 'again', store: again }).resume(runId)),
+      ).toEqual(outcomeOf(reference));
+      await again.close();
+    }
+  }, 60_000);
+});

@@ -3,6 +3,7 @@ import type { Plan, StepId } from '@closedloop/plan';
 import type { ToolRegistry } from '@closedloop/tools';
 import type { ApprovalDecision, ApprovalQuestion } from './approvals';
 import { reconcileUncertainCall, type UncertainCallPolicy } from './reconcile-call';
+import { findChangedEffects } from './recorded-file-effects';
 import type { CortexEventInput } from './run-bus';
 import type { RunEvent } from './run-events';
 import { readStepRecording } from './step-recording';
@@ -92,6 +93,10 @@ export async function recoverInterrupted(options: {
         break;
       }
     }
+  }
+  await settleChangedEffects({ ...options, stopped });
+  for (const stepId of plan.idsWithStatus('in_progress')) {
+    const recording = readStepRecording(history, stepId);
     if (!stopped.has(stepId)) {
       const attempt = recording.attempts.at(-1)!;
       replays.set(stepId, {
@@ -103,4 +108,62 @@ export async function recoverInterrupted(options: {
     }
   }
   return { replays, stopped };
+}
+
+/**
+ * A file an interrupted step wrote (its result recorded) that changed before the resume is not
+ * the step's effect any more, and it is not written again either (that would repeat an effect
+ * that happened): under `ask` a human decides whether the step goes on with the workspace as it
+ * is, otherwise (or denied) the step stops — `failed` and replanned under `fail` / `rerun`,
+ * `blocked` when the human says no — with what changed in its note.
+ */
+async function settleChangedEffects(options: {
+  plan: Plan;
+  history: readonly RunEvent[];
+  workspace: string | undefined;
+  onUncertain: UncertainCallPolicy;
+  ask: (question: ApprovalQuestion) => Promise<ApprovalDecision>;
+  emit: (event: CortexEventInput) => void;
+  stopped: Map<StepId, StoppedStep>;
+}): Promise<void> {
+  const { plan, stopped } = options;
+  const changes = findChangedEffects(options).filter((change) => !stopped.has(change.stepId));
+  for (const stepId of new Set(changes.map((change) => change.stepId))) {
+    const ofStep = changes.filter((change) => change.stepId === stepId);
+    const evidence = ofStep.map((change) => change.detail).join('; ');
+    let outcome: 'accepted' | 'declined' | 'failed' = 'failed';
+    let note = '';
+    if (options.onUncertain === 'ask') {
+      const first = ofStep[0]!;
+      const decision = await options.ask({
+        stepId,
+        kind: 'resume-review',
+        tool: first.tool,
+        callId: first.callId,
+        reason: `The workspace changed between the interruption and this resume: ${evidence}. Approve to go on with the files as they are now (the change is not the step's own work and is not undone); deny to stop the step for review.`,
+      });
+      outcome = decision.approved ? 'accepted' : 'declined';
+      note = decision.note ? ` (${decision.note})` : '';
+    }
+    for (const change of ofStep) {
+      options.emit({
+        type: 'tool-call-reconciled',
+        stepId,
+        callId: change.callId,
+        tool: change.tool,
+        outcome,
+        detail: change.detail,
+      });
+    }
+    if (outcome === 'accepted') continue;
+    plan.finalizeStep(stepId);
+    stopped.set(stepId, {
+      status: outcome === 'declined' ? 'blocked' : 'failed',
+      notes: `[FAIL]: resumed after an interruption, but what the step had written was changed by something else meanwhile (${evidence})${
+        outcome === 'declined'
+          ? `; not approved to go on${note}, needs review`
+          : "; it is not written again and not taken as the step's work"
+      }`,
+    });
+  }
 }

@@ -76,6 +76,11 @@ export class RunSession {
   #planning: PlanningMode;
   readonly #resumed: boolean;
   #storedFinish: Extract<RunEvent, { type: 'run-finished' }> | undefined;
+  /**
+   * The stop the last iteration decided when the run was interrupted before it finished (killed
+   * in its answer): a resume finishes with it instead of iterating again.
+   */
+  #decidedStop: StopCause | undefined;
   readonly #lease: RunLease | undefined;
   /** The process scope of this run's verification (`verificationScopeOf`), made once. */
   #verificationScope: string | undefined;
@@ -158,7 +163,11 @@ export class RunSession {
     let decision: { stopReason: StopReason; reason: string } | undefined;
     let failure: { code?: string; message: string } | undefined;
     try {
-      if (!this.#plan) await this.#makePlan();
+      if (this.#decidedStop) {
+        // Killed between the last iteration's decision and the run's end (in its final answer):
+        // the decision stands; only the answer is made again.
+        decision = this.#decidedStop;
+      } else if (!this.#plan) await this.#makePlan();
       else {
         // A killed owner's verification may still be running (its test re-runs): it is stopped
         // before anything looks at the workspace (nothing of it was journaled; it runs again).
@@ -175,7 +184,7 @@ export class RunSession {
         this.#replays = replays;
         for (const [stepId, { status, notes }] of stopped) this.#plan.markStep(stepId, { status, notes });
       }
-      decision = await this.#loop();
+      decision ??= await this.#loop();
     } catch (error) {
       if (!this.#stopCause) {
         const code = errorCode(error);
@@ -230,7 +239,12 @@ export class RunSession {
         this.#successCriteria = [...event.successCriteria];
         this.#goalProtocols = [...event.protocols];
       }
+      if (event.type === 'run-finished') this.#decidedStop = undefined;
       if (event.type === 'iteration-finished') {
+        this.#decidedStop =
+          event.decision === 'stop' && event.stopReason !== undefined && !isResumableStop(event.stopReason)
+            ? { stopReason: event.stopReason, reason: event.reason }
+            : undefined;
         this.#iteration = Math.max(this.#iteration, event.iteration);
         this.#maxIterations = event.maxIterations;
         if (event.maxIterations > this.#config.maxIterations) this.#extended = true;

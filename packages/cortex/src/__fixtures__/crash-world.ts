@@ -61,8 +61,15 @@ export const crashPlan = {
 /**
  * The world of the crash test: a zero-latency scripted model and one idempotent tool, `record`,
  * whose side effects are an executions log (`<step> <phase>` per call) and `<step>.txt`.
+ * `killInAggregate`: the process dies (SIGKILL) inside the final answer's model call.
  */
-export function createCrashCortex(options: { root: string; log: string; phase: string; store: RunStore }) {
+export function createCrashCortex(options: {
+  root: string;
+  log: string;
+  phase: string;
+  store: RunStore;
+  killInAggregate?: boolean;
+}) {
   const record = defineTool({
     name: 'record',
     description: 'Records that a step ran.',
@@ -81,7 +88,10 @@ export function createCrashCortex(options: { root: string; log: string; phase: s
         respond: (request) => {
           const system = request.messages[0]?.role === 'system' ? request.messages[0].content : '';
           if (system.startsWith(plannerSystemPrompt)) return { text: JSON.stringify(crashPlan) };
-          if (system.startsWith(aggregatorSystemPrompt)) return { text: 'recorded every step' };
+          if (system.startsWith(aggregatorSystemPrompt)) {
+            if (options.killInAggregate) process.kill(process.pid, 'SIGKILL');
+            return { text: 'recorded every step' };
+          }
           const step = stepIdOf(request) ?? '?';
           const turn = request.messages.filter((message) => message.role === 'assistant').length;
           return turn === 0

@@ -184,7 +184,12 @@ const filesWorld = {
     },
   }),
   tools: workspaceTools({ root }),
-  onUncertain: 'fail' as const,
+  // ON_UNCERTAIN=ask: the resume's human is asked (printed as `asked`); APPROVE=0: they say no.
+  onUncertain: (env.ON_UNCERTAIN ?? 'fail') as 'fail' | 'ask',
+  onApproval: (request: { reason?: string }) => {
+    asked.push(request.reason ?? '');
+    return { approved: env.APPROVE !== '0', note: 'decided by the kill-point test' };
+  },
 };
 // WORLD=command: the step runs a command that writes out.txt after COMMAND_DELAY_MS (from a
 // process that left the command's process group with DETACH=1), then marks itself done. The
