@@ -105,7 +105,17 @@ describe('a step continued from the history of a killed attempt (cortex.runStep 
     touchAt(spec.workspace!, 'out/step-1.txt', history[0]!.at + 1);
     touchAt(spec.workspace!, effectFile('step-1'), edit.at + 1);
 
-    const { outcome, events } = await createCortex({ ...scenarioCortex(spec), store: false }).runStep({
+    // The resume sees that the file no longer holds what the recorded edit left and asks; the
+    // human lets the step go on with the file as it is, and verification judges it by content.
+    const asked: string[] = [];
+    const { outcome, events } = await createCortex({
+      ...scenarioCortex(spec),
+      store: false,
+      onApproval: (request) => {
+        asked.push(request.reason);
+        return { approved: true };
+      },
+    }).runStep({
       runId: 'run-1',
       request: spec.request,
       stepId: 'step-1',
@@ -113,6 +123,7 @@ describe('a step continued from the history of a killed attempt (cortex.runStep 
       history,
       journal: () => {},
     });
+    expect(asked).toEqual([expect.stringMatching(/effects\/step-1\.txt was changed after edit_file/)]);
     expect(outcome.status).toBe('failed');
     const verified = events.filter((event) => event.type === 'step-verified');
     expect(JSON.stringify(verified)).toMatch(
