@@ -25,7 +25,15 @@ describe('run_command reports the processes it starts', () => {
           callId: 'c1',
           // Read while it runs: the command line of the process that was started.
           onProcess: ({ pid }) => {
-            seen.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+            // Right after the spawn the process may still be inside execve (its command line reads
+            // empty for that moment): look again for up to 2 s.
+            const pause = new Int32Array(new SharedArrayBuffer(4));
+            let cmdline = '';
+            for (let i = 0; i < 200 && cmdline === ''; i++) {
+              cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+              if (cmdline === '') Atomics.wait(pause, 0, 0, 10);
+            }
+            seen.push(cmdline);
             writeFileSync(join(ws.root, 'seen'), '');
           },
         },
